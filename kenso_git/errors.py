@@ -1,0 +1,73 @@
+"""Error hierarchy and process exit codes shared by every front end."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Exit codes of the `kenso-git` command."""
+
+    OK = 0
+    FAILURE = 1  # lint found error-severity findings, or a runtime failure
+    USAGE = 2  # bad flag or config, a missing path
+    NO_INDEX = 3  # no index yet (search, stats and serve never create one)
+    INTERRUPTED = 130
+
+
+class KensoError(Exception):
+    """Base error: a message, an optional hint, and where it happened."""
+
+    exit_code: ExitCode = ExitCode.FAILURE
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        path: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.path = path
+        self.line = line
+
+    def location(self) -> str:
+        """`path:line` (or just `path`) when known, else an empty string."""
+        if self.path is None:
+            return ""
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+
+class UsageError(KensoError):
+    """The user asked for something impossible: bad flag, bad config, missing path."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(UsageError):
+    """A configuration file or environment variable holds a bad value."""
+
+
+class NoIndexError(KensoError):
+    """There is no index to read; reading commands never create one."""
+
+    exit_code = ExitCode.NO_INDEX
+
+
+class DatabaseError(KensoError):
+    """The index database is unusable (corrupt, locked too long, newer schema)."""
+
+
+class ScopeError(KensoError):
+    """A path argument was refused by the scope gate; the message names the rule."""
+
+    def __init__(self, message: str, *, rule: str, path: str | None = None) -> None:
+        super().__init__(message, path=path)
+        self.rule = rule
+
+
+class GitError(KensoError):
+    """Git could not answer (no repository, unreadable index)."""

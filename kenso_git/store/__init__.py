@@ -1,0 +1,3 @@
+"""SQLite storage of the index: schema (`schema`) and connections and writes (`db`)."""
+
+from __future__ import annotations

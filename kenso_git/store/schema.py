@@ -1,0 +1,126 @@
+"""DDL of the index, its schema version and migrations.
+
+The `chunks`, `chunks_fts` and `links` tables follow kenso 2.0.0 so its tools see the same
+data; `files` and `meta` are ours: the blob id of every indexed file and the index's
+freshness record.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x4B454E53  # "KENS": marks the file as a kenso-git index
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+# bm25() weights in FTS column order: title, section_path, tags, category, searchable_content
+BM25_WEIGHTS = (10.0, 8.0, 7.0, 5.0, 1.0)
+
+# The FTS title column indexes the chunk title plus the document's frontmatter title when it
+# differs (`chunks.doc_title`), so the declared title gets the title column's weight.
+_FTS_TITLE_NEW = "new.title || coalesce(' ' || new.doc_title, '')"
+_FTS_TITLE_OLD = "old.title || coalesce(' ' || old.doc_title, '')"
+_FTS_COLS = "rowid, title, section_path, tags, category, searchable_content"
+
+
+def _fts_values(row: str, title_expr: str) -> str:
+    return (
+        f"{row}.id, {title_expr}, coalesce({row}.section_path, ''), coalesce({row}.tags, ''), "
+        f"coalesce({row}.category, ''), coalesce({row}.searchable_content, {row}.content)"
+    )
+
+
+DDL: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS chunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        file_path TEXT NOT NULL,
+        chunk_index INTEGER NOT NULL DEFAULT 0,
+        title TEXT,
+        section_path TEXT,
+        content TEXT NOT NULL,
+        searchable_content TEXT,
+        category TEXT,
+        audience TEXT DEFAULT 'all',
+        tags TEXT,
+        content_hash TEXT,
+        doc_title TEXT,
+        created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        updated_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        UNIQUE (file_path, chunk_index)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS idx_chunks_category ON chunks(category)",
+    f"""
+    CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+        title, section_path, tags, category, searchable_content,
+        content='chunks', content_rowid='id',
+        tokenize='{TOKENIZER}'
+    )
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new", _FTS_TITLE_NEW)});
+    END
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, {_FTS_COLS})
+        VALUES ('delete', {_fts_values("old", _FTS_TITLE_OLD)});
+    END
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, {_FTS_COLS})
+        VALUES ('delete', {_fts_values("old", _FTS_TITLE_OLD)});
+        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new", _FTS_TITLE_NEW)});
+    END
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS links (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        source_path TEXT NOT NULL,
+        target_path TEXT NOT NULL,
+        relation_type TEXT NOT NULL DEFAULT 'related',
+        raw_target TEXT,
+        created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        UNIQUE (source_path, target_path, relation_type)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS idx_links_source ON links(source_path)",
+    "CREATE INDEX IF NOT EXISTS idx_links_target ON links(target_path)",
+    # One row per Markdown file seen by discovery, indexed or skipped.
+    """
+    CREATE TABLE IF NOT EXISTS files (
+        path TEXT PRIMARY KEY,
+        blob_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        ctime_ns INTEGER NOT NULL,
+        inode INTEGER NOT NULL,
+        seen_ns INTEGER NOT NULL,
+        title TEXT,
+        category TEXT,
+        chunks INTEGER NOT NULL DEFAULT 0,
+        detail TEXT
+    ) WITHOUT ROWID
+    """,
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID",
+)
+
+# files.status values
+INDEXED = "indexed"
+SKIPPED_SHORT = "short"
+SKIPPED_BINARY = "binary"
+SKIPPED_LARGE = "large"
+SKIPPED_UNREADABLE = "unreadable"
+
+# meta keys
+META_ROOT = "root"
+META_HEAD = "head_commit"
+META_SYNCED_AT = "synced_at"
+META_WORKTREE_DIRTY = "worktree_dirty"
+META_GENERATION = "generation"
+META_SETTINGS = "settings"  # chunk size/overlap the chunks were made with
+
+# Migrations from version N to N+1, applied in order inside one transaction.
+MIGRATIONS: dict[int, tuple[str, ...]] = {}

@@ -1,0 +1,130 @@
+"""Where we are: the root of the work tree, the git directories, the database path.
+
+This module answers without pygit2 (importing it costs ~0.1 s), by reading the
+`.git` file or directory the way git does. Search, stats and the hook shims stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from kenso_git.errors import UsageError
+
+GLOBAL_DB = Path("~/.local/share/kenso/docs.db")
+DB_DIRNAME = ".kenso"
+DB_FILENAME = "docs.db"
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    """The root that paths are relative to, and git's directories when it is a work tree."""
+
+    root: Path  # absolute, resolved
+    git_dir: Path | None  # this work tree's git dir (`.git/worktrees/x` for a linked worktree)
+    common_dir: Path | None  # the shared git dir (hooks, info/exclude, objects)
+
+    @property
+    def is_git(self) -> bool:
+        return self.git_dir is not None
+
+
+def _read_gitfile(dotgit: Path) -> Path | None:
+    try:
+        text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = Path(text[len("gitdir:") :].strip())
+    if not target.is_absolute():
+        target = dotgit.parent / target
+    return target.resolve()
+
+
+def _common_dir(git_dir: Path) -> Path:
+    marker = git_dir / "commondir"
+    try:
+        rel = marker.read_text(encoding="utf-8").strip()
+    except OSError:
+        return git_dir
+    common = Path(rel)
+    return (common if common.is_absolute() else git_dir / common).resolve()
+
+
+def git_dirs_of(root: Path) -> tuple[Path, Path] | None:
+    """Return (git_dir, common_dir) when `root` holds a `.git` entry, else None."""
+    dotgit = root / ".git"
+    if dotgit.is_dir():
+        return dotgit.resolve(), _common_dir(dotgit.resolve())
+    if dotgit.is_file():
+        git_dir = _read_gitfile(dotgit)
+        if git_dir is not None and git_dir.is_dir():
+            return git_dir, _common_dir(git_dir)
+    return None
+
+
+def find_workspace(start: Path | None = None) -> Workspace:
+    """Find the enclosing work tree of `start` (default: cwd), or use `start` itself.
+
+    Raises:
+        UsageError: `start` does not exist.
+    """
+    begin = Path.cwd() if start is None else Path(start)
+    if not begin.exists():
+        raise UsageError(
+            f"path does not exist: {start}",
+            hint="pass a folder or Markdown file inside the repository",
+        )
+    begin = begin.resolve()
+    probe = begin if begin.is_dir() else begin.parent
+    for candidate in (probe, *probe.parents):
+        dirs = git_dirs_of(candidate)
+        if dirs is not None:
+            return Workspace(root=candidate, git_dir=dirs[0], common_dir=dirs[1])
+        if candidate.name == ".git":
+            break
+    return Workspace(root=probe, git_dir=None, common_dir=None)
+
+
+def resolve_db_path(
+    workspace: Workspace,
+    *,
+    flag: str | os.PathLike[str] | None = None,
+    for_write: bool = False,
+) -> Path:
+    """Pick the database file: --db, KENSO_DATABASE_URL, the repo's .kenso/, cwd, global."""
+    if flag:
+        return Path(flag).expanduser().resolve()
+    env = os.environ.get("KENSO_DATABASE_URL", "").strip()
+    if env:
+        return Path(env).expanduser().resolve()
+    if workspace.is_git:
+        return workspace.root / DB_DIRNAME / DB_FILENAME
+    local = Path.cwd() / DB_DIRNAME
+    if local.is_dir() or for_write:
+        return local / DB_FILENAME
+    fallback = GLOBAL_DB.expanduser()
+    if fallback.is_file():
+        return fallback
+    return local / DB_FILENAME
+
+
+def exclude_from_git(workspace: Workspace, entry: str = f"/{DB_DIRNAME}/") -> bool:
+    """Add `entry` to `info/exclude` of the repository once; True when the file changed."""
+    if workspace.common_dir is None:
+        return False
+    exclude = workspace.common_dir / "info" / "exclude"
+    try:
+        current = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    except OSError:
+        return False
+    variants = {entry, entry.strip("/"), entry.lstrip("/")}
+    if any(line.strip() in variants for line in current.splitlines()):
+        return False
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    sep = "" if not current or current.endswith("\n") else "\n"
+    with exclude.open("a", encoding="utf-8") as handle:
+        handle.write(f"{sep}# kenso-git search index\n{entry}\n")
+    return True
