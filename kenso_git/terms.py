@@ -1,0 +1,73 @@
+"""Compound-word expansion shared by the query builder and the indexed content.
+
+`expand_word("pre-commit")` gives `["pre-commit", "pre", "commit"]`, so a query and the
+`Expanded terms:` line of a chunk agree on how `snake_case`, `CI/CD`, `node.js`,
+`kebab-case` and `camelCase` words break into parts.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMERIC = re.compile(r"\d[\d.]*")
+_CAMEL_LOWER_UPPER = re.compile(r"([a-z])([A-Z])")
+_CAMEL_ACRONYM = re.compile(r"([A-Z])([A-Z][a-z])")
+_LETTER_JOIN = re.compile(r"[^\W\d_][-.][^\W\d_]")
+_CAMEL_HINT = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
+_STRIP = ".,;:!?()[]{}\"'`"
+
+
+def _split(word: str, sep: str) -> list[str]:
+    return [part for part in word.split(sep) if part]
+
+
+def _camel_parts(word: str) -> list[str]:
+    spaced = _CAMEL_ACRONYM.sub(r"\1 \2", _CAMEL_LOWER_UPPER.sub(r"\1 \2", word))
+    return spaced.split(" ")
+
+
+def _parts(word: str) -> list[str]:
+    """The parts of `word` by the first applicable rule of spec §4.3, or []."""
+    if _NUMERIC.fullmatch(word):
+        return []
+    for sep in ("_", "/", "."):
+        if sep in word:
+            parts = _split(word, sep)
+            if len(parts) >= 2:
+                return parts
+    if "-" in word and len(word) >= 4:
+        parts = _split(word, "-")
+        if len(parts) >= 2 and all(len(part) >= 2 for part in parts):
+            return parts
+    parts = _camel_parts(word)
+    return parts if len(parts) >= 2 else []
+
+
+def expand_word(word: str) -> list[str]:
+    """`[word, part1, part2, ...]` (parts lowercased) for a compound word, else `[word]`."""
+    return [word, *(part.lower() for part in _parts(word))]
+
+
+def _is_compound_candidate(token: str) -> bool:
+    return (
+        "_" in token
+        or "/" in token
+        or _CAMEL_HINT.search(token) is not None
+        or _LETTER_JOIN.search(token) is not None
+    )
+
+
+def content_expansion(text: str) -> list[str]:
+    """Parts of the compound tokens of `text`, lowercased, deduplicated in first-seen order."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for raw in text.split():
+        token = raw.strip(_STRIP)
+        if not token or not _is_compound_candidate(token):
+            continue
+        for part in _parts(token):
+            lowered = part.lower()
+            if lowered not in seen:
+                seen.add(lowered)
+                out.append(lowered)
+    return out

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+
+from kenso_git.terms import content_expansion
+from kenso_git.terms import expand_word
+
+
+@pytest.mark.parametrize(
+    ("word", "parts"),
+    [
+        ("pre-commit", ["pre", "commit"]),
+        ("my_camelCase", ["my", "camelcase"]),
+        ("HTTPServer", ["http", "server"]),
+        ("getHTTPResponse", ["get", "http", "response"]),
+        ("OAuth2Token", ["o", "auth2token"]),
+        ("CI/CD", ["ci", "cd"]),
+        ("/usr/bin", ["usr", "bin"]),
+        ("node.js", ["node", "js"]),
+        ("v2.0", ["v2", "0"]),
+        ("2024-01-01", ["2024", "01", "01"]),
+        ("orderMatchingEngine", ["order", "matching", "engine"]),
+        ("iOS", ["i", "os"]),
+        ("README.md", ["readme", "md"]),
+    ],
+)
+def test_compound_word_expands_to_lowercase_parts(word: str, parts: list[str]) -> None:
+    assert expand_word(word) == [word, *parts]
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["3.11", "1.2.3", "192.168.1.1", "e-x", "e-mail", "abc-d", "T+2", "ABC", "_prefix", "deploy"],
+)
+def test_plain_or_numeric_word_is_not_expanded(word: str) -> None:
+    assert expand_word(word) == [word]
+
+
+def test_underscore_rule_wins_over_camel_case_without_recursion() -> None:
+    assert expand_word("snake_caseWord") == ["snake_caseWord", "snake", "caseword"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("orderMatchingEngine", ["order", "matching", "engine"]),
+        ("see README.md.", ["readme", "md"]),
+        ("an e-mail", []),
+        ("version v2.0 ships", []),
+        ("the iOS app", ["i", "os"]),
+        ("plain words only", []),
+        ("`pre-commit` (CI/CD)", ["pre", "commit", "ci", "cd"]),
+    ],
+)
+def test_content_expansion_matches_spec_examples(text: str, expected: list[str]) -> None:
+    assert content_expansion(text) == expected
+
+
+def test_content_expansion_deduplicates_across_the_text_in_first_seen_order() -> None:
+    text = "pre-commit runs; then commit-msg and pre-commit again, config_file"
+    assert content_expansion(text) == ["pre", "commit", "msg", "config", "file"]
