@@ -1,0 +1,146 @@
+"""Turn query text into the ordered FTS5 stages of the keyword cascade (spec §4.2).
+
+Differences from kenso 2.0.0 (spec §8.9): a compound word never demands its fused token in
+the AND and NEAR stages (`pre-commit` is `("precommit" OR "pre commit")` there, and the
+phrase in NEAR), punctuation-only tokens are dropped instead of becoming empty phrases, and
+the prefix stage runs whenever exactly one plain term survives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kenso_git.synonyms import Synonyms
+from kenso_git.terms import expand_word
+
+_STOP_WORDS_TEXT = """
+a an the is are was were be been being have has had do does did will would could should can may
+might shall how what when where which who why it i my we our you your they their this that these
+those in on at to for of with from by about and or not but if so
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())  # spec App. A5
+_FTS_SPECIAL = str.maketrans("", "", '"*()-+^:')
+NEAR_DISTANCE = 10
+PREFIX_MIN_CHARS = 3
+
+AND = "AND"
+NEAR = "NEAR"
+OR = "OR"
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One FTS5 MATCH expression and the cascade label its hits carry."""
+
+    expression: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """A query term (`word` plus compound `parts`) or a synonym group (`variants`)."""
+
+    word: str = ""
+    parts: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+
+    @property
+    def is_group(self) -> bool:
+        return bool(self.variants)
+
+    def and_form(self) -> str:
+        if self.is_group:
+            quoted = [_quote(v) for v in self.variants]
+            return quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})"
+        if self.parts:
+            return f"({_quote(self.word)} OR {_quote(' '.join(self.parts))})"
+        return _quote(self.word)
+
+    def near_form(self) -> str:
+        if self.is_group:
+            return _quote(self.variants[0])
+        return _quote(" ".join(self.parts) if self.parts else self.word)
+
+    def or_terms(self) -> list[str]:
+        if self.is_group:
+            return [_quote(v) for v in self.variants]
+        return [_quote(self.word), *(_quote(p) for p in self.parts)]
+
+
+def clean(term: str) -> str:
+    """`term` with the FTS5 special characters deleted (spec App. A7)."""
+    return term.translate(_FTS_SPECIAL)
+
+
+def has_token(text: str) -> bool:
+    """True when `text` has at least one character the FTS5 tokenizer keeps."""
+    return any(ch.isalnum() for ch in text)
+
+
+def _quote(text: str) -> str:
+    return f'"{text}"'
+
+
+def content_words(query: str) -> list[str]:
+    """Whitespace words of `query` without punctuation-only tokens and stop words.
+
+    When every remaining word is a stop word, they are all kept.
+    """
+    words = [w for w in query.split() if has_token(clean(w))]
+    kept = [w for w in words if w.lower() not in STOP_WORDS]
+    return kept or words
+
+
+def _term_item(word: str) -> _Item | None:
+    cleaned = [clean(e) for e in expand_word(word)]
+    head = cleaned[0]
+    if not has_token(head):
+        return None
+    parts = tuple(p for p in cleaned[1:] if has_token(p))
+    return _Item(word=head, parts=parts if len(parts) >= 2 else ())
+
+
+def _group_item(group: tuple[str, ...]) -> _Item | None:
+    variants = tuple(dict.fromkeys(c for c in (clean(v) for v in group) if has_token(c)))
+    return _Item(variants=variants) if variants else None
+
+
+def _items(words: list[str], synonyms: Synonyms | None) -> list[_Item]:
+    items: list[_Item] = []
+    i = 0
+    while i < len(words):
+        found = synonyms.match(words, i) if synonyms is not None else None
+        item: _Item | None
+        if found is not None:
+            group, consumed = found
+            item = _group_item(group)
+            i += consumed
+        else:
+            item = _term_item(words[i])
+            i += 1
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def build_stages(query: str, synonyms: Synonyms | None = None) -> list[Stage]:
+    """The cascade stages for `query`, in the order they run."""
+    items = _items(content_words(query.strip()), synonyms)
+    if not items:
+        return [Stage('""', AND)]
+    if len(items) == 1:
+        only = items[0]
+        if only.is_group:
+            return [Stage(" OR ".join(only.or_terms()), OR)]
+        if not only.parts:
+            stages = [Stage(_quote(only.word), AND)]
+            if len(only.word) >= PREFIX_MIN_CHARS:
+                stages.append(Stage(f"{_quote(only.word)}*", AND))
+            return stages
+    stages = [Stage(" AND ".join(item.and_form() for item in items), AND)]
+    if 2 <= len(items) <= 4:
+        near = " ".join(item.near_form() for item in items)
+        stages.append(Stage(f"NEAR({near}, {NEAR_DISTANCE})", NEAR))
+    or_terms = dict.fromkeys(t for item in items for t in item.or_terms())
+    stages.append(Stage(" OR ".join(or_terms), OR))
+    return stages

@@ -1,0 +1,122 @@
+"""Query synonym groups (spec §4.6), loaded from a YAML or JSON file and reloaded on change.
+
+The file is `KENSO_SYNONYMS_PATH` when set, else `<root>/.kenso/synonyms.yml`, falling back to
+`<root>/.kenso/synonyms.json`. Its shape is `{"groups": [["kubernetes", "k8s", "kube"], ...]}`.
+A broken file logs one warning and means "no synonyms"; it never fails a search.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+ENV_VAR = "KENSO_SYNONYMS_PATH"
+
+Entry = tuple[tuple[str, ...], int]  # (entry words, index of its group)
+
+
+@dataclass(frozen=True, slots=True)
+class Synonyms:
+    """Synonym groups plus a lookup from an entry's first word to its entries, longest first."""
+
+    groups: tuple[tuple[str, ...], ...]
+    by_first_word: Mapping[str, tuple[Entry, ...]]
+
+    @classmethod
+    def from_groups(cls, groups: Iterable[Iterable[object]]) -> Synonyms:
+        kept = []
+        for group in groups:
+            entries = tuple(str(entry).lower() for entry in group)
+            if len(entries) >= 2:
+                kept.append(entries)
+        lookup: dict[str, list[Entry]] = {}
+        for index, entries in enumerate(kept):
+            for entry in entries:
+                words = tuple(entry.split())
+                if words:
+                    lookup.setdefault(words[0], []).append((words, index))
+        frozen = {
+            first: tuple(sorted(found, key=lambda e: -len(e[0]))) for first, found in lookup.items()
+        }
+        return cls(groups=tuple(kept), by_first_word=frozen)
+
+    def match(self, words: Sequence[str], start: int) -> tuple[tuple[str, ...], int] | None:
+        """The group whose entry matches `words[start:]` (longest entry first) and its length."""
+        candidates = self.by_first_word.get(words[start].lower())
+        if not candidates:
+            return None
+        for entry_words, index in candidates:
+            end = start + len(entry_words)
+            if end <= len(words) and all(
+                w.lower() == e for w, e in zip(words[start:end], entry_words, strict=True)
+            ):
+                return self.groups[index], len(entry_words)
+        return None
+
+
+_cache: dict[str, tuple[int, int, Synonyms | None]] = {}
+_lock = threading.Lock()
+
+
+def synonyms_path(root: Path | None) -> Path | None:
+    """The synonyms file to use: the env var, else the repository's `.kenso/synonyms.yml|json`."""
+    override = os.environ.get(ENV_VAR)
+    if override:
+        return Path(override)
+    if root is None:
+        return None
+    yml = root / ".kenso" / "synonyms.yml"
+    if yml.exists():
+        return yml
+    return root / ".kenso" / "synonyms.json"
+
+
+def _parse(path: Path) -> Synonyms | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix.lower() == ".json":
+            data: object = json.loads(text)
+        else:
+            import yaml  # imported lazily: costs ~40 ms
+
+            data = yaml.safe_load(text)
+    except Exception as exc:  # any unreadable or malformed file means "no synonyms"
+        log.warning("ignoring synonyms file %s: %s (fix or delete the file)", path, exc)
+        return None
+    groups = data.get("groups") if isinstance(data, dict) else None
+    if not isinstance(groups, list):
+        log.warning(
+            "ignoring synonyms file %s: expected a mapping with a 'groups' list of lists", path
+        )
+        return None
+    synonyms = Synonyms.from_groups(g for g in groups if isinstance(g, list))
+    return synonyms if synonyms.groups else None
+
+
+def load_synonyms(root: Path | None) -> Synonyms | None:
+    """The current synonym groups, re-read whenever the file's mtime or size changes."""
+    path = synonyms_path(root)
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = str(path.resolve())
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None and cached[0] == st.st_mtime_ns and cached[1] == st.st_size:
+            return cached[2]
+    synonyms = _parse(path)
+    with _lock:
+        _cache[key] = (st.st_mtime_ns, st.st_size, synonyms)
+    return synonyms
