@@ -1,0 +1,308 @@
+"""Everything kenso-git asks git: working-tree blob ids, HEAD, rebase state, hooks folder.
+
+This is the only module that imports pygit2, and it does so inside the functions that need it
+(importing pygit2 costs ~0.1 s), so `import kenso_git.gitrepo` stays cheap for the hook path.
+libgit2 runs no external filter drivers, which keeps an untrusted repository from running
+commands through us; `Repository.hashfile` still applies the CRLF and ident filters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenso_git.errors import GitError
+from kenso_git.workspace import Workspace
+
+if TYPE_CHECKING:
+    import pygit2
+
+GITLINK_MODE = 0o160000
+SYMLINK_MODE = 0o120000
+ZERO_OID = "0" * 40
+
+# Variables git exports into hooks that would point us at the wrong repository or index.
+# GIT_CONFIG_* (git -c, GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL...) are kept.
+GIT_REPO_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_QUARANTINE_PATH",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_EXEC_PATH",
+    "GIT_REFLOG_ACTION",
+    "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_GRAFT_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HeadState:
+    """Where HEAD points: a commit id (None when unborn) and the branch (None when detached)."""
+
+    commit: str | None
+    branch: str | None
+    detached: bool
+    unborn: bool
+
+
+def blob_id(data: bytes) -> str:
+    """The SHA-1 id git gives `data` as a blob, with no filters applied."""
+    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A copy of the environment without the repository-locating GIT_* variables."""
+    source = os.environ if environ is None else environ
+    return {k: v for k, v in source.items() if k not in GIT_REPO_VARS}
+
+
+def _open(ws: Workspace) -> pygit2.Repository:
+    import pygit2
+
+    if ws.git_dir is None:
+        raise GitError(
+            f"not a git work tree: {ws.root}",
+            hint="run this inside a git repository, or `git init` first",
+        )
+    try:
+        return pygit2.Repository(str(ws.root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+    except pygit2.GitError as err:
+        raise GitError(
+            f"cannot open the git repository at {ws.git_dir}: {err}",
+            hint="check `git status` works here",
+        ) from err
+
+
+# --- working-tree blob ids ---------------------------------------------------------------
+
+
+def worktree_blob_ids(ws: Workspace, paths: Sequence[str]) -> dict[str, str]:
+    """The blob id git would give each working-tree file in `paths` (repo-relative POSIX).
+
+    Tracked files that `git status` would call unchanged take the index entry's id without
+    being read; modified, untracked and other files are hashed with the repository's filters.
+    Gitlinks (submodules) and missing files are left out of the result. On any libgit2 error
+    (an unsupported index extension, say) every path is hashed instead; without a usable
+    repository, plain unfiltered blob ids are returned.
+    """
+    if not paths:
+        return {}
+    if ws.git_dir is None:
+        return _plain_ids(ws.root, paths)
+    import pygit2
+
+    try:
+        repo = _open(ws)
+    except GitError:
+        return _plain_ids(ws.root, paths)
+    try:
+        return _cheap_ids(repo, ws.root, paths)
+    except (pygit2.GitError, OSError, ValueError, KeyError, IndexError):
+        pass
+    try:
+        return _hashed_ids(repo, ws.root, paths)
+    except (pygit2.GitError, OSError, ValueError):
+        return _plain_ids(ws.root, paths)
+
+
+_CHANGED_FLAGS = (
+    256  # WT_MODIFIED
+    | 512  # WT_DELETED
+    | 1024  # WT_TYPECHANGE
+    | 2048  # WT_RENAMED
+    | 4096  # WT_UNREADABLE
+    | 32768  # CONFLICTED
+)
+
+
+def _cheap_ids(repo: pygit2.Repository, root: Path, paths: Sequence[str]) -> dict[str, str]:
+    status = repo.status(untracked_files="all", ignored=False)
+    index = repo.index
+    out: dict[str, str] = {}
+    to_hash: list[str] = []
+    for path in paths:
+        flags = int(status.get(path, 0))
+        entry = None if flags & (_CHANGED_FLAGS | 128) else _index_entry(index, path)
+        if entry is None:
+            to_hash.append(path)
+            continue
+        mode = int(entry.mode)
+        if mode == GITLINK_MODE:
+            continue
+        if mode == SYMLINK_MODE:
+            to_hash.append(path)  # the index holds the link text; we index the target's content
+            continue
+        out[path] = str(entry.id)
+    out.update(_hashed_ids(repo, root, to_hash))
+    return out
+
+
+def _index_entry(index: pygit2.Index, path: str) -> pygit2.IndexEntry | None:
+    try:
+        return index[path]
+    except KeyError:
+        return None
+
+
+def _hashed_ids(repo: pygit2.Repository, root: Path, paths: Iterable[str]) -> dict[str, str]:
+    import pygit2
+
+    out: dict[str, str] = {}
+    for path in paths:
+        full = root / path
+        if not full.is_file():  # missing, a folder, a submodule checkout
+            continue
+        try:
+            out[path] = str(repo.hashfile(str(full), as_path=path))
+        except pygit2.GitError:
+            data = _read(full)
+            if data is not None:
+                out[path] = blob_id(data)
+    return out
+
+
+def _plain_ids(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for path in paths:
+        data = _read(root / path)
+        if data is not None:
+            out[path] = blob_id(data)
+    return out
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+# --- HEAD, rebase, hooks folder ----------------------------------------------------------
+
+
+def head_state(ws: Workspace) -> HeadState:
+    """Where HEAD of this work tree points; works with no commits and on a detached HEAD.
+
+    Raises:
+        GitError: `ws` is not a git work tree, or its HEAD cannot be read.
+    """
+    import pygit2
+
+    repo = _open(ws)
+    try:
+        detached = bool(repo.head_is_detached)
+        if repo.head_is_unborn:
+            target = repo.references["HEAD"].target
+            branch = target.removeprefix("refs/heads/") if isinstance(target, str) else None
+            return HeadState(commit=None, branch=branch, detached=False, unborn=True)
+        commit = str(repo.head.target)
+        branch = None if detached else repo.head.shorthand
+    except (pygit2.GitError, KeyError) as err:
+        raise GitError(
+            f"cannot read HEAD of {ws.root}: {err}", hint="check `git status` works here"
+        ) from err
+    return HeadState(commit=commit, branch=branch, detached=detached, unborn=False)
+
+
+def is_rebase_in_progress(ws: Workspace) -> bool:
+    """True while `git rebase` (merge or apply backend) is replaying commits in this work tree."""
+    if ws.git_dir is None:
+        return False
+    return (ws.git_dir / "rebase-merge").is_dir() or (ws.git_dir / "rebase-apply").is_dir()
+
+
+def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
+    """Run `git ARGS` in the work tree with a scrubbed environment; return its stdout.
+
+    Raises:
+        GitError: git is missing, timed out or failed.
+    """
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=ws.root,
+            env=scrubbed_env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise GitError(f"cannot run git {' '.join(args)}: {err}", hint="is git installed?") from err
+    if proc.returncode != 0:
+        detail = proc.stderr.strip().splitlines()
+        raise GitError(
+            f"git {' '.join(args)} failed: {detail[-1] if detail else proc.returncode}",
+            hint="check `git status` works here",
+        )
+    return proc.stdout
+
+
+def hooks_dir(ws: Workspace) -> Path:
+    """The hooks folder git really uses (`git rev-parse --git-path hooks`), absolute.
+
+    Honours `core.hooksPath` (a relative value is relative to the work-tree root); linked
+    worktrees share the common directory's hooks.
+
+    Raises:
+        GitError: `ws` is not a git work tree.
+    """
+    if ws.common_dir is None:
+        raise GitError(
+            f"not a git work tree: {ws.root}",
+            hint="run `kenso-git hooks install` inside a git repository",
+        )
+    try:
+        out = run_git(ws, "rev-parse", "--git-path", "hooks").strip()
+    except GitError:
+        return ws.common_dir / "hooks"
+    path = Path(os.path.expanduser(out))
+    return path if path.is_absolute() else (ws.root / path).resolve()
+
+
+def hooks_path_setting(ws: Workspace) -> str | None:
+    """The value of `core.hooksPath` when set (any config level), else None."""
+    try:
+        out = run_git(ws, "config", "--get", "core.hooksPath").strip()
+    except GitError:
+        return None
+    return out or None
+
+
+def changed_paths(ws: Workspace, old: str, new: str, *, suffix: str = ".md") -> int | None:
+    """How many paths ending in `suffix` differ between commits `old` and `new`.
+
+    None when it cannot be told (an all-zero or unknown commit, a git failure).
+    """
+    if not old or not new or old == ZERO_OID or new == ZERO_OID:
+        return None
+    if old == new:
+        return 0
+    try:
+        out = run_git(ws, "diff", "--name-only", "-z", "--no-renames", old, new, "--")
+    except GitError:
+        return None
+    return sum(1 for name in out.split("\0") if name.endswith(suffix))
