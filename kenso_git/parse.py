@@ -5,8 +5,13 @@ One parse per file feeds both ingest (chunking) and lint; nothing here touches t
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from kenso_git.frontmatter import load_frontmatter
+from kenso_git.frontmatter import split_frontmatter
 
 DEFAULT_RELATION = "related"
 
@@ -110,3 +115,218 @@ def h2_sections(doc: Document) -> list[Section]:
     h2s = doc.headings_at(2)
     ends = [h.offset for h in h2s[1:]] + [len(doc.body)]
     return [Section(h, h.offset, end) for h, end in zip(h2s, ends, strict=True)]
+
+
+# --- decoding and paths -------------------------------------------------------------------------
+
+
+def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
+    """UTF-8 text of a file: a leading BOM dropped, bad bytes replaced (one Problem), CRLF kept."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message = (
+            f"{path} is not valid utf-8 (first bad byte on line {line}); the bad bytes were "
+            "replaced with U+FFFD: re-save the file as utf-8"
+        )
+        return data.decode("utf-8", errors="replace"), [Problem(message, line)]
+
+
+def derive_category(path: str, frontmatter: Mapping[str, object]) -> str:
+    """Frontmatter `category` if a non-empty string, else the parent folder name, else general."""
+    value = frontmatter.get("category")
+    if isinstance(value, str) and value:
+        return value
+    parent = path.rpartition("/")[0]
+    return parent.rpartition("/")[2] if parent else "general"
+
+
+def normalise_target(source_path: str, target: str) -> str:
+    """A `relates_to` target as a root-relative POSIX path (`./x`, `../x`: from the source)."""
+    target = target.strip()
+    if not target:
+        return ""
+    if target in (".", "..") or target.startswith(("./", "../")):
+        joined = posixpath.join(posixpath.dirname(source_path), target)
+    else:
+        joined = target.lstrip("/")
+    return posixpath.normpath(joined) if joined else ""
+
+
+# --- metadata fields --------------------------------------------------------------------------
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(t for t in (p.strip() for p in value.split(",")) if t)
+    if isinstance(value, list):
+        return tuple(t for t in (str(v).strip() for v in value if v is not None) if t)
+    return ()
+
+
+def _str_list(value: object) -> tuple[str, ...]:
+    """List fields (aliases, answers, predicted_queries): items stringified, not trimmed."""
+    if isinstance(value, list):
+        return tuple(str(v) for v in value if v is not None)
+    return ()
+
+
+def _nonblank(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _raw_relations(value: object, problems: list[Problem], key_line: int) -> list[tuple[str, str]]:
+    """Every raw `relates_to` entry as (target, relation); globs and empty strings are kept."""
+    if isinstance(value, str):
+        return [(p.strip(), DEFAULT_RELATION) for p in value.split(",") if p.strip()]
+    if not isinstance(value, list):
+        return []
+    pairs: list[tuple[str, str]] = []
+    for item in value:
+        if isinstance(item, str):
+            pairs.append((item.strip(), DEFAULT_RELATION))
+        elif isinstance(item, dict):
+            path = item.get("path")
+            target = "" if path is None else str(path).strip()
+            if not target:
+                message = "a relates_to entry has no path; add `path: <file>.md` or remove it"
+                problems.append(Problem(message, key_line))
+                continue
+            relation = item.get("relation")
+            pairs.append((target, str(relation).strip() if relation else DEFAULT_RELATION))
+    return pairs
+
+
+def _mentions(line: str, target: str) -> bool:
+    if target:
+        return target in line
+    return line.strip().lstrip("-").strip() in ("", '""', "''")
+
+
+def _relations(
+    value: object, block: str, first_line: int, problems: list[Problem]
+) -> tuple[Relation, ...]:
+    """Relations with the file line of each entry, found by a best-effort scan of the block."""
+    if value is None:
+        return ()
+    lines = block.split("\n")
+    key_idx = next((i for i, ln in enumerate(lines) if ln.startswith("relates_to")), 0)
+    end = key_idx + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t-#"):
+        end += 1
+    pairs = _raw_relations(value, problems, first_line + key_idx)
+    step = 1 if isinstance(value, list) else 0
+    cursor = key_idx + step
+    result = []
+    for target, relation in pairs:
+        idx = next((i for i in range(cursor, end) if _mentions(lines[i], target)), None)
+        if idx is None:
+            result.append(Relation(target, relation, first_line + key_idx))
+            continue
+        result.append(Relation(target, relation, first_line + idx))
+        cursor = idx + step
+    return tuple(result)
+
+
+# --- headings and fences ----------------------------------------------------------------------
+
+# Lines that may be a heading or a fence, found after a newline (much faster than `^` + MULTILINE).
+_CANDIDATE_RE = re.compile(r"\n(?:#{1,6} | {0,3}(?:```|~~~))")
+_FIRST_CANDIDATE_RE = re.compile(r"#{1,6} | {0,3}(?:```|~~~)")
+
+
+def _fence_run(line: str) -> tuple[str, int, str]:
+    """(fence character, run length, rest of line) of a fence line, else ("", 0, "")."""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or stripped[:1] not in ("`", "~"):
+        return "", 0, ""
+    char = stripped[0]
+    rest = stripped.lstrip(char)
+    run = len(stripped) - len(rest)
+    if run < 3 or (char == "`" and "`" in rest):
+        return "", 0, ""
+    return char, run, rest
+
+
+def _scan_body(
+    body: str, body_line: int
+) -> tuple[tuple[Heading, ...], tuple[tuple[int, int], ...]]:
+    """ATX headings outside fenced code, and the fenced code ranges (CommonMark essentials)."""
+    headings: list[Heading] = []
+    fences: list[tuple[int, int]] = []
+    fence_char, fence_len, fence_start = "", 0, 0
+    line_no, counted = body_line, 0
+    starts = [0] if _FIRST_CANDIDATE_RE.match(body) else []
+    starts.extend(match.start() + 1 for match in _CANDIDATE_RE.finditer(body))
+    for start in starts:
+        end = body.find("\n", start)
+        if end < 0:
+            end = len(body)
+        line = body[start:end]
+        if fence_char:
+            char, run, rest = _fence_run(line)
+            if char == fence_char and run >= fence_len and not rest.strip():
+                fences.append((fence_start, end))
+                fence_char = ""
+            continue
+        if line[0] == "#":
+            text = line.lstrip("#").strip()
+            if text:
+                line_no += body.count("\n", counted, start)
+                counted = start
+                headings.append(
+                    Heading(len(line) - len(line.lstrip("#")), text, line_no, start, end)
+                )
+            continue
+        fence_char, fence_len, _ = _fence_run(line)
+        fence_start = start
+    if fence_char:
+        fences.append((fence_start, len(body)))
+    return tuple(headings), tuple(fences)
+
+
+# --- the document -----------------------------------------------------------------------------
+
+
+def parse_document(path: str, text: str) -> Document:
+    """Parse one Markdown file's decoded text. Never raises on bad input: see `problems`."""
+    text = text.removeprefix("\ufeff")
+    problems: list[Problem] = []
+    block, first_line, body_start = split_frontmatter(text)
+    frontmatter: dict[str, object] = {}
+    if block is not None:
+        frontmatter, error = load_frontmatter(block, first_line)
+        if error is not None:
+            problems.append(Problem(*error))
+    elif text.startswith("---") and text.split("\n", 1)[0].rstrip("\r") == "---":
+        message = "frontmatter opened with `---` is never closed; add a `---` line after it"
+        problems.append(Problem(message, 1))
+    body = text[body_start:]
+    body_line = text.count("\n", 0, body_start) + 1
+    headings, fences = _scan_body(body, body_line)
+    h1 = next((h.text for h in headings if h.level == 1), None)
+    relations = _relations(frontmatter.get("relates_to"), block or "", first_line, problems)
+    return Document(
+        path=path,
+        text=text,
+        body=body,
+        body_line=body_line,
+        frontmatter=frontmatter,
+        has_frontmatter=block is not None,
+        headings=headings,
+        fences=fences,
+        h1=h1,
+        fm_title=_nonblank(frontmatter.get("title")),
+        category=derive_category(path, frontmatter),
+        audience=_nonblank(frontmatter.get("audience")) or "all",
+        tags=_tags(frontmatter.get("tags")),
+        aliases=_str_list(frontmatter.get("aliases")),
+        answers=_str_list(frontmatter.get("answers")),
+        predicted_queries=_str_list(frontmatter.get("predicted_queries")),
+        description=_nonblank(frontmatter.get("description")),
+        relations=relations,
+        problems=tuple(problems),
+    )

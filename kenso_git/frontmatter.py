@@ -1,0 +1,209 @@
+"""The frontmatter block of a Markdown file: split (spec §2.2), load as YAML, or salvage fields.
+
+Most frontmatter is plain `key: value` lines and lists of strings; those take a fast path that
+yields exactly what `yaml.safe_load` would. Anything else goes to PyYAML (libyaml when present).
+Broken YAML is read line by line so the file still gets indexed with most of its metadata.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_KEY_RE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
+_BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
+_PLAIN_FORBIDDEN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_FIX_YAML = "fix it so the fields are read exactly (simple `key: value` lines were read meanwhile)"
+
+FrontmatterError = tuple[str, int]  # (message, 1-based file line)
+
+
+def split_frontmatter(text: str) -> tuple[str | None, int, int]:
+    """(block or None, file line of the block's first line, offset where the body starts)."""
+    if not text.startswith("---"):
+        return None, 0, 0
+    close = text.find("\n---", 3)
+    if close < 0:
+        return None, 0, 0
+    start = close + 4
+    while start < len(text) and text[start] == "\n":
+        start += 1
+    return text[4:close], text.count("\n", 0, 4) + 1, start
+
+
+def load_frontmatter(
+    block: str, first_line: int
+) -> tuple[dict[str, object], FrontmatterError | None]:
+    """The block's fields; on broken YAML the line-based salvage plus the error to report."""
+    fast = _fast_load(block)
+    if fast is not None:
+        return fast, None
+    loaded, error = _load_yaml(block, first_line)
+    if error is not None:
+        return salvage_fields(block), error
+    return loaded, None
+
+
+# --- PyYAML -----------------------------------------------------------------------------------
+
+
+def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], FrontmatterError | None]:
+    import yaml  # lazily: importing yaml costs ~40 ms, and `search` never needs it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(block, Loader=loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        # libyaml reports end-of-input errors one line past the block: clamp to its last line
+        last = first_line + block.count("\n")
+        line = min(first_line + mark.line, last) if mark is not None else first_line
+        reason = exc.problem or exc.context or "syntax error"
+        return {}, (f"frontmatter is not valid yaml: {reason}; {_FIX_YAML}", line)
+    except (yaml.YAMLError, ValueError, OverflowError) as exc:
+        return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", first_line)
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        kind = type(data).__name__
+        return {}, (
+            f"frontmatter is a yaml {kind}, not `key: value` fields; {_FIX_YAML}",
+            first_line,
+        )
+    return {str(key): value for key, value in data.items()}, None
+
+
+# --- fast path: plain keys with string scalars and string lists -------------------------------
+
+
+def _is_typed(value: str) -> bool:
+    """Would YAML resolve this plain scalar to something other than a string (bool, date...)?"""
+    from yaml.resolver import Resolver  # lazily, see `_load_yaml`
+
+    resolvers = Resolver.yaml_implicit_resolvers.get(value[0])
+    return resolvers is not None and any(regex.match(value) for _tag, regex in resolvers)
+
+
+@functools.lru_cache(maxsize=8192)
+def _fast_scalar(raw: str) -> str | None:
+    """The string a simple YAML scalar denotes, or None when the full parser must decide."""
+    if not raw.isprintable():
+        return None
+    first = raw[0]
+    if first in "\"'":
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != first or first in inner or "\\" in inner:
+            return None
+        return inner
+    if first in _PLAIN_FORBIDDEN_START or raw.endswith(":") or "\t" in raw:
+        return None
+    if ": " in raw or " #" in raw:
+        return None
+    return None if _is_typed(raw) else raw
+
+
+def _fast_load(block: str) -> dict[str, object] | None:
+    result: dict[str, object] = {}
+    items: list[object] | None = None
+    item_indent = -1
+    for line in block.split("\n"):
+        line = line.rstrip("\r")
+        stripped = line.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        if stripped[0] == "-" and items is not None and stripped[1:2] in (" ", ""):
+            indent = len(line) - len(stripped)
+            if item_indent not in (-1, indent):
+                return None
+            item_indent = indent
+            item = stripped[1:].strip()
+            scalar = _fast_scalar(item) if item else None
+            if scalar is None:
+                return None
+            items.append(scalar)
+            continue
+        match = _KEY_RE.match(line)
+        if match is None or _fast_scalar(match.group(1)) is None:
+            return None
+        raw = (match.group(2) or "").strip()
+        if raw:
+            scalar = _fast_scalar(raw)
+            if scalar is None:
+                return None
+            result[match.group(1)] = scalar
+            items = None
+        else:
+            items, item_indent = [], -1
+            result[match.group(1)] = items
+    for key, field in result.items():
+        if field == []:
+            result[key] = None
+    return result
+
+
+# --- salvage: what can be read from broken YAML (kenso's fallback, without its bugs) ----------
+
+
+def _unquote(raw: str) -> str:
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        return raw[1:-1]
+    if " #" in raw:  # a YAML comment after a plain value
+        raw = raw.split(" #", 1)[0].rstrip()
+    return raw
+
+
+def _salvage_scalar(raw: str) -> object:
+    if raw.startswith("[") and raw.endswith("]"):
+        return [_unquote(p.strip()) for p in raw[1:-1].split(",") if p.strip()]
+    return _unquote(raw)
+
+
+def _salvage_items(lines: list[str], i: int) -> tuple[list[object] | None, int]:
+    """`- item` lines (any indentation) after an empty `key:`; `- k: v` items become mappings."""
+    items: list[object] = []
+    current: dict[str, object] | None = None
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        if stripped == "-" or stripped.startswith("- "):
+            item = stripped[1:].strip()
+            match = _KEY_RE.match(item)
+            if match and not item.startswith(("'", '"')):
+                current = {match.group(1): _salvage_scalar((match.group(2) or "").strip())}
+                items.append(current)
+            else:
+                current = None
+                items.append(_salvage_scalar(item))
+        elif current is not None and line[:1] in " \t" and (match := _KEY_RE.match(stripped)):
+            current[match.group(1)] = _salvage_scalar((match.group(2) or "").strip())
+        else:
+            break
+        i += 1
+    return (items or None), i
+
+
+def salvage_fields(block: str) -> dict[str, object]:
+    """Simple `key: value` lines, block lists and flow lists; an empty `key:` stays empty."""
+    lines = [line.rstrip("\r") for line in block.split("\n")]
+    result: dict[str, object] = {}
+    i = 0
+    while i < len(lines):
+        match = _KEY_RE.match(lines[i])
+        i += 1
+        if match is None:
+            continue
+        key, raw = match.group(1), (match.group(2) or "").strip()
+        if raw in _BLOCK_SCALARS:
+            start = i
+            while i < len(lines) and (not lines[i].strip() or lines[i][:1] in " \t"):
+                i += 1
+            joiner = "\n" if raw[0] == "|" else " "
+            result[key] = joiner.join(line.strip() for line in lines[start:i]).strip()
+        elif raw:
+            result[key] = _salvage_scalar(raw)
+        else:
+            result[key], i = _salvage_items(lines, i)
+    return result
