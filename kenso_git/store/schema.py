@@ -87,7 +87,9 @@ DDL: tuple[str, ...] = (
     """,
     "CREATE INDEX IF NOT EXISTS idx_links_source ON links(source_path)",
     "CREATE INDEX IF NOT EXISTS idx_links_target ON links(target_path)",
-    # One row per Markdown file seen by discovery, indexed or skipped.
+    # One row per Markdown file seen by discovery, indexed or skipped. `relations` keeps the
+    # file's raw relates_to entries (JSON [[target, relation], ...]) so links can be re-resolved
+    # when other files appear or vanish, without re-reading this one.
     """
     CREATE TABLE IF NOT EXISTS files (
         path TEXT PRIMARY KEY,
@@ -101,7 +103,8 @@ DDL: tuple[str, ...] = (
         title TEXT,
         category TEXT,
         chunks INTEGER NOT NULL DEFAULT 0,
-        detail TEXT
+        detail TEXT,
+        relations TEXT
     ) WITHOUT ROWID
     """,
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID",

@@ -1,0 +1,196 @@
+"""Find the Markdown files of a work tree, honouring the ignore rules, and load them.
+
+Discovery never enters `.git/`, `.kenso/`, ignored folders, nested repositories
+(submodules) or symlinked folders; it skips symlinked files that leave the root,
+files over the size cap and binary files, each with a one-line warning.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kenso_git.config import Settings
+from kenso_git.errors import UsageError
+from kenso_git.ignore import IgnoreRules
+from kenso_git.parse import Document
+from kenso_git.parse import decode
+from kenso_git.parse import parse_document
+from kenso_git.workspace import Workspace
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+BINARY_PROBE = 8192
+
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A Markdown file found in the work tree, with the stat data used to skip re-reads."""
+
+    path: str  # root-relative POSIX
+    abspath: Path
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A file that discovery found but will not index, and why."""
+
+    path: str
+    reason: str  # one of store.schema's SKIPPED_* statuses
+    detail: str
+
+
+def is_markdown(name: str) -> bool:
+    return name.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def _ignore_warning(_message: str) -> None:
+    return None
+
+
+def scope_folders(ws: Workspace, targets: Sequence[Path]) -> list[str]:
+    """Root-relative POSIX forms of `targets` ("" = the whole root).
+
+    Raises:
+        UsageError: a target does not exist or lies outside the root.
+    """
+    out: list[str] = []
+    for target in targets:
+        real = Path(target).resolve()
+        if not real.exists():
+            raise UsageError(f"path does not exist: {target}", hint="check the spelling")
+        if not real.is_relative_to(ws.root):
+            raise UsageError(
+                f"path is outside the work tree {ws.root}: {target}",
+                hint="run kenso-git from inside the repository that holds the docs",
+            )
+        out.append(real.relative_to(ws.root).as_posix() if real != ws.root else "")
+    return sorted(set(out)) or [""]
+
+
+def discover(
+    ws: Workspace,
+    settings: Settings,
+    *,
+    scope: Sequence[str] = ("",),
+    rules: IgnoreRules | None = None,
+    warn: Warn | None = None,
+) -> list[SourceFile]:
+    """Every indexable Markdown file under the `scope` folders or files, sorted by path."""
+    rules = rules or IgnoreRules.for_workspace(ws, settings)
+    say = warn or _ignore_warning
+    found: dict[str, SourceFile] = {}
+    for item in scope or ("",):
+        target = ws.root / item if item else ws.root
+        if item and rules.is_ignored(item, is_dir=target.is_dir()):
+            say(f"{item}: ignored by .gitignore/.cursorignore/.kensoignore rules, skipped")
+            continue
+        if target.is_dir():
+            _walk(ws, settings, rules, item, found, say)
+        elif is_markdown(target.name):
+            entry = _source_file(ws, settings, item, target, say)
+            if entry is not None:
+                found[entry.path] = entry
+    return [found[key] for key in sorted(found)]
+
+
+def _walk(
+    ws: Workspace,
+    settings: Settings,
+    rules: IgnoreRules,
+    folder: str,
+    found: dict[str, SourceFile],
+    say: Warn,
+) -> None:
+    stack = [folder]
+    root = ws.root
+    while stack:
+        current = stack.pop()
+        directory = root / current if current else root
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as err:
+            say(f"{current or '.'}: cannot list folder ({err.strerror}), skipped")
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = f"{current}/{name}" if current else name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if rules.is_ignored_in(current, name, is_dir=True):
+                    continue
+                if os.path.lexists(os.path.join(entry.path, ".git")):
+                    continue  # a submodule or nested repository: its docs are its own
+                stack.append(rel)
+            elif is_markdown(name) and not rules.is_ignored_in(current, name, is_dir=False):
+                if is_link:
+                    target = Path(entry.path).resolve()
+                    if not target.is_relative_to(root) or not target.is_file():
+                        say(f"{rel}: symlink leads outside the repository, skipped")
+                        continue
+                sf = _source_file(ws, settings, rel, Path(entry.path), say)
+                if sf is not None:
+                    found[rel] = sf
+
+
+def _source_file(
+    ws: Workspace, settings: Settings, rel: str, path: Path, say: Warn
+) -> SourceFile | None:
+    try:
+        st = path.stat()
+    except OSError as err:
+        say(f"{rel}: cannot read ({err.strerror}), skipped")
+        return None
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None
+    return SourceFile(rel, path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def read_bytes(sf: SourceFile, settings: Settings) -> bytes | Skip:
+    """The file's bytes, or a Skip for files too large, binary or unreadable."""
+    if sf.size > settings.max_file_size:
+        return Skip(
+            sf.path,
+            "large",
+            f"{sf.size:,} bytes is over the {settings.max_file_size:,}-byte cap "
+            "(raise max-file-size in [tool.kenso] to index it)",
+        )
+    try:
+        data = sf.abspath.read_bytes()
+    except OSError as err:
+        return Skip(sf.path, "unreadable", f"cannot read: {err.strerror}")
+    if b"\x00" in data[:BINARY_PROBE]:
+        return Skip(sf.path, "binary", "looks binary (NUL bytes), not Markdown")
+    return data
+
+
+def document_from_bytes(path: str, data: bytes) -> Document:
+    """Decode and parse; decoding problems travel in `Document.problems`."""
+    text, problems = decode(data, path)
+    doc = parse_document(path, text)
+    if problems:
+        from dataclasses import replace
+
+        doc = replace(doc, problems=(*problems, *doc.problems))
+    return doc
+
+
+def load_document(sf: SourceFile, settings: Settings) -> Document | Skip:
+    """Read, decode and parse one discovered file."""
+    data = read_bytes(sf, settings)
+    if isinstance(data, Skip):
+        return data
+    return document_from_bytes(sf.path, data)

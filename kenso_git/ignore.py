@@ -1,0 +1,176 @@
+"""Ignore rules with git's semantics: .gitignore (nested), info/exclude, core.excludesFile,
+.cursorignore and .kensoignore, plus `exclude` patterns from the settings.
+
+The ONLY pathspec user. Rules are layered like git's: a deeper ignore file overrides a
+shallower one, inside one file the last matching pattern wins, and a file inside an
+excluded directory cannot be re-included (the walker never enters such a directory;
+`is_ignored` checks every ancestor for the same reason).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+
+import pathspec
+
+from kenso_git.config import Settings
+from kenso_git.workspace import Workspace
+
+IGNORE_FILES = (".gitignore", ".cursorignore", ".kensoignore")
+ALWAYS_SKIPPED_DIRS = frozenset({".git", ".kenso"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    base: str  # folder the patterns are relative to ("" = root), no trailing slash
+    spec: pathspec.GitIgnoreSpec
+
+    def verdict(self, rel: str) -> bool | None:
+        """True = ignored, False = re-included by a negation, None = no pattern matched."""
+        if self.base:
+            if not rel.startswith(self.base + "/"):
+                return None
+            rel = rel[len(self.base) + 1 :]
+        result = self.spec.check_file(rel)
+        return None if result.include is None else bool(result.include)
+
+
+def _compile(lines: Iterable[str], base: str) -> _Source | None:
+    cleaned = [line.rstrip("\r\n") for line in lines]
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in cleaned):
+        return None
+    return _Source(base, pathspec.GitIgnoreSpec.from_lines(cleaned))
+
+
+def _read_lines(path: Path) -> list[str] | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
+def _git_config_files(ws: Workspace) -> list[Path]:
+    files: list[Path] = []
+    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
+        files.append(Path("/etc/gitconfig"))
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    files.append(Path(xdg) / "git" / "config")
+    glob_cfg = os.environ.get("GIT_CONFIG_GLOBAL")
+    files.append(Path(glob_cfg) if glob_cfg else Path.home() / ".gitconfig")
+    if ws.common_dir is not None:
+        files.append(ws.common_dir / "config")
+    return files
+
+
+def core_excludes_file(ws: Workspace) -> Path | None:
+    """`core.excludesFile` from the git config files (last one wins), else git's default."""
+    found: str | None = None
+    for cfg in _git_config_files(ws):
+        lines = _read_lines(cfg)
+        if lines is None:
+            continue
+        section = ""
+        for raw in lines:
+            line = raw.strip()
+            if line.startswith("["):
+                section = line.strip("[]").strip().lower()
+            elif section == "core" and "=" in line:
+                key, _, value = line.partition("=")
+                if key.strip().lower() == "excludesfile":
+                    found = value.strip().strip('"')
+    if found:
+        return Path(os.path.expanduser(found))
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(xdg) / "git" / "ignore"
+
+
+@dataclass
+class IgnoreRules:
+    """Layered ignore patterns for one work tree; folder files are loaded on demand."""
+
+    root: Path
+    base_sources: list[_Source] = field(default_factory=list)  # lowest precedence first
+    _folder_cache: dict[str, list[_Source]] = field(default_factory=dict)
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace, settings: Settings) -> IgnoreRules:
+        """Rules that apply everywhere in `ws`: excludesFile, info/exclude, settings.exclude."""
+        base: list[_Source] = []
+        if ws.is_git:
+            excludes = core_excludes_file(ws)
+            lines = _read_lines(excludes) if excludes is not None else None
+            if lines and (src := _compile(lines, "")) is not None:
+                base.append(src)
+            assert ws.common_dir is not None
+            lines = _read_lines(ws.common_dir / "info" / "exclude")
+            if lines and (src := _compile(lines, "")) is not None:
+                base.append(src)
+        if settings.exclude and (src := _compile(settings.exclude, "")) is not None:
+            base.append(src)
+        return cls(root=ws.root, base_sources=base)
+
+    def folder_sources(self, folder: str) -> list[_Source]:
+        """Patterns of the ignore files that live directly in `folder` ("" = root)."""
+        cached = self._folder_cache.get(folder)
+        if cached is not None:
+            return cached
+        found: list[_Source] = []
+        directory = self.root / folder if folder else self.root
+        for name in IGNORE_FILES:
+            lines = _read_lines(directory / name)
+            if lines and (src := _compile(lines, folder)) is not None:
+                found.append(src)
+        self._folder_cache[folder] = found
+        return found
+
+    def _sources_for(self, folder: str) -> list[_Source]:
+        """Every source that applies inside `folder`, highest precedence first."""
+        chain = [""]
+        if folder:
+            parts = folder.split("/")
+            chain += ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        ordered: list[_Source] = []
+        for level in reversed(chain):
+            ordered.extend(reversed(self.folder_sources(level)))
+        ordered.extend(reversed(self.base_sources))
+        return ordered
+
+    def _matches(self, rel: str, is_dir: bool) -> bool:
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        probe = rel + "/" if is_dir else rel
+        for source in self._sources_for(folder):
+            verdict = source.verdict(probe)
+            if verdict is not None:
+                return verdict
+        return False
+
+    def is_ignored(self, rel: str, *, is_dir: bool = False) -> bool:
+        """True when `rel` (root-relative POSIX) or any folder above it is excluded."""
+        parts = [p for p in rel.split("/") if p]
+        if not parts:
+            return False
+        if any(p in ALWAYS_SKIPPED_DIRS for p in parts[:-1]) or (
+            is_dir and parts[-1] in ALWAYS_SKIPPED_DIRS
+        ):
+            return True
+        for i in range(1, len(parts)):
+            if self._matches("/".join(parts[:i]), True):
+                return True
+        return self._matches("/".join(parts), is_dir)
+
+    def is_ignored_in(self, folder: str, name: str, *, is_dir: bool) -> bool:
+        """Walker fast path: `folder` is known not to be ignored; check one entry in it."""
+        if is_dir and name in ALWAYS_SKIPPED_DIRS:
+            return True
+        rel = f"{folder}/{name}" if folder else name
+        return self._matches(rel, is_dir)
+
+
+def filter_ignored(rules: IgnoreRules, paths: Sequence[str]) -> list[str]:
+    """The paths of `paths` that no rule ignores."""
+    return [p for p in paths if not rules.is_ignored(p)]

@@ -1,0 +1,312 @@
+"""Connections to the index database and the writes the indexer makes.
+
+WAL journal, a busy timeout and one writer transaction per ingest: readers see the old
+index or the new one, never a mix, and a crash mid-ingest leaves the previous index.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from kenso_git.errors import DatabaseError
+from kenso_git.errors import NoIndexError
+from kenso_git.store import schema
+
+READ_BUSY_MS = 5_000
+WRITE_BUSY_MS = 60_000
+_NO_INDEX_HINT = (
+    "run `kenso-git ingest` once; `kenso-git hooks install` keeps it current after that"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    """What the index knows of one file (the `files` table)."""
+
+    path: str
+    blob_id: str
+    status: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    seen_ns: int
+    title: str | None = None
+    category: str | None = None
+    chunks: int = 0
+    detail: str | None = None
+    relations: str | None = None  # JSON [[raw_target, relation], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """One chunk ready to insert."""
+
+    title: str
+    section_path: str
+    content: str
+    searchable_content: str
+    doc_title: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    target_path: str
+    relation_type: str
+    raw_target: str
+
+
+def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
+    return DatabaseError(
+        f"the index database cannot be read: {err}",
+        path=str(db_path),
+        hint="if it is corrupt, delete it and run `kenso-git ingest` to rebuild it",
+    )
+
+
+def open_reader(db_path: Path) -> sqlite3.Connection:
+    """A read-only connection in autocommit mode.
+
+    Raises:
+        NoIndexError: the database file or its tables do not exist.
+        DatabaseError: the file is corrupt or was written by a newer kenso-git.
+    """
+    if not db_path.is_file():
+        raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
+    try:
+        conn = sqlite3.connect(
+            f"{db_path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        has_chunks = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='chunks'"
+        ).fetchone()
+    except sqlite3.DatabaseError as err:
+        raise _bad_db(db_path, err) from err
+    if not has_chunks:
+        conn.close()
+        raise NoIndexError(f"{db_path} holds no search index yet", hint=_NO_INDEX_HINT)
+    _check_version(db_path, version)
+    return conn
+
+
+def _check_version(db_path: Path, version: int) -> None:
+    if version > schema.SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the index was written by a newer kenso-git (schema {version}, "
+            f"this one reads {schema.SCHEMA_VERSION})",
+            path=str(db_path),
+            hint="upgrade kenso-git (pre-commit pins its own copy: bump `rev`), "
+            "or delete the index and re-ingest",
+        )
+
+
+def open_writer(db_path: Path) -> sqlite3.Connection:
+    """A connection that may write; creates the file and schema, migrates old ones.
+
+    Raises:
+        DatabaseError: the file is not a usable SQLite database.
+    """
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        _ensure_schema(conn, db_path)
+    except sqlite3.DatabaseError as err:
+        raise _bad_db(db_path, err) from err
+    return conn
+
+
+def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == schema.SCHEMA_VERSION:
+        return
+    _check_version(db_path, version)
+    with transaction(conn):
+        if version == 0:
+            _adopt_or_create(conn)
+        else:
+            for step in range(version, schema.SCHEMA_VERSION):
+                for statement in schema.MIGRATIONS.get(step, ()):
+                    conn.execute(statement)
+        conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _adopt_or_create(conn: sqlite3.Connection) -> None:
+    """Create the schema, or upgrade a database made by kenso 2.0.0 in place."""
+    if "file_path" in _columns(conn, "chunks"):
+        # A kenso 2.0.0 index: add our columns, swap in our triggers, rebuild the FTS index.
+        for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        if "doc_title" not in _columns(conn, "chunks"):
+            conn.execute("ALTER TABLE chunks ADD COLUMN doc_title TEXT")
+        if "links" in _tables(conn) and "raw_target" not in _columns(conn, "links"):
+            conn.execute("ALTER TABLE links ADD COLUMN raw_target TEXT")
+    for statement in schema.DDL:
+        conn.execute(statement)
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[None]:
+    """BEGIN (IMMEDIATE for writers) ... COMMIT, or ROLLBACK on any exception."""
+    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A read transaction: every SELECT inside sees the same committed index."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    return {row[0]: row[1] for row in conn.execute("SELECT key, value FROM meta")}
+
+
+def write_meta(conn: sqlite3.Connection, values: dict[str, str]) -> None:
+    conn.executemany(
+        "INSERT INTO meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        list(values.items()),
+    )
+
+
+def read_generation(conn: sqlite3.Connection) -> int:
+    """A counter bumped by every committed write: caches keyed on it never go stale."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.META_GENERATION,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def bump_generation(conn: sqlite3.Connection) -> int:
+    value = read_generation(conn) + 1
+    write_meta(conn, {schema.META_GENERATION: str(value)})
+    return value
+
+
+def load_files(conn: sqlite3.Connection) -> dict[str, FileRow]:
+    rows = conn.execute(
+        "SELECT path, blob_id, status, size, mtime_ns, ctime_ns, inode, seen_ns, title, "
+        "category, chunks, detail, relations FROM files"
+    )
+    return {row[0]: FileRow(*row) for row in rows}
+
+
+def upsert_file(conn: sqlite3.Connection, row: FileRow) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO files(path, blob_id, status, size, mtime_ns, ctime_ns, inode, "
+        "seen_ns, title, category, chunks, detail, relations) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            row.path,
+            row.blob_id,
+            row.status,
+            row.size,
+            row.mtime_ns,
+            row.ctime_ns,
+            row.inode,
+            row.seen_ns,
+            row.title,
+            row.category,
+            row.chunks,
+            row.detail,
+            row.relations,
+        ),
+    )
+
+
+def delete_chunks(conn: sqlite3.Connection, path: str) -> None:
+    conn.execute("DELETE FROM chunks WHERE file_path = ?", (path,))
+
+
+def delete_file(conn: sqlite3.Connection, path: str) -> None:
+    """Forget a file: its chunks, its outgoing links and its files row."""
+    conn.execute("DELETE FROM chunks WHERE file_path = ?", (path,))
+    conn.execute("DELETE FROM links WHERE source_path = ?", (path,))
+    conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+
+def insert_chunks(
+    conn: sqlite3.Connection,
+    path: str,
+    chunks: Sequence[ChunkRow],
+    *,
+    category: str,
+    audience: str,
+    tags: Sequence[str],
+    content_hash: str,
+) -> None:
+    tags_json = json.dumps(list(tags), ensure_ascii=False) if tags else None
+    conn.executemany(
+        "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, "
+        "searchable_content, category, audience, tags, content_hash, doc_title) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                path,
+                index,
+                c.title,
+                c.section_path,
+                c.content,
+                c.searchable_content,
+                category,
+                audience,
+                tags_json,
+                content_hash,
+                c.doc_title,
+            )
+            for index, c in enumerate(chunks)
+        ],
+    )
+
+
+def replace_links(conn: sqlite3.Connection, source: str, links: Iterable[LinkRow]) -> None:
+    conn.execute("DELETE FROM links WHERE source_path = ?", (source,))
+    conn.executemany(
+        "INSERT OR IGNORE INTO links(source_path, target_path, relation_type, raw_target) "
+        "VALUES (?, ?, ?, ?)",
+        [(source, link.target_path, link.relation_type, link.raw_target) for link in links],
+    )
+
+
+def stored_relations(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(path, relations JSON) of every indexed file that has relations."""
+    rows = conn.execute(
+        "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL "
+        "ORDER BY path",
+        (schema.INDEXED,),
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+def clear_links(conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM links")
