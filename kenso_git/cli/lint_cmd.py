@@ -1,0 +1,123 @@
+"""`kenso-git lint [PATHS...]`: check Markdown for retrieval quality (the KS rules)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from kenso_git.errors import ExitCode
+from kenso_git.errors import UsageError
+
+if TYPE_CHECKING:
+    from kenso_git.lint.model import LintReport
+
+FORMATS = ("summary", "detail", "json", "sarif", "github", "concise")
+
+
+def resolve_color(choice: str, *, isatty: bool, environ: Mapping[str, str]) -> bool:
+    """--color always|never > NO_COLOR > FORCE_COLOR > auto (a tty whose TERM isn't dumb)."""
+    if choice != "auto":
+        return choice == "always"
+    if environ.get("NO_COLOR", ""):
+        return False
+    if environ.get("FORCE_COLOR", ""):
+        return True
+    return isatty and environ.get("TERM", "") != "dumb"
+
+
+def _pick_format(fmt: str | None, detail: bool, as_json: bool) -> str:
+    chosen = [name for name, on in (("detail", detail), ("json", as_json)) if on]
+    if fmt is not None:
+        chosen.append(fmt)
+    if len(set(chosen)) > 1:
+        raise UsageError(
+            "--detail, --json and --format are mutually exclusive",
+            hint="pick one output format",
+        )
+    return chosen[0] if chosen else "summary"
+
+
+def _rule_list(values: tuple[str, ...]) -> list[str]:
+    return [part for value in values for part in value.replace(",", " ").split()]
+
+
+@click.command("lint")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--detail", is_flag=True, help="List every finding, file by file.")
+@click.option("--json", "as_json", is_flag=True, help="Print kenso's JSON report.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@click.option("--select", multiple=True, help="Only these rules (ids or names, comma-separated).")
+@click.option("--extend-select", multiple=True, help="Also these rules (e.g. KS019).")
+@click.option("--ignore", multiple=True, help="Skip these rules.")
+@click.option("--fail-under", type=click.IntRange(0, 100), help="Also fail below this score.")
+@click.option("--baseline", type=click.Path(path_type=Path), help="Report only new findings.")
+@click.option("--write-baseline", type=click.Path(path_type=Path), help="Record current findings.")
+def lint(
+    paths: tuple[Path, ...],
+    detail: bool,
+    as_json: bool,
+    fmt: str | None,
+    color: str,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fail_under: int | None,
+    baseline: Path | None,
+    write_baseline: Path | None,
+) -> int:
+    """Check Markdown docs for retrieval quality; exit 1 on error-severity findings.
+
+    PATHS are files or folders (default: the repository root). Links, orphans and category
+    consistency are judged against all of the repository's docs.
+    """
+    from kenso_git.lint.session import run_lint
+
+    output = _pick_format(fmt, detail, as_json)
+    overrides = {
+        "select": _rule_list(select),
+        "extend-select": _rule_list(extend_select),
+        "ignore": _rule_list(ignore),
+    }
+    outcome = run_lint(
+        list(paths),
+        overrides={k: v for k, v in overrides.items() if v},
+        fail_under=fail_under,
+        baseline=baseline,
+        write_baseline=write_baseline,
+        warn=lambda message: click.echo(f"kenso-git: warning: {message}", err=True),
+    )
+    report = outcome.report
+    use_color = resolve_color(color, isatty=sys.stdout.isatty(), environ=os.environ)
+    if outcome.baseline_written is not None:
+        click.echo(
+            f"kenso-git: recorded {outcome.baseline_written} findings in {write_baseline}",
+            err=True,
+        )
+    rendered = _render(output, report, use_color)
+    if rendered:
+        click.echo(rendered)
+    return int(ExitCode.FAILURE if report.failed else ExitCode.OK)
+
+
+def _render(output: str, report: LintReport, color: bool) -> str:
+    from kenso_git.lint import report as text
+    from kenso_git.lint.sarif import report_to_sarif
+
+    if output == "json":
+        return json.dumps(text.report_to_json(report), indent=2)
+    if output == "sarif":
+        return json.dumps(report_to_sarif(report), indent=2)
+    if output == "github":
+        return text.render_github(report)
+    if output == "concise":
+        return "\n".join(v.format_line() for v in report.violations())
+    if output == "detail":
+        return text.render_detail(report, color=color)
+    return text.render_summary(report, color=color)

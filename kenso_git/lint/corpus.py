@@ -1,0 +1,109 @@
+"""Corpus-wide facts (paths, links, categories, labels) and the one place lint meets discovery."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenso_git.lint.links import PathIndex
+from kenso_git.lint.links import resolve_link
+from kenso_git.lint.mentions import MentionIndex
+
+if TYPE_CHECKING:
+    from kenso_git.config import Settings
+    from kenso_git.parse import Document
+    from kenso_git.workspace import Workspace
+
+
+def is_glob(target: str) -> bool:
+    """True for a `relates_to` entry that is a pattern rather than a path (KS017)."""
+    return "*" in target or "?" in target
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusFacts:
+    """What the corpus-wide rules (KS002, KS012, KS014, KS019) judge a file against."""
+
+    paths: PathIndex
+    linked: frozenset[str]  # paths that some document's relates_to resolves to
+    sources: frozenset[str]  # paths whose relates_to has at least one entry
+    categories: Mapping[str, int]  # category -> number of documents using it
+    mentions: MentionIndex | None = None  # built only when KS019 is selected
+    _close: dict[str, str | None] = field(default_factory=dict, compare=False)
+
+    def close_category(self, category: str, cutoff: float) -> str | None:
+        """The most similar other category (difflib ratio >= cutoff), or None."""
+        if category not in self._close:
+            import difflib
+
+            others = [c for c in self.categories if c != category]
+            best = difflib.get_close_matches(category, others, n=1, cutoff=cutoff)
+            self._close[category] = best[0] if best else None
+        return self._close[category]
+
+
+def build_facts(
+    docs: Sequence[Document], *, with_mentions: bool = False, min_label_chars: int = 4
+) -> CorpusFacts:
+    """Compute the corpus facts from every document of the repository, in path order."""
+    paths = PathIndex(doc.path for doc in docs)
+    linked: set[str] = set()
+    sources: set[str] = set()
+    for doc in docs:
+        if not doc.relations:
+            continue
+        sources.add(doc.path)
+        for rel in doc.relations:
+            resolved = resolve_link(doc.path, rel.target, paths)
+            if resolved is not None:
+                linked.add(resolved)
+    categories = Counter(doc.category for doc in docs)
+    mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
+    return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories, mentions)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The documents to lint and the whole corpus they are judged against."""
+
+    targets: list[Document]
+    corpus: list[Document]
+
+
+Warn = Callable[[str], None]
+
+
+def select_documents(
+    ws: Workspace, settings: Settings, paths: Sequence[Path], *, warn: Warn | None = None
+) -> Selection:
+    """Discover the repository's docs; pick those under `paths` (all when empty).
+
+    Raises:
+        UsageError: a path does not exist or lies outside the repository.
+    """
+    from kenso_git.discover import Skip
+    from kenso_git.discover import discover
+    from kenso_git.discover import load_document
+    from kenso_git.discover import scope_folders
+
+    scope = scope_folders(ws, paths) if paths else [""]
+    corpus: list[Document] = []
+    for sf in discover(ws, settings, warn=warn):
+        loaded = load_document(sf, settings)
+        if isinstance(loaded, Skip):
+            if warn is not None:
+                warn(f"{loaded.path}: {loaded.detail}")
+            continue
+        corpus.append(loaded)
+    if scope == [""]:
+        return Selection(corpus, corpus)
+    prefixes = tuple(f"{item}/" for item in scope)
+    wanted = set(scope)
+    targets = [d for d in corpus if d.path in wanted or d.path.startswith(prefixes)]
+    return Selection(targets, corpus)

@@ -1,0 +1,128 @@
+"""Title and heading rules (KS004 KS005 KS007)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kenso_git.lint.model import Finding
+from kenso_git.lint.model import RuleContext
+from kenso_git.lint.model import Severity
+from kenso_git.lint.model import rule
+from kenso_git.lint.rules._where import key_line
+from kenso_git.parse import Document
+
+# Spec appendix A1 and A2 (data lists).
+GENERIC_TITLES = frozenset(
+    {
+        "overview",
+        "guide",
+        "notes",
+        "readme",
+        "introduction",
+        "summary",
+        "documentation",
+        "index",
+        "main",
+        "home",
+        "about",
+        "info",
+        "details",
+        "misc",
+        "draft",
+        "untitled",
+        "todo",
+        "wip",
+    }
+)
+GENERIC_HEADINGS = frozenset(
+    {
+        "configuration",
+        "setup",
+        "details",
+        "notes",
+        "overview",
+        "examples",
+        "usage",
+        "summary",
+        "background",
+        "context",
+        "description",
+        "implementation",
+        "results",
+        "discussion",
+        "conclusion",
+        "references",
+        "appendix",
+        "changelog",
+        "faq",
+        "troubleshooting",
+        "prerequisites",
+        "requirements",
+        "installation",
+        "getting started",
+    }
+)
+
+
+def _title_line(doc: Document) -> int:
+    for heading in doc.headings:
+        if heading.level == 1:
+            return heading.line
+    return key_line(doc, "title")
+
+
+@rule(
+    "KS004",
+    "missing-title",
+    severity=Severity.WARNING,
+    summary="A document has a title: an H1 or a frontmatter title.",
+    why="The title prefixes every chunk's title and is the strongest ranking signal; without "
+    "it chunks are named after the file stem.",
+    action="give the document an H1 title",
+    deduction=18,
+    impact=18,
+)
+def missing_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    if doc.title is None:
+        yield Finding(1, 1, "no H1 heading and no frontmatter title")
+
+
+@rule(
+    "KS005",
+    "generic-title",
+    severity=Severity.WARNING,
+    summary="The title names the topic in more than one word.",
+    why="A one-word or generic title ('Overview', 'Notes') matches every query a little and "
+    "none well.",
+    action="make the title specific",
+    deduction=18,
+    impact=18,
+)
+def generic_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    title = doc.title
+    if title is None:
+        return
+    if len(title.split()) == 1 or title.strip().lower() in GENERIC_TITLES:
+        yield Finding(_title_line(doc), 1, f'title "{title}" is too generic', subject=title)
+
+
+@rule(
+    "KS007",
+    "generic-heading",
+    severity=Severity.WARNING,
+    summary="H2 headings say what the section is about.",
+    why="Each H2 starts a chunk and names it; a bare 'Setup' heading gives ranking nothing to "
+    "go on.",
+    action="make H2 headings descriptive",
+    deduction=6,
+    cap=14,
+    impact=6,
+)
+def generic_heading(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    for heading in doc.headings_at(2):
+        text = heading.text
+        if len(text.split()) == 1 or text.strip().lower() in GENERIC_HEADINGS:
+            yield Finding(heading.line, 1, f'generic H2 heading "{text}"', subject=text)
+
+
+RULES = (missing_title, generic_title, generic_heading)

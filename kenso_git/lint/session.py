@@ -1,0 +1,73 @@
+"""One `kenso-git lint` run: workspace, settings, documents, rules, baseline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import replace
+from pathlib import Path
+
+from kenso_git.lint.baseline import apply_baseline
+from kenso_git.lint.baseline import load_baseline
+from kenso_git.lint.baseline import write_baseline as save_baseline
+from kenso_git.lint.config import load_lint_config
+from kenso_git.lint.config import rule_ids
+from kenso_git.lint.corpus import select_documents
+from kenso_git.lint.model import LintReport
+from kenso_git.lint.runner import lint_documents
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    report: LintReport
+    baseline_written: int | None = None
+
+
+def run_lint(
+    paths: Sequence[Path],
+    *,
+    overrides: Mapping[str, list[str]] | None = None,
+    fail_under: int | None = None,
+    baseline: Path | None = None,
+    write_baseline: Path | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Outcome:
+    """Lint `paths` (default: the repository root) as the CLI does.
+
+    Raises:
+        UsageError: a path does not exist, a flag or the configuration is malformed.
+    """
+    from kenso_git.config import load_settings
+    from kenso_git.workspace import find_workspace
+
+    for path in paths:
+        if not path.exists():
+            from kenso_git.errors import UsageError
+
+            raise UsageError(
+                f"path does not exist: {path}", hint="pass Markdown files or folders that exist"
+            )
+    ws = find_workspace(paths[0] if paths else None)
+    settings = load_settings(ws.root)
+    config = load_lint_config(settings)
+    for key, values in (overrides or {}).items():
+        ids = rule_ids(values, f"--{key}", "command line")
+        if key == "select":
+            config = replace(config, select=ids)
+        elif key == "extend-select":
+            config = replace(config, select=config.select | ids)
+        else:
+            config = replace(config, select=config.select - ids)
+    if fail_under is not None:
+        config = replace(config, fail_under=fail_under)
+    selection = select_documents(ws, settings, paths, warn=warn)
+    report = lint_documents(selection.targets, corpus=selection.corpus, config=config)
+    if write_baseline is not None:
+        return Outcome(report, save_baseline(report, write_baseline))
+    if baseline is None and config.baseline is not None:
+        baseline = ws.root / config.baseline
+    if baseline is not None:
+        report = apply_baseline(report, load_baseline(baseline))
+    return Outcome(report)
