@@ -1,0 +1,166 @@
+"""`kenso-git hooks install|uninstall|status`, and `kenso-git hook NAME ARGS...` for the shims."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import click
+
+from kenso_git.errors import KensoError
+from kenso_git.errors import NoIndexError
+from kenso_git.errors import UsageError
+from kenso_git.workspace import Workspace
+from kenso_git.workspace import find_workspace
+
+_STATE_TEXT = {
+    "installed": "installed",
+    "outdated": "installed (an older shim: run `kenso-git hooks install` to update)",
+    "missing": "not installed",
+    "foreign": "another hook is there (`kenso-git hooks install` chains to it)",
+    "pre-commit": "pre-commit's hook (add the kenso-reindex hook to .pre-commit-config.yaml)",
+    "lefthook": "lefthook's hook (add kenso-git to lefthook.yml)",
+}
+
+
+def _git_workspace() -> Workspace:
+    ws = find_workspace()
+    if not ws.is_git:
+        raise UsageError(
+            f"not inside a git repository: {ws.root}",
+            hint="git hooks need a repository; `git init` first, or use `kenso-git sync` by hand",
+        )
+    return ws
+
+
+def _shown(ws: Workspace, path: Path) -> str:
+    try:
+        return path.relative_to(ws.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@click.group()
+def hooks() -> None:
+    """Install, remove or inspect the git hooks that keep the index fresh."""
+
+
+@hooks.command()
+def install() -> None:
+    """Install post-checkout/merge/rewrite/commit and post-index-change shims (idempotent).
+
+    Existing hooks are kept and still run; `kenso-git hooks uninstall` restores them.
+    """
+    from kenso_git import hookinstall
+
+    ws = _git_workspace()
+    report = hookinstall.install(ws)
+    folder = _shown(ws, report.hooks_dir)
+    for line in report.changed:
+        click.echo(f"{folder}/{line}", err=True)
+    if report.snippet:
+        click.echo(report.snippet)
+    if not report.changed and report.owner is None:
+        click.echo(f"kenso-git hooks already installed in {folder}", err=True)
+    from kenso_git.kb import KnowledgeBase
+
+    if not KnowledgeBase.open(ws.root).has_index():
+        click.echo("no index yet: run `kenso-git ingest` once; the hooks keep it fresh", err=True)
+
+
+@hooks.command()
+def uninstall() -> None:
+    """Remove kenso-git's shims and put back the hooks that were there before."""
+    from kenso_git import hookinstall
+
+    ws = _git_workspace()
+    report = hookinstall.uninstall(ws)
+    folder = _shown(ws, report.hooks_dir)
+    for line in report.changed:
+        click.echo(f"{folder}/{line}", err=True)
+    if not report.changed:
+        click.echo(f"no kenso-git hooks in {folder}", err=True)
+
+
+def _freshness(ws: Workspace) -> dict[str, object]:
+    from kenso_git.kb import KnowledgeBase
+
+    try:
+        state = KnowledgeBase.open(ws.root).state()
+    except NoIndexError:
+        return {"index": "missing", "stale": None, "as_of": None, "synced_at": None}
+    return {
+        "index": "stale" if state.stale else "fresh",
+        "stale": state.stale,
+        "as_of": state.as_of,
+        "synced_at": state.synced_at,
+    }
+
+
+def _freshness_line(fresh: dict[str, object]) -> str:
+    if fresh["index"] == "missing":
+        return "index: none yet (run `kenso-git ingest` once)"
+    synced = fresh["synced_at"]
+    ago = ""
+    if isinstance(synced, float):
+        ago = f", synced {max(0, int(time.time() - synced))} s ago"
+    head = fresh["as_of"]
+    at = f" at {head[:12]}" if isinstance(head, str) else ""
+    if fresh["stale"]:
+        return f"index: stale{at}{ago} (run `kenso-git sync`)"
+    return f"index: fresh{at}{ago}"
+
+
+@hooks.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status(as_json: bool) -> None:
+    """Say which hooks are installed and whether the index is fresh."""
+    from kenso_git import hookinstall
+
+    ws = _git_workspace()
+    report = hookinstall.status(ws)
+    fresh = _freshness(ws)
+    if as_json:
+        data = {
+            "hooks_dir": str(report.hooks_dir),
+            "owner": report.owner,
+            "hooks": {h.name: {"state": h.state, "chained": h.chained} for h in report.hooks},
+            **fresh,
+        }
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"hooks folder: {_shown(ws, report.hooks_dir)}")
+    if report.owner:
+        click.echo(f"  managed by {report.owner}: `kenso-git hooks install` prints what to add")
+    for hook in report.hooks:
+        chained = " (chains the previous hook)" if hook.chained else ""
+        click.echo(f"  {hook.name:<18} {_STATE_TEXT.get(hook.state, hook.state)}{chained}")
+    click.echo(_freshness_line(fresh))
+
+
+@click.command(
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.argument("name")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hook(name: str, args: tuple[str, ...]) -> None:
+    """Run git hook NAME (what the installed shims call). Never fails: exits 0 whatever happens.
+
+    NAME is post-checkout, post-merge, post-rewrite, post-commit, post-index-change, or
+    pre-commit-framework (reads PRE_COMMIT_* variables).
+    """
+    from kenso_git.hooks import run_hook
+
+    try:
+        plan = run_hook(name, args)
+    except KensoError as err:
+        click.echo(f"kenso-git: {name} hook: {err.message} (run `kenso-git sync` later)", err=True)
+    except Exception as err:  # a hook must never fail or block git: one line, exit 0
+        click.echo(f"kenso-git: {name} hook failed: {err!r} (run `kenso-git sync`)", err=True)
+    except KeyboardInterrupt:
+        click.echo(f"kenso-git: {name} hook interrupted (run `kenso-git sync`)", err=True)
+    else:
+        if os.environ.get("KENSO_HOOK_VERBOSE"):
+            click.echo(f"kenso-git: {name}: {plan.action}: {plan.reason}", err=True)

@@ -1,0 +1,281 @@
+"""What `kenso-git hook NAME ARGS...` does when a git hook shim calls it.
+
+Each call decides whether to sync the index now, in a detached background process, or not at
+all (a rebase is replaying commits; the hook says nothing changed). Concurrent runs coalesce on
+a lock file beside the database: a run that finds the lock held marks the index "dirty, rerun"
+and leaves; the holder syncs once more before releasing. This module imports nothing heavy:
+the index code (and pygit2) loads only when a sync really runs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kenso_git.errors import UsageError
+from kenso_git.gitrepo import GIT_REPO_VARS
+from kenso_git.gitrepo import changed_paths
+from kenso_git.gitrepo import is_rebase_in_progress
+from kenso_git.gitrepo import scrubbed_env
+from kenso_git.workspace import Workspace
+from kenso_git.workspace import find_workspace
+from kenso_git.workspace import resolve_db_path
+
+GIT_HOOKS = ("post-checkout", "post-merge", "post-rewrite", "post-commit", "post-index-change")
+PRE_COMMIT_HOOK = "pre-commit-framework"
+THRESHOLD_ENV = "KENSO_HOOK_BACKGROUND_THRESHOLD"
+DEFAULT_THRESHOLD = 50  # changed Markdown paths above which the sync runs in the background
+UNKNOWN_SIZE = 10_000  # what an unknown change counts as
+LOCK_FILE = "sync.lock"
+DIRTY_FILE = "sync.dirty"
+LOG_FILE = "sync.log"
+LOG_LIMIT = 1_000_000  # bytes; the log restarts when larger
+MAX_ROUNDS = 5  # syncs one lock holder runs back to back at most
+
+SKIP = "skip"
+FOREGROUND = "foreground"
+BACKGROUND = "background"
+
+
+@dataclass(frozen=True, slots=True)
+class HookCall:
+    """A git hook invocation: its name and git's arguments."""
+
+    name: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a hook call will do, and why (for the log and the tests)."""
+
+    action: str  # SKIP, FOREGROUND or BACKGROUND
+    reason: str
+
+
+def from_pre_commit(environ: Mapping[str, str]) -> HookCall:
+    """Translate the pre-commit framework's PRE_COMMIT_* variables into a git hook call."""
+    from_ref = environ.get("PRE_COMMIT_FROM_REF", "")
+    to_ref = environ.get("PRE_COMMIT_TO_REF", "")
+    if environ.get("PRE_COMMIT_CHECKOUT_TYPE"):
+        return HookCall("post-checkout", (from_ref, to_ref, environ["PRE_COMMIT_CHECKOUT_TYPE"]))
+    if environ.get("PRE_COMMIT_REWRITE_COMMAND"):
+        return HookCall("post-rewrite", (environ["PRE_COMMIT_REWRITE_COMMAND"],))
+    if "PRE_COMMIT_IS_SQUASH_MERGE" in environ:
+        return HookCall("post-merge", (environ["PRE_COMMIT_IS_SQUASH_MERGE"],))
+    return HookCall("post-commit", ())
+
+
+def normalise_call(name: str, args: Sequence[str], environ: Mapping[str, str]) -> HookCall:
+    """Check the hook name; map `pre-commit-framework` onto the git hook it stands for.
+
+    Raises:
+        UsageError: `name` is not a hook kenso-git handles.
+    """
+    if name == PRE_COMMIT_HOOK:
+        return from_pre_commit(environ)
+    if name not in GIT_HOOKS:
+        known = ", ".join((*GIT_HOOKS, PRE_COMMIT_HOOK))
+        raise UsageError(f"unknown hook {name!r}", hint=f"known hooks: {known}")
+    return HookCall(name, tuple(args))
+
+
+def threshold(environ: Mapping[str, str]) -> int:
+    raw = environ.get(THRESHOLD_ENV, "").strip()
+    try:
+        return max(0, int(raw)) if raw else DEFAULT_THRESHOLD
+    except ValueError:
+        return DEFAULT_THRESHOLD
+
+
+def _arg(call: HookCall, position: int) -> str:
+    return call.args[position] if len(call.args) > position else ""
+
+
+def change_size(ws: Workspace, call: HookCall) -> int | None:
+    """How many Markdown paths the git operation changed; None when it cannot be told."""
+    if call.name == "post-checkout":
+        if _arg(call, 2) != "1":
+            return None  # a file checkout: git does not say which files
+        return changed_paths(ws, _arg(call, 0), _arg(call, 1))
+    if call.name == "post-merge":
+        return changed_paths(ws, "ORIG_HEAD", "HEAD")
+    if call.name == "post-rewrite":
+        return 1 if _arg(call, 0) == "amend" else changed_paths(ws, "ORIG_HEAD", "HEAD")
+    if call.name == "post-commit":
+        return changed_paths(ws, "HEAD^", "HEAD")
+    return None
+
+
+def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
+    """Decide what the hook call does: skip, sync in the foreground, or in the background."""
+    if not ws.is_git:
+        return Plan(SKIP, "not a git work tree")
+    if call.name == "post-index-change" and _arg(call, 0) != "1":
+        return Plan(SKIP, "the working tree was not updated")
+    if call.name != "post-rewrite" and is_rebase_in_progress(ws):
+        return Plan(SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
+    if not resolve_db_path(ws).is_file():
+        return Plan(SKIP, "no index here yet (run `kenso-git ingest` once)")
+    size = change_size(ws, call)
+    if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
+        return Plan(SKIP, "HEAD did not move")
+    limit = threshold(environ)
+    counted = UNKNOWN_SIZE if size is None else size
+    if counted > limit:
+        shown = "an unknown number of" if size is None else str(size)
+        return Plan(BACKGROUND, f"{shown} Markdown paths changed (more than {limit})")
+    return Plan(FOREGROUND, f"{size} Markdown paths changed")
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+def state_dir(ws: Workspace) -> Path:
+    """The folder of the lock, the rerun mark and the background log (beside the database)."""
+    return resolve_db_path(ws, for_write=True).parent
+
+
+def sync_index(ws: Workspace) -> None:
+    """Bring an existing index to the state of the work tree (the lead's `kb.sync`)."""
+    from kenso_git.kb import KnowledgeBase  # heavy: only when a sync really runs
+
+    kb = KnowledgeBase.open(ws.root)
+    if kb.has_index():
+        kb.sync()
+
+
+def _try_lock(path: Path) -> int | None:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _consume(mark: Path) -> bool:
+    try:
+        mark.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def coalesced_sync(ws: Workspace, sync: Callable[[Workspace], None] = sync_index) -> bool:
+    """Run `sync` under the lock, or mark "dirty, rerun" for the holder; True if we synced."""
+    folder = state_dir(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    dirty = folder / DIRTY_FILE
+    ran = False
+    for _ in range(MAX_ROUNDS):
+        dirty.touch()
+        fd = _try_lock(folder / LOCK_FILE)
+        if fd is None:
+            return ran  # the holder sees the mark and syncs once more
+        try:
+            for _ in range(MAX_ROUNDS):
+                if not _consume(dirty):
+                    break
+                sync(ws)
+                ran = True
+        finally:
+            os.close(fd)
+        if not dirty.exists():
+            return ran
+    return ran
+
+
+def is_idle(ws: Workspace) -> bool:
+    """True when no sync is running or pending (the lock is free and nobody asked for a rerun)."""
+    folder = state_dir(ws)
+    if (folder / DIRTY_FILE).exists():
+        return False
+    if not folder.is_dir():
+        return True
+    fd = _try_lock(folder / LOCK_FILE)
+    if fd is None:
+        return False
+    os.close(fd)
+    return not (folder / DIRTY_FILE).exists()
+
+
+def wait_until_idle(ws: Workspace, timeout: float = 30.0) -> bool:
+    """Poll (bounded) until background syncs are done; False on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if is_idle(ws):
+            return True
+        time.sleep(0.02)
+    return is_idle(ws)
+
+
+def start_background_sync(ws: Workspace) -> int:
+    """Start a detached process that syncs under the lock; return its pid."""
+    folder = state_dir(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / DIRTY_FILE).touch()  # pending from now on, so waiters see it before the worker runs
+    log = folder / LOG_FILE
+    try:
+        if log.stat().st_size > LOG_LIMIT:
+            log.unlink()
+    except FileNotFoundError:
+        pass
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kenso_git.hooks", str(ws.root)],
+            cwd=ws.root,
+            env=scrubbed_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )
+    return proc.pid
+
+
+def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Plan:
+    """Handle one git hook call; returns what was done. Scrubs GIT_DIR and friends first.
+
+    Raises:
+        UsageError: an unknown hook name. Sync failures propagate; the CLI turns them
+        into one line on stderr and exit 0.
+    """
+    call = normalise_call(name, args, os.environ)
+    for var in GIT_REPO_VARS:
+        os.environ.pop(var, None)
+    ws = find_workspace(start)
+    decided = plan(ws, call, os.environ)
+    if decided.action == FOREGROUND:
+        coalesced_sync(ws)
+    elif decided.action == BACKGROUND:
+        start_background_sync(ws)
+    return decided
+
+
+def _worker(argv: Sequence[str]) -> int:
+    root = Path(argv[0]) if argv else Path.cwd()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    sys.stderr.write(f"{stamp} kenso-git background sync of {root} (pid {os.getpid()})\n")
+    began = time.monotonic()
+    try:
+        coalesced_sync(find_workspace(root))
+    except Exception as err:  # a detached worker has nobody else to report to: log it
+        sys.stderr.write(f"{stamp} kenso-git background sync failed: {err!r}\n")
+        return 1
+    sys.stderr.write(f"{stamp} done in {time.monotonic() - began:.2f} s\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_worker(sys.argv[1:]))
