@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _NUMERIC = re.compile(r"\d[\d.]*")
 _CAMEL_LOWER_UPPER = re.compile(r"([a-z])([A-Z])")
@@ -57,16 +58,25 @@ def _is_compound_candidate(token: str) -> bool:
     )
 
 
+@lru_cache(maxsize=1 << 16)
+def _token_parts(raw: str) -> tuple[str, ...]:
+    """Lowercased parts of one raw content token (cached: tokens repeat across chunks)."""
+    token = raw.strip(_STRIP)
+    if not token or not _is_compound_candidate(token):
+        return ()
+    return tuple(part.lower() for part in _parts(token))
+
+
 def content_expansion(text: str) -> list[str]:
     """Parts of the compound tokens of `text`, lowercased, deduplicated in first-seen order."""
     seen: set[str] = set()
     out: list[str] = []
-    for raw in text.split():
-        token = raw.strip(_STRIP)
-        if not token or not _is_compound_candidate(token):
+    # dict.fromkeys de-duplicates in C and keeps first-seen order: each distinct token is
+    # examined once, and plain lowercase words are passed over without a regex.
+    for raw in dict.fromkeys(text.split()):
+        if raw.islower() and raw.isalpha():
             continue
-        for part in _parts(token):
-            lowered = part.lower()
+        for lowered in _token_parts(raw):
             if lowered not in seen:
                 seen.add(lowered)
                 out.append(lowered)
