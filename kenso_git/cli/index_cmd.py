@@ -1,0 +1,132 @@
+"""`kenso-git ingest`, `sync` and `stats`: build the index, refresh it, describe it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from kenso_git.cli.render import ingest_json
+from kenso_git.cli.render import ingest_text
+from kenso_git.cli.render import lint_for_ingest
+from kenso_git.cli.render import stats_text
+from kenso_git.errors import ExitCode
+from kenso_git.kb import KnowledgeBase
+from kenso_git.output import Style
+from kenso_git.output import use_color
+
+_COLOR = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the output.",
+)
+_DB = click.option("--db", "db_path", default=None, help="Database file (default .kenso/docs.db).")
+
+
+def _progress() -> tuple[Callable[[int, int], None], Callable[[str], None]]:
+    """A progress printer on stderr for terminals, and a warning printer."""
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if tty and total >= 200:
+            click.echo(f"\rindexing {done}/{total}", err=True, nl=False)
+
+    def warn(message: str) -> None:
+        if tty:
+            click.echo("\r\033[K", err=True, nl=False)
+        click.echo(f"kenso-git: warning: {message}", err=True)
+
+    return progress, warn
+
+
+def _finish_progress() -> None:
+    if sys.stderr.isatty():
+        click.echo("\r\033[K", err=True, nl=False)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (ingest + lint).")
+@click.option("--lint/--no-lint", "with_lint", default=True, help="Print the quality summary.")
+@_DB
+@_COLOR
+def ingest(
+    paths: tuple[Path, ...], as_json: bool, with_lint: bool, db_path: str | None, color: str
+) -> None:
+    """Index the repository's Markdown (default: the whole work tree) into .kenso/docs.db.
+
+    \b
+    Only files whose git blob id changed are parsed again; files that vanished are
+    removed. The index then holds exactly the files under PATHS, so `ingest docs/`
+    narrows it to docs/ and a later `sync` (or the git hooks) keeps that scope.
+    .gitignore, .cursorignore and .kensoignore are honoured.
+
+    \b
+    Examples:
+      kenso-git ingest              # the whole repository
+      kenso-git ingest docs/        # only docs/
+      kenso-git ingest --json | jq .ingest.total_chunks
+    """
+    start = paths[0] if paths else None
+    kb = KnowledgeBase.open(start if start is None or start.is_dir() else start.parent, db=db_path)
+    progress, warn = _progress()
+    report = kb.ingest(list(paths) or None, progress=progress, warn=warn)
+    _finish_progress()
+    lint = lint_for_ingest(kb, report) if with_lint else None
+    label = " ".join(str(p) for p in paths) or "."
+    if as_json:
+        click.echo(json.dumps(ingest_json(label, report, lint), indent=2, ensure_ascii=False))
+    else:
+        style = Style(use_color(color, sys.stdout))
+        click.echo(ingest_text(report, lint, style, db=str(kb.db_path) if db_path else None))
+    if any(r.status == "error" for r in report.results):
+        sys.exit(int(ExitCode.FAILURE))
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing unless something changed.")
+@_DB
+def sync(as_json: bool, quiet: bool, db_path: str | None) -> None:
+    """Bring the index to the state of the work tree (what the git hooks run).
+
+    Reuses the git index's blob ids for clean files and hashes only modified or
+    untracked Markdown, so a sync with nothing changed takes a few milliseconds.
+    Creates the index (whole work tree) when there is none yet.
+    """
+    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
+    progress, warn = _progress()
+    report = kb.sync(progress=progress, warn=warn)
+    _finish_progress()
+    counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
+    if as_json:
+        data = {"scope": report.scope, "head": report.head, **counts}
+        data["elapsed_s"] = round(report.elapsed, 4)
+        click.echo(json.dumps(data, indent=2))
+    elif not quiet or report.changed:
+        click.echo(
+            f"kenso-git · synced {len(report.results)} files · {counts['ingested']} updated · "
+            f"{counts['removed']} removed · {counts['unchanged']} unchanged "
+            f"({report.elapsed * 1000:.0f} ms)"
+        )
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@_DB
+def stats(as_json: bool, db_path: str | None) -> None:
+    """Show what the index holds and whether it still matches the work tree.
+
+    Exit codes: 0 ok, 3 no index yet (stats never creates one).
+    """
+    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
+    state = kb.state()
+    if as_json:
+        click.echo(json.dumps(state.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(stats_text(state))

@@ -1,0 +1,144 @@
+"""Text and JSON renderings of ingest and stats results (kenso's layouts)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from kenso_git.discover import Skip
+from kenso_git.discover import discover
+from kenso_git.discover import load_document
+from kenso_git.output import Style
+
+if TYPE_CHECKING:
+    from kenso_git.index import IngestReport
+    from kenso_git.kb import IndexState
+    from kenso_git.kb import KnowledgeBase
+    from kenso_git.lint.model import LintReport
+
+MAX_ROWS = 20
+_GLYPHS = {
+    "ingested": ("✓", "green"),
+    "unchanged": ("–", "dim"),
+    "skipped": ("⊘", "dim"),
+    "error": ("✗", "red"),
+    "removed": ("✕", "red"),
+}
+
+
+def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | None:
+    """Lint the whole indexed corpus, re-using the documents this run already parsed.
+
+    Nothing is linted when nothing was (re)indexed: the summary would not change.
+    """
+    if not any(r.status == "ingested" for r in report.results):
+        return None
+    from kenso_git.lint import lint_documents
+    from kenso_git.lint.config import load_lint_config
+
+    parsed = {doc.path: doc for doc in report.documents}
+    docs = []
+    for sf in discover(kb.workspace, kb.settings, scope=report.scope):
+        doc = parsed.get(sf.path)
+        if doc is None:
+            loaded = load_document(sf, kb.settings)
+            if isinstance(loaded, Skip):
+                continue
+            doc = loaded
+        docs.append(doc)
+    return lint_documents(docs, config=load_lint_config(kb.settings))
+
+
+def ingest_text(
+    report: IngestReport, lint: LintReport | None, style: Style, *, db: str | None
+) -> str:
+    lines = [
+        f"{style('kenso-git', 'bold')} · indexing {len(report.results)} documents"
+        + (f" (db: {db})" if db else "")
+    ]
+    shown = [r for r in report.results if r.status != "unchanged"] or report.results
+    for result in shown[:MAX_ROWS]:
+        glyph, colour = _GLYPHS.get(result.status, ("?", "dim"))
+        noun = "chunk" if result.chunks == 1 else "chunks"
+        detail = f" [{result.detail}]" if result.detail else ""
+        lines.append(f"  {style(glyph, colour)} {result.path:<50} {result.chunks} {noun}{detail}")
+    if len(shown) > MAX_ROWS:
+        lines.append(f"  … and {len(shown) - MAX_ROWS} more")
+    counts = {s: report.count(s) for s in ("ingested", "unchanged", "removed", "skipped")}
+    summary = (
+        f"{len(report.results)} files · {counts['ingested']} ingested · "
+        f"{counts['unchanged']} unchanged · {counts['removed']} removed · "
+        f"{report.total_chunks} chunks · {report.elapsed:.2f} s"
+    )
+    lines.append(style(summary, "bold"))
+    if lint is not None:
+        from kenso_git.lint import render_summary
+
+        lines.append("")
+        lines.append(render_summary(lint, color=style.enabled, for_ingest=True))
+    return "\n".join(lines)
+
+
+def ingest_json(label: str, report: IngestReport, lint: LintReport | None) -> dict[str, object]:
+    files: list[dict[str, object]] = []
+    for r in report.results:
+        entry: dict[str, object] = {"path": r.path, "status": r.status, "chunks": r.chunks}
+        if r.status == "ingested":
+            entry["title"] = r.title
+            entry["category"] = r.category
+        if r.detail:
+            entry["detail"] = r.detail
+        files.append(entry)
+    body: dict[str, object] = {
+        "path": label,
+        "total_files": len(report.results),
+        "ingested": report.count("ingested"),
+        "unchanged": report.count("unchanged"),
+        "skipped": report.count("skipped"),
+        "removed": report.count("removed"),
+        "errors": report.count("error"),
+        "total_chunks": report.total_chunks,
+        "files": files,
+    }
+    out: dict[str, object] = {"ingest": body}
+    if lint is not None:
+        from kenso_git.lint import report_to_json
+
+        out["lint"] = report_to_json(lint)
+    return out
+
+
+def _human(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def stats_text(state: IndexState) -> str:
+    rule = "─" * 45
+    rows = [
+        ("documents", str(state.documents)),
+        ("chunks", str(state.chunks)),
+        ("text size", _human(state.content_bytes)),
+        ("database", _human(state.db_bytes)),
+        ("links", str(state.links)),
+    ]
+    lines = ["kenso-git · stats", rule]
+    lines += [f"{label:<14}{value:>8}" for label, value in rows]
+    lines.append(rule)
+    for category, docs, chunks in state.categories:
+        lines.append(f"{category or '(none)':<20}{docs:>4} docs, {chunks:>4} chunks")
+    lines.append(rule)
+    if state.synced_at is not None:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(state.synced_at))
+        head = f" at {state.as_of[:12]}" if state.as_of else ""
+        lines.append(f"synced {when}{head}")
+    if state.stale:
+        lines.append("stale: the work tree changed since; run `kenso-git sync`")
+    elif state.stale is False:
+        lines.append("fresh: the index matches the work tree")
+    scope = ", ".join(s or "." for s in state.scope)
+    lines.append(f"scope: {scope}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,74 @@
+"""Is the index still the work tree? Cheap checks: HEAD and file stat data, no hashing.
+
+HEAD is read from the git files directly (no pygit2 import), so `stats`, the MCP
+`index_state` tool and `hooks status` answer in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenso_git.store import schema
+from kenso_git.workspace import Workspace
+
+if TYPE_CHECKING:
+    from kenso_git.kb import KnowledgeBase
+
+_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def _resolve_ref(ws: Workspace, ref: str, depth: int = 0) -> str | None:
+    assert ws.git_dir is not None and ws.common_dir is not None
+    for base in (ws.git_dir, ws.common_dir):
+        value = _read(base / ref)
+        if value is None:
+            continue
+        if value.startswith("ref:") and depth < 5:
+            return _resolve_ref(ws, value[4:].strip(), depth + 1)
+        return value if _SHA.match(value) else None
+    packed = _read(ws.common_dir / "packed-refs")
+    for line in (packed or "").splitlines():
+        parts = line.split(" ", 1)
+        if len(parts) == 2 and parts[1] == ref and _SHA.match(parts[0]):
+            return parts[0]
+    return None
+
+
+def head_commit(ws: Workspace) -> str | None:
+    """The commit HEAD points at; None outside git, on an unborn branch or when unreadable."""
+    if ws.git_dir is None:
+        return None
+    head = _read(ws.git_dir / "HEAD")
+    if head is None:
+        return None
+    if head.startswith("ref:"):
+        return _resolve_ref(ws, head[4:].strip())
+    return head if _SHA.match(head) else None
+
+
+def is_stale(kb: KnowledgeBase, meta: dict[str, str]) -> bool:
+    """True when HEAD moved or any Markdown file appeared, vanished or changed on disk."""
+    from kenso_git.discover import discover
+    from kenso_git.index import in_scope
+    from kenso_git.index import stat_unchanged
+    from kenso_git.store import db
+
+    ws = kb.workspace
+    if ws.is_git and head_commit(ws) != (meta.get(schema.META_HEAD) or None):
+        return True
+    scope = json.loads(meta.get("scope", '[""]'))
+    stored = kb.read(db.load_files)
+    found = discover(ws, kb.settings, scope=scope)
+    if {sf.path for sf in found} != {p for p in stored if in_scope(p, scope)}:
+        return True
+    return not all(stat_unchanged(sf, stored.get(sf.path)) for sf in found)

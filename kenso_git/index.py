@@ -1,0 +1,279 @@
+"""Build and update the index: discover -> (blob id) -> parse -> chunk -> store.
+
+One writer transaction per run. Files whose stat data matches what the index recorded
+are not read at all; the others are identified by their git blob id (the git index's id
+for clean tracked files, `Repository.hashfile` otherwise, a plain blob hash outside a
+repository) and only files whose blob id changed are parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from pathlib import Path
+
+from kenso_git import linkmap
+from kenso_git.chunk import chunk_document
+from kenso_git.chunk import searchable_content
+from kenso_git.config import Settings
+from kenso_git.discover import Skip
+from kenso_git.discover import SourceFile
+from kenso_git.discover import discover
+from kenso_git.discover import document_from_bytes
+from kenso_git.discover import read_bytes
+from kenso_git.parse import Document
+from kenso_git.store import db
+from kenso_git.store import schema
+from kenso_git.workspace import Workspace
+from kenso_git.workspace import exclude_from_git
+
+MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
+
+Progress = Callable[[int, int], None]
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What one run did with one file."""
+
+    path: str
+    status: str  # ingested | unchanged | skipped | error | removed
+    chunks: int = 0
+    detail: str | None = None
+    title: str | None = None
+    category: str | None = None
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """The outcome of one ingest or sync run."""
+
+    scope: list[str]
+    results: list[FileResult] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)  # parsed in this run
+    elapsed: float = 0.0
+    head: str | None = None
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+    @property
+    def changed(self) -> bool:
+        return any(r.status in {"ingested", "removed"} for r in self.results)
+
+    @property
+    def total_chunks(self) -> int:
+        return sum(r.chunks for r in self.results)
+
+
+def stat_unchanged(sf: SourceFile, row: db.FileRow | None) -> bool:
+    """True when the stat data matches and the file was not written during that scan."""
+    return (
+        row is not None
+        and row.size == sf.size
+        and row.mtime_ns == sf.mtime_ns
+        and row.ctime_ns == sf.ctime_ns
+        and row.inode == sf.inode
+        and sf.mtime_ns < row.seen_ns
+    )
+
+
+def _blob_ids(ws: Workspace, files: Sequence[SourceFile]) -> dict[str, str]:
+    if not files:
+        return {}
+    from kenso_git import gitrepo  # pygit2 costs ~0.1 s to import: only when needed
+
+    if ws.is_git:
+        return gitrepo.worktree_blob_ids(ws, [f.path for f in files])
+    ids: dict[str, str] = {}
+    for sf in files:
+        try:
+            ids[sf.path] = gitrepo.blob_id(sf.abspath.read_bytes())
+        except OSError:
+            continue
+    return ids
+
+
+def _unchanged(row: db.FileRow) -> FileResult:
+    if row.status == schema.INDEXED:
+        return FileResult(row.path, "unchanged", row.chunks)
+    return FileResult(row.path, "skipped", 0, row.detail)
+
+
+def _settings_fingerprint(settings: Settings) -> str:
+    return json.dumps({"chunk_size": settings.chunk_size, "overlap": settings.chunk_overlap})
+
+
+def in_scope(path: str, scope: Sequence[str]) -> bool:
+    return any(not s or path == s or path.startswith(s + "/") for s in scope)
+
+
+@dataclass
+class _Run:
+    ws: Workspace
+    settings: Settings
+    conn: sqlite3.Connection
+    report: IngestReport
+    warn: Warn
+    progress: Progress | None
+    started_ns: int = field(default_factory=time.time_ns)
+    wrote: bool = False  # any chunk, link or file row changed (beyond stat refreshes)
+
+    def file_row(
+        self, sf: SourceFile, blob: str, status: str, keep: db.FileRow | None = None
+    ) -> db.FileRow:
+        """A files row with fresh stat data; descriptive fields come from `keep`."""
+        row = db.FileRow(
+            sf.path, blob, status, sf.size, sf.mtime_ns, sf.ctime_ns, sf.inode, self.started_ns
+        )
+        if keep is None:
+            return row
+        return replace(
+            row,
+            title=keep.title,
+            category=keep.category,
+            chunks=keep.chunks,
+            detail=keep.detail,
+            relations=keep.relations,
+        )
+
+    def index_file(self, sf: SourceFile, blob: str) -> None:
+        data = read_bytes(sf, self.settings)
+        if isinstance(data, Skip):
+            self.skip(sf, blob, data.reason, data.detail)
+            return
+        doc = document_from_bytes(sf.path, data)
+        for problem in doc.problems:
+            self.warn(f"{sf.path}:{problem.line}: {problem.message}")
+        self.report.documents.append(doc)
+        if len(doc.text.strip()) < MIN_CHARS:
+            self.skip(sf, blob, schema.SKIPPED_SHORT, f"<{MIN_CHARS} chars")
+            return
+        chunks = chunk_document(
+            doc, max_size=self.settings.chunk_size, overlap=self.settings.chunk_overlap
+        )
+        extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
+        rows = [
+            db.ChunkRow(c.title, c.section_path, c.content, searchable_content(doc, c), extra_title)
+            for c in chunks
+        ]
+        self.wrote = True
+        db.delete_chunks(self.conn, sf.path)
+        db.insert_chunks(
+            self.conn,
+            sf.path,
+            rows,
+            category=doc.category,
+            audience=doc.audience,
+            tags=doc.tags,
+            content_hash=blob[:16],
+        )
+        title = doc.display_title
+        row = replace(
+            self.file_row(sf, blob, schema.INDEXED),
+            title=title,
+            category=doc.category,
+            chunks=len(rows),
+            relations=linkmap.raw_relations(doc),
+        )
+        db.upsert_file(self.conn, row)
+        self.report.results.append(
+            FileResult(sf.path, "ingested", len(rows), None, title, doc.category)
+        )
+
+    def skip(self, sf: SourceFile, blob: str, reason: str, detail: str) -> None:
+        self.wrote = True
+        db.delete_file(self.conn, sf.path)
+        db.upsert_file(self.conn, replace(self.file_row(sf, blob, reason), detail=detail))
+        if reason != schema.SKIPPED_SHORT:
+            self.warn(f"{sf.path}: {detail}, skipped")
+        self.report.results.append(FileResult(sf.path, "skipped", 0, detail))
+
+
+def run_index(
+    ws: Workspace,
+    settings: Settings,
+    db_path: Path,
+    *,
+    scope: Sequence[str] | None = None,
+    progress: Progress | None = None,
+    warn: Warn | None = None,
+    head: str | None = None,
+) -> IngestReport:
+    """Make the index equal to the Markdown files under `scope` (default: the stored scope).
+
+    Raises:
+        DatabaseError: the database cannot be written.
+    """
+    started = time.perf_counter()
+    created = not db_path.exists()
+    conn = db.open_writer(db_path)
+    if created and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
+        exclude_from_git(ws)
+    say = warn or (lambda _m: None)
+    try:
+        with db.transaction(conn):
+            meta = db.read_meta(conn)
+            if scope is None:
+                scope = json.loads(meta.get("scope", '[""]'))
+            report = IngestReport(scope=list(scope), head=head)
+            run = _Run(ws, settings, conn, report, say, progress)
+            _apply(run, meta)
+    finally:
+        conn.close()
+    report.elapsed = time.perf_counter() - started
+    return report
+
+
+def _apply(run: _Run, meta: dict[str, str]) -> None:
+    conn, report = run.conn, run.report
+    fingerprint = _settings_fingerprint(run.settings)
+    rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
+    stored = db.load_files(conn)
+    found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn)
+    live = {sf.path for sf in found}
+    suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
+    blobs = _blob_ids(run.ws, suspects)
+    suspect_paths = {sf.path for sf in suspects}
+    total = len(found)
+    for done, sf in enumerate(found, 1):
+        row = stored.get(sf.path)
+        if sf.path not in suspect_paths and row is not None:
+            report.results.append(_unchanged(row))
+            continue
+        blob = blobs.get(sf.path)
+        if blob is None:
+            run.skip(sf, "", schema.SKIPPED_UNREADABLE, "cannot be read or hashed")
+        elif row is not None and row.blob_id == blob and not rechunk_all:
+            db.upsert_file(conn, run.file_row(sf, blob, row.status, keep=row))
+            report.results.append(_unchanged(row))
+        else:
+            run.index_file(sf, blob)
+        if run.progress is not None and done % 25 == 0:
+            run.progress(done, total)
+    removed = sorted(p for p in stored if p not in live and in_scope(p, report.scope))
+    for path in removed:
+        db.delete_file(conn, path)
+        run.wrote = True
+        if stored[path].status == schema.INDEXED:
+            report.results.append(FileResult(path, "removed"))
+    if run.wrote:
+        linkmap.rebuild_links(conn)
+    values = {
+        "scope": json.dumps(report.scope),
+        schema.META_SETTINGS: fingerprint,
+        schema.META_SYNCED_AT: str(time.time()),
+        schema.META_ROOT: str(run.ws.root),
+    }
+    if report.head is not None:
+        values[schema.META_HEAD] = report.head
+    db.write_meta(conn, values)
+    if run.wrote or not meta:
+        db.bump_generation(conn)

@@ -1,0 +1,309 @@
+"""The library API that the CLI, the git hooks and the MCP server share.
+
+`KnowledgeBase` ties a work tree, its settings and its index database together. Reads
+open per-thread read-only connections and run each call in one read transaction, so a
+call sees either the index before a concurrent sync or after it, never a mix; nothing is
+cached across calls beyond what is keyed on the index's write generation.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import asdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import TypeVar
+
+from kenso_git.config import Settings
+from kenso_git.config import load_settings
+from kenso_git.errors import NoIndexError
+from kenso_git.store import db
+from kenso_git.store import schema
+from kenso_git.workspace import Workspace
+from kenso_git.workspace import find_workspace
+from kenso_git.workspace import resolve_db_path
+
+if TYPE_CHECKING:
+    from kenso_git.index import IngestReport
+    from kenso_git.index import Progress
+    from kenso_git.index import Warn
+    from kenso_git.search import SearchResult
+    from kenso_git.synonyms import Synonyms
+
+T = TypeVar("T")
+PathFilter = Callable[[str], bool]
+Payload = list[dict[str, object]] | dict[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """Counts, size and freshness of the index."""
+
+    root: str
+    db_path: str
+    documents: int
+    chunks: int
+    links: int
+    db_bytes: int
+    content_bytes: int
+    schema_version: int
+    as_of: str | None  # HEAD commit at the last sync (None outside git or on an unborn branch)
+    synced_at: float | None  # Unix time of the last sync
+    stale: bool | None  # the work tree no longer matches the index (None: not checked)
+    scope: list[str]
+    categories: list[tuple[str | None, int, int]]  # (category, documents, chunks)
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["categories"] = [
+            {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
+        ]
+        return data
+
+
+class KnowledgeBase:
+    """One repository's docs index: search it, read it, keep it fresh."""
+
+    def __init__(self, workspace: Workspace, settings: Settings, db_path: Path) -> None:
+        self.workspace = workspace
+        self.settings = settings
+        self.db_path = db_path
+        self._local = threading.local()
+
+    @classmethod
+    def open(cls, start: Path | None = None, *, db: str | None = None) -> KnowledgeBase:
+        """The knowledge base of the work tree around `start`; never creates anything.
+
+        Raises:
+            UsageError: `start` does not exist.
+            ConfigError: the configuration is malformed.
+        """
+        workspace = find_workspace(start)
+        settings = load_settings(workspace.root)
+        return cls(workspace, settings, resolve_db_path(workspace, flag=db))
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def has_index(self) -> bool:
+        try:
+            self._reader()
+        except NoIndexError:
+            return False
+        return True
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = db.open_reader(self.db_path)
+            self._local.conn = conn
+        return conn
+
+    def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn` inside one read transaction on this thread's connection."""
+        conn = self._reader()
+        with db.snapshot(conn):
+            return fn(conn)
+
+    def close(self) -> None:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def _synonyms(self) -> Synonyms | None:
+        from kenso_git.synonyms import load_synonyms
+
+        return load_synonyms(self.workspace.root)
+
+    def search(
+        self,
+        query: str,
+        *,
+        category: str | None = None,
+        limit: int = 5,
+        path_filter: PathFilter | None = None,
+    ) -> SearchResult:
+        from kenso_git import search
+
+        limit = max(1, min(limit, self.settings.search_limit_max))
+        synonyms = self._synonyms()
+        return self.read(
+            lambda conn: search.search(
+                conn,
+                query,
+                category=category,
+                limit=limit,
+                synonyms=synonyms,
+                path_filter=path_filter,
+            )
+        )
+
+    def search_docs(
+        self,
+        query: str,
+        *,
+        category: str | None = None,
+        limit: int = 5,
+        path_filter: PathFilter | None = None,
+    ) -> Payload:
+        """The `search_docs` tool's JSON payload (also what `search --json` prints)."""
+        from kenso_git import payload
+
+        if not query or not query.strip():
+            return {"error": "Empty query."}
+        result = self.search(query, category=category, limit=limit, path_filter=path_filter)
+        return payload.search_docs_payload(result, preview_chars=self.settings.preview_chars)
+
+    def search_multi(
+        self,
+        queries: Sequence[str] | None,
+        *,
+        category: str | None = None,
+        limit: int = 5,
+        path_filter: PathFilter | None = None,
+    ) -> Payload:
+        from kenso_git import payload
+
+        synonyms = self._synonyms()
+        return self.read(
+            lambda conn: payload.search_multi_payload(
+                conn,
+                queries,
+                category=category,
+                limit=limit,
+                limit_max=self.settings.search_limit_max,
+                preview_chars=self.settings.preview_chars,
+                synonyms=synonyms,
+                path_filter=path_filter,
+            )
+        )
+
+    def get_doc(self, path: str, *, max_length: int | None = None) -> dict[str, object]:
+        from kenso_git import payload
+
+        return self.read(lambda conn: payload.get_doc_payload(conn, path, max_length=max_length))
+
+    def get_related(
+        self,
+        path: str,
+        *,
+        depth: int = 1,
+        relation_type: str | None = None,
+        path_filter: PathFilter | None = None,
+    ) -> Payload:
+        from kenso_git import related
+
+        return self.read(
+            lambda conn: related.get_related(
+                conn, path, depth=depth, relation_type=relation_type, path_filter=path_filter
+            )
+        )
+
+    def state(self, *, check_stale: bool = True) -> IndexState:
+        """Counts, size and freshness. `check_stale` walks the work tree (a few ms).
+
+        Raises:
+            NoIndexError: there is no index.
+        """
+        from kenso_git import freshness
+
+        counts = self.read(_counts)
+        meta = self.read(db.read_meta)
+        scope = json.loads(meta.get("scope", '[""]'))
+        stale = freshness.is_stale(self, meta) if check_stale else None
+        synced = meta.get(schema.META_SYNCED_AT)
+        return IndexState(
+            root=str(self.workspace.root),
+            db_path=str(self.db_path),
+            documents=counts[0],
+            chunks=counts[1],
+            links=counts[2],
+            db_bytes=_db_bytes(self.db_path),
+            content_bytes=counts[3],
+            schema_version=counts[4],
+            as_of=meta.get(schema.META_HEAD) or None,
+            synced_at=float(synced) if synced else None,
+            stale=stale,
+            scope=scope,
+            categories=self.read(_categories),
+        )
+
+    # -- writes --------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        targets: Sequence[Path] | None = None,
+        *,
+        progress: Progress | None = None,
+        warn: Warn | None = None,
+    ) -> IngestReport:
+        """Index the Markdown under `targets` (default: the whole work tree); creates the index.
+
+        The index then holds exactly those files: `ingest docs/` followed by `ingest` (the
+        root) re-uses every unchanged document instead of duplicating it.
+        """
+        from kenso_git.discover import scope_folders
+        from kenso_git.index import run_index
+
+        scope = scope_folders(self.workspace, targets) if targets else [""]
+        return run_index(
+            self.workspace,
+            self.settings,
+            self.db_path,
+            scope=scope,
+            progress=progress,
+            warn=warn,
+            head=self._head(),
+        )
+
+    def sync(self, *, progress: Progress | None = None, warn: Warn | None = None) -> IngestReport:
+        """Bring the index to the state of the work tree, within the scope last ingested."""
+        from kenso_git.index import run_index
+
+        return run_index(
+            self.workspace,
+            self.settings,
+            self.db_path,
+            scope=None,
+            progress=progress,
+            warn=warn,
+            head=self._head(),
+        )
+
+    def _head(self) -> str | None:
+        from kenso_git import freshness
+
+        return freshness.head_commit(self.workspace)
+
+
+def _db_bytes(path: Path) -> int:
+    total = 0
+    for suffix in ("", "-wal"):
+        try:
+            total += Path(f"{path}{suffix}").stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+def _counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int]:
+    docs, chunks, chars = conn.execute(
+        "SELECT COUNT(DISTINCT file_path), COUNT(*), "
+        "COALESCE(SUM(length(CAST(content AS BLOB))), 0) FROM chunks"
+    ).fetchone()
+    links = conn.execute("SELECT COUNT(*) FROM links").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    return int(docs), int(chunks), int(links), int(chars), int(version)
+
+
+def _categories(conn: sqlite3.Connection) -> list[tuple[str | None, int, int]]:
+    rows = conn.execute(
+        "SELECT category, COUNT(DISTINCT file_path) AS docs, COUNT(*) AS n FROM chunks "
+        "GROUP BY category ORDER BY docs DESC, category"
+    ).fetchall()
+    return [(r[0], int(r[1]), int(r[2])) for r in rows]
