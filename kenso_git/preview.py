@@ -88,12 +88,16 @@ def clean_highlight(snippet: str, content: str, terms: Sequence[str]) -> str:
     return content_highlight(content, terms)
 
 
-def _term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
-    stems = sorted({t if len(t) <= 4 else t[:-1] for t in terms if t}, key=len, reverse=True)
-    if not stems:
-        return None
-    alternatives = "|".join(re.escape(s) for s in stems)
-    return re.compile(rf"(?<!\w)(?:{alternatives})\w*", re.IGNORECASE)
+_WORD = re.compile(r"\w+(?:[-./]\w+)*")
+
+
+def _stems(terms: Sequence[str]) -> tuple[str, ...]:
+    return tuple({t if len(t) <= 4 else t[:-1] for t in terms if t})
+
+
+def _is_hit(word: str, stems: tuple[str, ...]) -> bool:
+    """True when `word` or one of its compound parts starts with a stem."""
+    return any(part.lower().startswith(stems) for part in expand_word(word))
 
 
 def content_highlight(content: str, terms: Sequence[str]) -> str:
@@ -101,15 +105,23 @@ def content_highlight(content: str, terms: Sequence[str]) -> str:
     words = content.split()
     if not words:
         return ""
-    pattern = _term_pattern(terms)
+    stems = _stems(terms)
+
+    def mark(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return f"{MARK_OPEN}{word}{MARK_CLOSE}" if _is_hit(word, stems) else word
+
     first = 0
-    if pattern is not None:
-        first = next((i for i, w in enumerate(words) if pattern.search(w)), 0)
+    if stems:
+        first = next(
+            (i for i, w in enumerate(words) if any(_is_hit(x, stems) for x in _WORD.findall(w))),
+            0,
+        )
     start = max(0, min(first - _LEAD_WORDS, len(words) - HIGHLIGHT_WORDS))
     end = start + HIGHLIGHT_WORDS
     text = " ".join(words[start:end])
-    if pattern is not None:
-        text = pattern.sub(lambda m: f"{MARK_OPEN}{m.group(0)}{MARK_CLOSE}", text)
+    if stems:
+        text = _WORD.sub(mark, text)
     return (ELLIPSIS if start > 0 else "") + text + (ELLIPSIS if end < len(words) else "")
 
 

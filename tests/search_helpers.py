@@ -33,6 +33,7 @@ class IndexBuilder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.conn = sqlite3.connect(path)
+        self.conn.execute("PRAGMA synchronous=OFF")
         for statement in DDL:
             self.conn.execute(statement)
         self.generation = 0

@@ -1,8 +1,14 @@
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
+import pytest
+
 from kenso_git.query import Stage
 from kenso_git.query import build_stages
 from kenso_git.synonyms import Synonyms
+from kenso_git.synonyms import load_synonyms
 
 K8S = Synonyms.from_groups([["kubernetes", "k8s", "kube"]])
 
@@ -110,3 +116,68 @@ def test_fts_special_characters_are_deleted_from_terms() -> None:
         ('NEAR("c" "quoted", 10)', "NEAR"),
         ('"c" OR "quoted"', "OR"),
     ]
+
+
+# --- synonyms file loading ---------------------------------------------------------------
+
+
+def test_synonyms_load_from_the_repository_root_not_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KENSO_SYNONYMS_PATH", raising=False)
+    (tmp_path / ".kenso").mkdir()
+    (tmp_path / ".kenso" / "synonyms.yml").write_text(
+        "groups:\n  - [Kubernetes, k8s]\n  - [solo]\n"
+    )
+    monkeypatch.chdir(tmp_path.parent)
+    loaded = load_synonyms(tmp_path)
+    assert loaded is not None
+    assert loaded.groups == (("kubernetes", "k8s"),)
+
+
+def test_synonyms_json_fallback_and_env_override(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KENSO_SYNONYMS_PATH", raising=False)
+    (tmp_path / ".kenso").mkdir()
+    (tmp_path / ".kenso" / "synonyms.json").write_text('{"groups": [["db", "database", 42]]}')
+    loaded = load_synonyms(tmp_path)
+    assert loaded is not None and loaded.groups == (("db", "database", "42"),)
+    other = tmp_path / "syn.json"
+    other.write_text('{"groups": [["ui", "frontend"]]}')
+    monkeypatch.setenv("KENSO_SYNONYMS_PATH", str(other))
+    loaded = load_synonyms(tmp_path)
+    assert loaded is not None and loaded.groups == (("ui", "frontend"),)
+
+
+def test_synonyms_reload_when_the_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KENSO_SYNONYMS_PATH", raising=False)
+    (tmp_path / ".kenso").mkdir()
+    path = tmp_path / ".kenso" / "synonyms.json"
+    path.write_text('{"groups": [["a1", "b1"]]}')
+    first = load_synonyms(tmp_path)
+    assert first is not None and first.groups == (("a1", "b1"),)
+    path.write_text('{"groups": [["a1", "b1"], ["c22", "d22"]]}')
+    second = load_synonyms(tmp_path)
+    assert second is not None and second.groups == (("a1", "b1"), ("c22", "d22"))
+
+
+def test_bad_synonyms_file_warns_and_gives_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv("KENSO_SYNONYMS_PATH", raising=False)
+    (tmp_path / ".kenso").mkdir()
+    (tmp_path / ".kenso" / "synonyms.yml").write_text("groups: [unclosed\n")
+    with caplog.at_level(logging.WARNING):
+        assert load_synonyms(tmp_path) is None
+    assert "synonyms.yml" in caplog.text
+    (tmp_path / ".kenso" / "synonyms.yml").write_text("- just a list\n")
+    assert load_synonyms(tmp_path) is None
+
+
+def test_missing_synonyms_file_is_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KENSO_SYNONYMS_PATH", raising=False)
+    assert load_synonyms(tmp_path) is None
+    assert load_synonyms(None) is None
