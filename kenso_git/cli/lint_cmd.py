@@ -102,7 +102,7 @@ def lint(
         )
     rendered = _render(output, report, use_color)
     if rendered:
-        click.echo(rendered)
+        click.echo(rendered, color=use_color)
     return int(ExitCode.FAILURE if report.failed else ExitCode.OK)
 
 
