@@ -1,0 +1,70 @@
+"""Compare an index with a fresh full ingest of the same work tree."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+from kenso_git.kb import KnowledgeBase
+
+VENV_BIN = str(Path(sys.executable).parent)
+
+
+def hook_env(**extra: str) -> dict[str, str]:
+    """The environment for git commands whose hooks must find this venv's kenso-git."""
+    env = os.environ.copy()
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(extra)
+    return env
+
+
+def dump(db_path: Path) -> dict[str, object]:
+    """Paths, blob ids, chunks and links of an index, without timestamps or row ids."""
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        files = sorted(conn.execute("SELECT path, blob_id, status FROM files"))
+        chunks = sorted(
+            conn.execute(
+                "SELECT file_path, chunk_index, title, section_path, content, "
+                "searchable_content, category, tags, doc_title FROM chunks"
+            ),
+            key=repr,
+        )
+        links = sorted(conn.execute("SELECT source_path, target_path, relation_type FROM links"))
+        fts = conn.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0]
+    finally:
+        conn.close()
+    return {"files": files, "chunks": chunks, "links": links, "fts_rows": fts}
+
+
+def fresh_dump(root: Path, scratch: Path) -> dict[str, object]:
+    """Dump of a brand-new full ingest of `root` into a database under `scratch`."""
+    db_path = scratch / f"fresh-{os.getpid()}-{len(list(scratch.glob('fresh-*')))}.db"
+    kb = KnowledgeBase.open(root, db=str(db_path))
+    kb.ingest(warn=lambda *_: None)
+    kb.close()
+    try:
+        return dump(db_path)
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+
+
+def index_dump(root: Path) -> dict[str, object]:
+    return dump(root / ".kenso" / "docs.db")
+
+
+def ingest(root: Path) -> None:
+    kb = KnowledgeBase.open(root)
+    kb.ingest(warn=lambda *_: None)
+    kb.close()
+
+
+def is_stale(root: Path) -> bool | None:
+    kb = KnowledgeBase.open(root)
+    try:
+        return kb.state().stale
+    finally:
+        kb.close()
