@@ -59,7 +59,6 @@ def head_commit(ws: Workspace) -> str | None:
 def is_stale(kb: KnowledgeBase, meta: dict[str, str]) -> bool:
     """True when HEAD moved or any Markdown file appeared, vanished or changed on disk."""
     from kenso_git.discover import discover
-    from kenso_git.index import in_scope
     from kenso_git.index import stat_unchanged
     from kenso_git.store import db
 
@@ -69,6 +68,6 @@ def is_stale(kb: KnowledgeBase, meta: dict[str, str]) -> bool:
     scope = json.loads(meta.get("scope", '[""]'))
     stored = kb.read(db.load_files)
     found = discover(ws, kb.settings, scope=scope)
-    if {sf.path for sf in found} != {p for p in stored if in_scope(p, scope)}:
+    if {sf.path for sf in found} != set(stored):
         return True
     return not all(stat_unchanged(sf, stored.get(sf.path)) for sf in found)

@@ -111,10 +111,6 @@ def _settings_fingerprint(settings: Settings) -> str:
     return json.dumps({"chunk_size": settings.chunk_size, "overlap": settings.chunk_overlap})
 
 
-def in_scope(path: str, scope: Sequence[str]) -> bool:
-    return any(not s or path == s or path.startswith(s + "/") for s in scope)
-
-
 @dataclass
 class _Run:
     ws: Workspace
@@ -258,7 +254,8 @@ def _apply(run: _Run, meta: dict[str, str]) -> None:
             run.index_file(sf, blob)
         if run.progress is not None and done % 25 == 0:
             run.progress(done, total)
-    removed = sorted(p for p in stored if p not in live and in_scope(p, report.scope))
+    # The index holds exactly the files under the scope: anything else goes.
+    removed = sorted(p for p in stored if p not in live)
     for path in removed:
         db.delete_file(conn, path)
         run.wrote = True

@@ -105,7 +105,7 @@ def sync(as_json: bool, quiet: bool, db_path: str | None) -> None:
     _finish_progress()
     counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
     if as_json:
-        data = {"scope": report.scope, "head": report.head, **counts}
+        data: dict[str, object] = {"scope": report.scope, "head": report.head, **counts}
         data["elapsed_s"] = round(report.elapsed, 4)
         click.echo(json.dumps(data, indent=2))
     elif not quiet or report.changed:

@@ -1,0 +1,273 @@
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kenso_git.errors import NoIndexError
+from kenso_git.kb import KnowledgeBase
+from tests.helpers import doc
+from tests.helpers import init_repo
+from tests.helpers import write
+
+
+def _kb(root: Path) -> KnowledgeBase:
+    return KnowledgeBase.open(root)
+
+
+def _rows(kb: KnowledgeBase, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(kb.db_path) as conn:
+        return [tuple(r) for r in conn.execute(sql)]
+
+
+def _docs(kb: KnowledgeBase) -> list[str]:
+    return [r[0] for r in _rows(kb, "SELECT DISTINCT file_path FROM chunks ORDER BY 1")]
+
+
+def test_ingest_creates_the_index_in_the_repo_and_excludes_it_from_git(tmp_path):
+    root = init_repo(tmp_path, {"docs/a.md": doc("Alpha Guide"), "b.md": doc("Beta Notes")})
+    report = _kb(root / "docs").ingest()
+    assert report.count("ingested") == 2
+    assert (root / ".kenso" / "docs.db").is_file()
+    assert "/.kenso/" in (root / ".git" / "info" / "exclude").read_text(encoding="utf-8")
+    assert _docs(_kb(root)) == ["b.md", "docs/a.md"]
+
+
+def test_reingest_skips_unchanged_files_without_parsing(tmp_path):
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide"), "b.md": doc("Beta Notes")})
+    kb = _kb(root)
+    kb.ingest()
+    again = kb.ingest()
+    assert again.count("unchanged") == 2 and again.documents == []
+    write(root, {"b.md": doc("Beta Notes", "Changed body text with more words than before.\n")})
+    third = kb.ingest()
+    assert [r.path for r in third.results if r.status == "ingested"] == ["b.md"]
+    assert [d.path for d in third.documents] == ["b.md"]
+
+
+def test_touching_a_file_without_changing_it_does_not_reparse(tmp_path):
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    kb = _kb(root)
+    kb.ingest()
+    later = time.time() + 5
+    os.utime(root / "a.md", (later, later))
+    report = kb.ingest()
+    assert report.count("unchanged") == 1 and report.documents == []
+
+
+def test_ingesting_a_folder_then_the_root_never_duplicates(tmp_path):
+    root = init_repo(tmp_path, {"docs/a.md": doc("Alpha Guide"), "b.md": doc("Beta Notes")})
+    kb = _kb(root)
+    kb.ingest([root / "docs"])
+    assert _docs(kb) == ["docs/a.md"]
+    report = kb.ingest()
+    assert report.count("unchanged") == 1 and report.count("ingested") == 1
+    assert _docs(kb) == ["b.md", "docs/a.md"]
+    kb.ingest([root / "docs"])
+    assert _docs(kb) == ["docs/a.md"]
+
+
+def test_deleted_folder_and_shrunk_file_are_removed(tmp_path):
+    root = init_repo(
+        tmp_path,
+        {
+            "guides/a.md": doc("Alpha Guide"),
+            "guides/deep/b.md": doc("Beta Notes"),
+            "c.md": doc("Gamma"),
+        },
+    )
+    kb = _kb(root)
+    kb.ingest()
+    import shutil
+
+    shutil.rmtree(root / "guides")
+    (root / "c.md").write_text("# tiny\n", encoding="utf-8")
+    report = kb.ingest()
+    assert sorted(r.path for r in report.results if r.status == "removed") == [
+        "guides/a.md",
+        "guides/deep/b.md",
+    ]
+    assert _docs(kb) == []
+    assert _rows(kb, "SELECT status FROM files WHERE path = 'c.md'") == [("short",)]
+
+
+def test_links_follow_relates_to_edits_and_are_normalised(tmp_path):
+    files = {
+        "docs/a.md": doc("Alpha Guide", relates_to=["./b.md", "../top.md", "docs/b.md"]),
+        "docs/b.md": doc("Beta Notes"),
+        "top.md": doc("Top Level"),
+    }
+    root = init_repo(tmp_path, files)
+    kb = _kb(root)
+    kb.ingest()
+    links = _rows(kb, "SELECT source_path, target_path, relation_type FROM links ORDER BY 2")
+    assert links == [("docs/a.md", "docs/b.md", "related"), ("docs/a.md", "top.md", "related")]
+    write(root, {"docs/a.md": doc("Alpha Guide")})
+    kb.ingest()
+    assert _rows(kb, "SELECT * FROM links") == []
+
+
+def test_link_to_a_missing_target_resolves_once_the_target_appears(tmp_path):
+    root = init_repo(tmp_path, {"docs/a.md": doc("Alpha Guide", relates_to=["guides/new.md"])})
+    kb = _kb(root)
+    kb.ingest()
+    assert _rows(kb, "SELECT target_path FROM links") == [("guides/new.md",)]
+    write(root, {"docs/guides/new.md": doc("New Guide")})
+    kb.ingest()
+    assert _rows(kb, "SELECT target_path FROM links") == [("docs/guides/new.md",)]
+
+
+def test_frontmatter_title_reaches_the_title_column(tmp_path):
+    text = "---\ntitle: Settlement Lifecycle\n---\n# Trades\n\nSome body text about trades and money.\n"
+    root = init_repo(tmp_path, {"a.md": text, "b.md": doc("Other Document")})
+    kb = _kb(root)
+    kb.ingest()
+    hits = kb.search("lifecycle").hits
+    assert [h.file_path for h in hits] == ["a.md"]
+
+
+def test_malformed_frontmatter_warns_with_file_and_line_and_still_indexes(tmp_path):
+    text = "---\ntitle: [unclosed\ntags: a\n---\n# Broken Frontmatter\n\nThe body is still indexed here.\n"
+    root = init_repo(tmp_path, {"bad.md": text})
+    warnings: list[str] = []
+    _kb(root).ingest(warn=warnings.append)
+    assert warnings and warnings[0].startswith("bad.md:")
+    assert _kb(root).search("body indexed").hits[0].file_path == "bad.md"
+
+
+def test_reading_commands_never_create_an_index(tmp_path):
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    kb = _kb(root)
+    with pytest.raises(NoIndexError):
+        kb.search("alpha")
+    with pytest.raises(NoIndexError):
+        kb.state()
+    assert not (root / ".kenso").exists()
+
+
+def test_database_url_environment_variable_wins(tmp_path, monkeypatch):
+    root = init_repo(tmp_path / "repo", {"a.md": doc("Alpha Guide")})
+    target = tmp_path / "elsewhere" / "x.db"
+    monkeypatch.setenv("KENSO_DATABASE_URL", str(target))
+    kb = _kb(root)
+    kb.ingest()
+    assert kb.db_path == target and target.is_file()
+    assert not (root / ".kenso").exists()
+
+
+def test_plain_folder_without_git_works(tmp_path, monkeypatch):
+    write(tmp_path / "notes", {"a.md": doc("Alpha Guide")})
+    monkeypatch.chdir(tmp_path)
+    kb = _kb(tmp_path / "notes")
+    assert not kb.workspace.is_git
+    report = kb.ingest()
+    assert report.count("ingested") == 1
+    row = _rows(kb, "SELECT blob_id FROM files")[0]
+    data = (tmp_path / "notes" / "a.md").read_bytes()
+    import hashlib
+
+    assert row[0] == hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+def test_state_reports_freshness(tmp_path):
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    kb = _kb(root)
+    kb.ingest()
+    state = kb.state()
+    assert state.documents == 1 and state.stale is False and state.as_of is not None
+    write(root, {"b.md": doc("Beta Notes")})
+    assert kb.state().stale is True
+    kb.sync()
+    assert kb.state().stale is False
+
+
+def test_chunk_size_change_rechunks_everything(tmp_path, monkeypatch):
+    body = "Intro paragraph that is long enough to stand on its own.\n\n" + (
+        "## Section One\n\n" + "word " * 300 + "\n\n" + "more " * 300 + "\n"
+    )
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide", body)})
+    _kb(root).ingest()
+    before = _rows(_kb(root), "SELECT COUNT(*) FROM chunks")[0][0]
+    monkeypatch.setenv("KENSO_CHUNK_SIZE", "1000")
+    report = _kb(root).sync()
+    assert report.count("ingested") == 1
+    assert _rows(_kb(root), "SELECT COUNT(*) FROM chunks")[0][0] > before
+
+
+_INGEST = """
+import sys
+from kenso_git.kb import KnowledgeBase
+KnowledgeBase.open(sys.argv[1]).ingest()
+"""
+
+
+def _write_version(root: Path, marker: str, count: int) -> None:
+    body = f"This page belongs to {marker} of the corpus and says so clearly.\n\n" + (
+        f"## Part about {marker}\n\n" + "filler words for the chunker " * 40 + "\n"
+    )
+    write(root, {f"d{i:04}.md": doc(f"Page {i}", body) for i in range(count)})
+
+
+def test_kill_dash_nine_mid_ingest_leaves_the_previous_index(tmp_path):
+    root = init_repo(tmp_path, {"seed.md": doc("Seed Page")})
+    _write_version(root, "versionalpha", 600)
+    _kb(root).ingest()
+    _write_version(root, "versionbravo", 600)
+    outcomes = set()
+    for delay in (0.15, 0.3, 0.5, 0.8):
+        proc = subprocess.Popen([sys.executable, "-c", _INGEST, str(root)])
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        with sqlite3.connect(_kb(root).db_path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        kb = _kb(root)
+        alpha = len(kb.search("versionalpha", limit=20).hits)
+        bravo = len(kb.search("versionbravo", limit=20).hits)
+        assert (alpha, bravo) in {(20, 0), (0, 20)}, (alpha, bravo)
+        outcomes.add("old" if alpha else "new")
+        kb.close()
+    assert "old" in outcomes  # at least one kill landed mid-transaction
+
+
+def test_ingest_json_output_shape(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from kenso_git.cli import cli
+
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["ingest", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["ingest"]["ingested"] == 1
+    assert data["ingest"]["files"][0] == {
+        "path": "a.md",
+        "status": "ingested",
+        "chunks": 2,
+        "title": "Alpha Guide",
+        "category": "general",
+    }
+    assert "lint" in data
+
+
+def test_search_and_stats_exit_3_without_an_index(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from kenso_git.cli import main
+
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    monkeypatch.chdir(root)
+    for args in (["search", "alpha"], ["stats"]):
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        assert exc.value.code == 3
+    assert not (root / ".kenso").exists()
+    del CliRunner
