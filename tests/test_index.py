@@ -125,7 +125,10 @@ def test_link_to_a_missing_target_resolves_once_the_target_appears(tmp_path):
 
 
 def test_frontmatter_title_reaches_the_title_column(tmp_path):
-    text = "---\ntitle: Settlement Lifecycle\n---\n# Trades\n\nSome body text about trades and money.\n"
+    text = (
+        "---\ntitle: Settlement Lifecycle\n---\n# Trades\n\n"
+        "Some body text about trades and money.\n"
+    )
     root = init_repo(tmp_path, {"a.md": text, "b.md": doc("Other Document")})
     kb = _kb(root)
     kb.ingest()
@@ -134,7 +137,10 @@ def test_frontmatter_title_reaches_the_title_column(tmp_path):
 
 
 def test_malformed_frontmatter_warns_with_file_and_line_and_still_indexes(tmp_path):
-    text = "---\ntitle: [unclosed\ntags: a\n---\n# Broken Frontmatter\n\nThe body is still indexed here.\n"
+    text = (
+        "---\ntitle: [unclosed\ntags: a\n---\n# Broken Frontmatter\n\n"
+        "The body is still indexed here.\n"
+    )
     root = init_repo(tmp_path, {"bad.md": text})
     warnings: list[str] = []
     _kb(root).ingest(warn=warnings.append)
