@@ -17,12 +17,30 @@ from kenso_git.lint.config import rule_ids
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.runner import lint_documents
+from kenso_git.workspace import Workspace
+from kenso_git.workspace import find_workspace
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
     report: LintReport
     baseline_written: int | None = None
+
+
+def _workspace(paths: Sequence[Path]) -> Workspace:
+    """The repository holding `paths`; outside git, the folder linted (or cwd for files)."""
+    here = find_workspace(None)
+    if not paths:
+        return here
+    real = [p.resolve() for p in paths]
+    if here.is_git and all(p.is_relative_to(here.root) for p in real):
+        return here
+    found = find_workspace(paths[0])
+    if found.is_git or (len(real) == 1 and real[0].is_dir()):
+        return found
+    if all(p.is_relative_to(here.root) for p in real):
+        return here
+    return found
 
 
 def run_lint(
@@ -40,7 +58,6 @@ def run_lint(
         UsageError: a path does not exist, a flag or the configuration is malformed.
     """
     from kenso_git.config import load_settings
-    from kenso_git.workspace import find_workspace
 
     for path in paths:
         if not path.exists():
@@ -49,7 +66,7 @@ def run_lint(
             raise UsageError(
                 f"path does not exist: {path}", hint="pass Markdown files or folders that exist"
             )
-    ws = find_workspace(paths[0] if paths else None)
+    ws = _workspace(paths)
     settings = load_settings(ws.root)
     config = load_lint_config(settings)
     for key, values in (overrides or {}).items():

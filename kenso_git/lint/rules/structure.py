@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kenso_git.chunk import is_dropped_section
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import sections
 from kenso_git.parse import Document
-
-
-def _is_dropped(text: str) -> bool:
-    try:
-        from kenso_git.chunk import is_dropped_section  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # TEMP until chunk.py lands
-        return len(text.strip()) < 20
-    return bool(is_dropped_section(text))
 
 
 @rule(
@@ -49,7 +42,7 @@ def file_too_short(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
 )
 def tiny_section(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     for section in sections(doc):
-        if _is_dropped(section.full_text(doc)):
+        if is_dropped_section(section.full_text(doc)):
             heading = section.heading
             yield Finding(
                 heading.line,
