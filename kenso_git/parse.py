@@ -113,7 +113,7 @@ class Section:
 def h2_sections(doc: Document) -> list[Section]:
     """The document's H2 sections in order (H3+ headings do not end a section)."""
     h2s = doc.headings_at(2)
-    ends = [h.offset for h in h2s[1:]] + [len(doc.body)]
+    ends = [h.offset for h in h2s[1:]] + ([len(doc.body)] if h2s else [])
     return [Section(h, h.offset, end) for h, end in zip(h2s, ends, strict=True)]
 
 
