@@ -4,6 +4,10 @@ Differences from kenso 2.0.0 (spec §8.9): a compound word never demands its fus
 the AND and NEAR stages (`pre-commit` is `("precommit" OR "pre commit")` there, and the
 phrase in NEAR), punctuation-only tokens are dropped instead of becoming empty phrases, and
 the prefix stage runs whenever exactly one plain term survives.
+
+`correct()` is the fuzzy (typo) fallback of spec §4.7: a dictionary of title, tag and
+category words, held as a set bucketed by word length, cached per database file and
+`generation` (so other processes' ingests are seen), never correcting stop words.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import difflib
 import json
 import math
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Mapping
@@ -26,6 +31,7 @@ might shall how what when where which who why it i my we our you your they their
 those in on at to for of with from by about and or not but if so
 """
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())  # spec App. A5
+_TOKEN = re.compile(r"[^\W_]+")
 _FTS_SPECIAL = str.maketrans("", "", '"*()-+^:')
 NEAR_DISTANCE = 10
 PREFIX_MIN_CHARS = 3
@@ -60,7 +66,10 @@ class _Item:
             quoted = [_quote(v) for v in self.variants]
             return quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})"
         if self.parts:
-            return f"({_quote(self.word)} OR {_quote(' '.join(self.parts))})"
+            phrase = _quote(" ".join(self.parts))
+            if _TOKEN.findall(self.word.lower()) == [p.lower() for p in self.parts]:
+                return phrase  # the tokenizer already splits the word into these parts
+            return f"({_quote(self.word)} OR {phrase})"
         return _quote(self.word)
 
     def near_form(self) -> str:

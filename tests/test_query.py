@@ -181,3 +181,8 @@ def test_missing_synonyms_file_is_none(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.delenv("KENSO_SYNONYMS_PATH", raising=False)
     assert load_synonyms(tmp_path) is None
     assert load_synonyms(None) is None
+
+
+def test_compound_the_tokenizer_splits_anyway_is_just_the_phrase() -> None:
+    assert stages("winforms/controls/button")[0] == ('"winforms controls button"', "AND")
+    assert stages("my_var setup")[0] == ('"my var" AND "setup"', "AND")

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -235,3 +237,90 @@ def test_highlight_never_shows_internal_lines(tmp_path: Path) -> None:
     assert tagged.highlight == "Short body about queues and workers."
     (camel,) = [h for h in search(conn, "matching engine").hits if h.file_path == "docs/b.md"]
     assert "orderMatchingEngine" in camel.highlight
+
+
+# --- real corpus: latency smoke test (timing proper belongs in benchmarks) -----------------
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "docs-desktop" / "docs"
+CORPUS_QUERIES = (
+    "data binding",
+    "routed events",
+    "drag and drop",
+    "dependency property",
+    "clipboard BinaryFormatter",
+    "high DPI support",
+    "DataGridView sorting",
+    "keyboard events SendKeys",
+    "how do I validate user input",
+    "migrate from .NET Framework",
+    "custom control rendering",
+    "dispatcher threading",
+    "xaml markup extensions",
+    "print a document",
+    "ToolStrip menu",
+    "accessibility UI automation",
+    "localization resources",
+    "animation storyboard",
+    "double-click mouse",
+    "application settings",
+    "TreeView nodes",
+    "async await UI thread",
+    "styles and templates",
+    "MVVM commands",
+    "dark mode",
+    "pre-commit",
+    "winforms/controls/button",
+    "dependecy propertys",
+    "the",
+    "BindingSource",
+)
+
+
+def _index_corpus(db_path: Path) -> IndexBuilder:
+    from kenso_git.chunk import chunk_document
+    from kenso_git.chunk import searchable_content
+    from kenso_git.parse import parse_document
+
+    b = IndexBuilder(db_path)
+    for file in sorted(CORPUS.rglob("*.md")):
+        rel = file.relative_to(CORPUS).as_posix()
+        doc = parse_document(rel, file.read_text(encoding="utf-8", errors="replace"))
+        tags = json.dumps(list(doc.tags)) if doc.tags else None
+        b.conn.executemany(
+            "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, "
+            "searchable_content, category, tags, doc_title) VALUES (?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    rel,
+                    i,
+                    c.title,
+                    c.section_path,
+                    c.content,
+                    searchable_content(doc, c),
+                    doc.category,
+                    tags,
+                    doc.fm_title,
+                )
+                for i, c in enumerate(chunk_document(doc))
+            ],
+        )
+    return b
+
+
+@pytest.mark.corpus
+def test_corpus_search_latency(tmp_path: Path) -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("corpus not available")
+    conn = _index_corpus(tmp_path / "corpus.db").reader()
+    for query in CORPUS_QUERIES:  # warm the page cache and the fuzzy dictionary
+        search(conn, query)
+    times = []
+    for query in CORPUS_QUERIES * 3:
+        start = time.perf_counter()
+        result = search(conn, query)
+        times.append(time.perf_counter() - start)
+        assert query == "the" or result.hits, query
+    times.sort()
+    p50, p95 = times[len(times) // 2] * 1000, times[int(len(times) * 0.95)] * 1000
+    print(f"corpus search latency: p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+    assert p50 < 50
