@@ -1,10 +1,8 @@
 """`relates_to` entries -> rows of the `links` table, resolved against the indexed files.
 
-A target is resolved like this, first hit wins: `./x.md` and `../x.md` are relative to the
-source's folder; a bare `x.md` is tried root-relative, then relative to the source's
-folder, then as the unique indexed path ending in `/x.md` (kenso users wrote targets
-relative to the folder they ingested, often `docs/`). Unresolved targets are kept in their
-root-relative normal form, so a link starts working as soon as its target appears.
+Targets resolve with `kenso_git.lint.links.resolve_link` (the rules KS002 uses), so the
+stored graph and the linter agree. Unresolved targets are kept in their root-relative
+normal form, so a link starts working as soon as its target appears.
 
 The raw entries of every file live in `files.relations`, so the whole links table is a
 pure function of (raw entries, indexed paths) and is rebuilt whenever either changes.
@@ -13,11 +11,11 @@ pure function of (raw entries, indexed paths) and is rebuilt whenever either cha
 from __future__ import annotations
 
 import json
-import posixpath
 import sqlite3
 from collections.abc import Collection
-from collections.abc import Mapping
 
+from kenso_git.lint.links import PathIndex
+from kenso_git.lint.links import resolve_link
 from kenso_git.parse import Document
 from kenso_git.parse import normalise_target
 from kenso_git.store import db
@@ -41,33 +39,14 @@ def raw_relations(doc: Document) -> str | None:
 
 
 class Resolver:
-    """Resolves link targets against a fixed set of known paths."""
+    """Resolves link targets against a fixed set of known paths (lint's rules, shared)."""
 
     def __init__(self, known: Collection[str]) -> None:
-        self.known = set(known)
-        by_suffix: dict[str, list[str]] = {}
-        for path in self.known:
-            parts = path.split("/")
-            for i in range(1, len(parts)):
-                by_suffix.setdefault("/".join(parts[i:]), []).append(path)
-        self.by_suffix: Mapping[str, list[str]] = by_suffix
-
-    def resolve(self, source: str, raw: str) -> str | None:
-        """The known path `raw` (written in `source`) points at, else None."""
-        norm = normalise_target(source, raw)
-        if norm in self.known:
-            return norm
-        if raw.startswith(("./", "../", "/")):
-            return None
-        folder = posixpath.dirname(source)
-        local = posixpath.normpath(posixpath.join(folder, raw)) if folder else norm
-        if local in self.known:
-            return local
-        matches = self.by_suffix.get(norm, [])
-        return matches[0] if len(matches) == 1 else None
+        self.index = PathIndex(known)
 
     def target(self, source: str, raw: str) -> str:
-        return self.resolve(source, raw) or normalise_target(source, raw)
+        """The resolved path, else the target's root-relative normal form."""
+        return resolve_link(source, raw, self.index) or normalise_target(source, raw)
 
 
 def indexed_paths(conn: sqlite3.Connection) -> list[str]:

@@ -7,6 +7,8 @@ from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
 
+from kenso_git.parse import normalise_target
+
 
 class PathIndex(Collection[str]):
     """A set of repo-relative paths with a suffix lookup, built once per corpus."""
@@ -39,33 +41,30 @@ class PathIndex(Collection[str]):
         return self._suffixes.get(tail)
 
 
-def _normalise(source: str, target: str) -> str:
-    if target.startswith(("./", "../")):
-        folder = posixpath.dirname(source)
-        joined = posixpath.join(folder, target) if folder else target
-    else:
-        joined = target.lstrip("/")
-    return posixpath.normpath(joined) if joined else ""
-
-
 def resolve_link(source: str, target: str, known_paths: Collection[str]) -> str | None:
     """Return the known path `target` names from `source`, or None when it names none.
 
-    `./x.md` and `../x.md` are relative to the source's folder; other paths are
-    root-relative (a leading `/` is ignored). A bare path that is not found exactly but is
-    the suffix `/<target>` of exactly one known path also resolves (for docs written
-    relative to a `docs/` ingest root).
+    `./x.md` and `../x.md` are relative to the source's folder. A bare path is tried
+    root-relative (a leading `/` is ignored), then relative to the source's folder, then
+    as the suffix `/<target>` of exactly one known path (for docs written relative to a
+    `docs/` ingest root, as kenso users did). The index resolves links with this same
+    function, so lint's KS002 and the stored graph always agree.
     """
     target = target.strip()
     if not target or "*" in target or "?" in target:
         return None
-    path = _normalise(source, target)
+    path = normalise_target(source, target)
     if not path or path == "." or path.startswith("../"):
         return None
     if path in known_paths:
         return path
-    if target.startswith(("./", "../")):
+    if target.startswith(("./", "../", "/")):
         return None
+    folder = posixpath.dirname(source)
+    if folder:
+        local = posixpath.normpath(posixpath.join(folder, target))
+        if local in known_paths:
+            return local
     if isinstance(known_paths, PathIndex):
         return known_paths.by_suffix(path)
     matches = [p for p in known_paths if p.endswith("/" + path)]
