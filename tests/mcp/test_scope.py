@@ -178,3 +178,13 @@ def test_scope_check_uses_path_components_not_string_prefixes(tmp_path: Path) ->
     with pytest.raises(ScopeError) as info:
         scope.resolve(sibling)
     assert info.value.rule == "outside-root"
+
+
+def test_a_symlink_out_of_the_repository_is_refused_in_the_default_scope(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.md").write_text("# Secret\n", encoding="utf-8")
+    (root / "link-out").symlink_to(tmp_path / "outside", target_is_directory=True)
+    with pytest.raises(ScopeError) as info:
+        _scope(root).resolve("link-out/secret.md")
+    assert info.value.rule == "symlink-escape"
