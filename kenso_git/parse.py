@@ -49,7 +49,7 @@ class Document:
     """A parsed Markdown file. Everything lint and the chunker need, computed once."""
 
     path: str  # repo-relative POSIX path
-    text: str  # the whole decoded file
+    text: str  # the whole decoded file, BOM dropped, newlines normalised to \n
     body: str  # the text after the frontmatter block
     body_line: int  # 1-based file line on which `body` starts
     frontmatter: Mapping[str, object]  # {} when absent or malformed
@@ -294,6 +294,8 @@ def _scan_body(
 def parse_document(path: str, text: str) -> Document:
     """Parse one Markdown file's decoded text. Never raises on bad input: see `problems`."""
     text = text.removeprefix("\ufeff")
+    if "\r" in text:  # universal newlines, as kenso reads files: chunks and offsets see only \n
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     problems: list[Problem] = []
     block, first_line, body_start = split_frontmatter(text)
     frontmatter: dict[str, object] = {}
