@@ -180,31 +180,32 @@ def _with_overlap(chunks: list[Chunk], overlap: int) -> list[Chunk]:
     return result
 
 
+def _sectioned(doc: Document, chunker: _Chunker, h2s: tuple[Heading, ...], overlap: int) -> None:
+    """Case B of spec §3.2: overview or merged preamble, then H2 sections, then overlap."""
+    preamble = _preamble(doc, h2s[0].offset)
+    title = chunker.title
+    if len(preamble) >= MIN_OVERVIEW_CHARS:
+        chunker.chunks.append(Chunk(title + OVERVIEW_SUFFIX, title, preamble))
+    ends = [h.offset for h in h2s[1:]] + [len(doc.body)]
+    for heading, end in zip(h2s, ends, strict=True):
+        chunker.section(heading, end, ())
+    chunks = chunker.chunks
+    if preamble and len(preamble) < MIN_OVERVIEW_CHARS and chunks:
+        first = chunks[0]
+        chunks[0] = Chunk(first.title, first.section_path, preamble + "\n\n" + first.content)
+    if overlap > 0 and len(chunks) >= 2:  # kenso overlaps only documents with H2 sections
+        chunker.chunks = _with_overlap(chunks, overlap)
+
+
 def chunk_document(doc: Document, *, max_size: int = 4000, overlap: int = 0) -> list[Chunk]:
     """The document's chunks in order (spec §3; title `doc.display_title`)."""
     chunker = _Chunker(doc, max_size)
-    body = doc.body
     h2s = doc.headings_at(2)
-    if not h2s:
-        chunker.paragraph_chunks(*_trimmed(body, 0, len(body)), ())
+    if h2s:
+        _sectioned(doc, chunker, h2s, overlap)
     else:
-        preamble = _preamble(doc, h2s[0].offset)
-        if len(preamble) >= MIN_OVERVIEW_CHARS:
-            overview = Chunk(chunker.title + OVERVIEW_SUFFIX, chunker.title, preamble)
-            chunker.chunks.append(overview)
-        ends = [h.offset for h in h2s[1:]] + [len(body)]
-        for heading, end in zip(h2s, ends, strict=True):
-            chunker.section(heading, end, ())
-        chunks = chunker.chunks
-        if preamble and len(preamble) < MIN_OVERVIEW_CHARS and chunks:
-            first = chunks[0]
-            chunks[0] = Chunk(first.title, first.section_path, preamble + "\n\n" + first.content)
-    chunks = chunker.chunks
-    if not chunks:
-        chunks = [Chunk(chunker.title, chunker.title, body.strip())]
-    if overlap > 0 and len(chunks) >= 2:
-        chunks = _with_overlap(chunks, overlap)
-    return chunks
+        chunker.paragraph_chunks(*_trimmed(doc.body, 0, len(doc.body)), ())
+    return chunker.chunks or [Chunk(chunker.title, chunker.title, doc.body.strip())]
 
 
 def searchable_content(doc: Document, chunk: Chunk) -> str:
