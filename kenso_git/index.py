@@ -101,6 +101,12 @@ def _blob_ids(ws: Workspace, files: Sequence[SourceFile]) -> dict[str, str]:
     return ids
 
 
+def _extra(content: str, searchable: str) -> str | None:
+    """What the searchable text adds after the content (stored once: see store.schema)."""
+    head = content + "\n\n"
+    return searchable[len(head) :] if searchable.startswith(head) else searchable or None
+
+
 def _unchanged(row: db.FileRow) -> FileResult:
     if row.status == schema.INDEXED:
         return FileResult(row.path, "unchanged", row.chunks)
@@ -157,7 +163,13 @@ class _Run:
         )
         extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
         rows = [
-            db.ChunkRow(c.title, c.section_path, c.content, searchable_content(doc, c), extra_title)
+            db.ChunkRow(
+                c.title,
+                c.section_path,
+                c.content,
+                _extra(c.content, searchable_content(doc, c)),
+                extra_title,
+            )
             for c in chunks
         ]
         self.wrote = True

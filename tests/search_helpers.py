@@ -58,14 +58,14 @@ class IndexBuilder:
         for index, (title, content) in enumerate(sections):
             self.conn.execute(
                 "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, "
-                "searchable_content, category, tags, doc_title) VALUES (?,?,?,?,?,?,?,?,?)",
+                "search_extra, category, tags, doc_title) VALUES (?,?,?,?,?,?,?,?,?)",
                 (
                     path,
                     index,
                     title,
                     title,
                     content,
-                    searchable(content, path, tags, aliases),
+                    searchable(content, path, tags, aliases)[len(content) + 2 :],
                     category,
                     tags_json,
                     doc_title,

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from pathlib import Path
@@ -115,7 +114,7 @@ def test_file_path_fallback_escapes_like_wildcards(tmp_path: Path) -> None:
     b.doc("docs/a_b/notes.md", "second body")
     b.doc("docs/100%/notes.md", "third body")
     # without the Source line the keyword stages cannot match the path
-    b.conn.execute("UPDATE chunks SET searchable_content = content")
+    b.conn.execute("UPDATE chunks SET search_extra = NULL")
     conn = b.reader()
     hits = search(conn, "a_b/notes").hits
     assert [(h.file_path, h.score, h.cascade_stage, h.highlight) for h in hits] == [
@@ -276,42 +275,19 @@ CORPUS_QUERIES = (
 )
 
 
-def _index_corpus(db_path: Path) -> IndexBuilder:
-    from kenso_git.chunk import chunk_document
-    from kenso_git.chunk import searchable_content
-    from kenso_git.parse import parse_document
+def _index_corpus(db_path: Path) -> sqlite3.Connection:
+    from kenso_git.kb import KnowledgeBase
+    from kenso_git.store.db import open_reader
 
-    b = IndexBuilder(db_path)
-    for file in sorted(CORPUS.rglob("*.md")):
-        rel = file.relative_to(CORPUS).as_posix()
-        doc = parse_document(rel, file.read_text(encoding="utf-8", errors="replace"))
-        tags = json.dumps(list(doc.tags)) if doc.tags else None
-        b.conn.executemany(
-            "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, "
-            "searchable_content, category, tags, doc_title) VALUES (?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    rel,
-                    i,
-                    c.title,
-                    c.section_path,
-                    c.content,
-                    searchable_content(doc, c),
-                    doc.category,
-                    tags,
-                    doc.fm_title,
-                )
-                for i, c in enumerate(chunk_document(doc))
-            ],
-        )
-    return b
+    KnowledgeBase.open(CORPUS, db=str(db_path)).ingest()
+    return open_reader(db_path)
 
 
 @pytest.mark.corpus
 def test_corpus_search_latency(tmp_path: Path) -> None:
     if not CORPUS.is_dir():
         pytest.skip("corpus not available")
-    conn = _index_corpus(tmp_path / "corpus.db").reader()
+    conn = _index_corpus(tmp_path / "corpus.db")
     for query in CORPUS_QUERIES:  # warm the page cache and the fuzzy dictionary
         search(conn, query)
     times = []

@@ -52,7 +52,7 @@ class ChunkRow:
     title: str
     section_path: str
     content: str
-    searchable_content: str
+    search_extra: str | None  # searchable text beyond the content (labels, source, terms)
     doc_title: str | None
 
 
@@ -150,18 +150,17 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
 
 
 def _adopt_or_create(conn: sqlite3.Connection) -> None:
-    """Create the schema, or upgrade a database made by kenso 2.0.0 in place."""
-    if "file_path" in _columns(conn, "chunks"):
-        # A kenso 2.0.0 index: add our columns, swap in our triggers, rebuild the FTS index.
+    """Create the schema; a kenso 2.0.0 index in the same file is replaced (its rows are
+    rebuilt by the ingest that opened this writer)."""
+    tables = _tables(conn)
+    if "chunks" in tables and "search_extra" not in _columns(conn, "chunks"):
         for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
             conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-        if "doc_title" not in _columns(conn, "chunks"):
-            conn.execute("ALTER TABLE chunks ADD COLUMN doc_title TEXT")
-        if "links" in _tables(conn) and "raw_target" not in _columns(conn, "links"):
-            conn.execute("ALTER TABLE links ADD COLUMN raw_target TEXT")
+        for table in ("chunks_fts", "chunks", "links"):
+            if table in tables:
+                conn.execute(f"DROP TABLE {table}")
     for statement in schema.DDL:
         conn.execute(statement)
-    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
 
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
@@ -268,7 +267,7 @@ def insert_chunks(
     tags_json = json.dumps(list(tags), ensure_ascii=False) if tags else None
     conn.executemany(
         "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, "
-        "searchable_content, category, audience, tags, content_hash, doc_title) "
+        "search_extra, category, audience, tags, content_hash, doc_title) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         [
             (
@@ -277,7 +276,7 @@ def insert_chunks(
                 c.title,
                 c.section_path,
                 c.content,
-                c.searchable_content,
+                c.search_extra,
                 category,
                 audience,
                 tags_json,

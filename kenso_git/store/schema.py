@@ -14,18 +14,23 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"
 # bm25() weights in FTS column order: title, section_path, tags, category, searchable_content
 BM25_WEIGHTS = (10.0, 8.0, 7.0, 5.0, 1.0)
 
-# The FTS title column indexes the chunk title plus the document's frontmatter title when it
-# differs (`chunks.doc_title`), so the declared title gets the title column's weight.
-_FTS_TITLE_NEW = "new.title || coalesce(' ' || new.doc_title, '')"
-_FTS_TITLE_OLD = "old.title || coalesce(' ' || old.doc_title, '')"
+# The FTS index reads the view `chunks_search`, not `chunks`: the searchable text is the
+# chunk content plus `search_extra` (the "Also known as: ...", "Keywords: ...", "Source: ..."
+# lines of kenso's searchable_content), so the content is stored once, not twice. The
+# title column also carries the document's frontmatter title when it differs
+# (`chunks.doc_title`), giving the declared title the title column's 10x weight.
+_VIEW_COLUMNS = (
+    "{r}.title || coalesce(' ' || {r}.doc_title, '')",
+    "coalesce({r}.section_path, '')",
+    "coalesce({r}.tags, '')",
+    "coalesce({r}.category, '')",
+    "{r}.content || coalesce(char(10) || char(10) || {r}.search_extra, '')",
+)
 _FTS_COLS = "rowid, title, section_path, tags, category, searchable_content"
 
 
-def _fts_values(row: str, title_expr: str) -> str:
-    return (
-        f"{row}.id, {title_expr}, coalesce({row}.section_path, ''), coalesce({row}.tags, ''), "
-        f"coalesce({row}.category, ''), coalesce({row}.searchable_content, {row}.content)"
-    )
+def _fts_values(row: str) -> str:
+    return ", ".join([f"{row}.id", *(c.format(r=row) for c in _VIEW_COLUMNS)])
 
 
 DDL: tuple[str, ...] = (
@@ -37,7 +42,7 @@ DDL: tuple[str, ...] = (
         title TEXT,
         section_path TEXT,
         content TEXT NOT NULL,
-        searchable_content TEXT,
+        search_extra TEXT,
         category TEXT,
         audience TEXT DEFAULT 'all',
         tags TEXT,
@@ -50,28 +55,33 @@ DDL: tuple[str, ...] = (
     """,
     "CREATE INDEX IF NOT EXISTS idx_chunks_category ON chunks(category)",
     f"""
+    CREATE VIEW IF NOT EXISTS chunks_search(id, title, section_path, tags, category,
+        searchable_content) AS SELECT id, {", ".join(c.format(r="chunks") for c in _VIEW_COLUMNS)}
+    FROM chunks
+    """,
+    f"""
     CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
         title, section_path, tags, category, searchable_content,
-        content='chunks', content_rowid='id',
+        content='chunks_search', content_rowid='id',
         tokenize='{TOKENIZER}'
     )
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new", _FTS_TITLE_NEW)});
+        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new")});
     END
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
         INSERT INTO chunks_fts(chunks_fts, {_FTS_COLS})
-        VALUES ('delete', {_fts_values("old", _FTS_TITLE_OLD)});
+        VALUES ('delete', {_fts_values("old")});
     END
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
         INSERT INTO chunks_fts(chunks_fts, {_FTS_COLS})
-        VALUES ('delete', {_fts_values("old", _FTS_TITLE_OLD)});
-        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new", _FTS_TITLE_NEW)});
+        VALUES ('delete', {_fts_values("old")});
+        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new")});
     END
     """,
     """

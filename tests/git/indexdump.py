@@ -28,7 +28,7 @@ def dump(db_path: Path) -> dict[str, object]:
         chunks = sorted(
             conn.execute(
                 "SELECT file_path, chunk_index, title, section_path, content, "
-                "searchable_content, category, tags, doc_title FROM chunks"
+                "search_extra, category, tags, doc_title FROM chunks"
             ),
             key=repr,
         )
