@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from pathlib import PurePosixPath
 from typing import NewType
@@ -26,6 +27,7 @@ RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
 
 MAX_PATH_CHARS = 4096
+MAX_CACHED_VERDICTS = 200_000
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -42,6 +44,9 @@ class Scope:
     root: Path  # the real (resolved) work-tree root
     roots: tuple[Path, ...]  # real scoped roots, each inside `root`
     is_ignored: Callable[[str], bool] = _never_ignored
+    # allows() runs for every candidate row of a search; the rules are fixed for the
+    # lifetime of a Scope, so each index path is decided once (dict ops are atomic).
+    _verdicts: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def rel_roots(self) -> tuple[str, ...]:
@@ -89,6 +94,15 @@ class Scope:
 
     def allows(self, rel_path: str) -> bool:
         """True when an index path (repo-relative POSIX) is inside the scope and not ignored."""
+        verdict = self._verdicts.get(rel_path)
+        if verdict is None:
+            if len(self._verdicts) >= MAX_CACHED_VERDICTS:
+                self._verdicts.clear()
+            verdict = self._decide(rel_path)
+            self._verdicts[rel_path] = verdict
+        return verdict
+
+    def _decide(self, rel_path: str) -> bool:
         path = PurePosixPath(rel_path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
             return False

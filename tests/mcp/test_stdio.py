@@ -73,7 +73,19 @@ def _env() -> dict[str, str]:
 
 
 async def test_an_agent_can_search_read_and_navigate_over_stdio(repo: Path) -> None:
-    params = StdioServerParameters(command=str(KENSO_EXE), args=["serve"], cwd=repo, env=_env())
+    subprocess.run(
+        [str(KENSO_EXE), "connect", "claude-code", "--write"],
+        cwd=repo,
+        env={**_env(), "PATH": "/usr/bin:/bin"},
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    entry = json.loads((repo / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["kenso-git"]
+    assert entry["command"] == str(KENSO_EXE)  # not on PATH: the absolute path is written
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], cwd=repo, env=_env()
+    )
     async with Client(params) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         hits = await client.call_tool("search_docs", {"query": "canary marker alpha"})
