@@ -108,6 +108,8 @@ def _fast_load(block: str) -> dict[str, object] | None:
     item_indent = -1
     for line in block.split("\n"):
         line = line.rstrip("\r")
+        if "\t" in line:  # YAML is picky about tabs: let the real parser decide
+            return None
         stripped = line.lstrip(" ")
         if not stripped or stripped[0] == "#":
             continue
