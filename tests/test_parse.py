@@ -206,7 +206,7 @@ def test_fields_match_yaml_safe_load(block):
     assert fields == (expected or {})
 
 
-@pytest.mark.parametrize("block", ["d: x: y\n", "list:\n  - a\n - b\n", "tabbed:\tvalue\n"])
+@pytest.mark.parametrize("block", ["d: x: y\n", "list:\n  - a\n - b\n"])
 def test_invalid_yaml_is_never_accepted_by_the_fast_path(block):
     with pytest.raises(yaml.YAMLError):
         yaml.safe_load(block)
