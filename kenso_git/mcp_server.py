@@ -114,7 +114,7 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
         return _call(lambda: service.search_docs(query, category, limit))
 
     def search_multi(
-        queries: list[str], category: str | None = None, limit: int = 5
+        queries: list[str] | None, category: str | None = None, limit: int = 5
     ) -> Annotated[CallToolResult, SearchOut]:
         """Run 2-5 phrasings of one question and merge them (Reciprocal Rank Fusion).
 

@@ -199,7 +199,7 @@ class Service:
         )
         return _search_payload(raw)
 
-    def search_multi(self, queries: list[str], category: str | None, limit: int) -> Payload:
+    def search_multi(self, queries: list[str] | None, category: str | None, limit: int) -> Payload:
         raw = self.kb().search_multi(
             queries, category=category, limit=self._limit(limit), path_filter=self.scope.allows
         )

@@ -74,6 +74,13 @@ async def test_empty_query_is_a_tool_error_with_kensos_message(repo: Path) -> No
     assert body["error"] == "Empty query."
 
 
+async def test_search_multi_without_queries_is_kensos_error(repo: Path) -> None:
+    for queries in (None, []):
+        result, body = await call(repo, "search_multi", {"queries": queries})
+        assert result.is_error
+        assert body["error"] == "No queries provided."
+
+
 async def test_search_results_stay_inside_the_agent_scope(scoped_repo: Path) -> None:
     _, hits = await call(scoped_repo, "search_docs", {"query": "payment", "limit": 20})
     assert hits and {h["file_path"] for h in hits} <= {"docs/deploy.md", "docs/billing.md"}
