@@ -153,7 +153,7 @@ _HEADER = re.compile(r"^\s*\[\s*(?P<name>[^\[\]]+?)\s*\]\s*(#.*)?$")
 
 
 def _toml_block(key: str, entry: dict[str, object]) -> str:
-    lines = [f'[{key}."{SERVER_NAME}"]']
+    lines = [f"[{key}.{SERVER_NAME}]"]
     lines += [f"{name} = {json.dumps(value)}" for name, value in entry.items()]
     return "\n".join(lines) + "\n"
 
