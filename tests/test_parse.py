@@ -418,6 +418,7 @@ def corpus_roots() -> list[Path]:
     return [p for p in dict.fromkeys(candidates) if p.is_dir()]
 
 
+@pytest.mark.corpus
 def test_fast_frontmatter_path_matches_yaml_on_the_corpus():
     roots = corpus_roots()
     if not roots:
