@@ -8,7 +8,6 @@ or a value of the wrong type is a usage error naming the key and the file.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -102,11 +101,19 @@ def read_config_table(root: Path) -> tuple[dict[str, object], str | None]:
     source: str | None = None
     for name, getter in (("pyproject.toml", _tool_kenso), (".kenso.toml", _whole_file)):
         path = root / name
-        if not path.is_file():
-            continue
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError) as err:
+            raise ConfigError(f"cannot read {name}: {err}", path=name) from err
+        if name == "pyproject.toml" and "kenso" not in text:
+            continue  # no [tool.kenso] table: skip the TOML parser (and its import)
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
             raise ConfigError(
                 f"cannot read {name}: {err}",
                 path=name,

@@ -128,7 +128,7 @@ class KnowledgeBase:
         limit: int = 5,
         path_filter: PathFilter | None = None,
     ) -> SearchResult:
-        from kenso_git import search
+        from kenso_git import search as search
 
         limit = max(1, min(limit, self.settings.search_limit_max))
         synonyms = self._synonyms()
@@ -152,7 +152,7 @@ class KnowledgeBase:
         path_filter: PathFilter | None = None,
     ) -> Payload:
         """The `search_docs` tool's JSON payload (also what `search --json` prints)."""
-        from kenso_git import payload
+        from kenso_git import payload as payload
 
         if not query or not query.strip():
             return {"error": "Empty query."}
@@ -167,7 +167,7 @@ class KnowledgeBase:
         limit: int = 5,
         path_filter: PathFilter | None = None,
     ) -> Payload:
-        from kenso_git import payload
+        from kenso_git import payload as payload
 
         synonyms = self._synonyms()
         return self.read(
@@ -184,7 +184,7 @@ class KnowledgeBase:
         )
 
     def get_doc(self, path: str, *, max_length: int | None = None) -> dict[str, object]:
-        from kenso_git import payload
+        from kenso_git import payload as payload
 
         return self.read(lambda conn: payload.get_doc_payload(conn, path, max_length=max_length))
 
@@ -196,7 +196,7 @@ class KnowledgeBase:
         relation_type: str | None = None,
         path_filter: PathFilter | None = None,
     ) -> Payload:
-        from kenso_git import related
+        from kenso_git import related as related
 
         return self.read(
             lambda conn: related.get_related(

@@ -12,7 +12,6 @@ category words, held as a set bucketed by word length, cached per database file 
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -180,6 +179,8 @@ class _Dictionary:
         low = math.ceil(len(term) * cutoff / (2 - cutoff))
         high = math.floor(len(term) * (2 - cutoff) / cutoff)
         candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
+        import difflib  # only zero-hit queries need it
+
         found = difflib.get_close_matches(term, candidates, n=1, cutoff=cutoff)
         return found[0] if found else None
 

@@ -78,8 +78,22 @@ def report_error(err: KensoError) -> None:
         click.echo(f"  hint: {err.hint}", err=True)
 
 
+def _configure_logging() -> None:
+    """Logs go to stderr (stdout may carry JSON or MCP messages), at KENSO_LOG_LEVEL."""
+    import logging
+
+    name = os.environ.get("KENSO_LOG_LEVEL", "WARNING").strip().upper() or "WARNING"
+    level = logging.getLevelName(name)
+    logging.basicConfig(
+        level=level if isinstance(level, int) else logging.WARNING,
+        stream=sys.stderr,
+        format="kenso-git: %(levelname)s: %(message)s",
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the group and map errors to exit codes."""
+    _configure_logging()
     try:
         code = cli.main(args=argv, prog_name="kenso-git", standalone_mode=False)
     except KensoError as err:
