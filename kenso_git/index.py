@@ -18,9 +18,6 @@ from dataclasses import field
 from dataclasses import replace
 from pathlib import Path
 
-from kenso_git import linkmap
-from kenso_git.chunk import chunk_document
-from kenso_git.chunk import searchable_content
 from kenso_git.config import Settings
 from kenso_git.discover import Skip
 from kenso_git.discover import SourceFile
@@ -147,6 +144,11 @@ class _Run:
         )
 
     def index_file(self, sf: SourceFile, blob: str) -> None:
+        # Parsing and chunking are imported here: a sync with nothing to do never needs them.
+        from kenso_git import linkmap
+        from kenso_git.chunk import chunk_document
+        from kenso_git.chunk import searchable_content
+
         data = read_bytes(sf, self.settings)
         if isinstance(data, Skip):
             self.skip(sf, blob, data.reason, data.detail)
@@ -274,6 +276,8 @@ def _apply(run: _Run, meta: dict[str, str]) -> None:
         if stored[path].status == schema.INDEXED:
             report.results.append(FileResult(path, "removed"))
     if run.wrote:
+        from kenso_git import linkmap
+
         linkmap.rebuild_links(conn)
     values = {
         "scope": json.dumps(report.scope),
