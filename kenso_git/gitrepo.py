@@ -234,6 +234,34 @@ def is_rebase_in_progress(ws: Workspace) -> bool:
     return (ws.git_dir / "rebase-merge").is_dir() or (ws.git_dir / "rebase-apply").is_dir()
 
 
+_REWRITING = frozenset(
+    {"p", "pick", "r", "reword", "e", "edit", "s", "squash", "f", "fixup", "m", "merge"}
+)
+
+
+def rebase_will_rewrite(ws: Workspace) -> bool:
+    """True while a rebase is replaying commits that post-rewrite will report at the end.
+
+    A rebase whose todo list rewrites nothing (a fast-forward: only `noop`) fires no
+    post-rewrite, so hooks must not wait for one.
+    """
+    if ws.git_dir is None:
+        return False
+    if (ws.git_dir / "rebase-apply").is_dir():
+        return True
+    merge = ws.git_dir / "rebase-merge"
+    if not merge.is_dir():
+        return False
+    for name in ("git-rebase-todo", "done"):
+        try:
+            lines = (merge / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        if any(line.split(" ", 1)[0] in _REWRITING for line in lines):
+            return True
+    return False
+
+
 def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
     """Run `git ARGS` in the work tree with a scrubbed environment; return its stdout.
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from kenso_git.errors import UsageError
 from kenso_git.gitrepo import GIT_REPO_VARS
 from kenso_git.gitrepo import changed_paths
-from kenso_git.gitrepo import is_rebase_in_progress
+from kenso_git.gitrepo import rebase_will_rewrite
 from kenso_git.gitrepo import scrubbed_env
 from kenso_git.workspace import Workspace
 from kenso_git.workspace import find_workspace
@@ -121,7 +121,7 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
         return Plan(SKIP, "not a git work tree")
     if call.name == "post-index-change" and _arg(call, 0) != "1":
         return Plan(SKIP, "the working tree was not updated")
-    if call.name != "post-rewrite" and is_rebase_in_progress(ws):
+    if call.name != "post-rewrite" and rebase_will_rewrite(ws):
         return Plan(SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
     if not resolve_db_path(ws).is_file():
         return Plan(SKIP, "no index here yet (run `kenso-git ingest` once)")

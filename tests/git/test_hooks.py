@@ -69,6 +69,11 @@ def test_plan_skips_during_a_rebase_but_not_in_post_rewrite(indexed: Path) -> No
     ws = find_workspace(indexed)
     assert ws.git_dir is not None
     (ws.git_dir / "rebase-merge").mkdir()
+    (ws.git_dir / "rebase-merge" / "done").write_text("noop\n", encoding="utf-8")
+    # a fast-forward rebase rewrites nothing and fires no post-rewrite: sync at once
+    fg = {hooks.THRESHOLD_ENV: "100000"}
+    assert hooks.plan(ws, HookCall("post-commit", ()), fg).action == hooks.FOREGROUND
+    (ws.git_dir / "rebase-merge" / "git-rebase-todo").write_text("pick abc x\n", "utf-8")
     assert hooks.plan(ws, HookCall("post-commit", ()), {}).action == hooks.SKIP
     assert hooks.plan(ws, HookCall("post-rewrite", ("amend",)), {}).action == hooks.FOREGROUND
 

@@ -60,6 +60,17 @@ def test_rebase_runs_kenso_git_once_in_post_rewrite(repo: Path, calls: Path) -> 
     assert take(calls) == ["hook post-rewrite rebase"]
 
 
+def test_fast_forward_rebase_syncs_from_its_checkout(repo: Path, calls: Path) -> None:
+    installed_repo(repo)
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, {"s.md": "# S\n"})
+    commit_all(repo, "s")
+    git(repo, "checkout", "-q", "main")
+    take(calls)
+    git(repo, "rebase", "-q", "side")  # main is behind side: nothing is rewritten
+    assert "post-checkout" in [c.split(" ")[1] for c in take(calls)]
+
+
 def test_index_only_writes_do_not_call_kenso_git(repo: Path, calls: Path) -> None:
     installed_repo(repo)
     write(repo, {"b.md": "# B\n"})
