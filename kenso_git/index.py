@@ -229,7 +229,7 @@ def run_index(
         exclude_from_git(ws)
     say = warn or (lambda _m: None)
     try:
-        with db.transaction(conn):
+        with db.writing(conn, db_path), db.transaction(conn):
             meta = db.read_meta(conn)
             if scope is None:
                 scope = json.loads(meta.get("scope", '[""]'))

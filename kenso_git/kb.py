@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
+from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.store import db
 from kenso_git.store import schema
@@ -106,8 +107,17 @@ class KnowledgeBase:
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn` inside one read transaction on this thread's connection."""
         conn = self._reader()
-        with db.snapshot(conn):
-            return fn(conn)
+        try:
+            with db.snapshot(conn):
+                return fn(conn)
+        except sqlite3.DatabaseError as err:
+            if isinstance(err, sqlite3.OperationalError) and "locked" not in str(err):
+                raise  # a query bug, not a database problem: keep the traceback
+            raise DatabaseError(
+                f"the index database cannot be read: {err}",
+                path=str(self.db_path),
+                hint="if it is corrupt, delete it and run `kenso-git ingest` to rebuild it",
+            ) from err
 
     def close(self) -> None:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)

@@ -65,6 +65,15 @@ def git_dirs_of(root: Path) -> tuple[Path, Path] | None:
     return None
 
 
+def _is_bare_repository(folder: Path) -> bool:
+    return (
+        (folder / "HEAD").is_file()
+        and (folder / "objects").is_dir()
+        and (folder / "refs").is_dir()
+        and (folder / "config").is_file()
+    )
+
+
 def find_workspace(start: Path | None = None) -> Workspace:
     """Find the enclosing work tree of `start` (default: cwd), or use `start` itself.
 
@@ -85,6 +94,11 @@ def find_workspace(start: Path | None = None) -> Workspace:
             return Workspace(root=candidate, git_dir=dirs[0], common_dir=dirs[1])
         if candidate.name == ".git":
             break
+        if _is_bare_repository(candidate):
+            raise UsageError(
+                f"{candidate} is a bare git repository: it has no work tree to index",
+                hint="run kenso-git in a checkout (`git clone` it, or `git worktree add`)",
+            )
     return Workspace(root=probe, git_dir=None, common_dir=None)
 
 

@@ -277,3 +277,42 @@ def test_search_and_stats_exit_3_without_an_index(tmp_path, monkeypatch):
         assert exc.value.code == 3
     assert not (root / ".kenso").exists()
     del CliRunner
+
+
+def test_corrupt_database_is_a_clear_error_not_a_traceback(tmp_path, monkeypatch):
+    from kenso_git.cli import main
+
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    _kb(root).ingest()
+    db_file = root / ".kenso" / "docs.db"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db_file}{suffix}").unlink(missing_ok=True)
+    db_file.write_bytes(b"this is not a database" * 100)
+    monkeypatch.chdir(root)
+    for args in (["search", "alpha"], ["ingest"]):
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        assert exc.value.code == 1
+
+
+def test_bare_repository_is_a_usage_error(tmp_path):
+    from kenso_git.errors import UsageError
+    from tests.helpers import git
+
+    git(tmp_path, "init", "-q", "--bare", "store.git")
+    with pytest.raises(UsageError, match="bare git repository"):
+        KnowledgeBase.open(tmp_path / "store.git")
+
+
+def test_detached_head_and_unborn_branch_are_handled(tmp_path):
+    from tests.helpers import git
+
+    unborn = init_repo(tmp_path / "unborn", {"a.md": doc("Alpha Guide")}, commit=False)
+    state_kb = _kb(unborn)
+    state_kb.ingest()
+    assert state_kb.state().as_of is None
+    repo = init_repo(tmp_path / "repo", {"a.md": doc("Alpha Guide")})
+    git(repo, "checkout", "-q", "--detach")
+    kb = _kb(repo)
+    kb.ingest()
+    assert kb.state().as_of == git(repo, "rev-parse", "HEAD").strip()

@@ -180,6 +180,23 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator
 
 
 @contextmanager
+def writing(conn: sqlite3.Connection, db_path: Path) -> Iterator[None]:
+    """Turn SQLite failures during a write into errors that say what to do."""
+    try:
+        yield
+    except sqlite3.OperationalError as err:
+        if "locked" in str(err) or "busy" in str(err):
+            raise DatabaseError(
+                f"the index is locked by another process (waited {WRITE_BUSY_MS // 1000} s)",
+                path=str(db_path),
+                hint="another kenso-git ingest or sync is running; try again when it ends",
+            ) from err
+        raise _bad_db(db_path, err) from err
+    except sqlite3.DatabaseError as err:
+        raise _bad_db(db_path, err) from err
+
+
+@contextmanager
 def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """A read transaction: every SELECT inside sees the same committed index."""
     conn.execute("BEGIN")
