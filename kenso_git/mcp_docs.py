@@ -82,7 +82,8 @@ def example_repo() -> Iterator[Path]:
     """A temporary folder holding EXAMPLE_DOCS and their index (not a git repository)."""
     from kenso_git.kb import KnowledgeBase
 
-    saved = os.environ.pop("KENSO_DATABASE_URL", None)
+    # KENSO_* variables of the caller (a database path, a preview length) would change the output.
+    saved = {k: os.environ.pop(k) for k in [k for k in os.environ if k.startswith("KENSO_")]}
     try:
         with tempfile.TemporaryDirectory(prefix="kenso-mcp-docs-") as tmp:
             root = Path(tmp).resolve()
@@ -95,8 +96,7 @@ def example_repo() -> Iterator[Path]:
             kb.close()
             yield root
     finally:
-        if saved is not None:
-            os.environ["KENSO_DATABASE_URL"] = saved
+        os.environ.update(saved)
 
 
 def _scrub(value: Any, root: str) -> Any:
