@@ -128,6 +128,9 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
     size = change_size(ws, call)
     if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
         return Plan(SKIP, "HEAD did not move")
+    if call.name == "post-index-change":
+        # git writes the index before it moves HEAD (reset --hard, stash): sync once git is done.
+        return Plan(BACKGROUND, "the working tree was updated; syncing after git exits")
     limit = threshold(environ)
     counted = UNKNOWN_SIZE if size is None else size
     if counted > limit:
@@ -219,8 +222,11 @@ def wait_until_idle(ws: Workspace, timeout: float = 30.0) -> bool:
     return is_idle(ws)
 
 
-def start_background_sync(ws: Workspace) -> int:
-    """Start a detached process that syncs under the lock; return its pid."""
+def start_background_sync(ws: Workspace, *, after_pid: int | None = None) -> int:
+    """Start a detached process that syncs under the lock; return its pid.
+
+    With `after_pid`, the process first waits (bounded) for that process (git) to exit.
+    """
     folder = state_dir(ws)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / DIRTY_FILE).touch()  # pending from now on, so waiters see it before the worker runs
@@ -232,7 +238,7 @@ def start_background_sync(ws: Workspace) -> int:
         pass
     with open(log, "ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kenso_git.hooks", str(ws.root)],
+            [sys.executable, "-m", "kenso_git.hooks", str(ws.root), str(after_pid or 0)],
             cwd=ws.root,
             env=scrubbed_env(),
             stdin=subprocess.DEVNULL,
@@ -259,12 +265,33 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
     if decided.action == FOREGROUND:
         coalesced_sync(ws)
     elif decided.action == BACKGROUND:
-        start_background_sync(ws)
+        start_background_sync(ws, after_pid=_git_pid(call))
     return decided
+
+
+def _git_pid(call: HookCall) -> int | None:
+    if call.name != "post-index-change":
+        return None
+    raw = os.environ.get("KENSO_GIT_PID", "")
+    return int(raw) if raw.isdigit() and int(raw) > 1 else None
+
+
+def _wait_for_exit(pid: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            pass
+        time.sleep(0.01)
 
 
 def _worker(argv: Sequence[str]) -> int:
     root = Path(argv[0]) if argv else Path.cwd()
+    if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 1:
+        _wait_for_exit(int(argv[1]))
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     sys.stderr.write(f"{stamp} kenso-git background sync of {root} (pid {os.getpid()})\n")
     began = time.monotonic()

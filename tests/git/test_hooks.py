@@ -91,7 +91,8 @@ def test_plan_sizes_the_change(indexed: Path) -> None:
     assert hooks.plan(ws, same, {}).action == hooks.SKIP
     unknown = HookCall("post-index-change", ("1", "0"))
     assert hooks.plan(ws, unknown, {}).action == hooks.BACKGROUND
-    assert hooks.plan(ws, unknown, {hooks.THRESHOLD_ENV: "100000"}).action == hooks.FOREGROUND
+    # git moves HEAD after writing the index: post-index-change always syncs after git exits
+    assert hooks.plan(ws, unknown, {hooks.THRESHOLD_ENV: "100000"}).action == hooks.BACKGROUND
     assert hooks.plan(ws, HookCall("post-index-change", ("0", "0")), {}).action == hooks.SKIP
 
 
@@ -190,6 +191,17 @@ def test_background_sync_finishes_with_the_index_exact(indexed: Path, tmp_path: 
     assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
     log = (hooks.state_dir(ws) / hooks.LOG_FILE).read_text(encoding="utf-8")
     assert "done in" in log
+
+
+def test_reset_hard_syncs_after_git_moved_head(indexed: Path, tmp_path: Path) -> None:
+    hookinstall.install(find_workspace(indexed))
+    write(indexed, {"docs/extra.md": doc("Extra")})
+    run_git_with_hooks(indexed, "add", "-A")
+    run_git_with_hooks(indexed, "commit", "-q", "-m", "extra")
+    run_git_with_hooks(indexed, "reset", "-q", "--hard", "HEAD~1")
+    assert hooks.wait_until_idle(find_workspace(indexed), timeout=30)
+    assert is_stale(indexed) is False
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
 
 
 def test_hook_path_imports_nothing_heavy(indexed: Path) -> None:

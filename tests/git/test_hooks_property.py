@@ -22,6 +22,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from kenso_git import hookinstall
+from kenso_git.hooks import wait_until_idle
 from kenso_git.workspace import find_workspace
 from tests.git.indexdump import fresh_dump
 from tests.git.indexdump import hook_env
@@ -97,6 +98,8 @@ class World:
             self.commit("tidy")
 
     def check(self, what: str) -> None:
+        # post-index-change (reset --hard, stash, merge conflicts) syncs once git has exited
+        assert wait_until_idle(find_workspace(self.root), timeout=60), what
         have, want = index_dump(self.root), fresh_dump(self.root, self.scratch)
         assert have["files"] == want["files"], what
         assert have == want, what

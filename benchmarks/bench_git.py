@@ -1,0 +1,187 @@
+"""Git-hook benchmarks (run by hand): python benchmarks/bench_git.py [CORPUS_DIR].
+
+Commits the corpus into a temporary repository and measures, against the targets:
+  sync with nothing changed (whole process)            <= 0.15 s
+  post-checkout of a branch changing 10 docs adds      <= 150 ms (median)
+  20-commit rebase with hooks / without                <= 1.3x
+  checkout changing 500 docs, extra time with hooks    <= 0.3 s, then the background sync
+                                                          finishes with the index exact
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_CORPUS = Path("/work/shared/corpora/docs-desktop/docs")
+BIN = Path(sys.executable).parent
+ENV = {
+    **os.environ,
+    "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+
+
+def run(root: Path, *args: str) -> float:
+    began = time.perf_counter()
+    subprocess.run(args, cwd=root, env=ENV, check=True, capture_output=True)
+    return time.perf_counter() - began
+
+
+def git(root: Path, *args: str) -> float:
+    return run(root, "git", *args)
+
+
+def kenso(root: Path, *args: str) -> float:
+    return run(root, str(BIN / "kenso-git"), *args)
+
+
+def touch_docs(root: Path, docs: list[Path], count: int, tag: str) -> None:
+    for path in docs[:count]:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(f"\n\n## Benchmark {tag}\n\nThis section was added for the {tag} branch.\n")
+
+
+def build(corpus: Path, base: Path) -> Path:
+    root = base / "repo"
+    shutil.copytree(corpus, root / "docs")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "corpus")
+    docs = sorted((root / "docs").rglob("*.md"))
+    for branch, count in (("ten", 10), ("many", 500)):
+        git(root, "checkout", "-q", "-b", branch, "main")
+        touch_docs(root, docs, count, branch)
+        git(root, "commit", "-q", "-am", branch)
+    git(root, "checkout", "-q", "-b", "r20", "main")
+    for i in range(20):
+        touch_docs(root, docs[100 + i :], 1, f"r20-{i}")
+        git(root, "commit", "-q", "-am", f"r20 {i}")
+    git(root, "checkout", "-q", "main")
+    (root / "NOTES.txt").write_text("main moves on\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "main moves")
+    kenso(root, "ingest")
+    kenso(root, "hooks", "install")
+    return root
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def bench_sync(root: Path) -> float:
+    kenso(root, "sync")
+    return median_ms([kenso(root, "sync") for _ in range(7)])
+
+
+def bench_checkout_ten(root: Path) -> tuple[float, float]:
+    without, with_hooks = [], []
+    for _ in range(5):
+        without.append(git(root, *NO_HOOKS, "checkout", "-q", "ten"))
+        git(root, *NO_HOOKS, "checkout", "-q", "main")
+    kenso(root, "sync")
+    for _ in range(5):
+        with_hooks.append(git(root, "checkout", "-q", "ten"))
+        git(root, "checkout", "-q", "main")
+    return median_ms(without), median_ms(with_hooks)
+
+
+def bench_rebase(root: Path) -> tuple[float, float]:
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for hooked in (False, True, False, True, False, True):
+        extra = () if hooked else NO_HOOKS
+        git(root, *NO_HOOKS, "branch", "-f", "r20-work", "r20")
+        git(root, *NO_HOOKS, "checkout", "-q", "r20-work")
+        kenso(root, "sync")
+        times[hooked].append(git(root, *extra, "rebase", "-q", "main"))
+        git(root, *NO_HOOKS, "checkout", "-q", "main")
+        kenso(root, "sync")
+    return median_ms(times[False]), median_ms(times[True])
+
+
+def wait_idle(root: Path, timeout: float = 60.0) -> float:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from kenso_git.hooks import is_idle
+    from kenso_git.workspace import find_workspace
+
+    ws = find_workspace(root)
+    began = time.perf_counter()
+    while time.perf_counter() - began < timeout and not is_idle(ws):
+        time.sleep(0.02)
+    return time.perf_counter() - began
+
+
+def files_of(db: Path) -> list[tuple[str, str]]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return sorted(conn.execute("SELECT path, blob_id FROM files"))
+    finally:
+        conn.close()
+
+
+def bench_many(root: Path, scratch: Path) -> tuple[float, float, float, bool]:
+    without = git(root, *NO_HOOKS, "checkout", "-q", "many")
+    git(root, *NO_HOOKS, "checkout", "-q", "main")
+    kenso(root, "sync")
+    with_hooks = git(root, "checkout", "-q", "many")
+    background = wait_idle(root)
+    fresh = scratch / "fresh.db"
+    kenso(root, "ingest", "--db", str(fresh))
+    exact = files_of(root / ".kenso" / "docs.db") == files_of(fresh)
+    return without * 1000, with_hooks * 1000, background, exact
+
+
+def main(argv: list[str]) -> int:
+    corpus = Path(argv[0]) if argv else DEFAULT_CORPUS
+    if not corpus.is_dir():
+        sys.stderr.write(f"corpus folder not found: {corpus}\n")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="kenso-bench-git-") as tmp:
+        root = build(corpus, Path(tmp))
+        sync_ms = bench_sync(root)
+        plain, hooked = bench_checkout_ten(root)
+        rb_plain, rb_hooked = bench_rebase(root)
+        many_plain, many_hooked, bg, exact = bench_many(root, Path(tmp))
+    rows = [
+        ("sync, nothing changed (process)", f"{sync_ms:.0f} ms", "<= 150 ms", sync_ms <= 150),
+        (
+            "checkout 10 docs: added by hooks",
+            f"{hooked - plain:.0f} ms ({plain:.0f} -> {hooked:.0f})",
+            "<= 150 ms",
+            hooked - plain <= 150,
+        ),
+        (
+            "20-commit rebase with/without",
+            f"{rb_hooked / rb_plain:.2f}x ({rb_plain:.0f} -> {rb_hooked:.0f} ms)",
+            "<= 1.3x",
+            rb_hooked <= 1.3 * rb_plain,
+        ),
+        (
+            "checkout 500 docs: added by hooks",
+            f"{many_hooked - many_plain:.0f} ms ({many_plain:.0f} -> {many_hooked:.0f})",
+            "<= 300 ms",
+            many_hooked - many_plain <= 300,
+        ),
+        ("  background sync then exact", f"{bg:.2f} s, exact={exact}", "exact", exact),
+    ]
+    print(f"{'measure':<36} {'result':<34} {'target':<10} ok")
+    for name, result, target, ok in rows:
+        print(f"{name:<36} {result:<34} {target:<10} {'yes' if ok else 'NO'}")
+    return 0 if all(r[3] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
