@@ -40,6 +40,13 @@ class SourceFile:
     inode: int
 
 
+@dataclass(slots=True)
+class WalkFacts:
+    """What the walk noticed besides Markdown files."""
+
+    saw_attributes: bool = False  # a .gitattributes file exists under the walked folders
+
+
 @dataclass(frozen=True, slots=True)
 class Skip:
     """A file that discovery found but will not index, and why."""
@@ -84,6 +91,7 @@ def discover(
     scope: Sequence[str] = ("",),
     rules: IgnoreRules | None = None,
     warn: Warn | None = None,
+    facts: WalkFacts | None = None,
 ) -> list[SourceFile]:
     """Every indexable Markdown file under the `scope` folders or files, sorted by path."""
     rules = rules or IgnoreRules.for_workspace(ws, settings)
@@ -95,9 +103,9 @@ def discover(
             say(f"{item}: ignored by .gitignore/.cursorignore/.kensoignore rules, skipped")
             continue
         if target.is_dir():
-            _walk(ws, settings, rules, item, found, say)
+            _walk(ws, rules, item, found, say, facts or WalkFacts())
         elif is_markdown(target.name):
-            entry = _source_file(ws, settings, item, target, say)
+            entry = _source_file(item, target, say)
             if entry is not None:
                 found[entry.path] = entry
     return [found[key] for key in sorted(found)]
@@ -105,11 +113,11 @@ def discover(
 
 def _walk(
     ws: Workspace,
-    settings: Settings,
     rules: IgnoreRules,
     folder: str,
     found: dict[str, SourceFile],
     say: Warn,
+    facts: WalkFacts,
 ) -> None:
     stack = [folder]
     root = ws.root
@@ -135,20 +143,26 @@ def _walk(
                 if os.path.lexists(os.path.join(entry.path, ".git")):
                     continue  # a submodule or nested repository: its docs are its own
                 stack.append(rel)
+            elif name == ".gitattributes":
+                facts.saw_attributes = True
             elif is_markdown(name) and not rules.is_ignored_in(current, name, is_dir=False):
-                if is_link:
-                    target = Path(entry.path).resolve()
-                    if not target.is_relative_to(root) or not target.is_file():
-                        say(f"{rel}: symlink leads outside the repository, skipped")
-                        continue
-                sf = _source_file(ws, settings, rel, Path(entry.path), say)
+                sf = _markdown_entry(root, rel, entry, is_link, say)
                 if sf is not None:
                     found[rel] = sf
 
 
-def _source_file(
-    ws: Workspace, settings: Settings, rel: str, path: Path, say: Warn
+def _markdown_entry(
+    root: Path, rel: str, entry: os.DirEntry[str], is_link: bool, say: Warn
 ) -> SourceFile | None:
+    if is_link:
+        target = Path(entry.path).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            say(f"{rel}: symlink leads outside the repository, skipped")
+            return None
+    return _source_file(rel, Path(entry.path), say)
+
+
+def _source_file(rel: str, path: Path, say: Warn) -> SourceFile | None:
     try:
         st = path.stat()
     except OSError as err:

@@ -9,7 +9,6 @@ excluded directory cannot be re-included (the walker never enters such a directo
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,6 +18,8 @@ from pathlib import Path
 import pathspec
 
 from kenso_git.config import Settings
+from kenso_git.gitconfig import excludes_file
+from kenso_git.gitconfig import read_config
 from kenso_git.workspace import Workspace
 
 IGNORE_FILES = (".gitignore", ".cursorignore", ".kensoignore")
@@ -54,41 +55,6 @@ def _read_lines(path: Path) -> list[str] | None:
         return None
 
 
-def _git_config_files(ws: Workspace) -> list[Path]:
-    files: list[Path] = []
-    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
-        files.append(Path("/etc/gitconfig"))
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    files.append(Path(xdg) / "git" / "config")
-    glob_cfg = os.environ.get("GIT_CONFIG_GLOBAL")
-    files.append(Path(glob_cfg) if glob_cfg else Path.home() / ".gitconfig")
-    if ws.common_dir is not None:
-        files.append(ws.common_dir / "config")
-    return files
-
-
-def core_excludes_file(ws: Workspace) -> Path | None:
-    """`core.excludesFile` from the git config files (last one wins), else git's default."""
-    found: str | None = None
-    for cfg in _git_config_files(ws):
-        lines = _read_lines(cfg)
-        if lines is None:
-            continue
-        section = ""
-        for raw in lines:
-            line = raw.strip()
-            if line.startswith("["):
-                section = line.strip("[]").strip().lower()
-            elif section == "core" and "=" in line:
-                key, _, value = line.partition("=")
-                if key.strip().lower() == "excludesfile":
-                    found = value.strip().strip('"')
-    if found:
-        return Path(os.path.expanduser(found))
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(xdg) / "git" / "ignore"
-
-
 @dataclass
 class IgnoreRules:
     """Layered ignore patterns for one work tree; folder files are loaded on demand."""
@@ -102,8 +68,7 @@ class IgnoreRules:
         """Rules that apply everywhere in `ws`: excludesFile, info/exclude, settings.exclude."""
         base: list[_Source] = []
         if ws.is_git:
-            excludes = core_excludes_file(ws)
-            lines = _read_lines(excludes) if excludes is not None else None
+            lines = _read_lines(excludes_file(read_config(ws)))
             if lines and (src := _compile(lines, "")) is not None:
                 base.append(src)
             assert ws.common_dir is not None

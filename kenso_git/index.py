@@ -21,6 +21,7 @@ from pathlib import Path
 from kenso_git.config import Settings
 from kenso_git.discover import Skip
 from kenso_git.discover import SourceFile
+from kenso_git.discover import WalkFacts
 from kenso_git.discover import discover
 from kenso_git.discover import document_from_bytes
 from kenso_git.discover import read_bytes
@@ -31,6 +32,7 @@ from kenso_git.workspace import Workspace
 from kenso_git.workspace import exclude_from_git
 
 MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
+BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in one pass
 
 Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]
@@ -82,22 +84,6 @@ def stat_unchanged(sf: SourceFile, row: db.FileRow | None) -> bool:
     )
 
 
-def _blob_ids(ws: Workspace, files: Sequence[SourceFile]) -> dict[str, str]:
-    if not files:
-        return {}
-    from kenso_git import gitrepo  # pygit2 costs ~0.1 s to import: only when needed
-
-    if ws.is_git:
-        return gitrepo.worktree_blob_ids(ws, [f.path for f in files])
-    ids: dict[str, str] = {}
-    for sf in files:
-        try:
-            ids[sf.path] = gitrepo.blob_id(sf.abspath.read_bytes())
-        except OSError:
-            continue
-    return ids
-
-
 def _extra(content: str, searchable: str) -> str | None:
     """What the searchable text adds after the content (stored once: see store.schema)."""
     head = content + "\n\n"
@@ -124,6 +110,7 @@ class _Run:
     progress: Progress | None
     started_ns: int = field(default_factory=time.time_ns)
     wrote: bool = False  # any chunk, link or file row changed (beyond stat refreshes)
+    keep_documents: bool = False  # keep parsed documents in the report (for the lint summary)
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: db.FileRow | None = None
@@ -143,20 +130,22 @@ class _Run:
             relations=keep.relations,
         )
 
-    def index_file(self, sf: SourceFile, blob: str) -> None:
+    def index_file(self, sf: SourceFile, blob: str, data: bytes | Skip | None = None) -> None:
         # Parsing and chunking are imported here: a sync with nothing to do never needs them.
         from kenso_git import linkmap
         from kenso_git.chunk import chunk_document
         from kenso_git.chunk import searchable_content
 
-        data = read_bytes(sf, self.settings)
+        if data is None:
+            data = read_bytes(sf, self.settings)
         if isinstance(data, Skip):
             self.skip(sf, blob, data.reason, data.detail)
             return
         doc = document_from_bytes(sf.path, data)
         for problem in doc.problems:
             self.warn(f"{sf.path}:{problem.line}: {problem.message}")
-        self.report.documents.append(doc)
+        if self.keep_documents:
+            self.report.documents.append(doc)
         if len(doc.text.strip()) < MIN_CHARS:
             self.skip(sf, blob, schema.SKIPPED_SHORT, f"<{MIN_CHARS} chars")
             return
@@ -216,6 +205,7 @@ def run_index(
     progress: Progress | None = None,
     warn: Warn | None = None,
     head: str | None = None,
+    keep_documents: bool = False,
 ) -> IngestReport:
     """Make the index equal to the Markdown files under `scope` (default: the stored scope).
 
@@ -234,7 +224,7 @@ def run_index(
             if scope is None:
                 scope = json.loads(meta.get("scope", '[""]'))
             report = IngestReport(scope=list(scope), head=head)
-            run = _Run(ws, settings, conn, report, say, progress)
+            run = _Run(ws, settings, conn, report, say, progress, keep_documents=keep_documents)
             _apply(run, meta)
     finally:
         conn.close()
@@ -247,10 +237,12 @@ def _apply(run: _Run, meta: dict[str, str]) -> None:
     fingerprint = _settings_fingerprint(run.settings)
     rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
     stored = db.load_files(conn)
-    found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn)
+    facts = WalkFacts()
+    found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
     live = {sf.path for sf in found}
     suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
-    blobs = _blob_ids(run.ws, suspects)
+    hasher = _Hasher(run, suspects, saw_attributes=facts.saw_attributes)
+    bulk_after = db.begin_bulk_insert(conn) if len(suspects) >= BULK_THRESHOLD else None
     suspect_paths = {sf.path for sf in suspects}
     total = len(found)
     for done, sf in enumerate(found, 1):
@@ -258,23 +250,35 @@ def _apply(run: _Run, meta: dict[str, str]) -> None:
         if sf.path not in suspect_paths and row is not None:
             report.results.append(_unchanged(row))
             continue
-        blob = blobs.get(sf.path)
-        if blob is None:
+        blob, data = hasher.identify(sf)
+        if isinstance(data, Skip):
+            run.skip(sf, blob or "", data.reason, data.detail)
+        elif blob is None:
             run.skip(sf, "", schema.SKIPPED_UNREADABLE, "cannot be read or hashed")
         elif row is not None and row.blob_id == blob and not rechunk_all:
             db.upsert_file(conn, run.file_row(sf, blob, row.status, keep=row))
             report.results.append(_unchanged(row))
         else:
-            run.index_file(sf, blob)
+            run.index_file(sf, blob, data)
         if run.progress is not None and done % 25 == 0:
             run.progress(done, total)
+    if bulk_after is not None:
+        db.end_bulk_insert(conn, bulk_after)
+    _remove_vanished(run, stored, live)
+    _finish(run, meta, fingerprint)
+
+
+def _remove_vanished(run: _Run, stored: dict[str, db.FileRow], live: set[str]) -> None:
     # The index holds exactly the files under the scope: anything else goes.
-    removed = sorted(p for p in stored if p not in live)
-    for path in removed:
-        db.delete_file(conn, path)
+    for path in sorted(p for p in stored if p not in live):
+        db.delete_file(run.conn, path)
         run.wrote = True
         if stored[path].status == schema.INDEXED:
-            report.results.append(FileResult(path, "removed"))
+            run.report.results.append(FileResult(path, "removed"))
+
+
+def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
+    conn, report = run.conn, run.report
     if run.wrote:
         from kenso_git import linkmap
 
@@ -290,3 +294,36 @@ def _apply(run: _Run, meta: dict[str, str]) -> None:
     db.write_meta(conn, values)
     if run.wrote or not meta:
         db.bump_generation(conn)
+
+
+class _Hasher:
+    """Git blob ids of changed files, the cheapest correct way.
+
+    When no content filter can apply (no autocrlf/eol, no .gitattributes anywhere), git's
+    blob id is the plain hash of the bytes, so the file is read once, hashed and, when it
+    changed, parsed from the same bytes: no pygit2 import. Otherwise pygit2 answers: the
+    git index's id for clean tracked files, `Repository.hashfile` (filters applied) for the rest.
+    """
+
+    def __init__(self, run: _Run, suspects: Sequence[SourceFile], *, saw_attributes: bool) -> None:
+        from kenso_git import gitrepo
+
+        self.run = run
+        self.blob_id = gitrepo.blob_id
+        self.ids: dict[str, str] | None = None
+        ws = run.ws
+        if ws.is_git and suspects:
+            from kenso_git.gitconfig import filters_may_apply
+            from kenso_git.gitconfig import read_config
+
+            if filters_may_apply(ws, read_config(ws), saw_attributes=saw_attributes):
+                self.ids = gitrepo.worktree_blob_ids(ws, [sf.path for sf in suspects])
+
+    def identify(self, sf: SourceFile) -> tuple[str | None, bytes | Skip | None]:
+        """(blob id, the bytes when they were read or why they could not be)."""
+        if self.ids is not None:
+            return self.ids.get(sf.path), None
+        data = read_bytes(sf, self.run.settings)
+        if isinstance(data, Skip):
+            return None, data
+        return self.blob_id(data), data

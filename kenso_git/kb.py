@@ -251,6 +251,7 @@ class KnowledgeBase:
         *,
         progress: Progress | None = None,
         warn: Warn | None = None,
+        keep_documents: bool = False,
     ) -> IngestReport:
         """Index the Markdown under `targets` (default: the whole work tree); creates the index.
 
@@ -269,6 +270,7 @@ class KnowledgeBase:
             progress=progress,
             warn=warn,
             head=self._head(),
+            keep_documents=keep_documents,
         )
 
     def sync(self, *, progress: Progress | None = None, warn: Warn | None = None) -> IngestReport:

@@ -44,10 +44,10 @@ def test_reingest_skips_unchanged_files_without_parsing(tmp_path):
     root = init_repo(tmp_path, {"a.md": doc("Alpha Guide"), "b.md": doc("Beta Notes")})
     kb = _kb(root)
     kb.ingest()
-    again = kb.ingest()
+    again = kb.ingest(keep_documents=True)
     assert again.count("unchanged") == 2 and again.documents == []
     write(root, {"b.md": doc("Beta Notes", "Changed body text with more words than before.\n")})
-    third = kb.ingest()
+    third = kb.ingest(keep_documents=True)
     assert [r.path for r in third.results if r.status == "ingested"] == ["b.md"]
     assert [d.path for d in third.documents] == ["b.md"]
 
@@ -58,7 +58,7 @@ def test_touching_a_file_without_changing_it_does_not_reparse(tmp_path):
     kb.ingest()
     later = time.time() + 5
     os.utime(root / "a.md", (later, later))
-    report = kb.ingest()
+    report = kb.ingest(keep_documents=True)
     assert report.count("unchanged") == 1 and report.documents == []
 
 
@@ -316,3 +316,48 @@ def test_detached_head_and_unborn_branch_are_handled(tmp_path):
     kb = _kb(repo)
     kb.ingest()
     assert kb.state().as_of == git(repo, "rev-parse", "HEAD").strip()
+
+
+def _blob_of(kb: KnowledgeBase, path: str) -> str:
+    return str(_rows(kb, f"SELECT blob_id FROM files WHERE path = '{path}'")[0][0])
+
+
+def test_blob_ids_equal_git_hash_object_with_and_without_filters(tmp_path):
+    from tests.helpers import git
+
+    plain = init_repo(tmp_path / "plain", {"a.md": doc("Alpha Guide")})
+    kb = _kb(plain)
+    kb.ingest()
+    assert _blob_of(kb, "a.md") == git(plain, "hash-object", "a.md").strip()
+
+    crlf = init_repo(tmp_path / "crlf", commit=False)
+    git(crlf, "config", "core.autocrlf", "true")
+    (crlf / "b.md").write_bytes(doc("Beta Notes").replace("\n", "\r\n").encode())
+    kb = _kb(crlf)
+    kb.ingest()
+    assert _blob_of(kb, "b.md") == git(crlf, "hash-object", "b.md").strip()
+
+    attrs = init_repo(tmp_path / "attrs", commit=False)
+    write(attrs, {".gitattributes": "*.md text eol=lf\n"})
+    (attrs / "c.md").write_bytes(doc("Gamma Page").replace("\n", "\r\n").encode())
+    kb = _kb(attrs)
+    kb.ingest()
+    assert _blob_of(kb, "c.md") == git(attrs, "hash-object", "c.md").strip()
+
+
+def test_bulk_and_single_file_updates_keep_the_fts_index_consistent(tmp_path):
+    body = "Topic zq{}zq explained at length, with enough words to be indexed.\n"
+    files = {f"d{i:03}.md": doc(f"Page {i}", body.format(i)) for i in range(80)}
+    root = init_repo(tmp_path, files)
+    kb = _kb(root)
+    kb.ingest()  # 80 files: the bulk path
+    assert [h.file_path for h in kb.search("zq7zq").hits] == ["d007.md"]
+    write(root, {"d007.md": doc("Page 7", "Now about giraffes instead, with enough words here.\n")})
+    kb.ingest()  # one file: the trigger path
+    assert not kb.search("zq7zq").hits
+    assert [h.file_path for h in kb.search("giraffes").hits] == ["d007.md"]
+    with sqlite3.connect(kb.db_path) as conn:
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
+        triggers = {r[0] for r in rows}
+    assert triggers == {"chunks_ai", "chunks_ad", "chunks_au"}

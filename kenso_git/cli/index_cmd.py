@@ -75,7 +75,7 @@ def ingest(
     start = paths[0] if paths else None
     kb = KnowledgeBase.open(start if start is None or start.is_dir() else start.parent, db=db_path)
     progress, warn = _progress()
-    report = kb.ingest(list(paths) or None, progress=progress, warn=warn)
+    report = kb.ingest(list(paths) or None, progress=progress, warn=warn, keep_documents=with_lint)
     _finish_progress()
     lint = lint_for_ingest(kb, report) if with_lint else None
     label = " ".join(str(p) for p in paths) or "."

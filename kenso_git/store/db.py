@@ -305,6 +305,27 @@ def insert_chunks(
     )
 
 
+def begin_bulk_insert(conn: sqlite3.Connection) -> int:
+    """Stop indexing chunk rows one by one; returns the last chunk id before the bulk.
+
+    Inside the caller's transaction: readers never see the trigger missing.
+    """
+    conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def end_bulk_insert(conn: sqlite3.Connection, after_id: int) -> None:
+    """Index every chunk inserted since `begin_bulk_insert` in one pass; restore the trigger."""
+    conn.execute(
+        "INSERT INTO chunks_fts(rowid, title, section_path, tags, category, searchable_content) "
+        "SELECT id, title, section_path, tags, category, searchable_content "
+        "FROM chunks_search WHERE id > ?",
+        (after_id,),
+    )
+    conn.execute(schema.insert_trigger_ddl())
+
+
 def replace_links(conn: sqlite3.Connection, source: str, links: Iterable[LinkRow]) -> None:
     conn.execute("DELETE FROM links WHERE source_path = ?", (source,))
     conn.executemany(

@@ -120,6 +120,14 @@ DDL: tuple[str, ...] = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID",
 )
 
+INSERT_TRIGGER = "chunks_ai"
+
+
+def insert_trigger_ddl() -> str:
+    """The chunks insert trigger (dropped and restored around bulk inserts)."""
+    return next(d for d in DDL if f"TRIGGER IF NOT EXISTS {INSERT_TRIGGER} " in d)
+
+
 # files.status values
 INDEXED = "indexed"
 SKIPPED_SHORT = "short"
