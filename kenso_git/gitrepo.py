@@ -257,7 +257,7 @@ def rebase_will_rewrite(ws: Workspace) -> bool:
             lines = (merge / name).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
-        if any(line.split(" ", 1)[0] in _REWRITING for line in lines):
+        if lines and lines[0].split(" ", 1)[0] in _REWRITING:  # the shim reads the first line too
             return True
     return False
 

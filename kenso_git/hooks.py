@@ -109,7 +109,7 @@ def change_size(ws: Workspace, call: HookCall) -> int | None:
     if call.name == "post-merge":
         return changed_paths(ws, "ORIG_HEAD", "HEAD")
     if call.name == "post-rewrite":
-        return 1 if _arg(call, 0) == "amend" else changed_paths(ws, "ORIG_HEAD", "HEAD")
+        return 1 if _arg(call, 0) == "amend" else None  # a rebase: often many, in background
     if call.name == "post-commit":
         return changed_paths(ws, "HEAD^", "HEAD")
     return None

@@ -191,7 +191,8 @@ def op_plain_edit(w: World, seed: int) -> None:
     mine = w.docs()
     if len(mine) > 1:
         (w.root / mine[seed % len(mine)]).unlink()
-    w.new_doc(seed)
+    w.counter += 1
+    w.write(f"top {w.counter}.md", doc(f"Top {w.counter}", seed))  # no .gitignore covers it
     assert is_stale(w.root), "plain edits must leave the index stale"
     proc = subprocess.run(
         [sys.executable, "-m", "kenso_git", "sync"],
