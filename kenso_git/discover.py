@@ -33,11 +33,15 @@ class SourceFile:
     """A Markdown file found in the work tree, with the stat data used to skip re-reads."""
 
     path: str  # root-relative POSIX
-    abspath: Path
+    location: str  # absolute path as a string (a Path costs more to build than to use)
     size: int
     mtime_ns: int
     ctime_ns: int
     inode: int
+
+    @property
+    def abspath(self) -> Path:
+        return Path(self.location)
 
 
 @dataclass(slots=True)
@@ -105,7 +109,7 @@ def discover(
         if target.is_dir():
             _walk(ws, rules, item, found, say, facts or WalkFacts())
         elif is_markdown(target.name):
-            entry = _source_file(item, target, say)
+            entry = _source_file(item, str(target), say)
             if entry is not None:
                 found[entry.path] = entry
     return [found[key] for key in sorted(found)]
@@ -159,18 +163,18 @@ def _markdown_entry(
         if not target.is_relative_to(root) or not target.is_file():
             say(f"{rel}: symlink leads outside the repository, skipped")
             return None
-    return _source_file(rel, Path(entry.path), say)
+    return _source_file(rel, entry.path, say)
 
 
-def _source_file(rel: str, path: Path, say: Warn) -> SourceFile | None:
+def _source_file(rel: str, location: str, say: Warn) -> SourceFile | None:
     try:
-        st = path.stat()
+        st = os.stat(location)
     except OSError as err:
         say(f"{rel}: cannot read ({err.strerror}), skipped")
         return None
     if not stat_mod.S_ISREG(st.st_mode):
         return None
-    return SourceFile(rel, path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return SourceFile(rel, location, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def read_bytes(sf: SourceFile, settings: Settings) -> bytes | Skip:

@@ -62,6 +62,7 @@ class IgnoreRules:
     root: Path
     base_sources: list[_Source] = field(default_factory=list)  # lowest precedence first
     _folder_cache: dict[str, list[_Source]] = field(default_factory=dict)
+    _chain_cache: dict[str, list[_Source]] = field(default_factory=dict)
 
     @classmethod
     def for_workspace(cls, ws: Workspace, settings: Settings) -> IgnoreRules:
@@ -94,7 +95,13 @@ class IgnoreRules:
         return found
 
     def _sources_for(self, folder: str) -> list[_Source]:
-        """Every source that applies inside `folder`, highest precedence first."""
+        """Every source that applies inside `folder`, highest precedence first (memoised)."""
+        cached = self._chain_cache.get(folder)
+        if cached is None:
+            cached = self._chain_cache[folder] = self._build_chain(folder)
+        return cached
+
+    def _build_chain(self, folder: str) -> list[_Source]:
         chain = [""]
         if folder:
             parts = folder.split("/")

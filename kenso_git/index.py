@@ -19,20 +19,21 @@ from dataclasses import replace
 from pathlib import Path
 
 from kenso_git.config import Settings
-from kenso_git.discover import Skip
 from kenso_git.discover import SourceFile
 from kenso_git.discover import WalkFacts
 from kenso_git.discover import discover
-from kenso_git.discover import document_from_bytes
-from kenso_git.discover import read_bytes
 from kenso_git.parse import Document
+from kenso_git.prepare import Job
+from kenso_git.prepare import Options
+from kenso_git.prepare import Prepared
+from kenso_git.prepare import prepare_all
 from kenso_git.store import db
 from kenso_git.store import schema
 from kenso_git.workspace import Workspace
 from kenso_git.workspace import exclude_from_git
 
-MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
-BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in one pass
+BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in batches
+FTS_BATCH = 64  # files between two batch FTS inserts
 
 Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]
@@ -84,12 +85,6 @@ def stat_unchanged(sf: SourceFile, row: db.FileRow | None) -> bool:
     )
 
 
-def _extra(content: str, searchable: str) -> str | None:
-    """What the searchable text adds after the content (stored once: see store.schema)."""
-    head = content + "\n\n"
-    return searchable[len(head) :] if searchable.startswith(head) else searchable or None
-
-
 def _unchanged(row: db.FileRow) -> FileResult:
     if row.status == schema.INDEXED:
         return FileResult(row.path, "unchanged", row.chunks)
@@ -130,61 +125,36 @@ class _Run:
             relations=keep.relations,
         )
 
-    def index_file(self, sf: SourceFile, blob: str, data: bytes | Skip | None = None) -> None:
-        # Parsing and chunking are imported here: a sync with nothing to do never needs them.
-        from kenso_git import linkmap
-        from kenso_git.chunk import chunk_document
-        from kenso_git.chunk import searchable_content
+    def apply(self, sf: SourceFile, prep: Prepared, stored: db.FileRow | None) -> None:
+        """Write what `prepare` found out about one file."""
+        for problem in prep.problems:
+            self.warn(f"{sf.path}:{problem}")
+        if prep.document is not None:
+            self.report.documents.append(prep.document)
+        if prep.status == "unchanged" and stored is not None:
+            db.upsert_file(self.conn, self.file_row(sf, prep.blob, stored.status, keep=stored))
+            self.report.results.append(_unchanged(stored))
+        elif prep.status == "indexed":
+            self.index(sf, prep)
+        else:
+            self.skip(sf, prep.blob, prep.reason or schema.SKIPPED_UNREADABLE, prep.detail)
 
-        if data is None:
-            data = read_bytes(sf, self.settings)
-        if isinstance(data, Skip):
-            self.skip(sf, blob, data.reason, data.detail)
-            return
-        doc = document_from_bytes(sf.path, data)
-        for problem in doc.problems:
-            self.warn(f"{sf.path}:{problem.line}: {problem.message}")
-        if self.keep_documents:
-            self.report.documents.append(doc)
-        if len(doc.text.strip()) < MIN_CHARS:
-            self.skip(sf, blob, schema.SKIPPED_SHORT, f"<{MIN_CHARS} chars")
-            return
-        chunks = chunk_document(
-            doc, max_size=self.settings.chunk_size, overlap=self.settings.chunk_overlap
-        )
-        extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
-        rows = [
-            db.ChunkRow(
-                c.title,
-                c.section_path,
-                c.content,
-                _extra(c.content, searchable_content(doc, c)),
-                extra_title,
-            )
-            for c in chunks
-        ]
+    def index(self, sf: SourceFile, prep: Prepared) -> None:
         self.wrote = True
         db.delete_chunks(self.conn, sf.path)
         db.insert_chunks(
-            self.conn,
-            sf.path,
-            rows,
-            category=doc.category,
-            audience=doc.audience,
-            tags=doc.tags,
-            content_hash=blob[:16],
+            self.conn, sf.path, prep.rows, prep.category, prep.audience, prep.tags, prep.blob[:16]
         )
-        title = doc.display_title
         row = replace(
-            self.file_row(sf, blob, schema.INDEXED),
-            title=title,
-            category=doc.category,
-            chunks=len(rows),
-            relations=linkmap.raw_relations(doc),
+            self.file_row(sf, prep.blob, schema.INDEXED),
+            title=prep.title,
+            category=prep.category,
+            chunks=len(prep.rows),
+            relations=prep.relations,
         )
         db.upsert_file(self.conn, row)
         self.report.results.append(
-            FileResult(sf.path, "ingested", len(rows), None, title, doc.category)
+            FileResult(sf.path, "ingested", len(prep.rows), None, prep.title, prep.category)
         )
 
     def skip(self, sf: SourceFile, blob: str, reason: str, detail: str) -> None:
@@ -241,31 +211,61 @@ def _apply(run: _Run, meta: dict[str, str]) -> None:
     found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
     live = {sf.path for sf in found}
     suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
-    hasher = _Hasher(run, suspects, saw_attributes=facts.saw_attributes)
-    bulk_after = db.begin_bulk_insert(conn) if len(suspects) >= BULK_THRESHOLD else None
+    jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=facts.saw_attributes)
+    opts = Options(
+        run.settings.chunk_size,
+        run.settings.chunk_overlap,
+        run.settings.max_file_size,
+        run.keep_documents,
+    )
+    prepared = prepare_all(jobs, opts)
+    mark = db.begin_bulk_insert(conn) if len(jobs) >= BULK_THRESHOLD else None
     suspect_paths = {sf.path for sf in suspects}
-    total = len(found)
     for done, sf in enumerate(found, 1):
         row = stored.get(sf.path)
         if sf.path not in suspect_paths and row is not None:
             report.results.append(_unchanged(row))
-            continue
-        blob, data = hasher.identify(sf)
-        if isinstance(data, Skip):
-            run.skip(sf, blob or "", data.reason, data.detail)
-        elif blob is None:
-            run.skip(sf, "", schema.SKIPPED_UNREADABLE, "cannot be read or hashed")
-        elif row is not None and row.blob_id == blob and not rechunk_all:
-            db.upsert_file(conn, run.file_row(sf, blob, row.status, keep=row))
-            report.results.append(_unchanged(row))
         else:
-            run.index_file(sf, blob, data)
+            run.apply(sf, next(prepared), row)
+            if mark is not None and done % FTS_BATCH == 0:
+                mark = db.index_new_chunks(conn, mark)
         if run.progress is not None and done % 25 == 0:
-            run.progress(done, total)
-    if bulk_after is not None:
-        db.end_bulk_insert(conn, bulk_after)
+            run.progress(done, len(found))
+    if mark is not None:
+        db.index_new_chunks(conn, mark)
+        db.end_bulk_insert(conn)
     _remove_vanished(run, stored, live)
     _finish(run, meta, fingerprint)
+
+
+def _jobs(
+    run: _Run,
+    suspects: Sequence[SourceFile],
+    stored: dict[str, db.FileRow],
+    rechunk_all: bool,
+    *,
+    saw_attributes: bool,
+) -> list[Job]:
+    """One job per changed-looking file. Git is asked for blob ids only when a content
+    filter could make them differ from the plain hash of the bytes (see `gitconfig`)."""
+    ws = run.ws
+    git_ids: dict[str, str] = {}
+    use_git = False
+    if ws.is_git and suspects:
+        from kenso_git.gitconfig import filters_may_apply
+        from kenso_git.gitconfig import read_config
+
+        use_git = filters_may_apply(ws, read_config(ws), saw_attributes=saw_attributes)
+        if use_git:
+            from kenso_git import gitrepo
+
+            git_ids = gitrepo.worktree_blob_ids(ws, [sf.path for sf in suspects])
+    jobs = []
+    for sf in suspects:
+        row = stored.get(sf.path)
+        known = row.blob_id if row is not None and not rechunk_all else None
+        jobs.append(Job(sf, known, git_ids.get(sf.path), use_git))
+    return jobs
 
 
 def _remove_vanished(run: _Run, stored: dict[str, db.FileRow], live: set[str]) -> None:
@@ -294,36 +294,3 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
     db.write_meta(conn, values)
     if run.wrote or not meta:
         db.bump_generation(conn)
-
-
-class _Hasher:
-    """Git blob ids of changed files, the cheapest correct way.
-
-    When no content filter can apply (no autocrlf/eol, no .gitattributes anywhere), git's
-    blob id is the plain hash of the bytes, so the file is read once, hashed and, when it
-    changed, parsed from the same bytes: no pygit2 import. Otherwise pygit2 answers: the
-    git index's id for clean tracked files, `Repository.hashfile` (filters applied) for the rest.
-    """
-
-    def __init__(self, run: _Run, suspects: Sequence[SourceFile], *, saw_attributes: bool) -> None:
-        from kenso_git import gitrepo
-
-        self.run = run
-        self.blob_id = gitrepo.blob_id
-        self.ids: dict[str, str] | None = None
-        ws = run.ws
-        if ws.is_git and suspects:
-            from kenso_git.gitconfig import filters_may_apply
-            from kenso_git.gitconfig import read_config
-
-            if filters_may_apply(ws, read_config(ws), saw_attributes=saw_attributes):
-                self.ids = gitrepo.worktree_blob_ids(ws, [sf.path for sf in suspects])
-
-    def identify(self, sf: SourceFile) -> tuple[str | None, bytes | Skip | None]:
-        """(blob id, the bytes when they were read or why they could not be)."""
-        if self.ids is not None:
-            return self.ids.get(sf.path), None
-        data = read_bytes(sf, self.run.settings)
-        if isinstance(data, Skip):
-            return None, data
-        return self.blob_id(data), data

@@ -361,3 +361,27 @@ def test_bulk_and_single_file_updates_keep_the_fts_index_consistent(tmp_path):
         rows = conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
         triggers = {r[0] for r in rows}
     assert triggers == {"chunks_ai", "chunks_ad", "chunks_au"}
+
+
+def test_repository_path_with_uri_characters_works(tmp_path):
+    root = init_repo(tmp_path / "we ird?#%dir", {"a.md": doc("Odd Folder Guide")})
+    kb = _kb(root)
+    kb.ingest()
+    assert [h.file_path for h in kb.search("odd folder").hits] == ["a.md"]
+
+
+def test_large_ingest_uses_worker_processes_and_matches_a_serial_one(tmp_path, monkeypatch):
+    from kenso_git import prepare
+
+    body = "Shared words about widgets, plus the unique marker qq{}qq for this page.\n"
+    files = {f"p{i:03}/d.md": doc(f"Page {i}", body.format(i)) for i in range(60)}
+    root = init_repo(tmp_path / "repo", files)
+    monkeypatch.setattr(prepare, "PARALLEL_FROM", 10)
+    parallel = _kb(root)
+    parallel.ingest()
+    serial = KnowledgeBase.open(root, db=str(tmp_path / "serial.db"))
+    monkeypatch.setattr(prepare, "PARALLEL_FROM", 10_000)
+    serial.ingest()
+    query = "SELECT file_path, chunk_index, title, content, search_extra FROM chunks ORDER BY 1, 2"
+    assert _rows(parallel, query) == _rows(serial, query)
+    assert [h.file_path for h in parallel.search("qq42qq").hits] == ["p042/d.md"]

@@ -79,10 +79,16 @@ def report_error(err: KensoError) -> None:
 
 
 def _configure_logging() -> None:
-    """Logs go to stderr (stdout may carry JSON or MCP messages), at KENSO_LOG_LEVEL."""
+    """Logs go to stderr (stdout may carry JSON or MCP messages), at KENSO_LOG_LEVEL.
+
+    Unset, nothing is configured: Python's last-resort handler already prints warnings
+    to stderr, and `logging` stays unimported on the fast paths.
+    """
+    name = os.environ.get("KENSO_LOG_LEVEL", "").strip().upper()
+    if not name:
+        return
     import logging
 
-    name = os.environ.get("KENSO_LOG_LEVEL", "WARNING").strip().upper() or "WARNING"
     level = logging.getLevelName(name)
     logging.basicConfig(
         level=level if isinstance(level, int) else logging.WARNING,
