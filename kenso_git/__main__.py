@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kenso_git.cli import main
+from kenso_git.entry import main
 
 if __name__ == "__main__":
     main()

@@ -21,8 +21,8 @@ from kenso_git.parse import Document
 from kenso_git.parse import decode
 from kenso_git.parse import parse_document
 from kenso_git.workspace import Workspace
+from kenso_git.workspace import is_markdown
 
-MARKDOWN_SUFFIXES = (".md", ".markdown")
 BINARY_PROBE = 8192
 
 Warn = Callable[[str], None]
@@ -58,10 +58,6 @@ class Skip:
     path: str
     reason: str  # one of store.schema's SKIPPED_* statuses
     detail: str
-
-
-def is_markdown(name: str) -> bool:
-    return name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def _ignore_warning(_message: str) -> None:
@@ -113,6 +109,47 @@ def discover(
             if entry is not None:
                 found[entry.path] = entry
     return [found[key] for key in sorted(found)]
+
+
+def discover_paths(
+    ws: Workspace,
+    settings: Settings,
+    paths: Sequence[str],
+    *,
+    scope: Sequence[str] = ("",),
+    warn: Warn | None = None,
+) -> list[SourceFile]:
+    """Like `discover`, but looks only at `paths` (root-relative): those that exist, are
+    Markdown, lie in `scope` and are not ignored (in a non-ignored folder)."""
+    rules = IgnoreRules.for_workspace(ws, settings)
+    say = warn or _ignore_warning
+    found: list[SourceFile] = []
+    for rel in sorted(set(paths)):
+        if not is_markdown(rel) or not any(
+            not s or rel == s or rel.startswith(s + "/") for s in scope
+        ):
+            continue
+        location = os.path.join(ws.root, rel)
+        if not os.path.isfile(location) or rules.is_ignored(rel):
+            continue
+        if os.path.islink(location):
+            target = Path(location).resolve()
+            if not target.is_relative_to(ws.root):
+                say(f"{rel}: symlink leads outside the repository, skipped")
+                continue
+        if _in_nested_repository(ws.root, rel):
+            continue
+        sf = _source_file(rel, location, say)
+        if sf is not None:
+            found.append(sf)
+    return found
+
+
+def _in_nested_repository(root: Path, rel: str) -> bool:
+    parts = rel.split("/")[:-1]
+    return any(
+        os.path.lexists(os.path.join(root, *parts[: i + 1], ".git")) for i in range(len(parts))
+    )
 
 
 def _walk(

@@ -15,6 +15,7 @@ from kenso_git.store import schema
 from kenso_git.workspace import Workspace
 
 if TYPE_CHECKING:
+    from kenso_git.discover import SourceFile
     from kenso_git.kb import KnowledgeBase
 
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
@@ -57,7 +58,12 @@ def head_commit(ws: Workspace) -> str | None:
 
 
 def is_stale(kb: KnowledgeBase, meta: dict[str, str]) -> bool:
-    """True when HEAD moved or any Markdown file appeared, vanished or changed on disk."""
+    """True when HEAD moved or any Markdown file appeared, vanished or changed content.
+
+    Files whose stat data changed are hashed (only those): a file touched but not
+    changed, as git leaves after `git stash` of nothing, does not make the index stale.
+    """
+    from kenso_git.discover import WalkFacts
     from kenso_git.discover import discover
     from kenso_git.index import stat_unchanged
     from kenso_git.store import db
@@ -67,7 +73,31 @@ def is_stale(kb: KnowledgeBase, meta: dict[str, str]) -> bool:
         return True
     scope = json.loads(meta.get("scope", '[""]'))
     stored = kb.read(db.load_files)
-    found = discover(ws, kb.settings, scope=scope)
+    facts = WalkFacts()
+    found = discover(ws, kb.settings, scope=scope, facts=facts)
     if {sf.path for sf in found} != set(stored):
         return True
-    return not all(stat_unchanged(sf, stored.get(sf.path)) for sf in found)
+    touched = [sf for sf in found if not stat_unchanged(sf, stored.get(sf.path))]
+    if not touched:
+        return False
+    ids = _blob_ids(kb, touched, saw_attributes=facts.saw_attributes)
+    return any(ids.get(sf.path) != stored[sf.path].blob_id for sf in touched)
+
+
+def _blob_ids(
+    kb: KnowledgeBase, files: list[SourceFile], *, saw_attributes: bool
+) -> dict[str, str]:
+    from kenso_git import gitrepo
+    from kenso_git.gitconfig import filters_may_apply
+    from kenso_git.gitconfig import read_config
+
+    ws = kb.workspace
+    if ws.is_git and filters_may_apply(ws, read_config(ws), saw_attributes=saw_attributes):
+        return gitrepo.worktree_blob_ids(ws, [sf.path for sf in files])
+    ids: dict[str, str] = {}
+    for sf in files:
+        try:
+            ids[sf.path] = gitrepo.blob_id(sf.abspath.read_bytes())
+        except OSError:
+            continue
+    return ids

@@ -320,17 +320,23 @@ def hooks_path_setting(ws: Workspace) -> str | None:
     return out or None
 
 
-def changed_paths(ws: Workspace, old: str, new: str, *, suffix: str = ".md") -> int | None:
-    """How many paths ending in `suffix` differ between commits `old` and `new`.
+def diff_names(ws: Workspace, old: str, new: str) -> list[str] | None:
+    """Every path that differs between commits `old` and `new` (renames as delete + add).
 
     None when it cannot be told (an all-zero or unknown commit, a git failure).
     """
     if not old or not new or old == ZERO_OID or new == ZERO_OID:
         return None
     if old == new:
-        return 0
+        return []
     try:
         out = run_git(ws, "diff", "--name-only", "-z", "--no-renames", old, new, "--")
     except GitError:
         return None
-    return sum(1 for name in out.split("\0") if name.endswith(suffix))
+    return [name for name in out.split("\0") if name]
+
+
+def changed_paths(ws: Workspace, old: str, new: str, *, suffix: str = ".md") -> int | None:
+    """How many paths ending in `suffix` differ between commits `old` and `new`."""
+    names = diff_names(ws, old, new)
+    return None if names is None else sum(1 for name in names if name.endswith(suffix))

@@ -20,13 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.gitrepo import GIT_REPO_VARS
-from kenso_git.gitrepo import changed_paths
+from kenso_git.gitrepo import diff_names
 from kenso_git.gitrepo import rebase_will_rewrite
 from kenso_git.gitrepo import scrubbed_env
 from kenso_git.workspace import Workspace
 from kenso_git.workspace import find_workspace
+from kenso_git.workspace import is_markdown
 from kenso_git.workspace import resolve_db_path
 
 GIT_HOOKS = ("post-checkout", "post-merge", "post-rewrite", "post-commit", "post-index-change")
@@ -59,6 +61,11 @@ class Plan:
 
     action: str  # SKIP, FOREGROUND or BACKGROUND
     reason: str
+    paths: tuple[str, ...] | None = None  # a foreground sync needs to look only at these
+
+
+# A change to one of these can change which files are indexed, or how: sync everything.
+_WIDE_FILES = (".gitignore", ".cursorignore", ".kensoignore", "pyproject.toml", ".kenso.toml")
 
 
 def from_pre_commit(environ: Mapping[str, str]) -> HookCall:
@@ -100,19 +107,34 @@ def _arg(call: HookCall, position: int) -> str:
     return call.args[position] if len(call.args) > position else ""
 
 
-def change_size(ws: Workspace, call: HookCall) -> int | None:
-    """How many Markdown paths the git operation changed; None when it cannot be told."""
+def changed_names(ws: Workspace, call: HookCall) -> list[str] | None:
+    """The paths the git operation changed; None when it cannot be told."""
     if call.name == "post-checkout":
         if _arg(call, 2) != "1":
             return None  # a file checkout: git does not say which files
-        return changed_paths(ws, _arg(call, 0), _arg(call, 1))
+        return diff_names(ws, _arg(call, 0), _arg(call, 1))
     if call.name == "post-merge":
-        return changed_paths(ws, "ORIG_HEAD", "HEAD")
+        return diff_names(ws, "ORIG_HEAD", "HEAD")
+    if call.name == "post-commit":
+        # A commit changes no file, but it is when edits made outside git get recorded.
+        return diff_names(ws, "HEAD^", "HEAD")
+    return None
+
+
+def change_size(ws: Workspace, call: HookCall) -> int | None:
+    """How many Markdown paths the git operation changed; None when it cannot be told."""
     if call.name == "post-rewrite":
         return 1 if _arg(call, 0) == "amend" else None  # a rebase: often many, in background
-    if call.name == "post-commit":
-        return changed_paths(ws, "HEAD^", "HEAD")
-    return None
+    names = changed_names(ws, call)
+    return None if names is None else sum(1 for name in names if is_markdown(name))
+
+
+def _targeted(names: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The Markdown paths to re-check, or None when everything must be (ignore or config
+    files changed, or the change is unknown)."""
+    if names is None or any(name.rsplit("/", 1)[-1] in _WIDE_FILES for name in names):
+        return None
+    return tuple(name for name in names if is_markdown(name))
 
 
 def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
@@ -125,18 +147,23 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
         return Plan(SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
     if not resolve_db_path(ws).is_file():
         return Plan(SKIP, "no index here yet (run `kenso-git ingest` once)")
-    size = change_size(ws, call)
     if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
         return Plan(SKIP, "HEAD did not move")
     if call.name == "post-index-change":
         # git writes the index before it moves HEAD (reset --hard, stash): sync once git is done.
         return Plan(BACKGROUND, "the working tree was updated; syncing after git exits")
+    if call.name == "post-rewrite":
+        size = 1 if _arg(call, 0) == "amend" else None
+        names = None
+    else:
+        names = changed_names(ws, call)
+        size = None if names is None else sum(1 for name in names if is_markdown(name))
     limit = threshold(environ)
     counted = UNKNOWN_SIZE if size is None else size
     if counted > limit:
         shown = "an unknown number of" if size is None else str(size)
         return Plan(BACKGROUND, f"{shown} Markdown paths changed (more than {limit})")
-    return Plan(FOREGROUND, f"{size} Markdown paths changed")
+    return Plan(FOREGROUND, f"{size} Markdown paths changed", _targeted(names))
 
 
 # --- running ------------------------------------------------------------------------------
@@ -147,13 +174,14 @@ def state_dir(ws: Workspace) -> Path:
     return resolve_db_path(ws, for_write=True).parent
 
 
-def sync_index(ws: Workspace) -> None:
-    """Bring an existing index to the state of the work tree (the lead's `kb.sync`)."""
+def sync_index(ws: Workspace, paths: Sequence[str] | None = None) -> None:
+    """Bring an existing index to the state of the work tree; with `paths`, look only there
+    (what a checkout, merge or commit changed: the rest of the tree was not touched)."""
     from kenso_git.kb import KnowledgeBase  # heavy: only when a sync really runs
 
     kb = KnowledgeBase.open(ws.root)
     if kb.has_index():
-        kb.sync()
+        kb.sync(paths=paths)
 
 
 def _try_lock(path: Path) -> int | None:
@@ -174,8 +202,16 @@ def _consume(mark: Path) -> bool:
     return True
 
 
-def coalesced_sync(ws: Workspace, sync: Callable[[Workspace], None] = sync_index) -> bool:
-    """Run `sync` under the lock, or mark "dirty, rerun" for the holder; True if we synced."""
+def coalesced_sync(
+    ws: Workspace,
+    sync: Callable[[Workspace], None] = sync_index,
+    *,
+    paths: Sequence[str] | None = None,
+) -> bool:
+    """Run `sync` under the lock, or mark "dirty, rerun" for the holder; True if we synced.
+
+    The first round may be targeted at `paths`; reruns asked for by others are full syncs.
+    """
     folder = state_dir(ws)
     folder.mkdir(parents=True, exist_ok=True)
     dirty = folder / DIRTY_FILE
@@ -189,7 +225,10 @@ def coalesced_sync(ws: Workspace, sync: Callable[[Workspace], None] = sync_index
             for _ in range(MAX_ROUNDS):
                 if not _consume(dirty):
                     break
-                sync(ws)
+                if paths is not None and not ran and sync is sync_index:
+                    sync_index(ws, paths)
+                else:
+                    sync(ws)
                 ran = True
         finally:
             os.close(fd)
@@ -263,10 +302,33 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
     ws = find_workspace(start)
     decided = plan(ws, call, os.environ)
     if decided.action == FOREGROUND:
-        coalesced_sync(ws)
+        coalesced_sync(ws, paths=decided.paths)
     elif decided.action == BACKGROUND:
         start_background_sync(ws, after_pid=_git_pid(call))
     return decided
+
+
+def hook_main(name: str, args: Sequence[str]) -> None:
+    """`kenso-git hook NAME ARGS...`: never fails or blocks git; one stderr line on trouble."""
+    try:
+        decided = run_hook(name, args)
+    except KensoError as err:
+        _say(f"kenso-git: {name} hook: {err.message} (run `kenso-git sync` later)")
+    except Exception as err:  # a hook must never fail or block git: one line, exit 0
+        _say(f"kenso-git: {name} hook failed: {err!r} (run `kenso-git sync`)")
+    except KeyboardInterrupt:
+        _say(f"kenso-git: {name} hook interrupted (run `kenso-git sync`)")
+    else:
+        if os.environ.get("KENSO_HOOK_VERBOSE"):
+            _say(f"kenso-git: {name}: {decided.action}: {decided.reason}")
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
 
 
 def _git_pid(call: HookCall) -> int | None:

@@ -22,6 +22,7 @@ from kenso_git.config import Settings
 from kenso_git.discover import SourceFile
 from kenso_git.discover import WalkFacts
 from kenso_git.discover import discover
+from kenso_git.discover import discover_paths
 from kenso_git.parse import Document
 from kenso_git.prepare import Job
 from kenso_git.prepare import Options
@@ -176,8 +177,12 @@ def run_index(
     warn: Warn | None = None,
     head: str | None = None,
     keep_documents: bool = False,
+    only: Sequence[str] | None = None,
 ) -> IngestReport:
     """Make the index equal to the Markdown files under `scope` (default: the stored scope).
+
+    With `only`, look at just those root-relative paths (what a git operation changed) and
+    keep every other file as it is: no walk of the work tree.
 
     Raises:
         DatabaseError: the database cannot be written.
@@ -195,21 +200,27 @@ def run_index(
                 scope = json.loads(meta.get("scope", '[""]'))
             report = IngestReport(scope=list(scope), head=head)
             run = _Run(ws, settings, conn, report, say, progress, keep_documents=keep_documents)
-            _apply(run, meta)
+            _apply(run, meta, only)
     finally:
         conn.close()
     report.elapsed = time.perf_counter() - started
     return report
 
 
-def _apply(run: _Run, meta: dict[str, str]) -> None:
+def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
     conn, report = run.conn, run.report
     fingerprint = _settings_fingerprint(run.settings)
     rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
+    if rechunk_all or not meta:
+        only = None  # settings changed, or a brand-new index: look at everything
     stored = db.load_files(conn)
-    facts = WalkFacts()
-    found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
-    live = {sf.path for sf in found}
+    facts = WalkFacts(saw_attributes=only is not None and _attributes_near(run.ws, only))
+    if only is None:
+        found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
+        live = {sf.path for sf in found}
+    else:
+        found = discover_paths(run.ws, run.settings, only, scope=report.scope, warn=run.warn)
+        live = (set(stored) - set(only)) | {sf.path for sf in found}
     suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
     jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=facts.saw_attributes)
     opts = Options(
@@ -236,6 +247,15 @@ def _apply(run: _Run, meta: dict[str, str]) -> None:
         db.end_bulk_insert(conn)
     _remove_vanished(run, stored, live)
     _finish(run, meta, fingerprint)
+
+
+def _attributes_near(ws: Workspace, paths: Sequence[str]) -> bool:
+    """Does a .gitattributes file apply to any of `paths` (in its folder or above)?"""
+    folders = {""}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return any((ws.root / folder / ".gitattributes").exists() for folder in folders)
 
 
 def _jobs(

@@ -273,8 +273,18 @@ class KnowledgeBase:
             keep_documents=keep_documents,
         )
 
-    def sync(self, *, progress: Progress | None = None, warn: Warn | None = None) -> IngestReport:
-        """Bring the index to the state of the work tree, within the scope last ingested."""
+    def sync(
+        self,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+        warn: Warn | None = None,
+    ) -> IngestReport:
+        """Bring the index to the state of the work tree, within the scope last ingested.
+
+        `paths` (root-relative) limits the look to files a git operation changed; every
+        other file is trusted to be as the index last saw it.
+        """
         from kenso_git.index import run_index
 
         return run_index(
@@ -285,6 +295,7 @@ class KnowledgeBase:
             progress=progress,
             warn=warn,
             head=self._head(),
+            only=paths,
         )
 
     def _head(self) -> str | None:

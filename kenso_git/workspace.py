@@ -13,6 +13,7 @@ from pathlib import Path
 from kenso_git.errors import UsageError
 
 GLOBAL_DB = Path("~/.local/share/kenso/docs.db")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 DB_DIRNAME = ".kenso"
 DB_FILENAME = "docs.db"
 
@@ -28,6 +29,11 @@ class Workspace:
     @property
     def is_git(self) -> bool:
         return self.git_dir is not None
+
+
+def is_markdown(name: str) -> bool:
+    """`*.md` or `*.markdown`, in any case."""
+    return name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def _read_gitfile(dotgit: Path) -> Path | None:

@@ -385,3 +385,33 @@ def test_large_ingest_uses_worker_processes_and_matches_a_serial_one(tmp_path, m
     query = "SELECT file_path, chunk_index, title, content, search_extra FROM chunks ORDER BY 1, 2"
     assert _rows(parallel, query) == _rows(serial, query)
     assert [h.file_path for h in parallel.search("qq42qq").hits] == ["p042/d.md"]
+
+
+def test_touched_but_unchanged_file_does_not_make_the_index_stale(tmp_path):
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    kb = _kb(root)
+    kb.ingest()
+    later = time.time() + 5
+    os.utime(root / "a.md", (later, later))
+    assert kb.state().stale is False
+    write(root, {"a.md": doc("Alpha Guide", "A different body, long enough to index.\n")})
+    assert kb.state().stale is True
+
+
+def test_targeted_sync_looks_only_at_the_given_paths(tmp_path):
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide"), "b.md": doc("Beta Notes")})
+    kb = _kb(root)
+    kb.ingest()
+    write(root, {"a.md": doc("Alpha Guide", "Zanzibar is now the topic of this page.\n")})
+    write(root, {"b.md": doc("Beta Notes", "Quokka is now the topic of this page.\n")})
+    (root / "c.md").write_text(doc("Gamma Page"), encoding="utf-8")
+    report = kb.sync(paths=["a.md", "c.md", "gone.md"])
+    assert sorted(r.path for r in report.results if r.status == "ingested") == ["a.md", "c.md"]
+    assert [h.file_path for h in kb.search("zanzibar").hits] == ["a.md"]
+    assert not kb.search("quokka").hits  # b.md was not in the list: left as it was
+    assert kb.state().stale is True
+    kb.sync()
+    assert [h.file_path for h in kb.search("quokka").hits] == ["b.md"]
+    (root / "c.md").unlink()
+    kb.sync(paths=["c.md"])
+    assert _docs(kb) == ["a.md", "b.md"]

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import click
 
-from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import UsageError
 from kenso_git.workspace import Workspace
@@ -151,16 +149,6 @@ def hook(name: str, args: tuple[str, ...]) -> None:
     NAME is post-checkout, post-merge, post-rewrite, post-commit, post-index-change, or
     pre-commit-framework (reads PRE_COMMIT_* variables).
     """
-    from kenso_git.hooks import run_hook
+    from kenso_git.hooks import hook_main
 
-    try:
-        plan = run_hook(name, args)
-    except KensoError as err:
-        click.echo(f"kenso-git: {name} hook: {err.message} (run `kenso-git sync` later)", err=True)
-    except Exception as err:  # a hook must never fail or block git: one line, exit 0
-        click.echo(f"kenso-git: {name} hook failed: {err!r} (run `kenso-git sync`)", err=True)
-    except KeyboardInterrupt:
-        click.echo(f"kenso-git: {name} hook interrupted (run `kenso-git sync`)", err=True)
-    else:
-        if os.environ.get("KENSO_HOOK_VERBOSE"):
-            click.echo(f"kenso-git: {name}: {plan.action}: {plan.reason}", err=True)
+    hook_main(name, args)

@@ -136,6 +136,8 @@ def op_commit_rename(w: World, seed: int) -> None:
     if mine:
         source = mine[seed % len(mine)]
         target = f"{FOLDERS[(seed + 1) % len(FOLDERS)]}/moved {w.counter} {seed}.md"
+        if (w.root / target).exists() or source == target:
+            return  # the same rename drawn twice (after a reset): nothing new to test
         (w.root / target).parent.mkdir(parents=True, exist_ok=True)
         w.git("mv", source, target)
         w.commit("rename")
