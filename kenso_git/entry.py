@@ -1,14 +1,17 @@
 """The `kenso-git` executable's entry point.
 
 `kenso-git hook NAME ARGS...` is what git's hook shims run on every checkout, merge and
-commit, so it skips click (~40 ms to import) and goes straight to the hook runtime; every
-other command goes through the click CLI.
+commit, and `kenso-git sync` what scripts run after edits, so their plain forms skip click
+(~40 ms to import) and go straight to the library; every other command, and any other
+form of these two (`--help`, a typo), goes through the click CLI.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -19,6 +22,74 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         hook_main(args[1], args[2:])
         raise SystemExit(0)
+    if args and args[0] == "sync":
+        options = parse_sync_args(args[1:])
+        if options is not None:
+            _run_plain_sync(options)
     from kenso_git.cli import main as cli_main
 
     cli_main(args)
+
+
+def _run_plain_sync(options: dict[str, object]) -> None:
+    from kenso_git.errors import KensoError
+
+    try:
+        text = run_sync(
+            as_json=bool(options["as_json"]),
+            quiet=bool(options["quiet"]),
+            db_path=options["db_path"] if isinstance(options["db_path"], str) else None,
+        )
+    except KensoError as err:
+        from kenso_git.output import report_error
+
+        report_error(err)
+        raise SystemExit(int(err.exit_code)) from None
+    except KeyboardInterrupt:
+        sys.stderr.write("kenso-git: interrupted\n")
+        raise SystemExit(130) from None
+    if text is not None:
+        sys.stdout.write(text + "\n")
+    raise SystemExit(0)
+
+
+def run_sync(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
+    """Sync the index of the work tree around the current folder; the text to print."""
+    from kenso_git.kb import KnowledgeBase
+
+    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
+    from kenso_git.output import finish_progress
+    from kenso_git.output import progress_printers
+
+    progress, warn = progress_printers()
+    report = kb.sync(progress=progress, warn=warn)
+    finish_progress()
+    counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
+    if as_json:
+        data: dict[str, object] = {"scope": report.scope, "head": report.head, **counts}
+        data["elapsed_s"] = round(report.elapsed, 4)
+        return json.dumps(data, indent=2)
+    if not quiet or report.changed:
+        return (
+            f"kenso-git · synced {len(report.results)} files · {counts['ingested']} updated · "
+            f"{counts['removed']} removed · {counts['unchanged']} unchanged "
+            f"({report.elapsed * 1000:.0f} ms)"
+        )
+    return None
+
+
+def parse_sync_args(args: list[str]) -> dict[str, object] | None:
+    """The options of a plain `sync` command line, or None to let click handle it."""
+    options: dict[str, object] = {"as_json": False, "quiet": False, "db_path": None}
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("-q", "--quiet"):
+            options["quiet"] = True
+        elif arg == "--json":
+            options["as_json"] = True
+        elif arg == "--db" and rest and not rest[0].startswith("-"):
+            options["db_path"] = rest.pop(0)
+        else:
+            return None  # --help, typos, anything else: click answers
+    return options

@@ -14,13 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from kenso_git.config import Settings
 from kenso_git.gitconfig import excludes_file
 from kenso_git.gitconfig import read_config
 from kenso_git.workspace import Workspace
+
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILES = (".gitignore", ".cursorignore", ".kensoignore")
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".kenso"})
@@ -41,10 +43,20 @@ class _Source:
         return None if result.include is None else bool(result.include)
 
 
+# Lines that change nothing here: `.kenso/` is never entered anyway (kenso-git writes it
+# into info/exclude), so a repository with no other pattern never needs pathspec at all.
+_NO_OP_LINES = frozenset({"/.kenso/", ".kenso/", "/.kenso", ".kenso"})
+
+
 def _compile(lines: Iterable[str], base: str) -> _Source | None:
     cleaned = [line.rstrip("\r\n") for line in lines]
-    if not any(line.strip() and not line.lstrip().startswith("#") for line in cleaned):
+    if not any(
+        line.strip() and not line.lstrip().startswith("#") and line.strip() not in _NO_OP_LINES
+        for line in cleaned
+    ):
         return None
+    import pathspec  # ~25 ms to import: only when some pattern can match
+
     return _Source(base, pathspec.GitIgnoreSpec.from_lines(cleaned))
 
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable
 from typing import TextIO
+
+from kenso_git.errors import KensoError
 
 RESET = "\033[0m"
 STYLES = {
@@ -48,3 +52,35 @@ class Style:
         """Render `<mark>..</mark>` highlight markers as bold (or strip them)."""
         on, off = (STYLES["bold"], RESET) if self.enabled else ("", "")
         return text.replace("<mark>", on).replace("</mark>", off)
+
+
+def progress_printers() -> tuple[Callable[[int, int], None], Callable[[str], None]]:
+    """A progress printer on stderr for terminals, and a warning printer."""
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if tty and total >= 200:
+            sys.stderr.write(f"\rindexing {done}/{total}")
+            sys.stderr.flush()
+
+    def warn(message: str) -> None:
+        if tty:
+            sys.stderr.write("\r\033[K")
+        sys.stderr.write(f"kenso-git: warning: {message}\n")
+
+    return progress, warn
+
+
+def finish_progress() -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+
+
+def report_error(err: KensoError) -> None:
+    """Print `kenso-git: error: <place>: <message>` and the hint on stderr."""
+    where = err.location()
+    prefix = f"{where}: " if where else ""
+    sys.stderr.write(f"kenso-git: error: {prefix}{err.message}\n")
+    if err.hint:
+        sys.stderr.write(f"  hint: {err.hint}\n")

@@ -15,6 +15,7 @@ import click
 from kenso_git import __version__
 from kenso_git.errors import ExitCode
 from kenso_git.errors import KensoError
+from kenso_git.output import report_error
 
 # command name -> "module:attribute"; each module owns one family of commands.
 _COMMANDS: dict[str, str] = {
@@ -67,15 +68,6 @@ def cli() -> None:
 
     Exit codes: 0 ok, 1 failure (or lint errors), 2 usage, 3 no index.
     """
-
-
-def report_error(err: KensoError) -> None:
-    """Print a library error the way every command does: message, place, hint."""
-    where = err.location()
-    prefix = f"{where}: " if where else ""
-    click.echo(f"kenso-git: error: {prefix}{err.message}", err=True)
-    if err.hint:
-        click.echo(f"  hint: {err.hint}", err=True)
 
 
 def _configure_logging() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -13,9 +12,12 @@ from kenso_git.cli.render import ingest_json
 from kenso_git.cli.render import ingest_text
 from kenso_git.cli.render import lint_for_ingest
 from kenso_git.cli.render import stats_text
+from kenso_git.entry import run_sync
 from kenso_git.errors import ExitCode
 from kenso_git.kb import KnowledgeBase
 from kenso_git.output import Style
+from kenso_git.output import finish_progress
+from kenso_git.output import progress_printers
 from kenso_git.output import use_color
 
 _COLOR = click.option(
@@ -26,27 +28,6 @@ _COLOR = click.option(
     help="Colour the output.",
 )
 _DB = click.option("--db", "db_path", default=None, help="Database file (default .kenso/docs.db).")
-
-
-def _progress() -> tuple[Callable[[int, int], None], Callable[[str], None]]:
-    """A progress printer on stderr for terminals, and a warning printer."""
-    tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if tty and total >= 200:
-            click.echo(f"\rindexing {done}/{total}", err=True, nl=False)
-
-    def warn(message: str) -> None:
-        if tty:
-            click.echo("\r\033[K", err=True, nl=False)
-        click.echo(f"kenso-git: warning: {message}", err=True)
-
-    return progress, warn
-
-
-def _finish_progress() -> None:
-    if sys.stderr.isatty():
-        click.echo("\r\033[K", err=True, nl=False)
 
 
 @click.command()
@@ -74,9 +55,9 @@ def ingest(
     """
     start = paths[0] if paths else None
     kb = KnowledgeBase.open(start if start is None or start.is_dir() else start.parent, db=db_path)
-    progress, warn = _progress()
+    progress, warn = progress_printers()
     report = kb.ingest(list(paths) or None, progress=progress, warn=warn, keep_documents=with_lint)
-    _finish_progress()
+    finish_progress()
     lint = lint_for_ingest(kb, report) if with_lint else None
     label = " ".join(str(p) for p in paths) or "."
     if as_json:
@@ -99,21 +80,9 @@ def sync(as_json: bool, quiet: bool, db_path: str | None) -> None:
     untracked Markdown, so a sync with nothing changed takes a few milliseconds.
     Creates the index (whole work tree) when there is none yet.
     """
-    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
-    progress, warn = _progress()
-    report = kb.sync(progress=progress, warn=warn)
-    _finish_progress()
-    counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
-    if as_json:
-        data: dict[str, object] = {"scope": report.scope, "head": report.head, **counts}
-        data["elapsed_s"] = round(report.elapsed, 4)
-        click.echo(json.dumps(data, indent=2))
-    elif not quiet or report.changed:
-        click.echo(
-            f"kenso-git · synced {len(report.results)} files · {counts['ingested']} updated · "
-            f"{counts['removed']} removed · {counts['unchanged']} unchanged "
-            f"({report.elapsed * 1000:.0f} ms)"
-        )
+    text = run_sync(as_json=as_json, quiet=quiet, db_path=db_path)
+    if text is not None:
+        click.echo(text)
 
 
 @click.command()
