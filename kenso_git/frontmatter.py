@@ -106,10 +106,17 @@ _LETTER_WORDS = frozenset(
 )
 
 
+# Every YAML 1.1 number, timestamp, `.inf`/`.nan` and merge/value key is written with these
+# characters only; a scalar with any other character (`10/27/2022`, `3 apples`) is a string.
+_NUMERIC_CHARS = frozenset("0123456789_.:+-eEtTzZxXoObBaAcCdDfFiInN~<= ")
+
+
 def _is_typed(value: str) -> bool:
     """Would YAML resolve this plain scalar to something other than a string (bool, date...)?"""
     if value[0].isalpha() and value[0].isascii():
         return value in _LETTER_WORDS
+    if not set(value) <= _NUMERIC_CHARS:
+        return False
     from yaml.resolver import Resolver  # lazily, see `_load_yaml`
 
     resolvers = Resolver.yaml_implicit_resolvers.get(value[0])

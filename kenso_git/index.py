@@ -107,6 +107,8 @@ class _Run:
     started_ns: int = field(default_factory=time.time_ns)
     wrote: bool = False  # any chunk, link or file row changed (beyond stat refreshes)
     keep_documents: bool = False  # keep parsed documents in the report (for the lint summary)
+    paths_changed: bool = False  # the set of indexed paths changed: every link may resolve anew
+    reindexed: list[str] = field(default_factory=list)  # files whose links were replaced
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: db.FileRow | None = None
@@ -136,8 +138,11 @@ class _Run:
             db.upsert_file(self.conn, self.file_row(sf, prep.blob, stored.status, keep=stored))
             self.report.results.append(_unchanged(stored))
         elif prep.status == "indexed":
+            self.paths_changed |= stored is None or stored.status != schema.INDEXED
+            self.reindexed.append(sf.path)
             self.index(sf, prep)
         else:
+            self.paths_changed |= stored is not None and stored.status == schema.INDEXED
             self.skip(sf, prep.blob, prep.reason or schema.SKIPPED_UNREADABLE, prep.detail)
 
     def index(self, sf: SourceFile, prep: Prepared) -> None:
@@ -213,14 +218,15 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
     rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
     if rechunk_all or not meta:
         only = None  # settings changed, or a brand-new index: look at everything
-    stored = db.load_files(conn)
     facts = WalkFacts(saw_attributes=only is not None and _attributes_near(run.ws, only))
     if only is None:
+        stored = db.load_files(conn)
         found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
         live = {sf.path for sf in found}
-    else:
+    else:  # a targeted sync reads and may remove only the rows of `only`
+        stored = db.load_files(conn, only)
         found = discover_paths(run.ws, run.settings, only, scope=report.scope, warn=run.warn)
-        live = (set(stored) - set(only)) | {sf.path for sf in found}
+        live = {sf.path for sf in found}
     suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
     jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=facts.saw_attributes)
     opts = Options(
@@ -294,6 +300,7 @@ def _remove_vanished(run: _Run, stored: dict[str, db.FileRow], live: set[str]) -
         db.delete_file(run.conn, path)
         run.wrote = True
         if stored[path].status == schema.INDEXED:
+            run.paths_changed = True
             run.report.results.append(FileResult(path, "removed"))
 
 
@@ -302,7 +309,10 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
     if run.wrote:
         from kenso_git import linkmap
 
-        linkmap.rebuild_links(conn)
+        if run.paths_changed:
+            linkmap.rebuild_links(conn)
+        else:
+            linkmap.rebuild_links(conn, sources=run.reindexed)
     values = {
         "scope": json.dumps(report.scope),
         schema.META_SETTINGS: fingerprint,

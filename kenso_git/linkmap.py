@@ -103,8 +103,9 @@ def resolve_link(source: str, target: str, known_paths: Collection[str]) -> str 
 class Resolver:
     """Resolves link targets against a fixed set of known paths (lint's rules, shared)."""
 
-    def __init__(self, known: Collection[str]) -> None:
-        self.index = PathIndex(known)
+    def __init__(self, known: Collection[str], *, lookup_index: bool = True) -> None:
+        # A suffix index pays off for many links; a few are resolved by scanning a set.
+        self.index: Collection[str] = PathIndex(known) if lookup_index else frozenset(known)
 
     def target(self, source: str, raw: str) -> str:
         """The resolved path, else the target's root-relative normal form."""
@@ -117,11 +118,23 @@ def indexed_paths(conn: sqlite3.Connection) -> list[str]:
     ]
 
 
-def rebuild_links(conn: sqlite3.Connection) -> None:
-    """Recompute the links table from every file's raw entries (inside the caller's txn)."""
-    resolver = Resolver(indexed_paths(conn))
-    db.clear_links(conn)
-    for source, relations in db.stored_relations(conn):
+def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = None) -> None:
+    """Recompute links from the files' raw entries (inside the caller's transaction).
+
+    With `sources`, only those files' links are rewritten: right when the set of indexed
+    paths is unchanged, since then no other file's targets can resolve differently.
+    """
+    known = indexed_paths(conn)
+    if sources is None:
+        resolver = Resolver(known)
+        db.clear_links(conn)
+        rows = db.stored_relations(conn)
+    else:
+        resolver = Resolver(known, lookup_index=len(sources) > 50)
+        rows = db.stored_relations(conn, sources)
+        for source in sources:
+            db.replace_links(conn, source, [])
+    for source, relations in rows:
         pairs = json.loads(relations)
         db.replace_links(
             conn,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -238,11 +239,22 @@ def bump_generation(conn: sqlite3.Connection) -> int:
     return value
 
 
-def load_files(conn: sqlite3.Connection) -> dict[str, FileRow]:
-    rows = conn.execute(
+def load_files(
+    conn: sqlite3.Connection, paths: Collection[str] | None = None
+) -> dict[str, FileRow]:
+    """The files rows: all of them, or those of `paths`."""
+    columns = (
         "SELECT path, blob_id, status, size, mtime_ns, ctime_ns, inode, seen_ns, title, "
         "category, chunks, detail, relations FROM files"
     )
+    if paths is None:
+        rows = conn.execute(columns).fetchall()
+    else:
+        rows = [
+            row
+            for path in sorted(set(paths))
+            for row in conn.execute(f"{columns} WHERE path = ?", (path,))
+        ]
     return {row[0]: FileRow(*row) for row in rows}
 
 
@@ -348,14 +360,17 @@ def replace_links(conn: sqlite3.Connection, source: str, links: Iterable[LinkRow
     )
 
 
-def stored_relations(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """(path, relations JSON) of every indexed file that has relations."""
+def stored_relations(
+    conn: sqlite3.Connection, paths: Collection[str] | None = None
+) -> list[tuple[str, str]]:
+    """(path, relations JSON) of indexed files with relations (all, or those of `paths`)."""
     rows = conn.execute(
         "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL "
         "ORDER BY path",
         (schema.INDEXED,),
     ).fetchall()
-    return [(r[0], r[1]) for r in rows]
+    wanted = None if paths is None else set(paths)
+    return [(r[0], r[1]) for r in rows if wanted is None or r[0] in wanted]
 
 
 def clear_links(conn: sqlite3.Connection) -> None:
