@@ -9,6 +9,7 @@ cached across calls beyond what is keyed on the index's write generation.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -128,7 +129,8 @@ class KnowledgeBase:
     def _synonyms(self) -> Synonyms | None:
         from kenso_git.synonyms import load_synonyms
 
-        return load_synonyms(self.workspace.root)
+        configured = None if os.environ.get("KENSO_SYNONYMS_PATH") else self.settings.synonyms_path
+        return load_synonyms(self.workspace.root, configured)
 
     def search(
         self,

@@ -67,11 +67,14 @@ _cache: dict[str, tuple[int, int, Synonyms | None]] = {}
 _lock = threading.Lock()
 
 
-def synonyms_path(root: Path | None) -> Path | None:
-    """The synonyms file to use: the env var, else the repository's `.kenso/synonyms.yml|json`."""
+def synonyms_path(root: Path | None, configured: str | None = None) -> Path | None:
+    """The synonyms file to use: the env var, else `synonyms` of [tool.kenso] (relative to
+    the repository root), else the repository's `.kenso/synonyms.yml|json`."""
     override = os.environ.get(ENV_VAR)
     if override:
         return Path(override)
+    if configured and root is not None:
+        return root / configured
     if root is None:
         return None
     yml = root / ".kenso" / "synonyms.yml"
@@ -102,9 +105,9 @@ def _parse(path: Path) -> Synonyms | None:
     return synonyms if synonyms.groups else None
 
 
-def load_synonyms(root: Path | None) -> Synonyms | None:
+def load_synonyms(root: Path | None, configured: str | None = None) -> Synonyms | None:
     """The current synonym groups, re-read whenever the file's mtime or size changes."""
-    path = synonyms_path(root)
+    path = synonyms_path(root, configured)
     if path is None:
         return None
     try:

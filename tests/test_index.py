@@ -415,3 +415,15 @@ def test_targeted_sync_looks_only_at_the_given_paths(tmp_path):
     (root / "c.md").unlink()
     kb.sync(paths=["c.md"])
     assert _docs(kb) == ["a.md", "b.md"]
+
+
+def test_synonyms_file_named_in_tool_kenso_is_used(tmp_path):
+    files = {
+        "a.md": doc("Cluster Guide", "How we run kubernetes clusters in production today.\n"),
+        "pyproject.toml": '[tool.kenso]\nsynonyms = "docs/synonyms.json"\n',
+        "docs/synonyms.json": '{"groups": [["kubernetes", "k8s", "kube"]]}',
+    }
+    root = init_repo(tmp_path, files)
+    kb = _kb(root)
+    kb.ingest()
+    assert [h.file_path for h in kb.search("k8s").hits] == ["a.md"]
