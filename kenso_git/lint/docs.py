@@ -8,7 +8,7 @@ from kenso_git.lint.rules import ALL_RULES
 HEADER = """\
 ---
 title: kenso-git lint rules
-description: Every KS rule kenso-git lint checks, with its severity, score deduction, rationale and fix.
+description: Every KS rule kenso-git lint checks, its severity, deduction, rationale and fix.
 tags: [checks, retrieval quality, pre-commit, KS001]
 relates_to:
   - path: compatibility.md
