@@ -22,10 +22,14 @@ from kenso_git.store import db
 from kenso_git.store import schema
 
 if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
+
     from kenso_git.config import Settings
 
 MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
 PARALLEL_FROM = 300  # files to parse before worker processes pay for themselves
+BATCH = 16  # files per task sent to a worker
+WINDOW = 6  # tasks in flight at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +153,9 @@ def _init(opts: Options) -> None:
     _OPTS = opts
 
 
-def _work(job: Job) -> Prepared:
+def _work_batch(batch: list[Job]) -> list[Prepared]:
     assert _OPTS is not None
-    return prepare(job, _OPTS)
+    return [prepare(job, _OPTS) for job in batch]
 
 
 def prepare_all(jobs: Sequence[Job], opts: Options) -> Iterator[Prepared]:
@@ -165,10 +169,20 @@ def prepare_all(jobs: Sequence[Job], opts: Options) -> Iterator[Prepared]:
         yield from (prepare(job, opts) for job in jobs)
         return
     import multiprocessing
+    from collections import deque
 
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(workers, initializer=_init, initargs=(opts,)) as pool:
-        yield from pool.imap(_work, jobs, chunksize=24)
+        # A bounded window of batches in flight: workers run ahead of the writer by at most
+        # WINDOW batches, so parsed chunks never pile up in the main process's memory.
+        batches = [jobs[i : i + BATCH] for i in range(0, len(jobs), BATCH)]
+        pending: deque[AsyncResult[list[Prepared]]] = deque()
+        for batch in batches:
+            pending.append(pool.apply_async(_work_batch, (batch,)))
+            if len(pending) >= WINDOW:
+                yield from pending.popleft().get()
+        while pending:
+            yield from pending.popleft().get()
 
 
 def _start_methods() -> list[str]:
