@@ -340,3 +340,20 @@ def changed_paths(ws: Workspace, old: str, new: str, *, suffix: str = ".md") -> 
     """How many paths ending in `suffix` differ between commits `old` and `new`."""
     names = diff_names(ws, old, new)
     return None if names is None else sum(1 for name in names if name.endswith(suffix))
+
+
+def head_blob_ids(ws: Workspace) -> dict[str, str] | None:
+    """Path -> blob id of every file in HEAD's tree; {} on an unborn branch, None on failure."""
+    if ws.git_dir is None:
+        return None
+    try:
+        out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", "HEAD")
+    except GitError:
+        return {} if head_state(ws).unborn else None
+    ids: dict[str, str] = {}
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            ids[path] = parts[2]
+    return ids

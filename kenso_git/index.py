@@ -255,6 +255,29 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
     _finish(run, meta, fingerprint)
 
 
+def _differs_from_head(run: _Run, files: dict[str, db.FileRow]) -> bool | None:
+    """Does the indexed Markdown differ from HEAD's (edits, new or deleted files)?"""
+    from kenso_git import gitrepo
+    from kenso_git.ignore import IgnoreRules
+    from kenso_git.workspace import is_markdown
+
+    head = gitrepo.head_blob_ids(run.ws)
+    if head is None:
+        return None
+    rules = IgnoreRules.for_workspace(run.ws, run.settings)
+    scope = run.report.scope
+    tracked = {
+        path: blob
+        for path, blob in head.items()
+        if is_markdown(path)
+        and any(not s or path == s or path.startswith(s + "/") for s in scope)
+        and not rules.is_ignored(path)
+    }
+    unknown = {p for p, r in files.items() if not r.blob_id}  # binary or oversized: not hashed
+    indexed = {p: r.blob_id for p, r in files.items() if p not in unknown}
+    return indexed != {p: b for p, b in tracked.items() if p not in unknown}
+
+
 def _attributes_near(ws: Workspace, paths: Sequence[str]) -> bool:
     """Does a .gitattributes file apply to any of `paths` (in its folder or above)?"""
     folders = {""}
@@ -321,6 +344,10 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
     }
     if report.head is not None:
         values[schema.META_HEAD] = report.head
+    if run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
+        differs = _differs_from_head(run, db.load_files(conn))
+        if differs is not None:
+            values[schema.META_WORKTREE_DIRTY] = "1" if differs else "0"
     db.write_meta(conn, values)
     if run.wrote or not meta:
         db.bump_generation(conn)

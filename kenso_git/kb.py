@@ -57,6 +57,7 @@ class IndexState:
     as_of: str | None  # HEAD commit at the last sync (None outside git or on an unborn branch)
     synced_at: float | None  # Unix time of the last sync
     stale: bool | None  # the work tree no longer matches the index (None: not checked)
+    worktree_differs: bool | None  # at the last sync, the docs differed from HEAD's
     scope: list[str]
     categories: list[tuple[str | None, int, int]]  # (category, documents, chunks)
 
@@ -241,6 +242,7 @@ class KnowledgeBase:
             as_of=meta.get(schema.META_HEAD) or None,
             synced_at=float(synced) if synced else None,
             stale=stale,
+            worktree_differs=_flag(meta.get(schema.META_WORKTREE_DIRTY)),
             scope=scope,
             categories=self.read(_categories),
         )
@@ -304,6 +306,10 @@ class KnowledgeBase:
         from kenso_git import freshness
 
         return freshness.head_commit(self.workspace)
+
+
+def _flag(value: str | None) -> bool | None:
+    return None if value is None else value == "1"
 
 
 def _db_bytes(path: Path) -> int:

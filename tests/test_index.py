@@ -427,3 +427,18 @@ def test_synonyms_file_named_in_tool_kenso_is_used(tmp_path):
     kb = _kb(root)
     kb.ingest()
     assert [h.file_path for h in kb.search("k8s").hits] == ["a.md"]
+
+
+def test_sync_records_whether_the_docs_differ_from_head(tmp_path):
+    from tests.helpers import git
+
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    kb = _kb(root)
+    kb.ingest()
+    assert kb.state().worktree_differs is False
+    write(root, {"a.md": doc("Alpha Guide", "Edited but not committed, long enough text.\n")})
+    kb.sync()
+    assert kb.state().worktree_differs is True
+    git(root, "commit", "-qam", "edit")
+    kb.sync()
+    assert kb.state().worktree_differs is False

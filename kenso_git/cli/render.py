@@ -135,6 +135,8 @@ def stats_text(state: IndexState) -> str:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(state.synced_at))
         head = f" at {state.as_of[:12]}" if state.as_of else ""
         lines.append(f"synced {when}{head}")
+    if state.worktree_differs:
+        lines.append("the docs differed from HEAD at that sync (uncommitted or untracked edits)")
     if state.stale:
         lines.append("stale: the work tree changed since; run `kenso-git sync`")
     elif state.stale is False:
