@@ -108,6 +108,7 @@ class _Run:
     wrote: bool = False  # any chunk, link or file row changed (beyond stat refreshes)
     keep_documents: bool = False  # keep parsed documents in the report (for the lint summary)
     paths_changed: bool = False  # the set of indexed paths changed: every link may resolve anew
+    targeted: bool = False  # only the paths a git operation changed were looked at
     reindexed: list[str] = field(default_factory=list)  # files whose links were replaced
 
     def file_row(
@@ -218,6 +219,7 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
     rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
     if rechunk_all or not meta:
         only = None  # settings changed, or a brand-new index: look at everything
+    run.targeted = only is not None
     facts = WalkFacts(saw_attributes=only is not None and _attributes_near(run.ws, only))
     if only is None:
         stored = db.load_files(conn)
@@ -255,17 +257,18 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
     _finish(run, meta, fingerprint)
 
 
-def _differs_from_head(run: _Run, files: dict[str, db.FileRow]) -> bool | None:
+def differs_from_head(
+    ws: Workspace, settings: Settings, scope: Sequence[str], files: dict[str, db.FileRow]
+) -> bool | None:
     """Does the indexed Markdown differ from HEAD's (edits, new or deleted files)?"""
     from kenso_git import gitrepo
     from kenso_git.ignore import IgnoreRules
     from kenso_git.workspace import is_markdown
 
-    head = gitrepo.head_blob_ids(run.ws)
+    head = gitrepo.head_blob_ids(ws)
     if head is None:
         return None
-    rules = IgnoreRules.for_workspace(run.ws, run.settings)
-    scope = run.report.scope
+    rules = IgnoreRules.for_workspace(ws, settings)
     tracked = {
         path: blob
         for path, blob in head.items()
@@ -345,9 +348,13 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
     if report.head is not None:
         values[schema.META_HEAD] = report.head
     if run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
-        differs = _differs_from_head(run, db.load_files(conn))
-        if differs is not None:
-            values[schema.META_WORKTREE_DIRTY] = "1" if differs else "0"
+        # A full sync records it; a targeted (hook) sync leaves it to `state()` to work out.
+        differs = (
+            None
+            if run.targeted
+            else differs_from_head(run.ws, run.settings, report.scope, db.load_files(conn))
+        )
+        values[schema.META_WORKTREE_DIRTY] = "" if differs is None else ("1" if differs else "0")
     db.write_meta(conn, values)
     if run.wrote or not meta:
         db.bump_generation(conn)

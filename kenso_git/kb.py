@@ -242,10 +242,22 @@ class KnowledgeBase:
             as_of=meta.get(schema.META_HEAD) or None,
             synced_at=float(synced) if synced else None,
             stale=stale,
-            worktree_differs=_flag(meta.get(schema.META_WORKTREE_DIRTY)),
+            worktree_differs=self._worktree_differs(meta, scope),
             scope=scope,
             categories=self.read(_categories),
         )
+
+    def _worktree_differs(self, meta: dict[str, str], scope: list[str]) -> bool | None:
+        """As recorded by the last full sync; worked out now (one `git ls-tree`) when a hook's
+        targeted sync left it open and HEAD has not moved since."""
+        recorded = meta.get(schema.META_WORKTREE_DIRTY)
+        if recorded in ("0", "1"):
+            return recorded == "1"
+        if not self.workspace.is_git or recorded is None:
+            return None
+        from kenso_git.index import differs_from_head
+
+        return differs_from_head(self.workspace, self.settings, scope, self.read(db.load_files))
 
     # -- writes --------------------------------------------------------------------------
 
@@ -306,10 +318,6 @@ class KnowledgeBase:
         from kenso_git import freshness
 
         return freshness.head_commit(self.workspace)
-
-
-def _flag(value: str | None) -> bool | None:
-    return None if value is None else value == "1"
 
 
 def _db_bytes(path: Path) -> int:
