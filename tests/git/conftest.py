@@ -1,11 +1,14 @@
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import git
+from tests.helpers import write
+
+__all__ = ["commit_all", "git", "write"]
 
 ENV_FIXED = {
     "GIT_AUTHOR_NAME": "kenso test",
@@ -35,25 +38,6 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         monkeypatch.setenv(key, value)
     for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "KENSO_DATABASE_URL"):
         monkeypatch.delenv(key, raising=False)
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, env=os.environ.copy()
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> None:
-    for rel, content in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
 
 
 def commit_all(root: Path, message: str = "test") -> str:
