@@ -37,20 +37,27 @@ PRONOUNS = ("It ", "This ", "These ", "Those ", "They ")
     deduction=0.5,
 )
 def weak_lead(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    yield from _leads_starting_with(doc, WEAK_LEADS, casefold=True, noun="")
+
+
+def _leads_starting_with(
+    doc: Document, prefixes: tuple[str, ...], *, casefold: bool, noun: str
+) -> Iterator[Finding]:
+    """One finding per section whose first content line starts with one of `prefixes`."""
     for section in sections(doc):
         lead = lead_line(doc, section)
         if lead is None:
             continue
-        lowered = lead[0].lower()
-        for prefix in WEAK_LEADS:
-            if lowered.startswith(prefix):
-                yield Finding(
-                    lead[1],
-                    1,
-                    f'section "{section.heading.text}" opens with "{prefix}"',
-                    subject=f"{section.heading.text}: {prefix}",
-                )
-                break
+        text = lead[0].lower() if casefold else lead[0]
+        prefix = next((p for p in prefixes if text.startswith(p)), None)
+        if prefix is not None:
+            shown = prefix.strip()
+            yield Finding(
+                lead[1],
+                1,
+                f'section "{section.heading.text}" opens with {noun}"{shown}"',
+                subject=f"{section.heading.text}: {shown}",
+            )
 
 
 @rule(
@@ -64,19 +71,7 @@ def weak_lead(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     deduction=0.5,
 )
 def dangling_pronoun(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    for section in sections(doc):
-        lead = lead_line(doc, section)
-        if lead is None:
-            continue
-        for pronoun in PRONOUNS:
-            if lead[0].startswith(pronoun):
-                yield Finding(
-                    lead[1],
-                    1,
-                    f'section "{section.heading.text}" opens with the pronoun "{pronoun.strip()}"',
-                    subject=f"{section.heading.text}: {pronoun.strip()}",
-                )
-                break
+    yield from _leads_starting_with(doc, PRONOUNS, casefold=False, noun="the pronoun ")
 
 
 RULES = (weak_lead, dangling_pronoun)
