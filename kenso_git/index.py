@@ -194,9 +194,12 @@ def run_index(
         DatabaseError: the database cannot be written.
     """
     started = time.perf_counter()
-    created = not db_path.exists()
-    conn = db.open_writer(db_path)
-    if created and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
+    # A brand-new index is built in a private file without a journal and published by a
+    # hard link when complete: no reader can see it half-built, a crash leaves only the
+    # private file, and the build skips the WAL's double write.
+    build = db.new_build_path(db_path) if not db_path.exists() else None
+    conn = db.open_writer(build or db_path, fresh=build is not None)
+    if build is not None and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
         exclude_from_git(ws)
     say = warn or (lambda _m: None)
     try:
@@ -207,8 +210,12 @@ def run_index(
             report = IngestReport(scope=list(scope), head=head)
             run = _Run(ws, settings, conn, report, say, progress, keep_documents=keep_documents)
             _apply(run, meta, only)
+        if build is not None:
+            db.publish_build(conn, build, db_path)
     finally:
         conn.close()
+        if build is not None:
+            build.unlink(missing_ok=True)
     report.elapsed = time.perf_counter() - started
     return report
 

@@ -442,3 +442,24 @@ def test_sync_records_whether_the_docs_differ_from_head(tmp_path):
     git(root, "commit", "-qam", "edit")
     kb.sync()
     assert kb.state().worktree_differs is False
+
+
+def test_kill_dash_nine_during_a_first_build_leaves_no_half_index(tmp_path):
+    root = init_repo(tmp_path, {"seed.md": doc("Seed Page")})
+    _write_version(root, "versionalpha", 600)
+    db_dir = root / ".kenso"
+    for delay in (0.1, 0.3):
+        proc = subprocess.Popen([sys.executable, "-c", _INGEST, str(root)])
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        db_file = db_dir / "docs.db"
+        if db_file.exists():  # the build finished before the kill: it must be complete
+            assert len(_kb(root).search("versionalpha", limit=20).hits) == 20
+            db_file.unlink()
+        else:
+            with pytest.raises(NoIndexError):
+                _kb(root).search("versionalpha")
+    _kb(root).ingest()
+    assert sorted(p.name for p in db_dir.iterdir() if "building" in p.name) == []
+    assert len(_kb(root).search("versionalpha", limit=20).hits) == 20

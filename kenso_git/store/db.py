@@ -7,6 +7,7 @@ index or the new one, never a mix, and a crash mid-ingest leaves the previous in
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Collection
 from collections.abc import Iterable
@@ -119,8 +120,11 @@ def _check_version(db_path: Path, version: int) -> None:
         )
 
 
-def open_writer(db_path: Path) -> sqlite3.Connection:
+def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     """A connection that may write; creates the file and schema, migrates old ones.
+
+    `fresh` is for a private, not yet published build file: no journal, no syncs
+    (`publish_build` makes it durable and switches it to WAL).
 
     Raises:
         DatabaseError: the file is not a usable SQLite database.
@@ -130,12 +134,58 @@ def open_writer(db_path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
+        conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
         raise _bad_db(db_path, err) from err
     return conn
+
+
+BUILD_SUFFIX = ".building-"
+
+
+def new_build_path(db_path: Path) -> Path:
+    """A private file to build a new index in; leftovers of dead builds are removed."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
+        pid = stale.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
+    return db_path.with_name(f"{db_path.name}{BUILD_SUFFIX}{os.getpid()}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def publish_build(conn: sqlite3.Connection, build: Path, db_path: Path) -> None:
+    """Make a finished build durable, switch it to WAL and give it its public name.
+
+    Raises:
+        DatabaseError: another process published an index at `db_path` meanwhile.
+    """
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    fd = os.open(build, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(build, db_path)  # never replaces: an index someone else made stays
+    except FileExistsError:
+        raise DatabaseError(
+            "another kenso-git created the index while this one was building it",
+            path=str(db_path),
+            hint="run the command again: it will update that index",
+        ) from None
 
 
 def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
