@@ -123,7 +123,7 @@ def _is_typed(value: str) -> bool:
     return resolvers is not None and any(regex.match(value) for _tag, regex in resolvers)
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=1024)
 def _fast_scalar(raw: str) -> str | None:
     """The string a simple YAML scalar denotes, or None when the full parser must decide."""
     if not raw.isprintable():

@@ -355,10 +355,11 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
     if report.head is not None:
         values[schema.META_HEAD] = report.head
     if run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
-        # A full sync records it; a targeted (hook) sync leaves it to `state()` to work out.
+        # A full sync of an existing index records it; a first build and a targeted (hook)
+        # sync leave it to `state()` to work out when asked (one `git ls-tree`).
         differs = (
             None
-            if run.targeted
+            if run.targeted or not meta
             else differs_from_head(run.ws, run.settings, report.scope, db.load_files(conn))
         )
         values[schema.META_WORKTREE_DIRTY] = "" if differs is None else ("1" if differs else "0")

@@ -66,7 +66,7 @@ def _has_letter_join(token: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _token_parts(raw: str) -> tuple[str, ...]:
     """Lowercased parts of one raw content token (cached: tokens repeat across chunks)."""
     token = raw.strip(_STRIP)
