@@ -111,11 +111,28 @@ _LETTER_WORDS = frozenset(
 _NUMERIC_CHARS = frozenset("0123456789_.:+-eEtTzZxXoObBaAcCdDfFiInN~<= ")
 
 
+def _number_shaped(value: str) -> bool:
+    """False when `value` cannot be a YAML 1.1 int, float or timestamp: a letter other than
+    an exponent, or a `-`/`+` inside that is not an exponent sign or a date separator
+    (`15abda8b-0527-...`, `1825-days`). True means: let PyYAML decide."""
+    body = value.lstrip("+-")
+    if body[:4].isdigit() and body[4:5] == "-":
+        return True  # a timestamp shape
+    if body[:2] in ("0x", "0b") or body.lower() in (".inf", ".nan"):
+        return True
+    for index, char in enumerate(body):
+        if char in "+-" and not (index and body[index - 1] in "eE"):
+            return False
+        if char.isalpha() and char not in "eE":
+            return False
+    return True
+
+
 def _is_typed(value: str) -> bool:
     """Would YAML resolve this plain scalar to something other than a string (bool, date...)?"""
     if value[0].isalpha() and value[0].isascii():
         return value in _LETTER_WORDS
-    if not set(value) <= _NUMERIC_CHARS:
+    if not set(value) <= _NUMERIC_CHARS or not _number_shaped(value):
         return False
     from yaml.resolver import Resolver  # lazily, see `_load_yaml`
 
