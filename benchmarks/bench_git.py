@@ -84,16 +84,16 @@ def median_ms(samples: list[float]) -> float:
 
 def bench_sync(root: Path) -> float:
     kenso(root, "sync")
-    return median_ms([kenso(root, "sync") for _ in range(7)])
+    return median_ms([kenso(root, "sync") for _ in range(11)])
 
 
 def bench_checkout_ten(root: Path) -> tuple[float, float]:
     without, with_hooks = [], []
-    for _ in range(5):
+    for _ in range(9):
         without.append(git(root, *NO_HOOKS, "checkout", "-q", "ten"))
         git(root, *NO_HOOKS, "checkout", "-q", "main")
     kenso(root, "sync")
-    for _ in range(5):
+    for _ in range(9):
         with_hooks.append(git(root, "checkout", "-q", "ten"))
         git(root, "checkout", "-q", "main")
     return median_ms(without), median_ms(with_hooks)
@@ -101,12 +101,13 @@ def bench_checkout_ten(root: Path) -> tuple[float, float]:
 
 def bench_rebase(root: Path) -> tuple[float, float]:
     times: dict[bool, list[float]] = {False: [], True: []}
-    for hooked in (False, True, False, True, False, True):
+    for hooked in (False, True) * 5:
         extra = () if hooked else NO_HOOKS
         git(root, *NO_HOOKS, "branch", "-f", "r20-work", "r20")
         git(root, *NO_HOOKS, "checkout", "-q", "r20-work")
         kenso(root, "sync")
         times[hooked].append(git(root, *extra, "rebase", "-q", "main"))
+        wait_idle(root)  # the rebase's background sync must not slow the next measurement
         git(root, *NO_HOOKS, "checkout", "-q", "main")
         kenso(root, "sync")
     return median_ms(times[False]), median_ms(times[True])
