@@ -12,7 +12,8 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     gitconfig = home / ".gitconfig"
     gitconfig.write_text(
         "[init]\n\tdefaultBranch = main\n[user]\n\tname = kenso test\n"
-        "\temail = test@example.invalid\n[advice]\n\tdetachedHead = false\n",
+        "\temail = test@example.invalid\n[advice]\n\tdetachedHead = false\n"
+        '[protocol "file"]\n\tallow = always\n',
         encoding="utf-8",
     )
     monkeypatch.setenv("HOME", str(home))

@@ -59,3 +59,12 @@ def doc(title: str, body: str = "", **frontmatter: object) -> str:
         f"## {title} details\n\nThe {title.lower()} section carries enough words to index.\n"
     )
     return f"{fm}# {title}\n\n{text}"
+
+
+def corpus_roots() -> list[Path]:
+    """The shared corpora folder when this checkout has ../shared (tests skip otherwise)."""
+    candidates = [
+        Path(__file__).resolve().parents[2] / "shared" / "corpora",
+        Path("/work/shared/corpora"),
+    ]
+    return [p for p in dict.fromkeys(candidates) if p.is_dir()]

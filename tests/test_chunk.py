@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kenso_git.chunk import Chunk
@@ -12,6 +10,7 @@ from kenso_git.chunk import is_dropped_section
 from kenso_git.chunk import searchable_content
 from kenso_git.parse import decode
 from kenso_git.parse import parse_document
+from tests.helpers import corpus_roots
 
 P = "Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor."  # 78 chars
 TAIL = "adipiscing elit sed do eiusmod tempor."
@@ -265,14 +264,6 @@ def test_searchable_content_always_has_the_source_line():
 
 
 # --- the real corpus --------------------------------------------------------------------------
-
-
-def corpus_roots() -> list[Path]:
-    candidates = [
-        Path(__file__).resolve().parents[2] / "shared" / "corpora",
-        Path("/work/shared/corpora"),
-    ]
-    return [p for p in dict.fromkeys(candidates) if p.is_dir()]
 
 
 @pytest.mark.corpus

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import textwrap
-from pathlib import Path
 
 import pytest
 import yaml
@@ -17,6 +16,7 @@ from kenso_git.parse import derive_category
 from kenso_git.parse import h2_sections
 from kenso_git.parse import normalise_target
 from kenso_git.parse import parse_document
+from tests.helpers import corpus_roots
 
 
 def doc_of(text: str, path: str = "docs/guide.md"):
@@ -408,14 +408,6 @@ def test_normalise_target(source, target, expected):
 
 
 # --- the real corpus --------------------------------------------------------------------------
-
-
-def corpus_roots() -> list[Path]:
-    candidates = [
-        Path(__file__).resolve().parents[2] / "shared" / "corpora",
-        Path("/work/shared/corpora"),
-    ]
-    return [p for p in dict.fromkeys(candidates) if p.is_dir()]
 
 
 @pytest.mark.corpus

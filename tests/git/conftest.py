@@ -23,21 +23,10 @@ ENV_FIXED = {
 
 
 @pytest.fixture(autouse=True)
-def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Isolate HOME and git's global config; fixed identities and dates."""
-    home = tmp_path_factory.mktemp("home")
-    gitconfig = home / ".gitconfig"
-    gitconfig.write_text(
-        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-        '[protocol "file"]\n\tallow = always\n',
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+def fixed_git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixed identities and dates on top of tests/conftest.py's isolated HOME and config."""
     for key, value in ENV_FIXED.items():
         monkeypatch.setenv(key, value)
-    for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "KENSO_DATABASE_URL"):
-        monkeypatch.delenv(key, raising=False)
 
 
 def commit_all(root: Path, message: str = "test") -> str:
