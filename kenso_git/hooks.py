@@ -121,14 +121,6 @@ def changed_names(ws: Workspace, call: HookCall) -> list[str] | None:
     return None
 
 
-def change_size(ws: Workspace, call: HookCall) -> int | None:
-    """How many Markdown paths the git operation changed; None when it cannot be told."""
-    if call.name == "post-rewrite":
-        return 1 if _arg(call, 0) == "amend" else None  # a rebase: often many, in background
-    names = changed_names(ws, call)
-    return None if names is None else sum(1 for name in names if is_markdown(name))
-
-
 def _targeted(names: Sequence[str] | None) -> tuple[str, ...] | None:
     """The Markdown paths to re-check, or None when everything must be (ignore or config
     files changed, or the change is unknown)."""

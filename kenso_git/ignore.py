@@ -10,7 +10,6 @@ excluded directory cannot be re-included (the walker never enters such a directo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -153,8 +152,3 @@ class IgnoreRules:
             return True
         rel = f"{folder}/{name}" if folder else name
         return self._matches(rel, is_dir)
-
-
-def filter_ignored(rules: IgnoreRules, paths: Sequence[str]) -> list[str]:
-    """The paths of `paths` that no rule ignores."""
-    return [p for p in paths if not rules.is_ignored(p)]
