@@ -15,7 +15,6 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
-from dataclasses import replace
 from pathlib import Path
 
 from kenso_git.config import Settings
@@ -120,8 +119,7 @@ class _Run:
         )
         if keep is None:
             return row
-        return replace(
-            row,
+        return row._replace(
             title=keep.title,
             category=keep.category,
             chunks=keep.chunks,
@@ -141,19 +139,19 @@ class _Run:
         elif prep.status == "indexed":
             self.paths_changed |= stored is None or stored.status != schema.INDEXED
             self.reindexed.append(sf.path)
-            self.index(sf, prep)
+            self.index(sf, prep, had_row=stored is not None)
         else:
             self.paths_changed |= stored is not None and stored.status == schema.INDEXED
             self.skip(sf, prep.blob, prep.reason or schema.SKIPPED_UNREADABLE, prep.detail)
 
-    def index(self, sf: SourceFile, prep: Prepared) -> None:
+    def index(self, sf: SourceFile, prep: Prepared, *, had_row: bool = True) -> None:
         self.wrote = True
-        db.delete_chunks(self.conn, sf.path)
+        if had_row:
+            db.delete_chunks(self.conn, sf.path)
         db.insert_chunks(
             self.conn, sf.path, prep.rows, prep.category, prep.audience, prep.tags, prep.blob[:16]
         )
-        row = replace(
-            self.file_row(sf, prep.blob, schema.INDEXED),
+        row = self.file_row(sf, prep.blob, schema.INDEXED)._replace(
             title=prep.title,
             category=prep.category,
             chunks=len(prep.rows),
@@ -167,7 +165,7 @@ class _Run:
     def skip(self, sf: SourceFile, blob: str, reason: str, detail: str) -> None:
         self.wrote = True
         db.delete_file(self.conn, sf.path)
-        db.upsert_file(self.conn, replace(self.file_row(sf, blob, reason), detail=detail))
+        db.upsert_file(self.conn, self.file_row(sf, blob, reason)._replace(detail=detail))
         if reason != schema.SKIPPED_SHORT:
             self.warn(f"{sf.path}: {detail}, skipped")
         self.report.results.append(FileResult(sf.path, "skipped", 0, detail))

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
@@ -28,9 +29,9 @@ _NO_INDEX_HINT = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class FileRow:
-    """What the index knows of one file (the `files` table)."""
+class FileRow(NamedTuple):
+    """What the index knows of one file (the `files` table). A named tuple: thousands are
+    built per sync and sent between processes."""
 
     path: str
     blob_id: str
@@ -47,8 +48,7 @@ class FileRow:
     relations: str | None = None  # JSON [[raw_target, relation], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkRow:
+class ChunkRow(NamedTuple):
     """One chunk ready to insert."""
 
     title: str
@@ -312,21 +312,7 @@ def upsert_file(conn: sqlite3.Connection, row: FileRow) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO files(path, blob_id, status, size, mtime_ns, ctime_ns, inode, "
         "seen_ns, title, category, chunks, detail, relations) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            row.path,
-            row.blob_id,
-            row.status,
-            row.size,
-            row.mtime_ns,
-            row.ctime_ns,
-            row.inode,
-            row.seen_ns,
-            row.title,
-            row.category,
-            row.chunks,
-            row.detail,
-            row.relations,
-        ),
+        row,
     )
 
 
