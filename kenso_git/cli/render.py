@@ -75,7 +75,7 @@ def ingest_text(
         from kenso_git.lint import render_summary
 
         lines.append("")
-        lines.append(render_summary(lint, color=style.enabled, for_ingest=True))
+        lines.append(render_summary(lint, color=style.enabled, for_ingest=True).strip("\n"))
     return "\n".join(lines)
 
 
