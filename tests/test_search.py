@@ -279,7 +279,7 @@ def _index_corpus(db_path: Path) -> sqlite3.Connection:
     from kenso_git.kb import KnowledgeBase
     from kenso_git.store.db import open_reader
 
-    KnowledgeBase.open(CORPUS, db=str(db_path)).ingest()
+    KnowledgeBase.open(CORPUS, db=str(db_path)).ingest([CORPUS])
     return open_reader(db_path)
 
 
