@@ -12,7 +12,7 @@ from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.report import render_summary
 from kenso_git.lint.runner import lint_documents
-from kenso_git.workspace import find_workspace
+from kenso_git.workspace import Workspace
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "docs-desktop" / "docs"
 # kenso 2.0.0 agrees on every rule but KS009 (310), KS010 (13), KS014 (5): see compatibility.md.
@@ -26,7 +26,7 @@ EXPECTED = {
 def test_corpus_counts_match_kenso_except_documented_fixes() -> None:
     if not CORPUS.is_dir():
         pytest.skip("docs-desktop corpus not present")
-    ws = find_workspace(CORPUS)
+    ws = Workspace(root=CORPUS.resolve(), git_dir=None, common_dir=None)  # the folder alone
     selection = select_documents(ws, load_settings(ws.root), [CORPUS])
     report = lint_documents(selection.targets, corpus=selection.corpus, config=LintConfig())
     assert len(report.files) == 1620
