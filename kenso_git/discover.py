@@ -21,6 +21,7 @@ from kenso_git.parse import Document
 from kenso_git.parse import decode
 from kenso_git.parse import parse_document
 from kenso_git.workspace import Workspace
+from kenso_git.workspace import in_scope
 from kenso_git.workspace import is_markdown
 
 BINARY_PROBE = 8192
@@ -125,9 +126,7 @@ def discover_paths(
     say = warn or _ignore_warning
     found: list[SourceFile] = []
     for rel in sorted(set(paths)):
-        if not is_markdown(rel) or not any(
-            not s or rel == s or rel.startswith(s + "/") for s in scope
-        ):
+        if not is_markdown(rel) or not in_scope(rel, scope):
             continue
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):

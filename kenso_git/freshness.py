@@ -88,16 +88,15 @@ def _blob_ids(
     kb: KnowledgeBase, files: list[SourceFile], *, saw_attributes: bool
 ) -> dict[str, str]:
     from kenso_git import gitrepo
-    from kenso_git.gitconfig import filters_may_apply
-    from kenso_git.gitconfig import read_config
+    from kenso_git.prepare import git_blob_ids
 
-    ws = kb.workspace
-    if ws.is_git and filters_may_apply(ws, read_config(ws), saw_attributes=saw_attributes):
-        return gitrepo.worktree_blob_ids(ws, [sf.path for sf in files])
-    ids: dict[str, str] = {}
+    ids = git_blob_ids(kb.workspace, [sf.path for sf in files], saw_attributes=saw_attributes)
+    if ids is not None:
+        return ids
+    plain: dict[str, str] = {}
     for sf in files:
         try:
-            ids[sf.path] = gitrepo.blob_id(sf.abspath.read_bytes())
+            plain[sf.path] = gitrepo.blob_id(sf.abspath.read_bytes())
         except OSError:
             continue
-    return ids
+    return plain

@@ -26,6 +26,7 @@ from kenso_git.parse import Document
 from kenso_git.prepare import Job
 from kenso_git.prepare import Options
 from kenso_git.prepare import Prepared
+from kenso_git.prepare import git_blob_ids
 from kenso_git.prepare import prepare_all
 from kenso_git.store import db
 from kenso_git.store import schema
@@ -268,6 +269,7 @@ def differs_from_head(
     """Does the indexed Markdown differ from HEAD's (edits, new or deleted files)?"""
     from kenso_git import gitrepo
     from kenso_git.ignore import IgnoreRules
+    from kenso_git.workspace import in_scope
     from kenso_git.workspace import is_markdown
 
     head = gitrepo.head_blob_ids(ws)
@@ -277,9 +279,7 @@ def differs_from_head(
     tracked = {
         path: blob
         for path, blob in head.items()
-        if is_markdown(path)
-        and any(not s or path == s or path.startswith(s + "/") for s in scope)
-        and not rules.is_ignored(path)
+        if is_markdown(path) and in_scope(path, scope) and not rules.is_ignored(path)
     }
     unknown = {p for p, r in files.items() if not r.blob_id}  # binary or oversized: not hashed
     indexed = {p: r.blob_id for p, r in files.items() if p not in unknown}
@@ -305,23 +305,13 @@ def _jobs(
 ) -> list[Job]:
     """One job per changed-looking file. Git is asked for blob ids only when a content
     filter could make them differ from the plain hash of the bytes (see `gitconfig`)."""
-    ws = run.ws
-    git_ids: dict[str, str] = {}
-    use_git = False
-    if ws.is_git and suspects:
-        from kenso_git.gitconfig import filters_may_apply
-        from kenso_git.gitconfig import read_config
-
-        use_git = filters_may_apply(ws, read_config(ws), saw_attributes=saw_attributes)
-        if use_git:
-            from kenso_git import gitrepo
-
-            git_ids = gitrepo.worktree_blob_ids(ws, [sf.path for sf in suspects])
+    git_ids = git_blob_ids(run.ws, [sf.path for sf in suspects], saw_attributes=saw_attributes)
+    use_git = git_ids is not None
     jobs = []
     for sf in suspects:
         row = stored.get(sf.path)
         known = row.blob_id if row is not None and not rechunk_all else None
-        jobs.append(Job(sf, known, git_ids.get(sf.path), use_git))
+        jobs.append(Job(sf, known, git_ids.get(sf.path) if git_ids else None, use_git))
     return jobs
 
 

@@ -138,13 +138,18 @@ def _fit_list(items: list[Any]) -> tuple[list[Any], bool]:
     return kept, True
 
 
+def _capped_results(raw: list[Any]) -> Payload:
+    """A result list cut to the size budget: as text, and as `{"results": ...}` structured."""
+    items, cut = _fit_list(raw)
+    out: dict[str, Any] = {"results": items}
+    if cut:
+        out["truncated"] = True
+    return items, out
+
+
 def _search_payload(raw: object) -> Payload:
     if isinstance(raw, list):
-        hits, cut = _fit_list(raw)
-        out: dict[str, Any] = {"results": hits}
-        if cut:
-            out["truncated"] = True
-        return hits, out
+        return _capped_results(raw)
     if isinstance(raw, dict) and isinstance(raw.get("results"), list):
         hits, cut = _fit_list(raw["results"])
         text = {**raw, "results": hits}
@@ -226,11 +231,7 @@ class Service:
             rel, depth=depth, relation_type=relation_type, path_filter=self.scope.allows
         )
         if isinstance(raw, list):
-            items, cut = _fit_list(raw)
-            out: dict[str, Any] = {"results": items}
-            if cut:
-                out["truncated"] = True
-            return items, out
+            return _capped_results(raw)
         return raw, dict(raw)
 
     def read_snippet(self, path: str, query: str, max_tokens: int) -> Payload:

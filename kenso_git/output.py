@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TextIO
 
 from kenso_git.errors import KensoError
@@ -23,18 +24,21 @@ STYLES = {
 }
 
 
+def resolve_color(choice: str, *, isatty: bool, environ: Mapping[str, str]) -> bool:
+    """--color always|never > NO_COLOR > FORCE_COLOR > auto (a tty whose TERM isn't dumb)."""
+    if choice != "auto":
+        return choice == "always"
+    if environ.get("NO_COLOR", ""):
+        return False
+    if environ.get("FORCE_COLOR", ""):
+        return True
+    return isatty and environ.get("TERM", "") != "dumb"
+
+
 def use_color(choice: str, stream: TextIO) -> bool:
     """Resolve `--color always|never|auto` against the environment and the stream."""
-    if choice == "always":
-        return True
-    if choice == "never":
-        return False
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+    return resolve_color(choice, isatty=bool(isatty and isatty()), environ=os.environ)
 
 
 class Style:

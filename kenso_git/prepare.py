@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
 
     from kenso_git.config import Settings
+    from kenso_git.workspace import Workspace
 
 MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
 PARALLEL_FROM = 300  # files to parse before worker processes pay for themselves
@@ -183,6 +184,23 @@ def prepare_all(jobs: Sequence[Job], opts: Options) -> Iterator[Prepared]:
                 yield from pending.popleft().get()
         while pending:
             yield from pending.popleft().get()
+
+
+def git_blob_ids(
+    ws: Workspace, paths: Sequence[str], *, saw_attributes: bool
+) -> dict[str, str] | None:
+    """Blob ids from git when a content filter (autocrlf, eol, .gitattributes) could make
+    them differ from the plain hash of a file's bytes; None when the plain hash is exact."""
+    if not ws.is_git or not paths:
+        return None
+    from kenso_git.gitconfig import filters_may_apply
+    from kenso_git.gitconfig import read_config
+
+    if not filters_may_apply(ws, read_config(ws), saw_attributes=saw_attributes):
+        return None
+    from kenso_git import gitrepo
+
+    return gitrepo.worktree_blob_ids(ws, paths)
 
 
 def _start_methods() -> list[str]:

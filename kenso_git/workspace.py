@@ -7,6 +7,7 @@ This module answers without pygit2 (importing it costs ~0.1 s), by reading the
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,11 @@ class Workspace:
 def is_markdown(name: str) -> bool:
     """`*.md` or `*.markdown`, in any case."""
     return name.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def in_scope(path: str, scope: Sequence[str]) -> bool:
+    """Is root-relative `path` one of, or under one of, the `scope` entries ("" = all)?"""
+    return any(not s or path == s or path.startswith(s + "/") for s in scope)
 
 
 def _read_gitfile(dotgit: Path) -> Path | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,22 +12,12 @@ import click
 
 from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
+from kenso_git.output import resolve_color
 
 if TYPE_CHECKING:
     from kenso_git.lint.model import LintReport
 
 FORMATS = ("summary", "detail", "json", "sarif", "github", "concise")
-
-
-def resolve_color(choice: str, *, isatty: bool, environ: Mapping[str, str]) -> bool:
-    """--color always|never > NO_COLOR > FORCE_COLOR > auto (a tty whose TERM isn't dumb)."""
-    if choice != "auto":
-        return choice == "always"
-    if environ.get("NO_COLOR", ""):
-        return False
-    if environ.get("FORCE_COLOR", ""):
-        return True
-    return isatty and environ.get("TERM", "") != "dumb"
 
 
 def _pick_format(fmt: str | None, detail: bool, as_json: bool) -> str:

@@ -21,11 +21,6 @@ if TYPE_CHECKING:
     from kenso_git.workspace import Workspace
 
 
-def is_glob(target: str) -> bool:
-    """True for a `relates_to` entry that is a pattern rather than a path (KS017)."""
-    return "*" in target or "?" in target
-
-
 @dataclass(frozen=True, slots=True)
 class CorpusFacts:
     """What the corpus-wide rules (KS002, KS012, KS014, KS019) judge a file against."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kenso_git.lint.corpus import is_glob
+from kenso_git.linkmap import is_glob
 from kenso_git.lint.links import resolve_link
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
