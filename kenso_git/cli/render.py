@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kenso_git.discover import Skip
-from kenso_git.discover import discover
+from kenso_git.discover import discover_paths
 from kenso_git.discover import load_document
 from kenso_git.output import Style
 
@@ -36,16 +36,15 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
     from kenso_git.lint import lint_documents
     from kenso_git.lint.config import load_lint_config
 
+    # The run already walked the tree: every file it saw is in its results, and the ones it
+    # parsed are in its documents; only unchanged files are read again.
     parsed = {doc.path: doc for doc in report.documents}
-    docs = []
-    for sf in discover(kb.workspace, kb.settings, scope=report.scope):
-        doc = parsed.get(sf.path)
-        if doc is None:
-            loaded = load_document(sf, kb.settings)
-            if isinstance(loaded, Skip):
-                continue
-            doc = loaded
-        docs.append(doc)
+    unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
+    for sf in discover_paths(kb.workspace, kb.settings, unparsed, scope=report.scope):
+        loaded = load_document(sf, kb.settings)
+        if not isinstance(loaded, Skip):
+            parsed[loaded.path] = loaded
+    docs = [parsed[path] for path in sorted(parsed)]
     return lint_documents(docs, config=load_lint_config(kb.settings))
 
 
