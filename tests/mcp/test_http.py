@@ -20,17 +20,8 @@ from tests.mcp.conftest import make_repo
 from tests.mcp.http_helpers import HttpServer
 from tests.mcp.http_helpers import running_http_server
 from tests.mcp.http_helpers import server_env
+from tests.mcp.rpc import INIT
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
@@ -118,10 +109,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def test_non_loopback_bind_needs_allow_remote(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
-    proc = subprocess.run(
-        [str(KENSO_EXE), "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "1"],
+def _serve_refused(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Run an HTTP `serve` that is expected to refuse to start (port 1 is never bound)."""
+    return subprocess.run(
+        [str(KENSO_EXE), "serve", "--transport", "http", *extra, "--port", "1"],
         cwd=root,
         env=server_env(),
         capture_output=True,
@@ -129,6 +120,11 @@ def test_non_loopback_bind_needs_allow_remote(tmp_path: Path) -> None:
         timeout=60,
         check=False,
     )
+
+
+def test_non_loopback_bind_needs_allow_remote(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    proc = _serve_refused(root, "--host", "0.0.0.0")
     assert proc.returncode == 2
     assert "--allow-remote" in proc.stderr
     assert not (root / ".kenso" / "http.token").exists()
@@ -140,14 +136,6 @@ def test_a_token_file_readable_by_others_stops_the_server(tmp_path: Path) -> Non
     token.parent.mkdir()
     token.write_text("x" * 40, encoding="utf-8")
     token.chmod(0o644)
-    proc = subprocess.run(
-        [str(KENSO_EXE), "serve", "--transport", "http", "--port", "1"],
-        cwd=root,
-        env=server_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = _serve_refused(root)
     assert proc.returncode == 2
     assert "chmod 600" in proc.stderr

@@ -17,6 +17,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.mcp.conftest import KENSO_EXE
+from tests.mcp.rpc import INIT
+from tests.mcp.rpc import INITIALIZED
+from tests.mcp.rpc import tool_call
 
 pytestmark = pytest.mark.anyio
 
@@ -104,30 +107,11 @@ async def test_an_agent_can_search_read_and_navigate_over_stdio(repo: Path) -> N
 
 def test_stdout_carries_only_protocol_messages_and_logs_go_to_stderr(repo: Path) -> None:
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        INIT,
+        INITIALIZED,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "get_doc", "arguments": {"path": "../secret"}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 4,
-            "method": "tools/call",
-            "params": {"name": "search_docs", "arguments": {"query": "payment"}},
-        },
+        tool_call(3, "get_doc", {"path": "../secret"}),
+        tool_call(4, "search_docs", {"query": "payment"}),
     ]
     out, err = _raw_session(repo, requests, {**_env(), "KENSO_LOG_LEVEL": "DEBUG"})
     messages = [json.loads(line) for line in out if line.strip()]
@@ -141,23 +125,9 @@ def test_serve_without_an_index_does_not_create_one(tmp_path: Path) -> None:
 
     root = make_repo(tmp_path / "repo")
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "search_docs", "arguments": {"query": "payment"}},
-        },
+        INIT,
+        INITIALIZED,
+        tool_call(2, "search_docs", {"query": "payment"}),
     ]
     out, _ = _raw_session(root, requests, _env())
     answers = {m["id"]: m for m in map(json.loads, out) if "id" in m}
