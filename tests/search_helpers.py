@@ -10,6 +10,18 @@ from pathlib import Path
 from kenso_git.store.schema import DDL
 from kenso_git.terms import content_expansion
 
+# The keys every search_docs item starts with, in kenso's order (spec §5.3).
+ITEM_KEYS = [
+    "file_path",
+    "title",
+    "category",
+    "content_preview",
+    "match_source",
+    "score",
+    "cascade_stage",
+    "relevance",
+]
+
 
 def searchable(
     content: str, path: str, tags: Sequence[str] = (), aliases: Sequence[str] = ()

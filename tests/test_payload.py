@@ -8,18 +8,8 @@ from kenso_git.payload import get_doc_payload
 from kenso_git.payload import search_docs_payload
 from kenso_git.payload import search_multi_payload
 from kenso_git.search import search
+from tests.search_helpers import ITEM_KEYS
 from tests.search_helpers import IndexBuilder
-
-ITEM_KEYS = [
-    "file_path",
-    "title",
-    "category",
-    "content_preview",
-    "match_source",
-    "score",
-    "cascade_stage",
-    "relevance",
-]
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from kenso_git.mcp_server import build_server
 from kenso_git.mcp_service import Service
 from tests.mcp.conftest import ingest
 from tests.mcp.conftest import make_repo
+from tests.search_helpers import ITEM_KEYS
 
 pytestmark = pytest.mark.anyio
 
@@ -55,16 +56,7 @@ async def test_search_docs_returns_kensos_array_and_the_same_hits_structured(rep
     result, hits = await call(repo, "search_docs", {"query": "payment service deploy"})
     assert not result.is_error
     assert isinstance(hits, list) and hits
-    assert list(hits[0])[:8] == [
-        "file_path",
-        "title",
-        "category",
-        "content_preview",
-        "match_source",
-        "score",
-        "cascade_stage",
-        "relevance",
-    ]
+    assert list(hits[0])[:8] == ITEM_KEYS
     assert result.structured_content == {"results": hits}
 
 
