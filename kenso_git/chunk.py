@@ -7,7 +7,7 @@ fenced code block never starts, ends or names a chunk. Work is done on offsets i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kenso_git import terms
 from kenso_git.parse import Document
@@ -21,8 +21,7 @@ MIN_OVERVIEW_CHARS = 50  # a preamble this long becomes its own overview chunk
 _DEEPEST_SPLIT_LEVEL = 4  # H2 -> H3 -> H4 -> paragraphs; H5/H6 never split
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(NamedTuple):
     """One indexed piece of a document."""
 
     title: str

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 from kenso_git.errors import ConfigError
 
@@ -43,8 +43,7 @@ CORE_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(NamedTuple):
     """Every tunable of kenso-git, after env vars and config files are merged."""
 
     chunk_size: int = 4000
@@ -60,7 +59,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: str = "WARNING"
-    lint: Mapping[str, object] = field(default_factory=dict)  # raw lint keys, kebab-case
+    lint: Mapping[str, object] = MappingProxyType({})  # raw lint keys, kebab-case
     source: str | None = None  # the config file the values came from, for messages
 
 

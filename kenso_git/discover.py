@@ -11,8 +11,8 @@ import os
 import stat as stat_mod
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kenso_git.config import Settings
 from kenso_git.errors import UsageError
@@ -29,8 +29,7 @@ BINARY_PROBE = 8192
 Warn = Callable[[str], None]
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(NamedTuple):
     """A Markdown file found in the work tree, with the stat data used to skip re-reads."""
 
     path: str  # root-relative POSIX
@@ -45,15 +44,18 @@ class SourceFile:
         return Path(self.location)
 
 
-@dataclass(slots=True)
 class WalkFacts:
     """What the walk noticed besides Markdown files."""
 
-    saw_attributes: bool = False  # a .gitattributes file exists under the walked folders
+    __slots__ = ("saw_attributes",)
+
+    def __init__(self, *, saw_attributes: bool = False) -> None:
+        self.saw_attributes = (
+            saw_attributes  # a .gitattributes file exists under the walked folders
+        )
 
 
-@dataclass(frozen=True, slots=True)
-class Skip:
+class Skip(NamedTuple):
     """A file that discovery found but will not index, and why."""
 
     path: str
@@ -236,9 +238,7 @@ def document_from_bytes(path: str, data: bytes) -> Document:
     text, problems = decode(data, path)
     doc = parse_document(path, text)
     if problems:
-        from dataclasses import replace
-
-        doc = replace(doc, problems=(*problems, *doc.problems))
+        doc = doc._replace(problems=(*problems, *doc.problems))
     return doc
 
 

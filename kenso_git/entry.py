@@ -21,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         from kenso_git.hooks import hook_main
 
         hook_main(args[1], args[2:])
-        raise SystemExit(0)
+        _exit_now()
     if args and args[0] == "sync":
         options = parse_sync_args(args[1:])
         if options is not None:
@@ -29,6 +29,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     from kenso_git.cli import main as cli_main
 
     cli_main(args)
+
+
+def _exit_now() -> None:
+    """Exit 0 at once. A hook's work is committed and its connections closed by now; the
+    interpreter's teardown (freeing every module) would add ~10 ms to each git command."""
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(0)
 
 
 def _run_plain_sync(options: dict[str, object]) -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
+import time
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from kenso_git.errors import GitError
 from kenso_git.workspace import Workspace
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 GITLINK_MODE = 0o160000
 SYMLINK_MODE = 0o120000
 ZERO_OID = "0" * 40
+_SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for it
 
 # Variables git exports into hooks that would point us at the wrong repository or index.
 # GIT_CONFIG_* (git -c, GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL...) are kept.
@@ -56,8 +57,7 @@ GIT_REPO_VARS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HeadState:
+class HeadState(NamedTuple):
     """Where HEAD points: a commit id (None when unborn) and the branch (None when detached)."""
 
     commit: str | None
@@ -269,24 +269,76 @@ def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
         GitError: git is missing, timed out or failed.
     """
     try:
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=ws.root,
-            env=scrubbed_env(),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise GitError(f"cannot run git {' '.join(args)}: {err}", hint="is git installed?") from err
-    if proc.returncode != 0:
-        detail = proc.stderr.strip().splitlines()
+        status, out, err = capture(["git", "-C", str(ws.root), *args], scrubbed_env(), timeout)
+    except (OSError, TimeoutError) as exc:
+        raise GitError(f"cannot run git {' '.join(args)}: {exc}", hint="is git installed?") from exc
+    if status != 0:
+        detail = err.decode("utf-8", "replace").strip().splitlines()
         raise GitError(
-            f"git {' '.join(args)} failed: {detail[-1] if detail else proc.returncode}",
+            f"git {' '.join(args)} failed: {detail[-1] if detail else status}",
             hint="check `git status` works here",
         )
-    return proc.stdout
+    return out.decode("utf-8", "surrogateescape")
+
+
+def capture(argv: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, bytes, bytes]:
+    """Run `argv` with stdin from /dev/null; return (exit status, stdout, stderr).
+
+    `posix_spawn` and two pipes rather than `subprocess`: every hook call runs git once, and
+    importing `subprocess` (with `signal`, `threading`, `selectors`) costs more than the call.
+
+    Raises:
+        OSError: the program cannot be started.
+        TimeoutError: it ran longer than `timeout` seconds (it is killed).
+    """
+    import select
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        pid = os.posix_spawnp(
+            argv[0],
+            argv,
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, out_w, 1),
+                (os.POSIX_SPAWN_DUP2, err_w, 2),
+            ],
+        )
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    received: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    deadline = time.monotonic() + timeout
+    try:
+        pending = [out_r, err_r]
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, _SIGKILL)
+                os.waitpid(pid, 0)
+                raise TimeoutError(f"{argv[0]} did not finish within {timeout:g} s")
+            ready, _, _ = select.select(pending, [], [], left)
+            for fd in ready:
+                data = os.read(fd, 1 << 16)
+                if data:
+                    received[fd].append(data)
+                else:
+                    pending.remove(fd)
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+    _, wait_status = os.waitpid(pid, 0)
+    return (
+        os.waitstatus_to_exitcode(wait_status),
+        b"".join(received[out_r]),
+        b"".join(received[err_r]),
+    )
 
 
 def hooks_dir(ws: Workspace) -> Path:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
@@ -47,16 +46,14 @@ FOREGROUND = "foreground"
 BACKGROUND = "background"
 
 
-@dataclass(frozen=True, slots=True)
-class HookCall:
+class HookCall(NamedTuple):
     """A git hook invocation: its name and git's arguments."""
 
     name: str
     args: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(NamedTuple):
     """What a hook call will do, and why (for the log and the tests)."""
 
     action: str  # SKIP, FOREGROUND or BACKGROUND
@@ -172,8 +169,11 @@ def sync_index(ws: Workspace, paths: Sequence[str] | None = None) -> None:
     from kenso_git.kb import KnowledgeBase  # heavy: only when a sync really runs
 
     kb = KnowledgeBase.open(ws.root)
-    if kb.has_index():
-        kb.sync(paths=paths)
+    try:
+        if kb.has_index():
+            kb.sync(paths=paths)
+    finally:
+        kb.close()
 
 
 def _try_lock(path: Path) -> int | None:
@@ -267,6 +267,8 @@ def start_background_sync(ws: Workspace, *, after_pid: int | None = None) -> int
             log.unlink()
     except FileNotFoundError:
         pass
+    import subprocess  # only here: the foreground hook path never pays for the import
+
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kenso_git.hooks", str(ws.root), str(after_pid or 0)],

@@ -10,10 +10,9 @@ excluded directory cannot be re-included (the walker never enters such a directo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from kenso_git.config import Settings
 from kenso_git.gitconfig import excludes_file
@@ -27,8 +26,7 @@ IGNORE_FILES = (".gitignore", ".cursorignore", ".kensoignore")
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".kenso"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Source:
+class _Source(NamedTuple):
     base: str  # folder the patterns are relative to ("" = root), no trailing slash
     spec: pathspec.GitIgnoreSpec
 
@@ -66,14 +64,16 @@ def _read_lines(path: Path) -> list[str] | None:
         return None
 
 
-@dataclass
 class IgnoreRules:
     """Layered ignore patterns for one work tree; folder files are loaded on demand."""
 
-    root: Path
-    base_sources: list[_Source] = field(default_factory=list)  # lowest precedence first
-    _folder_cache: dict[str, list[_Source]] = field(default_factory=dict)
-    _chain_cache: dict[str, list[_Source]] = field(default_factory=dict)
+    __slots__ = ("_chain_cache", "_folder_cache", "base_sources", "root")
+
+    def __init__(self, root: Path, base_sources: list[_Source] | None = None) -> None:
+        self.root = root
+        self.base_sources = base_sources or []  # lowest precedence first
+        self._folder_cache: dict[str, list[_Source]] = {}
+        self._chain_cache: dict[str, list[_Source]] = {}
 
     @classmethod
     def for_workspace(cls, ws: Workspace, settings: Settings) -> IgnoreRules:

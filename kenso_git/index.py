@@ -13,9 +13,8 @@ import sqlite3
 import time
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
+from typing import NamedTuple
 
 from kenso_git.config import Settings
 from kenso_git.discover import SourceFile
@@ -40,8 +39,7 @@ Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]
 
 
-@dataclass(frozen=True, slots=True)
-class FileResult:
+class FileResult(NamedTuple):
     """What one run did with one file."""
 
     path: str
@@ -52,15 +50,17 @@ class FileResult:
     category: str | None = None
 
 
-@dataclass(slots=True)
 class IngestReport:
     """The outcome of one ingest or sync run."""
 
-    scope: list[str]
-    results: list[FileResult] = field(default_factory=list)
-    documents: list[Document] = field(default_factory=list)  # parsed in this run
-    elapsed: float = 0.0
-    head: str | None = None
+    __slots__ = ("documents", "elapsed", "head", "results", "scope")
+
+    def __init__(self, scope: list[str], head: str | None = None) -> None:
+        self.scope = scope
+        self.head = head
+        self.results: list[FileResult] = []
+        self.documents: list[Document] = []  # parsed in this run
+        self.elapsed = 0.0
 
     def count(self, status: str) -> int:
         return sum(1 for r in self.results if r.status == status)
@@ -96,20 +96,32 @@ def _settings_fingerprint(settings: Settings) -> str:
     return json.dumps({"chunk_size": settings.chunk_size, "overlap": settings.chunk_overlap})
 
 
-@dataclass
 class _Run:
-    ws: Workspace
-    settings: Settings
-    conn: sqlite3.Connection
-    report: IngestReport
-    warn: Warn
-    progress: Progress | None
-    started_ns: int = field(default_factory=time.time_ns)
-    wrote: bool = False  # any chunk, link or file row changed (beyond stat refreshes)
-    keep_documents: bool = False  # keep parsed documents in the report (for the lint summary)
-    paths_changed: bool = False  # the set of indexed paths changed: every link may resolve anew
-    targeted: bool = False  # only the paths a git operation changed were looked at
-    reindexed: list[str] = field(default_factory=list)  # files whose links were replaced
+    """The state of one indexing run."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        settings: Settings,
+        conn: sqlite3.Connection,
+        report: IngestReport,
+        warn: Warn,
+        progress: Progress | None,
+        *,
+        keep_documents: bool = False,
+    ) -> None:
+        self.ws = ws
+        self.settings = settings
+        self.conn = conn
+        self.report = report
+        self.warn = warn
+        self.progress = progress
+        self.keep_documents = keep_documents  # keep parsed documents (for the lint summary)
+        self.started_ns = time.time_ns()
+        self.wrote = False  # any chunk, link or file row changed (beyond stat refreshes)
+        self.paths_changed = False  # the set of indexed paths changed: every link may resolve anew
+        self.targeted = False  # only the paths a git operation changed were looked at
+        self.reindexed: list[str] = []  # files whose links were replaced
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: db.FileRow | None = None

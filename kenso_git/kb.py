@@ -14,10 +14,9 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import asdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 from typing import TypeVar
 
 from kenso_git.config import Settings
@@ -42,8 +41,7 @@ PathFilter = Callable[[str], bool]
 Payload = list[dict[str, object]] | dict[str, object]
 
 
-@dataclass(frozen=True, slots=True)
-class IndexState:
+class IndexState(NamedTuple):
     """Counts, size and freshness of the index."""
 
     root: str
@@ -62,7 +60,7 @@ class IndexState:
     categories: list[tuple[str | None, int, int]]  # (category, documents, chunks)
 
     def to_dict(self) -> dict[str, object]:
-        data = asdict(self)
+        data = self._asdict()
         data["categories"] = [
             {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
         ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kenso_git.frontmatter import load_frontmatter
 from kenso_git.frontmatter import split_frontmatter
@@ -16,8 +16,7 @@ from kenso_git.frontmatter import split_frontmatter
 DEFAULT_RELATION = "related"
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
+class Heading(NamedTuple):
     """An ATX heading (`#`..`######` at column 0, a space, text) outside fenced code."""
 
     level: int  # 1..6
@@ -27,8 +26,7 @@ class Heading:
     end: int  # character offset just past the line's text (before its newline) in `body`
 
 
-@dataclass(frozen=True, slots=True)
-class Relation:
+class Relation(NamedTuple):
     """One raw `relates_to` entry as written (globs and empty paths kept: lint reports them)."""
 
     target: str  # trimmed text as written
@@ -36,16 +34,14 @@ class Relation:
     line: int  # 1-based file line of the entry (the `relates_to` line when unknown)
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """Something wrong with the file that did not stop it from being indexed."""
 
     message: str
     line: int  # 1-based file line
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
     """A parsed Markdown file. Everything lint and the chunker need, computed once."""
 
     path: str  # repo-relative POSIX path
@@ -93,8 +89,7 @@ class Document:
         return tuple(h for h in self.headings if h.level == level)
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(NamedTuple):
     """An H2 section: from its heading line to the next H2 (or the end of the body)."""
 
     heading: Heading

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from kenso_git.discover import Skip
 from kenso_git.discover import SourceFile
@@ -33,8 +33,7 @@ BATCH = 16  # files per task sent to a worker
 WINDOW = 6  # tasks in flight at most
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
+class Job(NamedTuple):
     """One file to prepare, and what the index already knows of it."""
 
     sf: SourceFile
@@ -43,8 +42,7 @@ class Job:
     use_git_ids: bool  # blob ids come from git; without one the file cannot be identified
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
+class Prepared(NamedTuple):
     """The outcome for one file: unchanged, skipped (with why) or indexed (with rows)."""
 
     path: str
@@ -62,8 +60,7 @@ class Prepared:
     document: Document | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
     chunk_size: int
     chunk_overlap: int
     max_file_size: int

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kenso_git.errors import UsageError
 
@@ -19,8 +19,7 @@ DB_DIRNAME = ".kenso"
 DB_FILENAME = "docs.db"
 
 
-@dataclass(frozen=True, slots=True)
-class Workspace:
+class Workspace(NamedTuple):
     """The root that paths are relative to, and git's directories when it is a work tree."""
 
     root: Path  # absolute, resolved

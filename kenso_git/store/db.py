@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -58,8 +57,7 @@ class ChunkRow(NamedTuple):
     doc_title: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class LinkRow:
+class LinkRow(NamedTuple):
     target_path: str
     relation_type: str
     raw_target: str

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from kenso_git import gitrepo
+from kenso_git.errors import GitError
 from kenso_git.gitrepo import blob_id
 from kenso_git.gitrepo import changed_paths
 from kenso_git.gitrepo import head_state
@@ -196,3 +199,31 @@ def test_importing_gitrepo_does_not_import_pygit2(module: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False"
+
+
+def test_capture_separates_streams_and_reports_the_exit_status() -> None:
+    status, out, err = gitrepo.capture(
+        ["sh", "-c", "printf 'out\\0put'; printf oops >&2; exit 3"], dict(os.environ), 10
+    )
+    assert (status, out, err) == (3, b"out\0put", b"oops")
+
+
+def test_capture_reads_large_output_on_both_streams_without_deadlock() -> None:
+    script = "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2"
+    status, out, err = gitrepo.capture(["sh", "-c", script], dict(os.environ), 30)
+    assert (status, len(out), len(err)) == (0, 300000, 300000)
+
+
+def test_capture_kills_a_program_that_outlives_the_timeout() -> None:
+    with pytest.raises(TimeoutError):
+        gitrepo.capture(["sleep", "30"], dict(os.environ), 0.2)
+
+
+def test_capture_of_a_missing_program_raises_oserror() -> None:
+    with pytest.raises(OSError):
+        gitrepo.capture(["kenso-no-such-program"], dict(os.environ), 5)
+
+
+def test_run_git_failure_names_the_command(repo: Path) -> None:
+    with pytest.raises(GitError, match="git rev-parse no-such-ref failed"):
+        gitrepo.run_git(find_workspace(repo), "rev-parse", "no-such-ref")
