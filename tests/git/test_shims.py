@@ -104,6 +104,28 @@ def test_branch_checkout_calls_only_post_checkout(repo: Path, calls: Path) -> No
     assert take(calls) == [f"hook post-checkout {second} {first} 1"]
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("checkout", "-q", "main"),
+        ("switch", "-q", "main"),
+        ("-c", "advice.detachedHead=false", "checkout", "-q", "main"),
+        ("-C", ".", "checkout", "-q", "main"),
+        ("--no-pager", "switch", "-q", "main"),
+    ],
+)
+def test_every_form_of_a_branch_switch_skips_post_index_change(
+    repo: Path, calls: Path, command: tuple[str, ...]
+) -> None:
+    installed_repo(repo)
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, {"b.md": "# B\n"})
+    commit_all(repo, "b")
+    take(calls)
+    git(repo, *command)
+    assert [line.split()[1] for line in take(calls)] == ["post-checkout"]
+
+
 def test_chained_hook_runs_first_with_its_exit_status(repo: Path, calls: Path) -> None:
     folder = repo / ".git" / "hooks"
     user = folder / "post-checkout"
