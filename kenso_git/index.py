@@ -159,9 +159,8 @@ class _Run:
 
     def index(self, sf: SourceFile, prep: Prepared, *, had_row: bool = True) -> None:
         self.wrote = True
-        if had_row:
-            db.delete_chunks(self.conn, sf.path)
-        db.insert_chunks(
+        write = db.replace_chunks if had_row else db.insert_chunks
+        write(
             self.conn, sf.path, prep.rows, prep.category, prep.audience, prep.tags, prep.blob[:16]
         )
         row = self.file_row(sf, prep.blob, schema.INDEXED)._replace(

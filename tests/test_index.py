@@ -463,3 +463,54 @@ def test_kill_dash_nine_during_a_first_build_leaves_no_half_index(tmp_path):
     _kb(root).ingest()
     assert sorted(p.name for p in db_dir.iterdir() if "building" in p.name) == []
     assert len(_kb(root).search("versionalpha", limit=20).hits) == 20
+
+
+def test_an_edit_rewrites_only_the_chunks_that_changed(tmp_path):
+    sections = "".join(
+        f"## Part {n}\n\n" + f"Section {n} talks about topic{n} in detail. " * 12 + "\n\n"
+        for n in range(4)
+    )
+    root = init_repo(tmp_path, {"guide.md": f"# Guide\n\nIntro text for the guide.\n\n{sections}"})
+    kb = _kb(root)
+    kb.ingest()
+    query = (
+        "SELECT id, chunk_index, content_hash FROM chunks WHERE file_path = 'guide.md' ORDER BY 2"
+    )
+    before = _rows(kb, query)
+    assert len(before) >= 4
+    edited = (root / "guide.md").read_text(encoding="utf-8").replace("topic2", "zebras")
+    write(root, {"guide.md": edited})
+    kb.ingest()
+    after = _rows(kb, query)
+    assert [r[1] for r in after] == [r[1] for r in before]
+    assert [r[0] for r in after] == [r[0] for r in before]  # rewritten in place, ids kept
+    assert len({r[2] for r in after}) == 1 and after[0][2] != before[0][2]  # one file hash
+    assert [h.section_path for h in kb.search("zebras").hits] == ["Guide > Part 2"]
+    assert not kb.search("topic2").hits
+    assert [h.file_path for h in kb.search("topic3").hits] == ["guide.md"]
+    with sqlite3.connect(kb.db_path) as conn:
+        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+    shorter = edited.split("## Part 3")[0]
+    write(root, {"guide.md": shorter})
+    kb.ingest()
+    assert len(_rows(kb, query)) == len(after) - 1
+    assert not kb.search("topic3").hits
+
+
+def test_an_index_with_the_old_broad_update_trigger_gets_the_narrow_one(tmp_path):
+    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
+    kb = _kb(root)
+    kb.ingest()
+    with sqlite3.connect(kb.db_path) as conn:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_au'").fetchone()[0]
+        conn.execute("DROP TRIGGER chunks_au")
+        conn.execute(
+            sql.replace(
+                " OF title, doc_title, section_path, tags, category, content, search_extra", ""
+            )
+        )
+    write(root, {"a.md": doc("Alpha Guide", "A new body for the alpha guide, long enough.\n")})
+    kb.ingest()
+    after = _rows(kb, "SELECT sql FROM sqlite_master WHERE name = 'chunks_au'")[0][0]
+    assert after == sql
+    assert [h.file_path for h in kb.search("alpha body").hits] == ["a.md"]

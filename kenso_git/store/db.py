@@ -189,6 +189,7 @@ def publish_build(conn: sqlite3.Connection, build: Path, db_path: Path) -> None:
 def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version == schema.SCHEMA_VERSION:
+        _refresh_update_trigger(conn)
         return
     _check_version(db_path, version)
     with transaction(conn):
@@ -200,6 +201,24 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
                     conn.execute(statement)
         conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
+
+
+def _refresh_update_trigger(conn: sqlite3.Connection) -> None:
+    """Give an index made before 0.2 the update trigger that ignores non-indexed columns.
+
+    Both forms are correct, and older kenso-git versions read and write either: the file
+    format (the schema version) is unchanged. Only the cost of `replace_chunks` differs.
+    """
+    ddl = schema.update_trigger_ddl()
+    row = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+        (schema.UPDATE_TRIGGER,),
+    ).fetchone()
+    if row is not None and " UPDATE OF " in row[0]:
+        return
+    with transaction(conn):
+        conn.execute(f"DROP TRIGGER IF EXISTS {schema.UPDATE_TRIGGER}")
+        conn.execute(ddl)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -356,6 +375,70 @@ def insert_chunks(
             for index, c in enumerate(chunks)
         ],
     )
+
+
+_KEPT_COLUMNS = "title, section_path, content, search_extra, category, audience, tags, doc_title"
+
+
+def replace_chunks(
+    conn: sqlite3.Connection,
+    path: str,
+    chunks: Sequence[ChunkRow],
+    category: str,
+    audience: str,
+    tags: Sequence[str],
+    content_hash: str,
+) -> int:
+    """Make the chunks of `path` equal to `chunks`, rewriting only the rows that changed.
+
+    An edit usually changes one section of a document: its other chunks keep their rows
+    (and their full-text entries, which cost far more to delete and re-add than to
+    compare). Returns how many rows were inserted, updated or deleted.
+    """
+    tags_json = json.dumps(list(tags), ensure_ascii=False) if tags else None
+    have = {
+        row[1]: (row[0], tuple(row)[2:])
+        for row in conn.execute(
+            f"SELECT id, chunk_index, {_KEPT_COLUMNS} FROM chunks WHERE file_path = ?", (path,)
+        )
+    }
+    updates: list[tuple[object, ...]] = []
+    inserts: list[tuple[object, ...]] = []
+    for index, c in enumerate(chunks):
+        values = (
+            c.title,
+            c.section_path,
+            c.content,
+            c.search_extra,
+            category,
+            audience,
+            tags_json,
+            c.doc_title,
+        )
+        old = have.pop(index, None)
+        if old is None:
+            inserts.append((path, index, *values, content_hash))
+        elif old[1] != values:
+            updates.append((*values, content_hash, old[0]))
+    gone = [(row_id,) for row_id, _ in have.values()]
+    conn.executemany("DELETE FROM chunks WHERE id = ?", gone)
+    conn.executemany(
+        "UPDATE chunks SET title = ?, section_path = ?, content = ?, search_extra = ?, "
+        "category = ?, audience = ?, tags = ?, doc_title = ?, content_hash = ?, "
+        "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
+        updates,
+    )
+    conn.executemany(
+        f"INSERT INTO chunks(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        inserts,
+    )
+    # The rows kept as they were belong to the new version of the file too.
+    conn.execute(
+        "UPDATE chunks SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
+        (content_hash, path, content_hash),
+    )
+    return len(gone) + len(updates) + len(inserts)
 
 
 def begin_bulk_insert(conn: sqlite3.Connection) -> int:

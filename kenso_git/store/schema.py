@@ -27,6 +27,10 @@ _VIEW_COLUMNS = (
     "{r}.content || coalesce(char(10) || char(10) || {r}.search_extra, '')",
 )
 _FTS_COLS = "rowid, title, section_path, tags, category, searchable_content"
+# The chunks columns the full-text index is made from: updating any other column (the
+# file's content_hash on chunks a new version kept) costs the index nothing.
+_INDEXED_COLS = "title, doc_title, section_path, tags, category, content, search_extra"
+UPDATE_TRIGGER = "chunks_au"
 
 
 def _fts_values(row: str) -> str:
@@ -78,7 +82,7 @@ DDL: tuple[str, ...] = (
     END
     """,
     f"""
-    CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE ON chunks BEGIN
+    CREATE TRIGGER IF NOT EXISTS {UPDATE_TRIGGER} AFTER UPDATE OF {_INDEXED_COLS} ON chunks BEGIN
         INSERT INTO chunks_fts(chunks_fts, {_FTS_COLS})
         VALUES ('delete', {_fts_values("old")});
         INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new")});
@@ -126,6 +130,11 @@ INSERT_TRIGGER = "chunks_ai"
 def insert_trigger_ddl() -> str:
     """The chunks insert trigger (dropped and restored around bulk inserts)."""
     return next(d for d in DDL if f"TRIGGER IF NOT EXISTS {INSERT_TRIGGER} " in d)
+
+
+def update_trigger_ddl() -> str:
+    """The chunks update trigger (indexes created before 0.2 have a broader one)."""
+    return next(d for d in DDL if f"TRIGGER IF NOT EXISTS {UPDATE_TRIGGER} " in d)
 
 
 # files.status values

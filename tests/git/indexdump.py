@@ -34,9 +34,21 @@ def dump(db_path: Path) -> dict[str, object]:
         )
         links = sorted(conn.execute("SELECT source_path, target_path, relation_type FROM links"))
         fts = conn.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0]
+        # The inverted index itself, entry by entry: chunks rewritten in place must leave
+        # exactly what a fresh build writes (an external-content table cannot check it).
+        conn.execute(
+            "CREATE VIRTUAL TABLE temp.fts_entries USING fts5vocab(main, chunks_fts, 'instance')"
+        )
+        entries = sorted(
+            conn.execute(
+                "SELECT c.file_path, c.chunk_index, v.term, v.col, v.offset "
+                "FROM temp.fts_entries v LEFT JOIN chunks c ON c.id = v.doc"
+            ),
+            key=repr,
+        )
     finally:
         conn.close()
-    return {"files": files, "chunks": chunks, "links": links, "fts_rows": fts}
+    return {"files": files, "chunks": chunks, "links": links, "fts_rows": fts, "fts": entries}
 
 
 def fresh_dump(root: Path, scratch: Path) -> dict[str, object]:
