@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from kenso_git.terms import content_expansion
 from kenso_git.terms import expand_word
@@ -59,3 +62,48 @@ def test_content_expansion_matches_spec_examples(text: str, expected: list[str])
 def test_content_expansion_deduplicates_across_the_text_in_first_seen_order() -> None:
     text = "pre-commit runs; then commit-msg and pre-commit again, config_file"
     assert content_expansion(text) == ["pre", "commit", "msg", "config", "file"]
+
+
+def _reference_expansion(text: str) -> list[str]:
+    """The rule of spec §3.7 written plainly: every whitespace token, stripped, that is a
+    compound candidate contributes its parts; first-seen order, no repeats."""
+    import re
+
+    from kenso_git.terms import _parts
+
+    out: list[str] = []
+    for raw in text.split():
+        token = raw.strip(".,;:!?()[]{}\"'`")
+        candidate = (
+            "_" in token
+            or "/" in token
+            or re.search(r"[a-z][A-Z]|[A-Z][A-Z][a-z]", token) is not None
+            or any(
+                token[i] in "-." and token[i - 1].isalpha() and token[i + 1].isalpha()
+                for i in range(1, len(token) - 1)
+            )
+        )
+        if token and candidate:
+            out.extend(p.lower() for p in _parts(token) if p.lower() not in out)
+    return out
+
+
+_TOKEN_CHARS = "aZbY09_/-.,;:()`'\"é²Ω \n\t"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_TOKEN_CHARS, max_size=60))
+def test_content_expansion_equals_the_plain_rule(text: str) -> None:
+    assert content_expansion(text) == _reference_expansion(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Windows HTTP 2024 Übung naïve façade API ID x86 ½ 漢字 e.g. a.b -x- x- -x .NET",
+        "getValue get_value CI/CD node.js co-op DataGridView XMLHttpRequest iOS macOS",
+        "<xref:System.Windows.Forms.Control.Size%2A> [link](../a-b/c_d.md) `snake_case`",
+    ],
+)
+def test_content_expansion_equals_the_plain_rule_on_real_words(text: str) -> None:
+    assert content_expansion(text) == _reference_expansion(text)
