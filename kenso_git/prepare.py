@@ -29,8 +29,11 @@ if TYPE_CHECKING:
 
 MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
 PARALLEL_FROM = 300  # files to parse before worker processes pay for themselves
-BATCH = 16  # files per task sent to a worker
-WINDOW = 6  # tasks in flight at most
+# Up to BATCH * WINDOW = 512 files may be parsed ahead of the writer: enough that the
+# workers never stall while the main process runs an FTS batch (the old 16 x 6 cost ~7% of a
+# cold ingest), little enough that parsed chunks cannot pile up (+1.3 MB peak RSS).
+BATCH = 32  # files per task sent to a worker
+WINDOW = 16  # tasks in flight at most
 
 
 class Job(NamedTuple):
