@@ -71,3 +71,7 @@ class ScopeError(KensoError):
 
 class GitError(KensoError):
     """Git could not answer (no repository, unreadable index)."""
+
+
+class WorkerError(KensoError):
+    """A process that parsed files for an ingest failed or died; nothing was written."""
