@@ -7,6 +7,7 @@ fenced code block never starts, ends or names a chunk. Work is done on offsets i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from kenso_git import terms
@@ -209,19 +210,30 @@ def chunk_document(doc: Document, *, max_size: int = 4000, overlap: int = 0) -> 
 
 def searchable_content(doc: Document, chunk: Chunk) -> str:
     """The text the full-text index holds for a chunk: content plus labelled metadata (§3.7)."""
-    parts = [chunk.content] if chunk.content else []
+    (extra,) = search_extras(doc, [chunk])
+    return f"{chunk.content}\n\n{extra}" if chunk.content else extra
+
+
+def search_extras(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
+    """What each chunk's searchable text holds after its content (§3.7): the document's
+    labelled metadata and source, which every chunk of it repeats, then the chunk's own
+    expanded terms. The index stores this beside the content, so the content is not
+    copied into a second string."""
+    labels = []
     if doc.aliases:
-        parts.append("Also known as: " + ", ".join(doc.aliases))
+        labels.append("Also known as: " + ", ".join(doc.aliases))
     if doc.answers:
-        parts.append("Questions this document answers: " + " | ".join(doc.answers))
+        labels.append("Questions this document answers: " + " | ".join(doc.answers))
     if doc.predicted_queries:
-        parts.append("Predicted search queries: " + " | ".join(doc.predicted_queries))
+        labels.append("Predicted search queries: " + " | ".join(doc.predicted_queries))
     if doc.description:
-        parts.append(doc.description)
+        labels.append(doc.description)
     if doc.tags:
-        parts.append("Keywords: " + ", ".join(doc.tags))
-    parts.append("Source: " + doc.path)
-    expanded = terms.content_expansion(chunk.content)
-    if expanded:
-        parts.append("Expanded terms: " + " ".join(expanded))
-    return "\n\n".join(parts)
+        labels.append("Keywords: " + ", ".join(doc.tags))
+    labels.append("Source: " + doc.path)
+    shared = "\n\n".join(labels)
+    extras = []
+    for chunk in chunks:
+        expanded = terms.content_expansion(chunk.content)
+        extras.append(f"{shared}\n\nExpanded terms: {' '.join(expanded)}" if expanded else shared)
+    return extras

@@ -36,6 +36,7 @@ PARALLEL_FROM = 300  # files to parse before worker processes pay for themselves
 # stall while the main process runs an FTS batch, little enough that parsed chunks cannot
 # pile up in memory.
 BATCH = 32
+FIRST_BATCHES = (8, 8, 16, 16)  # the writer waits for the first batch: keep it short
 PIPE_BYTES = 1 << 20  # Linux's default ceiling for an unprivileged F_SETPIPE_SZ
 _SIGTERM = 15  # the same on every POSIX system; `signal` is not imported for it
 
@@ -74,12 +75,6 @@ class Options(NamedTuple):
     keep_documents: bool
 
 
-def _extra(content: str, searchable: str) -> str | None:
-    """What the searchable text adds after the content (stored once: see store.schema)."""
-    head = content + "\n\n"
-    return searchable[len(head) :] if searchable.startswith(head) else searchable or None
-
-
 def _settings(opts: Options) -> Settings:
     from kenso_git.config import Settings
 
@@ -113,7 +108,7 @@ def prepare(job: Job, opts: Options) -> Prepared:
 def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
     from kenso_git import linkmap
     from kenso_git.chunk import chunk_document
-    from kenso_git.chunk import searchable_content
+    from kenso_git.chunk import search_extras
 
     doc = document_from_bytes(path, data)
     problems = tuple(f"{p.line}: {p.message}" for p in doc.problems)
@@ -126,14 +121,8 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
     chunks = chunk_document(doc, max_size=opts.chunk_size, overlap=opts.chunk_overlap)
     extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
     rows = tuple(
-        db.ChunkRow(
-            c.title,
-            c.section_path,
-            c.content,
-            _extra(c.content, searchable_content(doc, c)),
-            extra_title,
-        )
-        for c in chunks
+        db.ChunkRow(c.title, c.section_path, c.content, extra, extra_title)
+        for c, extra in zip(chunks, search_extras(doc, chunks), strict=True)
     )
     return Prepared(
         path,
@@ -169,7 +158,7 @@ def prepare_all(jobs: Sequence[Job], opts: Options) -> Iterator[Prepared]:
         return
     import pickle
 
-    batches = [jobs[i : i + BATCH] for i in range(0, len(jobs), BATCH)]
+    batches = _batches(jobs)
     children: list[tuple[int, BinaryIO]] = []
     try:
         for k in range(workers):
@@ -192,6 +181,18 @@ def prepare_all(jobs: Sequence[Job], opts: Options) -> Iterator[Prepared]:
             yield from payload
     finally:
         _stop(children)
+
+
+def _batches(jobs: Sequence[Job]) -> list[Sequence[Job]]:
+    """Jobs cut into batches: small ones first, so the writer starts while workers warm up."""
+    out: list[Sequence[Job]] = []
+    start = 0
+    for size in (*FIRST_BATCHES, *[BATCH] * (len(jobs) // BATCH + 1)):
+        if start >= len(jobs):
+            break
+        out.append(jobs[start : start + size])
+        start += size
+    return out
 
 
 def _work(write_fd: int, batches: list[Sequence[Job]], opts: Options) -> NoReturn:

@@ -33,6 +33,7 @@ def _no_children_left() -> bool:
 def many(monkeypatch: pytest.MonkeyPatch) -> list[prepare.Job]:
     monkeypatch.setattr(prepare, "PARALLEL_FROM", 10)
     monkeypatch.setattr(prepare, "BATCH", 4)
+    monkeypatch.setattr(prepare, "FIRST_BATCHES", ())
     return _jobs(50)
 
 
@@ -93,6 +94,18 @@ def test_giving_up_early_stops_and_reaps_the_workers(
     results.close()
     assert time.monotonic() - began < 2
     assert _no_children_left()
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 8, 47, 48, 49, 1000])
+def test_batches_start_small_and_cover_every_job_once_in_order(count: int) -> None:
+    jobs = _jobs(count)
+    batches = prepare._batches(jobs)
+    assert [job for batch in batches for job in batch] == jobs
+    assert all(batches)
+    sizes = [len(b) for b in batches]
+    planned = [*prepare.FIRST_BATCHES, *[prepare.BATCH] * len(sizes)][: len(sizes)]
+    assert sizes[:-1] == planned[:-1]  # every batch but the last is full
+    assert sizes[-1:] <= planned[-1:]
 
 
 def test_small_runs_stay_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
