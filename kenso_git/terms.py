@@ -95,7 +95,8 @@ def content_expansion(text: str) -> list[str]:
     # dict.fromkeys de-duplicates in C and keeps first-seen order: each distinct token is
     # examined once, and plain lowercase words are passed over without a regex.
     for raw in dict.fromkeys(text.split()):
-        if _cannot_be_compound(raw):
+        # _cannot_be_compound inlined: this line runs for every distinct word of every chunk
+        if raw.isalnum() and (raw.islower() or raw.isupper() or raw[1:].islower() or raw.isdigit()):
             continue
         for lowered in _token_parts(raw):
             if lowered not in seen:
