@@ -1,17 +1,22 @@
 """The `kenso-git` executable's entry point.
 
-`kenso-git hook NAME ARGS...` is what git's hook shims run on every checkout, merge and
-commit, and `kenso-git sync` what scripts run after edits, so their plain forms skip click
-(~40 ms to import) and go straight to the library; every other command, and any other
-form of these two (`--help`, a typo), goes through the click CLI.
+`kenso-git hook NAME ARGS...` runs on every checkout, merge and commit, `kenso-git sync`
+after edits, and `kenso-git search` whenever an agent or a person looks something up, so
+their plain forms skip click (~25 ms to import) and go straight to the library. Every other
+command, and any other form of these three (`--help`, `--limit=5`, a typo), goes through
+the click CLI.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
+from typing import NoReturn
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -26,6 +31,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         options = parse_sync_args(args[1:])
         if options is not None:
             _run_plain_sync(options)
+    if args and args[0] == "search" and not os.environ.get("KENSO_LOG_LEVEL"):
+        search = parse_search_args(args[1:])
+        if search is not None:
+            _run_fast(lambda: _plain_search(search))
     from kenso_git.cli import main as cli_main
 
     cli_main(args)
@@ -44,14 +53,24 @@ def _exit_now() -> None:
 
 
 def _run_plain_sync(options: dict[str, object]) -> None:
-    from kenso_git.errors import KensoError
-
-    try:
-        text = run_sync(
+    _run_fast(
+        lambda: run_sync(
             as_json=bool(options["as_json"]),
             quiet=bool(options["quiet"]),
             db_path=options["db_path"] if isinstance(options["db_path"], str) else None,
         )
+    )
+
+
+def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
+    """Run a fast-path command: print its text, map errors to exit codes as the CLI does."""
+    from kenso_git.errors import KensoError
+
+    try:
+        text = produce()
+        if text is not None:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
     except KensoError as err:
         from kenso_git.output import report_error
 
@@ -60,9 +79,65 @@ def _run_plain_sync(options: dict[str, object]) -> None:
     except KeyboardInterrupt:
         sys.stderr.write("kenso-git: interrupted\n")
         raise SystemExit(130) from None
-    if text is not None:
-        sys.stdout.write(text + "\n")
+    except BrokenPipeError:  # `kenso-git search x | head`: not worth a traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
     raise SystemExit(0)
+
+
+def _plain_search(options: SearchArgs) -> str:
+    from kenso_git.kb import KnowledgeBase
+    from kenso_git.searchtext import search_text
+
+    kb = KnowledgeBase.open(Path.cwd(), db=options.db_path)
+    return search_text(
+        kb,
+        options.query,
+        limit=options.limit,
+        category=options.category,
+        as_json=options.as_json,
+        color=options.color,
+    )
+
+
+class SearchArgs(NamedTuple):
+    query: str
+    limit: int = 5
+    category: str | None = None
+    as_json: bool = False
+    db_path: str | None = None
+    color: str = "auto"
+
+
+_SEARCH_VALUES = {"--limit": "limit", "-n": "limit", "--category": "category", "-c": "category"}
+_SEARCH_VALUES |= {"--db": "db_path", "--color": "color"}
+
+
+def parse_search_args(args: list[str]) -> SearchArgs | None:
+    """The options of a plain `search` command line, or None to let click handle it
+    (`--help`, `--limit=5`, a bad value, a second query, a typo: click explains)."""
+    query: str | None = None
+    values: dict[str, object] = {}
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--json":
+            values["as_json"] = True
+        elif arg in _SEARCH_VALUES and rest:
+            key, value = _SEARCH_VALUES[arg], rest.pop(0)
+            if key == "limit":
+                if not value.isdigit():
+                    return None
+                values[key] = int(value)
+            elif key == "color" and value not in ("auto", "always", "never"):
+                return None
+            else:
+                values[key] = value
+        elif arg.startswith("-") or query is not None:
+            return None
+        else:
+            query = arg
+    return None if query is None else SearchArgs(query, **values)  # type: ignore[arg-type]
 
 
 def run_sync(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:

@@ -8,7 +8,6 @@ A broken file logs one warning and means "no synonyms"; it never fails a search.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 from collections.abc import Iterable
@@ -16,8 +15,6 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-log = logging.getLogger(__name__)
 
 ENV_VAR = "KENSO_SYNONYMS_PATH"
 
@@ -83,6 +80,12 @@ def synonyms_path(root: Path | None, configured: str | None = None) -> Path | No
     return root / ".kenso" / "synonyms.json"
 
 
+def _warn(message: str, *args: object) -> None:
+    import logging  # only when there is something to say: `search` starts faster without it
+
+    logging.getLogger(__name__).warning(message, *args)
+
+
 def _parse(path: Path) -> Synonyms | None:
     try:
         text = path.read_text(encoding="utf-8")
@@ -93,13 +96,11 @@ def _parse(path: Path) -> Synonyms | None:
 
             data = yaml.safe_load(text)
     except Exception as exc:  # any unreadable or malformed file means "no synonyms"
-        log.warning("ignoring synonyms file %s: %s (fix or delete the file)", path, exc)
+        _warn("ignoring synonyms file %s: %s (fix or delete the file)", path, exc)
         return None
     groups = data.get("groups") if isinstance(data, dict) else None
     if not isinstance(groups, list):
-        log.warning(
-            "ignoring synonyms file %s: expected a mapping with a 'groups' list of lists", path
-        )
+        _warn("ignoring synonyms file %s: expected a mapping with a 'groups' list of lists", path)
         return None
     synonyms = Synonyms.from_groups(g for g in groups if isinstance(g, list))
     return synonyms if synonyms.groups else None

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.output import Style
-from kenso_git.output import use_color
-
-_STAGE_STYLE = {"AND": "bold_green", "NEAR": "bold_blue", "OR": "bold_yellow"}
-_RELEVANCE_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
+from kenso_git.searchtext import search_text
 
 
 @click.command()
@@ -43,30 +38,5 @@ def search(
     Exit codes: 0 ok (also when nothing matched), 2 bad usage, 3 no index yet.
     """
     kb = KnowledgeBase.open(Path.cwd(), db=db_path)
-    if as_json:
-        payload = kb.search_docs(query, category=category, limit=limit)
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-        return
-    result = kb.search(query, category=category, limit=limit)
-    style = Style(use_color(color, sys.stdout))
-    hits = result.hits
-    noun = "result" if len(hits) == 1 else "results"
-    click.echo(f'{style("kenso-git", "bold")} · {len(hits)} {noun} for "{query}"')
-    if result.corrected_query:
-        click.echo(f'  (showing results for "{result.corrected_query}")')
-    if not hits:
-        click.echo("  no results: try fewer or broader words, or `kenso-git stats`")
-        return
-    click.echo()
-    for hit in hits:
-        stage = (
-            f"  {style(hit.cascade_stage, _STAGE_STYLE[hit.cascade_stage])}"
-            if hit.cascade_stage
-            else ""
-        )
-        relevance = style(hit.relevance, _RELEVANCE_STYLE.get(hit.relevance, "dim"))
-        click.echo(f"{hit.score:.2f}  {hit.file_path}{stage}  {relevance}")
-        click.echo(f"      {hit.section_path or hit.title}")
-        if hit.highlight:
-            click.echo(f"      {style.marks(hit.highlight)}")
-        click.echo()
+    text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)
+    sys.stdout.write(text + "\n")

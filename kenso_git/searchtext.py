@@ -1,0 +1,57 @@
+"""What `kenso-git search` prints, for the click command and the entry's fast path alike."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from kenso_git.output import Style
+from kenso_git.output import use_color
+
+if TYPE_CHECKING:
+    from kenso_git.kb import KnowledgeBase
+
+_STAGE_STYLE = {"AND": "bold_green", "NEAR": "bold_blue", "OR": "bold_yellow"}
+_RELEVANCE_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
+
+
+def search_text(
+    kb: KnowledgeBase,
+    query: str,
+    *,
+    limit: int,
+    category: str | None,
+    as_json: bool,
+    color: str,
+) -> str:
+    """The output of one search, without its final newline: the `search_docs` JSON array
+    with `as_json`, else the ranked hits with their section and highlight."""
+    if as_json:
+        import json
+
+        payload = kb.search_docs(query, category=category, limit=limit)
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+    result = kb.search(query, category=category, limit=limit)
+    style = Style(use_color(color, sys.stdout))
+    hits = result.hits
+    noun = "result" if len(hits) == 1 else "results"
+    lines = [f'{style("kenso-git", "bold")} · {len(hits)} {noun} for "{query}"']
+    if result.corrected_query:
+        lines.append(f'  (showing results for "{result.corrected_query}")')
+    if not hits:
+        lines.append("  no results: try fewer or broader words, or `kenso-git stats`")
+        return "\n".join(lines)
+    lines.append("")
+    for hit in hits:
+        stage = (
+            f"  {style(hit.cascade_stage, _STAGE_STYLE[hit.cascade_stage])}"
+            if hit.cascade_stage
+            else ""
+        )
+        relevance = style(hit.relevance, _RELEVANCE_STYLE.get(hit.relevance, "dim"))
+        lines.append(f"{hit.score:.2f}  {hit.file_path}{stage}  {relevance}")
+        lines.append(f"      {hit.section_path or hit.title}")
+        if hit.highlight:
+            lines.append(f"      {style.marks(hit.highlight)}")
+        lines.append("")
+    return "\n".join(lines)
