@@ -13,6 +13,7 @@ import re
 _KEY_RE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 _PLAIN_FORBIDDEN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_FLOW_PLAIN_FORBIDDEN = frozenset("[]{}:")  # indicators inside a flow sequence (PyYAML)
 _FIX_YAML = "fix it so the fields are read exactly (simple `key: value` lines were read meanwhile)"
 
 FrontmatterError = tuple[str, int]  # (message, 1-based file line)
@@ -108,6 +109,7 @@ _LETTER_WORDS = frozenset(
 
 # Every YAML 1.1 number, timestamp, `.inf`/`.nan` and merge/value key is written with these
 # characters only; a scalar with any other character (`10/27/2022`, `3 apples`) is a string.
+_RADIX_DIGITS = {"0x": frozenset("0123456789abcdefABCDEF_"), "0b": frozenset("01_")}
 _NUMERIC_CHARS = frozenset("0123456789_.:+-eEtTzZxXoObBaAcCdDfFiInN~<= ")
 
 
@@ -118,7 +120,10 @@ def _number_shaped(value: str) -> bool:
     body = value.lstrip("+-")
     if body[:4].isdigit() and body[4:5] == "-":
         return True  # a timestamp shape
-    if body[:2] in ("0x", "0b") or body.lower() in (".inf", ".nan"):
+    digits = _RADIX_DIGITS.get(body[:2])
+    if digits is not None and body[2:] and set(body[2:]) <= digits:
+        return True  # 0x1F, 0b1010 (but not an id like 0bda316d-...)
+    if body.lower() in (".inf", ".nan"):
         return True
     for index, char in enumerate(body):
         if char in "+-" and not (index and body[index - 1] in "eE"):
@@ -148,9 +153,12 @@ def _fast_scalar(raw: str) -> str | None:
     first = raw[0]
     if first in "\"'":
         inner = raw[1:-1]
-        if len(raw) < 2 or raw[-1] != first or first in inner or "\\" in inner:
+        if len(raw) < 2 or raw[-1] != first:
             return None
-        return inner
+        if first == '"':
+            return _unescape_double(inner) if "\\" in inner else (None if '"' in inner else inner)
+        # single quotes: no escapes but '' for a quote
+        return None if "'" in inner.replace("''", "") else inner.replace("''", "'")
     if first in _PLAIN_FORBIDDEN_START or raw.endswith(":") or "\t" in raw:
         return None
     if ": " in raw or " #" in raw:
@@ -158,10 +166,50 @@ def _fast_scalar(raw: str) -> str | None:
     return None if _is_typed(raw) else raw
 
 
+def _unescape_double(inner: str) -> str | None:
+    """A double-quoted scalar's text when its only escapes are \\" and \\\\, else None."""
+    out: list[str] = []
+    index = 0
+    while index < len(inner):
+        char = inner[index]
+        if char == "\\":
+            escaped = inner[index + 1 : index + 2]
+            if escaped not in ('"', "\\"):
+                return None  # \n, \x41, \u00e9...: PyYAML decides
+            out.append(escaped)
+            index += 2
+        elif char == '"':
+            return None
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def _fast_flow(raw: str) -> list[object] | None:
+    """The list a one-line flow sequence of simple scalars denotes (`["a", b]`), or None."""
+    if not raw.endswith("]"):
+        return None
+    inner = raw[1:-1].strip()
+    if not inner:
+        return []
+    out: list[object] = []
+    for part in inner.split(","):
+        item = part.strip()
+        if not item or (item[0] not in "\"'" and not _FLOW_PLAIN_FORBIDDEN.isdisjoint(item)):
+            return None  # an empty entry, a nested collection, a quoted comma: PyYAML decides
+        scalar = _fast_scalar(item)
+        if scalar is None:
+            return None
+        out.append(scalar)
+    return out
+
+
 def _fast_load(block: str) -> dict[str, object] | None:
     result: dict[str, object] = {}
     items: list[object] | None = None
     item_indent = -1
+    block_lists: list[tuple[str, list[object]]] = []  # `key:` lines and the items under them
     for line in block.split("\n"):
         line = line.rstrip("\r")
         if "\t" in line:  # YAML is picky about tabs: let the real parser decide
@@ -185,18 +233,29 @@ def _fast_load(block: str) -> dict[str, object] | None:
             return None
         raw = (match.group(2) or "").strip()
         if raw:
-            scalar = _fast_scalar(raw)
-            if scalar is None:
+            value = _fast_value(raw)
+            if value is None:
                 return None
-            result[match.group(1)] = scalar
+            result[match.group(1)] = value
             items = None
         else:
             items, item_indent = [], -1
             result[match.group(1)] = items
-    for key, field in result.items():
-        if field == []:
-            result[key] = None
+            block_lists.append((match.group(1), items))
+    for key, placeholder in block_lists:
+        if result[key] is placeholder and not placeholder:
+            result[key] = None  # `key:` with nothing under it
     return result
+
+
+def _fast_value(raw: str) -> object | None:
+    """A `key: value` line's value: a simple scalar (a trailing comment dropped) or a
+    one-line flow sequence of simple scalars; None when the full parser must decide."""
+    if raw[0] == "[":
+        return _fast_flow(raw)
+    if raw[0] not in "\"'" and " #" in raw:
+        raw = raw.split(" #", 1)[0].rstrip()  # a comment after a plain value
+    return _fast_scalar(raw)
 
 
 # --- salvage: what can be read from broken YAML (kenso's fallback, without its bugs) ----------
