@@ -353,31 +353,43 @@ def insert_chunks(
     tags: Sequence[str],
     content_hash: str,
 ) -> None:
-    tags_json = json.dumps(list(tags), ensure_ascii=False) if tags else None
+    """Add the chunks of a file that has none in the index."""
+    tags_json = _tags_json(tags)
     conn.executemany(
-        "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, "
-        "search_extra, category, audience, tags, content_hash, doc_title) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        _INSERT_CHUNK,
         [
-            (
-                path,
-                index,
-                c.title,
-                c.section_path,
-                c.content,
-                c.search_extra,
-                category,
-                audience,
-                tags_json,
-                content_hash,
-                c.doc_title,
-            )
+            (path, index, *_kept_values(c, category, audience, tags_json), content_hash)
             for index, c in enumerate(chunks)
         ],
     )
 
 
+# The chunks columns a new version of a file may change, in one order for SELECT and INSERT.
 _KEPT_COLUMNS = "title, section_path, content, search_extra, category, audience, tags, doc_title"
+_INSERT_CHUNK = (
+    f"INSERT INTO chunks(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def _tags_json(tags: Sequence[str]) -> str | None:
+    return json.dumps(list(tags), ensure_ascii=False) if tags else None
+
+
+def _kept_values(
+    c: ChunkRow, category: str, audience: str, tags_json: str | None
+) -> tuple[object, ...]:
+    """A chunk's values for the _KEPT_COLUMNS, in their order."""
+    return (
+        c.title,
+        c.section_path,
+        c.content,
+        c.search_extra,
+        category,
+        audience,
+        tags_json,
+        c.doc_title,
+    )
 
 
 def replace_chunks(
@@ -395,7 +407,7 @@ def replace_chunks(
     (and their full-text entries, which cost far more to delete and re-add than to
     compare). Returns how many rows were inserted, updated or deleted.
     """
-    tags_json = json.dumps(list(tags), ensure_ascii=False) if tags else None
+    tags_json = _tags_json(tags)
     have = {
         row[1]: (row[0], tuple(row)[2:])
         for row in conn.execute(
@@ -405,16 +417,7 @@ def replace_chunks(
     updates: list[tuple[object, ...]] = []
     inserts: list[tuple[object, ...]] = []
     for index, c in enumerate(chunks):
-        values = (
-            c.title,
-            c.section_path,
-            c.content,
-            c.search_extra,
-            category,
-            audience,
-            tags_json,
-            c.doc_title,
-        )
+        values = _kept_values(c, category, audience, tags_json)
         old = have.pop(index, None)
         if old is None:
             inserts.append((path, index, *values, content_hash))
@@ -428,11 +431,7 @@ def replace_chunks(
         "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
         updates,
     )
-    conn.executemany(
-        f"INSERT INTO chunks(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        inserts,
-    )
+    conn.executemany(_INSERT_CHUNK, inserts)
     # The rows kept as they were belong to the new version of the file too.
     conn.execute(
         "UPDATE chunks SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
