@@ -159,9 +159,15 @@ class _Run:
 
     def index(self, sf: SourceFile, prep: Prepared, *, had_row: bool = True) -> None:
         self.wrote = True
-        write = db.replace_chunks if had_row else db.insert_chunks
-        write(
-            self.conn, sf.path, prep.rows, prep.category, prep.audience, prep.tags, prep.blob[:16]
+        db.write_chunks(
+            self.conn,
+            sf.path,
+            prep.rows,
+            prep.category,
+            prep.audience,
+            prep.tags,
+            prep.blob[:16],
+            replace=had_row,
         )
         row = self.file_row(sf, prep.blob, schema.INDEXED)._replace(
             title=prep.title,

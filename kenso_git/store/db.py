@@ -207,7 +207,7 @@ def _refresh_update_trigger(conn: sqlite3.Connection) -> None:
     """Give an index made before 0.2 the update trigger that ignores non-indexed columns.
 
     Both forms are correct, and older kenso-git versions read and write either: the file
-    format (the schema version) is unchanged. Only the cost of `replace_chunks` differs.
+    format (the schema version) is unchanged. Only the cost of `write_chunks` differs.
     """
     ddl = schema.update_trigger_ddl()
     row = conn.execute(
@@ -344,26 +344,6 @@ def delete_file(conn: sqlite3.Connection, path: str) -> None:
     conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
 
-def insert_chunks(
-    conn: sqlite3.Connection,
-    path: str,
-    chunks: Sequence[ChunkRow],
-    category: str,
-    audience: str,
-    tags: Sequence[str],
-    content_hash: str,
-) -> None:
-    """Add the chunks of a file that has none in the index."""
-    tags_json = _tags_json(tags)
-    conn.executemany(
-        _INSERT_CHUNK,
-        [
-            (path, index, *_kept_values(c, category, audience, tags_json), content_hash)
-            for index, c in enumerate(chunks)
-        ],
-    )
-
-
 # The chunks columns a new version of a file may change, in one order for SELECT and INSERT.
 _KEPT_COLUMNS = "title, section_path, content, search_extra, category, audience, tags, doc_title"
 _INSERT_CHUNK = (
@@ -392,7 +372,7 @@ def _kept_values(
     )
 
 
-def replace_chunks(
+def write_chunks(
     conn: sqlite3.Connection,
     path: str,
     chunks: Sequence[ChunkRow],
@@ -400,14 +380,26 @@ def replace_chunks(
     audience: str,
     tags: Sequence[str],
     content_hash: str,
-) -> int:
-    """Make the chunks of `path` equal to `chunks`, rewriting only the rows that changed.
+    *,
+    replace: bool,
+) -> None:
+    """Make the chunks of `path` equal to `chunks`.
 
-    An edit usually changes one section of a document: its other chunks keep their rows
-    (and their full-text entries, which cost far more to delete and re-add than to
-    compare). Returns how many rows were inserted, updated or deleted.
+    A file new to the index (`replace=False`) just gets its rows. Otherwise only the rows
+    that changed are rewritten: an edit usually changes one section of a document, and its
+    other chunks keep their rows and full-text entries, which cost far more to delete and
+    re-add than to compare.
     """
     tags_json = _tags_json(tags)
+    if not replace:
+        conn.executemany(
+            _INSERT_CHUNK,
+            [
+                (path, index, *_kept_values(c, category, audience, tags_json), content_hash)
+                for index, c in enumerate(chunks)
+            ],
+        )
+        return
     have = {
         row[1]: (row[0], tuple(row)[2:])
         for row in conn.execute(
@@ -437,7 +429,6 @@ def replace_chunks(
         "UPDATE chunks SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
         (content_hash, path, content_hash),
     )
-    return len(gone) + len(updates) + len(inserts)
 
 
 def begin_bulk_insert(conn: sqlite3.Connection) -> int:
