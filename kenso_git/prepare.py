@@ -202,6 +202,12 @@ def _work(write_fd: int, batches: list[Sequence[Job]], opts: Options) -> NoRetur
     code = 0
     try:
         import fcntl
+        import signal
+
+        # A server that forks us may handle SIGTERM itself (uvicorn does): a worker must
+        # stop when `_stop` asks, and die with the terminal's Ctrl-C like any child.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
         grow = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
         if grow is not None:

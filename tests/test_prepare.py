@@ -114,3 +114,25 @@ def test_small_runs_stay_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     results = list(prepare.prepare_all(_jobs(5), OPTS))
     assert {r.blob for r in results} == {str(os.getpid())}
+
+
+def test_workers_stop_on_request_even_when_the_parent_ignores_sigterm(
+    many: list[prepare.Job], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    def slow(job: prepare.Job, opts: prepare.Options) -> prepare.Prepared:
+        time.sleep(0.5)
+        return prepare.Prepared(job.sf.path, "", "x")
+
+    monkeypatch.setattr(prepare, "prepare", slow)
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)  # as a server might
+    try:
+        results = prepare.prepare_all(many, OPTS)
+        assert next(results).path == "d0000.md"  # 2 s: both workers are into new batches
+        began = time.monotonic()
+        results.close()
+        assert time.monotonic() - began < 1  # not the ~2 s left in their batches
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert _no_children_left()
