@@ -213,7 +213,8 @@ def _work(write_fd: int, batches: list[Sequence[Job]], opts: Options) -> NoRetur
         if grow is not None:
             with contextlib.suppress(OSError):  # a larger pipe is an optimisation
                 fcntl.fcntl(write_fd, grow, PIPE_BYTES)
-        with os.fdopen(write_fd, "wb", buffering=0) as out:
+        # Buffered: BufferedWriter.write retries partial pipe writes, a raw write does not.
+        with os.fdopen(write_fd, "wb") as out:
             for batch in batches:
                 try:
                     record: tuple[str, object] = ("ok", [prepare(job, opts) for job in batch])
@@ -222,7 +223,9 @@ def _work(write_fd: int, batches: list[Sequence[Job]], opts: Options) -> NoRetur
 
                     record = ("error", traceback.format_exc())
                 data = pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
-                out.write(len(data).to_bytes(8, "little") + data)
+                out.write(len(data).to_bytes(8, "little"))
+                out.write(data)
+                out.flush()  # the writer is waiting for this batch
                 if record[0] != "ok":
                     break
     except BaseException:  # BrokenPipeError when the parent stopped reading, Ctrl-C, ...
