@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
+from collections.abc import Generator
 
 import pytest
 
@@ -37,12 +39,40 @@ def many(monkeypatch: pytest.MonkeyPatch) -> list[prepare.Job]:
     return _jobs(50)
 
 
+def _fake_prepare(monkeypatch: pytest.MonkeyPatch, before: Callable[[str], object]) -> None:
+    """Replace the parser: call `before(path)`, then return a result naming this process."""
+
+    def fake(job: prepare.Job, opts: prepare.Options) -> prepare.Prepared:
+        before(job.sf.path)
+        return prepare.Prepared(job.sf.path, str(os.getpid()), "x")
+
+    monkeypatch.setattr(prepare, "prepare", fake)
+
+
+def _on(path: str, action: Callable[[], object]) -> Callable[[str], object]:
+    return lambda seen: action() if seen == path else None
+
+
+def _raise(error: Exception) -> Callable[[], object]:
+    def act() -> object:
+        raise error
+
+    return act
+
+
+def _stop_early(results: Generator[prepare.Prepared, None, None], within: float) -> None:
+    """Take the first result, then give up: the workers must be gone within `within` s."""
+    assert next(results).path == "d0000.md"
+    began = time.monotonic()
+    results.close()
+    assert time.monotonic() - began < within
+    assert _no_children_left()
+
+
 def test_results_come_back_in_job_order_from_worker_processes(
     many: list[prepare.Job], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        prepare, "prepare", lambda job, opts: prepare.Prepared(job.sf.path, str(os.getpid()), "x")
-    )
+    _fake_prepare(monkeypatch, lambda _: None)
     results = list(prepare.prepare_all(many, OPTS))
     assert [r.path for r in results] == [job.sf.path for job in many]
     pids = {r.blob for r in results}
@@ -53,12 +83,7 @@ def test_results_come_back_in_job_order_from_worker_processes(
 def test_a_failing_worker_raises_with_its_traceback(
     many: list[prepare.Job], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(job: prepare.Job, opts: prepare.Options) -> prepare.Prepared:
-        if job.sf.path == "d0030.md":
-            raise ValueError("parser bug on d0030")
-        return prepare.Prepared(job.sf.path, "", "x")
-
-    monkeypatch.setattr(prepare, "prepare", broken)
+    _fake_prepare(monkeypatch, _on("d0030.md", _raise(ValueError("parser bug on d0030"))))
     seen: list[str] = []
     with pytest.raises(WorkerError, match="parser bug on d0030"):
         seen.extend(r.path for r in prepare.prepare_all(many, OPTS))
@@ -69,12 +94,7 @@ def test_a_failing_worker_raises_with_its_traceback(
 def test_a_killed_worker_is_an_error_not_a_hang(
     many: list[prepare.Job], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def dies(job: prepare.Job, opts: prepare.Options) -> prepare.Prepared:
-        if job.sf.path == "d0012.md":
-            os.kill(os.getpid(), 9)
-        return prepare.Prepared(job.sf.path, "", "x")
-
-    monkeypatch.setattr(prepare, "prepare", dies)
+    _fake_prepare(monkeypatch, _on("d0012.md", lambda: os.kill(os.getpid(), 9)))
     with pytest.raises(WorkerError, match="stopped early"):
         list(prepare.prepare_all(many, OPTS))
     assert _no_children_left()
@@ -83,17 +103,22 @@ def test_a_killed_worker_is_an_error_not_a_hang(
 def test_giving_up_early_stops_and_reaps_the_workers(
     many: list[prepare.Job], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def slow(job: prepare.Job, opts: prepare.Options) -> prepare.Prepared:
-        time.sleep(0.05)
-        return prepare.Prepared(job.sf.path, "", "x")
+    _fake_prepare(monkeypatch, lambda _: time.sleep(0.05))
+    _stop_early(prepare.prepare_all(many, OPTS), within=2)
 
-    monkeypatch.setattr(prepare, "prepare", slow)
-    results = prepare.prepare_all(many, OPTS)
-    assert next(results).path == "d0000.md"
-    began = time.monotonic()
-    results.close()
-    assert time.monotonic() - began < 2
-    assert _no_children_left()
+
+def test_workers_stop_on_request_even_when_the_parent_ignores_sigterm(
+    many: list[prepare.Job], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    _fake_prepare(monkeypatch, lambda _: time.sleep(0.5))
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)  # as a server might
+    try:
+        # the first batch takes 2 s; then both workers are into new ones, ~2 s from done
+        _stop_early(prepare.prepare_all(many, OPTS), within=1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @pytest.mark.parametrize("count", [0, 1, 7, 8, 47, 48, 49, 1000])
@@ -109,30 +134,6 @@ def test_batches_start_small_and_cover_every_job_once_in_order(count: int) -> No
 
 
 def test_small_runs_stay_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        prepare, "prepare", lambda job, opts: prepare.Prepared(job.sf.path, str(os.getpid()), "x")
-    )
+    _fake_prepare(monkeypatch, lambda _: None)
     results = list(prepare.prepare_all(_jobs(5), OPTS))
     assert {r.blob for r in results} == {str(os.getpid())}
-
-
-def test_workers_stop_on_request_even_when_the_parent_ignores_sigterm(
-    many: list[prepare.Job], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import signal
-
-    def slow(job: prepare.Job, opts: prepare.Options) -> prepare.Prepared:
-        time.sleep(0.5)
-        return prepare.Prepared(job.sf.path, "", "x")
-
-    monkeypatch.setattr(prepare, "prepare", slow)
-    previous = signal.signal(signal.SIGTERM, lambda *_: None)  # as a server might
-    try:
-        results = prepare.prepare_all(many, OPTS)
-        assert next(results).path == "d0000.md"  # 2 s: both workers are into new batches
-        began = time.monotonic()
-        results.close()
-        assert time.monotonic() - began < 1  # not the ~2 s left in their batches
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    assert _no_children_left()
