@@ -196,7 +196,7 @@ def _consume(mark: Path) -> bool:
 
 def coalesced_sync(
     ws: Workspace,
-    sync: Callable[[Workspace], None] = sync_index,
+    sync: Callable[[Workspace, Sequence[str] | None], None] = sync_index,
     *,
     paths: Sequence[str] | None = None,
 ) -> bool:
@@ -217,10 +217,7 @@ def coalesced_sync(
             for _ in range(MAX_ROUNDS):
                 if not _consume(dirty):
                     break
-                if paths is not None and not ran and sync is sync_index:
-                    sync_index(ws, paths)
-                else:
-                    sync(ws)
+                sync(ws, None if ran else paths)
                 ran = True
         finally:
             os.close(fd)

@@ -108,9 +108,9 @@ def test_second_run_marks_dirty_and_the_holder_syncs_again(indexed: Path) -> Non
     ws = find_workspace(indexed)
     runs: list[bool] = []
 
-    def sync(_ws: object) -> None:
+    def sync(_ws: object, _paths: object) -> None:
         if not runs:  # a concurrent hook arrives while we hold the lock
-            runs.append(hooks.coalesced_sync(ws, sync=lambda _: runs.append(True)))
+            runs.append(hooks.coalesced_sync(ws, sync=lambda *_: runs.append(True)))
         else:
             runs.append(True)
 
@@ -125,12 +125,12 @@ def test_a_held_lock_defers_the_sync_to_its_holder(indexed: Path) -> None:
     fd = os.open(folder / hooks.LOCK_FILE, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        assert not hooks.coalesced_sync(ws, sync=lambda _: pytest.fail("must not run"))
+        assert not hooks.coalesced_sync(ws, sync=lambda *_: pytest.fail("must not run"))
         assert (folder / hooks.DIRTY_FILE).exists()
         assert not hooks.is_idle(ws)
     finally:
         os.close(fd)
-    assert hooks.coalesced_sync(ws, sync=lambda _: None)
+    assert hooks.coalesced_sync(ws, sync=lambda *_: None)
     assert hooks.is_idle(ws)
 
 
