@@ -9,12 +9,10 @@ the click CLI.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NamedTuple
 from typing import NoReturn
 
@@ -28,9 +26,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         hook_main(args[1], args[2:])
         _exit_now()
     if args and args[0] == "sync":
-        options = parse_sync_args(args[1:])
-        if options is not None:
-            _run_plain_sync(options)
+        sync = parse_sync_args(args[1:])
+        if sync is not None:
+            _run_fast(lambda: _plain_sync(sync))
     if args and args[0] == "search" and not os.environ.get("KENSO_LOG_LEVEL"):
         search = parse_search_args(args[1:])
         if search is not None:
@@ -44,22 +42,11 @@ def _exit_now() -> None:
     """Exit 0 at once. A hook's work is committed and its connections closed by now; the
     interpreter's teardown (freeing every module) would add ~10 ms to each git command."""
     import contextlib
-    import os
 
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
     os._exit(0)
-
-
-def _run_plain_sync(options: dict[str, object]) -> None:
-    _run_fast(
-        lambda: run_sync(
-            as_json=bool(options["as_json"]),
-            quiet=bool(options["quiet"]),
-            db_path=options["db_path"] if isinstance(options["db_path"], str) else None,
-        )
-    )
 
 
 def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
@@ -85,9 +72,17 @@ def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
     raise SystemExit(0)
 
 
+def _plain_sync(options: SyncArgs) -> str | None:
+    from kenso_git.plaintext import sync_text
+
+    return sync_text(as_json=options.as_json, quiet=options.quiet, db_path=options.db_path)
+
+
 def _plain_search(options: SearchArgs) -> str:
+    from pathlib import Path
+
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.searchtext import search_text
+    from kenso_git.plaintext import search_text
 
     kb = KnowledgeBase.open(Path.cwd(), db=options.db_path)
     return search_text(
@@ -100,6 +95,12 @@ def _plain_search(options: SearchArgs) -> str:
     )
 
 
+class SyncArgs(NamedTuple):
+    as_json: bool = False
+    quiet: bool = False
+    db_path: str | None = None
+
+
 class SearchArgs(NamedTuple):
     query: str
     limit: int = 5
@@ -109,74 +110,51 @@ class SearchArgs(NamedTuple):
     color: str = "auto"
 
 
-_SEARCH_VALUES = {"--limit": "limit", "-n": "limit", "--category": "category", "-c": "category"}
-_SEARCH_VALUES |= {"--db": "db_path", "--color": "color"}
+def parse_sync_args(args: list[str]) -> SyncArgs | None:
+    """The options of a plain `sync` command line, or None to let click handle it."""
+    parsed = _plain_options(
+        args, {"-q": "quiet", "--quiet": "quiet", "--json": "as_json"}, {"--db": "db_path"}
+    )
+    if parsed is None or parsed[1]:
+        return None
+    return SyncArgs(**parsed[0])  # type: ignore[arg-type]
 
 
 def parse_search_args(args: list[str]) -> SearchArgs | None:
-    """The options of a plain `search` command line, or None to let click handle it
-    (`--help`, `--limit=5`, a bad value, a second query, a typo: click explains)."""
-    query: str | None = None
+    """The options of a plain `search` command line, or None to let click handle it."""
+    parsed = _plain_options(args, {"--json": "as_json"}, _SEARCH_VALUED)
+    if parsed is None or len(parsed[1]) != 1:
+        return None
+    return SearchArgs(parsed[1][0], **parsed[0])  # type: ignore[arg-type]
+
+
+# search's options that take a value, and the field each one sets
+_SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--category": "category", "-c": "category"}
+_SEARCH_VALUED |= {"--db": "db_path", "--color": "color"}
+
+
+def _plain_options(
+    args: list[str], flags: dict[str, str], valued: dict[str, str]
+) -> tuple[dict[str, object], list[str]] | None:
+    """The `flags`, `valued` options with their values, and the words of a plain command
+    line, by field name; None for any other form (`--help`, `--limit=5`, a bad value, a
+    typo), which click then explains."""
     values: dict[str, object] = {}
+    words: list[str] = []
     rest = list(args)
     while rest:
         arg = rest.pop(0)
-        if arg == "--json":
-            values["as_json"] = True
-        elif arg in _SEARCH_VALUES and rest:
-            key, value = _SEARCH_VALUES[arg], rest.pop(0)
-            if key == "limit":
-                if not value.isdigit():
-                    return None
-                values[key] = int(value)
-            elif key == "color" and value not in ("auto", "always", "never"):
+        if arg in flags:
+            values[flags[arg]] = True
+        elif arg in valued and rest and not rest[0].startswith("-"):
+            key, value = valued[arg], rest.pop(0)
+            if key == "limit" and not value.isdigit():
                 return None
-            else:
-                values[key] = value
-        elif arg.startswith("-") or query is not None:
+            if key == "color" and value not in ("auto", "always", "never"):
+                return None
+            values[key] = int(value) if key == "limit" else value
+        elif arg.startswith("-"):
             return None
         else:
-            query = arg
-    return None if query is None else SearchArgs(query, **values)  # type: ignore[arg-type]
-
-
-def run_sync(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
-    """Sync the index of the work tree around the current folder; the text to print."""
-    from kenso_git.kb import KnowledgeBase
-
-    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
-    from kenso_git.output import finish_progress
-    from kenso_git.output import progress_printers
-
-    progress, warn = progress_printers()
-    report = kb.sync(progress=progress, warn=warn)
-    finish_progress()
-    counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
-    if as_json:
-        data: dict[str, object] = {"scope": report.scope, "head": report.head, **counts}
-        data["elapsed_s"] = round(report.elapsed, 4)
-        return json.dumps(data, indent=2)
-    if not quiet or report.changed:
-        return (
-            f"kenso-git · synced {len(report.results)} files · {counts['ingested']} updated · "
-            f"{counts['removed']} removed · {counts['unchanged']} unchanged "
-            f"({report.elapsed * 1000:.0f} ms)"
-        )
-    return None
-
-
-def parse_sync_args(args: list[str]) -> dict[str, object] | None:
-    """The options of a plain `sync` command line, or None to let click handle it."""
-    options: dict[str, object] = {"as_json": False, "quiet": False, "db_path": None}
-    rest = list(args)
-    while rest:
-        arg = rest.pop(0)
-        if arg in ("-q", "--quiet"):
-            options["quiet"] = True
-        elif arg == "--json":
-            options["as_json"] = True
-        elif arg == "--db" and rest and not rest[0].startswith("-"):
-            options["db_path"] = rest.pop(0)
-        else:
-            return None  # --help, typos, anything else: click answers
-    return options
+            words.append(arg)
+    return values, words

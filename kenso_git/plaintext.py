@@ -1,8 +1,10 @@
-"""What `kenso-git search` prints, for the click command and the entry's fast path alike."""
+"""What `kenso-git search` and `kenso-git sync` print: shared by the click commands and the
+entry's click-free fast paths, so both print the same thing."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenso_git.output import Style
@@ -55,3 +57,29 @@ def search_text(
             lines.append(f"      {style.marks(hit.highlight)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def sync_text(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
+    """Sync the index of the work tree around the current folder; the text to print."""
+    from kenso_git.kb import KnowledgeBase
+    from kenso_git.output import finish_progress
+    from kenso_git.output import progress_printers
+
+    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
+    progress, warn = progress_printers()
+    report = kb.sync(progress=progress, warn=warn)
+    finish_progress()
+    counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
+    if as_json:
+        import json
+
+        data: dict[str, object] = {"scope": report.scope, "head": report.head, **counts}
+        data["elapsed_s"] = round(report.elapsed, 4)
+        return json.dumps(data, indent=2)
+    if not quiet or report.changed:
+        return (
+            f"kenso-git · synced {len(report.results)} files · {counts['ingested']} updated · "
+            f"{counts['removed']} removed · {counts['unchanged']} unchanged "
+            f"({report.elapsed * 1000:.0f} ms)"
+        )
+    return None

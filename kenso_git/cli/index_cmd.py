@@ -12,13 +12,13 @@ from kenso_git.cli.render import ingest_json
 from kenso_git.cli.render import ingest_text
 from kenso_git.cli.render import lint_for_ingest
 from kenso_git.cli.render import stats_text
-from kenso_git.entry import run_sync
 from kenso_git.errors import ExitCode
 from kenso_git.kb import KnowledgeBase
 from kenso_git.output import Style
 from kenso_git.output import finish_progress
 from kenso_git.output import progress_printers
 from kenso_git.output import use_color
+from kenso_git.plaintext import sync_text
 
 _COLOR = click.option(
     "--color",
@@ -80,7 +80,7 @@ def sync(as_json: bool, quiet: bool, db_path: str | None) -> None:
     untracked Markdown, so a sync with nothing changed takes a few milliseconds.
     Creates the index (whole work tree) when there is none yet.
     """
-    text = run_sync(as_json=as_json, quiet=quiet, db_path=db_path)
+    text = sync_text(as_json=as_json, quiet=quiet, db_path=db_path)
     if text is not None:
         click.echo(text)
 
