@@ -20,6 +20,7 @@ from kenso_git.ignore import IgnoreRules
 from kenso_git.parse import Document
 from kenso_git.parse import decode
 from kenso_git.parse import parse_document
+from kenso_git.store import schema
 from kenso_git.workspace import Workspace
 from kenso_git.workspace import in_scope
 from kenso_git.workspace import is_markdown
@@ -220,16 +221,16 @@ def read_bytes(sf: SourceFile, settings: Settings) -> bytes | Skip:
     if sf.size > settings.max_file_size:
         return Skip(
             sf.path,
-            "large",
+            schema.SKIPPED_LARGE,
             f"{sf.size:,} bytes is over the {settings.max_file_size:,}-byte cap "
             "(raise max-file-size in [tool.kenso] to index it)",
         )
     try:
         data = sf.abspath.read_bytes()
     except OSError as err:
-        return Skip(sf.path, "unreadable", f"cannot read: {err.strerror}")
+        return Skip(sf.path, schema.SKIPPED_UNREADABLE, f"cannot read: {err.strerror}")
     if b"\x00" in data[:BINARY_PROBE]:
-        return Skip(sf.path, "binary", "looks binary (NUL bytes), not Markdown")
+        return Skip(sf.path, schema.SKIPPED_BINARY, "looks binary (NUL bytes), not Markdown")
     return data
 
 

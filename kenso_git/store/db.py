@@ -333,10 +333,6 @@ def upsert_file(conn: sqlite3.Connection, row: FileRow) -> None:
     )
 
 
-def delete_chunks(conn: sqlite3.Connection, path: str) -> None:
-    conn.execute("DELETE FROM chunks WHERE file_path = ?", (path,))
-
-
 def delete_file(conn: sqlite3.Connection, path: str) -> None:
     """Forget a file: its chunks, its outgoing links and its files row."""
     conn.execute("DELETE FROM chunks WHERE file_path = ?", (path,))
