@@ -6,7 +6,6 @@ HEAD is read from the git files directly (no pygit2 import), so `stats`, the MCP
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,7 +70,7 @@ def is_stale(kb: KnowledgeBase, meta: dict[str, str]) -> bool:
     ws = kb.workspace
     if ws.is_git and head_commit(ws) != (meta.get(schema.META_HEAD) or None):
         return True
-    scope = json.loads(meta.get("scope", '[""]'))
+    scope = db.meta_scope(meta)
     stored = kb.read(db.load_files)
     facts = WalkFacts()
     found = discover(ws, kb.settings, scope=scope, facts=facts)
@@ -90,13 +89,6 @@ def _blob_ids(
     from kenso_git import gitrepo
     from kenso_git.prepare import git_blob_ids
 
-    ids = git_blob_ids(kb.workspace, [sf.path for sf in files], saw_attributes=saw_attributes)
-    if ids is not None:
-        return ids
-    plain: dict[str, str] = {}
-    for sf in files:
-        try:
-            plain[sf.path] = gitrepo.blob_id(sf.abspath.read_bytes())
-        except OSError:
-            continue
-    return plain
+    paths = [sf.path for sf in files]
+    ids = git_blob_ids(kb.workspace, paths, saw_attributes=saw_attributes)
+    return ids if ids is not None else gitrepo.plain_blob_ids(kb.workspace.root, paths)

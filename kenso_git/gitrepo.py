@@ -111,13 +111,13 @@ def worktree_blob_ids(ws: Workspace, paths: Sequence[str]) -> dict[str, str]:
     if not paths:
         return {}
     if ws.git_dir is None:
-        return _plain_ids(ws.root, paths)
+        return plain_blob_ids(ws.root, paths)
     import pygit2
 
     try:
         repo = _open(ws)
     except GitError:
-        return _plain_ids(ws.root, paths)
+        return plain_blob_ids(ws.root, paths)
     try:
         return _cheap_ids(repo, ws.root, paths)
     except (pygit2.GitError, OSError, ValueError, KeyError, IndexError):
@@ -125,7 +125,7 @@ def worktree_blob_ids(ws: Workspace, paths: Sequence[str]) -> dict[str, str]:
     try:
         return _hashed_ids(repo, ws.root, paths)
     except (pygit2.GitError, OSError, ValueError):
-        return _plain_ids(ws.root, paths)
+        return plain_blob_ids(ws.root, paths)
 
 
 _CHANGED_FLAGS = (
@@ -184,7 +184,8 @@ def _hashed_ids(repo: pygit2.Repository, root: Path, paths: Iterable[str]) -> di
     return out
 
 
-def _plain_ids(root: Path, paths: Iterable[str]) -> dict[str, str]:
+def plain_blob_ids(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    """Unfiltered blob ids of the readable files among `paths` (relative to `root`)."""
     out: dict[str, str] = {}
     for path in paths:
         data = _read(root / path)

@@ -222,7 +222,7 @@ def run_index(
         with db.writing(conn, db_path), db.transaction(conn):
             meta = db.read_meta(conn)
             if scope is None:
-                scope = json.loads(meta.get("scope", '[""]'))
+                scope = db.meta_scope(meta)
             report = IngestReport(scope=list(scope), head=head)
             run = _Run(ws, settings, conn, report, say, progress, keep_documents=keep_documents)
             _apply(run, meta, only)
@@ -352,7 +352,7 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
         else:
             linkmap.rebuild_links(conn, sources=run.reindexed)
     values = {
-        "scope": json.dumps(report.scope),
+        schema.META_SCOPE: json.dumps(report.scope),
         schema.META_SETTINGS: fingerprint,
         schema.META_SYNCED_AT: str(time.time()),
         schema.META_ROOT: str(run.ws.root),

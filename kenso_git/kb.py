@@ -8,7 +8,6 @@ cached across calls beyond what is keyed on the index's write generation.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
@@ -225,7 +224,7 @@ class KnowledgeBase:
 
         counts = self.read(_counts)
         meta = self.read(db.read_meta)
-        scope = json.loads(meta.get("scope", '[""]'))
+        scope = db.meta_scope(meta)
         stale = freshness.is_stale(self, meta) if check_stale else None
         synced = meta.get(schema.META_SYNCED_AT)
         return IndexState(

@@ -286,6 +286,11 @@ def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
     return {row[0]: row[1] for row in conn.execute("SELECT key, value FROM meta")}
 
 
+def meta_scope(meta: dict[str, str]) -> list[str]:
+    """The folders the index covers (`[""]`, the whole work tree, until an ingest narrows it)."""
+    return list(json.loads(meta.get(schema.META_SCOPE, '[""]')))
+
+
 def write_meta(conn: sqlite3.Connection, values: dict[str, str]) -> None:
     conn.executemany(
         "INSERT INTO meta(key, value) VALUES (?, ?) "

@@ -146,6 +146,7 @@ SKIPPED_UNREADABLE = "unreadable"
 
 # meta keys
 META_ROOT = "root"
+META_SCOPE = "scope"  # JSON list of root-relative folders the index covers
 META_HEAD = "head_commit"
 META_SYNCED_AT = "synced_at"
 META_WORKTREE_DIRTY = "worktree_dirty"
