@@ -216,13 +216,13 @@ def _source_file(rel: str, location: str, say: Warn) -> SourceFile | None:
     return SourceFile(rel, location, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-def read_bytes(sf: SourceFile, settings: Settings) -> bytes | Skip:
-    """The file's bytes, or a Skip for files too large, binary or unreadable."""
-    if sf.size > settings.max_file_size:
+def read_bytes(sf: SourceFile, max_size: int) -> bytes | Skip:
+    """The file's bytes, or a Skip for files larger than `max_size`, binary or unreadable."""
+    if sf.size > max_size:
         return Skip(
             sf.path,
             schema.SKIPPED_LARGE,
-            f"{sf.size:,} bytes is over the {settings.max_file_size:,}-byte cap "
+            f"{sf.size:,} bytes is over the {max_size:,}-byte cap "
             "(raise max-file-size in [tool.kenso] to index it)",
         )
     try:
@@ -245,7 +245,7 @@ def document_from_bytes(path: str, data: bytes) -> Document:
 
 def load_document(sf: SourceFile, settings: Settings) -> Document | Skip:
     """Read, decode and parse one discovered file."""
-    data = read_bytes(sf, settings)
+    data = read_bytes(sf, settings.max_file_size)
     if isinstance(data, Skip):
         return data
     return document_from_bytes(sf.path, data)

@@ -247,11 +247,10 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
     if only is None:
         stored = db.load_files(conn)
         found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
-        live = {sf.path for sf in found}
     else:  # a targeted sync reads and may remove only the rows of `only`
         stored = db.load_files(conn, only)
         found = discover_paths(run.ws, run.settings, only, scope=report.scope, warn=run.warn)
-        live = {sf.path for sf in found}
+    live = {sf.path for sf in found}
     suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
     jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=facts.saw_attributes)
     opts = Options(

@@ -26,7 +26,6 @@ from kenso_git.store import db
 from kenso_git.store import schema
 
 if TYPE_CHECKING:
-    from kenso_git.config import Settings
     from kenso_git.workspace import Workspace
 
 MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
@@ -75,12 +74,6 @@ class Options(NamedTuple):
     keep_documents: bool
 
 
-def _settings(opts: Options) -> Settings:
-    from kenso_git.config import Settings
-
-    return Settings(max_file_size=opts.max_file_size)
-
-
 def prepare(job: Job, opts: Options) -> Prepared:
     """Identify, and when it changed, parse and chunk one file."""
     from kenso_git.gitrepo import blob_id
@@ -92,14 +85,14 @@ def prepare(job: Job, opts: Options) -> Prepared:
         if blob is None:
             return Prepared(sf.path, "", "skipped", schema.SKIPPED_UNREADABLE, "cannot be hashed")
     else:
-        data = read_bytes(sf, _settings(opts))
+        data = read_bytes(sf, opts.max_file_size)
         if isinstance(data, Skip):
             return Prepared(sf.path, "", "skipped", data.reason, data.detail)
         blob = blob_id(data)
     if blob == job.stored_blob:
         return Prepared(sf.path, blob, "unchanged")
     if data is None:
-        data = read_bytes(sf, _settings(opts))
+        data = read_bytes(sf, opts.max_file_size)
     if isinstance(data, Skip):
         return Prepared(sf.path, blob, "skipped", data.reason, data.detail)
     return _parse(sf.path, blob, data, opts)
