@@ -345,11 +345,26 @@ def delete_file(conn: sqlite3.Connection, path: str) -> None:
     conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
 
-# The chunks columns a new version of a file may change, in one order for SELECT and INSERT.
-_KEPT_COLUMNS = "title, section_path, content, search_extra, category, audience, tags, doc_title"
+# The chunks columns a new version of a file may change, in one order for SELECT, INSERT
+# and UPDATE (see _kept_values).
+_KEPT: tuple[str, ...] = (
+    "title",
+    "section_path",
+    "content",
+    "search_extra",
+    "category",
+    "audience",
+    "tags",
+    "doc_title",
+)
+_KEPT_COLUMNS = ", ".join(_KEPT)
 _INSERT_CHUNK = (
     f"INSERT INTO chunks(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+    f"VALUES ({', '.join('?' * (len(_KEPT) + 3))})"
+)
+_UPDATE_CHUNK = (
+    f"UPDATE chunks SET {', '.join(f'{column} = ?' for column in _KEPT)}, content_hash = ?, "
+    "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?"
 )
 
 
@@ -418,12 +433,7 @@ def write_chunks(
             updates.append((*values, content_hash, old[0]))
     gone = [(row_id,) for row_id, _ in have.values()]
     conn.executemany("DELETE FROM chunks WHERE id = ?", gone)
-    conn.executemany(
-        "UPDATE chunks SET title = ?, section_path = ?, content = ?, search_extra = ?, "
-        "category = ?, audience = ?, tags = ?, doc_title = ?, content_hash = ?, "
-        "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?",
-        updates,
-    )
+    conn.executemany(_UPDATE_CHUNK, updates)
     conn.executemany(_INSERT_CHUNK, inserts)
     # The rows kept as they were belong to the new version of the file too.
     conn.execute(
