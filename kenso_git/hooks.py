@@ -168,7 +168,7 @@ def sync_index(ws: Workspace, paths: Sequence[str] | None = None) -> None:
     (what a checkout, merge or commit changed: the rest of the tree was not touched)."""
     from kenso_git.kb import KnowledgeBase  # heavy: only when a sync really runs
 
-    kb = KnowledgeBase.open(ws.root)
+    kb = KnowledgeBase.of_workspace(ws)
     try:
         if kb.has_index():
             kb.sync(paths=paths)

@@ -83,7 +83,15 @@ class KnowledgeBase:
             UsageError: `start` does not exist.
             ConfigError: the configuration is malformed.
         """
-        workspace = find_workspace(start)
+        return cls.of_workspace(find_workspace(start), db=db)
+
+    @classmethod
+    def of_workspace(cls, workspace: Workspace, *, db: str | None = None) -> KnowledgeBase:
+        """The knowledge base of an already found work tree (no second discovery).
+
+        Raises:
+            ConfigError: the configuration is malformed.
+        """
         settings = load_settings(workspace.root)
         return cls(workspace, settings, resolve_db_path(workspace, flag=db))
 

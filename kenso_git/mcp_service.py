@@ -178,7 +178,7 @@ class Service:
             if self._kb is None:
                 from kenso_git.kb import KnowledgeBase
 
-                self._kb = KnowledgeBase.open(self.workspace.root, db=self._db)
+                self._kb = KnowledgeBase.of_workspace(self.workspace, db=self._db)
             return self._kb
 
     def require_index(self) -> KnowledgeBase:

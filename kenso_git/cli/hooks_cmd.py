@@ -64,7 +64,7 @@ def install() -> None:
         click.echo(f"kenso-git hooks already installed in {folder}", err=True)
     from kenso_git.kb import KnowledgeBase
 
-    if not KnowledgeBase.open(ws.root).has_index():
+    if not KnowledgeBase.of_workspace(ws).has_index():
         click.echo("no index yet: run `kenso-git ingest` once; the hooks keep it fresh", err=True)
 
 
@@ -86,7 +86,7 @@ def _freshness(ws: Workspace) -> dict[str, object]:
     from kenso_git.kb import KnowledgeBase
 
     try:
-        state = KnowledgeBase.open(ws.root).state()
+        state = KnowledgeBase.of_workspace(ws).state()
     except NoIndexError:
         return {"index": "missing", "stale": None, "as_of": None, "synced_at": None}
     return {
