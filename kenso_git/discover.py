@@ -51,9 +51,8 @@ class WalkFacts:
     __slots__ = ("saw_attributes",)
 
     def __init__(self, *, saw_attributes: bool = False) -> None:
-        self.saw_attributes = (
-            saw_attributes  # a .gitattributes file exists under the walked folders
-        )
+        # a .gitattributes file exists under the walked folders
+        self.saw_attributes = saw_attributes
 
 
 class Skip(NamedTuple):
@@ -134,14 +133,9 @@ def discover_paths(
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):
             continue
-        if os.path.islink(location):
-            target = Path(location).resolve()
-            if not target.is_relative_to(ws.root):
-                say(f"{rel}: symlink leads outside the repository, skipped")
-                continue
         if _in_nested_repository(ws.root, rel):
             continue
-        sf = _source_file(rel, location, say)
+        sf = _markdown_entry(ws.root, rel, location, os.path.islink(location), say)
         if sf is not None:
             found.append(sf)
     return found
@@ -189,20 +183,21 @@ def _walk(
             elif name == ".gitattributes":
                 facts.saw_attributes = True
             elif is_markdown(name) and not rules.is_ignored_in(current, name, is_dir=False):
-                sf = _markdown_entry(root, rel, entry, is_link, say)
+                sf = _markdown_entry(root, rel, entry.path, is_link, say)
                 if sf is not None:
                     found[rel] = sf
 
 
 def _markdown_entry(
-    root: Path, rel: str, entry: os.DirEntry[str], is_link: bool, say: Warn
+    root: Path, rel: str, location: str, is_link: bool, say: Warn
 ) -> SourceFile | None:
+    """A found Markdown file, unless it is a symlink leading out of the work tree."""
     if is_link:
-        target = Path(entry.path).resolve()
+        target = Path(location).resolve()
         if not target.is_relative_to(root) or not target.is_file():
             say(f"{rel}: symlink leads outside the repository, skipped")
             return None
-    return _source_file(rel, entry.path, say)
+    return _source_file(rel, location, say)
 
 
 def _source_file(rel: str, location: str, say: Warn) -> SourceFile | None:

@@ -19,8 +19,7 @@ def _config_files(ws: Workspace) -> list[Path]:
     files: list[Path] = []
     if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
         files.append(Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    files.append(Path(xdg) / "git" / "config")
+    files.append(_xdg_git("config"))
     glob_cfg = os.environ.get("GIT_CONFIG_GLOBAL")
     files.append(Path(glob_cfg) if glob_cfg else Path.home() / ".gitconfig")
     if ws.common_dir is not None:
