@@ -11,8 +11,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenso_git.lint.links import PathIndex
-from kenso_git.lint.links import resolve_link
+from kenso_git.linkmap import PathIndex
+from kenso_git.linkmap import resolve_link
 from kenso_git.lint.mentions import MentionIndex
 
 if TYPE_CHECKING:

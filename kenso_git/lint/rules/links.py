@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kenso_git.linkmap import is_glob
-from kenso_git.lint.links import resolve_link
+from kenso_git.linkmap import resolve_link
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
