@@ -29,6 +29,12 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
             monkeypatch.delenv(key, raising=False)
 
 
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit cache for the session: its hook venvs are built once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
 def shared_corpus() -> Path | None:
     """The docs-desktop corpus from ../shared, when this checkout has it."""
     here = Path(__file__).resolve()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
@@ -68,3 +72,28 @@ def corpus_roots() -> list[Path]:
         Path("/work/shared/corpora"),
     ]
     return [p for p in dict.fromkeys(candidates) if p.is_dir()]
+
+
+def pre_commit_try_repo(
+    target: Path, hook_repo: Path, hook_id: str, home: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `pre-commit try-repo HOOK_REPO HOOK_ID ARGS...` in `target` (skips the
+    test when pre-commit is not installed). pip's cache stays outside the isolated HOME, so
+    pre-commit's venv builds reuse downloads."""
+    exe = Path(sys.executable).with_name("pre-commit")
+    if not exe.is_file():
+        found = shutil.which("pre-commit")
+        if found is None:
+            pytest.skip("pre-commit is not installed in this environment")
+        exe = Path(found)
+    pip_cache = os.environ.get("PIP_CACHE_DIR") or os.path.expanduser("~/.cache/pip")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_CACHE_DIR": pip_cache}
+    return subprocess.run(
+        [str(exe), "try-repo", str(hook_repo), hook_id, *args],
+        cwd=target,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )

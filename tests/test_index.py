@@ -52,12 +52,18 @@ def test_reingest_skips_unchanged_files_without_parsing(tmp_path):
     assert [d.path for d in third.documents] == ["b.md"]
 
 
-def test_touching_a_file_without_changing_it_does_not_reparse(tmp_path):
+def _indexed_then_touched(tmp_path: Path) -> tuple[Path, KnowledgeBase]:
+    """An indexed repository whose one file then gets a new mtime but the same bytes."""
     root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
     kb = _kb(root)
     kb.ingest()
     later = time.time() + 5
     os.utime(root / "a.md", (later, later))
+    return root, kb
+
+
+def test_touching_a_file_without_changing_it_does_not_reparse(tmp_path):
+    _root, kb = _indexed_then_touched(tmp_path)
     report = kb.ingest(keep_documents=True)
     assert report.count("unchanged") == 1 and report.documents == []
 
@@ -388,11 +394,7 @@ def test_large_ingest_uses_worker_processes_and_matches_a_serial_one(tmp_path, m
 
 
 def test_touched_but_unchanged_file_does_not_make_the_index_stale(tmp_path):
-    root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
-    kb = _kb(root)
-    kb.ingest()
-    later = time.time() + 5
-    os.utime(root / "a.md", (later, later))
+    root, kb = _indexed_then_touched(tmp_path)
     assert kb.state().stale is False
     write(root, {"a.md": doc("Alpha Guide", "A different body, long enough to index.\n")})
     assert kb.state().stale is True

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,18 +16,11 @@ from tests.git.indexdump import fresh_dump
 from tests.git.indexdump import index_dump
 from tests.git.indexdump import ingest
 from tests.git.indexdump import is_stale
+from tests.helpers import pre_commit_try_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
-# pip's cache outside the isolated HOME, so pre-commit's venv builds reuse downloads.
-PIP_CACHE = os.environ.get("PIP_CACHE_DIR") or os.path.expanduser("~/.cache/pip")
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
 
 
 @pytest.fixture(scope="session")
@@ -58,18 +50,7 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def try_repo(target: Path, hook_repo: Path, home: Path, *stage_args: str) -> str:
-    if not PRE_COMMIT.is_file():
-        pytest.skip("pre-commit is not installed in this environment")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_CACHE_DIR": PIP_CACHE}
-    proc = subprocess.run(
-        [str(PRE_COMMIT), "try-repo", str(hook_repo), "kenso-reindex", "--verbose", *stage_args],
-        cwd=target,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    proc = pre_commit_try_repo(target, hook_repo, "kenso-reindex", home, "--verbose", *stage_args)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 
