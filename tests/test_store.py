@@ -1,0 +1,124 @@
+"""The index writer's bulk path: full-text entries written from Python values must be
+exactly what the `chunks_search` view would give the FTS index."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from kenso_git.store import db
+from kenso_git.store import schema
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+_MAYBE = st.none() | _TEXT
+
+
+def _writer(tmp_path: Path) -> sqlite3.Connection:
+    return db.open_writer(tmp_path / "index.db", fresh=True)
+
+
+def _consistent(conn: sqlite3.Connection) -> None:
+    # rank 1: also compare the index with the external content (the view), row by row
+    conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+
+
+@settings(max_examples=150, deadline=None)
+@given(_MAYBE, _MAYBE, _MAYBE, _MAYBE, _MAYBE, _TEXT, _MAYBE)
+def test_fts_values_are_what_the_view_shows(
+    title, doc_title, section_path, tags, category, content, extra
+):
+    conn = sqlite3.connect(":memory:")
+    for ddl in schema.DDL:
+        conn.execute(ddl)
+    conn.execute(
+        "INSERT INTO chunks(file_path, title, doc_title, section_path, tags, category, "
+        "content, search_extra) VALUES ('a.md', ?, ?, ?, ?, ?, ?, ?)",
+        (title, doc_title, section_path, tags, category, content, extra),
+    )
+    viewed = conn.execute(
+        "SELECT title, section_path, tags, category, searchable_content FROM chunks_search"
+    ).fetchone()
+    assert schema.fts_values(
+        title, doc_title, section_path, tags, category, content, extra
+    ) == tuple(viewed)
+
+
+def _chunks(n: int, word: str) -> list[db.ChunkRow]:
+    return [
+        db.ChunkRow(f"T{i}", f"Doc > S{i}", f"{word} body {i}", f"Source: x{i}", None)
+        for i in range(n)
+    ]
+
+
+def test_bulk_insert_indexes_new_rows_from_their_values(tmp_path):
+    conn = _writer(tmp_path)
+    with db.transaction(conn):
+        bulk = db.BulkInsert(conn)
+        db.write_chunks(
+            conn, "a.md", _chunks(3, "alpha"), "", "all", ("t",), "h", replace=False, bulk=bulk
+        )
+        bulk.flush()
+        db.write_chunks(
+            conn, "b.md", _chunks(2, "beta"), "g", "all", (), "h", replace=False, bulk=bulk
+        )
+        bulk.end()
+    _consistent(conn)
+    hits = conn.execute(
+        "SELECT c.file_path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+        "WHERE chunks_fts MATCH 'beta' ORDER BY 1"
+    ).fetchall()
+    assert [h[0] for h in hits] == ["b.md", "b.md"]
+    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+    assert schema.INSERT_TRIGGER in triggers
+
+
+def test_bulk_insert_falls_back_to_the_view_when_ids_are_not_as_expected(tmp_path):
+    conn = _writer(tmp_path)
+    with db.transaction(conn):
+        bulk = db.BulkInsert(conn)
+        db.write_chunks(
+            conn, "a.md", _chunks(2, "alpha"), "", "all", (), "h", replace=False, bulk=bulk
+        )
+        # a row the bulk writer was not told about shifts the ids of the next ones
+        conn.execute("INSERT INTO chunks(file_path, content) VALUES ('odd.md', 'gamma text')")
+        db.write_chunks(
+            conn, "b.md", _chunks(2, "beta"), "", "all", (), "h", replace=False, bulk=bulk
+        )
+        bulk.end()
+    _consistent(conn)
+    assert (
+        conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'gamma'").fetchone()[0]
+        == 1
+    )
+    with db.transaction(conn):  # the next bulk starts after every id in use
+        bulk = db.BulkInsert(conn)
+        db.write_chunks(
+            conn, "c.md", _chunks(1, "delta"), "", "all", (), "h", replace=False, bulk=bulk
+        )
+        bulk.end()
+    _consistent(conn)
+
+
+def test_bulk_insert_indexes_rows_added_to_a_rewritten_file(tmp_path):
+    conn = _writer(tmp_path)
+    with db.transaction(conn):
+        db.write_chunks(conn, "a.md", _chunks(2, "alpha"), "", "all", (), "h1", replace=False)
+    with db.transaction(conn):
+        bulk = db.BulkInsert(conn)
+        db.write_chunks(
+            conn, "a.md", _chunks(4, "omega"), "", "all", (), "h2", replace=True, bulk=bulk
+        )
+        bulk.end()
+    _consistent(conn)
+    assert (
+        conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'omega'").fetchone()[0]
+        == 4
+    )
+    assert (
+        conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'alpha'").fetchone()[0]
+        == 0
+    )
