@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_NUMERIC = re.compile(r"\d[\d.]*")
 # Where camelCase words break: lower -> Upper, and before the last capital of an acronym
 # that starts a word (HTTPServer -> HTTP Server). One zero-width split, no replacement
 # templates: this runs for every distinct compound token of a corpus.
@@ -18,44 +17,48 @@ _CAMEL_BREAK = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _CAMEL_HINT = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _STRIP = ".,;:!?()[]{}\"'`"
 
+# Regular expressions cost ~1,000 instructions a call before they look at a character:
+# the checks below use str methods first and call one only when it can match.
 
-def _split(word: str, sep: str) -> list[str]:
-    return list(filter(None, word.split(sep)))
+
+def _no_camel_step(word: str) -> bool:
+    """True when `word` cannot break as camelCase: no capital after its first character,
+    or no lowercase letter at all (each break needs an ASCII capital after the first
+    character and, in either rule, an ASCII lowercase letter)."""
+    return word[1:].islower() or word.isupper()
 
 
-def _camel_parts(word: str) -> list[str]:
-    return _CAMEL_BREAK.split(word)
+def _numeric(word: str) -> bool:
+    """`\\d[\\d.]*`: a decimal digit, then digits and dots (a version, not a compound)."""
+    return word[:1].isdecimal() and word.replace(".", "").isdecimal()
+
+
+def _lowered(parts: list[str]) -> tuple[str, ...]:
+    return tuple(map(str.lower, parts)) if len(parts) >= 2 else ()
 
 
 def _parts(word: str) -> list[str]:
     """The parts of `word` by the first applicable rule of spec §4.3, or []."""
-    if _NUMERIC.fullmatch(word):
+    if _numeric(word):
         return []
-    for sep in ("_", "/", "."):
+    for sep in "_/.":
         if sep in word:
-            parts = _split(word, sep)
+            parts = [part for part in word.split(sep) if part]
             if len(parts) >= 2:
                 return parts
     if "-" in word and len(word) >= 4:
-        parts = _split(word, "-")
+        parts = [part for part in word.split("-") if part]
         if len(parts) >= 2 and all(len(part) >= 2 for part in parts):
             return parts
-    parts = _camel_parts(word)
+    if _no_camel_step(word):
+        return []
+    parts = _CAMEL_BREAK.split(word)
     return parts if len(parts) >= 2 else []
 
 
 def expand_word(word: str) -> list[str]:
     """`[word, part1, part2, ...]` (parts lowercased) for a compound word, else `[word]`."""
     return [word, *(part.lower() for part in _parts(word))]
-
-
-def _is_compound_candidate(token: str) -> bool:
-    return (
-        "_" in token
-        or "/" in token
-        or _CAMEL_HINT.search(token) is not None
-        or _has_letter_join(token)
-    )
 
 
 def _has_letter_join(token: str) -> bool:
@@ -70,22 +73,23 @@ def _has_letter_join(token: str) -> bool:
     return False
 
 
-def _cannot_be_compound(token: str) -> bool:
-    """Cheap certainty for most words: letters and digits only (no `_ / - .` to split on),
-    and no lower-to-upper step for a camelCase split (all one case, or only the first
-    letter upper, or no letters at all)."""
-    return token.isalnum() and (
-        token.islower() or token.isupper() or token[1:].islower() or token.isdigit()
-    )
-
-
 @lru_cache(maxsize=1024)  # larger costs worker memory (16384: +3.5 MB of peak RSS) for ~5%
 def _token_parts(raw: str) -> tuple[str, ...]:
-    """Lowercased parts of one raw content token (cached: tokens repeat across chunks)."""
+    """Lowercased parts of one raw content token, when it is a compound candidate (spec
+    §3.7: `_` or `/`, a camelCase step, or a `-`/`.` between letters). Cached: tokens
+    repeat across chunks."""
     token = raw.strip(_STRIP)
-    if not token or _cannot_be_compound(token) or not _is_compound_candidate(token):
+    if token.isalnum():  # no separator: only a camelCase split can apply
+        return () if _no_camel_step(token) else _lowered(_CAMEL_BREAK.split(token))
+    if not token:
         return ()
-    return tuple(map(str.lower, _parts(token)))
+    candidate = (
+        "_" in token
+        or "/" in token
+        or _has_letter_join(token)
+        or not (_no_camel_step(token) or _CAMEL_HINT.search(token) is None)
+    )
+    return _lowered(_parts(token)) if candidate else ()
 
 
 def content_expansion(text: str) -> list[str]:
@@ -95,7 +99,8 @@ def content_expansion(text: str) -> list[str]:
     # dict.fromkeys de-duplicates in C and keeps first-seen order: each distinct token is
     # examined once, and plain lowercase words are passed over without a regex.
     for raw in dict.fromkeys(text.split()):
-        # _cannot_be_compound inlined: this line runs for every distinct word of every chunk
+        # Most words cannot be compound (one case, or capitalised, no separator): this line
+        # runs for every distinct word of every chunk, so it is written out, not called.
         if raw.isalnum() and (raw.islower() or raw.isupper() or raw[1:].islower() or raw.isdigit()):
             continue
         for lowered in _token_parts(raw):

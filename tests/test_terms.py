@@ -64,13 +64,33 @@ def test_content_expansion_deduplicates_across_the_text_in_first_seen_order() ->
     assert content_expansion(text) == ["pre", "commit", "msg", "config", "file"]
 
 
+def _reference_parts(word: str) -> list[str]:
+    """The word rule of spec §4.3 written plainly, with regular expressions."""
+    import re
+
+    if re.fullmatch(r"\d[\d.]*", word):
+        return []
+    for sep in "_/.":
+        if sep in word:
+            parts = [p for p in word.split(sep) if p]
+            if len(parts) >= 2:
+                return parts
+    if "-" in word and len(word) >= 4:
+        parts = [p for p in word.split("-") if p]
+        if len(parts) >= 2 and all(len(p) >= 2 for p in parts):
+            return parts
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", word)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    parts = spaced.split(" ")
+    return parts if len(parts) >= 2 else []
+
+
 def _reference_expansion(text: str) -> list[str]:
     """The rule of spec §3.7 written plainly: every whitespace token, stripped, that is a
     compound candidate contributes its parts; first-seen order, no repeats."""
     import re
 
-    from kenso_git.terms import _parts
-
+    _parts = _reference_parts
     out: list[str] = []
     for raw in text.split():
         token = raw.strip(".,;:!?()[]{}\"'`")
@@ -88,7 +108,14 @@ def _reference_expansion(text: str) -> list[str]:
     return out
 
 
-_TOKEN_CHARS = "aZbY09_/-.,;:()`'\"é²Ω \n\t"
+_TOKEN_CHARS = "aZbY09_/-.,;:()`'\"é²Ω٣ \n\t"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_TOKEN_CHARS.strip(), min_size=1, max_size=20))
+def test_expand_word_equals_the_plain_rule(word: str) -> None:
+    expected = [word, *(p.lower() for p in _reference_parts(word))]
+    assert expand_word(word) == expected
 
 
 @settings(max_examples=400, deadline=None)
