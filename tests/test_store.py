@@ -74,6 +74,8 @@ def test_bulk_insert_indexes_new_rows_from_their_values(tmp_path):
     assert [h[0] for h in hits] == ["b.md", "b.md"]
     triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
     assert schema.INSERT_TRIGGER in triggers
+    config = dict(conn.execute("SELECT k, v FROM chunks_fts_config").fetchall())
+    assert config["hashsize"] == db.FTS_HASH_BYTES  # kept in the index for later bulk writes
 
 
 def test_bulk_insert_falls_back_to_the_view_when_ids_are_not_as_expected(tmp_path):

@@ -449,6 +449,14 @@ def write_chunks(
     )
 
 
+# FTS5 keeps new entries in memory and writes them out as a segment each time they reach
+# `hashsize` bytes (1 MB by default); segments are then merged, four at a time, level by
+# level. A 2 MB buffer writes half as many segments and so merges less: on the docs-desktop
+# corpus the writer ran 12% fewer instructions (2.5% on 2x and 3x copies, the same on
+# halves), for ~1.5 MB more peak memory. Stored in the index's FTS config.
+FTS_HASH_BYTES = 2 << 20
+
+
 class BulkInsert:
     """Many new chunk rows: the insert trigger is off, and their full-text entries are
     written in batches (`flush`) from the values the writer already holds.
@@ -465,6 +473,9 @@ class BulkInsert:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
+        conn.execute(
+            "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('hashsize', ?)", (FTS_HASH_BYTES,)
+        )
         # AUTOINCREMENT gives a new row max(sequence, highest id) + 1
         row = conn.execute(
             "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0), "
