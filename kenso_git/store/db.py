@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -358,14 +359,55 @@ _KEPT: tuple[str, ...] = (
     "doc_title",
 )
 _KEPT_COLUMNS = ", ".join(_KEPT)
+# New rows get their timestamps from Python, one per file, and '' for a missing tags list or
+# document title (NULLIF stores NULL): binding a None costs the sqlite3 module an adapter
+# lookup per value, and an SQL default a strftime() per row. Neither column is ever ''
+# (`_insert_row` makes an empty one NULL, as the view and `schema.fts_values` expect).
 _INSERT_CHUNK = (
-    f"INSERT INTO chunks(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash) "
-    f"VALUES ({', '.join('?' * (len(_KEPT) + 3))})"
+    "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, search_extra, "
+    "category, audience, tags, doc_title, content_hash, created_at, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?)"
 )
 _UPDATE_CHUNK = (
     f"UPDATE chunks SET {', '.join(f'{column} = ?' for column in _KEPT)}, content_hash = ?, "
-    "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?"
+    "updated_at = ? WHERE id = ?"
 )
+
+
+def _utc_stamp() -> str:
+    """Now as SQLite's strftime('%Y-%m-%dT%H:%M:%fZ', 'now') writes it."""
+    now = time.time()
+    millis = int(now * 1000) % 1000
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(now))}.{millis:03d}Z"
+
+
+def _insert_row(
+    path: str,
+    index: int,
+    c: ChunkRow,
+    category: str,
+    audience: str,
+    tags_sql: str,
+    content_hash: str,
+    stamp: str,
+) -> tuple[object, ...]:
+    """A new chunk's values for _INSERT_CHUNK ('' for no tags or no document title)."""
+    title, section_path, content, search_extra, doc_title = c
+    return (
+        path,
+        index,
+        title,
+        section_path,
+        content,
+        search_extra,
+        category,
+        audience,
+        tags_sql,
+        doc_title or "",
+        content_hash,
+        stamp,
+        stamp,
+    )
 
 
 def _tags_json(tags: Sequence[str]) -> str | None:
@@ -384,7 +426,7 @@ def _kept_values(
         category,
         audience,
         tags_json,
-        c.doc_title,
+        c.doc_title or None,
     )
 
 
@@ -408,11 +450,13 @@ def write_chunks(
     re-add than to compare.
     """
     tags_json = _tags_json(tags)
+    stamp = _utc_stamp()
     if not replace:
+        tags_sql = tags_json or ""
         conn.executemany(
             _INSERT_CHUNK,
             [
-                (path, index, *_kept_values(c, category, audience, tags_json), content_hash)
+                _insert_row(path, index, c, category, audience, tags_sql, content_hash, stamp)
                 for index, c in enumerate(chunks)
             ],
         )
@@ -432,10 +476,14 @@ def write_chunks(
         values = _kept_values(c, category, audience, tags_json)
         old = have.pop(index, None)
         if old is None:
-            inserts.append((path, index, *values, content_hash))
+            inserts.append(
+                _insert_row(
+                    path, index, c, category, audience, tags_json or "", content_hash, stamp
+                )
+            )
             added.append(c)
         elif old[1] != values:
-            updates.append((*values, content_hash, old[0]))
+            updates.append((*values, content_hash, stamp, old[0]))
     gone = [(row_id,) for row_id, _ in have.values()]
     conn.executemany("DELETE FROM chunks WHERE id = ?", gone)
     conn.executemany(_UPDATE_CHUNK, updates)
@@ -494,7 +542,7 @@ class BulkInsert:
                     self.last_id,
                     *schema.fts_values(
                         c.title,
-                        c.doc_title,
+                        c.doc_title or None,
                         c.section_path,
                         tags_json,
                         category,
