@@ -54,17 +54,30 @@ def _chunks(n: int, word: str) -> list[db.ChunkRow]:
     ]
 
 
+def _write(
+    conn: sqlite3.Connection,
+    path: str,
+    chunks: list[db.ChunkRow],
+    bulk: db.BulkInsert | None,
+    *,
+    tags: tuple[str, ...] = (),
+    replace: bool = False,
+) -> None:
+    db.write_chunks(conn, path, chunks, "", "all", tags, "h", replace=replace, bulk=bulk)
+
+
+def _matches(conn: sqlite3.Connection, word: str) -> int:
+    sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+    return int(conn.execute(sql, (word,)).fetchone()[0])
+
+
 def test_bulk_insert_indexes_new_rows_from_their_values(tmp_path):
     conn = _writer(tmp_path)
     with db.transaction(conn):
         bulk = db.BulkInsert(conn)
-        db.write_chunks(
-            conn, "a.md", _chunks(3, "alpha"), "", "all", ("t",), "h", replace=False, bulk=bulk
-        )
+        _write(conn, "a.md", _chunks(3, "alpha"), bulk, tags=("t",))
         bulk.flush()
-        db.write_chunks(
-            conn, "b.md", _chunks(2, "beta"), "g", "all", (), "h", replace=False, bulk=bulk
-        )
+        _write(conn, "b.md", _chunks(2, "beta"), bulk)
         bulk.end()
     _consistent(conn)
     hits = conn.execute(
@@ -82,45 +95,29 @@ def test_bulk_insert_falls_back_to_the_view_when_ids_are_not_as_expected(tmp_pat
     conn = _writer(tmp_path)
     with db.transaction(conn):
         bulk = db.BulkInsert(conn)
-        db.write_chunks(
-            conn, "a.md", _chunks(2, "alpha"), "", "all", (), "h", replace=False, bulk=bulk
-        )
+        _write(conn, "a.md", _chunks(2, "alpha"), bulk)
         # a row the bulk writer was not told about shifts the ids of the next ones
         conn.execute("INSERT INTO chunks(file_path, content) VALUES ('odd.md', 'gamma text')")
-        db.write_chunks(
-            conn, "b.md", _chunks(2, "beta"), "", "all", (), "h", replace=False, bulk=bulk
-        )
+        _write(conn, "b.md", _chunks(2, "beta"), bulk)
         bulk.end()
     _consistent(conn)
-    assert (
-        conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'gamma'").fetchone()[0]
-        == 1
-    )
+    assert _matches(conn, "gamma") == 1
     with db.transaction(conn):  # the next bulk starts after every id in use
         bulk = db.BulkInsert(conn)
-        db.write_chunks(
-            conn, "c.md", _chunks(1, "delta"), "", "all", (), "h", replace=False, bulk=bulk
-        )
+        _write(conn, "c.md", _chunks(1, "delta"), bulk)
         bulk.end()
     _consistent(conn)
+    assert _matches(conn, "delta") == 1
 
 
 def test_bulk_insert_indexes_rows_added_to_a_rewritten_file(tmp_path):
     conn = _writer(tmp_path)
     with db.transaction(conn):
-        db.write_chunks(conn, "a.md", _chunks(2, "alpha"), "", "all", (), "h1", replace=False)
+        _write(conn, "a.md", _chunks(2, "alpha"), None)
     with db.transaction(conn):
         bulk = db.BulkInsert(conn)
-        db.write_chunks(
-            conn, "a.md", _chunks(4, "omega"), "", "all", (), "h2", replace=True, bulk=bulk
-        )
+        _write(conn, "a.md", _chunks(4, "omega"), bulk, replace=True)
         bulk.end()
     _consistent(conn)
-    assert (
-        conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'omega'").fetchone()[0]
-        == 4
-    )
-    assert (
-        conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'alpha'").fetchone()[0]
-        == 0
-    )
+    assert _matches(conn, "omega") == 4
+    assert _matches(conn, "alpha") == 0

@@ -65,24 +65,20 @@ def test_content_expansion_deduplicates_across_the_text_in_first_seen_order() ->
 
 
 def _reference_parts(word: str) -> list[str]:
-    """The word rule of spec §4.3 written plainly, with regular expressions."""
+    """The word rule of spec §4.3 written plainly, as a table of rules and regexes."""
     import re
 
     if re.fullmatch(r"\d[\d.]*", word):
         return []
-    for sep in "_/.":
-        if sep in word:
-            parts = [p for p in word.split(sep) if p]
-            if len(parts) >= 2:
-                return parts
-    if "-" in word and len(word) >= 4:
-        parts = [p for p in word.split("-") if p]
-        if len(parts) >= 2 and all(len(p) >= 2 for p in parts):
-            return parts
+    # (separator, shortest word it applies to, shortest part), tried in this order
+    for sep, min_word, min_part in (("_", 0, 1), ("/", 0, 1), (".", 0, 1), ("-", 4, 2)):
+        pieces = [p for p in re.split(re.escape(sep), word) if p] if sep in word else []
+        if len(word) >= min_word and len(pieces) >= 2 and min(map(len, pieces)) >= min_part:
+            return pieces
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", word)
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
-    parts = spaced.split(" ")
-    return parts if len(parts) >= 2 else []
+    pieces = spaced.split(" ")
+    return pieces if len(pieces) >= 2 else []
 
 
 def _reference_expansion(text: str) -> list[str]:
