@@ -124,16 +124,16 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
     With `sources`, only those files' links are rewritten: right when the set of indexed
     paths is unchanged, since then no other file's targets can resolve differently.
     """
-    known = indexed_paths(conn)
     if sources is None:
-        resolver = Resolver(known)
         db.clear_links(conn)
         rows = db.stored_relations(conn)
     else:
-        resolver = Resolver(known, lookup_index=len(sources) > 50)
         rows = db.stored_relations(conn, sources)
         for source in sources:
             db.replace_links(conn, source, [])
+    if not rows:  # most corpora declare no relations: no path index to build
+        return
+    resolver = Resolver(indexed_paths(conn), lookup_index=sources is None or len(sources) > 50)
     for source, relations in rows:
         pairs = json.loads(relations)
         db.replace_links(
