@@ -362,11 +362,14 @@ _KEPT_COLUMNS = ", ".join(_KEPT)
 # New rows get their timestamps from Python, one per file, and '' for a missing tags list or
 # document title (NULLIF stores NULL): binding a None costs the sqlite3 module an adapter
 # lookup per value, and an SQL default a strftime() per row. Neither column is ever ''
-# (`_insert_row` makes an empty one NULL, as the view and `schema.fts_values` expect).
+# (`_kept_values` makes an empty one None).
+_EMPTY_IS_NULL = ("tags", "doc_title")  # the last of _KEPT, in this order (see _insert_row)
+assert _KEPT[-len(_EMPTY_IS_NULL) :] == _EMPTY_IS_NULL
 _INSERT_CHUNK = (
-    "INSERT INTO chunks(file_path, chunk_index, title, section_path, content, search_extra, "
-    "category, audience, tags, doc_title, content_hash, created_at, updated_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?)"
+    f"INSERT INTO chunks(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash, created_at, "
+    "updated_at) VALUES (?, ?, "
+    + ", ".join("NULLIF(?, '')" if column in _EMPTY_IS_NULL else "?" for column in _KEPT)
+    + ", ?, ?, ?)"
 )
 _UPDATE_CHUNK = (
     f"UPDATE chunks SET {', '.join(f'{column} = ?' for column in _KEPT)}, content_hash = ?, "
@@ -381,43 +384,17 @@ def _utc_stamp() -> str:
     return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(now))}.{millis:03d}Z"
 
 
-def _insert_row(
-    path: str,
-    index: int,
-    c: ChunkRow,
-    category: str,
-    audience: str,
-    tags_sql: str,
-    content_hash: str,
-    stamp: str,
-) -> tuple[object, ...]:
-    """A new chunk's values for _INSERT_CHUNK ('' for no tags or no document title)."""
-    title, section_path, content, search_extra, doc_title = c
-    return (
-        path,
-        index,
-        title,
-        section_path,
-        content,
-        search_extra,
-        category,
-        audience,
-        tags_sql,
-        doc_title or "",
-        content_hash,
-        stamp,
-        stamp,
-    )
-
-
 def _tags_json(tags: Sequence[str]) -> str | None:
     return json.dumps(list(tags), ensure_ascii=False) if tags else None
 
 
-def _kept_values(
-    c: ChunkRow, category: str, audience: str, tags_json: str | None
-) -> tuple[object, ...]:
-    """A chunk's values for the _KEPT_COLUMNS, in their order."""
+# A chunk's values for the _KEPT columns: title, section_path, content, search_extra,
+# category, audience, tags (JSON), doc_title.
+KeptValues = tuple[str, str, str, str | None, str, str, str | None, str | None]
+
+
+def _kept_values(c: ChunkRow, category: str, audience: str, tags_json: str | None) -> KeptValues:
+    """A chunk's values for the _KEPT_COLUMNS, in their order (an empty title is None)."""
     return (
         c.title,
         c.section_path,
@@ -427,6 +404,28 @@ def _kept_values(
         audience,
         tags_json,
         c.doc_title or None,
+    )
+
+
+def _insert_row(
+    path: str, index: int, values: KeptValues, content_hash: str, stamp: str
+) -> tuple[object, ...]:
+    """A new chunk's parameters for _INSERT_CHUNK, from its _kept_values."""
+    title, section_path, content, extra, category, audience, tags, doc_title = values
+    return (
+        path,
+        index,
+        title,
+        section_path,
+        content,
+        extra,
+        category,
+        audience,
+        tags or "",
+        doc_title or "",
+        content_hash,
+        stamp,
+        stamp,
     )
 
 
@@ -452,16 +451,13 @@ def write_chunks(
     tags_json = _tags_json(tags)
     stamp = _utc_stamp()
     if not replace:
-        tags_sql = tags_json or ""
+        rows = [_kept_values(c, category, audience, tags_json) for c in chunks]
         conn.executemany(
             _INSERT_CHUNK,
-            [
-                _insert_row(path, index, c, category, audience, tags_sql, content_hash, stamp)
-                for index, c in enumerate(chunks)
-            ],
+            [_insert_row(path, index, v, content_hash, stamp) for index, v in enumerate(rows)],
         )
         if bulk is not None:
-            bulk.add(chunks, category, tags_json)
+            bulk.add(rows)
         return
     have = {
         row[1]: (row[0], tuple(row)[2:])
@@ -471,17 +467,13 @@ def write_chunks(
     }
     updates: list[tuple[object, ...]] = []
     inserts: list[tuple[object, ...]] = []
-    added: list[ChunkRow] = []
+    added: list[KeptValues] = []
     for index, c in enumerate(chunks):
         values = _kept_values(c, category, audience, tags_json)
         old = have.pop(index, None)
         if old is None:
-            inserts.append(
-                _insert_row(
-                    path, index, c, category, audience, tags_json or "", content_hash, stamp
-                )
-            )
-            added.append(c)
+            inserts.append(_insert_row(path, index, values, content_hash, stamp))
+            added.append(values)
         elif old[1] != values:
             updates.append((*values, content_hash, stamp, old[0]))
     gone = [(row_id,) for row_id, _ in have.values()]
@@ -489,7 +481,7 @@ def write_chunks(
     conn.executemany(_UPDATE_CHUNK, updates)
     conn.executemany(_INSERT_CHUNK, inserts)
     if bulk is not None:
-        bulk.add(added, category, tags_json)
+        bulk.add(added)
     # The rows kept as they were belong to the new version of the file too.
     conn.execute(
         "UPDATE chunks SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
@@ -533,21 +525,16 @@ class BulkInsert:
         self.indexed_to = self.last_id = int(row[0])
         self.pending: list[tuple[object, ...]] = []
 
-    def add(self, chunks: Iterable[ChunkRow], category: str | None, tags_json: str | None) -> None:
-        """Note the full-text values of rows just inserted, in insertion order."""
-        for c in chunks:
+    def add(self, rows: Iterable[KeptValues]) -> None:
+        """Note the full-text values of rows just inserted (their `_kept_values`), in
+        insertion order."""
+        for title, section_path, content, extra, category, _audience, tags, doc_title in rows:
             self.last_id += 1
             self.pending.append(
                 (
                     self.last_id,
                     *schema.fts_values(
-                        c.title,
-                        c.doc_title or None,
-                        c.section_path,
-                        tags_json,
-                        category,
-                        c.content,
-                        c.search_extra,
+                        title, doc_title, section_path, tags, category, content, extra
                     ),
                 )
             )
