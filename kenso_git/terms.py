@@ -50,6 +50,11 @@ def _parts(word: str) -> list[str]:
         parts = [part for part in word.split("-") if part]
         if len(parts) >= 2 and all(len(part) >= 2 for part in parts):
             return parts
+    return _camel_parts(word)
+
+
+def _camel_parts(word: str) -> list[str]:
+    """The camelCase parts of `word` (at least two), or []."""
     if _no_camel_step(word):
         return []
     parts = _CAMEL_BREAK.split(word)
@@ -80,7 +85,7 @@ def _token_parts(raw: str) -> tuple[str, ...]:
     repeat across chunks."""
     token = raw.strip(_STRIP)
     if token.isalnum():  # no separator: only a camelCase split can apply
-        return () if _no_camel_step(token) else _lowered(_CAMEL_BREAK.split(token))
+        return _lowered(_camel_parts(token))
     if not token:
         return ()
     candidate = (
