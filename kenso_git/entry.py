@@ -113,7 +113,7 @@ class SearchArgs(NamedTuple):
 def parse_sync_args(args: list[str]) -> SyncArgs | None:
     """The options of a plain `sync` command line, or None to let click handle it."""
     parsed = _plain_options(
-        args, {"-q": "quiet", "--quiet": "quiet", "--json": "as_json"}, {"--db": "db_path"}
+        args, {"-q": "quiet", "--quiet": "quiet", "--json": "as_json"}, {"--db": ("db_path", str)}
     )
     if parsed is None or parsed[1]:
         return None
@@ -128,13 +128,28 @@ def parse_search_args(args: list[str]) -> SearchArgs | None:
     return SearchArgs(parsed[1][0], **parsed[0])  # type: ignore[arg-type]
 
 
-# search's options that take a value, and the field each one sets
-_SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--category": "category", "-c": "category"}
-_SEARCH_VALUED |= {"--db": "db_path", "--color": "color"}
+def _count(value: str) -> int | None:
+    return int(value) if value.isdigit() else None
+
+
+def _color(value: str) -> str | None:
+    return value if value in ("auto", "always", "never") else None
+
+
+# An option that takes a value: the field it sets, and its value (None: not valid).
+Valued = dict[str, tuple[str, Callable[[str], object]]]
+_SEARCH_VALUED: Valued = {
+    "--limit": ("limit", _count),
+    "-n": ("limit", _count),
+    "--category": ("category", str),
+    "-c": ("category", str),
+    "--db": ("db_path", str),
+    "--color": ("color", _color),
+}
 
 
 def _plain_options(
-    args: list[str], flags: dict[str, str], valued: dict[str, str]
+    args: list[str], flags: dict[str, str], valued: Valued
 ) -> tuple[dict[str, object], list[str]] | None:
     """The `flags`, `valued` options with their values, and the words of a plain command
     line, by field name; None for any other form (`--help`, `--limit=5`, a bad value, a
@@ -147,12 +162,11 @@ def _plain_options(
         if arg in flags:
             values[flags[arg]] = True
         elif arg in valued and rest and not rest[0].startswith("-"):
-            key, value = valued[arg], rest.pop(0)
-            if key == "limit" and not value.isdigit():
+            key, convert = valued[arg]
+            value = convert(rest.pop(0))
+            if value is None:
                 return None
-            if key == "color" and value not in ("auto", "always", "never"):
-                return None
-            values[key] = int(value) if key == "limit" else value
+            values[key] = value
         elif arg.startswith("-"):
             return None
         else:
