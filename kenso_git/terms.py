@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 # Where camelCase words break: lower -> Upper, and before the last capital of an acronym
@@ -97,8 +98,12 @@ def _token_parts(raw: str) -> tuple[str, ...]:
     return _lowered(_parts(token)) if candidate else ()
 
 
-def content_expansion(text: str) -> list[str]:
-    """Parts of the compound tokens of `text`, lowercased, deduplicated in first-seen order."""
+def python_content_expansion(text: str) -> list[str]:
+    """Parts of the compound tokens of `text`, lowercased, deduplicated in first-seen order.
+
+    The reference for `kenso_git._expand.content_expansion`, the compiled version that
+    `content_expansion` is when the package was built with a C compiler (a test holds the
+    two equal); a cold ingest spends most of its parsing time here otherwise."""
     seen: set[str] = set()
     out: list[str] = []
     # dict.fromkeys de-duplicates in C and keeps first-seen order: each distinct token is
@@ -113,3 +118,14 @@ def content_expansion(text: str) -> list[str]:
                 seen.add(lowered)
                 out.append(lowered)
     return out
+
+
+def _compiled_expansion() -> Callable[[str], list[str]]:
+    try:
+        from kenso_git._expand import content_expansion as compiled
+    except ImportError:  # built where no C compiler was available: the same, slower
+        return python_content_expansion
+    return compiled
+
+
+content_expansion = _compiled_expansion()

@@ -70,6 +70,9 @@ def test_wheel_installs_into_a_new_venv_and_finds_the_projects_docs(tmp_path: Pa
     _run([sys.executable, "-m", "venv", str(venv)], tmp_path, env)
     _run([str(venv / "bin" / "pip"), "install", "-q", str(wheels[0])], tmp_path, env)
     exe = str(venv / "bin" / "kenso-git")
+    probe = "import kenso_git.terms as t; print(t.content_expansion is t.python_content_expansion)"
+    uses_python = _run([str(venv / "bin" / "python"), "-c", probe], tmp_path, env).stdout
+    assert uses_python.strip() == "False", "the wheel lacks the compiled kenso_git._expand"
 
     assert "kenso-git ingest" in _run([exe, "--help"], tmp_path, env).stdout
 

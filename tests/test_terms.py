@@ -5,8 +5,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from kenso_git import terms
 from kenso_git.terms import content_expansion
 from kenso_git.terms import expand_word
+from kenso_git.terms import python_content_expansion
 
 
 @pytest.mark.parametrize(
@@ -130,3 +132,61 @@ def test_content_expansion_equals_the_plain_rule(text: str) -> None:
 )
 def test_content_expansion_equals_the_plain_rule_on_real_words(text: str) -> None:
     assert content_expansion(text) == _reference_expansion(text)
+
+
+# The compiled expansion (kenso_git/_expand.c) against the Python one, which is the
+# reference: any text, including Unicode case, digit and space characters the ASCII rules
+# must not mistake for theirs.
+_WIDE_CHARS = (
+    "aZbYzA09_/-.,;:!?()[]{}`'\"+*#<>=|~"  # ASCII: letters, separators, stripped marks
+    "éÉßİıǅǆΣσςΩ²½٣́ 　 \x1c\x1f \n\t漢"  # Unicode cases, digits, spaces
+)
+
+
+def _compiled_or_skip() -> object:
+    if terms.content_expansion is python_content_expansion:
+        pytest.skip("kenso_git._expand was not built (no C compiler at install time)")
+    return terms.content_expansion
+
+
+def test_compiled_expansion_is_built_where_a_c_compiler_exists() -> None:
+    import shutil
+    import sysconfig
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}): the Python expansion is the one in use")
+    assert terms.content_expansion is not python_content_expansion, (
+        "kenso_git._expand did not build; reinstall with `pip install -e .` and read its output"
+    )
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=_WIDE_CHARS, max_size=80))
+def test_compiled_expansion_equals_the_python_one(text: str) -> None:
+    compiled = _compiled_or_skip()
+    assert compiled(text) == python_content_expansion(text)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n\t ",
+        "System.Windows.Forms.Control getHTTPResponse pre-commit CI/CD __init__ a_b_c",
+        "İstanbul_Straße ǅemalX naïve-façade Σigma.Σ ΩmegaΩ x\u00a0y_z a\u3000b_c",
+        "(see `README.md`), [link](../a-b/c_d.md) e.g., 3.11 v2.0 1.2.3 ٣.٣ ²_x",
+        "HTTPServer XMLHttpRequest OAuth2Token iOS ABCdef AbC aB a-b ab-cd abc-d ---- -x- .a.",
+    ],
+)
+def test_compiled_expansion_equals_the_python_one_on_examples(text: str) -> None:
+    compiled = _compiled_or_skip()
+    assert compiled(text) == python_content_expansion(text)  # type: ignore[operator]
+    repeated = " ".join([text] * 3)  # a repeated token adds nothing new
+    assert compiled(repeated) == python_content_expansion(text)  # type: ignore[operator]
+
+
+def test_compiled_expansion_rejects_a_non_string() -> None:
+    compiled = _compiled_or_skip()
+    with pytest.raises(TypeError, match="expects str"):
+        compiled(b"bytes")  # type: ignore[operator]
