@@ -1,0 +1,203 @@
+"""Search quality against kenso 2.0.0: known-item queries drawn from a corpus, both tools.
+
+    python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--kenso-venv DIR] [--per-kind 150]
+
+Each corpus folder is copied to a plain temporary folder and indexed by both tools. The
+queries are made from the documents themselves, by rules that know nothing of either
+tool, and each has the document it came from as its answer:
+
+- `title`: a document's frontmatter `title`, else its first `# ` heading;
+- `description`: its frontmatter `description` (how people describe what they look for);
+- `heading`: an H2-H4 heading (the answer: any document with that heading);
+- `sentence`: the first 8 words of a body paragraph (prose, not code, lists or tables).
+
+Per kind it prints the share of queries whose answer is the first result (hit@1), among
+the first five (hit@5), and the mean reciprocal rank within ten (MRR@10), for both tools,
+and then the queries where kenso ranks the answer higher. Queries are sampled with a
+fixed seed. Not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_core import ensure_kenso  # noqa: E402 - the benchmark folder is not a package
+
+KINDS = ("title", "description", "heading", "sentence")
+DEPTH = 10
+KENSO_QUERIES = """
+import asyncio, json, sys
+from kenso.backend import Backend
+from kenso.config import KensoConfig
+from kenso.ingest import ingest_path
+cfg = KensoConfig(database_url=sys.argv[1])
+asyncio.run(ingest_path(cfg, sys.argv[2]))
+queries = json.loads(open(sys.argv[3], encoding="utf-8").read())
+async def main():
+    b = Backend(cfg)
+    await b.startup()
+    out = []
+    for q in queries:
+        out.append([hit["file_path"] for hit in await b.search(q, limit=int(sys.argv[4]))])
+    await b.shutdown()
+    print(json.dumps(out))
+asyncio.run(main())
+"""
+
+_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
+_HEADING = re.compile(r"^(#{1,4})[ \t]+(.+?)[ \t#]*$", re.M)
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+_MARKUP = re.compile(r"\]\([^)]*\)|[`*_\[\]()<>{}|#\"]")
+
+Triple = tuple[str, str, set[str]]  # (kind, query, the documents that answer it)
+
+
+def _field(frontmatter: str, key: str) -> str | None:
+    match = re.search(rf"^{key}:[ \t]*(.+)$", frontmatter, re.M)
+    if match is None:
+        return None
+    value = match.group(1).strip().strip("\"'")
+    return value if value and value not in ("|", ">", ">-", "|-") else None
+
+
+def _plain(text: str) -> str:
+    return " ".join(_MARKUP.sub(" ", text).split())
+
+
+def _queries_of(text: str) -> dict[str, list[str]]:
+    """Candidate queries of one document, by kind."""
+    out: dict[str, list[str]] = defaultdict(list)
+    match = _FRONTMATTER.match(text)
+    front, body = (match.group(1), text[match.end() :]) if match else ("", text)
+    body = _FENCE.sub("", body)
+    headings = [(len(m.group(1)), _plain(m.group(2))) for m in _HEADING.finditer(body)]
+    title = _field(front, "title") or next((h for level, h in headings if level == 1), None)
+    if title and len(title) >= 4:
+        out["title"].append(_plain(title))
+    description = _field(front, "description")
+    if description and len(description.split()) >= 3:
+        out["description"].append(_plain(description))
+    out["heading"].extend(h for level, h in headings if level >= 2 and len(h.split()) >= 2)
+    for paragraph in re.split(r"\n\s*\n", body):
+        line = paragraph.strip()
+        if not line or line[0] in "#|>-*+<!0123456789[" or paragraph.startswith("    "):
+            continue
+        words = _plain(line).split()
+        if len(words) >= 12:
+            out["sentence"].append(" ".join(words[:8]))
+    return out
+
+
+def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Triple]:
+    """A fixed-seed sample of up to `per_kind` queries of each kind."""
+    found: dict[str, dict[str, set[str]]] = {kind: defaultdict(set) for kind in KINDS}
+    for path in sorted(corpus.rglob("*.md")):
+        rel = path.relative_to(corpus).as_posix()
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for kind, queries in _queries_of(text).items():
+            for query in queries:
+                found[kind][query].add(rel)
+    rng = random.Random(seed)
+    out: list[Triple] = []
+    for kind in KINDS:
+        # a query that more than three documents answer is not a known item
+        pool = sorted((q, a) for q, a in found[kind].items() if len(a) <= 3)
+        out.extend((kind, q, a) for q, a in rng.sample(pool, min(per_kind, len(pool))))
+    return out
+
+
+def rank_of(results: list[str], answers: set[str]) -> int | None:
+    """The rank of the first answer among the distinct documents of `results`, or None."""
+    documents = list(dict.fromkeys(results))[:DEPTH]
+    return next((i for i, path in enumerate(documents, 1) if path in answers), None)
+
+
+def ours(corpus: Path, db: Path, queries: list[str]) -> list[list[str]]:
+    from kenso_git.kb import KnowledgeBase
+
+    kb = KnowledgeBase.open(corpus, db=str(db))
+    kb.ingest()
+    return [[hit.file_path for hit in kb.search(q, limit=DEPTH).hits] for q in queries]
+
+
+def kenso(python: Path, corpus: Path, db: Path, queries: list[str], work: Path) -> list[list[str]]:
+    query_file = work / "queries.json"
+    query_file.write_text(json.dumps(queries), encoding="utf-8")
+    proc = subprocess.run(
+        [str(python), "-c", KENSO_QUERIES, str(db), str(corpus), str(query_file), str(DEPTH)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    results: list[list[str]] = json.loads(proc.stdout)
+    return results
+
+
+def _scores(ranks: list[int | None]) -> tuple[float, float, float]:
+    hit1 = sum(r == 1 for r in ranks) / len(ranks)
+    hit5 = sum(r is not None and r <= 5 for r in ranks) / len(ranks)
+    mrr = statistics.fmean(1 / r if r else 0.0 for r in ranks)
+    return hit1, hit5, mrr
+
+
+def report(name: str, triples: list[Triple], a: list[list[str]], b: list[list[str]]) -> None:
+    print(f"\n{name}: {len(triples)} queries (each cell: kenso-git / kenso)")
+    print(f"{'kind':12} {'n':>4}   {'hit@1':^17}   {'hit@5':^17}   {'MRR@10':^13}")
+    worse: list[tuple[int, int | None, int | None]] = []
+    for kind in (*KINDS, "all"):
+        rows = [i for i, t in enumerate(triples) if kind in ("all", t[0])]
+        if not rows:
+            continue
+        ra = [rank_of(a[i], triples[i][2]) for i in rows]
+        rb = [rank_of(b[i], triples[i][2]) for i in rows]
+        (a1, a5, am), (b1, b5, bm) = _scores(ra), _scores(rb)
+        cells = f"{a1:7.1%} / {b1:7.1%}   {a5:7.1%} / {b5:7.1%}   {am:.3f} / {bm:.3f}"
+        print(f"{kind:12} {len(rows):>4}   {cells}")
+        if kind == "all":
+            pairs = zip(rows, ra, rb, strict=True)
+            worse = [(i, x, y) for i, x, y in pairs if (y or DEPTH + 1) < (x or DEPTH + 1)]
+    print(f"kenso ranks the answer higher for {len(worse)} queries:")
+    for i, x, y in worse[:15]:
+        kind, query, _ = triples[i]
+        print(f"  [{kind}] {query!r}: kenso-git {x or '-'}, kenso {y}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("corpora", nargs="+", type=Path)
+    ap.add_argument("--kenso-venv", type=Path, default=None)
+    ap.add_argument("--per-kind", type=int, default=150)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="kenso-quality-"))
+    try:
+        kenso_py = ensure_kenso(args.kenso_venv, work)
+        for number, source in enumerate(args.corpora):
+            corpus = work / f"corpus{number}"
+            shutil.copytree(source.resolve(), corpus)
+            triples = build_queries(corpus, args.per_kind, args.seed)
+            queries = [query for _, query, _ in triples]
+            a = ours(corpus, work / f"ours{number}.db", queries)
+            b = kenso(kenso_py, corpus, work / f"kenso{number}.db", queries, work)
+            report(str(source), triples, a, b)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
