@@ -89,6 +89,25 @@ def test_bulk_insert_indexes_new_rows_from_their_values(tmp_path):
     assert schema.INSERT_TRIGGER in triggers
     config = dict(conn.execute("SELECT k, v FROM chunks_fts_config").fetchall())
     assert config["hashsize"] == db.FTS_HASH_BYTES  # kept in the index for later bulk writes
+    assert config["automerge"] == db.DEFAULT_AUTOMERGE  # the bulk policy ends with the bulk
+
+
+def test_bulk_insert_merges_more_segments_at_a_time_only_while_it_lasts(tmp_path):
+    conn = _writer(tmp_path)
+
+    def automerge() -> int:
+        return int(
+            conn.execute("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").fetchone()[0]
+        )
+
+    with db.transaction(conn):
+        bulk = db.BulkInsert(conn)
+        assert automerge() == db.BULK_AUTOMERGE
+        _write(conn, "a.md", _chunks(3, "alpha"), bulk)
+        bulk.end()
+        assert automerge() == db.DEFAULT_AUTOMERGE
+    # raises if the index does not match the table
+    conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
 
 
 def test_bulk_insert_falls_back_to_the_view_when_ids_are_not_as_expected(tmp_path):
