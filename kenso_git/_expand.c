@@ -237,15 +237,16 @@ is_alpha_at(int kind, const void *data, Py_ssize_t i)
     return c < 128 ? (ascii_class[c] & (C_LOWER | C_UPPER)) != 0 : Py_UNICODE_ISALPHA(c);
 }
 
-/* One pass over the text, specialised by the compiler for each string kind: a token is a
- * candidate when it holds '_' or '/', a '-' or '.' between two letters, or a camelCase
- * break (an ASCII capital after a lowercase letter, or after a capital when a lowercase
- * letter follows). Most tokens are none of these and cost a table lookup per character. */
 #if defined(__GNUC__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define ALWAYS_INLINE inline
 #endif
+
+/* One pass over the text, specialised by the compiler for each string kind: a token is a
+ * candidate when it holds '_' or '/', a '-' or '.' between two letters, or a camelCase
+ * break (an ASCII capital after a lowercase letter, or after a capital when a lowercase
+ * letter follows). Most tokens are none of these and cost a table lookup per character. */
 
 static ALWAYS_INLINE int
 scan(PyObject *text, const Text *t, int ascii, Py_ssize_t n, PyObject *seen, PyObject *out)
