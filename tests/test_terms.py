@@ -152,10 +152,13 @@ def _compiled_or_skip() -> object:
 def test_compiled_expansion_is_built_where_a_c_compiler_exists() -> None:
     import shutil
     import sysconfig
+    from pathlib import Path
 
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}): the Python expansion is the one in use")
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+        pytest.skip("no Python headers (python3-dev): the Python expansion is the one in use")
     assert terms.content_expansion is not python_content_expansion, (
         "kenso_git._expand did not build; reinstall with `pip install -e .` and read its output"
     )
