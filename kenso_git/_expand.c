@@ -40,16 +40,29 @@ is_strip(Py_UCS4 c)
     }
 }
 
-static int
-ascii_lower(Py_UCS4 c)
+/* Character classes of ASCII: the scan for candidate tokens and the camelCase rule. */
+enum { C_LOWER = 1, C_UPPER = 2, C_SEP = 4, C_JOIN = 8 };
+
+static unsigned char ascii_class[128];
+
+static void
+init_classes(void)
 {
-    return c >= 'a' && c <= 'z';
+    for (int c = 'a'; c <= 'z'; c++) {
+        ascii_class[c] = C_LOWER;
+    }
+    for (int c = 'A'; c <= 'Z'; c++) {
+        ascii_class[c] = C_UPPER;
+    }
+    ascii_class['_'] = ascii_class['/'] = C_SEP;
+    ascii_class['-'] = ascii_class['.'] = C_JOIN;
 }
 
+/* Is c an ASCII character of one of the classes `mask`? */
 static int
-ascii_upper(Py_UCS4 c)
+is_ascii(Py_UCS4 c, int mask)
 {
-    return c >= 'A' && c <= 'Z';
+    return c < 128 && (ascii_class[c] & mask) != 0;
 }
 
 /* A camelCase break before t[i] (s < i < e): lower -> Upper, or before the last capital
@@ -57,14 +70,14 @@ ascii_upper(Py_UCS4 c)
 static int
 camel_break(const Text *t, Py_ssize_t i, Py_ssize_t e)
 {
-    Py_UCS4 prev = AT(t, i - 1), cur = AT(t, i);
-    if (!ascii_upper(cur)) {
+    Py_UCS4 prev = AT(t, i - 1);
+    if (!is_ascii(AT(t, i), C_UPPER)) {
         return 0;
     }
-    if (ascii_lower(prev)) {
+    if (is_ascii(prev, C_LOWER)) {
         return 1;
     }
-    return ascii_upper(prev) && i + 1 < e && ascii_lower(AT(t, i + 1));
+    return is_ascii(prev, C_UPPER) && i + 1 < e && is_ascii(AT(t, i + 1), C_LOWER);
 }
 
 /* Adds the lowercased t[s:e] to `out` unless `seen` has it. 0 on success, -1 on error. */
@@ -193,24 +206,6 @@ add_token_parts(PyObject *text, const Text *t, int ascii, Py_ssize_t s, Py_ssize
     return split_camel(text, t, ascii, s, e, seen, out);
 }
 
-/* Character classes of ASCII, for the scan that finds candidate tokens. */
-enum { C_LOWER = 1, C_UPPER = 2, C_SEP = 4, C_JOIN = 8 };
-
-static unsigned char ascii_class[128];
-
-static void
-init_classes(void)
-{
-    for (int c = 'a'; c <= 'z'; c++) {
-        ascii_class[c] = C_LOWER;
-    }
-    for (int c = 'A'; c <= 'Z'; c++) {
-        ascii_class[c] = C_UPPER;
-    }
-    ascii_class['_'] = ascii_class['/'] = C_SEP;
-    ascii_class['-'] = ascii_class['.'] = C_JOIN;
-}
-
 /* Strips t[s:e] and adds its parts. The caller saw a separator, a letter join or a
  * camelCase break in it: each of those lies inside the stripped token, since STRIP holds
  * no letter, '_' or '/'. */
@@ -231,10 +226,10 @@ expand_token(PyObject *text, const Text *t, int ascii, Py_ssize_t s, Py_ssize_t 
 }
 
 static int
-is_alpha_at(int kind, const void *data, Py_ssize_t i)
+is_alpha_at(const Text *t, Py_ssize_t i)
 {
-    Py_UCS4 c = PyUnicode_READ(kind, data, i);
-    return c < 128 ? (ascii_class[c] & (C_LOWER | C_UPPER)) != 0 : Py_UNICODE_ISALPHA(c);
+    Py_UCS4 c = AT(t, i);
+    return c < 128 ? is_ascii(c, C_LOWER | C_UPPER) : Py_UNICODE_ISALPHA(c);
 }
 
 #if defined(__GNUC__)
@@ -261,7 +256,7 @@ scan(PyObject *text, const Text *t, int ascii, Py_ssize_t n, PyObject *seen, PyO
             continue;
         }
         Py_ssize_t start = i;
-        int separator = 0, has_break = 0, prev_class = 0;
+        int separator = 0, has_break = 0;
         for (; i < n; i++) {
             c = PyUnicode_READ(kind, data, i);
             int cls = c < 128 ? ascii_class[c] : 0;
@@ -271,20 +266,13 @@ scan(PyObject *text, const Text *t, int ascii, Py_ssize_t n, PyObject *seen, PyO
             if (cls & C_SEP) {
                 separator = 1;
             }
-            else if ((cls & C_JOIN) && i > start && i + 1 < n && is_alpha_at(kind, data, i - 1)
-                     && is_alpha_at(kind, data, i + 1)) {
+            else if ((cls & C_JOIN) && i > start && i + 1 < n && is_alpha_at(t, i - 1)
+                     && is_alpha_at(t, i + 1)) {
                 separator = 1;
             }
             else if ((cls & C_UPPER) && i > start && !has_break) {
-                if (prev_class & C_LOWER) {
-                    has_break = 1;
-                }
-                else if ((prev_class & C_UPPER) && i + 1 < n) {
-                    Py_UCS4 next = PyUnicode_READ(kind, data, i + 1);
-                    has_break = next < 128 && (ascii_class[next] & C_LOWER);
-                }
+                has_break = camel_break(t, i, n); /* whitespace after i is not lowercase */
             }
-            prev_class = cls;
         }
         if ((separator || has_break)
             && expand_token(text, t, ascii, start, i, has_break, seen, out) < 0) {

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given
 from hypothesis import settings
@@ -143,7 +145,7 @@ _WIDE_CHARS = (
 )
 
 
-def _compiled_or_skip() -> object:
+def _compiled_or_skip() -> Callable[[str], list[str]]:
     if terms.content_expansion is python_content_expansion:
         pytest.skip("kenso_git._expand was not built (no C compiler at install time)")
     return terms.content_expansion
@@ -168,7 +170,7 @@ def test_compiled_expansion_is_built_where_a_c_compiler_exists() -> None:
 @given(st.text(alphabet=_WIDE_CHARS, max_size=80))
 def test_compiled_expansion_equals_the_python_one(text: str) -> None:
     compiled = _compiled_or_skip()
-    assert compiled(text) == python_content_expansion(text)  # type: ignore[operator]
+    assert compiled(text) == python_content_expansion(text)
 
 
 @pytest.mark.parametrize(
@@ -184,12 +186,12 @@ def test_compiled_expansion_equals_the_python_one(text: str) -> None:
 )
 def test_compiled_expansion_equals_the_python_one_on_examples(text: str) -> None:
     compiled = _compiled_or_skip()
-    assert compiled(text) == python_content_expansion(text)  # type: ignore[operator]
+    assert compiled(text) == python_content_expansion(text)
     repeated = " ".join([text] * 3)  # a repeated token adds nothing new
-    assert compiled(repeated) == python_content_expansion(text)  # type: ignore[operator]
+    assert compiled(repeated) == python_content_expansion(text)
 
 
 def test_compiled_expansion_rejects_a_non_string() -> None:
     compiled = _compiled_or_skip()
     with pytest.raises(TypeError, match="expects str"):
-        compiled(b"bytes")  # type: ignore[operator]
+        compiled(b"bytes")  # type: ignore[arg-type]
