@@ -1,7 +1,7 @@
-"""The one compiled part of kenso-git: `kenso_git._expand`, an optional speed-up.
+"""The one compiled part of kenso-git: `kenso_git.text._expand`, an optional speed-up.
 
 Everything else is configured in pyproject.toml. The extension is optional: where no C
-compiler is available the build goes on without it and `kenso_git.terms` uses its Python
+compiler is available the build goes on without it and `kenso_git.text.terms` uses its Python
 version of the same function (identical output, slower cold ingests).
 """
 
@@ -11,5 +11,5 @@ from setuptools import Extension
 from setuptools import setup
 
 setup(
-    ext_modules=[Extension("kenso_git._expand", ["kenso_git/_expand.c"], optional=True)],
+    ext_modules=[Extension("kenso_git.text._expand", ["kenso_git/text/_expand.c"], optional=True)],
 )

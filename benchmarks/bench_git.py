@@ -131,8 +131,8 @@ def bench_rebase(root: Path, scratch: Path) -> tuple[float, float, float]:
 
 def wait_idle(root: Path, timeout: float = 60.0) -> float:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from kenso_git.hooks import is_idle
-    from kenso_git.workspace import find_workspace
+    from kenso_git.githooks.runner import is_idle
+    from kenso_git.repo.workspace import find_workspace
 
     ws = find_workspace(root)
     began = time.perf_counter()

@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.mcp.http_helpers import running_http_server
+from tests.serve.http_helpers import running_http_server
 
 EXE = Path(sys.executable).parent / "kenso-git"
 CORPUS = Path("/work/shared/corpora/docs-desktop/docs")

@@ -21,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run `kenso-git` with `argv` (default: the process's arguments)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):
-        from kenso_git.hooks import hook_main
+        from kenso_git.githooks.runner import hook_main
 
         hook_main(args[1], args[2:])
         _exit_now()
@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         search = parse_search_args(args[1:])
         if search is not None:
             _run_fast(lambda: _plain_search(search))
-    from kenso_git.cli import main as cli_main
+    from kenso_git.cli.main import main as cli_main
 
     cli_main(args)
 
@@ -59,7 +59,7 @@ def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
             sys.stdout.write(text + "\n")
             sys.stdout.flush()
     except KensoError as err:
-        from kenso_git.output import report_error
+        from kenso_git.cli.output import report_error
 
         report_error(err)
         raise SystemExit(int(err.exit_code)) from None
@@ -73,7 +73,7 @@ def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
 
 
 def _plain_sync(options: SyncArgs) -> str | None:
-    from kenso_git.plaintext import sync_text
+    from kenso_git.cli.plaintext import sync_text
 
     return sync_text(as_json=options.as_json, quiet=options.quiet, db_path=options.db_path)
 
@@ -81,8 +81,8 @@ def _plain_sync(options: SyncArgs) -> str | None:
 def _plain_search(options: SearchArgs) -> str:
     from pathlib import Path
 
+    from kenso_git.cli.plaintext import search_text
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.plaintext import search_text
 
     kb = KnowledgeBase.open(Path.cwd(), db=options.db_path)
     return search_text(

@@ -22,18 +22,22 @@ from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
-from kenso_git.store import db
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import find_workspace
+from kenso_git.repo.workspace import resolve_db_path
 from kenso_git.store import schema
-from kenso_git.workspace import Workspace
-from kenso_git.workspace import find_workspace
-from kenso_git.workspace import resolve_db_path
+from kenso_git.store.connection import open_reader
+from kenso_git.store.connection import snapshot
+from kenso_git.store.files import load_files
+from kenso_git.store.meta import meta_scope
+from kenso_git.store.meta import read_meta
 
 if TYPE_CHECKING:
-    from kenso_git.index import IngestReport
-    from kenso_git.index import Progress
-    from kenso_git.index import Warn
-    from kenso_git.search import SearchResult
-    from kenso_git.synonyms import Synonyms
+    from kenso_git.index.build import IngestReport
+    from kenso_git.index.build import Progress
+    from kenso_git.index.build import Warn
+    from kenso_git.search.cascade import SearchResult
+    from kenso_git.search.synonyms import Synonyms
 
 T = TypeVar("T")
 PathFilter = Callable[[str], bool]
@@ -107,7 +111,7 @@ class KnowledgeBase:
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = db.open_reader(self.db_path)
+            conn = open_reader(self.db_path)
             self._local.conn = conn
         return conn
 
@@ -115,7 +119,7 @@ class KnowledgeBase:
         """Run `fn` inside one read transaction on this thread's connection."""
         conn = self._reader()
         try:
-            with db.snapshot(conn):
+            with snapshot(conn):
                 return fn(conn)
         except sqlite3.DatabaseError as err:
             if isinstance(err, sqlite3.OperationalError) and "locked" not in str(err):
@@ -133,7 +137,7 @@ class KnowledgeBase:
             self._local.conn = None
 
     def _synonyms(self) -> Synonyms | None:
-        from kenso_git.synonyms import load_synonyms
+        from kenso_git.search.synonyms import load_synonyms
 
         configured = None if os.environ.get("KENSO_SYNONYMS_PATH") else self.settings.synonyms_path
         return load_synonyms(self.workspace.root, configured)
@@ -146,7 +150,7 @@ class KnowledgeBase:
         limit: int = 5,
         path_filter: PathFilter | None = None,
     ) -> SearchResult:
-        from kenso_git import search as search
+        from kenso_git.search import cascade as search
 
         limit = max(1, min(limit, self.settings.search_limit_max))
         synonyms = self._synonyms()
@@ -170,7 +174,7 @@ class KnowledgeBase:
         path_filter: PathFilter | None = None,
     ) -> Payload:
         """The `search_docs` tool's JSON payload (also what `search --json` prints)."""
-        from kenso_git import payload as payload
+        from kenso_git.search import payload
 
         if not query or not query.strip():
             return {"error": "Empty query."}
@@ -185,7 +189,7 @@ class KnowledgeBase:
         limit: int = 5,
         path_filter: PathFilter | None = None,
     ) -> Payload:
-        from kenso_git import payload as payload
+        from kenso_git.search import payload
 
         synonyms = self._synonyms()
         return self.read(
@@ -202,7 +206,7 @@ class KnowledgeBase:
         )
 
     def get_doc(self, path: str, *, max_length: int | None = None) -> dict[str, object]:
-        from kenso_git import payload as payload
+        from kenso_git.search import payload
 
         return self.read(lambda conn: payload.get_doc_payload(conn, path, max_length=max_length))
 
@@ -214,7 +218,7 @@ class KnowledgeBase:
         relation_type: str | None = None,
         path_filter: PathFilter | None = None,
     ) -> Payload:
-        from kenso_git import related as related
+        from kenso_git.search import related
 
         return self.read(
             lambda conn: related.get_related(
@@ -228,12 +232,16 @@ class KnowledgeBase:
         Raises:
             NoIndexError: there is no index.
         """
-        from kenso_git import freshness
+        from kenso_git.index import freshness
 
         counts = self.read(_counts)
-        meta = self.read(db.read_meta)
-        scope = db.meta_scope(meta)
-        stale = freshness.is_stale(self, meta) if check_stale else None
+        meta = self.read(read_meta)
+        scope = meta_scope(meta)
+        stale = (
+            freshness.is_stale(self.workspace, self.settings, meta, lambda: self.read(load_files))
+            if check_stale
+            else None
+        )
         synced = meta.get(schema.META_SYNCED_AT)
         return IndexState(
             root=str(self.workspace.root),
@@ -260,9 +268,9 @@ class KnowledgeBase:
             return recorded == "1"
         if not self.workspace.is_git or recorded is None:
             return None
-        from kenso_git.index import differs_from_head
+        from kenso_git.index.build import differs_from_head
 
-        return differs_from_head(self.workspace, self.settings, scope, self.read(db.load_files))
+        return differs_from_head(self.workspace, self.settings, scope, self.read(load_files))
 
     # -- writes --------------------------------------------------------------------------
 
@@ -279,8 +287,8 @@ class KnowledgeBase:
         The index then holds exactly those files: `ingest docs/` followed by `ingest` (the
         root) re-uses every unchanged document instead of duplicating it.
         """
-        from kenso_git.discover import scope_folders
-        from kenso_git.index import run_index
+        from kenso_git.index.build import run_index
+        from kenso_git.repo.discover import scope_folders
 
         scope = scope_folders(self.workspace, targets) if targets else [""]
         return run_index(
@@ -306,7 +314,7 @@ class KnowledgeBase:
         `paths` (root-relative) limits the look to files a git operation changed; every
         other file is trusted to be as the index last saw it.
         """
-        from kenso_git.index import run_index
+        from kenso_git.index.build import run_index
 
         return run_index(
             self.workspace,
@@ -320,7 +328,7 @@ class KnowledgeBase:
         )
 
     def _head(self) -> str | None:
-        from kenso_git import freshness
+        from kenso_git.index import freshness
 
         return freshness.head_commit(self.workspace)
 

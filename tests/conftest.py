@@ -33,13 +33,3 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One pre-commit cache for the session: its hook venvs are built once."""
     return tmp_path_factory.mktemp("pre-commit-home")
-
-
-def shared_corpus() -> Path | None:
-    """The docs-desktop corpus from ../shared, when this checkout has it."""
-    here = Path(__file__).resolve()
-    for base in (here.parents[2] / "shared", Path("/work/shared")):
-        corpus = base / "corpora" / "docs-desktop" / "docs"
-        if corpus.is_dir():
-            return corpus
-    return None

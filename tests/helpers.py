@@ -65,13 +65,21 @@ def doc(title: str, body: str = "", **frontmatter: object) -> str:
     return f"{fm}# {title}\n\n{text}"
 
 
-def corpus_roots() -> list[Path]:
-    """The shared corpora folder when this checkout has ../shared (tests skip otherwise)."""
-    candidates = [
-        Path(__file__).resolve().parents[2] / "shared" / "corpora",
-        Path("/work/shared/corpora"),
-    ]
-    return [p for p in dict.fromkeys(candidates) if p.is_dir()]
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # beside the checkout, as in CI
+
+
+def shared_corpus(name: str = "docs-desktop") -> Path | None:
+    """The docs folder of a corpus in ../shared/corpora, or None where this checkout has none."""
+    docs = SHARED / "corpora" / name / "docs"
+    return docs if docs.is_dir() else None
+
+
+def require_corpus(name: str = "docs-desktop") -> Path:
+    """The corpus's docs folder; skips the test cleanly where ../shared is absent."""
+    docs = shared_corpus(name)
+    if docs is None:
+        pytest.skip(f"corpus {name!r} not present (../shared/corpora is not beside this checkout)")
+    return docs
 
 
 def pre_commit_try_repo(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git import entry
-from kenso_git.cli import main as click_main
+from kenso_git.cli.main import main as click_main
 from kenso_git.kb import KnowledgeBase
 from tests.helpers import doc
 from tests.helpers import init_repo

@@ -10,8 +10,8 @@ import click
 
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import UsageError
-from kenso_git.workspace import Workspace
-from kenso_git.workspace import find_workspace
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import find_workspace
 
 _STATE_TEXT = {
     "installed": "installed",
@@ -51,10 +51,10 @@ def install() -> None:
 
     Existing hooks are kept and still run; `kenso-git hooks uninstall` restores them.
     """
-    from kenso_git import hookinstall
+    from kenso_git.githooks import install
 
     ws = _git_workspace()
-    report = hookinstall.install(ws)
+    report = install.install(ws)
     folder = _shown(ws, report.hooks_dir)
     for line in report.changed:
         click.echo(f"{folder}/{line}", err=True)
@@ -71,10 +71,10 @@ def install() -> None:
 @hooks.command()
 def uninstall() -> None:
     """Remove kenso-git's shims and put back the hooks that were there before."""
-    from kenso_git import hookinstall
+    from kenso_git.githooks import install
 
     ws = _git_workspace()
-    report = hookinstall.uninstall(ws)
+    report = install.uninstall(ws)
     folder = _shown(ws, report.hooks_dir)
     for line in report.changed:
         click.echo(f"{folder}/{line}", err=True)
@@ -115,10 +115,10 @@ def _freshness_line(fresh: dict[str, object]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 def status(as_json: bool) -> None:
     """Say which hooks are installed and whether the index is fresh."""
-    from kenso_git import hookinstall
+    from kenso_git.githooks import install
 
     ws = _git_workspace()
-    report = hookinstall.status(ws)
+    report = install.status(ws)
     fresh = _freshness(ws)
     if as_json:
         data = {
@@ -149,6 +149,6 @@ def hook(name: str, args: tuple[str, ...]) -> None:
     NAME is post-checkout, post-merge, post-rewrite, post-commit, post-index-change, or
     pre-commit-framework (reads PRE_COMMIT_* variables).
     """
-    from kenso_git.hooks import hook_main
+    from kenso_git.githooks.runner import hook_main
 
     hook_main(name, args)

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import click
 
+from kenso_git.cli.output import Style
+from kenso_git.cli.output import finish_progress
+from kenso_git.cli.output import progress_printers
+from kenso_git.cli.output import use_color
+from kenso_git.cli.plaintext import sync_text
 from kenso_git.cli.render import ingest_json
 from kenso_git.cli.render import ingest_text
 from kenso_git.cli.render import lint_for_ingest
 from kenso_git.cli.render import stats_text
 from kenso_git.errors import ExitCode
 from kenso_git.kb import KnowledgeBase
-from kenso_git.output import Style
-from kenso_git.output import finish_progress
-from kenso_git.output import progress_printers
-from kenso_git.output import use_color
-from kenso_git.plaintext import sync_text
 
 _COLOR = click.option(
     "--color",

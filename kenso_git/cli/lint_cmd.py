@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kenso_git.cli.output import resolve_color
 from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
-from kenso_git.output import resolve_color
 
 if TYPE_CHECKING:
     from kenso_git.lint.model import LintReport

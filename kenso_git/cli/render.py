@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from kenso_git.discover import Skip
-from kenso_git.discover import discover_paths
-from kenso_git.discover import load_document
-from kenso_git.output import Style
+from kenso_git.cli.output import Style
+from kenso_git.repo.discover import Skip
+from kenso_git.repo.discover import discover_paths
+from kenso_git.repo.discover import load_document
 
 if TYPE_CHECKING:
-    from kenso_git.index import IngestReport
+    from kenso_git.index.build import IngestReport
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
     from kenso_git.lint.model import LintReport
@@ -33,8 +33,8 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
     """
     if not any(r.status == "ingested" for r in report.results):
         return None
-    from kenso_git.lint import lint_documents
     from kenso_git.lint.config import load_lint_config
+    from kenso_git.lint.runner import lint_documents
 
     # The run already walked the tree: every file it saw is in its results, and the ones it
     # parsed are in its documents; only unchanged files are read again.
@@ -71,7 +71,7 @@ def ingest_text(
     )
     lines.append(style(summary, "bold"))
     if lint is not None:
-        from kenso_git.lint import render_summary
+        from kenso_git.lint.report import render_summary
 
         lines.append("")
         lines.append(render_summary(lint, color=style.enabled, for_ingest=True).strip("\n"))
@@ -101,7 +101,7 @@ def ingest_json(label: str, report: IngestReport, lint: LintReport | None) -> di
     }
     out: dict[str, object] = {"ingest": body}
     if lint is not None:
-        from kenso_git.lint import report_to_json
+        from kenso_git.lint.report import report_to_json
 
         out["lint"] = report_to_json(lint)
     return out

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
+from kenso_git.cli.plaintext import search_text
 from kenso_git.kb import KnowledgeBase
-from kenso_git.plaintext import search_text
 
 
 @click.command()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from kenso_git.connect import CLIENTS
-from kenso_git.connect import plan
-from kenso_git.connect import write
 from kenso_git.errors import UsageError
+from kenso_git.serve.connect import CLIENTS
+from kenso_git.serve.connect import plan
+from kenso_git.serve.connect import write
 
 
 def _setup_logging(level: str) -> None:
@@ -59,18 +59,18 @@ def serve(
     Over HTTP (--transport http) it listens on 127.0.0.1:8000/mcp; every request
     needs the bearer token from .kenso/http.token.
     """
-    from kenso_git.mcp_service import Service
+    from kenso_git.serve.service import Service
 
     service = Service(root, db=db_path)
     settings = service.settings
     _setup_logging(settings.log_level)
     chosen = transport or settings.transport
     if chosen == "stdio":
-        from kenso_git.mcp_server import run_stdio
+        from kenso_git.serve.server import run_stdio
 
         run_stdio(service)
         return
-    from kenso_git.mcp_http import run_http
+    from kenso_git.serve.http import run_http
 
     run_http(
         service,
@@ -98,7 +98,7 @@ def connect(client: str, do_write: bool, root: Path | None) -> None:
     gemini       ~/.gemini/settings.json
     --write keeps the other entries, saves a .bak copy first and replaces the file atomically.
     """
-    from kenso_git.workspace import find_workspace
+    from kenso_git.repo.workspace import find_workspace
 
     workspace = find_workspace(root)
     result = plan(client, workspace.root, Path.home())

@@ -11,14 +11,14 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kenso_git.linkmap import PathIndex
-from kenso_git.linkmap import resolve_link
 from kenso_git.lint.mentions import MentionIndex
+from kenso_git.text.links import PathIndex
+from kenso_git.text.links import resolve_link
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
-    from kenso_git.parse import Document
-    from kenso_git.workspace import Workspace
+    from kenso_git.repo.workspace import Workspace
+    from kenso_git.text.parse import Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +82,10 @@ def select_documents(
     Raises:
         UsageError: a path does not exist or lies outside the repository.
     """
-    from kenso_git.discover import Skip
-    from kenso_git.discover import discover
-    from kenso_git.discover import load_document
-    from kenso_git.discover import scope_folders
+    from kenso_git.repo.discover import Skip
+    from kenso_git.repo.discover import discover
+    from kenso_git.repo.discover import load_document
+    from kenso_git.repo.discover import scope_folders
 
     scope = scope_folders(ws, paths) if paths else [""]
     corpus: list[Document] = []

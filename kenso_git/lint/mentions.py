@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kenso_git.parse import Document
+    from kenso_git.text.parse import Document
 
 _SPACE_RUN = re.compile(r"\s+")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")

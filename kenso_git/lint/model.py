@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kenso_git.lint.corpus import CorpusFacts
-    from kenso_git.parse import Document
+    from kenso_git.text.parse import Document
 
 
 class Severity(StrEnum):

@@ -18,7 +18,7 @@ from kenso_git.lint.model import Violation
 from kenso_git.lint.rules import EMISSION_ORDER
 from kenso_git.lint.rules import RULES_BY_ID
 from kenso_git.lint.suppress import parse_suppressions
-from kenso_git.parse import Document
+from kenso_git.text.parse import Document
 
 
 def round_half_up(value: float) -> int:

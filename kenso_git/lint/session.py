@@ -17,8 +17,8 @@ from kenso_git.lint.config import rule_ids
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.runner import lint_documents
-from kenso_git.workspace import Workspace
-from kenso_git.workspace import find_workspace
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import find_workspace
 
 
 @dataclass(frozen=True, slots=True)

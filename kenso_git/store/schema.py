@@ -157,12 +157,7 @@ def update_trigger_ddl() -> str:
     return next(d for d in DDL if f"TRIGGER IF NOT EXISTS {UPDATE_TRIGGER} " in d)
 
 
-# files.status values
-INDEXED = "indexed"
-SKIPPED_SHORT = "short"
-SKIPPED_BINARY = "binary"
-SKIPPED_LARGE = "large"
-SKIPPED_UNREADABLE = "unreadable"
+# files.status values: kenso_git.repo.discover.FileStatus
 
 # meta keys
 META_ROOT = "root"

@@ -6,8 +6,8 @@ from pathlib import Path
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.runner import lint_documents
-from kenso_git.parse import Document
-from kenso_git.parse import parse_document
+from kenso_git.text.parse import Document
+from kenso_git.text.parse import parse_document
 
 
 def docs_from(files: Mapping[str, str]) -> list[Document]:

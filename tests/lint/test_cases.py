@@ -17,7 +17,7 @@ from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import build_facts
 from kenso_git.lint.rules import ALL_RULES
 from kenso_git.lint.runner import lint_documents
-from kenso_git.parse import parse_document
+from kenso_git.text.parse import parse_document
 
 CASES = Path(__file__).parent / "cases"
 CASE_FILES = sorted(p.relative_to(CASES).as_posix() for p in CASES.rglob("*.md"))

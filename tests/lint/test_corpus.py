@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,9 @@ from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.report import render_summary
 from kenso_git.lint.runner import lint_documents
-from kenso_git.workspace import Workspace
+from kenso_git.repo.workspace import Workspace
+from tests.helpers import require_corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "docs-desktop" / "docs"
 # kenso 2.0.0 agrees on every rule but KS009 (310), KS010 (13), KS014 (5): see compatibility.md.
 EXPECTED = {
     "KS003": 1620, "KS004": 7, "KS005": 72, "KS006": 37, "KS007": 1004, "KS008": 2,
@@ -24,10 +23,9 @@ EXPECTED = {
 
 @pytest.mark.corpus
 def test_corpus_counts_match_kenso_except_documented_fixes() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip("docs-desktop corpus not present")
-    ws = Workspace(root=CORPUS.resolve(), git_dir=None, common_dir=None)  # the folder alone
-    selection = select_documents(ws, load_settings(ws.root), [CORPUS])
+    corpus = require_corpus()
+    ws = Workspace(root=corpus.resolve(), git_dir=None, common_dir=None)  # the folder alone
+    selection = select_documents(ws, load_settings(ws.root), [corpus])
     report = lint_documents(selection.targets, corpus=selection.corpus, config=LintConfig())
     assert len(report.files) == 1620
     assert dict(Counter(v.rule for v in report.violations())) == EXPECTED

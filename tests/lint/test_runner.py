@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from kenso_git.errors import ConfigError
-from kenso_git.linkmap import PathIndex
-from kenso_git.linkmap import resolve_link
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.config import parse_lint_config
 from kenso_git.lint.mentions import MentionIndex
 from kenso_git.lint.model import Severity
 from kenso_git.lint.runner import round_half_up
+from kenso_git.text.links import PathIndex
+from kenso_git.text.links import resolve_link
 from tests.lint.helpers import docs_from
 from tests.lint.helpers import lint_texts
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from kenso_git.parse import Document
-from kenso_git.parse import Section
-from kenso_git.parse import h2_sections
+from kenso_git.text.parse import Document
+from kenso_git.text.parse import Section
+from kenso_git.text.parse import h2_sections
 
 
 def key_line(doc: Document, key: str) -> int:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kenso_git.linkmap import is_glob
-from kenso_git.linkmap import resolve_link
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import column_in_line
 from kenso_git.lint.rules._where import key_line
-from kenso_git.parse import Document
+from kenso_git.text.links import is_glob
+from kenso_git.text.links import resolve_link
+from kenso_git.text.parse import Document
 
 
 @rule(

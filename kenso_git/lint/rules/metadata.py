@@ -9,7 +9,7 @@ from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import key_line
-from kenso_git.parse import Document
+from kenso_git.text.parse import Document
 
 # Spec appendix A6, tried in order; at most one suffix is stripped.
 STEM_SUFFIXES = ("tion", "ment", "ing", "est", "ed", "ly", "er", "es", "s")

@@ -10,7 +10,7 @@ from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import lead_line
 from kenso_git.lint.rules._where import sections
-from kenso_git.parse import Document
+from kenso_git.text.parse import Document
 
 # Spec appendix A3 and A4 (data lists), in the order they are tried.
 WEAK_LEADS = (

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kenso_git.chunk import is_dropped_section
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import sections
-from kenso_git.parse import Document
+from kenso_git.text.chunk import is_dropped_section
+from kenso_git.text.parse import Document
 
 
 @rule(

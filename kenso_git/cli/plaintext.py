@@ -1,0 +1,85 @@
+"""What `kenso-git search` and `kenso-git sync` print: shared by the click commands and the
+entry's click-free fast paths, so both print the same thing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenso_git.cli.output import Style
+from kenso_git.cli.output import use_color
+
+if TYPE_CHECKING:
+    from kenso_git.kb import KnowledgeBase
+
+_STAGE_STYLE = {"AND": "bold_green", "NEAR": "bold_blue", "OR": "bold_yellow"}
+_RELEVANCE_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
+
+
+def search_text(
+    kb: KnowledgeBase,
+    query: str,
+    *,
+    limit: int,
+    category: str | None,
+    as_json: bool,
+    color: str,
+) -> str:
+    """The output of one search, without its final newline: the `search_docs` JSON array
+    with `as_json`, else the ranked hits with their section and highlight."""
+    if as_json:
+        import json
+
+        payload = kb.search_docs(query, category=category, limit=limit)
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+    result = kb.search(query, category=category, limit=limit)
+    style = Style(use_color(color, sys.stdout))
+    hits = result.hits
+    noun = "result" if len(hits) == 1 else "results"
+    lines = [f'{style("kenso-git", "bold")} · {len(hits)} {noun} for "{query}"']
+    if result.corrected_query:
+        lines.append(f'  (showing results for "{result.corrected_query}")')
+    if not hits:
+        lines.append("  no results: try fewer or broader words, or `kenso-git stats`")
+        return "\n".join(lines)
+    lines.append("")
+    for hit in hits:
+        stage = (
+            f"  {style(hit.cascade_stage, _STAGE_STYLE[hit.cascade_stage])}"
+            if hit.cascade_stage
+            else ""
+        )
+        relevance = style(hit.relevance, _RELEVANCE_STYLE.get(hit.relevance, "dim"))
+        lines.append(f"{hit.score:.2f}  {hit.file_path}{stage}  {relevance}")
+        lines.append(f"      {hit.section_path or hit.title}")
+        if hit.highlight:
+            lines.append(f"      {style.marks(hit.highlight)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def sync_text(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
+    """Sync the index of the work tree around the current folder; the text to print."""
+    from kenso_git.cli.output import finish_progress
+    from kenso_git.cli.output import progress_printers
+    from kenso_git.kb import KnowledgeBase
+
+    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
+    progress, warn = progress_printers()
+    report = kb.sync(progress=progress, warn=warn)
+    finish_progress()
+    counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
+    if as_json:
+        import json
+
+        data: dict[str, object] = {"scope": report.scope, "head": report.head, **counts}
+        data["elapsed_s"] = round(report.elapsed, 4)
+        return json.dumps(data, indent=2)
+    if not quiet or report.changed:
+        return (
+            f"kenso-git · synced {len(report.results)} files · {counts['ingested']} updated · "
+            f"{counts['removed']} removed · {counts['unchanged']} unchanged "
+            f"({report.elapsed * 1000:.0f} ms)"
+        )
+    return None

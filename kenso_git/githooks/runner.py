@@ -1,0 +1,361 @@
+"""What `kenso-git hook NAME ARGS...` does when a git hook shim calls it.
+
+Each call decides whether to sync the index now, in a detached background process, or not at
+all (a rebase is replaying commits; the hook says nothing changed). Concurrent runs coalesce on
+a lock file beside the database: a run that finds the lock held marks the index "dirty, rerun"
+and leaves; the holder syncs once more before releasing. This module imports nothing heavy:
+the index code (and pygit2) loads only when a sync really runs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+import time
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from kenso_git.errors import KensoError
+from kenso_git.errors import UsageError
+from kenso_git.githooks.shim import HOOK_NAMES
+from kenso_git.repo.git import GIT_REPO_VARS
+from kenso_git.repo.git import diff_names
+from kenso_git.repo.git import rebase_will_rewrite
+from kenso_git.repo.git import scrubbed_env
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import find_workspace
+from kenso_git.repo.workspace import is_markdown
+from kenso_git.repo.workspace import resolve_db_path
+
+PRE_COMMIT_HOOK = "pre-commit-framework"
+THRESHOLD_ENV = "KENSO_HOOK_BACKGROUND_THRESHOLD"
+DEFAULT_THRESHOLD = 50  # changed Markdown paths above which the sync runs in the background
+UNKNOWN_SIZE = 10_000  # what an unknown change counts as
+LOCK_FILE = "sync.lock"
+DIRTY_FILE = "sync.dirty"
+LOG_FILE = "sync.log"
+LOG_LIMIT = 1_000_000  # bytes; the log restarts when larger
+MAX_ROUNDS = 5  # syncs one lock holder runs back to back at most
+
+SKIP = "skip"
+FOREGROUND = "foreground"
+BACKGROUND = "background"
+
+
+class HookCall(NamedTuple):
+    """A git hook invocation: its name and git's arguments."""
+
+    name: str
+    args: tuple[str, ...]
+
+
+class Plan(NamedTuple):
+    """What a hook call will do, and why (for the log and the tests)."""
+
+    action: str  # SKIP, FOREGROUND or BACKGROUND
+    reason: str
+    paths: tuple[str, ...] | None = None  # a foreground sync needs to look only at these
+
+
+# A change to one of these can change which files are indexed, or how: sync everything.
+_WIDE_FILES = (".gitignore", ".cursorignore", ".kensoignore", "pyproject.toml", ".kenso.toml")
+
+
+def from_pre_commit(environ: Mapping[str, str]) -> HookCall:
+    """Translate the pre-commit framework's PRE_COMMIT_* variables into a git hook call."""
+    from_ref = environ.get("PRE_COMMIT_FROM_REF", "")
+    to_ref = environ.get("PRE_COMMIT_TO_REF", "")
+    if environ.get("PRE_COMMIT_CHECKOUT_TYPE"):
+        return HookCall("post-checkout", (from_ref, to_ref, environ["PRE_COMMIT_CHECKOUT_TYPE"]))
+    if environ.get("PRE_COMMIT_REWRITE_COMMAND"):
+        return HookCall("post-rewrite", (environ["PRE_COMMIT_REWRITE_COMMAND"],))
+    if "PRE_COMMIT_IS_SQUASH_MERGE" in environ:
+        return HookCall("post-merge", (environ["PRE_COMMIT_IS_SQUASH_MERGE"],))
+    return HookCall("post-commit", ())
+
+
+def normalise_call(name: str, args: Sequence[str], environ: Mapping[str, str]) -> HookCall:
+    """Check the hook name; map `pre-commit-framework` onto the git hook it stands for.
+
+    Raises:
+        UsageError: `name` is not a hook kenso-git handles.
+    """
+    if name == PRE_COMMIT_HOOK:
+        return from_pre_commit(environ)
+    if name not in HOOK_NAMES:
+        known = ", ".join((*HOOK_NAMES, PRE_COMMIT_HOOK))
+        raise UsageError(f"unknown hook {name!r}", hint=f"known hooks: {known}")
+    return HookCall(name, tuple(args))
+
+
+def threshold(environ: Mapping[str, str]) -> int:
+    raw = environ.get(THRESHOLD_ENV, "").strip()
+    try:
+        return max(0, int(raw)) if raw else DEFAULT_THRESHOLD
+    except ValueError:
+        return DEFAULT_THRESHOLD
+
+
+def _arg(call: HookCall, position: int) -> str:
+    return call.args[position] if len(call.args) > position else ""
+
+
+def changed_names(ws: Workspace, call: HookCall) -> list[str] | None:
+    """The paths the git operation changed; None when it cannot be told."""
+    if call.name == "post-checkout":
+        if _arg(call, 2) != "1":
+            return None  # a file checkout: git does not say which files
+        return diff_names(ws, _arg(call, 0), _arg(call, 1))
+    if call.name == "post-merge":
+        return diff_names(ws, "ORIG_HEAD", "HEAD")
+    if call.name == "post-commit":
+        # A commit changes no file, but it is when edits made outside git get recorded.
+        return diff_names(ws, "HEAD^", "HEAD")
+    return None
+
+
+def _targeted(names: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The Markdown paths to re-check, or None when everything must be (ignore or config
+    files changed, or the change is unknown)."""
+    if names is None or any(name.rsplit("/", 1)[-1] in _WIDE_FILES for name in names):
+        return None
+    return tuple(name for name in names if is_markdown(name))
+
+
+def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
+    """Decide what the hook call does: skip, sync in the foreground, or in the background."""
+    if not ws.is_git:
+        return Plan(SKIP, "not a git work tree")
+    if call.name == "post-index-change" and _arg(call, 0) != "1":
+        return Plan(SKIP, "the working tree was not updated")
+    if call.name != "post-rewrite" and rebase_will_rewrite(ws):
+        return Plan(SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
+    if not resolve_db_path(ws).is_file():
+        return Plan(SKIP, "no index here yet (run `kenso-git ingest` once)")
+    if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
+        return Plan(SKIP, "HEAD did not move")
+    if call.name == "post-index-change":
+        # git writes the index before it moves HEAD (reset --hard, stash): sync once git is done.
+        return Plan(BACKGROUND, "the working tree was updated; syncing after git exits")
+    if call.name == "post-rewrite":
+        size = 1 if _arg(call, 0) == "amend" else None
+        names = None
+    else:
+        names = changed_names(ws, call)
+        size = None if names is None else sum(1 for name in names if is_markdown(name))
+    limit = threshold(environ)
+    counted = UNKNOWN_SIZE if size is None else size
+    if counted > limit:
+        shown = "an unknown number of" if size is None else str(size)
+        return Plan(BACKGROUND, f"{shown} Markdown paths changed (more than {limit})")
+    return Plan(FOREGROUND, f"{size} Markdown paths changed", _targeted(names))
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+def state_dir(ws: Workspace) -> Path:
+    """The folder of the lock, the rerun mark and the background log (beside the database)."""
+    return resolve_db_path(ws, for_write=True).parent
+
+
+def sync_index(ws: Workspace, paths: Sequence[str] | None = None) -> None:
+    """Bring an existing index to the state of the work tree; with `paths`, look only there
+    (what a checkout, merge or commit changed: the rest of the tree was not touched)."""
+    from kenso_git.kb import KnowledgeBase  # heavy: only when a sync really runs
+
+    kb = KnowledgeBase.of_workspace(ws)
+    try:
+        if kb.has_index():
+            kb.sync(paths=paths)
+    finally:
+        kb.close()
+
+
+def _try_lock(path: Path) -> int | None:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _consume(mark: Path) -> bool:
+    try:
+        mark.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def coalesced_sync(
+    ws: Workspace,
+    sync: Callable[[Workspace, Sequence[str] | None], None] = sync_index,
+    *,
+    paths: Sequence[str] | None = None,
+) -> bool:
+    """Run `sync` under the lock, or mark "dirty, rerun" for the holder; True if we synced.
+
+    The first round may be targeted at `paths`; reruns asked for by others are full syncs.
+    """
+    folder = state_dir(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    dirty = folder / DIRTY_FILE
+    ran = False
+    for _ in range(MAX_ROUNDS):
+        dirty.touch()
+        fd = _try_lock(folder / LOCK_FILE)
+        if fd is None:
+            return ran  # the holder sees the mark and syncs once more
+        try:
+            for _ in range(MAX_ROUNDS):
+                if not _consume(dirty):
+                    break
+                sync(ws, None if ran else paths)
+                ran = True
+        finally:
+            os.close(fd)
+        if not dirty.exists():
+            return ran
+    return ran
+
+
+def is_idle(ws: Workspace) -> bool:
+    """True when no sync is running or pending (the lock is free and nobody asked for a rerun)."""
+    folder = state_dir(ws)
+    if (folder / DIRTY_FILE).exists():
+        return False
+    if not folder.is_dir():
+        return True
+    fd = _try_lock(folder / LOCK_FILE)
+    if fd is None:
+        return False
+    os.close(fd)
+    return not (folder / DIRTY_FILE).exists()
+
+
+def wait_until_idle(ws: Workspace, timeout: float = 30.0) -> bool:
+    """Poll (bounded) until background syncs are done; False on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if is_idle(ws):
+            return True
+        time.sleep(0.02)
+    return is_idle(ws)
+
+
+def start_background_sync(ws: Workspace, *, after_pid: int | None = None) -> int:
+    """Start a detached process that syncs under the lock; return its pid.
+
+    With `after_pid`, the process first waits (bounded) for that process (git) to exit.
+    """
+    folder = state_dir(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / DIRTY_FILE).touch()  # pending from now on, so waiters see it before the worker runs
+    log = folder / LOG_FILE
+    try:
+        if log.stat().st_size > LOG_LIMIT:
+            log.unlink()
+    except FileNotFoundError:
+        pass
+    import subprocess  # only here: the foreground hook path never pays for the import
+
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kenso_git.githooks.runner", str(ws.root), str(after_pid or 0)],
+            cwd=ws.root,
+            env=scrubbed_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )
+    return proc.pid
+
+
+def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Plan:
+    """Handle one git hook call; returns what was done. Scrubs GIT_DIR and friends first.
+
+    Raises:
+        UsageError: an unknown hook name. Sync failures propagate; the CLI turns them
+        into one line on stderr and exit 0.
+    """
+    call = normalise_call(name, args, os.environ)
+    for var in GIT_REPO_VARS:
+        os.environ.pop(var, None)
+    ws = find_workspace(start)
+    decided = plan(ws, call, os.environ)
+    if decided.action == FOREGROUND:
+        coalesced_sync(ws, paths=decided.paths)
+    elif decided.action == BACKGROUND:
+        start_background_sync(ws, after_pid=_git_pid(call))
+    return decided
+
+
+def hook_main(name: str, args: Sequence[str]) -> None:
+    """`kenso-git hook NAME ARGS...`: never fails or blocks git; one stderr line on trouble."""
+    try:
+        decided = run_hook(name, args)
+    except KensoError as err:
+        _say(f"kenso-git: {name} hook: {err.message} (run `kenso-git sync` later)")
+    except Exception as err:  # a hook must never fail or block git: one line, exit 0
+        _say(f"kenso-git: {name} hook failed: {err!r} (run `kenso-git sync`)")
+    except KeyboardInterrupt:
+        _say(f"kenso-git: {name} hook interrupted (run `kenso-git sync`)")
+    else:
+        if os.environ.get("KENSO_HOOK_VERBOSE"):
+            _say(f"kenso-git: {name}: {decided.action}: {decided.reason}")
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+
+
+def _git_pid(call: HookCall) -> int | None:
+    if call.name != "post-index-change":
+        return None
+    raw = os.environ.get("KENSO_GIT_PID", "")
+    return int(raw) if raw.isdigit() and int(raw) > 1 else None
+
+
+def _wait_for_exit(pid: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            pass
+        time.sleep(0.01)
+
+
+def _worker(argv: Sequence[str]) -> int:
+    root = Path(argv[0]) if argv else Path.cwd()
+    if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 1:
+        _wait_for_exit(int(argv[1]))
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    sys.stderr.write(f"{stamp} kenso-git background sync of {root} (pid {os.getpid()})\n")
+    began = time.monotonic()
+    try:
+        coalesced_sync(find_workspace(root))
+    except Exception as err:  # a detached worker has nobody else to report to: log it
+        sys.stderr.write(f"{stamp} kenso-git background sync failed: {err!r}\n")
+        return 1
+    sys.stderr.write(f"{stamp} done in {time.monotonic() - began:.2f} s\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_worker(sys.argv[1:]))

@@ -1,0 +1,389 @@
+"""Build and update the index: discover -> (blob id) -> parse -> chunk -> store.
+
+One writer transaction per run. Files whose stat data matches what the index recorded
+are not read at all; the others are identified by their git blob id (the git index's id
+for clean tracked files, `Repository.hashfile` otherwise, a plain blob hash outside a
+repository) and only files whose blob id changed are parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from kenso_git.config import Settings
+from kenso_git.index.prepare import Job
+from kenso_git.index.prepare import Options
+from kenso_git.index.prepare import Prepared
+from kenso_git.index.prepare import git_blob_ids
+from kenso_git.index.prepare import prepare_all
+from kenso_git.repo.discover import FileStatus
+from kenso_git.repo.discover import SourceFile
+from kenso_git.repo.discover import WalkFacts
+from kenso_git.repo.discover import discover
+from kenso_git.repo.discover import discover_paths
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import exclude_from_git
+from kenso_git.store import schema
+from kenso_git.store.chunks import BulkInsert
+from kenso_git.store.chunks import write_chunks
+from kenso_git.store.connection import new_build_path
+from kenso_git.store.connection import open_writer
+from kenso_git.store.connection import publish_build
+from kenso_git.store.connection import transaction
+from kenso_git.store.connection import writing
+from kenso_git.store.files import FileRow
+from kenso_git.store.files import delete_file
+from kenso_git.store.files import load_files
+from kenso_git.store.files import upsert_file
+from kenso_git.store.meta import bump_generation
+from kenso_git.store.meta import meta_scope
+from kenso_git.store.meta import read_meta
+from kenso_git.store.meta import write_meta
+from kenso_git.text.parse import Document
+
+BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in batches
+FTS_BATCH = 64  # files between two batch FTS inserts
+
+Progress = Callable[[int, int], None]
+Warn = Callable[[str], None]
+
+
+class FileResult(NamedTuple):
+    """What one run did with one file."""
+
+    path: str
+    status: str  # ingested | unchanged | skipped | error | removed
+    chunks: int = 0
+    detail: str | None = None
+    title: str | None = None
+    category: str | None = None
+
+
+class IngestReport:
+    """The outcome of one ingest or sync run."""
+
+    __slots__ = ("documents", "elapsed", "head", "results", "scope")
+
+    def __init__(self, scope: list[str], head: str | None = None) -> None:
+        self.scope = scope
+        self.head = head
+        self.results: list[FileResult] = []
+        self.documents: list[Document] = []  # parsed in this run
+        self.elapsed = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+    @property
+    def changed(self) -> bool:
+        return any(r.status in {"ingested", "removed"} for r in self.results)
+
+    @property
+    def total_chunks(self) -> int:
+        return sum(r.chunks for r in self.results)
+
+
+def stat_unchanged(sf: SourceFile, row: FileRow | None) -> bool:
+    """True when the stat data matches and the file was not written during that scan."""
+    return (
+        row is not None
+        and row.size == sf.size
+        and row.mtime_ns == sf.mtime_ns
+        and row.ctime_ns == sf.ctime_ns
+        and row.inode == sf.inode
+        and sf.mtime_ns < row.seen_ns
+    )
+
+
+def _unchanged(row: FileRow) -> FileResult:
+    if row.status == FileStatus.INDEXED:
+        return FileResult(row.path, "unchanged", row.chunks)
+    return FileResult(row.path, "skipped", 0, row.detail)
+
+
+def _settings_fingerprint(settings: Settings) -> str:
+    return json.dumps({"chunk_size": settings.chunk_size, "overlap": settings.chunk_overlap})
+
+
+class _Run:
+    """The state of one indexing run."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        settings: Settings,
+        conn: sqlite3.Connection,
+        report: IngestReport,
+        warn: Warn,
+        progress: Progress | None,
+        *,
+        keep_documents: bool = False,
+    ) -> None:
+        self.ws = ws
+        self.settings = settings
+        self.conn = conn
+        self.report = report
+        self.warn = warn
+        self.progress = progress
+        self.keep_documents = keep_documents  # keep parsed documents (for the lint summary)
+        self.started_ns = time.time_ns()
+        self.wrote = False  # any chunk, link or file row changed (beyond stat refreshes)
+        self.paths_changed = False  # the set of indexed paths changed: every link may resolve anew
+        self.targeted = False  # only the paths a git operation changed were looked at
+        self.reindexed: list[str] = []  # files whose links were replaced
+        self.bulk: BulkInsert | None = None  # set while many files are being written
+
+    def file_row(
+        self, sf: SourceFile, blob: str, status: str, keep: FileRow | None = None
+    ) -> FileRow:
+        """A files row with fresh stat data; descriptive fields come from `keep`."""
+        row = FileRow(
+            sf.path, blob, status, sf.size, sf.mtime_ns, sf.ctime_ns, sf.inode, self.started_ns
+        )
+        if keep is None:
+            return row
+        return row._replace(
+            title=keep.title,
+            category=keep.category,
+            chunks=keep.chunks,
+            detail=keep.detail,
+            relations=keep.relations,
+        )
+
+    def apply(self, sf: SourceFile, prep: Prepared, stored: FileRow | None) -> None:
+        """Write what `prepare` found out about one file."""
+        for problem in prep.problems:
+            self.warn(f"{sf.path}:{problem}")
+        if prep.document is not None:
+            self.report.documents.append(prep.document)
+        if prep.status == "unchanged" and stored is not None:
+            upsert_file(self.conn, self.file_row(sf, prep.blob, stored.status, keep=stored))
+            self.report.results.append(_unchanged(stored))
+        elif prep.status == "indexed":
+            self.paths_changed |= stored is None or stored.status != FileStatus.INDEXED
+            self.reindexed.append(sf.path)
+            self.index(sf, prep, had_row=stored is not None)
+        else:
+            self.paths_changed |= stored is not None and stored.status == FileStatus.INDEXED
+            self.skip(sf, prep.blob, prep.reason or FileStatus.UNREADABLE, prep.detail)
+
+    def index(self, sf: SourceFile, prep: Prepared, *, had_row: bool = True) -> None:
+        self.wrote = True
+        write_chunks(
+            self.conn,
+            sf.path,
+            prep.rows,
+            prep.category,
+            prep.audience,
+            prep.tags,
+            prep.blob[:16],
+            replace=had_row,
+            bulk=self.bulk,
+        )
+        row = self.file_row(sf, prep.blob, FileStatus.INDEXED)._replace(
+            title=prep.title,
+            category=prep.category,
+            chunks=len(prep.rows),
+            relations=prep.relations,
+        )
+        upsert_file(self.conn, row)
+        self.report.results.append(
+            FileResult(sf.path, "ingested", len(prep.rows), None, prep.title, prep.category)
+        )
+
+    def skip(self, sf: SourceFile, blob: str, reason: str, detail: str) -> None:
+        self.wrote = True
+        delete_file(self.conn, sf.path)
+        upsert_file(self.conn, self.file_row(sf, blob, reason)._replace(detail=detail))
+        if reason != FileStatus.SHORT:
+            self.warn(f"{sf.path}: {detail}, skipped")
+        self.report.results.append(FileResult(sf.path, "skipped", 0, detail))
+
+
+def run_index(
+    ws: Workspace,
+    settings: Settings,
+    db_path: Path,
+    *,
+    scope: Sequence[str] | None = None,
+    progress: Progress | None = None,
+    warn: Warn | None = None,
+    head: str | None = None,
+    keep_documents: bool = False,
+    only: Sequence[str] | None = None,
+) -> IngestReport:
+    """Make the index equal to the Markdown files under `scope` (default: the stored scope).
+
+    With `only`, look at just those root-relative paths (what a git operation changed) and
+    keep every other file as it is: no walk of the work tree.
+
+    Raises:
+        DatabaseError: the database cannot be written.
+    """
+    started = time.perf_counter()
+    # A brand-new index is built in a private file without a journal and published by a
+    # hard link when complete: no reader can see it half-built, a crash leaves only the
+    # private file, and the build skips the WAL's double write.
+    build = new_build_path(db_path) if not db_path.exists() else None
+    conn = open_writer(build or db_path, fresh=build is not None)
+    if build is not None and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
+        exclude_from_git(ws)
+    say = warn or (lambda _m: None)
+    try:
+        with writing(conn, db_path), transaction(conn):
+            meta = read_meta(conn)
+            if scope is None:
+                scope = meta_scope(meta)
+            report = IngestReport(scope=list(scope), head=head)
+            run = _Run(ws, settings, conn, report, say, progress, keep_documents=keep_documents)
+            _apply(run, meta, only)
+        if build is not None:
+            publish_build(conn, build, db_path)
+    finally:
+        conn.close()
+        if build is not None:
+            build.unlink(missing_ok=True)
+    report.elapsed = time.perf_counter() - started
+    return report
+
+
+def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
+    conn, report = run.conn, run.report
+    fingerprint = _settings_fingerprint(run.settings)
+    rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
+    if rechunk_all or not meta:
+        only = None  # settings changed, or a brand-new index: look at everything
+    run.targeted = only is not None
+    facts = WalkFacts(saw_attributes=only is not None and _attributes_near(run.ws, only))
+    if only is None:
+        stored = load_files(conn)
+        found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
+    else:  # a targeted sync reads and may remove only the rows of `only`
+        stored = load_files(conn, only)
+        found = discover_paths(run.ws, run.settings, only, scope=report.scope, warn=run.warn)
+    live = {sf.path for sf in found}
+    suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
+    jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=facts.saw_attributes)
+    opts = Options(
+        run.settings.chunk_size,
+        run.settings.chunk_overlap,
+        run.settings.max_file_size,
+        run.keep_documents,
+    )
+    prepared = prepare_all(jobs, opts)
+    bulk = run.bulk = BulkInsert(conn) if len(jobs) >= BULK_THRESHOLD else None
+    suspect_paths = {sf.path for sf in suspects}
+    for done, sf in enumerate(found, 1):
+        row = stored.get(sf.path)
+        if sf.path not in suspect_paths and row is not None:
+            report.results.append(_unchanged(row))
+        else:
+            run.apply(sf, next(prepared), row)
+            if bulk is not None and done % FTS_BATCH == 0:
+                bulk.flush()
+        if run.progress is not None and done % 25 == 0:
+            run.progress(done, len(found))
+    if bulk is not None:
+        bulk.end()
+        run.bulk = None
+    _remove_vanished(run, stored, live)
+    _finish(run, meta, fingerprint)
+
+
+def differs_from_head(
+    ws: Workspace, settings: Settings, scope: Sequence[str], files: dict[str, FileRow]
+) -> bool | None:
+    """Does the indexed Markdown differ from HEAD's (edits, new or deleted files)?"""
+    from kenso_git.repo import git
+    from kenso_git.repo.ignore import IgnoreRules
+    from kenso_git.repo.workspace import in_scope
+    from kenso_git.repo.workspace import is_markdown
+
+    head = git.head_blob_ids(ws)
+    if head is None:
+        return None
+    rules = IgnoreRules.for_workspace(ws, settings)
+    tracked = {
+        path: blob
+        for path, blob in head.items()
+        if is_markdown(path) and in_scope(path, scope) and not rules.is_ignored(path)
+    }
+    unknown = {p for p, r in files.items() if not r.blob_id}  # binary or oversized: not hashed
+    indexed = {p: r.blob_id for p, r in files.items() if p not in unknown}
+    return indexed != {p: b for p, b in tracked.items() if p not in unknown}
+
+
+def _attributes_near(ws: Workspace, paths: Sequence[str]) -> bool:
+    """Does a .gitattributes file apply to any of `paths` (in its folder or above)?"""
+    folders = {""}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return any((ws.root / folder / ".gitattributes").exists() for folder in folders)
+
+
+def _jobs(
+    run: _Run,
+    suspects: Sequence[SourceFile],
+    stored: dict[str, FileRow],
+    rechunk_all: bool,
+    *,
+    saw_attributes: bool,
+) -> list[Job]:
+    """One job per changed-looking file. Git is asked for blob ids only when a content
+    filter could make them differ from the plain hash of the bytes (see `gitconfig`)."""
+    git_ids = git_blob_ids(run.ws, [sf.path for sf in suspects], saw_attributes=saw_attributes)
+    use_git = git_ids is not None
+    jobs = []
+    for sf in suspects:
+        row = stored.get(sf.path)
+        known = row.blob_id if row is not None and not rechunk_all else None
+        jobs.append(Job(sf, known, git_ids.get(sf.path) if git_ids else None, use_git))
+    return jobs
+
+
+def _remove_vanished(run: _Run, stored: dict[str, FileRow], live: set[str]) -> None:
+    # The index holds exactly the files under the scope: anything else goes.
+    for path in sorted(p for p in stored if p not in live):
+        delete_file(run.conn, path)
+        run.wrote = True
+        if stored[path].status == FileStatus.INDEXED:
+            run.paths_changed = True
+            run.report.results.append(FileResult(path, "removed"))
+
+
+def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
+    conn, report = run.conn, run.report
+    if run.wrote:
+        from kenso_git.index import links
+
+        if run.paths_changed:
+            links.rebuild_links(conn)
+        else:
+            links.rebuild_links(conn, sources=run.reindexed)
+    values = {
+        schema.META_SCOPE: json.dumps(report.scope),
+        schema.META_SETTINGS: fingerprint,
+        schema.META_SYNCED_AT: str(time.time()),
+        schema.META_ROOT: str(run.ws.root),
+    }
+    if report.head is not None:
+        values[schema.META_HEAD] = report.head
+    if run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
+        # A full sync of an existing index records it; a first build and a targeted (hook)
+        # sync leave it to `state()` to work out when asked (one `git ls-tree`).
+        differs = (
+            None
+            if run.targeted or not meta
+            else differs_from_head(run.ws, run.settings, report.scope, load_files(conn))
+        )
+        values[schema.META_WORKTREE_DIRTY] = "" if differs is None else ("1" if differs else "0")
+    write_meta(conn, values)
+    if run.wrote or not meta:
+        bump_generation(conn)

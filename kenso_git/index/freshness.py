@@ -1,0 +1,99 @@
+"""Is the index still the work tree? Cheap checks: HEAD and file stat data, no hashing.
+
+HEAD is read from the git files directly (no pygit2 import), so `stats`, the MCP
+`index_state` tool and `hooks status` answer in milliseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenso_git.repo.workspace import Workspace
+from kenso_git.store import schema
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from kenso_git.config import Settings
+    from kenso_git.repo.discover import SourceFile
+    from kenso_git.store.files import FileRow
+
+_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def _resolve_ref(ws: Workspace, ref: str, depth: int = 0) -> str | None:
+    assert ws.git_dir is not None and ws.common_dir is not None
+    for base in (ws.git_dir, ws.common_dir):
+        value = _read(base / ref)
+        if value is None:
+            continue
+        if value.startswith("ref:") and depth < 5:
+            return _resolve_ref(ws, value[4:].strip(), depth + 1)
+        return value if _SHA.match(value) else None
+    packed = _read(ws.common_dir / "packed-refs")
+    for line in (packed or "").splitlines():
+        parts = line.split(" ", 1)
+        if len(parts) == 2 and parts[1] == ref and _SHA.match(parts[0]):
+            return parts[0]
+    return None
+
+
+def head_commit(ws: Workspace) -> str | None:
+    """The commit HEAD points at; None outside git, on an unborn branch or when unreadable."""
+    if ws.git_dir is None:
+        return None
+    head = _read(ws.git_dir / "HEAD")
+    if head is None:
+        return None
+    if head.startswith("ref:"):
+        return _resolve_ref(ws, head[4:].strip())
+    return head if _SHA.match(head) else None
+
+
+def is_stale(
+    ws: Workspace,
+    settings: Settings,
+    meta: dict[str, str],
+    stored_files: Callable[[], dict[str, FileRow]],
+) -> bool:
+    """True when HEAD moved or any Markdown file appeared, vanished or changed content.
+
+    Files whose stat data changed are hashed (only those): a file touched but not
+    changed, as git leaves after `git stash` of nothing, does not make the index stale.
+    """
+    from kenso_git.index.build import stat_unchanged
+    from kenso_git.repo.discover import WalkFacts
+    from kenso_git.repo.discover import discover
+    from kenso_git.store.meta import meta_scope
+
+    if ws.is_git and head_commit(ws) != (meta.get(schema.META_HEAD) or None):
+        return True
+    scope = meta_scope(meta)
+    stored = stored_files()
+    facts = WalkFacts()
+    found = discover(ws, settings, scope=scope, facts=facts)
+    if {sf.path for sf in found} != set(stored):
+        return True
+    touched = [sf for sf in found if not stat_unchanged(sf, stored.get(sf.path))]
+    if not touched:
+        return False
+    ids = _blob_ids(ws, touched, saw_attributes=facts.saw_attributes)
+    return any(ids.get(sf.path) != stored[sf.path].blob_id for sf in touched)
+
+
+def _blob_ids(ws: Workspace, files: list[SourceFile], *, saw_attributes: bool) -> dict[str, str]:
+    from kenso_git.index.prepare import git_blob_ids
+    from kenso_git.repo import git
+
+    paths = [sf.path for sf in files]
+    ids = git_blob_ids(ws, paths, saw_attributes=saw_attributes)
+    return ids if ids is not None else git.plain_blob_ids(ws.root, paths)

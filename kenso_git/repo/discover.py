@@ -1,0 +1,256 @@
+"""Find the Markdown files of a work tree, honouring the ignore rules, and load them.
+
+Discovery never enters `.git/`, `.kenso/`, ignored folders, nested repositories
+(submodules) or symlinked folders; it skips symlinked files that leave the root,
+files over the size cap and binary files, each with a one-line warning.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Callable
+from collections.abc import Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import NamedTuple
+
+from kenso_git.config import Settings
+from kenso_git.errors import UsageError
+from kenso_git.repo.ignore import IgnoreRules
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import in_scope
+from kenso_git.repo.workspace import is_markdown
+from kenso_git.text.parse import Document
+from kenso_git.text.parse import decode
+from kenso_git.text.parse import parse_document
+
+BINARY_PROBE = 8192
+
+Warn = Callable[[str], None]
+
+
+class FileStatus(StrEnum):
+    """What the index records for a file it has seen (the `files.status` column)."""
+
+    INDEXED = "indexed"
+    SHORT = "short"  # under kenso's 50-character floor
+    BINARY = "binary"
+    LARGE = "large"  # over max-file-size
+    UNREADABLE = "unreadable"
+
+
+class SourceFile(NamedTuple):
+    """A Markdown file found in the work tree, with the stat data used to skip re-reads."""
+
+    path: str  # root-relative POSIX
+    location: str  # absolute path as a string (a Path costs more to build than to use)
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+    @property
+    def abspath(self) -> Path:
+        return Path(self.location)
+
+
+class WalkFacts:
+    """What the walk noticed besides Markdown files."""
+
+    __slots__ = ("saw_attributes",)
+
+    def __init__(self, *, saw_attributes: bool = False) -> None:
+        # a .gitattributes file exists under the walked folders
+        self.saw_attributes = saw_attributes
+
+
+class Skip(NamedTuple):
+    """A file that discovery found but will not index, and why."""
+
+    path: str
+    reason: FileStatus  # why it is not indexed
+    detail: str
+
+
+def _ignore_warning(_message: str) -> None:
+    return None
+
+
+def scope_folders(ws: Workspace, targets: Sequence[Path]) -> list[str]:
+    """Root-relative POSIX forms of `targets` ("" = the whole root).
+
+    Raises:
+        UsageError: a target does not exist or lies outside the root.
+    """
+    out: list[str] = []
+    for target in targets:
+        real = Path(target).resolve()
+        if not real.exists():
+            raise UsageError(f"path does not exist: {target}", hint="check the spelling")
+        if not real.is_relative_to(ws.root):
+            raise UsageError(
+                f"path is outside the work tree {ws.root}: {target}",
+                hint="run kenso-git from inside the repository that holds the docs",
+            )
+        out.append(real.relative_to(ws.root).as_posix() if real != ws.root else "")
+    return sorted(set(out)) or [""]
+
+
+def discover(
+    ws: Workspace,
+    settings: Settings,
+    *,
+    scope: Sequence[str] = ("",),
+    rules: IgnoreRules | None = None,
+    warn: Warn | None = None,
+    facts: WalkFacts | None = None,
+) -> list[SourceFile]:
+    """Every indexable Markdown file under the `scope` folders or files, sorted by path."""
+    rules = rules or IgnoreRules.for_workspace(ws, settings)
+    say = warn or _ignore_warning
+    found: dict[str, SourceFile] = {}
+    for item in scope or ("",):
+        target = ws.root / item if item else ws.root
+        if item and rules.is_ignored(item, is_dir=target.is_dir()):
+            say(f"{item}: ignored by .gitignore/.cursorignore/.kensoignore rules, skipped")
+            continue
+        if target.is_dir():
+            _walk(ws, rules, item, found, say, facts or WalkFacts())
+        elif is_markdown(target.name):
+            entry = _source_file(item, str(target), say)
+            if entry is not None:
+                found[entry.path] = entry
+    return [found[key] for key in sorted(found)]
+
+
+def discover_paths(
+    ws: Workspace,
+    settings: Settings,
+    paths: Sequence[str],
+    *,
+    scope: Sequence[str] = ("",),
+    warn: Warn | None = None,
+) -> list[SourceFile]:
+    """Like `discover`, but looks only at `paths` (root-relative): those that exist, are
+    Markdown, lie in `scope` and are not ignored (in a non-ignored folder)."""
+    rules = IgnoreRules.for_workspace(ws, settings)
+    say = warn or _ignore_warning
+    found: list[SourceFile] = []
+    for rel in sorted(set(paths)):
+        if not is_markdown(rel) or not in_scope(rel, scope):
+            continue
+        location = os.path.join(ws.root, rel)
+        if not os.path.isfile(location) or rules.is_ignored(rel):
+            continue
+        if _in_nested_repository(ws.root, rel):
+            continue
+        sf = _markdown_entry(ws.root, rel, location, os.path.islink(location), say)
+        if sf is not None:
+            found.append(sf)
+    return found
+
+
+def _in_nested_repository(root: Path, rel: str) -> bool:
+    parts = rel.split("/")[:-1]
+    return any(
+        os.path.lexists(os.path.join(root, *parts[: i + 1], ".git")) for i in range(len(parts))
+    )
+
+
+def _walk(
+    ws: Workspace,
+    rules: IgnoreRules,
+    folder: str,
+    found: dict[str, SourceFile],
+    say: Warn,
+    facts: WalkFacts,
+) -> None:
+    stack = [folder]
+    root = ws.root
+    while stack:
+        current = stack.pop()
+        directory = root / current if current else root
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as err:
+            say(f"{current or '.'}: cannot list folder ({err.strerror}), skipped")
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = f"{current}/{name}" if current else name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if rules.is_ignored_in(current, name, is_dir=True):
+                    continue
+                if os.path.lexists(os.path.join(entry.path, ".git")):
+                    continue  # a submodule or nested repository: its docs are its own
+                stack.append(rel)
+            elif name == ".gitattributes":
+                facts.saw_attributes = True
+            elif is_markdown(name) and not rules.is_ignored_in(current, name, is_dir=False):
+                sf = _markdown_entry(root, rel, entry.path, is_link, say)
+                if sf is not None:
+                    found[rel] = sf
+
+
+def _markdown_entry(
+    root: Path, rel: str, location: str, is_link: bool, say: Warn
+) -> SourceFile | None:
+    """A found Markdown file, unless it is a symlink leading out of the work tree."""
+    if is_link:
+        target = Path(location).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            say(f"{rel}: symlink leads outside the repository, skipped")
+            return None
+    return _source_file(rel, location, say)
+
+
+def _source_file(rel: str, location: str, say: Warn) -> SourceFile | None:
+    try:
+        st = os.stat(location)
+    except OSError as err:
+        say(f"{rel}: cannot read ({err.strerror}), skipped")
+        return None
+    if not stat_mod.S_ISREG(st.st_mode):
+        return None
+    return SourceFile(rel, location, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def read_bytes(sf: SourceFile, max_size: int) -> bytes | Skip:
+    """The file's bytes, or a Skip for files larger than `max_size`, binary or unreadable."""
+    if sf.size > max_size:
+        return Skip(
+            sf.path,
+            FileStatus.LARGE,
+            f"{sf.size:,} bytes is over the {max_size:,}-byte cap "
+            "(raise max-file-size in [tool.kenso] to index it)",
+        )
+    try:
+        data = sf.abspath.read_bytes()
+    except OSError as err:
+        return Skip(sf.path, FileStatus.UNREADABLE, f"cannot read: {err.strerror}")
+    if b"\x00" in data[:BINARY_PROBE]:
+        return Skip(sf.path, FileStatus.BINARY, "looks binary (NUL bytes), not Markdown")
+    return data
+
+
+def document_from_bytes(path: str, data: bytes) -> Document:
+    """Decode and parse; decoding problems travel in `Document.problems`."""
+    text, problems = decode(data, path)
+    doc = parse_document(path, text)
+    if problems:
+        doc = doc._replace(problems=(*problems, *doc.problems))
+    return doc
+
+
+def load_document(sf: SourceFile, settings: Settings) -> Document | Skip:
+    """Read, decode and parse one discovered file."""
+    data = read_bytes(sf, settings.max_file_size)
+    if isinstance(data, Skip):
+        return data
+    return document_from_bytes(sf.path, data)

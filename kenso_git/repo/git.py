@@ -1,0 +1,425 @@
+"""Everything kenso-git asks git: working-tree blob ids, HEAD, rebase state, hooks folder.
+
+This is the only module that imports pygit2, and it does so inside the functions that need it
+(importing pygit2 costs ~0.1 s), so `import kenso_git.repo.git` stays cheap for the hook path.
+libgit2 runs no external filter drivers, which keeps an untrusted repository from running
+commands through us; `Repository.hashfile` still applies the CRLF and ident filters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+from kenso_git.errors import GitError
+from kenso_git.repo.workspace import Workspace
+
+if TYPE_CHECKING:
+    import pygit2
+
+GITLINK_MODE = 0o160000
+SYMLINK_MODE = 0o120000
+ZERO_OID = "0" * 40
+_SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for it
+
+# Variables git exports into hooks that would point us at the wrong repository or index.
+# GIT_CONFIG_* (git -c, GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL...) are kept.
+GIT_REPO_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_QUARANTINE_PATH",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_EXEC_PATH",
+    "GIT_REFLOG_ACTION",
+    "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_GRAFT_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+)
+
+
+class HeadState(NamedTuple):
+    """Where HEAD points: a commit id (None when unborn) and the branch (None when detached)."""
+
+    commit: str | None
+    branch: str | None
+    detached: bool
+    unborn: bool
+
+
+def blob_id(data: bytes) -> str:
+    """The SHA-1 id git gives `data` as a blob, with no filters applied."""
+    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A copy of the environment without the repository-locating GIT_* variables."""
+    source = os.environ if environ is None else environ
+    return {k: v for k, v in source.items() if k not in GIT_REPO_VARS}
+
+
+def _open(ws: Workspace) -> pygit2.Repository:
+    import pygit2
+
+    if ws.git_dir is None:
+        raise GitError(
+            f"not a git work tree: {ws.root}",
+            hint="run this inside a git repository, or `git init` first",
+        )
+    try:
+        return pygit2.Repository(str(ws.root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+    except pygit2.GitError as err:
+        raise GitError(
+            f"cannot open the git repository at {ws.git_dir}: {err}",
+            hint="check `git status` works here",
+        ) from err
+
+
+# --- working-tree blob ids ---------------------------------------------------------------
+
+
+def worktree_blob_ids(ws: Workspace, paths: Sequence[str]) -> dict[str, str]:
+    """The blob id git would give each working-tree file in `paths` (repo-relative POSIX).
+
+    Tracked files that `git status` would call unchanged take the index entry's id without
+    being read; modified, untracked and other files are hashed with the repository's filters.
+    Gitlinks (submodules) and missing files are left out of the result. On any libgit2 error
+    (an unsupported index extension, say) every path is hashed instead; without a usable
+    repository, plain unfiltered blob ids are returned.
+    """
+    if not paths:
+        return {}
+    if ws.git_dir is None:
+        return plain_blob_ids(ws.root, paths)
+    import pygit2
+
+    try:
+        repo = _open(ws)
+    except GitError:
+        return plain_blob_ids(ws.root, paths)
+    try:
+        return _cheap_ids(repo, ws.root, paths)
+    except (pygit2.GitError, OSError, ValueError, KeyError, IndexError):
+        pass
+    try:
+        return _hashed_ids(repo, ws.root, paths)
+    except (pygit2.GitError, OSError, ValueError):
+        return plain_blob_ids(ws.root, paths)
+
+
+_CHANGED_FLAGS = (
+    256  # WT_MODIFIED
+    | 512  # WT_DELETED
+    | 1024  # WT_TYPECHANGE
+    | 2048  # WT_RENAMED
+    | 4096  # WT_UNREADABLE
+    | 32768  # CONFLICTED
+)
+
+
+def _cheap_ids(repo: pygit2.Repository, root: Path, paths: Sequence[str]) -> dict[str, str]:
+    status = repo.status(untracked_files="all", ignored=False)
+    index = repo.index
+    out: dict[str, str] = {}
+    to_hash: list[str] = []
+    for path in paths:
+        flags = int(status.get(path, 0))
+        entry = None if flags & (_CHANGED_FLAGS | 128) else _index_entry(index, path)
+        if entry is None:
+            to_hash.append(path)
+            continue
+        mode = int(entry.mode)
+        if mode == GITLINK_MODE:
+            continue
+        if mode == SYMLINK_MODE:
+            to_hash.append(path)  # the index holds the link text; we index the target's content
+            continue
+        out[path] = str(entry.id)
+    out.update(_hashed_ids(repo, root, to_hash))
+    return out
+
+
+def _index_entry(index: pygit2.Index, path: str) -> pygit2.IndexEntry | None:
+    try:
+        return index[path]
+    except KeyError:
+        return None
+
+
+def _hashed_ids(repo: pygit2.Repository, root: Path, paths: Iterable[str]) -> dict[str, str]:
+    import pygit2
+
+    out: dict[str, str] = {}
+    for path in paths:
+        full = root / path
+        if not full.is_file():  # missing, a folder, a submodule checkout
+            continue
+        try:
+            out[path] = str(repo.hashfile(str(full), as_path=path))
+        except pygit2.GitError:
+            data = _read(full)
+            if data is not None:
+                out[path] = blob_id(data)
+    return out
+
+
+def plain_blob_ids(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    """Unfiltered blob ids of the readable files among `paths` (relative to `root`)."""
+    out: dict[str, str] = {}
+    for path in paths:
+        data = _read(root / path)
+        if data is not None:
+            out[path] = blob_id(data)
+    return out
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+# --- HEAD, rebase, hooks folder ----------------------------------------------------------
+
+
+def head_state(ws: Workspace) -> HeadState:
+    """Where HEAD of this work tree points; works with no commits and on a detached HEAD.
+
+    Raises:
+        GitError: `ws` is not a git work tree, or its HEAD cannot be read.
+    """
+    import pygit2
+
+    repo = _open(ws)
+    try:
+        detached = bool(repo.head_is_detached)
+        if repo.head_is_unborn:
+            target = repo.references["HEAD"].target
+            branch = target.removeprefix("refs/heads/") if isinstance(target, str) else None
+            return HeadState(commit=None, branch=branch, detached=False, unborn=True)
+        commit = str(repo.head.target)
+        branch = None if detached else repo.head.shorthand
+    except (pygit2.GitError, KeyError) as err:
+        raise GitError(
+            f"cannot read HEAD of {ws.root}: {err}", hint="check `git status` works here"
+        ) from err
+    return HeadState(commit=commit, branch=branch, detached=detached, unborn=False)
+
+
+def is_rebase_in_progress(ws: Workspace) -> bool:
+    """True while `git rebase` (merge or apply backend) is replaying commits in this work tree."""
+    if ws.git_dir is None:
+        return False
+    return (ws.git_dir / "rebase-merge").is_dir() or (ws.git_dir / "rebase-apply").is_dir()
+
+
+# The rebase todo verbs that replay a commit; the hook shim template gets the same list.
+REWRITING_VERBS = (
+    "p",
+    "pick",
+    "r",
+    "reword",
+    "e",
+    "edit",
+    "s",
+    "squash",
+    "f",
+    "fixup",
+    "m",
+    "merge",
+)
+_REWRITING = frozenset(REWRITING_VERBS)
+
+
+def rebase_will_rewrite(ws: Workspace) -> bool:
+    """True while a rebase is replaying commits that post-rewrite will report at the end.
+
+    A rebase whose todo list rewrites nothing (a fast-forward: only `noop`) fires no
+    post-rewrite, so hooks must not wait for one.
+    """
+    if ws.git_dir is None:
+        return False
+    if (ws.git_dir / "rebase-apply").is_dir():
+        return True
+    merge = ws.git_dir / "rebase-merge"
+    if not merge.is_dir():
+        return False
+    for name in ("git-rebase-todo", "done"):
+        try:
+            lines = (merge / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        if lines and lines[0].split(" ", 1)[0] in _REWRITING:  # the shim reads the first line too
+            return True
+    return False
+
+
+def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
+    """Run `git ARGS` in the work tree with a scrubbed environment; return its stdout.
+
+    Raises:
+        GitError: git is missing, timed out or failed.
+    """
+    try:
+        status, out, err = capture(["git", "-C", str(ws.root), *args], scrubbed_env(), timeout)
+    except (OSError, TimeoutError) as exc:
+        raise GitError(f"cannot run git {' '.join(args)}: {exc}", hint="is git installed?") from exc
+    if status != 0:
+        detail = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(
+            f"git {' '.join(args)} failed: {detail[-1] if detail else status}",
+            hint="check `git status` works here",
+        )
+    return out.decode("utf-8", "surrogateescape")
+
+
+def capture(argv: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, bytes, bytes]:
+    """Run `argv` with stdin from /dev/null; return (exit status, stdout, stderr).
+
+    `posix_spawn` and two pipes rather than `subprocess`: every hook call runs git once, and
+    importing `subprocess` (with `signal`, `threading`, `selectors`) costs more than the call.
+
+    Raises:
+        OSError: the program cannot be started.
+        TimeoutError: it ran longer than `timeout` seconds (it is killed).
+    """
+    import select
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        pid = os.posix_spawnp(
+            argv[0],
+            argv,
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, out_w, 1),
+                (os.POSIX_SPAWN_DUP2, err_w, 2),
+            ],
+        )
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    received: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    deadline = time.monotonic() + timeout
+    try:
+        pending = [out_r, err_r]
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, _SIGKILL)
+                os.waitpid(pid, 0)
+                raise TimeoutError(f"{argv[0]} did not finish within {timeout:g} s")
+            ready, _, _ = select.select(pending, [], [], left)
+            for fd in ready:
+                data = os.read(fd, 1 << 16)
+                if data:
+                    received[fd].append(data)
+                else:
+                    pending.remove(fd)
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+    _, wait_status = os.waitpid(pid, 0)
+    return (
+        os.waitstatus_to_exitcode(wait_status),
+        b"".join(received[out_r]),
+        b"".join(received[err_r]),
+    )
+
+
+def hooks_dir(ws: Workspace) -> Path:
+    """The hooks folder git really uses (`git rev-parse --git-path hooks`), absolute.
+
+    Honours `core.hooksPath` (a relative value is relative to the work-tree root); linked
+    worktrees share the common directory's hooks.
+
+    Raises:
+        GitError: `ws` is not a git work tree.
+    """
+    if ws.common_dir is None:
+        raise GitError(
+            f"not a git work tree: {ws.root}",
+            hint="run `kenso-git hooks install` inside a git repository",
+        )
+    try:
+        out = run_git(ws, "rev-parse", "--git-path", "hooks").strip()
+    except GitError:
+        return ws.common_dir / "hooks"
+    path = Path(os.path.expanduser(out))
+    return path if path.is_absolute() else (ws.root / path).resolve()
+
+
+def hooks_path_setting(ws: Workspace) -> str | None:
+    """The value of `core.hooksPath` when set (any config level), else None."""
+    try:
+        out = run_git(ws, "config", "--get", "core.hooksPath").strip()
+    except GitError:
+        return None
+    return out or None
+
+
+def diff_names(ws: Workspace, old: str, new: str) -> list[str] | None:
+    """Every path that differs between commits `old` and `new` (renames as delete + add).
+
+    None when it cannot be told (an all-zero or unknown commit, a git failure).
+    """
+    if not old or not new or old == ZERO_OID or new == ZERO_OID:
+        return None
+    if old == new:
+        return []
+    try:
+        out = run_git(ws, "diff", "--name-only", "-z", "--no-renames", old, new, "--")
+    except GitError:
+        return None
+    return [name for name in out.split("\0") if name]
+
+
+def changed_paths(ws: Workspace, old: str, new: str, *, suffix: str = ".md") -> int | None:
+    """How many paths ending in `suffix` differ between commits `old` and `new`."""
+    names = diff_names(ws, old, new)
+    return None if names is None else sum(1 for name in names if name.endswith(suffix))
+
+
+def head_blob_ids(ws: Workspace) -> dict[str, str] | None:
+    """Path -> blob id of every file in HEAD's tree; {} on an unborn branch, None on failure."""
+    if ws.git_dir is None:
+        return None
+    try:
+        out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", "HEAD")
+    except GitError:
+        return {} if head_state(ws).unborn else None
+    ids: dict[str, str] = {}
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            ids[path] = parts[2]
+    return ids

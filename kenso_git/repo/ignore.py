@@ -1,0 +1,154 @@
+"""Ignore rules with git's semantics: .gitignore (nested), info/exclude, core.excludesFile,
+.cursorignore and .kensoignore, plus `exclude` patterns from the settings.
+
+The ONLY pathspec user. Rules are layered like git's: a deeper ignore file overrides a
+shallower one, inside one file the last matching pattern wins, and a file inside an
+excluded directory cannot be re-included (the walker never enters such a directory;
+`is_ignored` checks every ancestor for the same reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+from kenso_git.config import Settings
+from kenso_git.repo.gitconfig import excludes_file
+from kenso_git.repo.gitconfig import read_config
+from kenso_git.repo.workspace import Workspace
+
+if TYPE_CHECKING:
+    import pathspec
+
+IGNORE_FILES = (".gitignore", ".cursorignore", ".kensoignore")
+ALWAYS_SKIPPED_DIRS = frozenset({".git", ".kenso"})
+
+
+class _Source(NamedTuple):
+    base: str  # folder the patterns are relative to ("" = root), no trailing slash
+    spec: pathspec.GitIgnoreSpec
+
+    def verdict(self, rel: str) -> bool | None:
+        """True = ignored, False = re-included by a negation, None = no pattern matched."""
+        if self.base:
+            if not rel.startswith(self.base + "/"):
+                return None
+            rel = rel[len(self.base) + 1 :]
+        result = self.spec.check_file(rel)
+        return None if result.include is None else bool(result.include)
+
+
+# Lines that change nothing here: `.kenso/` is never entered anyway (kenso-git writes it
+# into info/exclude), so a repository with no other pattern never needs pathspec at all.
+_NO_OP_LINES = frozenset({"/.kenso/", ".kenso/", "/.kenso", ".kenso"})
+
+
+def _compile(lines: Iterable[str], base: str) -> _Source | None:
+    cleaned = [line.rstrip("\r\n") for line in lines]
+    if not any(
+        line.strip() and not line.lstrip().startswith("#") and line.strip() not in _NO_OP_LINES
+        for line in cleaned
+    ):
+        return None
+    import pathspec  # ~25 ms to import: only when some pattern can match
+
+    return _Source(base, pathspec.GitIgnoreSpec.from_lines(cleaned))
+
+
+def _read_lines(path: Path) -> list[str] | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
+class IgnoreRules:
+    """Layered ignore patterns for one work tree; folder files are loaded on demand."""
+
+    __slots__ = ("_chain_cache", "_folder_cache", "base_sources", "root")
+
+    def __init__(self, root: Path, base_sources: list[_Source] | None = None) -> None:
+        self.root = root
+        self.base_sources = base_sources or []  # lowest precedence first
+        self._folder_cache: dict[str, list[_Source]] = {}
+        self._chain_cache: dict[str, list[_Source]] = {}
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace, settings: Settings) -> IgnoreRules:
+        """Rules that apply everywhere in `ws`: excludesFile, info/exclude, settings.exclude."""
+        base: list[_Source] = []
+        if ws.is_git:
+            lines = _read_lines(excludes_file(read_config(ws)))
+            if lines and (src := _compile(lines, "")) is not None:
+                base.append(src)
+            assert ws.common_dir is not None
+            lines = _read_lines(ws.common_dir / "info" / "exclude")
+            if lines and (src := _compile(lines, "")) is not None:
+                base.append(src)
+        if settings.exclude and (src := _compile(settings.exclude, "")) is not None:
+            base.append(src)
+        return cls(root=ws.root, base_sources=base)
+
+    def folder_sources(self, folder: str) -> list[_Source]:
+        """Patterns of the ignore files that live directly in `folder` ("" = root)."""
+        cached = self._folder_cache.get(folder)
+        if cached is not None:
+            return cached
+        found: list[_Source] = []
+        directory = self.root / folder if folder else self.root
+        for name in IGNORE_FILES:
+            lines = _read_lines(directory / name)
+            if lines and (src := _compile(lines, folder)) is not None:
+                found.append(src)
+        self._folder_cache[folder] = found
+        return found
+
+    def _sources_for(self, folder: str) -> list[_Source]:
+        """Every source that applies inside `folder`, highest precedence first (memoised)."""
+        cached = self._chain_cache.get(folder)
+        if cached is None:
+            cached = self._chain_cache[folder] = self._build_chain(folder)
+        return cached
+
+    def _build_chain(self, folder: str) -> list[_Source]:
+        chain = [""]
+        if folder:
+            parts = folder.split("/")
+            chain += ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        ordered: list[_Source] = []
+        for level in reversed(chain):
+            ordered.extend(reversed(self.folder_sources(level)))
+        ordered.extend(reversed(self.base_sources))
+        return ordered
+
+    def _matches(self, rel: str, is_dir: bool) -> bool:
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        probe = rel + "/" if is_dir else rel
+        for source in self._sources_for(folder):
+            verdict = source.verdict(probe)
+            if verdict is not None:
+                return verdict
+        return False
+
+    def is_ignored(self, rel: str, *, is_dir: bool = False) -> bool:
+        """True when `rel` (root-relative POSIX) or any folder above it is excluded."""
+        parts = [p for p in rel.split("/") if p]
+        if not parts:
+            return False
+        if any(p in ALWAYS_SKIPPED_DIRS for p in parts[:-1]) or (
+            is_dir and parts[-1] in ALWAYS_SKIPPED_DIRS
+        ):
+            return True
+        for i in range(1, len(parts)):
+            if self._matches("/".join(parts[:i]), True):
+                return True
+        return self._matches("/".join(parts), is_dir)
+
+    def is_ignored_in(self, folder: str, name: str, *, is_dir: bool) -> bool:
+        """Walker fast path: `folder` is known not to be ignored; check one entry in it."""
+        if is_dir and name in ALWAYS_SKIPPED_DIRS:
+            return True
+        rel = f"{folder}/{name}" if folder else name
+        return self._matches(rel, is_dir)

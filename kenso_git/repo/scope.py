@@ -1,0 +1,205 @@
+"""The security gate between outside path arguments and the repository.
+
+Every path an agent (or any other outside caller) names goes through `Scope.resolve`,
+which returns a `RepoPath` only when the path is inside the scoped roots after the real
+path is resolved. Refusals raise `ScopeError` whose `rule` names the check that failed;
+paths are never trimmed into something acceptable. Results read from the index are
+filtered with `Scope.allows`, so an agent never sees documents outside its scope.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from pathlib import PurePosixPath
+from typing import NewType
+
+from kenso_git.config import Settings
+from kenso_git.errors import ConfigError
+from kenso_git.errors import ScopeError
+from kenso_git.repo.workspace import Workspace
+
+RepoPath = NewType("RepoPath", str)
+"""A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
+
+MAX_PATH_CHARS = 4096
+MAX_CACHED_VERDICTS = 200_000
+INTERNAL_DIRS = frozenset({".git", ".kenso"})
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _never_ignored(rel: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The folders an agent may see: the checkout, or `agent_scoped_roots` inside it."""
+
+    root: Path  # the real (resolved) work-tree root
+    roots: tuple[Path, ...]  # real scoped roots, each inside `root`
+    is_ignored: Callable[[str], bool] = _never_ignored
+    # allows() runs for every candidate row of a search; the rules are fixed for the
+    # lifetime of a Scope, so each index path is decided once (dict ops are atomic).
+    _verdicts: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def rel_roots(self) -> tuple[str, ...]:
+        """Scoped roots as repo-relative POSIX strings ("." for the whole checkout)."""
+        return tuple(r.relative_to(self.root).as_posix() for r in self.roots)
+
+    def resolve(self, raw: object) -> RepoPath:
+        """Check an outside path argument and return it as a `RepoPath`.
+
+        Raises:
+            ScopeError: the path is refused; `rule` names the check (for example
+                `parent-traversal`, `outside-root`, `symlink-escape`, `ignored`).
+        """
+        text = _check_text(raw)
+        given = Path(text)
+        lexical = PurePosixPath(text)
+        if given.is_absolute():
+            if not Path(_lexical_norm(lexical)).is_relative_to(self.root):
+                raise _refuse("outside-root", text, "the path is outside the repository checkout")
+            rel = PurePosixPath(Path(_lexical_norm(lexical)).relative_to(self.root).as_posix())
+        else:
+            rel = PurePosixPath(_lexical_norm(lexical))
+        self._check_inside(rel, text, real=False)
+        real = (self.root / rel).resolve(strict=False)
+        if not real.is_relative_to(self.root):
+            raise _refuse("symlink-escape", text, "a symbolic link leads outside the repository")
+        real_rel = PurePosixPath(real.relative_to(self.root).as_posix())
+        self._check_inside(real_rel, text, real=True)
+        return RepoPath(rel.as_posix() if rel.parts else ".")
+
+    def _check_inside(self, rel: PurePosixPath, text: str, *, real: bool) -> None:
+        if any(part in INTERNAL_DIRS for part in rel.parts):
+            raise _refuse("internal-dir", text, "paths inside .git/ and .kenso/ are not served")
+        absolute = self.root.joinpath(*rel.parts)
+        if not any(absolute.is_relative_to(r) for r in self.roots):
+            rule = "symlink-escape" if real else "outside-scope"
+            scoped = ", ".join(self.rel_roots)
+            raise _refuse(rule, text, f"the path is outside the agent scope ({scoped})")
+        if rel.parts and self.is_ignored(rel.as_posix()):
+            raise _refuse(
+                "ignored",
+                text,
+                "the path is excluded by .gitignore, .cursorignore, .kensoignore or `exclude`",
+            )
+
+    def allows(self, rel_path: str) -> bool:
+        """True when an index path (repo-relative POSIX) is inside the scope and not ignored."""
+        verdict = self._verdicts.get(rel_path)
+        if verdict is None:
+            if len(self._verdicts) >= MAX_CACHED_VERDICTS:
+                self._verdicts.clear()
+            verdict = self._decide(rel_path)
+            self._verdicts[rel_path] = verdict
+        return verdict
+
+    def _decide(self, rel_path: str) -> bool:
+        path = PurePosixPath(rel_path)
+        if path.is_absolute() or ".." in path.parts or not path.parts:
+            return False
+        if any(part in INTERNAL_DIRS for part in path.parts):
+            return False
+        absolute = self.root.joinpath(*path.parts)
+        if not any(absolute.is_relative_to(r) for r in self.roots):
+            return False
+        return not self.is_ignored(path.as_posix())
+
+
+def _lexical_norm(path: PurePosixPath) -> str:
+    """Drop "." parts and repeated slashes; `..` was refused before we get here."""
+    parts = [p for p in path.parts if p != "."]
+    if not parts:
+        return "."
+    return PurePosixPath(*parts).as_posix()
+
+
+def _refuse(rule: str, text: str, why: str) -> ScopeError:
+    shown = text if len(text) <= 200 else text[:200] + "..."
+    return ScopeError(f"path refused ({rule}): {shown!r}: {why}", rule=rule, path=shown)
+
+
+def _check_text(raw: object) -> str:
+    if not isinstance(raw, str):
+        raise ScopeError("path refused (not-a-string)", rule="not-a-string")
+    if raw == "" or raw.strip() == "":
+        raise ScopeError(
+            "path refused (empty-path): give a repo-relative path such as docs/guide.md",
+            rule="empty-path",
+        )
+    if "\x00" in raw:
+        raise _refuse("nul-byte", raw.replace("\x00", "\\0"), "the path contains a NUL byte")
+    if _CONTROL.search(raw):
+        shown = raw.encode("unicode_escape").decode()
+        raise _refuse("control-character", shown, "the path contains a control character")
+    if len(raw) > MAX_PATH_CHARS:
+        raise _refuse("too-long", raw, f"paths are limited to {MAX_PATH_CHARS} characters")
+    if _PERCENT_ESCAPE.search(raw):
+        raise _refuse(
+            "percent-encoding", raw, "percent-encoded paths are not decoded; pass the plain path"
+        )
+    if "\\" in raw:
+        raise _refuse("backslash", raw, "use forward slashes in repo-relative paths")
+    if raw.startswith("~"):
+        raise _refuse("home-expansion", raw, "`~` is not expanded; pass a repo-relative path")
+    if ".." in PurePosixPath(raw).parts:
+        raise _refuse("parent-traversal", raw, "`..` components are not allowed")
+    return raw
+
+
+def build_scope(
+    workspace: Workspace,
+    settings: Settings,
+    *,
+    is_ignored: Callable[[str], bool] | None = None,
+) -> Scope:
+    """Build the scope from `agent_scoped_roots` (default: the whole checkout).
+
+    Raises:
+        ConfigError: a scoped root is absolute, climbs out with `..`, or resolves
+            (through a symbolic link) outside the repository. The server fails closed.
+    """
+    root = workspace.root.resolve()
+    roots = _scoped_roots(root, settings.agent_scoped_roots, settings.source)
+    return Scope(root=root, roots=roots, is_ignored=is_ignored or _never_ignored)
+
+
+def _scoped_roots(root: Path, configured: Sequence[str], source: str | None) -> tuple[Path, ...]:
+    if not configured:
+        return (root,)
+    where = source or "configuration"
+    out: list[Path] = []
+    for entry in configured:
+        text = entry.strip().rstrip("/") or "."
+        pure = PurePosixPath(text)
+        if pure.is_absolute() or ".." in pure.parts or "\x00" in text or "\\" in text:
+            raise ConfigError(
+                f"agent-scoped-roots entry {entry!r} must be a folder inside the repository",
+                path=where,
+                hint='use repo-relative folders such as agent-scoped-roots = ["docs"]',
+            )
+        real = (root / _lexical_norm(pure)).resolve(strict=False)
+        if not real.is_relative_to(root):
+            raise ConfigError(
+                f"agent-scoped-roots entry {entry!r} resolves outside the repository",
+                path=where,
+                hint="remove the symbolic link or the entry",
+            )
+        out.append(real)
+    return tuple(out)
+
+
+def scope_for(workspace: Workspace, settings: Settings) -> Scope:
+    """The scope with the repository's ignore rules (.gitignore, .cursorignore, .kensoignore)."""
+    from kenso_git.repo.ignore import IgnoreRules  # lazy: pathspec costs ~0.04 s to import
+
+    rules = IgnoreRules.for_workspace(workspace, settings)
+    return build_scope(workspace, settings, is_ignored=rules.is_ignored)

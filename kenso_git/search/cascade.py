@@ -1,0 +1,338 @@
+"""Keyword search over the index: cascade, fallbacks, dedup, re-rank and relevance (spec §4).
+
+Differences from kenso 2.0.0 (spec §8):
+* the cascade threshold is `min(3, limit)` documents, and a stage that falls short keeps its
+  hits ahead of the next stage's new hits (§8.10);
+* each stage fetches `6 x limit` chunks (kenso: 3x), so one long document cannot crowd the
+  others out before deduplication;
+* the file-path fallback escapes `%` and `_` (§8.16);
+* the fuzzy dictionary is a set bucketed by length, never corrects stop words, keeps the
+  case of the other words, and is cached per database file and `generation`, so ingests by
+  other processes are seen (§8.23, §8.25);
+* highlights never show the internal `Keywords:`/`Source:`/... lines (§8.18).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import replace
+
+from kenso_git.search.preview import clean_highlight
+from kenso_git.search.preview import highlight_terms
+from kenso_git.search.query import AND
+from kenso_git.search.query import NEAR
+from kenso_git.search.query import Stage
+from kenso_git.search.query import build_stages
+from kenso_git.search.query import correct
+from kenso_git.search.synonyms import Synonyms
+from kenso_git.store.schema import BM25_WEIGHTS
+
+PathFilter = Callable[[str], bool]
+
+NO_FILTER_CATEGORIES = frozenset({"all", "none", "*", ""})
+FETCH_FACTOR = 6
+CASCADE_THRESHOLD = 3
+PATH_FALLBACK_SCORE = 0.5
+RELATION_BOOST = 0.15
+SNIPPET_TOKENS = 32
+_PATH_FUNC = "kenso_path_allowed"
+_BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
+_SNIPPET = f"snippet(chunks_fts, 4, '<mark>', '</mark>', '...', {SNIPPET_TOKENS})"
+_IDS = "(SELECT value FROM json_each(?))"
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: the best chunk of a file."""
+
+    file_path: str
+    title: str
+    section_path: str
+    content: str
+    category: str
+    score: float
+    highlight: str
+    cascade_stage: str | None
+    relevance: str
+    tags: tuple[str, ...] | None
+    related_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    hits: tuple[Hit, ...]
+    corrected_query: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    chunk_id: int
+    file_path: str
+    title: str
+    section_path: str
+    category: str
+    tags: str | None
+    score: float
+    stage: Stage | None
+    tier: int  # index of the cascade stage that found it; earlier tiers rank first
+
+
+@dataclass(frozen=True, slots=True)
+class _Filters:
+    category: str | None
+    has_path_filter: bool
+
+    def sql(self, alias: str = "c") -> tuple[str, list[object]]:
+        clauses, params = "", list[object]()
+        if self.category is not None:
+            clauses += f" AND {alias}.category = ?"
+            params.append(self.category)
+        if self.has_path_filter:
+            clauses += f" AND {_PATH_FUNC}({alias}.file_path)"
+        return clauses, params
+
+
+def category_filter(category: str | None) -> str | None:
+    """The exact category to filter on, or None for "no filter" (`all`, `none`, `*`, blank)."""
+    if category is None or category.strip().lower() in NO_FILTER_CATEGORIES:
+        return None
+    return category
+
+
+def search(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    category: str | None = None,
+    limit: int = 5,
+    synonyms: Synonyms | None = None,
+    path_filter: PathFilter | None = None,
+) -> SearchResult:
+    """Run the whole pipeline of spec §4.1 for `query`."""
+    text = query.strip()
+    if not text:
+        return SearchResult(query, (), None)
+    limit = max(1, int(limit))
+    fetch = limit * FETCH_FACTOR
+    filters = _Filters(category_filter(category), path_filter is not None)
+    if path_filter is not None:
+        conn.create_function(_PATH_FUNC, 1, lambda p: bool(path_filter(p)), deterministic=True)
+    rows = _cascade(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
+    corrected = None
+    if not rows and ("/" in text or "." in text):
+        rows = _path_fallback(conn, text, filters, fetch)
+    if not rows and any(len(w) >= 3 for w in text.split()):
+        corrected = correct(conn, text)
+        if corrected is not None:
+            rows = _cascade(
+                conn, corrected, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms
+            )
+            if not rows:
+                corrected = None
+    if not rows:
+        return SearchResult(query, (), None)
+    ranked = _rerank(conn, _dedupe(rows))[:limit]
+    hits = _finish(conn, ranked, corrected or text)
+    return SearchResult(query, hits, corrected)
+
+
+_ROW_COLS = "c.id, c.file_path, c.title, c.section_path, c.category, c.tags"
+
+
+def _stage_sql(filters: _Filters) -> tuple[str, list[object]]:
+    where, params = filters.sql()
+    if not where:  # rank inside the FTS table first, then join the few rows kept: 2x faster
+        return (
+            f"SELECT {_ROW_COLS}, f.rank FROM (SELECT rowid AS id, {_BM25} AS rank "
+            "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f "
+            "JOIN chunks c ON c.id = f.id ORDER BY f.rank"
+        ), []
+    return (
+        f"SELECT {_ROW_COLS}, {_BM25} AS rank FROM chunks_fts "
+        f"JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?{where} "
+        "ORDER BY rank LIMIT ?"
+    ), params
+
+
+def _stage_rows(
+    conn: sqlite3.Connection, stage: Stage, tier: int, filters: _Filters, fetch: int
+) -> list[_Row]:
+    sql, params = _stage_sql(filters)
+    try:
+        cur = conn.execute(sql, [stage.expression, *params, fetch])
+    except sqlite3.OperationalError as exc:
+        if "fts5" in str(exc).lower():  # an expression FTS5 refuses matches nothing
+            return []
+        raise
+    return [
+        _Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], -r[6], stage, tier) for r in cur
+    ]
+
+
+def _cascade(
+    conn: sqlite3.Connection,
+    text: str,
+    filters: _Filters,
+    fetch: int,
+    threshold: int,
+    synonyms: Synonyms | None,
+) -> list[_Row]:
+    """AND -> NEAR -> OR, each stage adding its new hits after the earlier stages' hits.
+
+    The cascade stops once the hits span `threshold` documents (several chunks of one
+    document do not make a stage "enough").
+    """
+    merged: list[_Row] = []
+    seen: set[int] = set()
+    files: set[str] = set()
+    for tier, stage in enumerate(build_stages(text, synonyms)):
+        for row in _stage_rows(conn, stage, tier, filters, fetch):
+            if row.chunk_id not in seen:
+                seen.add(row.chunk_id)
+                files.add(row.file_path)
+                merged.append(row)
+        if len(files) >= threshold:
+            break
+    return merged
+
+
+def escape_like(text: str) -> str:
+    """`text` with LIKE wildcards escaped for `ESCAPE '\\'`."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _path_fallback(
+    conn: sqlite3.Connection, text: str, filters: _Filters, fetch: int
+) -> list[_Row]:
+    where, params = filters.sql()
+    sql = (
+        f"SELECT {_ROW_COLS} "
+        f"FROM chunks c WHERE c.file_path LIKE ? ESCAPE '\\'{where} "
+        "ORDER BY c.file_path, c.chunk_index LIMIT ?"
+    )
+    cur = conn.execute(sql, [f"%{escape_like(text)}%", *params, fetch])
+    return [
+        _Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], PATH_FALLBACK_SCORE, None, 0)
+        for r in cur
+    ]
+
+
+def _order(row: _Row) -> tuple[int, float]:
+    return (row.tier, -row.score)
+
+
+def _dedupe(rows: list[_Row]) -> list[_Row]:
+    """Best row per file (earlier stage first, then higher score), in rank order."""
+    best: dict[str, _Row] = {}
+    for row in rows:
+        kept = best.get(row.file_path)
+        if kept is None or _order(row) < _order(kept):
+            best[row.file_path] = row
+    return sorted(best.values(), key=_order)
+
+
+def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
+    """Boost results linked to other results: score x (1 + 0.15 x in-set links)."""
+    if len(rows) < 2:
+        return rows
+    paths = json.dumps([r.file_path for r in rows])
+    counts: dict[str, int] = {}
+    sql = (
+        f"SELECT source_path, target_path FROM links "
+        f"WHERE source_path IN {_IDS} AND target_path IN {_IDS}"
+    )
+    for source, target in conn.execute(sql, (paths, paths)):
+        counts[source] = counts.get(source, 0) + 1
+        counts[target] = counts.get(target, 0) + 1
+    if not counts:
+        return rows
+    boosted = [
+        replace(r, score=r.score * (1 + RELATION_BOOST * counts[r.file_path]))
+        if r.file_path in counts
+        else r
+        for r in rows
+    ]
+    return sorted(boosted, key=_order)
+
+
+def relevance(stage: str | None, score: float, best: float) -> str:
+    """`high`/`medium`/`low` from the stage and the score relative to the top result (§4.10)."""
+    ratio = score / best if best > 0 else 0.0
+    if stage == AND:
+        high, medium = ratio >= 0.5, ratio >= 0.25
+    elif stage == NEAR:
+        high, medium = ratio >= 0.6, ratio >= 0.3
+    else:
+        high = score >= 8.0 and ratio >= 0.8
+        medium = score >= 5.0 and ratio >= 0.5
+    return "high" if high else "medium" if medium else "low"
+
+
+def decode_tags(raw: str | None) -> tuple[str, ...] | None:
+    """The tag list stored as JSON text, or None."""
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = [t.strip() for t in raw.split(",")]
+    if not isinstance(value, list):
+        return None
+    tags = tuple(str(t) for t in value if str(t))
+    return tags or None
+
+
+def related_counts(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
+    """Links with each path as source plus links with it as target."""
+    ids = json.dumps(paths)
+    sql = (
+        f"SELECT p, count(*) FROM (SELECT source_path AS p FROM links WHERE source_path IN {_IDS} "
+        f"UNION ALL SELECT target_path FROM links WHERE target_path IN {_IDS}) GROUP BY p"
+    )
+    return dict(conn.execute(sql, (ids, ids)).fetchall())
+
+
+def _snippets(conn: sqlite3.Connection, rows: list[_Row]) -> dict[int, str]:
+    by_expression: dict[str, list[int]] = {}
+    for row in rows:
+        if row.stage is not None:
+            by_expression.setdefault(row.stage.expression, []).append(row.chunk_id)
+    out: dict[int, str] = {}
+    sql = f"SELECT rowid, {_SNIPPET} FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN {_IDS}"
+    for expression, ids in by_expression.items():
+        out.update(conn.execute(sql, (expression, json.dumps(ids))).fetchall())
+    return out
+
+
+def _finish(conn: sqlite3.Connection, rows: list[_Row], text: str) -> tuple[Hit, ...]:
+    best = rows[0].score
+    counts = related_counts(conn, [r.file_path for r in rows])
+    snippets = _snippets(conn, rows)
+    ids = json.dumps([r.chunk_id for r in rows])
+    contents = dict(conn.execute(f"SELECT id, content FROM chunks WHERE id IN {_IDS}", (ids,)))
+    terms = highlight_terms(text)
+    hits = []
+    for row in rows:
+        label = row.stage.label if row.stage is not None else None
+        snippet = snippets.get(row.chunk_id, "")
+        content = contents.get(row.chunk_id, "")
+        hits.append(
+            Hit(
+                file_path=row.file_path,
+                title=row.title,
+                section_path=row.section_path,
+                content=content,
+                category=row.category,
+                score=row.score,
+                highlight=clean_highlight(snippet, content, terms) if snippet else "",
+                cascade_stage=label,
+                relevance=relevance(label, row.score, best),
+                tags=decode_tags(row.tags),
+                related_count=counts.get(row.file_path, 0),
+            )
+        )
+    return tuple(hits)

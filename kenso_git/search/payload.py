@@ -1,0 +1,160 @@
+"""JSON payloads of the search tools, shared by the MCP server and `search --json` (spec §5.3).
+
+Differences from kenso 2.0.0: `search_multi` clamps its per-query limit to `limit_max` and
+keeps the best result's highlight (§8.17); `get_doc` reports the document's title, not the
+first chunk's (§8.3).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from kenso_git.search.cascade import Hit
+from kenso_git.search.cascade import PathFilter
+from kenso_git.search.cascade import SearchResult
+from kenso_git.search.cascade import decode_tags
+from kenso_git.search.cascade import search
+from kenso_git.search.preview import DEFAULT_PREVIEW_CHARS
+from kenso_git.search.preview import content_preview
+from kenso_git.search.preview import match_source
+from kenso_git.search.preview import query_terms
+from kenso_git.search.synonyms import Synonyms
+
+Payload = list[dict[str, Any]] | dict[str, Any]
+
+EMPTY_QUERY = {"error": "Empty query."}
+NO_QUERIES = {"error": "No queries provided."}
+NO_DOCUMENT = "No document found at path: "
+MULTI_MAX_QUERIES = 5
+RRF_K = 60
+
+
+def _item(hit: Hit, terms: Sequence[str], budget: int, score: float) -> dict[str, Any]:
+    tags = hit.tags or ()
+    source = match_source(terms, hit.title, hit.section_path, tags, hit.category)
+    item: dict[str, Any] = {
+        "file_path": hit.file_path,
+        "title": hit.title,
+        "category": hit.category,
+        "content_preview": content_preview(
+            source,
+            title=hit.title,
+            section_path=hit.section_path,
+            tags=tags,
+            category=hit.category,
+            content=hit.content,
+            terms=terms,
+            budget=budget,
+        ),
+        "match_source": source,
+        "score": round(score, 4),
+        "cascade_stage": hit.cascade_stage,
+        "relevance": hit.relevance,
+    }
+    if tags:
+        item["tags"] = list(tags)
+    if hit.related_count > 0:
+        item["related_count"] = hit.related_count
+    if hit.highlight:
+        item["highlight"] = hit.highlight
+    return item
+
+
+def search_docs_payload(
+    result: SearchResult, *, preview_chars: int = DEFAULT_PREVIEW_CHARS
+) -> Payload:
+    """The `search_docs` answer: an array of items, or the corrected-query object."""
+    if not result.query.strip():
+        return dict(EMPTY_QUERY)
+    terms = query_terms(result.query)
+    items = [_item(hit, terms, preview_chars, hit.score) for hit in result.hits]
+    if result.corrected_query is not None:
+        return {
+            "corrected_query": result.corrected_query,
+            "original_query": result.query,
+            "results": items,
+        }
+    return items
+
+
+def search_multi_payload(
+    conn: sqlite3.Connection,
+    queries: Sequence[str] | None,
+    *,
+    category: str | None = None,
+    limit: int = 5,
+    limit_max: int = 20,
+    preview_chars: int = DEFAULT_PREVIEW_CHARS,
+    synonyms: Synonyms | None = None,
+    path_filter: PathFilter | None = None,
+) -> Payload:
+    """Several queries fused by Reciprocal Rank Fusion (spec §4.13)."""
+    if not queries:
+        return dict(NO_QUERIES)
+    kept = [q.strip() for q in queries if q and q.strip()][:MULTI_MAX_QUERIES]
+    if not kept:
+        return []
+    limit = min(max(1, int(limit)), max(1, limit_max))
+    per_query = min(limit * 2, max(1, limit_max))
+    fused: dict[str, float] = {}
+    best: dict[str, Hit] = {}
+    corrections: dict[str, str] = {}
+    for query in kept:
+        result = search(
+            conn,
+            query,
+            category=category,
+            limit=per_query,
+            synonyms=synonyms,
+            path_filter=path_filter,
+        )
+        if result.corrected_query is not None:
+            corrections[query] = result.corrected_query
+        for rank, hit in enumerate(result.hits, start=1):
+            fused[hit.file_path] = fused.get(hit.file_path, 0.0) + 1.0 / (RRF_K + rank)
+            if hit.file_path not in best or hit.score > best[hit.file_path].score:
+                best[hit.file_path] = hit
+    order = sorted(fused, key=lambda path: -fused[path])[:limit]
+    terms = query_terms(" ".join(kept))
+    items = [_item(best[path], terms, preview_chars, fused[path]) for path in order]
+    if corrections:
+        return {"corrections": corrections, "results": items}
+    return items
+
+
+def _document_title(conn: sqlite3.Connection, path: str) -> str | None:
+    try:
+        row = conn.execute("SELECT title FROM files WHERE path = ?", (path,)).fetchone()
+    except sqlite3.OperationalError:  # an index without the files table
+        return None
+    return row[0] if row is not None and row[0] else None
+
+
+def get_doc_payload(
+    conn: sqlite3.Connection, path: str, *, max_length: int | None = None
+) -> dict[str, Any]:
+    """The whole stored document: its chunks joined, with title, category, audience, tags."""
+    rows = conn.execute(
+        "SELECT title, content, category, audience, tags FROM chunks "
+        "WHERE file_path = ? ORDER BY chunk_index",
+        (path,),
+    ).fetchall()
+    if not rows:
+        return {"error": NO_DOCUMENT + path}
+    first = rows[0]
+    content = "\n\n".join(row[1] for row in rows)
+    tags_raw = next((row[4] for row in rows if row[4] is not None), None)
+    tags = decode_tags(tags_raw)
+    payload: dict[str, Any] = {
+        "title": _document_title(conn, path) or first[0],
+        "content": content,
+        "category": first[2],
+        "audience": first[3],
+        "tags": list(tags) if tags is not None else None,
+    }
+    if max_length and len(content) > max_length:
+        payload["content"] = content[:max_length] + "..."
+        payload["truncated"] = True
+    return payload

@@ -1,0 +1,224 @@
+"""Highlights, `match_source` and content previews of search hits (spec §4.12).
+
+Differences from kenso 2.0.0: a highlight never shows the internal `Keywords:`, `Source:`,
+`Expanded terms:`, ... lines of the indexed text (§8.18), and `match_source` matches terms of
+3+ characters only at word starts, so `to` no longer "matches" `tokens` (§8.16).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kenso_git.search.query import clean
+from kenso_git.search.query import content_words
+from kenso_git.search.query import has_token
+from kenso_git.text.terms import expand_word
+
+INTERNAL_LABELS = (
+    "Also known as:",
+    "Questions this document answers:",
+    "Predicted search queries:",
+    "Keywords:",
+    "Source:",
+    "Expanded terms:",
+)
+_LABEL_RE = re.compile("|".join(re.escape(label) for label in INTERNAL_LABELS))
+MARK_OPEN, MARK_CLOSE, ELLIPSIS = "<mark>", "</mark>", "..."
+HIGHLIGHT_WORDS = 32
+_LEAD_WORDS = 6
+DEFAULT_PREVIEW_CHARS = 200
+_PUNCT = ".,;:!?()[]{}\"'`"
+
+
+# --- highlights ----------------------------------------------------------------------------
+
+
+def highlight_terms(query: str) -> tuple[str, ...]:
+    """Lowercased query terms (and compound parts) to mark in a content-built highlight."""
+    terms: dict[str, None] = {}
+    for word in content_words(query):
+        for element in expand_word(word):
+            term = clean(element).lower()
+            if has_token(term):
+                terms[term] = None
+    return tuple(terms)
+
+
+def _unmark(text: str) -> str:
+    return text.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
+
+
+def _plain(snippet: str) -> str:
+    text = _unmark(snippet)
+    if text.startswith(ELLIPSIS):
+        text = text[len(ELLIPSIS) :]
+    if text.endswith(ELLIPSIS):
+        text = text[: -len(ELLIPSIS)]
+    return text
+
+
+def _in_content(snippet: str, content: str) -> str | None:
+    """`snippet` when it lies in `content` (a trailing "..." at the content end dropped)."""
+    plain = _plain(snippet)
+    if plain not in content:
+        return None
+    if snippet.endswith(ELLIPSIS) and content.rstrip().endswith(plain.rstrip()):
+        return snippet[: -len(ELLIPSIS)]  # what follows is only the internal lines
+    return snippet
+
+
+def clean_highlight(snippet: str, content: str, terms: Sequence[str]) -> str:
+    """The FTS5 snippet when it lies in the chunk content; otherwise a content-built highlight.
+
+    A snippet that runs from the content into the internal lines is cut before the first
+    internal label; one that lies in the internal lines is rebuilt from `content`.
+    """
+    kept = _in_content(snippet, content)
+    if kept is not None:
+        return kept
+    label = _LABEL_RE.search(snippet)
+    if label is not None and label.start() > 0:
+        head = snippet[: label.start()].rstrip()
+        balanced = head.count(MARK_OPEN) == head.count(MARK_CLOSE)
+        if MARK_OPEN in head and balanced:
+            kept = _in_content(head + ELLIPSIS, content)
+            if kept is not None:
+                return kept
+    return content_highlight(content, terms)
+
+
+_WORD = re.compile(r"\w+(?:[-./]\w+)*")
+
+
+def _stems(terms: Sequence[str]) -> tuple[str, ...]:
+    return tuple({t if len(t) <= 4 else t[:-1] for t in terms if t})
+
+
+def _is_hit(word: str, stems: tuple[str, ...]) -> bool:
+    """True when `word` or one of its compound parts starts with a stem."""
+    return any(part.lower().startswith(stems) for part in expand_word(word))
+
+
+def content_highlight(content: str, terms: Sequence[str]) -> str:
+    """About 32 words of `content` around the first matched term, with matches marked."""
+    words = content.split()
+    if not words:
+        return ""
+    stems = _stems(terms)
+
+    def mark(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return f"{MARK_OPEN}{word}{MARK_CLOSE}" if _is_hit(word, stems) else word
+
+    first = 0
+    if stems:
+        first = next(
+            (i for i, w in enumerate(words) if any(_is_hit(x, stems) for x in _WORD.findall(w))),
+            0,
+        )
+    start = max(0, min(first - _LEAD_WORDS, len(words) - HIGHLIGHT_WORDS))
+    end = start + HIGHLIGHT_WORDS
+    text = " ".join(words[start:end])
+    if stems:
+        text = _WORD.sub(mark, text)
+    return (ELLIPSIS if start > 0 else "") + text + (ELLIPSIS if end < len(words) else "")
+
+
+# --- match_source and previews ---------------------------------------------------------------
+
+
+def query_terms(query: str) -> list[str]:
+    """Lowercased whitespace tokens of the query (outer punctuation stripped), 2+ characters."""
+    stripped = (t.strip(_PUNCT) for t in query.lower().split())
+    return [t for t in stripped if len(t) >= 2]
+
+
+def _matches(text: str, terms: Sequence[str]) -> bool:
+    """A term of 3+ characters matches at a word start; a 2-character term as a whole word."""
+    lowered = text.lower()
+    for term in terms:
+        if len(term) >= 3:
+            pattern = rf"(?<![^\W_]){re.escape(term)}"
+        else:
+            pattern = rf"(?<![^\W_]){re.escape(term)}(?![^\W_])"
+        if re.search(pattern, lowered):
+            return True
+    return False
+
+
+def match_source(
+    terms: Sequence[str], title: str, section_path: str, tags: Sequence[str], category: str
+) -> str:
+    """Which field of a hit the query matched: title, section_path, tags, category or content."""
+    if _matches(title, terms):
+        return "title"
+    if section_path and _matches(section_path, terms):
+        return "section_path"
+    if tags and _matches(" ".join(tags), terms):
+        return "tags"
+    if category and _matches(category, terms):
+        return "category"
+    return "content"
+
+
+def _is_skipped_line(line: str) -> bool:
+    return not line or line.startswith(("#", "```", "|"))
+
+
+def smart_preview(text: str, budget: int) -> str:
+    """Prose lines of `text` (no headings, fences or table rows) joined, cut to `budget`."""
+    collected: list[str] = []
+    total = 0
+    for raw in text.splitlines():
+        line = raw.strip()
+        if _is_skipped_line(line):
+            continue
+        collected.append(line)
+        total += len(line) + 1
+        if total >= budget:
+            break
+    if not collected:
+        return text[:budget] + ELLIPSIS
+    joined = " ".join(collected)
+    return joined[:budget] + ELLIPSIS if len(joined) > budget else joined
+
+
+def first_sentence(text: str, budget: int) -> str:
+    """The smart preview cut just after its first `. ` (when that lies inside the budget)."""
+    preview = smart_preview(text, budget)
+    index = preview.find(". ", 1)
+    if 0 < index < budget:
+        return preview[: index + 1]
+    return preview
+
+
+def _prefixed(prefix: str, content: str, budget: int) -> str:
+    room = budget - len(prefix) - 3
+    if room > 20:
+        return f"{prefix} — {first_sentence(content, room)}"
+    return prefix[:budget]
+
+
+def content_preview(
+    source: str,
+    *,
+    title: str,
+    section_path: str,
+    tags: Sequence[str],
+    category: str,
+    content: str,
+    terms: Sequence[str],
+    budget: int = DEFAULT_PREVIEW_CHARS,
+) -> str:
+    """The preview text for a hit whose query matched `source` (spec §4.12)."""
+    if source == "title":
+        return _prefixed(title, content, budget)
+    if source == "section_path":
+        return _prefixed(section_path, content, budget)
+    if source == "tags":
+        matching = [t for t in tags if _matches(t, terms)]
+        return _prefixed("Tags: " + ", ".join(matching), content, budget)
+    if source == "category":
+        return _prefixed(f"Category: {category}", content, budget)
+    return smart_preview(content, budget)

@@ -1,0 +1,270 @@
+"""Turn query text into the ordered FTS5 stages of the keyword cascade (spec §4.2).
+
+Differences from kenso 2.0.0 (spec §8.9): a compound word never demands its fused token in
+the AND and NEAR stages (`pre-commit` is `("precommit" OR "pre commit")` there, and the
+phrase in NEAR), punctuation-only tokens are dropped instead of becoming empty phrases, and
+the prefix stage runs whenever exactly one plain term survives.
+
+`correct()` is the fuzzy (typo) fallback of spec §4.7: a dictionary of title, tag and
+category words, held as a set bucketed by word length, cached per database file and
+`generation` (so other processes' ingests are seen), never correcting stop words.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kenso_git.search.synonyms import Synonyms
+from kenso_git.text.terms import expand_word
+
+_STOP_WORDS_TEXT = """
+a an the is are was were be been being have has had do does did will would could should can may
+might shall how what when where which who why it i my we our you your they their this that these
+those in on at to for of with from by about and or not but if so
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())  # spec App. A5
+_TOKEN = re.compile(r"[^\W_]+")
+_FTS_SPECIAL = str.maketrans("", "", '"*()-+^:')
+NEAR_DISTANCE = 10
+PREFIX_MIN_CHARS = 3
+
+AND = "AND"
+NEAR = "NEAR"
+OR = "OR"
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One FTS5 MATCH expression and the cascade label its hits carry."""
+
+    expression: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """A query term (`word` plus compound `parts`) or a synonym group (`variants`)."""
+
+    word: str = ""
+    parts: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+
+    @property
+    def is_group(self) -> bool:
+        return bool(self.variants)
+
+    def and_form(self) -> str:
+        if self.is_group:
+            quoted = [_quote(v) for v in self.variants]
+            return quoted[0] if len(quoted) == 1 else f"({' OR '.join(quoted)})"
+        if self.parts:
+            phrase = _quote(" ".join(self.parts))
+            if _TOKEN.findall(self.word.lower()) == [p.lower() for p in self.parts]:
+                return phrase  # the tokenizer already splits the word into these parts
+            return f"({_quote(self.word)} OR {phrase})"
+        return _quote(self.word)
+
+    def near_form(self) -> str:
+        if self.is_group:
+            return _quote(self.variants[0])
+        return _quote(" ".join(self.parts) if self.parts else self.word)
+
+    def or_terms(self) -> list[str]:
+        if self.is_group:
+            return [_quote(v) for v in self.variants]
+        return [_quote(self.word), *(_quote(p) for p in self.parts)]
+
+
+def clean(term: str) -> str:
+    """`term` with the FTS5 special characters deleted (spec App. A7)."""
+    return term.translate(_FTS_SPECIAL)
+
+
+def has_token(text: str) -> bool:
+    """True when `text` has at least one character the FTS5 tokenizer keeps."""
+    return any(ch.isalnum() for ch in text)
+
+
+def _quote(text: str) -> str:
+    return f'"{text}"'
+
+
+def content_words(query: str) -> list[str]:
+    """Whitespace words of `query` without punctuation-only tokens and stop words.
+
+    When every remaining word is a stop word, they are all kept.
+    """
+    words = [w for w in query.split() if has_token(clean(w))]
+    kept = [w for w in words if w.lower() not in STOP_WORDS]
+    return kept or words
+
+
+def _term_item(word: str) -> _Item | None:
+    cleaned = [clean(e) for e in expand_word(word)]
+    head = cleaned[0]
+    if not has_token(head):
+        return None
+    parts = tuple(p for p in cleaned[1:] if has_token(p))
+    return _Item(word=head, parts=parts if len(parts) >= 2 else ())
+
+
+def _group_item(group: tuple[str, ...]) -> _Item | None:
+    variants = tuple(dict.fromkeys(c for c in (clean(v) for v in group) if has_token(c)))
+    return _Item(variants=variants) if variants else None
+
+
+def _items(words: list[str], synonyms: Synonyms | None) -> list[_Item]:
+    items: list[_Item] = []
+    i = 0
+    while i < len(words):
+        found = synonyms.match(words, i) if synonyms is not None else None
+        item: _Item | None
+        if found is not None:
+            group, consumed = found
+            item = _group_item(group)
+            i += consumed
+        else:
+            item = _term_item(words[i])
+            i += 1
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def build_stages(query: str, synonyms: Synonyms | None = None) -> list[Stage]:
+    """The cascade stages for `query`, in the order they run."""
+    items = _items(content_words(query.strip()), synonyms)
+    if not items:
+        return [Stage('""', AND)]
+    if len(items) == 1:
+        only = items[0]
+        if only.is_group:
+            return [Stage(" OR ".join(only.or_terms()), OR)]
+        if not only.parts:
+            stages = [Stage(_quote(only.word), AND)]
+            if len(only.word) >= PREFIX_MIN_CHARS:
+                stages.append(Stage(f"{_quote(only.word)}*", AND))
+            return stages
+    stages = [Stage(" AND ".join(item.and_form() for item in items), AND)]
+    if 2 <= len(items) <= 4:
+        near = " ".join(item.near_form() for item in items)
+        stages.append(Stage(f"NEAR({near}, {NEAR_DISTANCE})", NEAR))
+    or_terms = dict.fromkeys(t for item in items for t in item.or_terms())
+    stages.append(Stage(" OR ".join(or_terms), OR))
+    return stages
+
+
+# --- fuzzy (typo) correction, spec §4.7 with §8.16/§8.23/§8.25 fixed -----------------------
+
+FUZZY_MAX_TERMS = 50_000
+FUZZY_MIN_CHARS = 3
+_STRIP = ".,;:!?()[]{}\"'`"
+
+
+@dataclass(frozen=True, slots=True)
+class _Dictionary:
+    words: frozenset[str]
+    by_length: Mapping[int, tuple[str, ...]]
+
+    def closest(self, term: str) -> str | None:
+        cutoff = 0.8 if len(term) >= 6 else 0.75
+        # difflib's ratio is 2*M/(a+b) <= 2*min(a,b)/(a+b): lengths outside this band never pass
+        low = math.ceil(len(term) * cutoff / (2 - cutoff))
+        high = math.floor(len(term) * (2 - cutoff) / cutoff)
+        candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
+        import difflib  # only zero-hit queries need it
+
+        found = difflib.get_close_matches(term, candidates, n=1, cutoff=cutoff)
+        return found[0] if found else None
+
+
+_dictionaries: dict[str, tuple[object, _Dictionary | None]] = {}
+_dictionaries_lock = threading.Lock()
+
+
+def _dictionary_words(conn: sqlite3.Connection) -> set[str]:
+    words: set[str] = set()
+    sql = "SELECT DISTINCT title, doc_title, tags, category FROM chunks"
+    for title, doc_title, tags, category in conn.execute(sql):
+        for text in (title, doc_title, category):
+            if text:
+                words.update(w for w in clean(text.lower()).split() if len(w) >= 2)
+        if tags:
+            try:
+                decoded = json.loads(tags)
+            except ValueError:
+                decoded = []
+            for tag in decoded if isinstance(decoded, list) else []:
+                words.update(w for w in str(tag).lower().split() if len(w) >= 2)
+    return words
+
+
+def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
+    """(database file, generation) for caching, or None for an in-memory database."""
+    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    if not files or not files[0]:
+        return None
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        generation: object = row[0] if row is not None else None
+    except sqlite3.OperationalError:
+        generation = None
+    if generation is None:
+        generation = ("mtime", os.stat(files[0]).st_mtime_ns)
+    return files[0], generation
+
+
+def load_dictionary(conn: sqlite3.Connection) -> _Dictionary | None:
+    """The fuzzy dictionary of the index (None when empty or too large), cached per generation."""
+    key = _cache_key(conn)
+    if key is not None:
+        with _dictionaries_lock:
+            cached = _dictionaries.get(key[0])
+        if cached is not None and cached[0] == key[1]:
+            return cached[1]
+    words = _dictionary_words(conn)
+    dictionary = None
+    if words and len(words) <= FUZZY_MAX_TERMS:
+        buckets: dict[int, list[str]] = {}
+        for w in sorted(words):
+            buckets.setdefault(len(w), []).append(w)
+        dictionary = _Dictionary(frozenset(words), {n: tuple(ws) for n, ws in buckets.items()})
+    if key is not None:
+        with _dictionaries_lock:
+            _dictionaries[key[0]] = (key[1], dictionary)
+    return dictionary
+
+
+def correct(conn: sqlite3.Connection, text: str) -> str | None:
+    """`text` with misspelt words replaced by close index terms, or None when nothing changed.
+
+    Stop words and words shorter than 3 characters are never corrected; other words keep
+    their case.
+    """
+    dictionary = load_dictionary(conn)
+    if dictionary is None:
+        return None
+    out, changed = [], False
+    for word in text.split():
+        core = word.strip(_STRIP).lower()
+        replacement = None
+        if (
+            len(core) >= FUZZY_MIN_CHARS
+            and core not in STOP_WORDS
+            and core not in dictionary.words
+            and any(ch.isalpha() for ch in core)
+        ):
+            replacement = dictionary.closest(core)
+        if replacement is not None:
+            out.append(replacement)
+            changed = True
+        else:
+            out.append(word)
+    return " ".join(out) if changed else None

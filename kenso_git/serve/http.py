@@ -1,0 +1,249 @@
+"""MCP over streamable HTTP: loopback bind, bearer token, Origin and Host checks, /health.
+
+Every route (the MCP endpoint `/mcp` and `GET /health`) sits behind `Guard`, which refuses
+a non-loopback `Origin` (403), an unexpected `Host` (403, DNS rebinding) and a missing
+or wrong bearer token (401), in that order. The token lives in `.kenso/http.token`
+(mode 0600), created on first start. The `reindex` tool is never offered over HTTP.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.responses import Response
+from starlette.types import ASGIApp
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
+
+from kenso_git.errors import UsageError
+from kenso_git.repo.workspace import DB_DIRNAME
+from kenso_git.repo.workspace import exclude_from_git
+from kenso_git.serve.server import build_server
+from kenso_git.serve.service import Service
+
+log = logging.getLogger("kenso_git.mcp")
+
+TOKEN_FILENAME = "http.token"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+
+
+def is_loopback(host: str) -> bool:
+    """True for `localhost` and loopback IP addresses (127.0.0.0/8, ::1)."""
+    name = host.strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def token_file(root: Path) -> Path:
+    """Where the bearer token of the repository at `root` is kept."""
+    return root / DB_DIRNAME / TOKEN_FILENAME
+
+
+def ensure_token(path: Path) -> str:
+    """Read the bearer token, creating it (mode 0600) on first use.
+
+    Raises:
+        UsageError: the token file is readable by other users, or cannot be written.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read_token(path)
+    except OSError as err:
+        raise UsageError(f"cannot create {path}: {err.strerror}", path=str(path)) from err
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+def _read_token(path: Path) -> str:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise UsageError(
+            f"{path} is readable by other users (mode {mode:o})",
+            path=str(path),
+            hint=f"run `chmod 600 {path}`, or delete it to create a new token",
+        )
+    token = path.read_text(encoding="utf-8").strip()
+    if len(token) < 16:
+        raise UsageError(
+            f"{path} holds no usable token", path=str(path), hint="delete it to create a new one"
+        )
+    return token
+
+
+@dataclass(frozen=True, slots=True)
+class GuardPolicy:
+    """Which Host and Origin headers are accepted, and the bearer token."""
+
+    token: str
+    bind_host: str
+    allow_remote: bool
+
+    def host_ok(self, header: str | None) -> bool:
+        if not header:
+            return False
+        name = urlsplit(f"//{header}").hostname or ""
+        if is_loopback(name):
+            return True
+        if not self.allow_remote:
+            return False
+        if self.bind_host in WILDCARD_HOSTS:
+            return True  # the operator opened every interface; the token still guards
+        return name == self.bind_host.strip("[]").lower()
+
+    def origin_ok(self, header: str | None) -> bool:
+        if header is None:
+            return True  # not a browser
+        parts = urlsplit(header)
+        return parts.scheme in ("http", "https") and is_loopback(parts.hostname or "")
+
+    def token_ok(self, header: str | None) -> bool:
+        if not header or not header.lower().startswith("bearer "):
+            return False
+        given = header[7:].strip().encode()
+        return hmac.compare_digest(given, self.token.encode())
+
+
+class Guard:
+    """ASGI middleware in front of every HTTP route."""
+
+    def __init__(self, app: ASGIApp, policy: GuardPolicy, service: Service) -> None:
+        self.app = app
+        self.policy = policy
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await Response("unsupported", status_code=403)(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        denial = self._deny(headers)
+        if denial is not None:
+            await denial(scope, receive, send)
+            return
+        if scope.get("path") == "/health":
+            await self._health(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _health(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """`GET /health`: the health_check payload, computed off the event loop."""
+        response: Response
+        if scope.get("method") != "GET":
+            response = Response("method not allowed", status_code=405, headers={"Allow": "GET"})
+        else:
+            payload, _ = await anyio.to_thread.run_sync(self.service.health)
+            response = JSONResponse(payload)
+        await response(scope, receive, send)
+
+    def _deny(self, headers: Headers) -> Response | None:
+        if not self.policy.origin_ok(headers.get("origin")):
+            return _refusal(403, "origin not allowed: only loopback origins may call this server")
+        if not self.policy.host_ok(headers.get("host")):
+            return _refusal(403, "host not allowed: connect to 127.0.0.1 or localhost")
+        if not self.policy.token_ok(headers.get("authorization")):
+            response = _refusal(401, "missing or wrong bearer token (see .kenso/http.token)")
+            response.headers["WWW-Authenticate"] = 'Bearer realm="kenso-git"'
+            return response
+        return None
+
+
+def _refusal(status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _security(host: str, allow_remote: bool) -> TransportSecuritySettings:
+    if allow_remote and host in WILDCARD_HOSTS:
+        # Guard decides; the SDK's list cannot express "any Host".
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
+    if allow_remote:
+        hosts += [f"{host}:*", host]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[
+            "http://127.0.0.1:*",
+            "http://localhost:*",
+            "http://[::1]:*",
+            "https://127.0.0.1:*",
+            "https://localhost:*",
+            "https://[::1]:*",
+        ],
+    )
+
+
+def build_app(service: Service, *, token: str, host: str, allow_remote: bool) -> Any:
+    """The guarded Starlette app: `POST /mcp` (streamable HTTP) and `GET /health`."""
+    server = build_server(service, http=True)
+    app = server.streamable_http_app(
+        json_response=True,
+        transport_security=_security(host, allow_remote),
+        host=host,
+    )
+    policy = GuardPolicy(token=token, bind_host=host.lower(), allow_remote=allow_remote)
+    return Guard(app, policy, service)
+
+
+def check_bind(host: str, allow_remote: bool) -> None:
+    """Refuse a non-loopback bind address unless `--allow-remote` was given.
+
+    Raises:
+        UsageError: `host` is not a loopback address and remote access was not allowed.
+    """
+    if not is_loopback(host) and not allow_remote:
+        raise UsageError(
+            f"refusing to listen on {host}: it is reachable from other machines",
+            hint="bind 127.0.0.1, or pass --allow-remote (the bearer token is still required)",
+        )
+
+
+def run_http(service: Service, *, host: str, port: int, allow_remote: bool = False) -> None:
+    """Serve MCP over streamable HTTP until interrupted.
+
+    Raises:
+        UsageError: a non-loopback bind without `allow_remote`, or an unusable token file.
+    """
+    import uvicorn
+
+    check_bind(host, allow_remote)
+    path = token_file(service.workspace.root)
+    token = ensure_token(path)
+    exclude_from_git(service.workspace)
+    app = build_app(service, token=token, host=host, allow_remote=allow_remote)
+    log.warning("kenso-git: serving MCP on http://%s:%d/mcp (bearer token in %s)", host, port, path)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        log_level=service.settings.log_level.lower(),
+        lifespan="on",
+    )
+    uvicorn.Server(config).run()

@@ -1,0 +1,211 @@
+"""The MCP server: kenso's four tools plus read_snippet, health_check, index_state, reindex.
+
+One of the two modules that import the MCP SDK (the other is `mcp_http`). Tools are plain
+functions over `KnowledgeBase`; the SDK runs them in worker threads, so the event loop
+stays free while SQLite reads. Every result is JSON text (kenso's exact shape) plus the
+same data as structured content; arrays are wrapped as `{"results": [...]}` there because
+MCP structured content must be an object.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Annotated
+from typing import Any
+from typing import Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+from mcp.types import TextContent
+from mcp.types import ToolAnnotations
+
+from kenso_git import __version__
+from kenso_git.errors import KensoError
+from kenso_git.errors import ScopeError
+from kenso_git.serve.service import MAX_RESULT_CHARS
+from kenso_git.serve.service import DocOut
+from kenso_git.serve.service import HealthOut
+from kenso_git.serve.service import ReindexOut
+from kenso_git.serve.service import RelatedOut
+from kenso_git.serve.service import SearchOut
+from kenso_git.serve.service import Service
+from kenso_git.serve.service import SnippetOut
+from kenso_git.serve.service import StateOut
+
+log = logging.getLogger("kenso_git.mcp")
+
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+WRITE_LOCAL = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+INSTRUCTIONS = (
+    "Search this repository's Markdown documentation. Start with search_docs (or search_multi "
+    "for several phrasings), then read_snippet or get_doc for the text, and get_related to "
+    "follow links between documents. Paths are repo-relative, as returned by search results."
+)
+
+
+def _dump(payload: object) -> str:
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def _result(text_payload: object, structured: dict[str, Any]) -> CallToolResult:
+    text = _dump(text_payload)
+    if len(text) > MAX_RESULT_CHARS:  # pragma: no cover - Service.fit keeps payloads smaller
+        text = text[:MAX_RESULT_CHARS]
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
+
+
+def _error(err: KensoError) -> CallToolResult:
+    body: dict[str, Any] = {"error": err.message}
+    if err.hint:
+        body["hint"] = err.hint
+    if isinstance(err, ScopeError):
+        body["rule"] = err.rule
+    return CallToolResult(
+        content=[TextContent(type="text", text=_dump(body))], structured_content=body, is_error=True
+    )
+
+
+def _call(work: Callable[[], tuple[object, dict[str, Any]]]) -> CallToolResult:
+    try:
+        text_payload, structured = work()
+    except KensoError as err:
+        log.info("tool refused: %s", err.message)
+        return _error(err)
+    if isinstance(text_payload, dict) and "error" in text_payload:
+        return CallToolResult(
+            content=[TextContent(type="text", text=_dump(text_payload))],
+            structured_content=dict(text_payload),
+            is_error=True,
+        )
+    return _result(text_payload, structured)
+
+
+def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
+    """The MCP server for `service`; `reindex` exists only when enabled and never over HTTP."""
+    server: MCPServer[Any] = MCPServer(
+        "kenso-git", instructions=INSTRUCTIONS, version=__version__, log_level=_level(service)
+    )
+
+    def search_docs(
+        query: str, category: str | None = None, limit: int = 5
+    ) -> Annotated[CallToolResult, SearchOut]:
+        """Keyword search (BM25 over SQLite FTS5) of this repository's Markdown docs.
+
+        Returns a JSON array of the best-matching documents, one entry per document:
+        file_path, title (the matching section), category, content_preview (~200 chars),
+        match_source, score, cascade_stage (AND, NEAR or OR), relevance (high, medium,
+        low), and optionally tags, related_count and highlight. If a typo was corrected
+        the result is {"corrected_query", "original_query", "results"}. No hits: [].
+
+        limit: 1 to the configured maximum (default 20), default 5. category: an exact
+        category name to narrow results ("all" or empty = no filter). Short, specific
+        queries work best; for broad questions use search_multi with 2-5 phrasings.
+        Follow up with read_snippet (a bounded excerpt) or get_doc (the whole text).
+        """
+        return _call(lambda: service.search_docs(query, category, limit))
+
+    def search_multi(
+        queries: list[str] | None, category: str | None = None, limit: int = 5
+    ) -> Annotated[CallToolResult, SearchOut]:
+        """Run 2-5 phrasings of one question and merge them (Reciprocal Rank Fusion).
+
+        Returns the same JSON array shape as search_docs, ranked by the fused score.
+        More than 5 queries are truncated to the first 5. Use it when one wording may
+        miss: synonyms, an acronym and its expansion, a question and its keywords.
+        """
+        return _call(lambda: service.search_multi(queries, category, limit))
+
+    def get_doc(path: str, max_length: int | None = None) -> Annotated[CallToolResult, DocOut]:
+        """Return one document's full indexed text by its repo-relative path.
+
+        Returns {title, content, category, audience, tags} plus truncated: true when the
+        content was cut. max_length (characters) cuts the content; very long documents
+        are always cut at ~40,000 characters. For a targeted excerpt of a large
+        document, prefer read_snippet. Paths outside the agent scope, ignored files and
+        `..` are refused with the name of the rule.
+        """
+        return _call(lambda: service.get_doc(path, max_length))
+
+    def get_related(
+        path: str, depth: int = 1, relation_type: str | None = None
+    ) -> Annotated[CallToolResult, RelatedOut]:
+        """List documents linked to a document through relates_to and Markdown links.
+
+        Returns a JSON array of {related_path, relation_type, direction (incoming or
+        outgoing), depth}. depth is 1-3 hops (default 1); relation_type narrows to one
+        link type such as feeds_into, part_of or related. Unknown path: [].
+        """
+        return _call(lambda: service.get_related(path, depth, relation_type))
+
+    def read_snippet(
+        path: str, query: str, max_tokens: int = 256
+    ) -> Annotated[CallToolResult, SnippetOut]:
+        """Read the lines of one Markdown file around the first line matching query.
+
+        Returns {path, line_start, line_end, text, truncated, token_budget}: whole lines
+        centred on the first match, at most max_tokens x 4 characters (max_tokens 32-1024,
+        default 256); truncated is true when the file has more text outside the window.
+        Lines are 1-based. An empty query returns the start of the file. Never returns a
+        whole large file: call again with another query to move through it.
+        """
+        return _call(lambda: service.read_snippet(path, query, max_tokens))
+
+    def health_check() -> Annotated[CallToolResult, HealthOut]:
+        """Report whether the search index is usable: {ok, reason, index, documents,
+        chunks, schema_version, as_of, stale, version, read_only}. An unusable or missing
+        index gives ok: false with a reason and the command that fixes it."""
+        return _call(service.health)
+
+    def index_state() -> Annotated[CallToolResult, StateOut]:
+        """Describe the index: document, chunk and link counts, database size in bytes,
+        schema version, as_of (the commit it reflects), synced_at, stale (true when the
+        working tree has changed since), the repository root and the scoped roots."""
+        return _call(service.state)
+
+    server.add_tool(search_docs, annotations=READ_ONLY, title="Search the docs")
+    server.add_tool(search_multi, annotations=READ_ONLY, title="Search with several phrasings")
+    server.add_tool(get_doc, annotations=READ_ONLY, title="Read a whole document")
+    server.add_tool(get_related, annotations=READ_ONLY, title="Follow document links")
+    server.add_tool(read_snippet, annotations=READ_ONLY, title="Read lines around a match")
+    server.add_tool(health_check, annotations=READ_ONLY, title="Index health")
+    server.add_tool(index_state, annotations=READ_ONLY, title="Index state")
+
+    if service.settings.allow_reindex and not http:
+
+        def reindex() -> Annotated[CallToolResult, ReindexOut]:
+            """Bring the index up to date with the working tree (like `kenso-git sync`).
+
+            The only tool that writes; enabled by `allow-reindex = true` in [tool.kenso].
+            Returns {changed, documents, chunks}. Needs an existing index.
+            """
+            return _call(service.reindex)
+
+        server.add_tool(reindex, annotations=WRITE_LOCAL, title="Update the index")
+    return server
+
+
+def _level(service: Service) -> Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]:
+    level = service.settings.log_level.upper()
+    if level == "DEBUG":
+        return "DEBUG"
+    if level == "INFO":
+        return "INFO"
+    if level == "ERROR":
+        return "ERROR"
+    if level == "CRITICAL":
+        return "CRITICAL"
+    return "WARNING"
+
+
+def run_stdio(service: Service) -> None:
+    """Serve MCP over stdin/stdout until the client closes the pipe."""
+    build_server(service).run("stdio")

@@ -1,0 +1,242 @@
+"""Connections to the index database: readers, the writer, builds and transactions.
+
+WAL journal, a busy timeout and one writer transaction per ingest: readers see the old
+index or the new one, never a mix, and a crash mid-ingest leaves the previous index.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from kenso_git.errors import DatabaseError
+from kenso_git.errors import NoIndexError
+from kenso_git.store import schema
+
+READ_BUSY_MS = 5_000
+WRITE_BUSY_MS = 60_000
+_NO_INDEX_HINT = (
+    "run `kenso-git ingest` once; `kenso-git hooks install` keeps it current after that"
+)
+
+
+def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
+    return DatabaseError(
+        f"the index database cannot be read: {err}",
+        path=str(db_path),
+        hint="if it is corrupt, delete it and run `kenso-git ingest` to rebuild it",
+    )
+
+
+def _readonly_uri(db_path: Path) -> str:
+    # Built by hand: Path.as_uri() imports urllib (~4 ms on every `kenso-git search`).
+    text = str(db_path.resolve())
+    for char, code in (("%", "%25"), ("?", "%3f"), ("#", "%23")):
+        text = text.replace(char, code)
+    return f"file:{text}?mode=ro"
+
+
+def open_reader(db_path: Path) -> sqlite3.Connection:
+    """A read-only connection in autocommit mode.
+
+    Raises:
+        NoIndexError: the database file or its tables do not exist.
+        DatabaseError: the file is corrupt or was written by a newer kenso-git.
+    """
+    if not db_path.is_file():
+        raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
+    try:
+        conn = sqlite3.connect(
+            _readonly_uri(db_path), uri=True, isolation_level=None, check_same_thread=False
+        )
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        has_chunks = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='chunks'"
+        ).fetchone()
+    except sqlite3.DatabaseError as err:
+        raise _bad_db(db_path, err) from err
+    if not has_chunks:
+        conn.close()
+        raise NoIndexError(f"{db_path} holds no search index yet", hint=_NO_INDEX_HINT)
+    _check_version(db_path, version)
+    return conn
+
+
+def _check_version(db_path: Path, version: int) -> None:
+    if version > schema.SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the index was written by a newer kenso-git (schema {version}, "
+            f"this one reads {schema.SCHEMA_VERSION})",
+            path=str(db_path),
+            hint="upgrade kenso-git (pre-commit pins its own copy: bump `rev`), "
+            "or delete the index and re-ingest",
+        )
+
+
+def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
+    """A connection that may write; creates the file and schema, migrates old ones.
+
+    `fresh` is for a private, not yet published build file: no journal, no syncs
+    (`publish_build` makes it durable and switches it to WAL).
+
+    Raises:
+        DatabaseError: the file is not a usable SQLite database.
+    """
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
+        conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
+        conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
+        _ensure_schema(conn, db_path)
+    except sqlite3.DatabaseError as err:
+        raise _bad_db(db_path, err) from err
+    return conn
+
+
+BUILD_SUFFIX = ".building-"
+
+
+def new_build_path(db_path: Path) -> Path:
+    """A private file to build a new index in; leftovers of dead builds are removed."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
+        pid = stale.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
+    return db_path.with_name(f"{db_path.name}{BUILD_SUFFIX}{os.getpid()}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def publish_build(conn: sqlite3.Connection, build: Path, db_path: Path) -> None:
+    """Make a finished build durable, switch it to WAL and give it its public name.
+
+    Raises:
+        DatabaseError: another process published an index at `db_path` meanwhile.
+    """
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    fd = os.open(build, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(build, db_path)  # never replaces: an index someone else made stays
+    except FileExistsError:
+        raise DatabaseError(
+            "another kenso-git created the index while this one was building it",
+            path=str(db_path),
+            hint="run the command again: it will update that index",
+        ) from None
+
+
+def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == schema.SCHEMA_VERSION:
+        _refresh_update_trigger(conn)
+        return
+    _check_version(db_path, version)
+    with transaction(conn):
+        if version == 0:
+            _adopt_or_create(conn)
+        else:
+            for step in range(version, schema.SCHEMA_VERSION):
+                for statement in schema.MIGRATIONS.get(step, ()):
+                    conn.execute(statement)
+        conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
+
+
+def _refresh_update_trigger(conn: sqlite3.Connection) -> None:
+    """Give an index made before 0.2 the update trigger that ignores non-indexed columns.
+
+    Both forms are correct, and older kenso-git versions read and write either: the file
+    format (the schema version) is unchanged. Only the cost of `write_chunks` differs.
+    """
+    ddl = schema.update_trigger_ddl()
+    row = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+        (schema.UPDATE_TRIGGER,),
+    ).fetchone()
+    if row is not None and " UPDATE OF " in row[0]:
+        return
+    with transaction(conn):
+        conn.execute(f"DROP TRIGGER IF EXISTS {schema.UPDATE_TRIGGER}")
+        conn.execute(ddl)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _adopt_or_create(conn: sqlite3.Connection) -> None:
+    """Create the schema; a kenso 2.0.0 index in the same file is replaced (its rows are
+    rebuilt by the ingest that opened this writer)."""
+    tables = _tables(conn)
+    if "chunks" in tables and "search_extra" not in _columns(conn, "chunks"):
+        for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        for table in ("chunks_fts", "chunks", "links"):
+            if table in tables:
+                conn.execute(f"DROP TABLE {table}")
+    for statement in schema.DDL:
+        conn.execute(statement)
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[None]:
+    """BEGIN (IMMEDIATE for writers) ... COMMIT, or ROLLBACK on any exception."""
+    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+@contextmanager
+def writing(conn: sqlite3.Connection, db_path: Path) -> Iterator[None]:
+    """Turn SQLite failures during a write into errors that say what to do."""
+    try:
+        yield
+    except sqlite3.OperationalError as err:
+        if "locked" in str(err) or "busy" in str(err):
+            raise DatabaseError(
+                f"the index is locked by another process (waited {WRITE_BUSY_MS // 1000} s)",
+                path=str(db_path),
+                hint="another kenso-git ingest or sync is running; try again when it ends",
+            ) from err
+        raise _bad_db(db_path, err) from err
+    except sqlite3.DatabaseError as err:
+        raise _bad_db(db_path, err) from err
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A read transaction: every SELECT inside sees the same committed index."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")

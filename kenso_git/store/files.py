@@ -1,0 +1,81 @@
+"""The `files` table: what the index knows of every file it has seen."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection
+from typing import NamedTuple
+
+from kenso_git.repo.discover import FileStatus
+
+
+class FileRow(NamedTuple):
+    """What the index knows of one file (the `files` table). A named tuple: thousands are
+    built per sync and sent between processes."""
+
+    path: str
+    blob_id: str
+    status: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    seen_ns: int
+    title: str | None = None
+    category: str | None = None
+    chunks: int = 0
+    detail: str | None = None
+    relations: str | None = None  # JSON [[raw_target, relation], ...]
+
+
+def load_files(
+    conn: sqlite3.Connection, paths: Collection[str] | None = None
+) -> dict[str, FileRow]:
+    """The files rows: all of them, or those of `paths`."""
+    columns = (
+        "SELECT path, blob_id, status, size, mtime_ns, ctime_ns, inode, seen_ns, title, "
+        "category, chunks, detail, relations FROM files"
+    )
+    if paths is None:
+        rows = conn.execute(columns).fetchall()
+    else:
+        rows = [
+            row
+            for path in sorted(set(paths))
+            for row in conn.execute(f"{columns} WHERE path = ?", (path,))
+        ]
+    return {row[0]: FileRow(*row) for row in rows}
+
+
+def upsert_file(conn: sqlite3.Connection, row: FileRow) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO files(path, blob_id, status, size, mtime_ns, ctime_ns, inode, "
+        "seen_ns, title, category, chunks, detail, relations) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        row,
+    )
+
+
+def delete_file(conn: sqlite3.Connection, path: str) -> None:
+    """Forget a file: its chunks, its outgoing links and its files row."""
+    conn.execute("DELETE FROM chunks WHERE file_path = ?", (path,))
+    conn.execute("DELETE FROM links WHERE source_path = ?", (path,))
+    conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+
+def stored_relations(
+    conn: sqlite3.Connection, paths: Collection[str] | None = None
+) -> list[tuple[str, str]]:
+    """(path, relations JSON) of indexed files with relations (all, or those of `paths`)."""
+    rows = conn.execute(
+        "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL "
+        "ORDER BY path",
+        (FileStatus.INDEXED,),
+    ).fetchall()
+    wanted = None if paths is None else set(paths)
+    return [(r[0], r[1]) for r in rows if wanted is None or r[0] in wanted]
+
+
+def indexed_paths(conn: sqlite3.Connection) -> list[str]:
+    return [
+        r[0] for r in conn.execute("SELECT path FROM files WHERE status = ?", (FileStatus.INDEXED,))
+    ]

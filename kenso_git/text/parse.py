@@ -1,0 +1,329 @@
+"""Markdown text -> `Document`: frontmatter, headings outside fenced code, line map. Pure.
+
+One parse per file feeds both ingest (chunking) and lint; nothing here touches the disk.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from kenso_git.text.frontmatter import load_frontmatter
+from kenso_git.text.frontmatter import split_frontmatter
+
+DEFAULT_RELATION = "related"
+
+
+class Heading(NamedTuple):
+    """An ATX heading (`#`..`######` at column 0, a space, text) outside fenced code."""
+
+    level: int  # 1..6
+    text: str  # the text after the hashes, trimmed
+    line: int  # 1-based line number in the whole file (frontmatter included)
+    offset: int  # character offset of the heading line's start within `Document.body`
+    end: int  # character offset just past the line's text (before its newline) in `body`
+
+
+class Relation(NamedTuple):
+    """One raw `relates_to` entry as written (globs and empty paths kept: lint reports them)."""
+
+    target: str  # trimmed text as written
+    relation: str  # relation type, DEFAULT_RELATION when none given
+    line: int  # 1-based file line of the entry (the `relates_to` line when unknown)
+
+
+class Problem(NamedTuple):
+    """Something wrong with the file that did not stop it from being indexed."""
+
+    message: str
+    line: int  # 1-based file line
+
+
+class Document(NamedTuple):
+    """A parsed Markdown file. Everything lint and the chunker need, computed once."""
+
+    path: str  # repo-relative POSIX path
+    text: str  # the whole decoded file, BOM dropped, newlines normalised to \n
+    body: str  # the text after the frontmatter block
+    body_line: int  # 1-based file line on which `body` starts
+    frontmatter: Mapping[str, object]  # {} when absent or malformed
+    has_frontmatter: bool
+    headings: tuple[Heading, ...]  # outside fenced code, in document order
+    fences: tuple[tuple[int, int], ...]  # [start, end) offsets in `body` of fenced code blocks
+    h1: str | None  # text of the first H1 outside fenced code
+    fm_title: str | None  # frontmatter `title` when it is a non-blank string, trimmed
+    category: str  # frontmatter category, else the parent folder's name, else "general"
+    audience: str  # frontmatter audience, default "all"
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    answers: tuple[str, ...]
+    predicted_queries: tuple[str, ...]
+    description: str | None
+    relations: tuple[Relation, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def stem(self) -> str:
+        """The file name without its last suffix (`my-doc.md` -> `my-doc`)."""
+        name = self.path.rsplit("/", 1)[-1]
+        return name.rsplit(".", 1)[0] if "." in name else name
+
+    @property
+    def title(self) -> str | None:
+        """The resolved title: the first H1, else the frontmatter title, else None."""
+        return self.h1 if self.h1 is not None else self.fm_title
+
+    @property
+    def display_title(self) -> str:
+        """The resolved title, else the file stem; also the chunk-title prefix."""
+        resolved = self.title
+        return resolved if resolved is not None else self.stem
+
+    def line_of(self, offset: int) -> int:
+        """1-based file line of a character offset in `body`."""
+        return self.body_line + self.body.count("\n", 0, offset)
+
+    def headings_at(self, level: int) -> tuple[Heading, ...]:
+        return tuple(h for h in self.headings if h.level == level)
+
+
+class Section(NamedTuple):
+    """An H2 section: from its heading line to the next H2 (or the end of the body)."""
+
+    heading: Heading
+    start: int  # offset of the heading line in `body`
+    end: int  # offset where the next H2 line starts, or len(body)
+
+    def full_text(self, doc: Document) -> str:
+        """Heading line included, trimmed: what the chunker sees and measures."""
+        return doc.body[self.start : self.end].strip()
+
+    def content(self, doc: Document) -> str:
+        """Heading line excluded, trimmed."""
+        return doc.body[self.heading.end : self.end].strip()
+
+
+def h2_sections(doc: Document) -> list[Section]:
+    """The document's H2 sections in order (H3+ headings do not end a section)."""
+    h2s = doc.headings_at(2)
+    ends = [h.offset for h in h2s[1:]] + ([len(doc.body)] if h2s else [])
+    return [Section(h, h.offset, end) for h, end in zip(h2s, ends, strict=True)]
+
+
+# --- decoding and paths -------------------------------------------------------------------------
+
+
+def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
+    """UTF-8 text of a file: a leading BOM dropped, bad bytes replaced (one Problem), CRLF kept."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message = (
+            f"{path} is not valid utf-8 (first bad byte on line {line}); the bad bytes were "
+            "replaced with U+FFFD: re-save the file as utf-8"
+        )
+        return data.decode("utf-8", errors="replace"), [Problem(message, line)]
+
+
+def derive_category(path: str, frontmatter: Mapping[str, object]) -> str:
+    """Frontmatter `category` if a non-empty string, else the parent folder name, else general."""
+    value = frontmatter.get("category")
+    if isinstance(value, str) and value:
+        return value
+    parent = path.rpartition("/")[0]
+    return parent.rpartition("/")[2] if parent else "general"
+
+
+def normalise_target(source_path: str, target: str) -> str:
+    """A `relates_to` target as a root-relative POSIX path (`./x`, `../x`: from the source)."""
+    target = target.strip()
+    if not target:
+        return ""
+    if target in (".", "..") or target.startswith(("./", "../")):
+        joined = posixpath.join(posixpath.dirname(source_path), target)
+    else:
+        joined = target.lstrip("/")
+    return posixpath.normpath(joined) if joined else ""
+
+
+# --- metadata fields --------------------------------------------------------------------------
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(t for t in (p.strip() for p in value.split(",")) if t)
+    if isinstance(value, list):
+        return tuple(t for t in (str(v).strip() for v in value if v is not None) if t)
+    return ()
+
+
+def _str_list(value: object) -> tuple[str, ...]:
+    """List fields (aliases, answers, predicted_queries): items stringified, not trimmed."""
+    if isinstance(value, list):
+        return tuple(str(v) for v in value if v is not None)
+    return ()
+
+
+def _nonblank(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _raw_relations(value: object, problems: list[Problem], key_line: int) -> list[tuple[str, str]]:
+    """Every raw `relates_to` entry as (target, relation); globs and empty strings are kept."""
+    if isinstance(value, str):
+        return [(p.strip(), DEFAULT_RELATION) for p in value.split(",") if p.strip()]
+    if not isinstance(value, list):
+        return []
+    pairs: list[tuple[str, str]] = []
+    for item in value:
+        if isinstance(item, str):
+            pairs.append((item.strip(), DEFAULT_RELATION))
+        elif isinstance(item, dict):
+            path = item.get("path")
+            target = "" if path is None else str(path).strip()
+            if not target:
+                message = "a relates_to entry has no path; add `path: <file>.md` or remove it"
+                problems.append(Problem(message, key_line))
+                continue
+            relation = item.get("relation")
+            pairs.append((target, str(relation).strip() if relation else DEFAULT_RELATION))
+    return pairs
+
+
+def _mentions(line: str, target: str) -> bool:
+    if target:
+        return target in line
+    return line.strip().lstrip("-").strip() in ("", '""', "''")
+
+
+def _relations(
+    value: object, block: str, first_line: int, problems: list[Problem]
+) -> tuple[Relation, ...]:
+    """Relations with the file line of each entry, found by a best-effort scan of the block."""
+    if value is None:
+        return ()
+    lines = block.split("\n")
+    key_idx = next((i for i, ln in enumerate(lines) if ln.startswith("relates_to")), 0)
+    end = key_idx + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t-#"):
+        end += 1
+    pairs = _raw_relations(value, problems, first_line + key_idx)
+    step = 1 if isinstance(value, list) else 0
+    cursor = key_idx + step
+    result = []
+    for target, relation in pairs:
+        idx = next((i for i in range(cursor, end) if _mentions(lines[i], target)), None)
+        if idx is None:
+            result.append(Relation(target, relation, first_line + key_idx))
+            continue
+        result.append(Relation(target, relation, first_line + idx))
+        cursor = idx + step
+    return tuple(result)
+
+
+# --- headings and fences ----------------------------------------------------------------------
+
+# Lines that may be a heading or a fence, found after a newline (much faster than `^` + MULTILINE).
+_CANDIDATE_RE = re.compile(r"\n(?:#{1,6} | {0,3}(?:```|~~~))")
+_FIRST_CANDIDATE_RE = re.compile(r"#{1,6} | {0,3}(?:```|~~~)")
+
+
+def _fence_run(line: str) -> tuple[str, int, str]:
+    """(fence character, run length, rest of line) of a fence line, else ("", 0, "")."""
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or stripped[:1] not in ("`", "~"):
+        return "", 0, ""
+    char = stripped[0]
+    rest = stripped.lstrip(char)
+    run = len(stripped) - len(rest)
+    if run < 3 or (char == "`" and "`" in rest):
+        return "", 0, ""
+    return char, run, rest
+
+
+def _scan_body(
+    body: str, body_line: int
+) -> tuple[tuple[Heading, ...], tuple[tuple[int, int], ...]]:
+    """ATX headings outside fenced code, and the fenced code ranges (CommonMark essentials)."""
+    headings: list[Heading] = []
+    fences: list[tuple[int, int]] = []
+    fence_char, fence_len, fence_start = "", 0, 0
+    line_no, counted = body_line, 0
+    starts = [0] if _FIRST_CANDIDATE_RE.match(body) else []
+    starts.extend(match.start() + 1 for match in _CANDIDATE_RE.finditer(body))
+    for start in starts:
+        end = body.find("\n", start)
+        if end < 0:
+            end = len(body)
+        line = body[start:end]
+        if fence_char:
+            char, run, rest = _fence_run(line)
+            if char == fence_char and run >= fence_len and not rest.strip():
+                fences.append((fence_start, end))
+                fence_char = ""
+            continue
+        if line[0] == "#":
+            text = line.lstrip("#").strip()
+            if text:
+                line_no += body.count("\n", counted, start)
+                counted = start
+                headings.append(
+                    Heading(len(line) - len(line.lstrip("#")), text, line_no, start, end)
+                )
+            continue
+        fence_char, fence_len, _ = _fence_run(line)
+        fence_start = start
+    if fence_char:
+        fences.append((fence_start, len(body)))
+    return tuple(headings), tuple(fences)
+
+
+# --- the document -----------------------------------------------------------------------------
+
+
+def parse_document(path: str, text: str) -> Document:
+    """Parse one Markdown file's decoded text. Never raises on bad input: see `problems`."""
+    text = text.removeprefix("\ufeff")
+    if "\r" in text:  # universal newlines, as kenso reads files: chunks and offsets see only \n
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    problems: list[Problem] = []
+    block, first_line, body_start = split_frontmatter(text)
+    frontmatter: dict[str, object] = {}
+    if block is not None:
+        frontmatter, error = load_frontmatter(block, first_line)
+        if error is not None:
+            problems.append(Problem(*error))
+    elif text.startswith("---") and text.split("\n", 1)[0].rstrip("\r") == "---":
+        message = "frontmatter opened with `---` is never closed; add a `---` line after it"
+        problems.append(Problem(message, 1))
+    body = text[body_start:]
+    body_line = text.count("\n", 0, body_start) + 1
+    headings, fences = _scan_body(body, body_line)
+    h1 = next((h.text for h in headings if h.level == 1), None)
+    relations = _relations(frontmatter.get("relates_to"), block or "", first_line, problems)
+    return Document(
+        path=path,
+        text=text,
+        body=body,
+        body_line=body_line,
+        frontmatter=frontmatter,
+        has_frontmatter=block is not None,
+        headings=headings,
+        fences=fences,
+        h1=h1,
+        fm_title=_nonblank(frontmatter.get("title")),
+        category=derive_category(path, frontmatter),
+        audience=_nonblank(frontmatter.get("audience")) or "all",
+        tags=_tags(frontmatter.get("tags")),
+        aliases=_str_list(frontmatter.get("aliases")),
+        answers=_str_list(frontmatter.get("answers")),
+        predicted_queries=_str_list(frontmatter.get("predicted_queries")),
+        description=_nonblank(frontmatter.get("description")),
+        relations=relations,
+        problems=tuple(problems),
+    )

@@ -1,0 +1,78 @@
+"""The kenso-reindex hook through the real pre-commit executable (slow: builds a venv)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.githooks.indexdump import fresh_dump
+from tests.githooks.indexdump import index_dump
+from tests.githooks.indexdump import ingest
+from tests.githooks.indexdump import is_stale
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
+from tests.helpers import pre_commit_try_repo
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A committed copy of this checkout (its tracked and new files), as pre-commit clones it."""
+    if not (REPO_ROOT / ".pre-commit-hooks.yaml").is_file():
+        pytest.skip("not running from a kenso-git checkout")
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
+    dest = tmp_path_factory.mktemp("hook-repo")
+    for rel in filter(None, listed):
+        if rel.startswith(("tests/", "benchmarks/", "docs/")) or not (REPO_ROOT / rel).is_file():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO_ROOT / rel, target)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid"}
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+        subprocess.run(["git", *args], cwd=dest, env=env, check=True, capture_output=True)
+    return dest
+
+
+def try_repo(target: Path, hook_repo: Path, home: Path, *stage_args: str) -> str:
+    proc = pre_commit_try_repo(target, hook_repo, "kenso-reindex", home, "--verbose", *stage_args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_pre_commit_post_commit_and_post_checkout_stages_sync(
+    repo: Path, tmp_path: Path, hook_repo: Path, pre_commit_home: Path
+) -> None:
+    body = "The widget pipeline is explained here in enough words to be indexed.\n"
+    write(repo, {"docs/a.md": f"# A\n\n{body}", "docs/b.md": f"# B\n\n{body}"})
+    first = commit_all(repo, "docs")
+    ingest(repo)
+    write(repo, {"docs/a.md": f"# A\n\n{body}More.\n", "docs/c.md": f"# C\n\n{body}"})
+    second = commit_all(repo, "more docs")
+    assert is_stale(repo)
+    out = try_repo(repo, hook_repo, pre_commit_home, "--hook-stage", "post-commit")
+    assert "kenso-git reindex" in out
+    assert is_stale(repo) is False
+    assert index_dump(repo) == fresh_dump(repo, tmp_path)
+
+    git(repo, "checkout", "-q", first)
+    assert is_stale(repo)
+    checkout = ["--hook-stage", "post-checkout", "--from-ref", second, "--to-ref", first]
+    try_repo(repo, hook_repo, pre_commit_home, *checkout, "--checkout-type", "1")
+    assert is_stale(repo) is False
+    assert index_dump(repo) == fresh_dump(repo, tmp_path)

@@ -1,0 +1,240 @@
+"""The hook runtime against real repositories and real indexes."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenso_git.githooks import install
+from kenso_git.githooks import runner as hooks
+from kenso_git.githooks.runner import HookCall
+from kenso_git.repo.workspace import find_workspace
+from tests.githooks.indexdump import fresh_dump
+from tests.githooks.indexdump import hook_env
+from tests.githooks.indexdump import index_dump
+from tests.githooks.indexdump import ingest
+from tests.githooks.indexdump import is_stale
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
+
+TEXT = (
+    "{t} explains the widget pipeline in enough words to be indexed properly.\n\n## {t} usage\n\n"
+)
+
+
+def doc(title: str, extra: str = "") -> str:
+    return f"# {title}\n\n" + TEXT.format(t=title) + f"Use {title} with care. {extra}\n"
+
+
+@pytest.fixture
+def indexed(repo: Path) -> Path:
+    write(repo, {f"docs/d{i}.md": doc(f"Doc {i}") for i in range(4)})
+    commit_all(repo, "docs")
+    ingest(repo)
+    return repo
+
+
+def run_git_with_hooks(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args],
+        cwd=root,
+        env=hook_env(**env),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+
+def test_pre_commit_variables_map_to_git_hooks() -> None:
+    env = {
+        "PRE_COMMIT_FROM_REF": "a" * 40,
+        "PRE_COMMIT_TO_REF": "b" * 40,
+        "PRE_COMMIT_CHECKOUT_TYPE": "1",
+    }
+    assert hooks.from_pre_commit(env) == HookCall("post-checkout", ("a" * 40, "b" * 40, "1"))
+    rewrite = hooks.from_pre_commit({"PRE_COMMIT_REWRITE_COMMAND": "rebase"})
+    assert rewrite == HookCall("post-rewrite", ("rebase",))
+    squash = hooks.from_pre_commit({"PRE_COMMIT_IS_SQUASH_MERGE": "0"})
+    assert squash == HookCall("post-merge", ("0",))
+    assert hooks.from_pre_commit({}) == HookCall("post-commit", ())
+
+
+def test_plan_skips_during_a_rebase_but_not_in_post_rewrite(indexed: Path) -> None:
+    ws = find_workspace(indexed)
+    assert ws.git_dir is not None
+    (ws.git_dir / "rebase-merge").mkdir()
+    (ws.git_dir / "rebase-merge" / "done").write_text("noop\n", encoding="utf-8")
+    # a fast-forward rebase rewrites nothing and fires no post-rewrite: sync at once
+    fg = {hooks.THRESHOLD_ENV: "100000"}
+    assert hooks.plan(ws, HookCall("post-commit", ()), fg).action == hooks.FOREGROUND
+    (ws.git_dir / "rebase-merge" / "git-rebase-todo").write_text("pick abc x\n", "utf-8")
+    assert hooks.plan(ws, HookCall("post-commit", ()), {}).action == hooks.SKIP
+    assert hooks.plan(ws, HookCall("post-rewrite", ("amend",)), {}).action == hooks.FOREGROUND
+
+
+def test_plan_sizes_the_change(indexed: Path) -> None:
+    ws = find_workspace(indexed)
+    old = git(indexed, "rev-parse", "HEAD").strip()
+    write(indexed, {f"docs/n{i}.md": doc(f"New {i}") for i in range(3)})
+    new = commit_all(indexed, "three more")
+    checkout = HookCall("post-checkout", (old, new, "1"))
+    assert hooks.plan(ws, checkout, {}).action == hooks.FOREGROUND
+    small = {hooks.THRESHOLD_ENV: "2"}
+    assert hooks.plan(ws, checkout, small).action == hooks.BACKGROUND
+    same = HookCall("post-checkout", (new, new, "1"))
+    assert hooks.plan(ws, same, {}).action == hooks.SKIP
+    unknown = HookCall("post-index-change", ("1", "0"))
+    assert hooks.plan(ws, unknown, {}).action == hooks.BACKGROUND
+    # git moves HEAD after writing the index: post-index-change always syncs after git exits
+    assert hooks.plan(ws, unknown, {hooks.THRESHOLD_ENV: "100000"}).action == hooks.BACKGROUND
+    assert hooks.plan(ws, HookCall("post-index-change", ("0", "0")), {}).action == hooks.SKIP
+
+
+def test_plan_skips_without_an_index(repo: Path) -> None:
+    write(repo, {"a.md": doc("A")})
+    commit_all(repo)
+    decided = hooks.plan(find_workspace(repo), HookCall("post-commit", ()), {})
+    assert decided.action == hooks.SKIP
+    assert "no index" in decided.reason
+
+
+def test_second_run_marks_dirty_and_the_holder_syncs_again(indexed: Path) -> None:
+    ws = find_workspace(indexed)
+    runs: list[bool] = []
+
+    def sync(_ws: object, _paths: object) -> None:
+        if not runs:  # a concurrent hook arrives while we hold the lock
+            runs.append(hooks.coalesced_sync(ws, sync=lambda *_: runs.append(True)))
+        else:
+            runs.append(True)
+
+    assert hooks.coalesced_sync(ws, sync=sync)
+    assert runs == [False, True]  # the nested call deferred; the holder ran once more
+    assert hooks.is_idle(ws)
+
+
+def test_a_held_lock_defers_the_sync_to_its_holder(indexed: Path) -> None:
+    ws = find_workspace(indexed)
+    folder = hooks.state_dir(ws)
+    fd = os.open(folder / hooks.LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert not hooks.coalesced_sync(ws, sync=lambda *_: pytest.fail("must not run"))
+        assert (folder / hooks.DIRTY_FILE).exists()
+        assert not hooks.is_idle(ws)
+    finally:
+        os.close(fd)
+    assert hooks.coalesced_sync(ws, sync=lambda *_: None)
+    assert hooks.is_idle(ws)
+
+
+def test_hooked_commit_and_checkout_keep_the_index_exact(indexed: Path, tmp_path: Path) -> None:
+    install.install(find_workspace(indexed))
+    write(indexed, {"docs/d1.md": doc("Doc 1", "Changed."), "docs/new.md": doc("New")})
+    (indexed / "docs" / "d2.md").unlink()
+    run_git_with_hooks(indexed, "add", "-A")
+    run_git_with_hooks(indexed, "commit", "-q", "-m", "edit")
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+    assert is_stale(indexed) is False
+    run_git_with_hooks(indexed, "checkout", "-q", "HEAD~1")
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+    assert is_stale(indexed) is False
+
+
+def test_hook_scrubs_git_dir_and_index_file(indexed: Path, tmp_path: Path) -> None:
+    write(indexed, {"docs/d3.md": doc("Doc 3", "Edited.")})
+    git(indexed, "commit", "-q", "-am", "edit")
+    assert is_stale(indexed)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kenso_git", "hook", "post-commit"],
+        cwd=indexed,
+        env=hook_env(GIT_DIR=str(tmp_path / "nowhere"), GIT_INDEX_FILE=str(tmp_path / "idx")),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert is_stale(indexed) is False
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+
+
+def test_hook_never_fails_git(indexed: Path) -> None:
+    (indexed / ".kenso" / "docs.db").write_bytes(b"not a database" * 100)
+    for name in ("post-commit", "no-such-hook"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "kenso_git", "hook", name],
+            cwd=indexed,
+            env=hook_env(KENSO_HOOK_BACKGROUND_THRESHOLD="100000"),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0
+        assert proc.stdout == ""
+        assert len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+def test_background_sync_finishes_with_the_index_exact(indexed: Path, tmp_path: Path) -> None:
+    install.install(find_workspace(indexed))
+    git(indexed, "checkout", "-q", "-b", "side")
+    write(indexed, {f"docs/d{i}.md": doc(f"Doc {i}", "Side.") for i in range(4)})
+    commit_all(indexed, "side")
+    run_git_with_hooks(indexed, "checkout", "-q", "main", KENSO_HOOK_BACKGROUND_THRESHOLD="1")
+    ws = find_workspace(indexed)
+    assert hooks.wait_until_idle(ws, timeout=30)
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+    log = (hooks.state_dir(ws) / hooks.LOG_FILE).read_text(encoding="utf-8")
+    assert "done in" in log
+
+
+def test_reset_hard_syncs_after_git_moved_head(indexed: Path, tmp_path: Path) -> None:
+    install.install(find_workspace(indexed))
+    write(indexed, {"docs/extra.md": doc("Extra")})
+    run_git_with_hooks(indexed, "add", "-A")
+    run_git_with_hooks(indexed, "commit", "-q", "-m", "extra")
+    run_git_with_hooks(indexed, "reset", "-q", "--hard", "HEAD~1")
+    assert hooks.wait_until_idle(find_workspace(indexed), timeout=30)
+    assert is_stale(indexed) is False
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("runner", "slow"),
+    [
+        # through the click CLI: never the MCP stack
+        (
+            "from kenso_git.cli.main import main\n"
+            "try:\n    main(['hook', 'post-commit'])\nexcept SystemExit:\n    pass\n",
+            {"mcp", "pydantic", "anyio"},
+        ),
+        # what `kenso-git hook` runs (the entry's fast path): these cost 10-20 ms each to
+        # import, paid on every checkout and commit
+        (
+            "from kenso_git.githooks.runner import hook_main\nhook_main('post-commit', [])\n",
+            {"dataclasses", "inspect", "subprocess", "click", "pygit2", "mcp", "yaml"},
+        ),
+    ],
+)
+def test_hook_path_skips_slow_imports(indexed: Path, runner: str, slow: set[str]) -> None:
+    write(indexed, {"docs/d0.md": doc("Doc 0", "Edited again.")})
+    git(indexed, "commit", "-q", "-am", "edit")
+    code = (
+        f"import sys\n{runner}"
+        f"sys.stderr.write(repr(sorted({{m.split('.')[0] for m in sys.modules}} & {slow!r})))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=indexed,
+        env=hook_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stderr == "[]"
+    assert is_stale(indexed) is False

@@ -1,0 +1,229 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenso_git.errors import GitError
+from kenso_git.repo import git as gitrepo
+from kenso_git.repo.git import blob_id
+from kenso_git.repo.git import changed_paths
+from kenso_git.repo.git import head_state
+from kenso_git.repo.git import hooks_dir
+from kenso_git.repo.git import is_rebase_in_progress
+from kenso_git.repo.git import scrubbed_env
+from kenso_git.repo.git import worktree_blob_ids
+from kenso_git.repo.workspace import find_workspace
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
+
+
+def hash_object(root: Path, path: str) -> str:
+    return git(root, "hash-object", "--", path).strip()
+
+
+def test_blob_id_matches_git_hash_object(tmp_path: Path) -> None:
+    (tmp_path / "x.md").write_bytes(b"hello\n")
+    expected = subprocess.run(
+        ["git", "hash-object", "--no-filters", "x.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert blob_id(b"hello\n") == expected
+
+
+def test_unchanged_modified_and_untracked_files_get_git_ids(repo: Path) -> None:
+    write(repo, {"a.md": "# A\n", "b.md": "# B\n", "docs/c.md": "# C\n"})
+    commit_all(repo)
+    write(repo, {"b.md": "# B changed\n", "new dir/d é.md": "# D\n"})
+    ws = find_workspace(repo)
+    paths = ["a.md", "b.md", "docs/c.md", "new dir/d é.md"]
+    ids = worktree_blob_ids(ws, paths)
+    assert ids == {p: hash_object(repo, p) for p in paths}
+
+
+def test_crlf_file_under_autocrlf_gets_the_same_id_as_git(repo: Path) -> None:
+    git(repo, "config", "core.autocrlf", "true")
+    write(repo, {"win.md": b"# Title\r\n\r\nbody\r\n"})
+    commit_all(repo)
+    write(repo, {"win.md": b"# Title\r\n\r\nchanged body\r\n", "new.md": b"x\r\ny\r\n"})
+    ws = find_workspace(repo)
+    ids = worktree_blob_ids(ws, ["win.md", "new.md"])
+    assert ids["win.md"] == hash_object(repo, "win.md")
+    assert ids["new.md"] == hash_object(repo, "new.md")
+    assert ids["new.md"] == blob_id(b"x\ny\n")
+
+
+def test_repository_without_commits(repo: Path) -> None:
+    write(repo, {"a.md": "# A\n", "staged.md": "# S\n"})
+    git(repo, "add", "staged.md")
+    ws = find_workspace(repo)
+    assert worktree_blob_ids(ws, ["a.md", "staged.md"]) == {
+        "a.md": hash_object(repo, "a.md"),
+        "staged.md": hash_object(repo, "staged.md"),
+    }
+    state = head_state(ws)
+    assert state.unborn
+    assert state.commit is None
+    assert state.branch == "main"
+    assert not state.detached
+
+
+def test_head_state_on_a_branch_and_detached(repo: Path) -> None:
+    write(repo, {"a.md": "# A\n"})
+    first = commit_all(repo)
+    ws = find_workspace(repo)
+    state = head_state(ws)
+    assert (state.commit, state.branch, state.detached, state.unborn) == (
+        first,
+        "main",
+        False,
+        False,
+    )
+    git(repo, "checkout", "-q", "--detach")
+    state = head_state(ws)
+    assert (state.commit, state.branch, state.detached) == (first, None, True)
+
+
+def test_missing_paths_and_folders_are_left_out(repo: Path) -> None:
+    write(repo, {"a.md": "# A\n"})
+    commit_all(repo)
+    (repo / "a.md").unlink()
+    (repo / "folder.md").mkdir()
+    assert worktree_blob_ids(find_workspace(repo), ["a.md", "folder.md", "nope.md"]) == {}
+
+
+def test_linked_worktree_ids_head_and_hooks(repo: Path, tmp_path: Path) -> None:
+    write(repo, {"a.md": "# A\n"})
+    commit_all(repo)
+    linked = tmp_path / "linked wt"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    write(linked, {"a.md": "# A in side\n", "b.md": "# B\n"})
+    ws = find_workspace(linked)
+    assert ws.git_dir != ws.common_dir
+    ids = worktree_blob_ids(ws, ["a.md", "b.md"])
+    assert ids == {"a.md": hash_object(linked, "a.md"), "b.md": hash_object(linked, "b.md")}
+    assert head_state(ws).branch == "side"
+    assert hooks_dir(ws) == (repo / ".git" / "hooks").resolve()
+
+
+def test_submodule_gitlink_is_skipped(repo: Path, tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q")
+    write(sub, {"inner.md": "# inner\n"})
+    commit_all(sub)
+    write(repo, {"a.md": "# A\n"})
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "mod")
+    commit_all(repo)
+    ws = find_workspace(repo)
+    ids = worktree_blob_ids(ws, ["a.md", "mod"])
+    assert ids == {"a.md": hash_object(repo, "a.md")}
+
+
+def test_unchanged_tracked_file_is_not_read(repo: Path) -> None:
+    write(repo, {"a.md": "# A\n"})
+    commit_all(repo)
+    expected = hash_object(repo, "a.md")
+    (repo / "a.md").chmod(0)  # unreadable, but its stat data still matches the index
+    try:
+        assert worktree_blob_ids(find_workspace(repo), ["a.md"]) == {"a.md": expected}
+    finally:
+        (repo / "a.md").chmod(0o644)
+
+
+def test_unsupported_index_falls_back_to_hashing(repo: Path) -> None:
+    write(repo, {"a.md": "# A\n", "b.md": "# B\n"})
+    commit_all(repo)
+    (repo / ".git" / "index").write_bytes(b"DIRC garbage that libgit2 cannot read")
+    ids = worktree_blob_ids(find_workspace(repo), ["a.md", "b.md"])
+    assert ids == {"a.md": blob_id(b"# A\n"), "b.md": blob_id(b"# B\n")}
+
+
+def test_outside_git_plain_blob_ids(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "# A\n"})
+    ws = find_workspace(tmp_path)
+    assert not ws.is_git
+    assert worktree_blob_ids(ws, ["a.md", "gone.md"]) == {"a.md": blob_id(b"# A\n")}
+
+
+def test_rebase_in_progress_is_seen_in_the_work_trees_git_dir(repo: Path) -> None:
+    ws = find_workspace(repo)
+    assert not is_rebase_in_progress(ws)
+    assert ws.git_dir is not None
+    (ws.git_dir / "rebase-merge").mkdir()
+    assert is_rebase_in_progress(ws)
+    (ws.git_dir / "rebase-merge").rmdir()
+    (ws.git_dir / "rebase-apply").mkdir()
+    assert is_rebase_in_progress(ws)
+
+
+def test_hooks_dir_honours_core_hooks_path(repo: Path) -> None:
+    ws = find_workspace(repo)
+    assert hooks_dir(ws) == repo / ".git" / "hooks"
+    git(repo, "config", "core.hooksPath", ".githooks")
+    assert hooks_dir(ws) == repo / ".githooks"
+    git(repo, "config", "core.hooksPath", str(repo.parent / "shared-hooks"))
+    assert hooks_dir(ws) == repo.parent / "shared-hooks"
+
+
+def test_changed_paths_counts_markdown_between_commits(repo: Path) -> None:
+    write(repo, {"a.md": "a", "b.md": "b", "c.txt": "c"})
+    first = commit_all(repo)
+    write(repo, {"a.md": "a2", "c.txt": "c2", "d.md": "d"})
+    second = commit_all(repo)
+    ws = find_workspace(repo)
+    assert changed_paths(ws, first, second) == 2
+    assert changed_paths(ws, first, first) == 0
+    assert changed_paths(ws, "0" * 40, second) is None
+    assert changed_paths(ws, "deadbeef", second) is None
+
+
+def test_scrubbed_env_drops_repository_variables_and_keeps_git_config() -> None:
+    env = scrubbed_env(
+        {"GIT_DIR": "x", "GIT_INDEX_FILE": "y", "GIT_CONFIG_COUNT": "1", "PATH": "/bin"}
+    )
+    assert env == {"GIT_CONFIG_COUNT": "1", "PATH": "/bin"}
+
+
+@pytest.mark.parametrize("module", ["kenso_git.repo.git"])
+def test_importing_gitrepo_does_not_import_pygit2(module: str) -> None:
+    code = f"import sys, {module}; print('pygit2' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "False"
+
+
+def test_capture_separates_streams_and_reports_the_exit_status() -> None:
+    status, out, err = gitrepo.capture(
+        ["sh", "-c", "printf 'out\\0put'; printf oops >&2; exit 3"], dict(os.environ), 10
+    )
+    assert (status, out, err) == (3, b"out\0put", b"oops")
+
+
+def test_capture_reads_large_output_on_both_streams_without_deadlock() -> None:
+    script = "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2"
+    status, out, err = gitrepo.capture(["sh", "-c", script], dict(os.environ), 30)
+    assert (status, len(out), len(err)) == (0, 300000, 300000)
+
+
+def test_capture_kills_a_program_that_outlives_the_timeout() -> None:
+    with pytest.raises(TimeoutError):
+        gitrepo.capture(["sleep", "30"], dict(os.environ), 0.2)
+
+
+def test_capture_of_a_missing_program_raises_oserror() -> None:
+    with pytest.raises(OSError):
+        gitrepo.capture(["kenso-no-such-program"], dict(os.environ), 5)
+
+
+def test_run_git_failure_names_the_command(repo: Path) -> None:
+    with pytest.raises(GitError, match="git rev-parse no-such-ref failed"):
+        gitrepo.run_git(find_workspace(repo), "rev-parse", "no-such-ref")

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from kenso_git.search.preview import clean_highlight
+from kenso_git.search.preview import content_highlight
+from kenso_git.search.preview import content_preview
+from kenso_git.search.preview import first_sentence
+from kenso_git.search.preview import match_source
+from kenso_git.search.preview import query_terms
+from kenso_git.search.preview import smart_preview
+
+
+def test_query_terms_keep_two_character_tokens_and_stop_words() -> None:
+    assert query_terms("How to a CI?") == ["how", "to", "ci"]
+
+
+def test_match_source_prefers_title_then_section_tags_category() -> None:
+    assert match_source(["deploy"], "Deployment Guide", "Deployment Guide", [], "ops") == "title"
+    assert match_source(["retry"], "Payments", "Payments > Retry", [], "ops") == "section_path"
+    assert match_source(["helm"], "Payments", "", ["helm charts"], "ops") == "tags"
+    assert match_source(["ops"], "Payments", "", ["helm"], "ops") == "category"
+    assert match_source(["zzz"], "Payments", "", ["helm"], "ops") == "content"
+
+
+def test_match_source_matches_at_word_starts_only() -> None:
+    # kenso: "to" matched "Tokens" and "ken" matched "Tokens" as substrings
+    assert match_source(["to"], "Tokens", "", [], "general") == "content"
+    assert match_source(["ken"], "Tokens", "", [], "general") == "content"
+    assert match_source(["tok"], "Tokens", "", [], "general") == "title"
+    assert match_source(["to"], "How to deploy", "", [], "general") == "title"
+    assert match_source(["commit"], "pre-commit hooks", "", [], "general") == "title"
+
+
+def test_smart_preview_skips_headings_fences_and_tables() -> None:
+    text = "## Heading\n\n```bash\nmake build\n```\n| a | b |\nFirst line.\n  Second line.  \n"
+    assert smart_preview(text, 200) == "make build First line. Second line."
+
+
+def test_smart_preview_cuts_to_the_budget() -> None:
+    text = "word " * 100
+    preview = smart_preview(text, 20)
+    assert preview == ("word " * 100).strip()[:20] + "..."
+
+
+def test_smart_preview_of_only_skipped_lines_falls_back_to_raw_text() -> None:
+    assert smart_preview("# Title\n| x |", 5) == "# Tit..."
+
+
+def test_first_sentence_cuts_after_the_first_period_space() -> None:
+    assert first_sentence("One sentence here. Another one.", 100) == "One sentence here."
+    assert first_sentence("No period at all", 100) == "No period at all"
+
+
+def test_content_preview_title_rule() -> None:
+    content = "Failed payments are retried. Then they fail."
+    preview = content_preview(
+        "title",
+        title="Payments",
+        section_path="",
+        tags=[],
+        category="ops",
+        content=content,
+        terms=["payments"],
+        budget=200,
+    )
+    assert preview == "Payments — Failed payments are retried."
+    short = content_preview(
+        "title",
+        title="T" * 190,
+        section_path="",
+        tags=[],
+        category="",
+        content=content,
+        terms=[],
+        budget=200,
+    )
+    assert short == "T" * 190
+
+
+def test_content_preview_tags_and_category_prefixes() -> None:
+    common = {"title": "X", "section_path": "", "content": "Body text. More.", "budget": 200}
+    tags = content_preview("tags", tags=["helm", "kube"], category="", terms=["helm"], **common)
+    assert tags == "Tags: helm — Body text."
+    cat = content_preview("category", tags=[], category="ops", terms=["ops"], **common)
+    assert cat == "Category: ops — Body text."
+
+
+def test_highlight_cut_before_an_internal_label() -> None:
+    content = "Deploying needs a cluster."
+    snippet = "<mark>Deploying</mark> needs a cluster.\n\nKeywords: <mark>deploy</mark>"
+    assert clean_highlight(snippet, content, ["deploying"]) == (
+        "<mark>Deploying</mark> needs a cluster."
+    )
+
+
+def test_highlight_inside_internal_lines_is_rebuilt_from_content() -> None:
+    content = "Intro words here. The orderMatchingEngine pairs bids."
+    snippet = "...\n\nExpanded terms: order <mark>matching</mark> engine"
+    assert clean_highlight(snippet, content, ["matching"]) == (
+        "Intro words here. The <mark>orderMatchingEngine</mark> pairs bids."
+    )
+
+
+def test_content_highlight_windows_long_content() -> None:
+    content = " ".join(f"w{i}" for i in range(100)) + " target " + "tail " * 50
+    text = content_highlight(content, ["target"])
+    assert text.startswith("...") and text.endswith("...")
+    assert "<mark>target</mark>" in text
+    assert len(text.strip(".").split()) == 32

@@ -1,0 +1,93 @@
+"""Start `kenso-git serve --transport http` as a real process and talk to it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from tests.serve.conftest import KENSO_EXE
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    root: Path
+    port: int
+    token: str
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.base}/mcp"
+
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    keep = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "PATH")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.update(extra or {})
+    return env
+
+
+@contextlib.contextmanager
+def running_http_server(
+    root: Path, *, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> Iterator[HttpServer]:
+    """Start the server, wait for an authorised /health (bounded polling), stop it after."""
+    port = free_port()
+    cmd = [str(KENSO_EXE), "serve", "--port", str(port), *args]
+    if "KENSO_TRANSPORT" not in (env or {}):
+        cmd[2:2] = ["--transport", "http"]
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errfile:
+        proc = subprocess.Popen(cmd, cwd=root, env=server_env(env), stdout=errfile, stderr=errfile)
+        try:
+            server = _wait_ready(root, port, proc, errfile)
+            yield server
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=15)
+
+
+def _wait_ready(
+    root: Path, port: int, proc: subprocess.Popen[bytes], errfile: object
+) -> HttpServer:
+    token_path = root / ".kenso" / "http.token"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            errfile.seek(0)  # type: ignore[attr-defined]
+            raise AssertionError(f"server exited early: {errfile.read()}")  # type: ignore[attr-defined]
+        if token_path.is_file():
+            token = token_path.read_text(encoding="utf-8").strip()
+            server = HttpServer(root, port, token)
+            with contextlib.suppress(httpx.HTTPError):
+                if (
+                    httpx.get(f"{server.base}/health", headers=server.auth(), timeout=2).status_code
+                    == 200
+                ):
+                    return server
+        time.sleep(0.1)
+    raise AssertionError("the HTTP server did not answer /health within 30 s")

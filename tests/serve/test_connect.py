@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kenso_git.cli.main import cli
+from kenso_git.errors import UsageError
+from kenso_git.serve.connect import plan
+from kenso_git.serve.connect import server_command
+from kenso_git.serve.connect import write
+from tests.serve.conftest import make_repo
+
+CODEX = """# my codex settings
+model = "o4"
+
+[mcp_servers.other]
+command = "other-server"
+args = ["--flag"]
+
+[mcp_servers.kenso-git]
+command = "old-kenso"
+args = ["serve", "--old"]
+
+[mcp_servers.kenso-git.env]
+OLD = "1"
+
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo")
+
+
+@pytest.mark.parametrize(
+    ("client", "rel", "key"),
+    [
+        ("claude-code", ".mcp.json", "mcpServers"),
+        ("cursor", ".cursor/mcp.json", "mcpServers"),
+        ("vscode", ".vscode/mcp.json", "servers"),
+    ],
+)
+def test_project_json_configs_keep_other_servers_and_get_a_backup(
+    root: Path, client: str, rel: str, key: str
+) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    original = json.dumps({key: {"other": {"command": "x"}}, "extra": True}, indent=2)
+    path.write_text(original, encoding="utf-8")
+    result = plan(client, root, Path.home(), command="/opt/kenso/bin/kenso-git")
+    backup = write(result)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["extra"] is True
+    assert data[key]["other"] == {"command": "x"}
+    entry = data[key]["kenso-git"]
+    assert entry["command"] == "/opt/kenso/bin/kenso-git" and entry["args"] == ["serve"]
+    assert (entry.get("type") == "stdio") == (client == "vscode")
+    assert backup is not None and backup.read_text(encoding="utf-8") == original
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_writing_twice_replaces_our_entry_only(root: Path) -> None:
+    write(plan("claude-code", root, Path.home(), command="kenso-git"))
+    write(plan("claude-code", root, Path.home(), command="/new/kenso-git"))
+    data = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))
+    assert data == {"mcpServers": {"kenso-git": {"command": "/new/kenso-git", "args": ["serve"]}}}
+
+
+def test_codex_toml_table_is_replaced_and_the_rest_kept_verbatim(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(CODEX, encoding="utf-8")
+    write(plan("codex", tmp_path, home, command="kenso-git"))
+    text = path.read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["kenso-git"] == {"command": "kenso-git", "args": ["serve"]}
+    assert data["mcp_servers"]["other"] == {"command": "other-server", "args": ["--flag"]}
+    assert data["profiles"]["fast"]["model"] == "o4-mini"
+    assert text.startswith('# my codex settings\nmodel = "o4"\n')
+    assert "OLD" not in text
+    assert (path.parent / "config.toml.bak").read_text(encoding="utf-8") == CODEX
+
+
+def test_codex_and_gemini_files_are_created_in_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write(plan("codex", tmp_path, home, command="kenso-git"))
+    write(plan("gemini", tmp_path, home, command="kenso-git"))
+    codex = tomllib.loads((home / ".codex" / "config.toml").read_text(encoding="utf-8"))
+    gemini = json.loads((home / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    assert codex == {"mcp_servers": {"kenso-git": {"command": "kenso-git", "args": ["serve"]}}}
+    assert gemini["mcpServers"]["kenso-git"]["args"] == ["serve"]
+
+
+def test_a_file_that_cannot_be_merged_is_left_alone(root: Path, tmp_path: Path) -> None:
+    (root / ".mcp.json").write_text("{ // comment\n}", encoding="utf-8")
+    with pytest.raises(UsageError):
+        plan("claude-code", root, Path.home())
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    inline = 'mcp_servers = { kenso-git = { command = "x" } }\n'
+    (home / ".codex" / "config.toml").write_text(inline, encoding="utf-8")
+    with pytest.raises(UsageError):
+        plan("codex", root, home)
+    assert (home / ".codex" / "config.toml").read_text(encoding="utf-8") == inline
+
+
+def test_command_is_absolute_when_kenso_git_is_not_on_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    command = server_command()
+    assert os.path.isabs(command) and command.endswith("kenso-git")
+
+
+def test_connect_prints_by_default_and_writes_with_the_flag(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(root)
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["connect", "claude-code"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["mcpServers"]["kenso-git"]["args"] == ["serve"]
+    assert not (root / ".mcp.json").exists()
+    written = runner.invoke(cli, ["connect", "claude-code", "--write"])
+    assert written.exit_code == 0, written.output
+    data = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))
+    assert data["mcpServers"]["kenso-git"]["args"] == ["serve"]

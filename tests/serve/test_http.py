@@ -1,0 +1,141 @@
+"""`kenso-git serve --transport http`: token, Origin and Host checks, /health, MCP calls."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.serve.conftest import KENSO_EXE
+from tests.serve.conftest import ingest
+from tests.serve.conftest import make_repo
+from tests.serve.http_helpers import HttpServer
+from tests.serve.http_helpers import running_http_server
+from tests.serve.http_helpers import server_env
+from tests.serve.rpc import INIT
+
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    home = tmp_path_factory.mktemp("home")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = kenso test\n\temail = test@example.invalid\n", encoding="utf-8"
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        root = make_repo(tmp_path_factory.mktemp("http") / "repo", extra="allow-reindex = true\n")
+        ingest(root)
+        with running_http_server(root, env={"KENSO_TRANSPORT": "http"}) as running:
+            yield running
+
+
+def test_token_file_is_created_private(server: HttpServer) -> None:
+    path = server.root / ".kenso" / "http.token"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(server.token) >= 32
+
+
+def test_health_needs_the_bearer_token(server: HttpServer) -> None:
+    assert httpx.get(f"{server.base}/health").status_code == 401
+    wrong = {"Authorization": "Bearer not-the-token-at-all"}
+    assert httpx.get(f"{server.base}/health", headers=wrong).status_code == 401
+    ok = httpx.get(f"{server.base}/health", headers=server.auth())
+    assert ok.status_code == 200
+    assert ok.json()["ok"] is True and ok.json()["documents"] >= 3
+    assert httpx.post(f"{server.base}/health", headers=server.auth()).status_code == 405
+
+
+def test_mcp_endpoint_needs_the_bearer_token(server: HttpServer) -> None:
+    response = httpx.post(server.url, json=INIT, headers=MCP_HEADERS)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    "origin",
+    ["http://evil.example", "https://attacker.test:8443", "null", "http://127.0.0.1.evil.example"],
+)
+def test_non_loopback_origins_are_refused_even_with_the_token(
+    server: HttpServer, origin: str
+) -> None:
+    headers = {**server.auth(), "Origin": origin}
+    assert httpx.get(f"{server.base}/health", headers=headers).status_code == 403
+    response = httpx.post(server.url, json=INIT, headers={**MCP_HEADERS, **headers})
+    assert response.status_code == 403
+
+
+def test_loopback_origins_are_accepted(server: HttpServer) -> None:
+    for origin in ("http://localhost:3000", "http://127.0.0.1", "http://[::1]:9000"):
+        headers = {**server.auth(), "Origin": origin}
+        assert httpx.get(f"{server.base}/health", headers=headers).status_code == 200, origin
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:80", "192.168.1.20:8000", ""])
+def test_rebinding_hosts_are_refused(server: HttpServer, host: str) -> None:
+    headers = {**server.auth(), "Host": host}
+    assert httpx.get(f"{server.base}/health", headers=headers).status_code == 403
+
+
+@pytest.mark.anyio
+async def test_sdk_client_searches_over_http_and_reindex_is_not_offered(
+    server: HttpServer,
+) -> None:
+    async with (
+        httpx2.AsyncClient(headers=server.auth()) as http,
+        Client(streamable_http_client(server.url, http_client=http)) as client,
+    ):
+        tools = {t.name for t in (await client.list_tools()).tools}
+        result = await client.call_tool("search_docs", {"query": "canary marker alpha"})
+        refused = await client.call_tool("read_snippet", {"path": "../x.md", "query": "a"})
+    assert "reindex" not in tools
+    assert json.loads(result.content[0].text)[0]["file_path"] == "docs/deploy.md"
+    assert refused.is_error
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _serve_refused(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Run an HTTP `serve` that is expected to refuse to start (port 1 is never bound)."""
+    return subprocess.run(
+        [str(KENSO_EXE), "serve", "--transport", "http", *extra, "--port", "1"],
+        cwd=root,
+        env=server_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_non_loopback_bind_needs_allow_remote(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    proc = _serve_refused(root, "--host", "0.0.0.0")
+    assert proc.returncode == 2
+    assert "--allow-remote" in proc.stderr
+    assert not (root / ".kenso" / "http.token").exists()
+
+
+def test_a_token_file_readable_by_others_stops_the_server(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    token = root / ".kenso" / "http.token"
+    token.parent.mkdir()
+    token.write_text("x" * 40, encoding="utf-8")
+    token.chmod(0o644)
+    proc = _serve_refused(root)
+    assert proc.returncode == 2
+    assert "chmod 600" in proc.stderr

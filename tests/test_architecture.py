@@ -1,0 +1,47 @@
+"""The package's shape: the import layers hold and subpackage `__init__` files stay empty."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "kenso_git"
+# The rule registry builds ALL_RULES on import (STYLE.md §5); it is never on the hook path.
+REGISTRY_INITS = {PACKAGE / "lint" / "rules" / "__init__.py"}
+
+
+def test_import_layers_hold() -> None:
+    exe = Path(sys.executable).with_name("lint-imports")
+    found = str(exe) if exe.is_file() else shutil.which("lint-imports")
+    if found is None:
+        pytest.fail("lint-imports is missing: install the test extra (pip install -e '.[test]')")
+    result = subprocess.run(
+        [found, "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 kept, 0 broken" in result.stdout
+
+
+def test_subpackage_inits_are_empty() -> None:
+    inits = sorted(p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
+    assert len(inits) >= 9
+    for init in inits:
+        if init not in REGISTRY_INITS:
+            assert init.read_text(encoding="utf-8") == "", f"{init.relative_to(ROOT)} is not empty"
+
+
+def test_top_level_holds_only_the_entry_points_and_shared_modules() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert top == [
+        "__init__.py",
+        "__main__.py",
+        "config.py",
+        "entry.py",
+        "errors.py",
+        "kb.py",
+    ]
