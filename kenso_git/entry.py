@@ -51,25 +51,15 @@ def _exit_now() -> None:
 
 def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
     """Run a fast-path command: print its text, map errors to exit codes as the CLI does."""
-    from kenso_git.errors import KensoError
+    from kenso_git.cli.exit import run_and_exit
 
-    try:
+    def run() -> None:
         text = produce()
         if text is not None:
             sys.stdout.write(text + "\n")
             sys.stdout.flush()
-    except KensoError as err:
-        from kenso_git.cli.output import report_error
 
-        report_error(err)
-        raise SystemExit(int(err.exit_code)) from None
-    except KeyboardInterrupt:
-        sys.stderr.write("kenso-git: interrupted\n")
-        raise SystemExit(130) from None
-    except BrokenPipeError:  # `kenso-git search x | head`: not worth a traceback
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    raise SystemExit(0)
+    run_and_exit(run)
 
 
 def _plain_sync(options: SyncArgs) -> str | None:
