@@ -51,25 +51,15 @@ def _exit_now() -> None:
 
 def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
     """Run a fast-path command: print its text, map errors to exit codes as the CLI does."""
-    from kenso_git.errors import KensoError
+    from kenso_git.cli.exit import run_and_exit
 
-    try:
+    def run() -> None:
         text = produce()
         if text is not None:
             sys.stdout.write(text + "\n")
             sys.stdout.flush()
-    except KensoError as err:
-        from kenso_git.cli.output import report_error
 
-        report_error(err)
-        raise SystemExit(int(err.exit_code)) from None
-    except KeyboardInterrupt:
-        sys.stderr.write("kenso-git: interrupted\n")
-        raise SystemExit(130) from None
-    except BrokenPipeError:  # `kenso-git search x | head`: not worth a traceback
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    raise SystemExit(0)
+    run_and_exit(run)
 
 
 def _plain_sync(options: SyncArgs) -> str | None:
@@ -95,80 +85,40 @@ def _plain_search(options: SearchArgs) -> str:
     )
 
 
+# The fields are the destinations of `SYNC_OPTIONS` and `SEARCH_OPTIONS`; their defaults
+# come from those declarations too.
 class SyncArgs(NamedTuple):
-    as_json: bool = False
-    quiet: bool = False
-    db_path: str | None = None
+    as_json: bool
+    quiet: bool
+    db_path: str | None
 
 
 class SearchArgs(NamedTuple):
     query: str
-    limit: int = 5
-    category: str | None = None
-    as_json: bool = False
-    db_path: str | None = None
-    color: str = "auto"
+    limit: int
+    category: str | None
+    as_json: bool
+    db_path: str | None
+    color: str
 
 
 def parse_sync_args(args: list[str]) -> SyncArgs | None:
     """The options of a plain `sync` command line, or None to let click handle it."""
-    parsed = _plain_options(
-        args, {"-q": "quiet", "--quiet": "quiet", "--json": "as_json"}, {"--db": ("db_path", str)}
-    )
+    from kenso_git.cli.options import SYNC_OPTIONS
+    from kenso_git.cli.options import parse_plain
+
+    parsed = parse_plain(args, SYNC_OPTIONS)
     if parsed is None or parsed[1]:
         return None
-    return SyncArgs(**parsed[0])  # type: ignore[arg-type]
+    return SyncArgs(**parsed[0])  # type: ignore[arg-type]  # values typed by their declarations
 
 
 def parse_search_args(args: list[str]) -> SearchArgs | None:
     """The options of a plain `search` command line, or None to let click handle it."""
-    parsed = _plain_options(args, {"--json": "as_json"}, _SEARCH_VALUED)
+    from kenso_git.cli.options import SEARCH_OPTIONS
+    from kenso_git.cli.options import parse_plain
+
+    parsed = parse_plain(args, SEARCH_OPTIONS)
     if parsed is None or len(parsed[1]) != 1:
         return None
-    return SearchArgs(parsed[1][0], **parsed[0])  # type: ignore[arg-type]
-
-
-def _count(value: str) -> int | None:
-    return int(value) if value.isdigit() else None
-
-
-def _color(value: str) -> str | None:
-    return value if value in ("auto", "always", "never") else None
-
-
-# An option that takes a value: the field it sets, and its value (None: not valid).
-Valued = dict[str, tuple[str, Callable[[str], object]]]
-_SEARCH_VALUED: Valued = {
-    "--limit": ("limit", _count),
-    "-n": ("limit", _count),
-    "--category": ("category", str),
-    "-c": ("category", str),
-    "--db": ("db_path", str),
-    "--color": ("color", _color),
-}
-
-
-def _plain_options(
-    args: list[str], flags: dict[str, str], valued: Valued
-) -> tuple[dict[str, object], list[str]] | None:
-    """The `flags`, `valued` options with their values, and the words of a plain command
-    line, by field name; None for any other form (`--help`, `--limit=5`, a bad value, a
-    typo), which click then explains."""
-    values: dict[str, object] = {}
-    words: list[str] = []
-    rest = list(args)
-    while rest:
-        arg = rest.pop(0)
-        if arg in flags:
-            values[flags[arg]] = True
-        elif arg in valued and rest and not rest[0].startswith("-"):
-            key, convert = valued[arg]
-            value = convert(rest.pop(0))
-            if value is None:
-                return None
-            values[key] = value
-        elif arg.startswith("-"):
-            return None
-        else:
-            words.append(arg)
-    return values, words
+    return SearchArgs(parsed[1][0], **parsed[0])  # type: ignore[arg-type]  # as above

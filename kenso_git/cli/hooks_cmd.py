@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from kenso_git.cli.click_options import option
+from kenso_git.cli.options import JSON
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import UsageError
 from kenso_git.repo.workspace import Workspace
@@ -112,7 +114,7 @@ def _freshness_line(fresh: dict[str, object]) -> str:
 
 
 @hooks.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@option(JSON.with_help("Print the status as JSON."))
 def status(as_json: bool) -> None:
     """Say which hooks are installed and whether the index is fresh."""
     from kenso_git.githooks import install

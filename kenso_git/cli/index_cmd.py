@@ -8,6 +8,12 @@ from pathlib import Path
 
 import click
 
+from kenso_git.cli.click_options import option
+from kenso_git.cli.click_options import options
+from kenso_git.cli.options import COLOR
+from kenso_git.cli.options import DB
+from kenso_git.cli.options import JSON
+from kenso_git.cli.options import SYNC_OPTIONS
 from kenso_git.cli.output import Style
 from kenso_git.cli.output import finish_progress
 from kenso_git.cli.output import progress_printers
@@ -20,22 +26,13 @@ from kenso_git.cli.render import stats_text
 from kenso_git.errors import ExitCode
 from kenso_git.kb import KnowledgeBase
 
-_COLOR = click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Colour the output.",
-)
-_DB = click.option("--db", "db_path", default=None, help="Database file (default .kenso/docs.db).")
-
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (ingest + lint).")
+@option(JSON.with_help("Print one JSON object (ingest + lint)."))
 @click.option("--lint/--no-lint", "with_lint", default=True, help="Print the quality summary.")
-@_DB
-@_COLOR
+@option(DB)
+@option(COLOR)
 def ingest(
     paths: tuple[Path, ...], as_json: bool, with_lint: bool, db_path: str | None, color: str
 ) -> None:
@@ -70,9 +67,7 @@ def ingest(
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing unless something changed.")
-@_DB
+@options(*SYNC_OPTIONS)
 def sync(as_json: bool, quiet: bool, db_path: str | None) -> None:
     """Bring the index to the state of the work tree (what the git hooks run).
 
@@ -86,8 +81,8 @@ def sync(as_json: bool, quiet: bool, db_path: str | None) -> None:
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
-@_DB
+@option(JSON.with_help("Print the statistics as JSON."))
+@option(DB)
 def stats(as_json: bool, db_path: str | None) -> None:
     """Show what the index holds and whether it still matches the work tree.
 

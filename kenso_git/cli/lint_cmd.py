@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kenso_git.cli.click_options import option
+from kenso_git.cli.options import COLOR
+from kenso_git.cli.options import JSON
 from kenso_git.cli.output import resolve_color
 from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
@@ -39,9 +42,9 @@ def _rule_list(values: tuple[str, ...]) -> list[str]:
 @click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--detail", is_flag=True, help="List every finding, file by file.")
-@click.option("--json", "as_json", is_flag=True, help="Print kenso's JSON report.")
+@option(JSON.with_help("Print kenso's JSON report."))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto")
+@option(COLOR._replace(help=None, show_default=False))  # lint's --help lists it bare
 @click.option("--select", multiple=True, help="Only these rules (ids or names, comma-separated).")
 @click.option("--extend-select", multiple=True, help="Also these rules (e.g. KS019).")
 @click.option("--ignore", multiple=True, help="Skip these rules.")

@@ -13,9 +13,7 @@ import sys
 import click
 
 from kenso_git import __version__
-from kenso_git.cli.output import report_error
-from kenso_git.errors import ExitCode
-from kenso_git.errors import KensoError
+from kenso_git.cli.exit import run_and_exit
 
 # command name -> "module:attribute"; each module owns one family of commands.
 _COMMANDS: dict[str, str] = {
@@ -92,23 +90,8 @@ def _configure_logging() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the group and map errors to exit codes."""
     _configure_logging()
-    try:
-        code = cli.main(args=argv, prog_name="kenso-git", standalone_mode=False)
-    except KensoError as err:
-        report_error(err)
-        sys.exit(int(err.exit_code))
-    except click.exceptions.Abort:
-        click.echo("kenso-git: interrupted", err=True)
-        sys.exit(int(ExitCode.INTERRUPTED))
-    except click.ClickException as err:
-        err.show()
-        sys.exit(int(ExitCode.USAGE) if err.exit_code == 2 else err.exit_code)
-    except KeyboardInterrupt:
-        click.echo("kenso-git: interrupted", err=True)
-        sys.exit(int(ExitCode.INTERRUPTED))
-    except BrokenPipeError:
-        # stdout closed early (`kenso-git search x | head`): not an error worth a traceback.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(int(ExitCode.OK))
-    sys.exit(code if isinstance(code, int) else 0)
+    run_and_exit(
+        lambda: cli.main(args=argv, prog_name="kenso-git", standalone_mode=False),
+        interrupts=(click.exceptions.Abort,),
+        usage_errors=(click.ClickException,),
+    )

@@ -7,23 +7,15 @@ from pathlib import Path
 
 import click
 
+from kenso_git.cli.click_options import options
+from kenso_git.cli.options import SEARCH_OPTIONS
 from kenso_git.cli.plaintext import search_text
 from kenso_git.kb import KnowledgeBase
 
 
 @click.command()
 @click.argument("query")
-@click.option("--limit", "-n", default=5, show_default=True, help="Maximum results (1..20).")
-@click.option("--category", "-c", default=None, help="Only this exact category ('all' = any).")
-@click.option("--json", "as_json", is_flag=True, help="Print the search_docs JSON array.")
-@click.option("--db", "db_path", default=None, help="Database file (default .kenso/docs.db).")
-@click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Colour the output.",
-)
+@options(*SEARCH_OPTIONS)
 def search(
     query: str, limit: int, category: str | None, as_json: bool, db_path: str | None, color: str
 ) -> None:

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import click
 
+from kenso_git.cli.click_options import option
+from kenso_git.cli.options import DB
+from kenso_git.cli.options import ROOT
 from kenso_git.errors import UsageError
 from kenso_git.serve.connect import CLIENTS
 from kenso_git.serve.connect import plan
@@ -37,13 +40,8 @@ def _setup_logging(level: str) -> None:
     is_flag=True,
     help="Allow a non-loopback HTTP bind address (the bearer token is still required).",
 )
-@click.option("--db", "db_path", default=None, help="Database file (default .kenso/docs.db).")
-@click.option(
-    "--root",
-    type=click.Path(path_type=Path, exists=True, file_okay=False),
-    default=None,
-    help="Repository to serve (default: the one around the current directory).",
-)
+@option(DB)
+@option(ROOT.with_help("Repository to serve (default: the one around the current directory)."))
 def serve(
     transport: str | None,
     host: str | None,
@@ -83,12 +81,7 @@ def serve(
 @click.command()
 @click.argument("client", type=click.Choice(sorted(CLIENTS)))
 @click.option("--write", "do_write", is_flag=True, help="Merge the entry into the client's file.")
-@click.option(
-    "--root",
-    type=click.Path(path_type=Path, exists=True, file_okay=False),
-    default=None,
-    help="Repository for project-level configs (default: the current one).",
-)
+@option(ROOT.with_help("Repository for project-level configs (default: the current one)."))
 def connect(client: str, do_write: bool, root: Path | None) -> None:
     """Print (or --write) the MCP entry that lets CLIENT start `kenso-git serve`.
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from kenso_git.errors import GitError
 from kenso_git.githooks.shim import HOOK_NAMES
 from kenso_git.githooks.shim import render
+from kenso_git.repo.executable import find_script as default_executable
 from kenso_git.repo.git import hooks_dir
 from kenso_git.repo.git import hooks_path_setting
 from kenso_git.repo.workspace import Workspace
@@ -58,15 +57,6 @@ class HookReport:
     changed: tuple[str, ...]  # one line per file we wrote, moved or removed
     owner: str | None = None  # "husky" / "lefthook" / "pre-commit" when we kept out
     snippet: str | None = None  # what to add to that tool's configuration instead
-
-
-def default_executable() -> str | None:
-    """The absolute path of the `kenso-git` console script of this installation, if any."""
-    beside = Path(sys.executable).parent / "kenso-git"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("kenso-git")
-    return str(Path(found).resolve()) if found else None
 
 
 def rendered_shim(name: str, exe: str | None) -> str:

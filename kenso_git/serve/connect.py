@@ -12,13 +12,13 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from kenso_git.errors import UsageError
+from kenso_git.repo.executable import script_command
 
 SERVER_NAME = "kenso-git"
 
@@ -57,15 +57,7 @@ class ConnectPlan:
 
 def server_command() -> str:
     """`kenso-git` when it is on PATH, else the absolute path of this installation's script."""
-    if shutil.which(SERVER_NAME):
-        return SERVER_NAME
-    beside = Path(sys.executable).parent / SERVER_NAME
-    if beside.is_file():
-        return str(beside)
-    argv0 = Path(sys.argv[0])
-    if argv0.name == SERVER_NAME and argv0.is_file():
-        return str(argv0.resolve())
-    return str(beside)
+    return script_command()
 
 
 def server_entry(spec: ClientSpec, command: str) -> dict[str, object]:

@@ -1,0 +1,62 @@
+"""The one place that turns a command's outcome or error into a message and an exit code.
+
+Click-free, so the entry's fast path and the click CLI share it: the click CLI passes in
+its own exception classes instead of this module importing click.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+from typing import Protocol
+from typing import cast
+
+from kenso_git.cli.output import report_error
+from kenso_git.errors import ExitCode
+from kenso_git.errors import KensoError
+
+
+class ShownError(Protocol):
+    """A usage error that prints itself (click's `ClickException`)."""
+
+    exit_code: int
+
+    def show(self) -> None: ...
+
+
+def run_and_exit(
+    run: Callable[[], object],
+    *,
+    interrupts: tuple[type[BaseException], ...] = (),
+    usage_errors: tuple[type[BaseException], ...] = (),
+) -> NoReturn:
+    """Run a command and exit with its code: an int it returns, else 0; for errors, the
+    code of a `KensoError`, 130 on interrupt (Ctrl-C or one of `interrupts`), 2 for one of
+    `usage_errors` asking for it (else its own code), 0 when stdout was closed early."""
+    try:
+        code = run()
+    except KensoError as err:
+        report_error(err)
+        raise SystemExit(int(err.exit_code)) from None
+    except interrupts:
+        _interrupted()
+    except usage_errors as err:
+        shown = cast(ShownError, err)  # click.ClickException, by the caller's contract
+        shown.show()
+        raise SystemExit(int(ExitCode.USAGE) if shown.exit_code == 2 else shown.exit_code) from None
+    except KeyboardInterrupt:
+        _interrupted()
+    except BrokenPipeError:
+        # stdout closed early (`kenso-git search x | head`): not an error worth a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(int(ExitCode.OK)) from None
+    raise SystemExit(code if isinstance(code, int) else int(ExitCode.OK))
+
+
+def _interrupted() -> NoReturn:
+    sys.stderr.write("kenso-git: interrupted\n")
+    sys.stderr.flush()
+    raise SystemExit(int(ExitCode.INTERRUPTED)) from None

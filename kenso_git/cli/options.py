@@ -1,0 +1,95 @@
+"""The options several commands share, declared once and free of click.
+
+The click commands turn these into decorators (`kenso_git.cli.click_options`) and the entry's
+fast path (`kenso_git.entry`) parses plain `sync` and `search` command lines with them, so a
+flag, its destination, its accepted values and its default cannot differ between the two.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+from typing import NamedTuple
+
+# flag: an on/off switch; text: any string; count: a non-negative integer; choice: one of
+# `choices`; dir: an existing directory (checked by click only).
+Kind = Literal["flag", "text", "count", "choice", "dir"]
+
+COLORS = ("auto", "always", "never")
+
+
+class Option(NamedTuple):
+    """One command-line option: its flags, the parameter it sets, its values and help."""
+
+    flags: tuple[str, ...]
+    dest: str
+    kind: Kind
+    help: str | None = None
+    default: object = None
+    show_default: bool = False
+    choices: tuple[str, ...] = ()
+
+    def with_help(self, text: str | None) -> Option:
+        """The same option with a command's own help text."""
+        return self._replace(help=text)
+
+    def parse(self, value: str) -> object | None:
+        """`value` as this option's value, or None when click would reject it (or might)."""
+        if self.kind == "count":
+            return int(value) if value.isdigit() else None
+        if self.kind == "choice":
+            return value if value in self.choices else None
+        return value
+
+
+JSON = Option(("--json",), "as_json", "flag", default=False)
+QUIET = Option(
+    ("--quiet", "-q"), "quiet", "flag", "Print nothing unless something changed.", default=False
+)
+DB = Option(("--db",), "db_path", "text", "Database file (default .kenso/docs.db).")
+COLOR = Option(
+    ("--color",),
+    "color",
+    "choice",
+    "Colour the output.",
+    default="auto",
+    show_default=True,
+    choices=COLORS,
+)
+LIMIT = Option(
+    ("--limit", "-n"), "limit", "count", "Maximum results (1..20).", default=5, show_default=True
+)
+CATEGORY = Option(
+    ("--category", "-c"), "category", "text", "Only this exact category ('all' = any)."
+)
+ROOT = Option(("--root",), "root", "dir")
+
+# The options of the two commands the entry parses without click, in `--help` order.
+SYNC_OPTIONS = (JSON.with_help("Print the outcome as JSON."), QUIET, DB)
+SEARCH_OPTIONS = (LIMIT, CATEGORY, JSON.with_help("Print the search_docs JSON array."), DB, COLOR)
+
+
+def parse_plain(
+    args: list[str], options: tuple[Option, ...]
+) -> tuple[dict[str, object], list[str]] | None:
+    """The values of `options` (defaults included) by destination, and the other words of a
+    plain command line; None for any other form (`--help`, `--limit=5`, a bad value, a typo,
+    a word starting with `-`), which click then explains."""
+    by_flag = {flag: option for option in options for flag in option.flags}
+    values = {option.dest: option.default for option in options}
+    words: list[str] = []
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        option = by_flag.get(arg)
+        if option is not None and option.kind == "flag":
+            values[option.dest] = True
+        elif option is not None and rest and not rest[0].startswith("-"):
+            value = option.parse(rest.pop(0))
+            if value is None:
+                return None
+            values[option.dest] = value
+        elif arg.startswith("-"):
+            return None
+        else:
+            words.append(arg)
+    return values, words
