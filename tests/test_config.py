@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from kenso_git.config import CORE_KEYS
 from kenso_git.config import LINT_KEYS
@@ -187,3 +189,11 @@ def test_lint_keys_pass_on_raw(tmp_path: Path) -> None:
 def test_no_configuration_gives_the_defaults(tmp_path: Path) -> None:
     assert _load(tmp_path, {}) == Settings(lint={})
 
+
+def test_pre_commit_keeps_the_configuration_doc_fresh() -> None:
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    hooks = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
+    hook = hooks["configuration-doc-fresh"]
+    assert "python -m kenso_git.config | diff -u docs/configuration.md -" in hook["entry"]
+    assert re.search(hook["files"], "kenso_git/config.py")
+    assert re.search(hook["files"], "docs/configuration.md")
