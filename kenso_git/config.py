@@ -2,7 +2,9 @@
 
 Precedence: environment variable > `.kenso.toml` > `[tool.kenso]` in `pyproject.toml` >
 default. Keys are kebab-case; `snake_case` spellings are accepted too. An unknown key
-or a value of the wrong type is a usage error naming the key and the file.
+or a value of the wrong type is a usage error naming the key and the file. Every setting
+is declared once, in `SETTINGS`; `python -m kenso_git.config` renders docs/configuration.md
+from it.
 """
 
 from __future__ import annotations
@@ -11,41 +13,154 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 from kenso_git.errors import ConfigError
 
+if TYPE_CHECKING:  # the aliases only annotate; Literal[...] costs import time on the hook path
+    from typing import Literal
+
+    Kind = Literal["int", "bool", "str", "path", "list", "choice", "lint"]
+    Section = Literal["index", "mcp", "lint", "env"]
+    Case = Literal["", "upper", "lower"]
+
+
+class Setting:
+    """One setting, declared once: how it is read, checked and documented."""
+
+    # A plain class: building one more NamedTuple class would cost the hook path 0.3 ms.
+    def __init__(
+        self,
+        key: str | None,  # kebab-case key of [tool.kenso]; None: environment only
+        attr: str | None,  # the Settings field; None: another module reads it (a doc row)
+        kind: Kind,  # "lint": passed on raw, checked by kenso_git.lint.config
+        default: object,
+        env: str | None,  # the KENSO_* variable that overrides the key
+        section: Section,  # the table of docs/configuration.md that lists the key
+        doc: str,  # the "meaning" cell
+        *,
+        minimum: int = 0,  # for "int"
+        choices: Mapping[str, str] | None = None,  # "choice": accepted spelling -> value
+        case: Case = "",  # how an environment value is folded
+        env_doc: str = "",  # the environment table's cell, when not "Same as `key`."
+        type_doc: str = "",  # the type cell, when the kind does not say it
+        default_doc: str = "",  # the default cell, when the value does not say it
+        unit: str = "",  # shown after the type, e.g. "bytes"
+    ) -> None:
+        self.key = key
+        self.attr = attr
+        self.kind = kind
+        self.default = default
+        self.env = env
+        self.section = section
+        self.doc = doc
+        self.minimum = minimum
+        self.choices: Mapping[str, str] = choices or {}
+        self.case = case
+        self.env_doc = env_doc
+        self.type_doc = type_doc
+        self.default_doc = default_doc
+        self.unit = unit
+
+
+_SYNONYMS_DEFAULT = "unset means `.kenso/synonyms.yml`, else `.kenso/synonyms.json`"
+
+# One row per setting; the order is that of the docs tables and of the checks (the first bad
+# value is the one reported). Rows without `attr` are not parsed here: lint keys go on raw to
+# kenso_git.lint.config, and the other modules read their variable themselves
+# (KENSO_DATABASE_URL: repo/workspace.py, KENSO_HOOK_*: githooks/runner.py, KENSO_HOOKS: the
+# hook shim, NO_COLOR and FORCE_COLOR: cli/output.py); the rows document them.
+# Kept out of ruff format so that a row reads as a row.
+# fmt: off
+SETTINGS: tuple[Setting, ...] = (
+    Setting(None, None, "path", None, "KENSO_DATABASE_URL", "env",
+            "Database file to use instead of `.kenso/docs.db` (a path; `~` is expanded). "
+            "`--db` beats it."),
+    Setting("chunk-size", "chunk_size", "int", 4000, "KENSO_CHUNK_SIZE", "index",
+            "Largest chunk in characters; bigger H2 sections are split at H3, H4, then "
+            "paragraphs. Changing it re-chunks every file on the next ingest. Also the KS009 "
+            "limit.", minimum=100),
+    Setting("chunk-overlap", "chunk_overlap", "int", 0, "KENSO_CHUNK_OVERLAP", "index",
+            "Characters of the previous chunk prepended to the next one (not to the first or "
+            "the preamble chunk)."),
+    Setting("preview-chars", "preview_chars", "int", 200, "KENSO_CONTENT_PREVIEW_CHARS", "index",
+            "Length of `content_preview` in search results.", minimum=10),
+    Setting("search-limit-max", "search_limit_max", "int", 20, "KENSO_SEARCH_LIMIT_MAX", "index",
+            "Cap on `limit` for the MCP search tools.", minimum=1),
+    Setting("max-file-size", "max_file_size", "int", 2_000_000, "KENSO_MAX_FILE_SIZE", "index",
+            "Larger Markdown files are skipped with a warning, and `read_snippet` refuses them.",
+            minimum=1, unit="bytes"),
+    Setting("exclude", "exclude", "list", (), None, "index",
+            "Extra gitignore-style patterns, on top of `.gitignore`, `.git/info/exclude`, "
+            "`core.excludesFile`, `.cursorignore` and `.kensoignore`."),
+    Setting("agent-scoped-roots", "agent_scoped_roots", "list", (), None, "mcp",
+            "The only folders MCP tools may show or read. An absolute entry, a `..` or a "
+            "symlink leading outside the repository stops the server from starting.",
+            type_doc="list of repo-relative folders", default_doc="`[]` (the whole checkout)"),
+    Setting("allow-reindex", "allow_reindex", "bool", False, None, "mcp",
+            "Offer the `reindex` tool over stdio (never over HTTP)."),
+    Setting("synonyms", "synonyms_path", "path", None, "KENSO_SYNONYMS_PATH", "index",
+            "Synonym file, relative to the repository root (same format as "
+            f"`KENSO_SYNONYMS_PATH`, which wins when set); {_SYNONYMS_DEFAULT}.",
+            env_doc='Synonym file (YAML or JSON `{"groups": [["kubernetes", "k8s"], ...]}`); '
+                    f"{_SYNONYMS_DEFAULT}, at the root. A broken file logs a warning and means "
+                    "no synonyms."),
+    Setting(None, "transport", "choice", "stdio", "KENSO_TRANSPORT", "env",
+            "`kenso-git serve` transport: `stdio`, `http` or `streamable-http` (the same). "
+            "`--transport` beats it.",
+            choices={"stdio": "stdio", "http": "http", "streamable-http": "http"}, case="lower"),
+    Setting(None, "host", "str", "127.0.0.1", "KENSO_HOST", "env",
+            "HTTP bind address; a non-loopback address also needs `--allow-remote`. "
+            "`--host` beats it."),
+    Setting(None, "port", "int", 8000, "KENSO_PORT", "env", "HTTP port. `--port` beats it."),
+    Setting(None, "log_level", "str", "WARNING", "KENSO_LOG_LEVEL", "env",
+            "Server log level (`DEBUG`, `INFO`, `WARNING`, `ERROR`, `CRITICAL`); logs go to "
+            "stderr.", case="upper"),
+    Setting(None, None, "str", None, "KENSO_HOOKS", "env",
+            "`0`, `off`, `false` or `no` turns the installed git hooks into no-ops (chained "
+            "hooks still run)."),
+    Setting(None, None, "int", 50, "KENSO_HOOK_BACKGROUND_THRESHOLD", "env",
+            "A hook syncs in the background when more Markdown paths than this changed."),
+    Setting(None, None, "str", None, "KENSO_HOOK_VERBOSE", "env",
+            "Any value: `kenso-git hook` prints what it decided and why on stderr."),
+    Setting(None, None, "str", None, "NO_COLOR", "env",
+            "Non-empty: colour off for `--color auto` output."),
+    Setting(None, None, "str", None, "FORCE_COLOR", "env",
+            "Non-empty: colour on for `--color auto` output, unless `NO_COLOR` is set."),
+    Setting("select", None, "lint", None, None, "lint",
+            "Exactly these rules. `ALL`, ids (`KS007`), names (`generic-heading`) and prefixes "
+            "(`KS01`) work.", type_doc="list of rule ids or names",
+            default_doc="every rule on by default (KS001-KS018)"),
+    Setting("extend-select", None, "lint", (), None, "lint",
+            'Add rules to the selection, e.g. `["KS019"]`.', type_doc="list"),
+    Setting("ignore", None, "lint", (), None, "lint",
+            "Remove rules from the selection.", type_doc="list"),
+    Setting("severity", None, "lint", None, None, "lint",
+            'Change a rule\'s severity, e.g. `{ KS012 = "info" }`.',
+            type_doc="table rule → `error`, `warning` or `info`", default_doc="rule's own"),
+    Setting("per-file-ignores", None, "lint", None, None, "lint",
+            "Switch rules off for matching paths (`*`, `?`, `**`; a folder covers everything "
+            "below it).", type_doc="table glob → list of rules", default_doc="`{}`"),
+    Setting("fail-under", None, "lint", None, None, "lint",
+            "Also exit 1 when the overall score is lower.", type_doc="number 0-100"),
+    Setting("thresholds", None, "lint", None, None, "lint",
+            "The numbers the rules compare against.", type_doc="table", default_doc="see below"),
+    Setting("baseline", None, "lint", None, None, "lint",
+            "A baseline file written by `kenso-git lint --write-baseline`; only new findings "
+            "are reported.", type_doc="path string"),
+)
+# fmt: on
 # Keys of [tool.kenso] that the linter reads (validated in detail by kenso_git.lint.config).
-LINT_KEYS = frozenset(
-    {
-        "select",
-        "ignore",
-        "extend-select",
-        "severity",
-        "per-file-ignores",
-        "fail-under",
-        "thresholds",
-        "baseline",
-    }
-)
-CORE_KEYS = frozenset(
-    {
-        "chunk-size",
-        "chunk-overlap",
-        "preview-chars",
-        "search-limit-max",
-        "max-file-size",
-        "exclude",
-        "agent-scoped-roots",
-        "allow-reindex",
-        "synonyms",
-    }
-)
+LINT_KEYS = frozenset(s.key for s in SETTINGS if s.key is not None and s.kind == "lint")
+CORE_KEYS = frozenset(s.key for s in SETTINGS if s.key is not None and s.kind != "lint")
 
 
 class Settings(NamedTuple):
     """Every tunable of kenso-git, after env vars and config files are merged."""
 
+    # The defaults repeat SETTINGS' (a NamedTuple cannot be derived and stay typed);
+    # tests/test_config.py checks that the two agree.
     chunk_size: int = 4000
     chunk_overlap: int = 0
     preview_chars: int = 200
@@ -61,24 +176,6 @@ class Settings(NamedTuple):
     log_level: str = "WARNING"
     lint: Mapping[str, object] = MappingProxyType({})  # raw lint keys, kebab-case
     source: str | None = None  # the config file the values came from, for messages
-
-
-_ENV_INT = {
-    "KENSO_CHUNK_SIZE": ("chunk_size", 100),
-    "KENSO_CHUNK_OVERLAP": ("chunk_overlap", 0),
-    "KENSO_CONTENT_PREVIEW_CHARS": ("preview_chars", 10),
-    "KENSO_SEARCH_LIMIT_MAX": ("search_limit_max", 1),
-    "KENSO_PORT": ("port", 0),
-    "KENSO_MAX_FILE_SIZE": ("max_file_size", 1),
-}
-_FILE_INT = {
-    "chunk-size": ("chunk_size", 100),
-    "chunk-overlap": ("chunk_overlap", 0),
-    "preview-chars": ("preview_chars", 10),
-    "search-limit-max": ("search_limit_max", 1),
-    "max-file-size": ("max_file_size", 1),
-}
-TRANSPORTS = ("stdio", "http", "streamable-http")
 
 
 def _normalise_keys(table: Mapping[str, object], where: str) -> dict[str, object]:
@@ -176,6 +273,29 @@ def _as_str_list(value: object, key: str, where: str) -> tuple[str, ...]:
     raise ConfigError(f"{key} must be a list of strings, got {value!r}", path=where)
 
 
+def _convert(setting: Setting, value: object, name: str, where: str) -> object:
+    """Check `value` (from a file, or a stripped environment string) against its kind."""
+    kind = setting.kind
+    if kind == "int":
+        return _as_int(value, name, setting.minimum, where)
+    if kind == "list":
+        return _as_str_list(value, name, where)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} must be true or false", path=where)
+        return value
+    if not isinstance(value, str):
+        what = "a path string" if kind == "path" else "a string"
+        raise ConfigError(f"{name} must be {what}", path=where)
+    text = value.upper() if setting.case == "upper" else value
+    text = text.lower() if setting.case == "lower" else text
+    if kind == "choice" and text not in setting.choices:
+        raise ConfigError(
+            f"{name} must be one of {', '.join(setting.choices)}, got {text!r}", path=where
+        )
+    return setting.choices[text] if kind == "choice" else text
+
+
 def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
     """Merge defaults, config files under `root` and the environment into `Settings`.
 
@@ -193,44 +313,146 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None) -> Settings:
 
 def _file_values(table: Mapping[str, object], where: str) -> dict[str, object]:
     values: dict[str, object] = {}
-    for key, (attr, minimum) in _FILE_INT.items():
-        if key in table:
-            values[attr] = _as_int(table[key], key, minimum, where)
-    if "exclude" in table:
-        values["exclude"] = _as_str_list(table["exclude"], "exclude", where)
-    if "agent-scoped-roots" in table:
-        values["agent_scoped_roots"] = _as_str_list(
-            table["agent-scoped-roots"], "agent-scoped-roots", where
-        )
-    if "allow-reindex" in table:
-        if not isinstance(table["allow-reindex"], bool):
-            raise ConfigError("allow-reindex must be true or false", path=where)
-        values["allow_reindex"] = table["allow-reindex"]
-    if "synonyms" in table:
-        if not isinstance(table["synonyms"], str):
-            raise ConfigError("synonyms must be a path string", path=where)
-        values["synonyms_path"] = table["synonyms"]
+    for s in SETTINGS:
+        if s.key is not None and s.attr is not None and s.key in table:
+            values[s.attr] = _convert(s, table[s.key], s.key, where)
     return values
 
 
 def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
     values: dict[str, object] = {}
-    for var, (attr, minimum) in _ENV_INT.items():
-        raw = environ.get(var, "").strip()
+    for s in SETTINGS:
+        if s.env is None or s.attr is None:
+            continue  # a doc row: the module that needs the variable reads it itself
+        raw = environ.get(s.env, "").strip()
         if raw:
-            values[attr] = _as_int(raw, var, minimum, "environment")
-    if environ.get("KENSO_SYNONYMS_PATH", "").strip():
-        values["synonyms_path"] = environ["KENSO_SYNONYMS_PATH"].strip()
-    transport = environ.get("KENSO_TRANSPORT", "").strip().lower()
-    if transport:
-        if transport not in TRANSPORTS:
-            raise ConfigError(
-                f"KENSO_TRANSPORT must be one of {', '.join(TRANSPORTS)}, got {transport!r}",
-                path="environment",
-            )
-        values["transport"] = "http" if transport == "streamable-http" else transport
-    if environ.get("KENSO_HOST", "").strip():
-        values["host"] = environ["KENSO_HOST"].strip()
-    if environ.get("KENSO_LOG_LEVEL", "").strip():
-        values["log_level"] = environ["KENSO_LOG_LEVEL"].strip().upper()
+            values[s.attr] = _convert(s, raw, s.env, "environment")
     return values
+
+
+_PAGE = """\
+---
+title: Configuration Reference
+description: >-
+  Every [tool.kenso] key of pyproject.toml or .kenso.toml and every KENSO_* environment
+  variable kenso-git reads, with types, defaults, limits and precedence.
+tags: [settings, pyproject, environment-variables, toml, defaults]
+relates_to:
+  - path: docs/getting-started.md
+    relation: part_of
+  - path: docs/rules.md
+    relation: related
+  - path: docs/security.md
+    relation: related
+  - path: docs/git-integration.md
+    relation: related
+---
+# Configuration Reference
+
+<!-- Generated by `python -m kenso_git.config` from kenso_git/config.py SETTINGS. Do not edit. -->
+
+kenso-git works without configuration. Settings come from four places; the first that sets a
+value wins: a `KENSO_*` environment variable, then `.kenso.toml` at the root of the work tree,
+then the `[tool.kenso]` table of `pyproject.toml` there, then the built-in default.
+
+## Where the settings file lives
+
+`[tool.kenso]` in `pyproject.toml`, or `.kenso.toml` with the same keys at top level (a
+`[tool.kenso]` table inside `.kenso.toml` is accepted too). Both files are read from the
+root of the work tree. Keys are kebab-case; `snake_case` spellings are accepted. An unknown
+key, a value of the wrong type or a number under its minimum is a usage error (exit 2) that
+names the key and the file.
+
+```toml
+[tool.kenso]
+chunk-size = 4000
+exclude = ["docs/drafts/", "*.generated.md"]
+agent-scoped-roots = ["docs"]
+extend-select = ["KS019"]
+fail-under = 80
+```
+
+## Index and search keys
+
+{index}
+
+## MCP server keys
+
+{mcp}
+
+See [the security model](security.md) for what the scope refuses.
+
+## Lint keys
+
+The lint keys are described with examples in [the rule reference](rules.md).
+
+{lint}
+
+`thresholds` keys and defaults: `min-file-chars` 50 (KS001), `min-preamble-chars` 50 (KS006),
+`max-unsectioned-chars` 500 (KS008), `max-section-chars` = `chunk-size` (KS009),
+`recommended-tags` 3 (KS011), `max-links` 10 (KS018), `category-similarity` 0.6 (KS014),
+`min-label-chars` 4 (KS019).
+
+## Environment variables
+
+{env}
+
+Integer variables follow the same minimums as their keys; a bad value is a usage error naming
+the variable. `KENSO_GIT_EXE` appears in the hook shims but is written by
+`kenso-git hooks install` (the absolute path of the script), not read from the environment.
+
+## How the database file is chosen
+
+The first match wins: the `--db` flag; `KENSO_DATABASE_URL`; `.kenso/docs.db` at the root of
+the git work tree (from any subfolder); outside git, `.kenso/docs.db` in the current folder
+when that folder exists (ingest creates it); else `~/.local/share/kenso/docs.db` when that file
+exists (kenso's global fallback); else `.kenso/docs.db` in the current folder.
+"""
+_TYPES = {"int": "integer", "bool": "boolean", "path": "path string", "list": "list of strings"}
+
+
+def _value(value: object, missing: str) -> str:
+    if value is None:
+        return missing
+    if isinstance(value, bool):
+        return "`true`" if value else "`false`"
+    if isinstance(value, tuple):
+        return "`[" + ", ".join(f'"{v}"' for v in value) + "]`"
+    return f"`{value}`"
+
+
+def _type(s: Setting) -> str:
+    text = s.type_doc or _TYPES.get(s.kind, "string")
+    text += f" ≥ {s.minimum}" if s.kind == "int" else ""
+    return text + (f" ({s.unit})" if s.unit else "")
+
+
+def _key_table(section: Section) -> str:
+    rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
+    rows += [
+        f"| `{s.key}` | {_type(s)} | {s.default_doc or _value(s.default, 'none')} | {s.doc} |"
+        for s in SETTINGS
+        if s.section == section and s.key is not None
+    ]
+    return "\n".join(rows)
+
+
+def _env_table() -> str:
+    rows = ["| variable | default | meaning |", "|---|---|---|"]
+    for s in SETTINGS:
+        if s.env is not None:
+            meaning = s.env_doc or (f"Same as `{s.key}`." if s.key else s.doc)
+            rows.append(f"| `{s.env}` | {_value(s.default, 'unset')} | {meaning} |")
+    return "\n".join(rows)
+
+
+def render_configuration_doc() -> str:
+    """The whole docs/configuration.md text."""
+    tables = {section: _key_table(section) for section in ("index", "mcp", "lint")}
+    return _PAGE.format(**tables, env=_env_table())
+
+
+if __name__ == "__main__":  # pragma: no cover - the regeneration entry point
+    import sys
+
+    sys.stdout.write(render_configuration_doc())
