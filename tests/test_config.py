@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kenso_git.cli.config_docs import render_configuration_doc
 from kenso_git.config import CORE_KEYS
 from kenso_git.config import LINT_KEYS
 from kenso_git.config import SETTINGS
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
-from kenso_git.config import render_configuration_doc
 from kenso_git.errors import ConfigError
 from kenso_git.githooks import runner
 from kenso_git.search import synonyms
@@ -41,13 +41,13 @@ def _error(root: Path, files: dict[str, str], env: dict[str, str] | None = None)
 def test_configuration_doc_is_current() -> None:
     committed = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert committed == render_configuration_doc(), (
-        "run: python -m kenso_git.config > docs/configuration.md"
+        "run: python -m kenso_git.cli.config_docs > docs/configuration.md"
     )
 
 
 def test_module_run_prints_the_doc() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "kenso_git.config"],
+        [sys.executable, "-m", "kenso_git.cli.config_docs"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -194,6 +194,6 @@ def test_pre_commit_keeps_the_configuration_doc_fresh() -> None:
     config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     hooks = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
     hook = hooks["configuration-doc-fresh"]
-    assert "python -m kenso_git.config | diff -u docs/configuration.md -" in hook["entry"]
+    assert "python -m kenso_git.cli.config_docs | diff -u docs/configuration.md -" in hook["entry"]
     assert re.search(hook["files"], "kenso_git/config.py")
     assert re.search(hook["files"], "docs/configuration.md")
