@@ -88,7 +88,8 @@ def test_corrected_query_wraps_the_results(corpus: IndexBuilder) -> None:
 
 def test_search_multi_errors_and_blanks(corpus: IndexBuilder) -> None:
     conn = corpus.reader()
-    for queries in ([], None):
+    nothing: list[list[str] | None] = [[], None]
+    for queries in nothing:
         with pytest.raises(NoQueriesError) as caught:
             search_multi_payload(conn, queries)
         assert caught.value.reply == "No queries provided."
