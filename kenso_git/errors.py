@@ -75,3 +75,43 @@ class GitError(KensoError):
 
 class WorkerError(KensoError):
     """A process that parsed files for an ingest failed or died; nothing was written."""
+
+
+class QueryError(UsageError):
+    """A search the library refuses as asked; `reply` is kenso's answer text for the MCP tools."""
+
+    def __init__(self, message: str, *, reply: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.reply = reply
+
+
+class EmptyQueryError(QueryError):
+    """The query is empty or only whitespace."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "empty query", reply="Empty query.", hint="search for a word or a short phrase"
+        )
+
+
+class NoQueriesError(QueryError):
+    """`search_multi` was given no queries at all."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no queries given",
+            reply="No queries provided.",
+            hint="pass 2-5 phrasings of the question",
+        )
+
+
+class DocumentNotFoundError(KensoError):
+    """The index holds no document at the path; `reply` is kenso's answer text."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"no document at {path} in the index",
+            hint="use a file_path from a search result",
+            path=path,
+        )
+        self.reply = f"No document found at path: {path}"

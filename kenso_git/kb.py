@@ -4,6 +4,9 @@
 open per-thread read-only connections and run each call in one read transaction, so a
 call sees either the index before a concurrent sync or after it, never a mix; nothing is
 cached across calls beyond what is keyed on the index's write generation.
+
+Reads that find no index raise `NoIndexError`; kenso's contract errors (an empty query, no
+queries, an unknown document) are raised as `KensoError`s too, never returned as payloads.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import TypeVar
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import DatabaseError
+from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoIndexError
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
@@ -37,11 +41,15 @@ if TYPE_CHECKING:
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
     from kenso_git.search.cascade import SearchResult
+    from kenso_git.search.results import DocResult
+    from kenso_git.search.results import IndexStateDict
+    from kenso_git.search.results import RelatedRow
+    from kenso_git.search.results import SearchDocsResult
+    from kenso_git.search.results import SearchMultiResult
     from kenso_git.search.synonyms import Synonyms
 
 T = TypeVar("T")
 PathFilter = Callable[[str], bool]
-Payload = list[dict[str, object]] | dict[str, object]
 
 
 class IndexState(NamedTuple):
@@ -62,16 +70,37 @@ class IndexState(NamedTuple):
     scope: list[str]
     categories: list[tuple[str | None, int, int]]  # (category, documents, chunks)
 
-    def to_dict(self) -> dict[str, object]:
-        data = self._asdict()
-        data["categories"] = [
-            {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
-        ]
-        return data
+    def to_dict(self) -> IndexStateDict:
+        """The state as JSON-ready data (what `stats --json` prints), fields in order."""
+        return {
+            "root": self.root,
+            "db_path": self.db_path,
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "links": self.links,
+            "db_bytes": self.db_bytes,
+            "content_bytes": self.content_bytes,
+            "schema_version": self.schema_version,
+            "as_of": self.as_of,
+            "synced_at": self.synced_at,
+            "stale": self.stale,
+            "worktree_differs": self.worktree_differs,
+            "scope": self.scope,
+            "categories": [
+                {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
+            ],
+        }
 
 
 class KnowledgeBase:
-    """One repository's docs index: search it, read it, keep it fresh."""
+    """One repository's docs index: search it, read it, keep it fresh.
+
+    Open one with `KnowledgeBase.open()`; opening never creates an index (`ingest` does).
+    Reads raise `NoIndexError` when there is no index yet and `DatabaseError` when it
+    cannot be read. The payload methods (`search_docs`, `search_multi`, `get_doc`,
+    `get_related`) return kenso's JSON shapes (`kenso_git.search.results`). Safe to share
+    between threads: each thread reads on its own connection.
+    """
 
     def __init__(self, workspace: Workspace, settings: Settings, db_path: Path) -> None:
         self.workspace = workspace
@@ -102,6 +131,11 @@ class KnowledgeBase:
     # -- reads ---------------------------------------------------------------------------
 
     def has_index(self) -> bool:
+        """Whether an index exists and can be opened (opens this thread's connection).
+
+        Raises:
+            DatabaseError: the file exists but is corrupt or of a newer schema.
+        """
         try:
             self._reader()
         except NoIndexError:
@@ -116,7 +150,12 @@ class KnowledgeBase:
         return conn
 
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `fn` inside one read transaction on this thread's connection."""
+        """What `fn` returns, run inside one read transaction on this thread's connection.
+
+        Raises:
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read (corrupt, locked too long, newer schema).
+        """
         conn = self._reader()
         try:
             with snapshot(conn):
@@ -131,6 +170,7 @@ class KnowledgeBase:
             ) from err
 
     def close(self) -> None:
+        """Close this thread's connection; the next read opens a new one."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
@@ -150,6 +190,12 @@ class KnowledgeBase:
         limit: int = 5,
         path_filter: PathFilter | None = None,
     ) -> SearchResult:
+        """The ranked hits for `query` (limit clamped to `search-limit-max`); blank: none.
+
+        Raises:
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
         from kenso_git.search import cascade as search
 
         limit = max(1, min(limit, self.settings.search_limit_max))
@@ -172,12 +218,19 @@ class KnowledgeBase:
         category: str | None = None,
         limit: int = 5,
         path_filter: PathFilter | None = None,
-    ) -> Payload:
-        """The `search_docs` tool's JSON payload (also what `search --json` prints)."""
+    ) -> SearchDocsResult:
+        """The `search_docs` tool's JSON payload (also what `search --json` prints): the
+        hits, or `{"corrected_query", "original_query", "results"}` after a typo fix.
+
+        Raises:
+            EmptyQueryError: the query is blank (checked before the index is opened).
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
         from kenso_git.search import payload
 
         if not query or not query.strip():
-            return {"error": "Empty query."}
+            raise EmptyQueryError()
         result = self.search(query, category=category, limit=limit, path_filter=path_filter)
         return payload.search_docs_payload(result, preview_chars=self.settings.preview_chars)
 
@@ -188,7 +241,15 @@ class KnowledgeBase:
         category: str | None = None,
         limit: int = 5,
         path_filter: PathFilter | None = None,
-    ) -> Payload:
+    ) -> SearchMultiResult:
+        """The `search_multi` payload: up to five queries fused by rank, blank ones dropped;
+        `{"corrections", "results"}` when some query was corrected.
+
+        Raises:
+            NoIndexError: there is no index.
+            NoQueriesError: `queries` is empty or None (checked after the index is opened).
+            DatabaseError: the index cannot be read.
+        """
         from kenso_git.search import payload
 
         synonyms = self._synonyms()
@@ -205,7 +266,15 @@ class KnowledgeBase:
             )
         )
 
-    def get_doc(self, path: str, *, max_length: int | None = None) -> dict[str, object]:
+    def get_doc(self, path: str, *, max_length: int | None = None) -> DocResult:
+        """The `get_doc` payload: the stored document at `path`, its content cut to
+        `max_length` characters (plus `...` and `truncated: true`) when longer.
+
+        Raises:
+            DocumentNotFoundError: the index holds no document at `path`.
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
         from kenso_git.search import payload
 
         return self.read(lambda conn: payload.get_doc_payload(conn, path, max_length=max_length))
@@ -217,7 +286,14 @@ class KnowledgeBase:
         depth: int = 1,
         relation_type: str | None = None,
         path_filter: PathFilter | None = None,
-    ) -> Payload:
+    ) -> list[RelatedRow]:
+        """The `get_related` payload: documents linked to `path` up to `depth` hops (1-3),
+        nearest first; an unknown path gives [].
+
+        Raises:
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
         from kenso_git.search import related
 
         return self.read(
@@ -231,6 +307,7 @@ class KnowledgeBase:
 
         Raises:
             NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
         """
         from kenso_git.index import freshness
 
@@ -285,7 +362,13 @@ class KnowledgeBase:
         """Index the Markdown under `targets` (default: the whole work tree); creates the index.
 
         The index then holds exactly those files: `ingest docs/` followed by `ingest` (the
-        root) re-uses every unchanged document instead of duplicating it.
+        root) re-uses every unchanged document instead of duplicating it. Returns one result
+        per file seen (ingested, unchanged, skipped, removed or error).
+
+        Raises:
+            UsageError: a target does not exist or lies outside the work tree.
+            WorkerError: a parsing process failed; nothing was written.
+            DatabaseError: the index cannot be written.
         """
         from kenso_git.index.build import run_index
         from kenso_git.repo.discover import scope_folders
@@ -312,7 +395,12 @@ class KnowledgeBase:
         """Bring the index to the state of the work tree, within the scope last ingested.
 
         `paths` (root-relative) limits the look to files a git operation changed; every
-        other file is trusted to be as the index last saw it.
+        other file is trusted to be as the index last saw it. Creates the index when there
+        is none (as `ingest` of the whole work tree would).
+
+        Raises:
+            WorkerError: a parsing process failed; nothing was written.
+            DatabaseError: the index cannot be written.
         """
         from kenso_git.index.build import run_index
 

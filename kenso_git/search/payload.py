@@ -2,15 +2,18 @@
 
 Differences from kenso 2.0.0: `search_multi` clamps its per-query limit to `limit_max` and
 keeps the best result's highlight (§8.17); `get_doc` reports the document's title, not the
-first chunk's (§8.3).
+first chunk's (§8.3). kenso's contract errors (an empty query, no queries, an unknown document)
+are raised as `KensoError`s; the MCP service turns them back into kenso's error payloads.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
+from kenso_git.errors import DocumentNotFoundError
+from kenso_git.errors import EmptyQueryError
+from kenso_git.errors import NoQueriesError
 from kenso_git.search.cascade import Hit
 from kenso_git.search.cascade import PathFilter
 from kenso_git.search.cascade import SearchResult
@@ -20,21 +23,20 @@ from kenso_git.search.preview import DEFAULT_PREVIEW_CHARS
 from kenso_git.search.preview import content_preview
 from kenso_git.search.preview import match_source
 from kenso_git.search.preview import query_terms
+from kenso_git.search.results import DocResult
+from kenso_git.search.results import SearchDocsResult
+from kenso_git.search.results import SearchItem
+from kenso_git.search.results import SearchMultiResult
 from kenso_git.search.synonyms import Synonyms
 
-Payload = list[dict[str, Any]] | dict[str, Any]
-
-EMPTY_QUERY = {"error": "Empty query."}
-NO_QUERIES = {"error": "No queries provided."}
-NO_DOCUMENT = "No document found at path: "
 MULTI_MAX_QUERIES = 5
 RRF_K = 60
 
 
-def _item(hit: Hit, terms: Sequence[str], budget: int, score: float) -> dict[str, Any]:
+def _item(hit: Hit, terms: Sequence[str], budget: int, score: float) -> SearchItem:
     tags = hit.tags or ()
     source = match_source(terms, hit.title, hit.section_path, tags, hit.category)
-    item: dict[str, Any] = {
+    item: SearchItem = {
         "file_path": hit.file_path,
         "title": hit.title,
         "category": hit.category,
@@ -64,10 +66,14 @@ def _item(hit: Hit, terms: Sequence[str], budget: int, score: float) -> dict[str
 
 def search_docs_payload(
     result: SearchResult, *, preview_chars: int = DEFAULT_PREVIEW_CHARS
-) -> Payload:
-    """The `search_docs` answer: an array of items, or the corrected-query object."""
+) -> SearchDocsResult:
+    """The `search_docs` answer: an array of items, or the corrected-query object.
+
+    Raises:
+        EmptyQueryError: the query is blank.
+    """
     if not result.query.strip():
-        return dict(EMPTY_QUERY)
+        raise EmptyQueryError()
     terms = query_terms(result.query)
     items = [_item(hit, terms, preview_chars, hit.score) for hit in result.hits]
     if result.corrected_query is not None:
@@ -89,10 +95,14 @@ def search_multi_payload(
     preview_chars: int = DEFAULT_PREVIEW_CHARS,
     synonyms: Synonyms | None = None,
     path_filter: PathFilter | None = None,
-) -> Payload:
-    """Several queries fused by Reciprocal Rank Fusion (spec §4.13)."""
+) -> SearchMultiResult:
+    """Several queries fused by Reciprocal Rank Fusion (spec §4.13); blank ones are dropped.
+
+    Raises:
+        NoQueriesError: `queries` is empty or None.
+    """
     if not queries:
-        return dict(NO_QUERIES)
+        raise NoQueriesError()
     kept = [q.strip() for q in queries if q and q.strip()][:MULTI_MAX_QUERIES]
     if not kept:
         return []
@@ -134,20 +144,24 @@ def _document_title(conn: sqlite3.Connection, path: str) -> str | None:
 
 def get_doc_payload(
     conn: sqlite3.Connection, path: str, *, max_length: int | None = None
-) -> dict[str, Any]:
-    """The whole stored document: its chunks joined, with title, category, audience, tags."""
+) -> DocResult:
+    """The whole stored document: its chunks joined, with title, category, audience, tags.
+
+    Raises:
+        DocumentNotFoundError: no chunk of the index has that path.
+    """
     rows = conn.execute(
         "SELECT title, content, category, audience, tags FROM chunks "
         "WHERE file_path = ? ORDER BY chunk_index",
         (path,),
     ).fetchall()
     if not rows:
-        return {"error": NO_DOCUMENT + path}
+        raise DocumentNotFoundError(path)
     first = rows[0]
     content = "\n\n".join(row[1] for row in rows)
     tags_raw = next((row[4] for row in rows if row[4] is not None), None)
     tags = decode_tags(tags_raw)
-    payload: dict[str, Any] = {
+    payload: DocResult = {
         "title": _document_title(conn, path) or first[0],
         "content": content,
         "category": first[2],

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from typing import Any
+
+from kenso_git.search.results import RelatedRow
 
 MIN_DEPTH, MAX_DEPTH = 1, 3
 _IDS = "(SELECT value FROM json_each(?))"
@@ -63,20 +64,20 @@ def get_related(
     depth: int = 1,
     relation_type: str | None = None,
     path_filter: Callable[[str], bool] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[RelatedRow]:
     """Linked documents of `path`, nearest first; unknown or unlinked paths give []."""
     if path_filter is not None and not path_filter(path):
         return []
     depth = min(max(MIN_DEPTH, int(depth)), MAX_DEPTH)
     visited = {path}
     frontier = [path]
-    out: list[dict[str, Any]] = []
+    out: list[RelatedRow] = []
     for level in range(1, depth + 1):
         found = _level(conn, frontier, visited, relation_type, path_filter)
         if not found:
             break
         for (related, rtype), (direction, via) in sorted(found.items()):
-            row: dict[str, Any] = {
+            row: RelatedRow = {
                 "related_path": related,
                 "relation_type": rtype,
                 "direction": direction,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Annotated
 from typing import Any
 from typing import Literal
@@ -24,15 +25,15 @@ from mcp.types import ToolAnnotations
 from kenso_git import __version__
 from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
+from kenso_git.serve.schema import DocOut
+from kenso_git.serve.schema import HealthOut
+from kenso_git.serve.schema import ReindexOut
+from kenso_git.serve.schema import RelatedOut
+from kenso_git.serve.schema import SearchOut
+from kenso_git.serve.schema import SnippetOut
+from kenso_git.serve.schema import StateOut
 from kenso_git.serve.service import MAX_RESULT_CHARS
-from kenso_git.serve.service import DocOut
-from kenso_git.serve.service import HealthOut
-from kenso_git.serve.service import ReindexOut
-from kenso_git.serve.service import RelatedOut
-from kenso_git.serve.service import SearchOut
 from kenso_git.serve.service import Service
-from kenso_git.serve.service import SnippetOut
-from kenso_git.serve.service import StateOut
 
 log = logging.getLogger("kenso_git.mcp")
 
@@ -54,12 +55,12 @@ def _dump(payload: object) -> str:
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
-def _result(text_payload: object, structured: dict[str, Any]) -> CallToolResult:
+def _result(text_payload: object, structured: Mapping[str, object]) -> CallToolResult:
     text = _dump(text_payload)
     if len(text) > MAX_RESULT_CHARS:  # pragma: no cover - Service.fit keeps payloads smaller
         text = text[:MAX_RESULT_CHARS]
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=structured
+        content=[TextContent(type="text", text=text)], structured_content=dict(structured)
     )
 
 
@@ -74,7 +75,7 @@ def _error(err: KensoError) -> CallToolResult:
     )
 
 
-def _call(work: Callable[[], tuple[object, dict[str, Any]]]) -> CallToolResult:
+def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolResult:
     try:
         text_payload, structured = work()
     except KensoError as err:

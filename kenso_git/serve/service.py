@@ -1,8 +1,10 @@
 """What the MCP tools do, without the SDK: scope checks, KnowledgeBase calls, result caps.
 
 Each method returns `(text_payload, structured)`: the JSON kenso's tool returns (an array
-or an object) and the same data as an object for MCP structured content. Expected problems
-raise `KensoError` subclasses; `mcp_server` turns them into tool errors.
+or an object) and the same data as an object for MCP structured content. kenso's contract
+errors, which the library raises (`QueryError`, `DocumentNotFoundError`), come back as kenso's
+`{"error": ...}` payloads; other expected problems raise `KensoError` subclasses, which
+`server.py` turns into tool errors.
 """
 
 from __future__ import annotations
@@ -11,21 +13,34 @@ import json
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import Any
-from typing import NotRequired
-
-from typing_extensions import TypedDict
+from typing import TypeVar
 
 from kenso_git import __version__
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
+from kenso_git.errors import DocumentNotFoundError
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
+from kenso_git.errors import QueryError
 from kenso_git.errors import ScopeError
 from kenso_git.repo.scope import Scope
 from kenso_git.repo.scope import scope_for
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
+from kenso_git.search.results import CorrectedMulti
+from kenso_git.search.results import CorrectedSearch
+from kenso_git.search.results import DocResult
+from kenso_git.search.results import ErrorResult
+from kenso_git.search.results import HealthResult
+from kenso_git.search.results import HitList
+from kenso_git.search.results import ReindexResult
+from kenso_git.search.results import RelatedList
+from kenso_git.search.results import RelatedRow
+from kenso_git.search.results import SearchDocsResult
+from kenso_git.search.results import SearchItem
+from kenso_git.search.results import SearchMultiResult
+from kenso_git.search.results import SnippetResult
+from kenso_git.search.results import StateResult
 from kenso_git.search.snippet import make_snippet
 
 if TYPE_CHECKING:
@@ -35,100 +50,23 @@ MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients acc
 GET_DOC_MAX_CHARS = 40_000
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
-Payload = tuple[object, dict[str, Any]]
+TextT = TypeVar("TextT")
+StructuredT = TypeVar("StructuredT")
+ItemT = TypeVar("ItemT")
+CorrectedT = TypeVar("CorrectedT", CorrectedSearch, CorrectedMulti)
 
-
-class Hit(TypedDict):
-    file_path: str
-    title: str | None
-    category: str | None
-    content_preview: str
-    match_source: NotRequired[str]
-    score: float
-    cascade_stage: NotRequired[str | None]
-    relevance: NotRequired[str]
-    tags: NotRequired[list[str]]
-    related_count: NotRequired[int]
-    highlight: NotRequired[str]
-
-
-class SearchOut(TypedDict):
-    """search_docs / search_multi: the hits, and the correction when the query was fixed."""
-
-    results: list[Hit]
-    corrected_query: NotRequired[str]
-    original_query: NotRequired[str]
-    truncated: NotRequired[bool]
-
-
-class DocOut(TypedDict):
-    title: str | None
-    content: str
-    category: str | None
-    audience: str | None
-    tags: list[str] | None
-    truncated: NotRequired[bool]
-
-
-class Related(TypedDict):
-    related_path: str
-    relation_type: str
-    direction: str
-    depth: int
-
-
-class RelatedOut(TypedDict):
-    results: list[Related]
-    message: NotRequired[str]
-    truncated: NotRequired[bool]
-
-
-class SnippetOut(TypedDict):
-    path: str
-    line_start: int
-    line_end: int
-    text: str
-    truncated: bool
-    token_budget: int
-
-
-class HealthOut(TypedDict):
-    ok: bool
-    reason: str | None
-    index: str
-    documents: int
-    chunks: int
-    schema_version: int | None
-    as_of: str | None
-    stale: bool | None
-    version: str
-    read_only: bool
-
-
-class StateOut(TypedDict):
-    documents: int
-    chunks: int
-    links: int
-    db_bytes: int
-    schema_version: int | None
-    as_of: str | None
-    synced_at: float | None
-    stale: bool | None
-    root: str
-    scoped_roots: list[str]
-
-
-class ReindexOut(TypedDict):
-    changed: bool
-    documents: int
-    chunks: int
+Reply = tuple[TextT, StructuredT]  # (kenso's JSON text payload, MCP structured content)
+SearchReply = Reply[
+    SearchDocsResult | SearchMultiResult | ErrorResult,
+    HitList | CorrectedSearch | CorrectedMulti | ErrorResult,
+]
 
 
 def _fits(payload: object) -> bool:
     return len(json.dumps(payload, indent=2, ensure_ascii=False)) <= MAX_RESULT_CHARS
 
 
-def _fit_list(items: list[Any]) -> tuple[list[Any], bool]:
+def _fit_list(items: list[ItemT]) -> tuple[list[ItemT], bool]:
     """Drop trailing items until the JSON fits the result cap."""
     if _fits(items):
         return items, False
@@ -138,23 +76,34 @@ def _fit_list(items: list[Any]) -> tuple[list[Any], bool]:
     return kept, True
 
 
-def _capped_results(raw: list[Any]) -> Payload:
-    """A result list cut to the size budget: as text, and as `{"results": ...}` structured."""
+def _capped_hits(raw: list[SearchItem]) -> Reply[list[SearchItem], HitList]:
+    """A hit list cut to the size budget: as text, and as `{"results": ...}` structured."""
     items, cut = _fit_list(raw)
-    out: dict[str, Any] = {"results": items}
+    out: HitList = {"results": items}
     if cut:
         out["truncated"] = True
     return items, out
 
 
-def _search_payload(raw: object) -> Payload:
-    if isinstance(raw, list):
-        return _capped_results(raw)
-    if isinstance(raw, dict) and isinstance(raw.get("results"), list):
-        hits, cut = _fit_list(raw["results"])
-        text = {**raw, "results": hits}
-        return text, ({**text, "truncated": True} if cut else text)
-    return raw, dict(raw) if isinstance(raw, dict) else {"results": []}
+def _capped_corrected(raw: CorrectedT) -> Reply[CorrectedT, CorrectedT]:
+    """A corrected-query object with its results cut to the budget; `truncated` only in the
+    structured copy, as kenso's text shape has no such key."""
+    text = raw.copy()
+    text["results"], cut = _fit_list(raw["results"])
+    structured = text.copy()
+    if cut:
+        structured["truncated"] = True
+    return text, structured
+
+
+def _refusal(err: QueryError | DocumentNotFoundError) -> Reply[ErrorResult, ErrorResult]:
+    """kenso's contract error payload for a request the library refused."""
+    body: ErrorResult = {"error": err.reply}
+    return body, body
+
+
+def _reason(err: KensoError) -> str:
+    return f"{err.message}; {err.hint}" if err.hint else err.message
 
 
 class Service:
@@ -198,19 +147,36 @@ class Service:
     def _limit(self, limit: int) -> int:
         return max(1, min(int(limit), self.settings.search_limit_max))
 
-    def search_docs(self, query: str, category: str | None, limit: int) -> Payload:
-        raw = self.kb().search_docs(
-            query, category=category, limit=self._limit(limit), path_filter=self.scope.allows
-        )
-        return _search_payload(raw)
+    def search_docs(self, query: str, category: str | None, limit: int) -> SearchReply:
+        """`search_docs` within the scope, cut to the result cap; a blank query: kenso's error."""
+        try:
+            raw = self.kb().search_docs(
+                query, category=category, limit=self._limit(limit), path_filter=self.scope.allows
+            )
+        except QueryError as err:
+            return _refusal(err)
+        return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
 
-    def search_multi(self, queries: list[str] | None, category: str | None, limit: int) -> Payload:
-        raw = self.kb().search_multi(
-            queries, category=category, limit=self._limit(limit), path_filter=self.scope.allows
-        )
-        return _search_payload(raw)
+    def search_multi(
+        self, queries: list[str] | None, category: str | None, limit: int
+    ) -> SearchReply:
+        """`search_multi` within the scope, cut to the result cap; no queries: kenso's error."""
+        try:
+            raw = self.kb().search_multi(
+                queries, category=category, limit=self._limit(limit), path_filter=self.scope.allows
+            )
+        except QueryError as err:
+            return _refusal(err)
+        return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
 
-    def get_doc(self, path: str, max_length: int | None) -> Payload:
+    def get_doc(
+        self, path: str, max_length: int | None
+    ) -> Reply[DocResult | ErrorResult, DocResult | ErrorResult]:
+        """One scoped document, cut to fit the result cap; unknown path: kenso's error.
+
+        Raises:
+            ScopeError: the path is refused by the scope gate.
+        """
         rel = self.scope.resolve(path)
         kb = self.kb()
         cap = (
@@ -218,23 +184,44 @@ class Service:
             if not max_length or max_length < 0
             else min(max_length, GET_DOC_MAX_CHARS)
         )
-        doc = kb.get_doc(rel, max_length=cap)
-        while not _fits(doc) and cap > 1000:
-            cap //= 2  # escaping (quotes, non-ASCII) can inflate the JSON beyond the raw length
+        try:
             doc = kb.get_doc(rel, max_length=cap)
-        return doc, dict(doc)
+            while not _fits(doc) and cap > 1000:
+                cap //= 2  # escaping (quotes, non-ASCII) can inflate the JSON beyond the length
+                doc = kb.get_doc(rel, max_length=cap)
+        except DocumentNotFoundError as err:
+            return _refusal(err)
+        return doc, doc.copy()
 
-    def get_related(self, path: str, depth: int, relation_type: str | None) -> Payload:
+    def get_related(
+        self, path: str, depth: int, relation_type: str | None
+    ) -> Reply[list[RelatedRow], RelatedList]:
+        """Scoped documents linked to `path`, cut to the result cap.
+
+        Raises:
+            ScopeError: the path is refused by the scope gate.
+        """
         rel = self.scope.resolve(path)
         depth = max(1, min(int(depth), 3))
         raw = self.kb().get_related(
             rel, depth=depth, relation_type=relation_type, path_filter=self.scope.allows
         )
-        if isinstance(raw, list):
-            return _capped_results(raw)
-        return raw, dict(raw)
+        rows, cut = _fit_list(raw)
+        out: RelatedList = {"results": rows}
+        if cut:
+            out["truncated"] = True
+        return rows, out
 
-    def read_snippet(self, path: str, query: str, max_tokens: int) -> Payload:
+    def read_snippet(
+        self, path: str, query: str, max_tokens: int
+    ) -> Reply[SnippetResult, SnippetResult]:
+        """The lines of a scoped Markdown file around the first match of `query`.
+
+        Raises:
+            ScopeError: the path is refused, not Markdown, too large or binary.
+            NoIndexError: there is no index.
+            KensoError: the file cannot be read, or no line matches.
+        """
         rel = self.scope.resolve(path)
         self.require_index()  # no index, no tools: the same clear error everywhere
         target = self.scope.root / rel
@@ -253,7 +240,7 @@ class Service:
                 hint="try a shorter query or one distinctive word; an empty query reads the start",
                 path=rel,
             )
-        out = {
+        out: SnippetResult = {
             "path": rel,
             "line_start": snip.line_start,
             "line_end": snip.line_end,
@@ -263,8 +250,9 @@ class Service:
         }
         return out, out
 
-    def health(self) -> Payload:
-        out: dict[str, Any] = {
+    def health(self) -> Reply[HealthResult, HealthResult]:
+        """Whether the index is usable; never raises for a missing or broken index."""
+        out: HealthResult = {
             "ok": False,
             "reason": None,
             "index": "missing",
@@ -279,27 +267,31 @@ class Service:
         try:
             st = self.kb().state()
         except NoIndexError as err:
-            out["reason"] = f"{err.message}; {err.hint}" if err.hint else err.message
+            out["reason"] = _reason(err)
             return out, out
         except KensoError as err:
             out["index"] = "error"
-            out["reason"] = f"{err.message}; {err.hint}" if err.hint else err.message
+            out["reason"] = _reason(err)
             return out, out
-        out.update(
-            ok=st.documents > 0,
-            reason=None if st.documents > 0 else "the index is empty; run `kenso-git ingest`",
-            index="ok" if st.documents > 0 else "empty",
-            documents=st.documents,
-            chunks=st.chunks,
-            schema_version=st.schema_version,
-            as_of=st.as_of,
-            stale=st.stale,
-        )
+        usable = st.documents > 0
+        out["ok"] = usable
+        out["reason"] = None if usable else "the index is empty; run `kenso-git ingest`"
+        out["index"] = "ok" if usable else "empty"
+        out["documents"] = st.documents
+        out["chunks"] = st.chunks
+        out["schema_version"] = st.schema_version
+        out["as_of"] = st.as_of
+        out["stale"] = st.stale
         return out, out
 
-    def state(self) -> Payload:
+    def state(self) -> Reply[StateResult, StateResult]:
+        """Counts, size and freshness of the index, and the scoped roots.
+
+        Raises:
+            NoIndexError: there is no index.
+        """
         st = self.kb().state()
-        out: dict[str, Any] = {
+        out: StateResult = {
             "documents": st.documents,
             "chunks": st.chunks,
             "links": st.links,
@@ -313,11 +305,20 @@ class Service:
         }
         return out, out
 
-    def reindex(self) -> Payload:
+    def reindex(self) -> Reply[ReindexResult, ReindexResult]:
+        """Sync the index with the work tree; the new counts.
+
+        Raises:
+            NoIndexError: there is no index (reindex never creates one).
+        """
         kb = self.require_index()
         report = kb.sync()
         st = kb.state()
-        out = {"changed": report.changed, "documents": st.documents, "chunks": st.chunks}
+        out: ReindexResult = {
+            "changed": report.changed,
+            "documents": st.documents,
+            "chunks": st.chunks,
+        }
         return out, out
 
 

@@ -4,6 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from kenso_git.errors import DocumentNotFoundError
+from kenso_git.errors import EmptyQueryError
+from kenso_git.errors import NoQueriesError
+from kenso_git.errors import UsageError
 from kenso_git.search.cascade import search
 from kenso_git.search.payload import get_doc_payload
 from kenso_git.search.payload import search_docs_payload
@@ -60,10 +64,12 @@ def test_title_match_previews_title_and_first_sentence(corpus: IndexBuilder) -> 
     )
 
 
-def test_blank_query_is_an_error_payload(corpus: IndexBuilder) -> None:
-    assert search_docs_payload(search(corpus.reader(), "  "), preview_chars=200) == {
-        "error": "Empty query."
-    }
+def test_blank_query_raises_with_kensos_reply(corpus: IndexBuilder) -> None:
+    with pytest.raises(EmptyQueryError) as caught:
+        search_docs_payload(search(corpus.reader(), "  "), preview_chars=200)
+    assert caught.value.reply == "Empty query."  # what the MCP tool answers
+    assert isinstance(caught.value, UsageError)
+    assert caught.value.message == "empty query" and caught.value.hint
 
 
 def test_no_hits_is_an_empty_list(corpus: IndexBuilder) -> None:
@@ -82,8 +88,11 @@ def test_corrected_query_wraps_the_results(corpus: IndexBuilder) -> None:
 
 def test_search_multi_errors_and_blanks(corpus: IndexBuilder) -> None:
     conn = corpus.reader()
-    assert search_multi_payload(conn, []) == {"error": "No queries provided."}
-    assert search_multi_payload(conn, None) == {"error": "No queries provided."}
+    nothing: list[list[str] | None] = [[], None]
+    for queries in nothing:
+        with pytest.raises(NoQueriesError) as caught:
+            search_multi_payload(conn, queries)
+        assert caught.value.reply == "No queries provided."
     assert search_multi_payload(conn, ["  ", ""]) == []
 
 
@@ -149,6 +158,7 @@ def test_get_doc_truncates_and_reports_missing(corpus: IndexBuilder) -> None:
     assert doc["content"] == "Deploying..."
     assert doc["truncated"] is True
     assert "truncated" not in get_doc_payload(conn, "docs/deploy.md", max_length=0)
-    assert get_doc_payload(conn, "docs/nope.md") == {
-        "error": "No document found at path: docs/nope.md"
-    }
+    with pytest.raises(DocumentNotFoundError) as caught:
+        get_doc_payload(conn, "docs/nope.md")
+    assert caught.value.reply == "No document found at path: docs/nope.md"
+    assert caught.value.path == "docs/nope.md" and caught.value.hint

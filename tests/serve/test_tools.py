@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
+from kenso_git.serve import service as service_module
 from kenso_git.serve.server import build_server
+from kenso_git.serve.service import SearchReply
 from kenso_git.serve.service import Service
 from tests.search.helpers import ITEM_KEYS
 from tests.serve.conftest import ingest
@@ -71,6 +74,83 @@ async def test_search_multi_without_queries_is_kensos_error(repo: Path) -> None:
         result, body = await call(repo, "search_multi", {"queries": queries})
         assert result.is_error
         assert body["error"] == "No queries provided."
+
+
+async def test_kensos_error_payloads_are_exact_on_the_wire(tmp_path: Path) -> None:
+    """The library raises; the service answers with kenso's contract payloads, nothing more."""
+    root = make_repo(tmp_path / "repo")
+    async with Client(build_server(Service(root))) as client:
+        blank = await client.call_tool("search_docs", {"query": ""})  # checked before the index
+        ingest(root)
+        replies = [
+            blank,
+            await client.call_tool("search_multi", {"queries": []}),
+            await client.call_tool("get_doc", {"path": "docs/missing.md"}),
+        ]
+    expected = [
+        "Empty query.",
+        "No queries provided.",
+        "No document found at path: docs/missing.md",
+    ]
+    for result, error in zip(replies, expected, strict=True):
+        assert result.is_error
+        assert result.content[0].text == json.dumps({"error": error}, indent=2)
+        assert result.structured_content == {"error": error}
+
+
+def test_the_service_returns_the_error_payload_as_text_and_structured(repo: Path) -> None:
+    service = Service(repo)
+    assert service.search_docs("   ", None, 5) == (
+        {"error": "Empty query."},
+        {"error": "Empty query."},
+    )
+    assert service.search_multi(None, None, 5)[0] == {"error": "No queries provided."}
+    assert service.get_doc("docs/nope.md", None)[1] == {
+        "error": "No document found at path: docs/nope.md"
+    }
+
+
+async def test_a_corrected_query_keeps_kensos_object_in_text_and_structured(repo: Path) -> None:
+    result, body = await call(repo, "search_docs", {"query": "deploymnt"})
+    assert list(body) == ["corrected_query", "original_query", "results"]
+    assert body["corrected_query"] == "deploy" and body["results"]
+    assert result.structured_content == body
+    result, body = await call(repo, "search_multi", {"queries": ["billng", "deploy"]})
+    assert list(body) == ["corrections", "results"]
+    assert body["corrections"] == {"billng": "billing"}
+    assert result.structured_content == body
+
+
+def _hits(payload: object) -> list[Any]:
+    """The hits of a search text payload, in whichever of kenso's shapes it came."""
+    assert isinstance(payload, list | dict)
+    return payload if isinstance(payload, list) else payload["results"]
+
+
+def test_cut_results_are_flagged_only_in_the_structured_copy(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Service(repo)
+    cap = service_module.MAX_RESULT_CHARS
+    calls: list[Callable[[], SearchReply]] = [
+        lambda: service.search_docs("deploymnt", None, 5),  # the corrected-query object
+        lambda: service.search_multi(["billng", "deploy"], None, 5),  # the corrections object
+        lambda: service.search_docs("payment", None, 5),  # a bare array
+    ]
+    for run in calls:
+        monkeypatch.setattr(service_module, "MAX_RESULT_CHARS", cap)
+        full, _ = run()
+        full_hits = _hits(full)
+        assert len(full_hits) >= 2
+        one_hit = len(json.dumps(full_hits[:1], indent=2, ensure_ascii=False))
+        monkeypatch.setattr(service_module, "MAX_RESULT_CHARS", one_hit)
+        text, structured = run()
+        if isinstance(text, list):
+            assert text == full_hits[:1]
+            assert structured == {"results": text, "truncated": True}
+        else:
+            assert list(text) == list(full) and _hits(text) == full_hits[:1]
+            assert structured == {**text, "truncated": True}
 
 
 async def test_search_results_stay_inside_the_agent_scope(scoped_repo: Path) -> None:

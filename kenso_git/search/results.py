@@ -1,0 +1,166 @@
+"""The JSON shapes the library and the MCP tools return (spec §5.3), as TypedDicts.
+
+Plain `typing.TypedDict`: they cost one `typing` import and describe the payloads to type
+checkers only; at run time every payload is an ordinary dict, so the JSON is unchanged. The
+MCP tools' declared output schemas are separate models (`serve/schema.py`), so editing a
+shape here never changes what the server announces.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired
+from typing import TypedDict
+
+
+class SearchItem(TypedDict):
+    """One search hit, keys in kenso's order; the optional three only when non-empty."""
+
+    file_path: str
+    title: str
+    category: str
+    content_preview: str
+    match_source: str
+    score: float
+    cascade_stage: str | None  # AND, NEAR, OR; None for a file-path fallback hit
+    relevance: str
+    tags: NotRequired[list[str]]
+    related_count: NotRequired[int]
+    highlight: NotRequired[str]
+
+
+class CorrectedSearch(TypedDict):
+    """`search_docs` after the typo fallback corrected the query."""
+
+    corrected_query: str
+    original_query: str
+    results: list[SearchItem]
+    truncated: NotRequired[bool]  # set by the MCP service when it cut results to fit
+
+
+class CorrectedMulti(TypedDict):
+    """`search_multi` when some of its queries were corrected: query -> correction."""
+
+    corrections: dict[str, str]
+    results: list[SearchItem]
+    truncated: NotRequired[bool]  # set by the MCP service when it cut results to fit
+
+
+SearchDocsResult = list[SearchItem] | CorrectedSearch
+SearchMultiResult = list[SearchItem] | CorrectedMulti
+
+
+class HitList(TypedDict):
+    """A bare hit array as MCP structured content, which must be an object."""
+
+    results: list[SearchItem]
+    truncated: NotRequired[bool]
+
+
+class DocResult(TypedDict):
+    """`get_doc`: the document's chunks joined, with its metadata."""
+
+    title: str | None
+    content: str
+    category: str | None
+    audience: str | None
+    tags: list[str] | None
+    truncated: NotRequired[bool]
+
+
+class RelatedRow(TypedDict):
+    """One `get_related` row; `via` names the node a row at depth >= 2 was reached from."""
+
+    related_path: str
+    relation_type: str
+    direction: str  # incoming or outgoing
+    depth: int
+    via: NotRequired[str]
+
+
+class RelatedList(TypedDict):
+    """`get_related` rows as MCP structured content."""
+
+    results: list[RelatedRow]
+    truncated: NotRequired[bool]
+
+
+class ErrorResult(TypedDict):
+    """kenso's contract error payload, e.g. `{"error": "Empty query."}`."""
+
+    error: str
+
+
+class SnippetResult(TypedDict):
+    """`read_snippet`: whole lines (1-based) around the first match."""
+
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+    truncated: bool
+    token_budget: int
+
+
+class HealthResult(TypedDict):
+    """`health_check`: whether the index is usable, and why not."""
+
+    ok: bool
+    reason: str | None
+    index: str  # ok, empty, missing or error
+    documents: int
+    chunks: int
+    schema_version: int | None
+    as_of: str | None
+    stale: bool | None
+    version: str
+    read_only: bool
+
+
+class StateResult(TypedDict):
+    """`index_state`: counts, size and freshness as the MCP tool reports them."""
+
+    documents: int
+    chunks: int
+    links: int
+    db_bytes: int
+    schema_version: int | None
+    as_of: str | None
+    synced_at: float | None
+    stale: bool | None
+    root: str
+    scoped_roots: list[str]
+
+
+class ReindexResult(TypedDict):
+    """`reindex`: whether the sync changed the index, and the new counts."""
+
+    changed: bool
+    documents: int
+    chunks: int
+
+
+class CategoryCount(TypedDict):
+    """Documents and chunks of one category."""
+
+    category: str | None
+    documents: int
+    chunks: int
+
+
+class IndexStateDict(TypedDict):
+    """`IndexState.to_dict()`, what `kenso-git stats --json` prints."""
+
+    root: str
+    db_path: str
+    documents: int
+    chunks: int
+    links: int
+    db_bytes: int
+    content_bytes: int
+    schema_version: int
+    as_of: str | None
+    synced_at: float | None
+    stale: bool | None
+    worktree_differs: bool | None
+    scope: list[str]
+    categories: list[CategoryCount]

@@ -1,0 +1,100 @@
+"""The MCP tools' declared output schemas: what `server.py` announces for each tool.
+
+These models only shape the JSON Schema the SDK derives from each tool's return annotation;
+the data a tool returns is typed by `kenso_git.search.results`. They stay separate because the
+SDK's pydantic needs `typing_extensions.TypedDict` before Python 3.12, and because the declared
+schema is a public contract (docs/mcp-tools.md is generated from it): it must not move when a
+payload type is refined.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired
+
+from typing_extensions import TypedDict
+
+
+class Hit(TypedDict):
+    file_path: str
+    title: str | None
+    category: str | None
+    content_preview: str
+    match_source: NotRequired[str]
+    score: float
+    cascade_stage: NotRequired[str | None]
+    relevance: NotRequired[str]
+    tags: NotRequired[list[str]]
+    related_count: NotRequired[int]
+    highlight: NotRequired[str]
+
+
+class SearchOut(TypedDict):
+    """search_docs / search_multi: the hits, and the correction when the query was fixed."""
+
+    results: list[Hit]
+    corrected_query: NotRequired[str]
+    original_query: NotRequired[str]
+    truncated: NotRequired[bool]
+
+
+class DocOut(TypedDict):
+    title: str | None
+    content: str
+    category: str | None
+    audience: str | None
+    tags: list[str] | None
+    truncated: NotRequired[bool]
+
+
+class Related(TypedDict):
+    related_path: str
+    relation_type: str
+    direction: str
+    depth: int
+
+
+class RelatedOut(TypedDict):
+    results: list[Related]
+    message: NotRequired[str]
+    truncated: NotRequired[bool]
+
+
+class SnippetOut(TypedDict):
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+    truncated: bool
+    token_budget: int
+
+
+class HealthOut(TypedDict):
+    ok: bool
+    reason: str | None
+    index: str
+    documents: int
+    chunks: int
+    schema_version: int | None
+    as_of: str | None
+    stale: bool | None
+    version: str
+    read_only: bool
+
+
+class StateOut(TypedDict):
+    documents: int
+    chunks: int
+    links: int
+    db_bytes: int
+    schema_version: int | None
+    as_of: str | None
+    synced_at: float | None
+    stale: bool | None
+    root: str
+    scoped_roots: list[str]
+
+
+class ReindexOut(TypedDict):
+    changed: bool
+    documents: int
+    chunks: int
