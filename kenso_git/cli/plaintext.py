@@ -31,7 +31,12 @@ def search_text(
     if as_json:
         import json
 
-        payload = kb.search_docs(query, category=category, limit=limit)
+        from kenso_git.errors import QueryError
+
+        try:
+            payload = kb.search_docs(query, category=category, limit=limit)
+        except QueryError as err:  # kenso's `search --json` answer for a blank query, exit 0
+            return json.dumps({"error": err.reply}, indent=2, ensure_ascii=False)
         return json.dumps(payload, indent=2, ensure_ascii=False)
     result = kb.search(query, category=category, limit=limit)
     style = Style(use_color(color, sys.stdout))
