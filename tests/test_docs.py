@@ -1,7 +1,7 @@
 """The project's own docs: lint-clean, generated pages current, links and commands intact.
 
 The `pre-commit try-repo <this repo> kenso-lint` smoke test of this repository's hooks lives in
-tests/lint/test_precommit.py (slow); it is not repeated here.
+tests/e2e/test_lint_pre_commit.py (slow); it is not repeated here.
 """
 
 from __future__ import annotations

@@ -1,0 +1,19 @@
+"""The test lanes: `pytest -m "not slow"` is the default run, tests/e2e/ is the slow lane."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+E2E = Path(__file__).parent / "e2e"
+
+
+def test_slow_tests_live_in_e2e_and_everything_there_is_slow(
+    request: pytest.FixtureRequest,
+) -> None:
+    # Checks the items this run selected: the full suite sees every test; the default run
+    # would see an unmarked e2e test that slipped past the deselection.
+    for item in request.session.items:
+        is_slow = item.get_closest_marker("slow") is not None
+        assert is_slow == item.path.is_relative_to(E2E), item.nodeid
