@@ -1,7 +1,7 @@
 """The project's own docs: lint-clean, generated pages current, links and commands intact.
 
 The `pre-commit try-repo <this repo> kenso-lint` smoke test of this repository's hooks lives in
-tests/lint/test_precommit.py (slow); it is not repeated here.
+tests/e2e/test_lint_pre_commit.py (slow); it is not repeated here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ MAIN_JOB = (
 )
 TEST_JOB = (
     "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' "
-    "&& .venv/bin/python -m pytest -q"
+    "&& .venv/bin/python -m pytest -q --cov --cov-report=term:skip-covered"
 )
 _LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 

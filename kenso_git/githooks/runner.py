@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,9 +42,13 @@ LOG_FILE = "sync.log"
 LOG_LIMIT = 1_000_000  # bytes; the log restarts when larger
 MAX_ROUNDS = 5  # syncs one lock holder runs back to back at most
 
-SKIP = "skip"
-FOREGROUND = "foreground"
-BACKGROUND = "background"
+
+class Mode(StrEnum):
+    """How a hook call syncs the index (the word `KENSO_HOOK_VERBOSE` prints)."""
+
+    SKIP = "skip"
+    FOREGROUND = "foreground"
+    BACKGROUND = "background"
 
 
 class HookCall(NamedTuple):
@@ -56,7 +61,7 @@ class HookCall(NamedTuple):
 class Plan(NamedTuple):
     """What a hook call will do, and why (for the log and the tests)."""
 
-    action: str  # SKIP, FOREGROUND or BACKGROUND
+    action: Mode
     reason: str
     paths: tuple[str, ...] | None = None  # a foreground sync needs to look only at these
 
@@ -129,18 +134,18 @@ def _targeted(names: Sequence[str] | None) -> tuple[str, ...] | None:
 def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
     """Decide what the hook call does: skip, sync in the foreground, or in the background."""
     if not ws.is_git:
-        return Plan(SKIP, "not a git work tree")
+        return Plan(Mode.SKIP, "not a git work tree")
     if call.name == "post-index-change" and _arg(call, 0) != "1":
-        return Plan(SKIP, "the working tree was not updated")
+        return Plan(Mode.SKIP, "the working tree was not updated")
     if call.name != "post-rewrite" and rebase_will_rewrite(ws):
-        return Plan(SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
+        return Plan(Mode.SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
     if not resolve_db_path(ws).is_file():
-        return Plan(SKIP, "no index here yet (run `kenso-git ingest` once)")
+        return Plan(Mode.SKIP, "no index here yet (run `kenso-git ingest` once)")
     if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
-        return Plan(SKIP, "HEAD did not move")
+        return Plan(Mode.SKIP, "HEAD did not move")
     if call.name == "post-index-change":
         # git writes the index before it moves HEAD (reset --hard, stash): sync once git is done.
-        return Plan(BACKGROUND, "the working tree was updated; syncing after git exits")
+        return Plan(Mode.BACKGROUND, "the working tree was updated; syncing after git exits")
     if call.name == "post-rewrite":
         size = 1 if _arg(call, 0) == "amend" else None
         names = None
@@ -151,8 +156,8 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
     counted = UNKNOWN_SIZE if size is None else size
     if counted > limit:
         shown = "an unknown number of" if size is None else str(size)
-        return Plan(BACKGROUND, f"{shown} Markdown paths changed (more than {limit})")
-    return Plan(FOREGROUND, f"{size} Markdown paths changed", _targeted(names))
+        return Plan(Mode.BACKGROUND, f"{shown} Markdown paths changed (more than {limit})")
+    return Plan(Mode.FOREGROUND, f"{size} Markdown paths changed", _targeted(names))
 
 
 # --- running ------------------------------------------------------------------------------
@@ -292,9 +297,9 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
         os.environ.pop(var, None)
     ws = find_workspace(start)
     decided = plan(ws, call, os.environ)
-    if decided.action == FOREGROUND:
+    if decided.action == Mode.FOREGROUND:
         coalesced_sync(ws, paths=decided.paths)
-    elif decided.action == BACKGROUND:
+    elif decided.action == Mode.BACKGROUND:
         start_background_sync(ws, after_pid=_git_pid(call))
     return decided
 

@@ -9,6 +9,7 @@ repository) and only files whose blob id changed are parsed.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -49,6 +50,7 @@ from kenso_git.text.parse import Document
 
 BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in batches
 FTS_BATCH = 64  # files between two batch FTS inserts
+KILL_AFTER_ENV = "KENSO_TEST_KILL_AFTER_FILES"  # test-only crash switch: see _kill_after
 
 Progress = Callable[[int, int], None]
 Warn = Callable[[str], None]
@@ -279,12 +281,16 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
     prepared = prepare_all(jobs, opts)
     bulk = run.bulk = BulkInsert(conn) if len(jobs) >= BULK_THRESHOLD else None
     suspect_paths = {sf.path for sf in suspects}
+    kill_after, written = _kill_after(), 0
     for done, sf in enumerate(found, 1):
         row = stored.get(sf.path)
         if sf.path not in suspect_paths and row is not None:
             report.results.append(_unchanged(row))
         else:
             run.apply(sf, next(prepared), row)
+            written += 1
+            if written == kill_after:
+                _kill_self()
             if bulk is not None and done % FTS_BATCH == 0:
                 bulk.flush()
         if run.progress is not None and done % 25 == 0:
@@ -294,6 +300,22 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
         run.bulk = None
     _remove_vanished(run, stored, live)
     _finish(run, meta, fingerprint)
+
+
+def _kill_after() -> int:
+    """Test-only: with KENSO_TEST_KILL_AFTER_FILES=N the writer kills itself after N files.
+
+    The crash test (tests/index/test_build.py) needs a kill -9 that lands inside the write
+    transaction every time, which no sleep can promise. Read once per run; 0 (off) when unset.
+    """
+    raw = os.environ.get(KILL_AFTER_ENV)
+    return int(raw) if raw else 0
+
+
+def _kill_self() -> None:
+    import signal  # only ever imported under the test switch: the hook path stays lean
+
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def differs_from_head(

@@ -83,6 +83,7 @@ class Rule:
     impact: int | None  # the percentage shown in summaries (ranking only)
     enabled: bool  # on by default
     fixable: bool
+    emit: int  # slot in a file's finding order (kenso's); see rules.EMISSION_GROUPS
     check: Check
 
 
@@ -95,6 +96,7 @@ def rule(
     why: str,
     action: str,
     deduction: float,
+    emit: int,
     cap: float | None = None,
     impact: int | None = None,
     enabled: bool = True,
@@ -115,6 +117,7 @@ def rule(
             impact,
             enabled,
             fixable,
+            emit,
             check,
         )
 

@@ -15,7 +15,7 @@ from kenso_git.lint.model import Rule
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import Violation
-from kenso_git.lint.rules import EMISSION_ORDER
+from kenso_git.lint.rules import EMISSION_GROUPS
 from kenso_git.lint.rules import RULES_BY_ID
 from kenso_git.lint.suppress import parse_suppressions
 from kenso_git.text.parse import Document
@@ -38,8 +38,8 @@ def score_file(violations: Iterable[Violation]) -> int:
 
 def _ordered_rules(config: LintConfig) -> list[tuple[Rule, ...]]:
     groups = []
-    for slot in EMISSION_ORDER:
-        rules = tuple(RULES_BY_ID[i] for i in slot if i in config.select)
+    for slot in EMISSION_GROUPS:
+        rules = tuple(r for r in slot if r.id in config.select)
         if rules:
             groups.append(rules)
     return groups

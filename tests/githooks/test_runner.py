@@ -72,10 +72,10 @@ def test_plan_skips_during_a_rebase_but_not_in_post_rewrite(indexed: Path) -> No
     (ws.git_dir / "rebase-merge" / "done").write_text("noop\n", encoding="utf-8")
     # a fast-forward rebase rewrites nothing and fires no post-rewrite: sync at once
     fg = {hooks.THRESHOLD_ENV: "100000"}
-    assert hooks.plan(ws, HookCall("post-commit", ()), fg).action == hooks.FOREGROUND
+    assert hooks.plan(ws, HookCall("post-commit", ()), fg).action == hooks.Mode.FOREGROUND
     (ws.git_dir / "rebase-merge" / "git-rebase-todo").write_text("pick abc x\n", "utf-8")
-    assert hooks.plan(ws, HookCall("post-commit", ()), {}).action == hooks.SKIP
-    assert hooks.plan(ws, HookCall("post-rewrite", ("amend",)), {}).action == hooks.FOREGROUND
+    assert hooks.plan(ws, HookCall("post-commit", ()), {}).action == hooks.Mode.SKIP
+    assert hooks.plan(ws, HookCall("post-rewrite", ("amend",)), {}).action == hooks.Mode.FOREGROUND
 
 
 def test_plan_sizes_the_change(indexed: Path) -> None:
@@ -84,23 +84,23 @@ def test_plan_sizes_the_change(indexed: Path) -> None:
     write(indexed, {f"docs/n{i}.md": doc(f"New {i}") for i in range(3)})
     new = commit_all(indexed, "three more")
     checkout = HookCall("post-checkout", (old, new, "1"))
-    assert hooks.plan(ws, checkout, {}).action == hooks.FOREGROUND
+    assert hooks.plan(ws, checkout, {}).action == hooks.Mode.FOREGROUND
     small = {hooks.THRESHOLD_ENV: "2"}
-    assert hooks.plan(ws, checkout, small).action == hooks.BACKGROUND
+    assert hooks.plan(ws, checkout, small).action == hooks.Mode.BACKGROUND
     same = HookCall("post-checkout", (new, new, "1"))
-    assert hooks.plan(ws, same, {}).action == hooks.SKIP
+    assert hooks.plan(ws, same, {}).action == hooks.Mode.SKIP
     unknown = HookCall("post-index-change", ("1", "0"))
-    assert hooks.plan(ws, unknown, {}).action == hooks.BACKGROUND
+    assert hooks.plan(ws, unknown, {}).action == hooks.Mode.BACKGROUND
     # git moves HEAD after writing the index: post-index-change always syncs after git exits
-    assert hooks.plan(ws, unknown, {hooks.THRESHOLD_ENV: "100000"}).action == hooks.BACKGROUND
-    assert hooks.plan(ws, HookCall("post-index-change", ("0", "0")), {}).action == hooks.SKIP
+    assert hooks.plan(ws, unknown, {hooks.THRESHOLD_ENV: "100000"}).action == hooks.Mode.BACKGROUND
+    assert hooks.plan(ws, HookCall("post-index-change", ("0", "0")), {}).action == hooks.Mode.SKIP
 
 
 def test_plan_skips_without_an_index(repo: Path) -> None:
     write(repo, {"a.md": doc("A")})
     commit_all(repo)
     decided = hooks.plan(find_workspace(repo), HookCall("post-commit", ()), {})
-    assert decided.action == hooks.SKIP
+    assert decided.action == hooks.Mode.SKIP
     assert "no index" in decided.reason
 
 
@@ -238,3 +238,12 @@ def test_hook_path_skips_slow_imports(indexed: Path, runner: str, slow: set[str]
     )
     assert proc.stderr == "[]"
     assert is_stale(indexed) is False
+
+
+def test_verbose_hook_line_names_the_mode_by_its_plain_word(indexed: Path) -> None:
+    install.install(find_workspace(indexed))
+    write(indexed, {"docs/d1.md": doc("Doc 1", "Changed again.")})
+    run_git_with_hooks(indexed, "add", "-A")
+    done = run_git_with_hooks(indexed, "commit", "-q", "-m", "edit", KENSO_HOOK_VERBOSE="1")
+    assert "kenso-git: post-commit: foreground: 1 Markdown paths changed\n" in done.stderr
+    assert [str(mode) for mode in hooks.Mode] == ["skip", "foreground", "background"]

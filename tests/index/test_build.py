@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.errors import NoIndexError
+from kenso_git.index.build import KILL_AFTER_ENV
 from kenso_git.kb import KnowledgeBase
 from tests.helpers import doc
 from tests.helpers import init_repo
@@ -233,11 +234,10 @@ def test_kill_dash_nine_mid_ingest_leaves_the_previous_index(tmp_path):
     _kb(root).ingest()
     _write_version(root, "versionbravo", 600)
     outcomes = set()
-    for delay in (0.15, 0.3, 0.5, 0.8):
-        proc = subprocess.Popen([sys.executable, "-c", _INGEST, str(root)])
-        time.sleep(delay)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    for files in (1, 300, 599):  # the writer kills itself after this many of the 600 files
+        env = {**os.environ, KILL_AFTER_ENV: str(files)}
+        proc = subprocess.run([sys.executable, "-c", _INGEST, str(root)], env=env, check=False)
+        assert proc.returncode == -signal.SIGKILL  # died mid-transaction, not after it
         with sqlite3.connect(_kb(root).db_path) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         kb = _kb(root)
@@ -247,6 +247,9 @@ def test_kill_dash_nine_mid_ingest_leaves_the_previous_index(tmp_path):
         outcomes.add("old" if alpha else "new")
         kb.close()
     assert "old" in outcomes  # at least one kill landed mid-transaction
+    assert outcomes == {"old"}  # every kill did: the previous index stays whole
+    _kb(root).ingest()
+    assert len(_kb(root).search("versionbravo", limit=20).hits) == 20
 
 
 def test_ingest_json_output_shape(tmp_path, monkeypatch):

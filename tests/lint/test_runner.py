@@ -10,6 +10,8 @@ from kenso_git.lint.config import LintConfig
 from kenso_git.lint.config import parse_lint_config
 from kenso_git.lint.mentions import MentionIndex
 from kenso_git.lint.model import Severity
+from kenso_git.lint.rules import ALL_RULES
+from kenso_git.lint.rules import EMISSION_GROUPS
 from kenso_git.lint.runner import round_half_up
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import resolve_link
@@ -31,6 +33,41 @@ def test_worked_example_emits_kenso_order_and_score() -> None:
     assert [v.rule for v in result.violations] == ["KS010", "KS003", "KS006", "KS007", "KS012"]
     assert result.score == 71
     assert (report.errors, report.warnings, report.info) == (1, 4, 0)
+
+
+def test_emission_slots_on_the_rules_give_kenso_order() -> None:
+    assert [[r.id for r in group] for group in EMISSION_GROUPS] == [
+        ["KS001"],
+        ["KS017", "KS002"],
+        ["KS010"],
+        ["KS003"],
+        ["KS004"],
+        ["KS005"],
+        ["KS006"],
+        ["KS007"],
+        ["KS008"],
+        ["KS012"],
+        ["KS014"],
+        ["KS018"],
+        ["KS019"],
+        ["KS009"],
+        ["KS011"],
+        ["KS013"],
+        ["KS015"],
+        ["KS016"],
+    ]
+    assert sorted(r.id for group in EMISSION_GROUPS for r in group) == [r.id for r in ALL_RULES]
+
+
+def test_shared_slot_merges_by_position_and_a_pattern_comes_first_on_a_tie() -> None:
+    text = (
+        "---\ntags: [a, b, c]\nrelates_to: [nowhere.md, b.md*, b.md]\n---\n# Relations Doc\n"
+        + "x" * 80
+        + "\n"
+    )
+    (result,) = lint_texts({"a.md": text}).files
+    linked = [(v.rule, v.column, v.subject) for v in result.violations if v.line == 3]
+    assert linked == [("KS002", 14, "nowhere.md"), ("KS017", 26, "b.md*"), ("KS002", 26, "b.md")]
 
 
 def test_half_points_round_up() -> None:

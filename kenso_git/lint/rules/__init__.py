@@ -1,6 +1,9 @@
-"""The rule registry: every rule of every family, sorted by id, and kenso's emission order."""
+"""The rule registry: every rule of every family, sorted by id, and the order findings come in."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import groupby
 
 from kenso_git.lint.model import Rule
 from kenso_git.lint.rules import headings
@@ -10,32 +13,19 @@ from kenso_git.lint.rules import prose
 from kenso_git.lint.rules import structure
 
 _FAMILIES = (structure, headings, metadata, links, prose)
+_DECLARED: tuple[Rule, ...] = tuple(r for family in _FAMILIES for r in family.RULES)
 
-ALL_RULES: tuple[Rule, ...] = tuple(
-    sorted((r for family in _FAMILIES for r in family.RULES), key=lambda r: r.id)
-)
+ALL_RULES: tuple[Rule, ...] = tuple(sorted(_DECLARED, key=lambda r: r.id))
 RULES_BY_ID: dict[str, Rule] = {r.id: r for r in ALL_RULES}
 RULES_BY_NAME: dict[str, Rule] = {r.name: r for r in ALL_RULES}
 
-# The order findings of one file are listed in (kenso's JSON `issues` order). KS017 and KS002
-# share a slot: they come per relates_to entry, in entry order.
-EMISSION_ORDER: tuple[tuple[str, ...], ...] = (
-    ("KS001",),
-    ("KS017", "KS002"),
-    ("KS010",),
-    ("KS003",),
-    ("KS004",),
-    ("KS005",),
-    ("KS006",),
-    ("KS007",),
-    ("KS008",),
-    ("KS012",),
-    ("KS014",),
-    ("KS018",),
-    ("KS019",),
-    ("KS009",),
-    ("KS011",),
-    ("KS013",),
-    ("KS015",),
-    ("KS016",),
-)
+
+def _emit_groups(rules: Iterable[Rule]) -> tuple[tuple[Rule, ...], ...]:
+    ordered = sorted(rules, key=lambda r: r.emit)  # stable: a shared slot keeps declaration order
+    return tuple(tuple(group) for _, group in groupby(ordered, key=lambda r: r.emit))
+
+
+# The order findings of one file are listed in (kenso's JSON `issues` order), one group per
+# `emit` slot. Rules that share a slot (KS017 and KS002: per relates_to entry, in entry order)
+# have their findings merged by position; on a tie the rule declared first in its family wins.
+EMISSION_GROUPS: tuple[tuple[Rule, ...], ...] = _emit_groups(_DECLARED)

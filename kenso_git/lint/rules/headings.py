@@ -80,6 +80,7 @@ def _title_line(doc: Document) -> int:
     "it chunks are named after the file stem.",
     action="give the document an H1 title",
     deduction=18,
+    emit=4,
     impact=18,
 )
 def missing_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -96,6 +97,7 @@ def missing_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "none well.",
     action="make the title specific",
     deduction=18,
+    emit=5,
     impact=18,
 )
 def generic_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -115,6 +117,7 @@ def generic_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "go on.",
     action="make H2 headings descriptive",
     deduction=6,
+    emit=7,
     cap=14,
     impact=6,
 )

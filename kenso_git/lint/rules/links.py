@@ -23,6 +23,7 @@ from kenso_git.text.parse import Document
     why="Ingest drops entries with * or ?, so the relation silently disappears.",
     action="list each related file by path",
     deduction=3,
+    emit=1,
     impact=1,
 )
 def glob_in_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -42,6 +43,7 @@ def glob_in_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     why="A related-document link to a missing file breaks get_related and the relation boost.",
     action="fix or remove broken relates_to entries",
     deduction=3,
+    emit=1,
     impact=1,
 )
 def broken_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -63,6 +65,7 @@ def broken_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     why="Relations let search pull in related documents; an orphan never rides along.",
     action="connect the document with relates_to",
     deduction=4,
+    emit=9,
     impact=3,
 )
 def orphan_doc(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -79,6 +82,7 @@ def orphan_doc(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "too much.",
     action="keep relates_to to the closest 10",
     deduction=1,
+    emit=11,
     impact=1,
 )
 def too_many_links(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -97,6 +101,7 @@ def too_many_links(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "titles that are common phrases make it noisy.",
     action="link documents you mention",
     deduction=1,
+    emit=12,
     cap=4,
     impact=3,
     enabled=False,

@@ -32,6 +32,7 @@ def rough_stem(word: str) -> str:
     why="Tags are indexed with every chunk and catch queries that use words the prose does not.",
     action="put tags in the frontmatter",
     deduction=12,
+    emit=3,
     impact=12,
 )
 def missing_tags(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -47,6 +48,7 @@ def missing_tags(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     why="One or two tags cover few of the words people search with.",
     action="add more tags (3 or more)",
     deduction=2,
+    emit=14,
 )
 def few_tags(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     want = ctx.thresholds.recommended_tags
@@ -64,6 +66,7 @@ def few_tags(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     why="A tag that repeats a title word adds no new way to find the document.",
     action="tag with words not in the title",
     deduction=0.5,
+    emit=15,
 )
 def redundant_tag(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     if not doc.tags:
@@ -84,6 +87,7 @@ def redundant_tag(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "documents.",
     action="reuse an existing category name",
     deduction=1,
+    emit=10,
     impact=1,
 )
 def inconsistent_category(doc: Document, ctx: RuleContext) -> Iterator[Finding]:

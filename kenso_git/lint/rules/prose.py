@@ -35,6 +35,7 @@ PRONOUNS = ("It ", "This ", "These ", "Those ", "They ")
     "nothing.",
     action="lead sections with the point",
     deduction=0.5,
+    emit=16,
 )
 def weak_lead(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     yield from _leads_starting_with(doc, WEAK_LEADS, casefold=True, noun="")
@@ -69,6 +70,7 @@ def _leads_starting_with(
     "does not have.",
     action="name the subject instead of a pronoun",
     deduction=0.5,
+    emit=17,
 )
 def dangling_pronoun(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     yield from _leads_starting_with(doc, PRONOUNS, casefold=False, noun="the pronoun ")

@@ -21,6 +21,7 @@ from kenso_git.text.parse import Document
     why="Ingest skips files shorter than 50 characters, so nothing in them can be found.",
     action="write at least a few sentences",
     deduction=3,
+    emit=0,
     impact=1,
 )
 def file_too_short(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -38,6 +39,7 @@ def file_too_short(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "text never reaches the index.",
     action="fill or remove near-empty sections",
     deduction=3,
+    emit=2,
     impact=1,
 )
 def tiny_section(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -61,6 +63,7 @@ def tiny_section(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "document about' queries.",
     action="add an intro before the first H2",
     deduction=4,
+    emit=6,
     impact=4,
 )
 def no_preamble(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -91,6 +94,7 @@ def no_preamble(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "search cannot point at the part that answers.",
     action="split long documents with H2 headings",
     deduction=14,
+    emit=8,
     impact=8,
 )
 def no_h2(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
@@ -108,6 +112,7 @@ def no_h2(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "loses some of its context.",
     action="break up sections longer than a chunk",
     deduction=2,
+    emit=13,
     cap=6,
 )
 def oversized_section(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
