@@ -228,28 +228,12 @@ def head_state(ws: Workspace) -> HeadState:
     return HeadState(commit=commit, branch=branch, detached=detached, unborn=False)
 
 
-def is_rebase_in_progress(ws: Workspace) -> bool:
-    """True while `git rebase` (merge or apply backend) is replaying commits in this work tree."""
-    if ws.git_dir is None:
-        return False
-    return (ws.git_dir / "rebase-merge").is_dir() or (ws.git_dir / "rebase-apply").is_dir()
-
-
 # The rebase todo verbs that replay a commit; the hook shim template gets the same list.
+# fmt: off
 REWRITING_VERBS = (
-    "p",
-    "pick",
-    "r",
-    "reword",
-    "e",
-    "edit",
-    "s",
-    "squash",
-    "f",
-    "fixup",
-    "m",
-    "merge",
+    "p", "pick", "r", "reword", "e", "edit", "s", "squash", "f", "fixup", "m", "merge",
 )
+# fmt: on
 _REWRITING = frozenset(REWRITING_VERBS)
 
 
@@ -400,12 +384,6 @@ def diff_names(ws: Workspace, old: str, new: str) -> list[str] | None:
     except GitError:
         return None
     return [name for name in out.split("\0") if name]
-
-
-def changed_paths(ws: Workspace, old: str, new: str, *, suffix: str = ".md") -> int | None:
-    """How many paths ending in `suffix` differ between commits `old` and `new`."""
-    names = diff_names(ws, old, new)
-    return None if names is None else sum(1 for name in names if name.endswith(suffix))
 
 
 def head_blob_ids(ws: Workspace) -> dict[str, str] | None:

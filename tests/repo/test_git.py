@@ -10,10 +10,8 @@ import pytest
 from kenso_git.errors import GitError
 from kenso_git.repo import git as gitrepo
 from kenso_git.repo.git import blob_id
-from kenso_git.repo.git import changed_paths
 from kenso_git.repo.git import head_state
 from kenso_git.repo.git import hooks_dir
-from kenso_git.repo.git import is_rebase_in_progress
 from kenso_git.repo.git import scrubbed_env
 from kenso_git.repo.git import worktree_blob_ids
 from kenso_git.repo.workspace import find_workspace
@@ -153,17 +151,6 @@ def test_outside_git_plain_blob_ids(tmp_path: Path) -> None:
     assert worktree_blob_ids(ws, ["a.md", "gone.md"]) == {"a.md": blob_id(b"# A\n")}
 
 
-def test_rebase_in_progress_is_seen_in_the_work_trees_git_dir(repo: Path) -> None:
-    ws = find_workspace(repo)
-    assert not is_rebase_in_progress(ws)
-    assert ws.git_dir is not None
-    (ws.git_dir / "rebase-merge").mkdir()
-    assert is_rebase_in_progress(ws)
-    (ws.git_dir / "rebase-merge").rmdir()
-    (ws.git_dir / "rebase-apply").mkdir()
-    assert is_rebase_in_progress(ws)
-
-
 def test_hooks_dir_honours_core_hooks_path(repo: Path) -> None:
     ws = find_workspace(repo)
     assert hooks_dir(ws) == repo / ".git" / "hooks"
@@ -171,18 +158,6 @@ def test_hooks_dir_honours_core_hooks_path(repo: Path) -> None:
     assert hooks_dir(ws) == repo / ".githooks"
     git(repo, "config", "core.hooksPath", str(repo.parent / "shared-hooks"))
     assert hooks_dir(ws) == repo.parent / "shared-hooks"
-
-
-def test_changed_paths_counts_markdown_between_commits(repo: Path) -> None:
-    write(repo, {"a.md": "a", "b.md": "b", "c.txt": "c"})
-    first = commit_all(repo)
-    write(repo, {"a.md": "a2", "c.txt": "c2", "d.md": "d"})
-    second = commit_all(repo)
-    ws = find_workspace(repo)
-    assert changed_paths(ws, first, second) == 2
-    assert changed_paths(ws, first, first) == 0
-    assert changed_paths(ws, "0" * 40, second) is None
-    assert changed_paths(ws, "deadbeef", second) is None
 
 
 def test_scrubbed_env_drops_repository_variables_and_keeps_git_config() -> None:
