@@ -37,7 +37,15 @@ def test_every_filter_and_alias_parses_to_its_canonical_field() -> None:
         now=NOW,
     )
     names = [f.name for f in query.filters]
-    assert names == ["in", "in", "ext", "ext", "tag", "tag", "category", "category"] + [
+    assert names == [
+        "in",
+        "in",
+        "ext",
+        "ext",
+        "tag",
+        "tag",
+        "category",
+        "category",
         "modified",
         "modified",
         "size",
@@ -97,4 +105,3 @@ def test_the_reference_page_is_generated_from_the_grammar() -> None:
         "docs/query-language.md is stale: run "
         "`python -m kenso_git.search.querylang > docs/query-language.md`"
     )
-
