@@ -168,7 +168,7 @@ def _content_hits(conn: sqlite3.Connection, expression: str) -> dict[str, tuple[
         "ORDER BY rank) GROUP BY file_path"
     )
     return {
-        path: (round(-rank, 4), chunk_id, section or "")
+        path: (round(-rank, 6), chunk_id, section or "")
         for path, rank, chunk_id, section in conn.execute(sql, (expression,))
     }
 
@@ -187,7 +187,7 @@ def _match(
         hit = content.get(doc.path)
         named = by_name and all(w in doc.path.casefold() for w in words)
         if hit is not None:
-            score = round(hit[0] * BOTH_BOOST, 4) if named else hit[0]
+            score = round(hit[0] * BOTH_BOOST, 6) if named else hit[0]
             out.append(_Candidate(doc, score, "Both" if named else "Content", hit[1], hit[2]))
         elif named:
             out.append(_Candidate(doc, FILENAME_SCORE, "FileName", None, None))
