@@ -137,15 +137,21 @@ def _split(cursor: str, check: str) -> tuple[str, str]:
 
 
 def cut_snippet(text: str, at: int = 0) -> tuple[str, bool]:
-    """At most `SNIPPET_CHARS` of `text` around character `at`, whitespace collapsed, and
-    whether anything was left out."""
-    lead = " ".join(text[max(0, at - 30) : at].split())
-    start = at - len(lead) if lead else at
+    """At most `SNIPPET_CHARS` of `text` from a word start up to 30 characters before
+    character `at`, whitespace collapsed, and whether anything was left out."""
+    window = text[: SNIPPET_CHARS * 4] if at < SNIPPET_CHARS * 2 else None
+    if window is not None and len(window) == len(text):
+        whole = " ".join(text.split())
+        if len(whole) <= SNIPPET_CHARS:
+            return whole, False
+    start = max(0, at - 30)
+    if start > 0:
+        space = text.find(" ", start, at)
+        start = space + 1 if space >= 0 else start
     flat = " ".join(text[start : start + SNIPPET_CHARS * 4].split())
-    whole = " ".join(text.split()) if len(text) <= SNIPPET_CHARS * 4 else None
-    snippet = flat[:SNIPPET_CHARS]
-    truncated = whole is None or snippet != whole
-    return snippet, truncated
+    snippet = flat[:SNIPPET_CHARS].rstrip()
+    rest = len(text) > start + SNIPPET_CHARS * 4
+    return snippet, start > 0 or len(flat) > SNIPPET_CHARS or rest
 
 
 def make_page(
