@@ -40,7 +40,10 @@ if TYPE_CHECKING:
     from kenso_git.index.build import IngestReport
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
+    from kenso_git.search.agent import SearchRequest
     from kenso_git.search.cascade import SearchResult
+    from kenso_git.search.pagination import AgentPage
+    from kenso_git.search.regex_search import RegexRequest
     from kenso_git.search.results import DocResult
     from kenso_git.search.results import IndexStateDict
     from kenso_git.search.results import RelatedRow
@@ -299,6 +302,30 @@ class KnowledgeBase:
         return self.read(
             lambda conn: related.get_related(
                 conn, path, depth=depth, relation_type=relation_type, path_filter=path_filter
+            )
+        )
+
+    def agent_search(
+        self, request: SearchRequest | RegexRequest, *, path_filter: PathFilter | None = None
+    ) -> AgentPage:
+        """One page of the agent surface's `search` (query language) or `regex_search`.
+
+        Raises:
+            QuerySyntaxError: the query does not parse (the message names the token).
+            PatternError: a regular expression is too long or refused by RE2.
+            CursorError: the cursor is malformed or from another request.
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search import agent
+        from kenso_git.search import regex_search
+
+        if isinstance(request, agent.SearchRequest):
+            return self.read(lambda conn: agent.search(conn, request, path_filter=path_filter))
+        root, limit = self.workspace.root, self.settings.max_file_size
+        return self.read(
+            lambda conn: regex_search.regex_search(
+                conn, request, root=root, max_bytes=limit, path_filter=path_filter
             )
         )
 

@@ -20,6 +20,7 @@ _COMMANDS: dict[str, str] = {
     "ingest": "kenso_git.cli.index_cmd:ingest",
     "sync": "kenso_git.cli.index_cmd:sync",
     "stats": "kenso_git.cli.index_cmd:stats",
+    "state": "kenso_git.cli.state_cmd:state",
     "search": "kenso_git.cli.search_cmd:search",
     "lint": "kenso_git.cli.lint_cmd:lint",
     "hooks": "kenso_git.cli.hooks_cmd:hooks",

@@ -68,6 +68,28 @@ SYNC_OPTIONS = (JSON.with_help("Print the outcome as JSON."), QUIET, DB)
 SEARCH_OPTIONS = (LIMIT, CATEGORY, JSON.with_help("Print the search_docs JSON array."), DB, COLOR)
 
 
+# `search`'s agent-surface options (issue #17). Any of them sends `search` to the query
+# language, the pages and `--format`; the entry's fast path does not know them, so a command
+# line that uses one goes through click.
+FORMATS = ("text", "json", "tsv")
+AGENT_SEARCH_OPTIONS = (
+    Option(("--path",), "path", "text", "Only docs under this folder (in:PATH)."),
+    Option(("--ext",), "ext", "text", "Only files with this extension (ext:EXT)."),
+    Option(("--tag",), "tag", "text", "Only docs with this frontmatter tag (tag:TAG)."),
+    Option(("--since",), "since", "text", "Only files modified within, e.g. 7d (modified:)."),
+    Option(("--exhaustive",), "exhaustive", "flag", "Every match, path-sorted.", default=False),
+    Option(("--page-size",), "page_size", "count", "Hits per page (1..50, default 10)."),
+    Option(("--cursor",), "cursor", "text", "next_cursor of the previous page."),
+    Option(
+        ("--format",),
+        "fmt",
+        "choice",
+        "text, json (the search tool's page) or tsv (path, score, snippet).",
+        choices=FORMATS,
+    ),
+)
+
+
 def parse_plain(
     args: list[str], options: tuple[Option, ...]
 ) -> tuple[dict[str, object], list[str]] | None:

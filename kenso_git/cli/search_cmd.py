@@ -2,33 +2,91 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import click
 
 from kenso_git.cli.click_options import options
+from kenso_git.cli.options import AGENT_SEARCH_OPTIONS
 from kenso_git.cli.options import SEARCH_OPTIONS
 from kenso_git.cli.plaintext import search_text
 from kenso_git.kb import KnowledgeBase
+from kenso_git.search.pagination import AgentPage
 
 
 @click.command()
 @click.argument("query")
-@options(*SEARCH_OPTIONS)
+@options(*SEARCH_OPTIONS, *AGENT_SEARCH_OPTIONS)
 def search(
-    query: str, limit: int, category: str | None, as_json: bool, db_path: str | None, color: str
+    query: str,
+    limit: int,
+    category: str | None,
+    as_json: bool,
+    db_path: str | None,
+    color: str,
+    path: str | None,
+    ext: str | None,
+    tag: str | None,
+    since: str | None,
+    exhaustive: bool,
+    page_size: int | None,
+    cursor: str | None,
+    fmt: str | None,
 ) -> None:
     """Search the docs index with BM25 ranking (AND, then NEAR, then OR).
+
+    With --path, --ext, --tag, --since, --exhaustive, --page-size, --cursor or --format the
+    query is read in the query language (docs/query-language.md) and answered a page at a
+    time, as the search MCP tool does.
 
     \b
     Examples:
       kenso-git search "deployment pipeline"
       kenso-git search retries --category payments --limit 10
       kenso-git search "pre-commit hooks" --json | jq '.[0].file_path'
+      kenso-git search 'tag:auth token' --path docs/api --since 7d --format tsv
+      kenso-git search 're:"v[0-9]+"' --exhaustive --format json
 
     Exit codes: 0 ok (also when nothing matched), 2 bad usage, 3 no index yet.
     """
     kb = KnowledgeBase.open(Path.cwd(), db=db_path)
-    text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)
-    sys.stdout.write(text + "\n")
+    agent = (path, ext, tag, since, page_size, cursor, fmt)
+    if not exhaustive and all(value is None for value in agent):
+        text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)
+        sys.stdout.write(text + "\n")
+        return
+    from kenso_git.search.agent import SearchRequest
+
+    if category:
+        query = f'{query} category:"{category}"'
+    request = SearchRequest(
+        query,
+        page_size=page_size,
+        cursor=cursor,
+        mode="exhaustive" if exhaustive else "ranked",
+        path=path,
+        ext=ext,
+        modified_after=since,
+        tags=(tag,) if tag else (),
+    )
+    page = kb.agent_search(request)
+    sys.stdout.write(_render(page, fmt or ("json" if as_json else "text")))
+
+
+def _render(page: AgentPage, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(page, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "tsv":
+        return "".join(f"{h['path']}\t{h['score']}\t{h['snippet']}\n" for h in page["results"])
+    lines = []
+    for hit in page["results"]:
+        where = f":{hit['line']}" if "line" in hit else ""
+        lines.append(f"{hit['path']}{where}  {hit['score']}  {hit['title'] or ''}".rstrip())
+        lines.append(f"    {hit['snippet']}")
+    bound = "+" if page["total_is_lower_bound"] else ""
+    lines.append(f"{page['returned']} of {page['total']}{bound} hits ({page['mode']})")
+    if page["next_cursor"]:
+        lines.append(f"next page: --cursor {page['next_cursor']}")
+    return "\n".join(lines) + "\n"

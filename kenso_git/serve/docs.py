@@ -70,6 +70,10 @@ EXAMPLES: tuple[tuple[str, dict[str, Any], str], ...] = (
     ("read_snippet", {"path": "docs/rollback.md", "query": "seven days", "max_tokens": 48}, ""),
     ("health_check", {}, ""),
     ("index_state", {}, ""),
+    ("search", {"query": "release tag:release -canary", "page_size": 2}, ""),
+    ("search", {"query": "ext:md", "mode": "exhaustive", "page_size": 2}, "exhaustive"),
+    ("search", {"query": "deploy colour:red"}, "a bad token"),
+    ("regex_search", {"pattern": "retr(y|ied) \\w+", "page_size": 2}, ""),
 )
 REINDEX_EDIT = (
     "\n## Dunning emails\n\nCustomers get an email after each failed retry, with a link to "
@@ -106,6 +110,8 @@ def _scrub(value: Any, root: str) -> Any:
         for key, item in value.items():
             if key == "synced_at" and isinstance(item, float):
                 out[key] = PLACEHOLDER_TIME
+            elif key in ("modified", "as_of") and isinstance(item, int):
+                out[key] = int(PLACEHOLDER_TIME)  # the agent tools' Unix times
             elif key == "db_bytes" and isinstance(item, int):
                 out[key] = PLACEHOLDER_BYTES
             else:
@@ -286,8 +292,9 @@ def render(tools: list[dict[str, Any]], examples: Mapping[str, list[dict[str, An
         "",
         "The examples ran against a three-document index of "
         + ", ".join(f"`{p}`" for p in EXAMPLE_DOCS)
-        + f" (outside git, so `as_of` is null). The root is shown as `{PLACEHOLDER_ROOT}`; "
-        "`synced_at` and `db_bytes`, which change from run to run, are fixed placeholders.",
+        + f" (outside git, so index_state's `as_of` is null). The root is shown as "
+        f"`{PLACEHOLDER_ROOT}`; `synced_at`, `db_bytes` and the times (`modified`, `as_of`) "
+        "of search and regex_search, which change from run to run, are fixed placeholders.",
         "",
     ]
     for tool in tools:

@@ -98,3 +98,32 @@ class ReindexOut(TypedDict):
     changed: bool
     documents: int
     chunks: int
+
+
+class AgentHitOut(TypedDict):
+    path: str
+    score: float
+    snippet: str
+    snippet_truncated: bool
+    match_type: str
+    size: int
+    modified: int
+    title: str | None
+    section: str | None
+    line: NotRequired[int]
+
+
+class AgentPageOut(TypedDict):
+    """search / regex_search: one page of hits and the cursor to the next."""
+
+    results: list[AgentHitOut]
+    total: int
+    total_is_lower_bound: bool
+    mode: str
+    returned: int
+    page_size: int
+    next_cursor: str | None
+    has_more: bool
+    token_budget: int
+    as_of: int | None
+    cursor_limit_reached: NotRequired[bool]

@@ -1,4 +1,5 @@
-"""The MCP server: kenso's four tools plus read_snippet, health_check, index_state, reindex.
+"""The MCP server: kenso's four tools plus read_snippet, health_check, index_state, search,
+regex_search and reindex.
 
 One of the two modules that import the MCP SDK (the other is `mcp_http`). Tools are plain
 functions over `KnowledgeBase`; the SDK runs them in worker threads, so the event loop
@@ -25,6 +26,7 @@ from mcp.types import ToolAnnotations
 from kenso_git import __version__
 from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
+from kenso_git.serve.schema import AgentPageOut
 from kenso_git.serve.schema import DocOut
 from kenso_git.serve.schema import HealthOut
 from kenso_git.serve.schema import ReindexOut
@@ -172,6 +174,63 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
         working tree has changed since), the repository root and the scoped roots."""
         return _call(service.state)
 
+    def search(
+        query: str,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        mode: Literal["ranked", "exhaustive"] = "ranked",
+        path: str | None = None,
+        ext: str | None = None,
+        modified_after: str | None = None,
+        limit: int | None = None,
+    ) -> Annotated[CallToolResult, AgentPageOut]:
+        """Search the docs with a query language, page by page.
+
+        query: words (all must appear), "quoted phrases", -negation, and filters:
+        in:"docs/api" (or path:), ext:md, tag:auth, category:guides, modified:7d (or a
+        date, 2026-01-31), size:>10k, re:"RE2 pattern". Filters alone list documents.
+        path, ext and modified_after add in:, ext: and modified: filters.
+        Returns {results: [{path, score, snippet (<= 100 chars), snippet_truncated,
+        match_type (Content, FileName, Both, Filter), size, modified (Unix s), title,
+        section}], total, total_is_lower_bound, mode, returned, page_size, next_cursor,
+        has_more, token_budget, as_of}. page_size 1-50 (default 10; limit is an alias).
+        Pass next_cursor back as cursor until has_more is false. mode "ranked" orders by
+        relevance (up to 10,000 hits); "exhaustive" lists every match by path, without a
+        cap. A malformed query is an error naming the token.
+        """
+        return _call(
+            lambda: service.search(
+                query,
+                page_size=page_size if page_size is not None else limit,
+                cursor=cursor,
+                mode=mode,
+                path=path,
+                ext=ext,
+                modified_after=modified_after,
+            )
+        )
+
+    def regex_search(
+        pattern: str,
+        page_size: int = 10,
+        cursor: str | None = None,
+        path: str | None = None,
+        ext: str | None = None,
+    ) -> Annotated[CallToolResult, AgentPageOut]:
+        """Grep the docs' text with an RE2 regular expression (linear time, no backtracking).
+
+        pattern: at most 512 bytes, compiled before any file is read; ^ and $ match at
+        line breaks; no backreferences or lookaround. Each matching line is one hit, in
+        path then line order: the same shape as search, with match_type "Regex" and line
+        (1-based). path narrows to a folder, ext to an extension. total is a lower bound
+        while has_more is true; pass next_cursor back as cursor for the next page.
+        """
+        return _call(
+            lambda: service.regex_search(
+                pattern, page_size=page_size, cursor=cursor, path=path, ext=ext
+            )
+        )
+
     server.add_tool(search_docs, annotations=READ_ONLY, title="Search the docs")
     server.add_tool(search_multi, annotations=READ_ONLY, title="Search with several phrasings")
     server.add_tool(get_doc, annotations=READ_ONLY, title="Read a whole document")
@@ -179,6 +238,8 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
     server.add_tool(read_snippet, annotations=READ_ONLY, title="Read lines around a match")
     server.add_tool(health_check, annotations=READ_ONLY, title="Index health")
     server.add_tool(index_state, annotations=READ_ONLY, title="Index state")
+    server.add_tool(search, annotations=READ_ONLY, title="Search with filters and pages")
+    server.add_tool(regex_search, annotations=READ_ONLY, title="Grep the docs")
 
     if service.settings.allow_reindex and not http:
 

@@ -45,6 +45,7 @@ from kenso_git.search.snippet import make_snippet
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
+    from kenso_git.search.pagination import AgentPage
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000
@@ -320,6 +321,59 @@ class Service:
             "chunks": st.chunks,
         }
         return out, out
+
+    def search(
+        self,
+        query: str,
+        *,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        mode: str = "ranked",
+        path: str | None = None,
+        ext: str | None = None,
+        modified_after: str | None = None,
+    ) -> Reply[AgentPage, AgentPage]:
+        """A page of the query-language `search`, every hit through the scope gate.
+
+        Raises:
+            ScopeError: `path` or an `in:` filter names a path the scope gate refuses.
+            QuerySyntaxError: the query does not parse (the message names the token).
+            CursorError: the cursor is not one of this request's.
+            NoIndexError: there is no index.
+        """
+        from kenso_git.search.agent import SearchRequest
+        from kenso_git.search.querylang import parse
+
+        folder = self.scope.resolve(path) if path else None
+        for given in parse(query).of("in"):
+            self.scope.resolve(given.value)  # refused, like get_doc, rather than trimmed
+        request = SearchRequest(query, page_size, cursor, mode, folder, ext, modified_after)
+        page = self.kb().agent_search(request, path_filter=self.scope.allows)
+        return page, page
+
+    def regex_search(
+        self,
+        pattern: str,
+        *,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        path: str | None = None,
+        ext: str | None = None,
+    ) -> Reply[AgentPage, AgentPage]:
+        """A page of the lines of scoped docs matching an RE2 pattern.
+
+        Raises:
+            ScopeError: `path` is refused by the scope gate.
+            PatternError: the pattern is too long or refused by RE2.
+            CursorError: the cursor is not one of this request's.
+            NoIndexError: there is no index.
+        """
+        from kenso_git.search.regex_search import RegexRequest
+
+        folder = self.scope.resolve(path) if path else None
+        request = RegexRequest(pattern, page_size, cursor, folder, ext)
+        page = self.kb().agent_search(request, path_filter=self.scope.allows)
+        return page, page
 
 
 def _read_limited(target: Path, rel: str, limit: int) -> bytes:

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from kenso_git import entry
 from kenso_git.cli.index_cmd import sync
 from kenso_git.cli.main import cli
+from kenso_git.cli.options import AGENT_SEARCH_OPTIONS
 from kenso_git.cli.options import COLOR
 from kenso_git.cli.options import LIMIT
 from kenso_git.cli.options import SEARCH_OPTIONS
@@ -25,7 +26,10 @@ def _click_options(command: click.Command) -> dict[str, click.Option]:
     return {p.name or "": p for p in command.params if isinstance(p, click.Option)}
 
 
-@pytest.mark.parametrize(("command", "declared"), [(search, SEARCH_OPTIONS), (sync, SYNC_OPTIONS)])
+@pytest.mark.parametrize(
+    ("command", "declared"),
+    [(search, SEARCH_OPTIONS + AGENT_SEARCH_OPTIONS), (sync, SYNC_OPTIONS)],
+)
 def test_fast_path_commands_take_exactly_the_declared_options(
     command: click.Command, declared: tuple[Option, ...]
 ) -> None:
@@ -99,6 +103,15 @@ def test_search_help_lists_the_declared_options() -> None:
         "  --json                       Print the search_docs JSON array.\n"
         "  --db TEXT                    Database file (default .kenso/docs.db).\n"
         "  --color [auto|always|never]  Colour the output.  [default: auto]\n"
+        "  --path TEXT                  Only docs under this folder (in:PATH).\n"
+        "  --ext TEXT                   Only files with this extension (ext:EXT).\n"
+        "  --tag TEXT                   Only docs with this frontmatter tag (tag:TAG).\n"
+        "  --since TEXT                 Only files modified within, e.g. 7d (modified:).\n"
+        "  --exhaustive                 Every match, path-sorted.\n"
+        "  --page-size INTEGER          Hits per page (1..50, default 10).\n"
+        "  --cursor TEXT                next_cursor of the previous page.\n"
+        "  --format [text|json|tsv]     text, json (the search tool's page) or tsv (path,\n"
+        "                               score, snippet).\n"
         "  -h, --help                   Show this message and exit.\n"
     )
 

@@ -28,6 +28,8 @@ READ_TOOLS = {
     "read_snippet",
     "health_check",
     "index_state",
+    "search",
+    "regex_search",
 }
 
 

@@ -1,0 +1,103 @@
+"""Agent-surface benchmark (run by hand): `.venv/bin/python benchmarks/bench_agent_search.py`.
+
+Targets (issue #17, docs corpus, in-process): search ranked first page p50 <= 5 ms and
+p95 <= 20 ms, no slower with three filters; walking every page of a 1,000-hit query returns
+each hit once; exhaustive <= 100 ms per page of 50; regex_search p50 <= 300 ms; `(a+)+$`
+over 100k `a`s and a `b` in linear time; every answer under 25,000 tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.bench_mcp import CORPUS
+from benchmarks.bench_mcp import EXE
+from benchmarks.bench_mcp import QUERIES
+from benchmarks.bench_mcp import pct
+from kenso_git.kb import KnowledgeBase
+from kenso_git.search.agent import SearchRequest
+from kenso_git.search.regex_search import RegexRequest
+
+FILTERS = "in:docs ext:md size:<1mb"
+PATTERNS = [r"fn \w+", r"[Cc]onfigur\w+ file", r"^## See also", r"v[0-9]+\.[0-9]+", "TODO"]
+
+
+def timed(kb: KnowledgeBase, request: object, runs: int = 1) -> tuple[list[float], dict]:
+    out: list[float] = []
+    page: dict = {}
+    for _ in range(runs):
+        started = time.perf_counter()
+        page = kb.agent_search(request)  # type: ignore[arg-type]
+        out.append((time.perf_counter() - started) * 1000)
+    return out, page
+
+
+def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="bench-agent-"))
+    try:
+        repo = work / "repo"
+        shutil.copytree(CORPUS, repo / "docs")
+        (repo / "docs" / "zz-huge.md").write_text("# Huge\n\n" + "a" * 100_000 + "b\n")
+        subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+        subprocess.run([str(EXE), "ingest", "--no-lint"], cwd=repo, check=True, capture_output=True)
+        kb = KnowledgeBase.open(repo)
+        kb.agent_search(SearchRequest("warm"))
+        biggest = 0
+        rows = []
+        for label, fmt in (("search ranked p1", "{q}"), ("search + 3 filters", "{q} " + FILTERS)):
+            times = []
+            for q in QUERIES:
+                t, page = timed(kb, SearchRequest(fmt.format(q=q)), runs=10)
+                times += t
+                biggest = max(biggest, page["token_budget"])
+            rows.append((label, statistics.median(times), pct(times, 95), "p50<=5, p95<=20"))
+        # a query with >= 1,000 hits, walked page by page
+        for mode in ("ranked", "exhaustive"):
+            seen: list[str] = []
+            cursor, page_times = None, []
+            while True:
+                t, page = timed(kb, SearchRequest("the", page_size=50, cursor=cursor, mode=mode))
+                page_times += t
+                biggest = max(biggest, page["token_budget"])
+                seen += [h["path"] for h in page["results"]]
+                if not page["has_more"]:
+                    break
+                cursor = page["next_cursor"]
+            once = len(seen) == len(set(seen))
+            rows.append(
+                (
+                    f"walk 'the' {mode} ({len(seen)} hits, once={once})",
+                    statistics.median(page_times),
+                    max(page_times),
+                    "exhaustive <=100/page",
+                )
+            )
+        times = []
+        for p in PATTERNS:
+            t, page = timed(kb, RegexRequest(p, page_size=50), runs=3)
+            times += t
+            biggest = max(biggest, page["token_budget"])
+        rows.append(("regex_search", statistics.median(times), pct(times, 95), "p50<=300"))
+        for n in (10_000, 100_000):
+            (repo / "docs" / "zz-huge.md").write_text("# Huge\n\n" + "a" * n + "b\n")
+            t, page = timed(kb, RegexRequest("(a+)+$", path="docs/zz-huge.md", page_size=1), runs=5)
+            rows.append((f"(a+)+$ on {n:,} a's + b", statistics.median(t), max(t), "linear"))
+        print(f"{'case':52} {'p50 ms':>8} {'p95/max':>8}  target")
+        for label, p50, p95, target in rows:
+            print(f"{label:52} {p50:8.1f} {p95:8.1f}  {target}")
+        print(f"largest answer: {biggest} tokens (cap 25,000)")
+        print(json.dumps({"ok": biggest < 25_000}))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

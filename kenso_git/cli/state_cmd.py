@@ -1,0 +1,30 @@
+"""`kenso-git state`: the `index_state` tool's payload from the terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from kenso_git.cli.click_options import option
+from kenso_git.cli.options import DB
+from kenso_git.cli.options import JSON
+from kenso_git.serve.service import Service
+
+
+@click.command()
+@option(JSON.with_help("Print the index_state JSON object."))
+@option(DB)
+def state(as_json: bool, db_path: str | None) -> None:
+    """Show what the index_state MCP tool answers: counts, size, freshness, scoped roots.
+
+    Exit codes: 0 ok, 3 no index yet (state never creates one).
+    """
+    payload, _ = Service(Path.cwd(), db=db_path).state()
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for key, value in payload.items():
+        shown = ", ".join(value) if isinstance(value, list) else value
+        click.echo(f"{key}: {'-' if shown is None else shown}")

@@ -1,0 +1,118 @@
+"""What the agent tools know of each indexed document: path, size, time, title, tags.
+
+Read from the `files` table and each document's first chunk, and cached per database file
+and write generation (as the fuzzy dictionary is), so a page of `search` does not re-read
+thousands of rows while another process's sync is still seen at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kenso_git.repo.discover import FileStatus
+from kenso_git.store import schema
+
+TITLE_CHARS = 200
+_IDS = "(SELECT value FROM json_each(?))"
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """One indexed document's metadata."""
+
+    path: str
+    size: int
+    modified: int  # Unix seconds: the file's mtime in the work tree at the last sync
+    title: str | None
+    category: str | None
+    tags: frozenset[str]  # case-folded
+    first_chunk: int
+
+
+_cache: dict[str, tuple[str, dict[str, Doc]]] = {}
+_lock = threading.Lock()
+
+
+def _key(conn: sqlite3.Connection) -> tuple[str, str] | None:
+    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.META_GENERATION,)).fetchone()
+    if not files or not files[0] or row is None:
+        return None
+    return files[0], str(row[0])
+
+
+def _tags(raw: str | None) -> frozenset[str]:
+    if not raw:
+        return frozenset()
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return frozenset()
+    return frozenset(str(t).casefold() for t in value) if isinstance(value, list) else frozenset()
+
+
+def _read(conn: sqlite3.Connection) -> dict[str, Doc]:
+    # SQLite takes the bare columns of a MIN() aggregate from the row holding the minimum
+    firsts = {
+        path: (chunk_id, tags)
+        for path, _, chunk_id, tags in conn.execute(
+            "SELECT file_path, MIN(chunk_index), id, tags FROM chunks GROUP BY file_path"
+        )
+    }
+    docs: dict[str, Doc] = {}
+    sql = "SELECT path, size, mtime_ns, title, category FROM files WHERE status = ?"
+    for path, size, mtime_ns, title, category in conn.execute(sql, (FileStatus.INDEXED,)):
+        first = firsts.get(path)
+        if first is None:
+            continue  # no chunks: nothing to search or show
+        docs[path] = Doc(
+            path=path,
+            size=int(size),
+            modified=int(mtime_ns) // 1_000_000_000,
+            title=title[:TITLE_CHARS] if title else None,
+            category=category,
+            tags=_tags(first[1]),
+            first_chunk=int(first[0]),
+        )
+    return docs
+
+
+def load(conn: sqlite3.Connection) -> dict[str, Doc]:
+    """path -> `Doc` for every indexed document (do not mutate: it is shared)."""
+    key = _key(conn)
+    if key is not None:
+        with _lock:
+            cached = _cache.get(key[0])
+        if cached is not None and cached[0] == key[1]:
+            return cached[1]
+    docs = _read(conn)
+    if key is not None:
+        with _lock:
+            _cache[key[0]] = (key[1], docs)
+    return docs
+
+
+def texts(conn: sqlite3.Connection, paths: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """(path, indexed text) of `paths`: the chunks joined in order, in batches."""
+    for start in range(0, len(paths), 500):
+        batch = json.dumps(list(paths[start : start + 500]))
+        yield from conn.execute(
+            "SELECT file_path, group_concat(content, char(10)) FROM "
+            f"(SELECT file_path, content FROM chunks WHERE file_path IN {_IDS} "
+            "ORDER BY file_path, chunk_index) GROUP BY file_path",
+            (batch,),
+        )
+
+
+def synced_at(conn: sqlite3.Connection) -> int | None:
+    """Unix seconds of the index's last sync, or None."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.META_SYNCED_AT,)).fetchone()
+    try:
+        return int(float(row[0])) if row is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,363 @@
+"""The `search` tool's query language: words, "phrases", `-negation` and `field:value` filters.
+
+`FIELDS` is the grammar table: each filter's name, aliases, value syntax and meaning.
+`docs/query-language.md` is rendered from it (`python -m kenso_git.search.querylang`), and a
+test fails when the page is stale. `parse` is one left-to-right pass over at most
+`MAX_QUERY_CHARS` characters, so its cost is linear in the query; a token it cannot read
+raises `QuerySyntaxError` naming that token and its column.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from dataclasses import dataclass
+from dataclasses import field
+
+from kenso_git.errors import UsageError
+
+MAX_QUERY_CHARS = 2048
+MAX_TOKENS = 64
+MAX_PATTERN_BYTES = 512
+
+
+class QuerySyntaxError(UsageError):
+    """A query the language cannot read; the message names the token and its column."""
+
+    def __init__(self, message: str, *, token: str, column: int, hint: str) -> None:
+        shown = token if len(token) <= 80 else token[:80] + "..."
+        super().__init__(f"bad query token {shown!r} at column {column}: {message}", hint=hint)
+        self.token = token
+        self.column = column
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One `name:value` filter of the grammar."""
+
+    name: str
+    aliases: tuple[str, ...]
+    syntax: str
+    meaning: str
+    example: str
+
+
+FIELDS: tuple[Field, ...] = (
+    Field(
+        "in",
+        ("path",),
+        '`in:docs/api` or `in:"docs/my folder"`',
+        "Only documents under this folder (or this exact file), repo-relative.",
+        'in:"docs/api" token',
+    ),
+    Field(
+        "ext",
+        ("type",),
+        "`ext:md`, `ext:.mdx`",
+        "Only files with this extension (case-insensitive, the dot is optional).",
+        "ext:mdx install",
+    ),
+    Field(
+        "tag",
+        ("tags",),
+        "`tag:auth`",
+        "Only documents whose frontmatter `tags` include this tag (case-insensitive).",
+        "tag:auth login",
+    ),
+    Field(
+        "category",
+        ("cat",),
+        "`category:guides`",
+        "Only documents of this frontmatter category (case-insensitive).",
+        "category:runbooks rollback",
+    ),
+    Field(
+        "modified",
+        ("since",),
+        "`modified:7d` (`s`, `min`, `h`, `d`, `w`) or `modified:2026-01-31`",
+        "Only files modified within the window (or since the date, UTC): the file's "
+        "modification time in the work tree as recorded by the last sync.",
+        "modified:7d tag:auth",
+    ),
+    Field(
+        "size",
+        (),
+        "`size:>10k`, `size:<=2mb`, `size:500` (`>`, `>=`, `<`, `<=`, `=`; `b`, `k`, `m`)",
+        "Only files whose size in bytes compares so (`k` = 1024 bytes).",
+        "size:<4k",
+    ),
+    Field(
+        "re",
+        ("regex",),
+        '`re:"fn \\w+"`',
+        "Only documents whose text matches this RE2 regular expression (linear time, "
+        f"at most {MAX_PATTERN_BYTES} bytes).",
+        're:"v[0-9]+\\.[0-9]+" release',
+    ),
+)
+_BY_NAME = {name: f for f in FIELDS for name in (f.name, *f.aliases)}
+_DURATION = re.compile(r"(\d{1,6})(s|min|m|h|d|w)")
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_SIZE = re.compile(r"(>=|<=|>|<|=)?(\d{1,12})(b|k|kb|m|mb|g|gb)?")
+_UNIT_SECONDS = {"s": 1, "min": 60, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_UNIT_BYTES = {"b": 1, "k": 1024, "kb": 1024, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30}
+_UNIT_BYTES["gb"] = 1 << 30
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A word or a quoted phrase of the query; `negated` for `-word` / `-"a phrase"`."""
+
+    text: str
+    phrase: bool = False
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """One `name:value` filter, `name` being the canonical field name."""
+
+    name: str
+    value: str
+    negated: bool = False
+    number: int = 0  # modified: the cutoff (Unix seconds); size: the bytes
+    op: str = ""  # size: the comparison
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed query: its words and phrases, and its filters."""
+
+    terms: tuple[Term, ...] = ()
+    filters: tuple[Filter, ...] = field(default=())
+
+    def positive_terms(self) -> tuple[Term, ...]:
+        """The words and phrases a document must contain."""
+        return tuple(t for t in self.terms if not t.negated)
+
+    def of(self, name: str) -> tuple[Filter, ...]:
+        """The filters of one field."""
+        return tuple(f for f in self.filters if f.name == name)
+
+
+def _read_token(text: str, i: int) -> tuple[str, str | None, int]:
+    """(bare text, quoted text or None, next index) of the token starting at `i`.
+
+    A token is `[-][name:]"quoted"` or a run of non-space characters; `\\"` inside quotes is
+    a literal quote. Every character is visited once.
+    """
+    n = len(text)
+    start = i
+    while i < n and not text[i].isspace() and text[i] != '"':
+        i += 1
+    bare = text[start:i]
+    if i < n and text[i] == '"':
+        i += 1
+        out: list[str] = []
+        while i < n and text[i] != '"':
+            if text[i] == "\\" and i + 1 < n and text[i + 1] == '"':
+                out.append('"')
+                i += 2
+                continue
+            out.append(text[i])
+            i += 1
+        if i >= n:
+            raise QuerySyntaxError(
+                "the quote is never closed",
+                token=text[start:],
+                column=start + 1,
+                hint='close the phrase with a second `"`',
+            )
+        i += 1
+        if i < n and not text[i].isspace():
+            raise QuerySyntaxError(
+                "a closing quote must be followed by a space",
+                token=text[start : i + 1],
+                column=start + 1,
+                hint="put a space after the closing quote",
+            )
+        return bare, "".join(out), i
+    return bare, None, i
+
+
+def parse(text: str, *, now: float | None = None) -> Query:
+    """The `Query` of `text`.
+
+    Raises:
+        QuerySyntaxError: a token is malformed (unknown field, bad value, open quote), the
+            query is longer than `MAX_QUERY_CHARS` or has more than `MAX_TOKENS` tokens.
+    """
+    if len(text) > MAX_QUERY_CHARS:
+        raise QuerySyntaxError(
+            f"the query is longer than {MAX_QUERY_CHARS} characters",
+            token=text[:20],
+            column=1,
+            hint="shorten the query; filters narrow better than many words",
+        )
+    clock = time.time() if now is None else now
+    terms: list[Term] = []
+    filters: list[Filter] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        start = i
+        bare, quoted, i = _read_token(text, i)
+        if len(terms) + len(filters) >= MAX_TOKENS:
+            raise QuerySyntaxError(
+                f"the query has more than {MAX_TOKENS} words and filters",
+                token=text[start:i],
+                column=start + 1,
+                hint="drop words; use filters such as in: or tag: to narrow instead",
+            )
+        negated = bare.startswith("-") and (len(bare) > 1 or quoted is not None)
+        body = bare[1:] if negated else bare
+        name, colon, value = body.partition(":")
+        if colon and name:
+            filters.append(_filter(name, value, quoted, negated, text[start:i], start + 1, clock))
+        elif quoted is not None and not body:
+            if quoted.strip():
+                terms.append(Term(quoted.strip(), phrase=True, negated=negated))
+        elif quoted is not None:
+            raise QuerySyntaxError(
+                "a quote inside a word",
+                token=text[start:i],
+                column=start + 1,
+                hint='quote whole phrases: "like this"',
+            )
+        elif body:
+            terms.append(Term(body, negated=negated))
+    return Query(tuple(terms), tuple(filters))
+
+
+def _filter(
+    name: str,
+    value: str,
+    quoted: str | None,
+    negated: bool,
+    token: str,
+    column: int,
+    clock: float,
+) -> Filter:
+    spec = _BY_NAME.get(name.lower())
+    if spec is None:
+        known = ", ".join(f"{f.name}:" for f in FIELDS)
+        raise QuerySyntaxError(
+            f"unknown filter {name + ':'!r}",
+            token=token,
+            column=column,
+            hint=f'the filters are {known}; quote a word with a colon: "{name}:{value}"',
+        )
+    if quoted is not None:
+        if value:
+            raise QuerySyntaxError(
+                "quote the whole value", token=token, column=column, hint=f'write {name}:"..."'
+            )
+        value = quoted
+    if not value:
+        raise QuerySyntaxError(
+            f"{spec.name}: needs a value", token=token, column=column, hint=spec.syntax
+        )
+    if spec.name == "modified":
+        return Filter(spec.name, value, negated, number=_cutoff(value, token, column, clock))
+    if spec.name == "size":
+        op, size = _size(value, token, column)
+        return Filter(spec.name, value, negated, number=size, op=op)
+    if spec.name == "re":
+        _check_pattern(value, token, column)
+    if spec.name == "ext":
+        value = value.lower().lstrip(".")
+    return Filter(spec.name, value, negated)
+
+
+def _cutoff(value: str, token: str, column: int, clock: float) -> int:
+    duration = _DURATION.fullmatch(value.lower())
+    if duration is not None:
+        return int(clock) - int(duration[1]) * _UNIT_SECONDS[duration[2]]
+    date = _DATE.fullmatch(value)
+    if date is not None:
+        import calendar
+
+        try:
+            return calendar.timegm((int(date[1]), int(date[2]), int(date[3]), 0, 0, 0))
+        except (ValueError, OverflowError):
+            pass
+    raise QuerySyntaxError(
+        "not a window or a date",
+        token=token,
+        column=column,
+        hint="use a lookback such as modified:7d, modified:12h, or a date modified:2026-01-31",
+    )
+
+
+def _size(value: str, token: str, column: int) -> tuple[str, int]:
+    found = _SIZE.fullmatch(value.lower())
+    if found is None:
+        raise QuerySyntaxError(
+            "not a size",
+            token=token,
+            column=column,
+            hint="use a comparison and a size such as size:>10k or size:<=2mb",
+        )
+    return found[1] or "=", int(found[2]) * _UNIT_BYTES[found[3] or "b"]
+
+
+def _check_pattern(value: str, token: str, column: int) -> None:
+    if len(value.encode("utf-8")) > MAX_PATTERN_BYTES:
+        raise QuerySyntaxError(
+            f"the pattern is longer than {MAX_PATTERN_BYTES} bytes",
+            token=token,
+            column=column,
+            hint="shorten the regular expression",
+        )
+
+
+def render_reference() -> str:
+    """docs/query-language.md, generated from `FIELDS`."""
+    lines = [
+        "---",
+        "title: Search Query Language",
+        "description: >-",
+        "  The query language of the search MCP tool and of kenso-git search with agent",
+        "  flags: words, quoted phrases, negation and the in, ext, tag, category, modified,",
+        "  size and re filters. Generated from kenso_git/search/querylang.py.",
+        "tags: [query-language, mcp, filters, regex, pagination]",
+        "relates_to:",
+        "  - path: docs/mcp-tools.md",
+        "    relation: part_of",
+        "---",
+        "# Search Query Language",
+        "",
+        "<!-- Generated by `python -m kenso_git.search.querylang`; do not edit. -->",
+        "",
+        "The `search` MCP tool (and `kenso-git search` with `--path`, `--ext`, `--tag`, `--since`,",
+        "`--exhaustive`, `--page-size`, `--cursor` or `--format`) reads its query in this "
+        "language.",
+        "",
+        "## Words, phrases and negation",
+        "",
+        "- Plain words must all appear in a document (full-text, stemmed, case-insensitive).",
+        '- `"a quoted phrase"` must appear as written; `\\"` is a quote inside it.',
+        '- `-word`, `-"a phrase"` and `-field:value` exclude the documents that match.',
+        "- A query of filters only lists every document that passes them.",
+        f"- A query holds at most {MAX_QUERY_CHARS} characters and {MAX_TOKENS} words and filters.",
+        "- A token the language cannot read is an error that names the token and its column.",
+        "",
+        "## Filters and their values",
+        "",
+        "| filter | aliases | value | meaning |",
+        "|---|---|---|---|",
+    ]
+    for spec in FIELDS:
+        aliases = ", ".join(f"`{a}:`" for a in spec.aliases) or "-"
+        lines.append(f"| `{spec.name}:` | {aliases} | {spec.syntax} | {spec.meaning} |")
+    lines += ["", "## Examples of filtered queries", "", "```text"]
+    lines += [spec.example for spec in FIELDS]
+    lines += ["```", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render_reference())

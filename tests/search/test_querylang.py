@@ -1,0 +1,107 @@
+"""The query language: words, phrases, negation, filters, errors that name the token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenso_git.errors import UsageError
+from kenso_git.search.querylang import MAX_PATTERN_BYTES
+from kenso_git.search.querylang import MAX_QUERY_CHARS
+from kenso_git.search.querylang import Filter
+from kenso_git.search.querylang import QuerySyntaxError
+from kenso_git.search.querylang import Term
+from kenso_git.search.querylang import parse
+from kenso_git.search.querylang import render_reference
+
+NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "query-language.md"
+
+
+def test_words_phrases_and_negations_become_terms() -> None:
+    query = parse('deploy "canary checks" -rollback -"old guide"', now=NOW)
+    assert query.terms == (
+        Term("deploy"),
+        Term("canary checks", phrase=True),
+        Term("rollback", negated=True),
+        Term("old guide", phrase=True, negated=True),
+    )
+    assert query.positive_terms() == query.terms[:2]
+
+
+def test_every_filter_and_alias_parses_to_its_canonical_field() -> None:
+    query = parse(
+        'in:"docs/my api" path:guides ext:.MDX type:md tag:Auth tags:x category:ops cat:y '
+        'modified:7d since:2025-12-31 size:>10k size:<=2mb re:"fn \\w+" -ext:txt',
+        now=NOW,
+    )
+    names = [f.name for f in query.filters]
+    assert names == [
+        "in",
+        "in",
+        "ext",
+        "ext",
+        "tag",
+        "tag",
+        "category",
+        "category",
+        "modified",
+        "modified",
+        "size",
+        "size",
+        "re",
+        "ext",
+    ]
+    assert query.of("in")[0].value == "docs/my api"
+    assert query.of("ext")[0].value == "mdx"
+    modified = query.of("modified")
+    assert modified[0].number == int(NOW) - 7 * 86400
+    assert modified[1].number == int(NOW) - 86400
+    assert [(f.op, f.number) for f in query.of("size")] == [(">", 10240), ("<=", 2 << 20)]
+    assert query.of("re")[0].value == "fn \\w+"
+    assert query.filters[-1] == Filter("ext", "txt", negated=True)
+
+
+def test_escaped_quote_inside_a_phrase_is_a_literal_quote() -> None:
+    assert parse('"say \\"hi\\""', now=NOW).terms == (Term('say "hi"', phrase=True),)
+
+
+@pytest.mark.parametrize(
+    ("text", "token", "column"),
+    [
+        ("deploy colour:red", "colour:red", 8),
+        ("modified:yesterday", "modified:yesterday", 1),
+        ("a size:big", "size:big", 3),
+        ('x "open phrase', '"open phrase', 3),
+        ("ext:", "ext:", 1),
+        ('in:"docs"tail', 'in:"docs"t', 1),
+        ("since:2026-13-45", "since:2026-13-45", 1),
+    ],
+)
+def test_a_bad_token_is_an_error_naming_it_and_its_column(
+    text: str, token: str, column: int
+) -> None:
+    with pytest.raises(QuerySyntaxError) as caught:
+        parse(text, now=NOW)
+    err = caught.value
+    assert isinstance(err, UsageError)
+    assert (err.token, err.column) == (token, column)
+    assert repr(token) in err.message and f"column {column}" in err.message
+    assert err.hint
+
+
+def test_length_token_count_and_pattern_size_are_capped() -> None:
+    with pytest.raises(QuerySyntaxError, match="longer than"):
+        parse("a" * (MAX_QUERY_CHARS + 1))
+    with pytest.raises(QuerySyntaxError, match="more than 64"):
+        parse(" ".join(["w"] * 65))
+    with pytest.raises(QuerySyntaxError, match=f"longer than {MAX_PATTERN_BYTES} bytes"):
+        parse('re:"' + "a" * (MAX_PATTERN_BYTES + 1) + '"')
+
+
+def test_the_reference_page_is_generated_from_the_grammar() -> None:
+    assert REFERENCE.read_text(encoding="utf-8") == render_reference(), (
+        "docs/query-language.md is stale: run "
+        "`python -m kenso_git.search.querylang > docs/query-language.md`"
+    )

@@ -1,0 +1,77 @@
+"""The agent surface's search and regex_search tools through the SDK client, scoped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from kenso_git.serve.server import build_server
+from kenso_git.serve.service import Service
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def call(root: Path, tool: str, args: dict[str, Any]) -> tuple[Any, Any]:
+    async with Client(build_server(Service(root))) as client:
+        result = await client.call_tool(tool, args)
+    return result, json.loads(result.content[0].text)
+
+
+async def test_search_pages_through_hits_with_the_seed_shape(repo: Path) -> None:
+    result, page = await call(repo, "search", {"query": "payment", "page_size": 1})
+    assert not result.is_error
+    assert result.structured_content == page
+    keys = "results total total_is_lower_bound mode returned page_size next_cursor has_more"
+    assert set(keys.split()) | {"token_budget", "as_of"} == set(page)
+    assert page["returned"] == 1 and page["has_more"] and page["total"] == 3
+    seen = [page["results"][0]["path"]]
+    while page["has_more"]:
+        _, page = await call(
+            repo, "search", {"query": "payment", "page_size": 1, "cursor": page["next_cursor"]}
+        )
+        seen += [h["path"] for h in page["results"]]
+    assert sorted(seen) == ["docs/billing.md", "docs/deploy.md", "private/plan.md"]
+
+
+async def test_search_and_regex_search_never_leave_the_scope(scoped_repo: Path) -> None:
+    _, page = await call(scoped_repo, "search", {"query": "payment", "mode": "exhaustive"})
+    assert [h["path"] for h in page["results"]] == ["docs/billing.md", "docs/deploy.md"]
+    _, page = await call(scoped_repo, "search", {"query": "ext:md", "page_size": 50})
+    assert all(h["path"].startswith("docs/") for h in page["results"])
+    _, page = await call(scoped_repo, "regex_search", {"pattern": "(?i)payment"})
+    assert {h["path"] for h in page["results"]} == {"docs/billing.md", "docs/deploy.md"}
+    for tool, args in (
+        ("search", {"query": "roadmap", "path": "private"}),
+        ("search", {"query": 'roadmap in:"private"'}),
+        ("search", {"query": "roadmap in:../x"}),
+        ("regex_search", {"pattern": "roadmap", "path": "private"}),
+    ):
+        result, body = await call(scoped_repo, tool, args)
+        assert result.is_error, (tool, args)
+        assert body["rule"] in {"outside-scope", "parent-traversal"}
+
+
+async def test_a_bad_query_or_pattern_is_a_tool_error_naming_it(repo: Path) -> None:
+    result, body = await call(repo, "search", {"query": "deploy colour:red"})
+    assert result.is_error and "'colour:red' at column 8" in body["error"] and body["hint"]
+    result, body = await call(repo, "regex_search", {"pattern": "(a)\\1"})
+    assert result.is_error and "refused by RE2" in body["error"]
+    result, body = await call(repo, "search", {"query": "deploy", "cursor": "k1-1-deadbeef"})
+    assert result.is_error and "cursor" in body["error"]
+
+
+async def test_regex_search_hits_carry_line_numbers(repo: Path) -> None:
+    result, page = await call(repo, "regex_search", {"pattern": r"canary \w+ alpha"})
+    assert not result.is_error
+    (hit,) = page["results"]
+    assert (hit["path"], hit["line"], hit["section"]) == ("docs/deploy.md", 12, "Release steps")
+    assert hit["snippet"].startswith("Run the pipeline") and hit["match_type"] == "Regex"
