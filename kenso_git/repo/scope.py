@@ -4,11 +4,14 @@ Every path an agent (or any other outside caller) names goes through `Scope.reso
 which returns a `RepoPath` only when the path is inside the scoped roots after the real
 path is resolved. Refusals raise `ScopeError` whose `rule` names the check that failed;
 paths are never trimmed into something acceptable. Results read from the index are
-filtered with `Scope.allows`, so an agent never sees documents outside its scope.
+filtered with `Scope.allows` (or a per-call `Scope.gate()`), which applies the same checks
+to the same real path, so an agent never sees documents outside its scope, whichever tool
+it asks (docs/security.md: "one rule for every door").
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -70,7 +73,7 @@ class Scope:
         else:
             rel = PurePosixPath(_lexical_norm(lexical))
         self._check_inside(rel, text, real=False)
-        real = (self.root / rel).resolve(strict=False)
+        real = Path(os.path.realpath(self.root / rel))  # Path.resolve raises on a loop
         if not real.is_relative_to(self.root):
             raise _refuse("symlink-escape", text, "a symbolic link leads outside the repository")
         real_rel = PurePosixPath(real.relative_to(self.root).as_posix())
@@ -93,7 +96,36 @@ class Scope:
             )
 
     def allows(self, rel_path: str) -> bool:
-        """True when an index path (repo-relative POSIX) is inside the scope and not ignored."""
+        """True when an index path (repo-relative POSIX) passes the gate `resolve` applies:
+        the path itself and its real path (through symlinks) are in scope and not ignored."""
+        if not self._lexical(rel_path):
+            return False
+        lexical = os.path.join(self.root, rel_path)
+        real = os.path.realpath(lexical)
+        if real == os.path.normpath(lexical):
+            return True
+        base = str(self.root)
+        if not real.startswith(base + os.sep):
+            return False
+        return self._lexical(real[len(base) + 1 :].replace(os.sep, "/"))
+
+    def gate(self) -> Callable[[str], bool]:
+        """`allows` memoised for one call: a search asks about each path many times, and
+        the links on disk may change between calls, so nothing outlives the call."""
+        seen: dict[str, bool] = {}
+
+        def check(rel_path: str) -> bool:
+            verdict = seen.get(rel_path)
+            if verdict is None:
+                if len(seen) >= MAX_CACHED_VERDICTS:
+                    seen.clear()
+                verdict = seen[rel_path] = self.allows(rel_path)
+            return verdict
+
+        return check
+
+    def _lexical(self, rel_path: str) -> bool:
+        """The checks on the path as written (cached: the rules are fixed for a Scope)."""
         verdict = self._verdicts.get(rel_path)
         if verdict is None:
             if len(self._verdicts) >= MAX_CACHED_VERDICTS:

@@ -151,7 +151,7 @@ class Service:
         """`search_docs` within the scope, cut to the result cap; a blank query: kenso's error."""
         try:
             raw = self.kb().search_docs(
-                query, category=category, limit=self._limit(limit), path_filter=self.scope.allows
+                query, category=category, limit=self._limit(limit), path_filter=self.scope.gate()
             )
         except QueryError as err:
             return _refusal(err)
@@ -163,7 +163,7 @@ class Service:
         """`search_multi` within the scope, cut to the result cap; no queries: kenso's error."""
         try:
             raw = self.kb().search_multi(
-                queries, category=category, limit=self._limit(limit), path_filter=self.scope.allows
+                queries, category=category, limit=self._limit(limit), path_filter=self.scope.gate()
             )
         except QueryError as err:
             return _refusal(err)
@@ -204,7 +204,7 @@ class Service:
         rel = self.scope.resolve(path)
         depth = max(1, min(int(depth), 3))
         raw = self.kb().get_related(
-            rel, depth=depth, relation_type=relation_type, path_filter=self.scope.allows
+            rel, depth=depth, relation_type=relation_type, path_filter=self.scope.gate()
         )
         rows, cut = _fit_list(raw)
         out: RelatedList = {"results": rows}
