@@ -26,6 +26,7 @@ from kenso_git.search.query import AND
 from kenso_git.search.query import NEAR
 from kenso_git.search.query import Stage
 from kenso_git.search.query import build_stages
+from kenso_git.search.query import check_query
 from kenso_git.search.query import correct
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store.schema import BM25_WEIGHTS
@@ -112,7 +113,12 @@ def search(
     synonyms: Synonyms | None = None,
     path_filter: PathFilter | None = None,
 ) -> SearchResult:
-    """Run the whole pipeline of spec §4.1 for `query`."""
+    """Run the whole pipeline of spec §4.1 for `query`.
+
+    Raises:
+        QueryError: the query is over the length or word caps, or holds a NUL byte.
+    """
+    check_query(query)
     text = query.strip()
     if not text:
         return SearchResult(query, (), None)

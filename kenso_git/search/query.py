@@ -21,6 +21,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kenso_git.errors import QueryError
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.text.terms import expand_word
 
@@ -38,6 +39,30 @@ PREFIX_MIN_CHARS = 3
 AND = "AND"
 NEAR = "NEAR"
 OR = "OR"
+
+# The FTS5 stages cost grows with the square of the query (160 KB took 6-17 s); agents'
+# queries are a few words, so these caps cost nothing real and bound every search call.
+MAX_QUERY_CHARS = 2000
+MAX_QUERY_TERMS = 64
+
+
+def check_query(query: str) -> None:
+    """Refuse a query over the caps or holding a NUL byte, with the cap in the message.
+
+    Raises:
+        QueryError: the query is longer than `MAX_QUERY_CHARS`, has more than
+            `MAX_QUERY_TERMS` words, or contains a NUL byte.
+    """
+    if len(query) > MAX_QUERY_CHARS:
+        reply = f"Query too long: {len(query)} characters (the cap is {MAX_QUERY_CHARS})."
+        raise QueryError(reply, reply=reply, hint="search for a few distinctive words")
+    if "\x00" in query:
+        reply = "Query contains a NUL byte: remove it."
+        raise QueryError(reply, reply=reply, hint="search for plain words")
+    words = len(query.split())
+    if words > MAX_QUERY_TERMS:
+        reply = f"Query has too many words: {words} (the cap is {MAX_QUERY_TERMS})."
+        raise QueryError(reply, reply=reply, hint="search for a few distinctive words")
 
 
 @dataclass(frozen=True, slots=True)
