@@ -30,6 +30,10 @@ RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
 
 MAX_PATH_CHARS = 4096
+# Ignore matching checks every ancestor folder against every ignore file above it, so its
+# cost grows with the square of the depth: 2,000 components cost 22-48 s of CPU. No real
+# docs tree is 64 folders deep.
+MAX_PATH_DEPTH = 64
 MAX_CACHED_VERDICTS = 200_000
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -135,6 +139,8 @@ class Scope:
         return verdict
 
     def _decide(self, rel_path: str) -> bool:
+        if len(rel_path) > MAX_PATH_CHARS or rel_path.count("/") >= MAX_PATH_DEPTH:
+            return False  # what resolve() refuses is never shown either
         path = PurePosixPath(rel_path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
             return False
@@ -174,6 +180,8 @@ def _check_text(raw: object) -> str:
         raise _refuse("control-character", shown, "the path contains a control character")
     if len(raw) > MAX_PATH_CHARS:
         raise _refuse("too-long", raw, f"paths are limited to {MAX_PATH_CHARS} characters")
+    if raw.count("/") >= MAX_PATH_DEPTH:
+        raise _refuse("too-deep", raw, f"paths are limited to {MAX_PATH_DEPTH} components")
     if _PERCENT_ESCAPE.search(raw):
         raise _refuse(
             "percent-encoding", raw, "percent-encoded paths are not decoded; pass the plain path"
