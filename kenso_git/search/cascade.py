@@ -132,7 +132,7 @@ def search(
     if not rows and ("/" in text or "." in text):
         rows = _path_fallback(conn, text, filters, fetch)
     if not rows and any(len(w) >= 3 for w in text.split()):
-        corrected = correct(conn, text)
+        corrected = correct(conn, text, path_filter)
         if corrected is not None:
             rows = _cascade(
                 conn, corrected, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms

@@ -115,3 +115,20 @@ async def test_path_tools_refuse_links_to_hidden_targets(planted: Path) -> None:
     for is_error, body in await _answers(planted, calls):
         assert is_error or "error" in body
         assert not any(word in json.dumps(body) for word in HIDDEN_WORDS)
+
+
+async def test_typo_correction_never_offers_a_word_of_a_hidden_doc(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", scoped=("docs",))
+    (root / "private" / "vault.md").write_text(
+        "# Zanzibar Vault\n\nThe hidden vault document, with words enough to be indexed.\n",
+        encoding="utf-8",
+    )
+    KnowledgeBase.open(root).ingest()
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("search_docs", {"query": "zanzibat deplyo"}),
+        ("search_multi", {"queries": ["zanzibat deplyo", "vaullt"]}),
+    ]
+    (_, single), (_, multi) = await _answers(root, calls)
+    assert single["corrected_query"] == "zanzibat deploy"  # visible words are still corrected
+    assert "zanzibar" not in json.dumps([single, multi]).lower()
+    assert "vault" not in json.dumps(multi["corrections"]).lower()
