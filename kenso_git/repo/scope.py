@@ -218,15 +218,16 @@ def _scoped_roots(root: Path, configured: Sequence[str], source: str | None) -> 
     where = source or "configuration"
     out: list[Path] = []
     for entry in configured:
-        text = entry.strip().rstrip("/") or "."
+        # checked before any trimming: "/" or "  " must not become the whole checkout
+        text = entry.strip()
         pure = PurePosixPath(text)
-        if pure.is_absolute() or ".." in pure.parts or "\x00" in text or "\\" in text:
+        if not text or pure.is_absolute() or ".." in pure.parts or "\x00" in text or "\\" in text:
             raise ConfigError(
                 f"agent-scoped-roots entry {entry!r} must be a folder inside the repository",
                 path=where,
                 hint='use repo-relative folders such as agent-scoped-roots = ["docs"]',
             )
-        real = (root / _lexical_norm(pure)).resolve(strict=False)
+        real = Path(os.path.realpath(root / _lexical_norm(pure)))  # no RuntimeError on a loop
         if not real.is_relative_to(root):
             raise ConfigError(
                 f"agent-scoped-roots entry {entry!r} resolves outside the repository",
