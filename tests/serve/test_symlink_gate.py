@@ -132,3 +132,20 @@ async def test_typo_correction_never_offers_a_word_of_a_hidden_doc(tmp_path: Pat
     assert single["corrected_query"] == "zanzibat deploy"  # visible words are still corrected
     assert "zanzibar" not in json.dumps([single, multi]).lower()
     assert "vault" not in json.dumps(multi["corrections"]).lower()
+
+
+async def test_related_count_counts_only_documents_the_agent_may_see(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", scoped=("docs",))
+    (root / "docs" / "hub.md").write_text(
+        "---\nrelates_to: [docs/billing.md, private/plan.md, ignored/notes.md]\n---\n"
+        "# Quokka Hub\n\nThe quokka hub relates to billing, the plan and the notes.\n",
+        encoding="utf-8",
+    )
+    KnowledgeBase.open(root).ingest()
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("search_docs", {"query": "quokka"}),
+        ("get_related", {"path": "docs/hub.md"}),
+    ]
+    (_, hits), (_, related) = await _answers(root, calls)
+    assert [r["related_path"] for r in related] == ["docs/billing.md"]
+    assert hits[0]["file_path"] == "docs/hub.md" and hits[0]["related_count"] == 1
