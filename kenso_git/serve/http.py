@@ -12,6 +12,7 @@ import hmac
 import ipaddress
 import logging
 import os
+import re
 import secrets
 import stat
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ log = logging.getLogger("kenso_git.mcp")
 TOKEN_FILENAME = "http.token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+# RFC 9110 Host: a name or IPv4 address, or a bracketed IPv6 address, and an optional
+# port; nothing else (`evil.com@127.0.0.1` parsed as a URL has host 127.0.0.1).
+_HOST_HEADER = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:[0-9]{1,5})?")
 
 
 def is_loopback(host: str) -> bool:
@@ -122,7 +126,7 @@ class GuardPolicy:
     allow_remote: bool
 
     def host_ok(self, header: str | None) -> bool:
-        if not header:
+        if not header or _HOST_HEADER.fullmatch(header) is None:
             return False
         name = urlsplit(f"//{header}").hostname or ""
         if is_loopback(name):
