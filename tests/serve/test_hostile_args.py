@@ -20,6 +20,7 @@ from kenso_git.search.query import MAX_QUERY_CHARS
 from kenso_git.search.query import MAX_QUERY_TERMS
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
+from tests.serve.conftest import make_repo
 
 pytestmark = pytest.mark.anyio
 
@@ -76,3 +77,12 @@ def test_ignore_caches_stay_bounded_under_many_distinct_folders(repo: Path) -> N
     assert len(rules._chain_cache) <= MAX_CACHED_FOLDERS
     assert len(rules._folder_cache) <= MAX_CACHED_FOLDERS
     assert rules.is_ignored("ignored/notes.md") and not rules.is_ignored("docs/deploy.md")
+
+
+async def test_no_index_messages_do_not_reveal_the_host_path(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    answers = [await _call(root, tool, {}) for tool in ("health_check", "index_state")]
+    answers.append(await _call(root, "read_snippet", {"path": "docs/deploy.md", "query": ""}))
+    text = json.dumps(answers)
+    assert ".kenso/docs.db" in text
+    assert str(tmp_path) not in text
