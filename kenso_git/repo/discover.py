@@ -1,8 +1,10 @@
 """Find the Markdown files of a work tree, honouring the ignore rules, and load them.
 
 Discovery never enters `.git/`, `.kenso/`, ignored folders, nested repositories
-(submodules) or symlinked folders; it skips symlinked files that leave the root,
-files over the size cap and binary files, each with a one-line warning.
+(submodules) or symlinked folders; it skips files over the size cap and binary files, and
+indexes a symlinked file only when its real target would be indexed itself (a Markdown
+file inside the checkout, not ignored, not in `.git/`, `.kenso/` or a nested repository),
+each skip with a one-line warning. docs/security.md states the rule.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import NamedTuple
 
 from kenso_git.config import Settings
 from kenso_git.errors import UsageError
+from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
@@ -85,7 +88,7 @@ def scope_folders(ws: Workspace, targets: Sequence[Path]) -> list[str]:
     """
     out: list[str] = []
     for target in targets:
-        real = Path(target).resolve()
+        real = Path(os.path.realpath(target))  # Path.resolve raises RuntimeError on a loop
         if not real.exists():
             raise UsageError(f"path does not exist: {target}", hint="check the spelling")
         if not real.is_relative_to(ws.root):
@@ -118,7 +121,7 @@ def discover(
         if target.is_dir():
             _walk(ws, rules, item, found, say, facts or WalkFacts())
         elif is_markdown(target.name):
-            entry = _source_file(item, str(target), say)
+            entry = _markdown_entry(ws.root, rules, item, str(target), say)
             if entry is not None:
                 found[entry.path] = entry
     return [found[key] for key in sorted(found)]
@@ -145,7 +148,7 @@ def discover_paths(
             continue
         if _in_nested_repository(ws.root, rel):
             continue
-        sf = _markdown_entry(ws.root, rel, location, os.path.islink(location), say)
+        sf = _markdown_entry(ws.root, rules, rel, location, say)
         if sf is not None:
             found.append(sf)
     return found
@@ -193,21 +196,46 @@ def _walk(
             elif name == ".gitattributes":
                 facts.saw_attributes = True
             elif is_markdown(name) and not rules.is_ignored_in(current, name, is_dir=False):
-                sf = _markdown_entry(root, rel, entry.path, is_link, say)
+                sf = _markdown_entry(root, rules, rel, entry.path, say, linked=is_link)
                 if sf is not None:
                     found[rel] = sf
 
 
 def _markdown_entry(
-    root: Path, rel: str, location: str, is_link: bool, say: Warn
+    root: Path, rules: IgnoreRules, rel: str, location: str, say: Warn, *, linked: bool = True
 ) -> SourceFile | None:
-    """A found Markdown file, unless it is a symlink leading out of the work tree."""
-    if is_link:
-        target = Path(location).resolve()
-        if not target.is_relative_to(root) or not target.is_file():
-            say(f"{rel}: symlink leads outside the repository, skipped")
-            return None
+    """A found Markdown file, unless it is a symlink whose real target would not be indexed.
+
+    `linked=False` is the walker's word that no component of `location` is a symlink; any
+    other caller pays one realpath, which also catches a symlinked parent folder.
+    """
+    if linked:
+        real = os.path.realpath(location)  # never raises, even on a loop
+        if real != os.path.normpath(location):
+            refusal = _link_refusal(root, rules, real)
+            if refusal is not None:
+                say(f"{rel}: symlink {refusal}, skipped")
+                return None
     return _source_file(rel, location, say)
+
+
+def _link_refusal(root: Path, rules: IgnoreRules, real: str) -> str | None:
+    """Why the real target of a symlink may not be indexed, or None when it may."""
+    base = str(root)
+    if not real.startswith(base + os.sep):
+        return "leads outside the repository"
+    if not os.path.isfile(real):
+        return "is dangling, loops or leads to something that is not a file"
+    real_rel = real[len(base) + 1 :].replace(os.sep, "/")
+    if any(part in ALWAYS_SKIPPED_DIRS for part in real_rel.split("/")):
+        return "leads into .git/ or .kenso/"
+    if not is_markdown(real_rel):
+        return "leads to a file that is not Markdown"
+    if rules.is_ignored(real_rel):
+        return "leads to an ignored file"
+    if _in_nested_repository(root, real_rel):
+        return "leads into a nested repository"
+    return None
 
 
 def _source_file(rel: str, location: str, say: Warn) -> SourceFile | None:

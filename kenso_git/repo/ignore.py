@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     import pathspec
 
 IGNORE_FILES = (".gitignore", ".cursorignore", ".kensoignore")
+# Both caches are keyed by folder; outside callers (agents' paths) can name any number of
+# folders, so each is emptied when full instead of growing for the life of the server.
+MAX_CACHED_FOLDERS = 8192
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".kenso"})
 
 
@@ -102,6 +105,8 @@ class IgnoreRules:
             lines = _read_lines(directory / name)
             if lines and (src := _compile(lines, folder)) is not None:
                 found.append(src)
+        if len(self._folder_cache) >= MAX_CACHED_FOLDERS:
+            self._folder_cache.clear()
         self._folder_cache[folder] = found
         return found
 
@@ -109,6 +114,8 @@ class IgnoreRules:
         """Every source that applies inside `folder`, highest precedence first (memoised)."""
         cached = self._chain_cache.get(folder)
         if cached is None:
+            if len(self._chain_cache) >= MAX_CACHED_FOLDERS:
+                self._chain_cache.clear()
             cached = self._chain_cache[folder] = self._build_chain(folder)
         return cached
 

@@ -4,11 +4,14 @@ Every path an agent (or any other outside caller) names goes through `Scope.reso
 which returns a `RepoPath` only when the path is inside the scoped roots after the real
 path is resolved. Refusals raise `ScopeError` whose `rule` names the check that failed;
 paths are never trimmed into something acceptable. Results read from the index are
-filtered with `Scope.allows`, so an agent never sees documents outside its scope.
+filtered with `Scope.allows` (or a per-call `Scope.gate()`), which applies the same checks
+to the same real path, so an agent never sees documents outside its scope, whichever tool
+it asks (docs/security.md: "one rule for every door").
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -27,6 +30,10 @@ RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
 
 MAX_PATH_CHARS = 4096
+# Ignore matching checks every ancestor folder against every ignore file above it, so its
+# cost grows with the square of the depth: 2,000 components cost 22-48 s of CPU. No real
+# docs tree is 64 folders deep.
+MAX_PATH_DEPTH = 64
 MAX_CACHED_VERDICTS = 200_000
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -70,7 +77,7 @@ class Scope:
         else:
             rel = PurePosixPath(_lexical_norm(lexical))
         self._check_inside(rel, text, real=False)
-        real = (self.root / rel).resolve(strict=False)
+        real = Path(os.path.realpath(self.root / rel))  # Path.resolve raises on a loop
         if not real.is_relative_to(self.root):
             raise _refuse("symlink-escape", text, "a symbolic link leads outside the repository")
         real_rel = PurePosixPath(real.relative_to(self.root).as_posix())
@@ -93,7 +100,36 @@ class Scope:
             )
 
     def allows(self, rel_path: str) -> bool:
-        """True when an index path (repo-relative POSIX) is inside the scope and not ignored."""
+        """True when an index path (repo-relative POSIX) passes the gate `resolve` applies:
+        the path itself and its real path (through symlinks) are in scope and not ignored."""
+        if not self._lexical(rel_path):
+            return False
+        lexical = os.path.join(self.root, rel_path)
+        real = os.path.realpath(lexical)
+        if real == os.path.normpath(lexical):
+            return True
+        base = str(self.root)
+        if not real.startswith(base + os.sep):
+            return False
+        return self._lexical(real[len(base) + 1 :].replace(os.sep, "/"))
+
+    def gate(self) -> Callable[[str], bool]:
+        """`allows` memoised for one call: a search asks about each path many times, and
+        the links on disk may change between calls, so nothing outlives the call."""
+        seen: dict[str, bool] = {}
+
+        def check(rel_path: str) -> bool:
+            verdict = seen.get(rel_path)
+            if verdict is None:
+                if len(seen) >= MAX_CACHED_VERDICTS:
+                    seen.clear()
+                verdict = seen[rel_path] = self.allows(rel_path)
+            return verdict
+
+        return check
+
+    def _lexical(self, rel_path: str) -> bool:
+        """The checks on the path as written (cached: the rules are fixed for a Scope)."""
         verdict = self._verdicts.get(rel_path)
         if verdict is None:
             if len(self._verdicts) >= MAX_CACHED_VERDICTS:
@@ -103,6 +139,8 @@ class Scope:
         return verdict
 
     def _decide(self, rel_path: str) -> bool:
+        if len(rel_path) > MAX_PATH_CHARS or rel_path.count("/") >= MAX_PATH_DEPTH:
+            return False  # what resolve() refuses is never shown either
         path = PurePosixPath(rel_path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
             return False
@@ -142,6 +180,8 @@ def _check_text(raw: object) -> str:
         raise _refuse("control-character", shown, "the path contains a control character")
     if len(raw) > MAX_PATH_CHARS:
         raise _refuse("too-long", raw, f"paths are limited to {MAX_PATH_CHARS} characters")
+    if raw.count("/") >= MAX_PATH_DEPTH:
+        raise _refuse("too-deep", raw, f"paths are limited to {MAX_PATH_DEPTH} components")
     if _PERCENT_ESCAPE.search(raw):
         raise _refuse(
             "percent-encoding", raw, "percent-encoded paths are not decoded; pass the plain path"
@@ -178,15 +218,16 @@ def _scoped_roots(root: Path, configured: Sequence[str], source: str | None) -> 
     where = source or "configuration"
     out: list[Path] = []
     for entry in configured:
-        text = entry.strip().rstrip("/") or "."
+        # checked before any trimming: "/" or "  " must not become the whole checkout
+        text = entry.strip()
         pure = PurePosixPath(text)
-        if pure.is_absolute() or ".." in pure.parts or "\x00" in text or "\\" in text:
+        if not text or pure.is_absolute() or ".." in pure.parts or "\x00" in text or "\\" in text:
             raise ConfigError(
                 f"agent-scoped-roots entry {entry!r} must be a folder inside the repository",
                 path=where,
                 hint='use repo-relative folders such as agent-scoped-roots = ["docs"]',
             )
-        real = (root / _lexical_norm(pure)).resolve(strict=False)
+        real = Path(os.path.realpath(root / _lexical_norm(pure)))  # no RuntimeError on a loop
         if not real.is_relative_to(root):
             raise ConfigError(
                 f"agent-scoped-roots entry {entry!r} resolves outside the repository",

@@ -26,6 +26,7 @@ from kenso_git.search.query import AND
 from kenso_git.search.query import NEAR
 from kenso_git.search.query import Stage
 from kenso_git.search.query import build_stages
+from kenso_git.search.query import check_query
 from kenso_git.search.query import correct
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store.schema import BM25_WEIGHTS
@@ -112,7 +113,12 @@ def search(
     synonyms: Synonyms | None = None,
     path_filter: PathFilter | None = None,
 ) -> SearchResult:
-    """Run the whole pipeline of spec §4.1 for `query`."""
+    """Run the whole pipeline of spec §4.1 for `query`.
+
+    Raises:
+        QueryError: the query is over the length or word caps, or holds a NUL byte.
+    """
+    check_query(query)
     text = query.strip()
     if not text:
         return SearchResult(query, (), None)
@@ -126,7 +132,7 @@ def search(
     if not rows and ("/" in text or "." in text):
         rows = _path_fallback(conn, text, filters, fetch)
     if not rows and any(len(w) >= 3 for w in text.split()):
-        corrected = correct(conn, text)
+        corrected = correct(conn, text, path_filter)
         if corrected is not None:
             rows = _cascade(
                 conn, corrected, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms
@@ -136,7 +142,7 @@ def search(
     if not rows:
         return SearchResult(query, (), None)
     ranked = _rerank(conn, _dedupe(rows))[:limit]
-    hits = _finish(conn, ranked, corrected or text)
+    hits = _finish(conn, ranked, corrected or text, path_filter)
     return SearchResult(query, hits, corrected)
 
 
@@ -286,14 +292,23 @@ def decode_tags(raw: str | None) -> tuple[str, ...] | None:
     return tags or None
 
 
-def related_counts(conn: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
-    """Links with each path as source plus links with it as target."""
+def related_counts(
+    conn: sqlite3.Connection, paths: list[str], path_filter: PathFilter | None = None
+) -> dict[str, int]:
+    """Links with each path as source plus links with it as target, counting only links
+    whose other end `path_filter` allows (a hidden document is not even counted)."""
     ids = json.dumps(paths)
+    wanted = set(paths)
     sql = (
-        f"SELECT p, count(*) FROM (SELECT source_path AS p FROM links WHERE source_path IN {_IDS} "
-        f"UNION ALL SELECT target_path FROM links WHERE target_path IN {_IDS}) GROUP BY p"
+        f"SELECT source_path, target_path FROM links "
+        f"WHERE source_path IN {_IDS} OR target_path IN {_IDS}"
     )
-    return dict(conn.execute(sql, (ids, ids)).fetchall())
+    counts: dict[str, int] = {}
+    for source, target in conn.execute(sql, (ids, ids)):
+        for end, other in ((source, target), (target, source)):
+            if end in wanted and (path_filter is None or path_filter(other)):
+                counts[end] = counts.get(end, 0) + 1
+    return counts
 
 
 def _snippets(conn: sqlite3.Connection, rows: list[_Row]) -> dict[int, str]:
@@ -308,9 +323,11 @@ def _snippets(conn: sqlite3.Connection, rows: list[_Row]) -> dict[int, str]:
     return out
 
 
-def _finish(conn: sqlite3.Connection, rows: list[_Row], text: str) -> tuple[Hit, ...]:
+def _finish(
+    conn: sqlite3.Connection, rows: list[_Row], text: str, path_filter: PathFilter | None
+) -> tuple[Hit, ...]:
     best = rows[0].score
-    counts = related_counts(conn, [r.file_path for r in rows])
+    counts = related_counts(conn, [r.file_path for r in rows], path_filter)
     snippets = _snippets(conn, rows)
     ids = json.dumps([r.chunk_id for r in rows])
     contents = dict(conn.execute(f"SELECT id, content FROM chunks WHERE id IN {_IDS}", (ids,)))

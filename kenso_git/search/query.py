@@ -18,9 +18,11 @@ import os
 import re
 import sqlite3
 import threading
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kenso_git.errors import QueryError
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.text.terms import expand_word
 
@@ -38,6 +40,30 @@ PREFIX_MIN_CHARS = 3
 AND = "AND"
 NEAR = "NEAR"
 OR = "OR"
+
+# The FTS5 stages cost grows with the square of the query (160 KB took 6-17 s); agents'
+# queries are a few words, so these caps cost nothing real and bound every search call.
+MAX_QUERY_CHARS = 2000
+MAX_QUERY_TERMS = 64
+
+
+def check_query(query: str) -> None:
+    """Refuse a query over the caps or holding a NUL byte, with the cap in the message.
+
+    Raises:
+        QueryError: the query is longer than `MAX_QUERY_CHARS`, has more than
+            `MAX_QUERY_TERMS` words, or contains a NUL byte.
+    """
+    if len(query) > MAX_QUERY_CHARS:
+        reply = f"Query too long: {len(query)} characters (the cap is {MAX_QUERY_CHARS})."
+        raise QueryError(reply, reply=reply, hint="search for a few distinctive words")
+    if "\x00" in query:
+        reply = "Query contains a NUL byte: remove it."
+        raise QueryError(reply, reply=reply, hint="search for plain words")
+    words = len(query.split())
+    if words > MAX_QUERY_TERMS:
+        reply = f"Query has too many words: {words} (the cap is {MAX_QUERY_TERMS})."
+        raise QueryError(reply, reply=reply, hint="search for a few distinctive words")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,13 +198,22 @@ _STRIP = ".,;:!?()[]{}\"'`"
 class _Dictionary:
     words: frozenset[str]
     by_length: Mapping[int, tuple[str, ...]]
+    owners: Mapping[str, tuple[str, ...]]  # word -> the documents it comes from
 
-    def closest(self, term: str) -> str | None:
+    def visible(self, word: str, path_filter: Callable[[str], bool] | None) -> bool:
+        """The word is in the dictionary and comes from a document the caller may see."""
+        if word not in self.words:
+            return False
+        return path_filter is None or any(path_filter(p) for p in self.owners[word])
+
+    def closest(self, term: str, path_filter: Callable[[str], bool] | None = None) -> str | None:
         cutoff = 0.8 if len(term) >= 6 else 0.75
         # difflib's ratio is 2*M/(a+b) <= 2*min(a,b)/(a+b): lengths outside this band never pass
         low = math.ceil(len(term) * cutoff / (2 - cutoff))
         high = math.floor(len(term) * (2 - cutoff) / cutoff)
         candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
+        if path_filter is not None:  # a word of a hidden document would be an oracle
+            candidates = [w for w in candidates if self.visible(w, path_filter)]
         import difflib  # only zero-hit queries need it
 
         found = difflib.get_close_matches(term, candidates, n=1, cutoff=cutoff)
@@ -189,20 +224,24 @@ _dictionaries: dict[str, tuple[object, _Dictionary | None]] = {}
 _dictionaries_lock = threading.Lock()
 
 
-def _dictionary_words(conn: sqlite3.Connection) -> set[str]:
-    words: set[str] = set()
-    sql = "SELECT DISTINCT title, doc_title, tags, category FROM chunks"
-    for title, doc_title, tags, category in conn.execute(sql):
+def _dictionary_words(conn: sqlite3.Connection) -> dict[str, set[str]]:
+    """Each title, tag and category word, with the documents it comes from."""
+    words: dict[str, set[str]] = {}
+    sql = "SELECT DISTINCT title, doc_title, tags, category, file_path FROM chunks"
+    for title, doc_title, tags, category, path in conn.execute(sql):
+        found: set[str] = set()
         for text in (title, doc_title, category):
             if text:
-                words.update(w for w in clean(text.lower()).split() if len(w) >= 2)
+                found.update(w for w in clean(text.lower()).split() if len(w) >= 2)
         if tags:
             try:
                 decoded = json.loads(tags)
             except ValueError:
                 decoded = []
             for tag in decoded if isinstance(decoded, list) else []:
-                words.update(w for w in str(tag).lower().split() if len(w) >= 2)
+                found.update(w for w in str(tag).lower().split() if len(w) >= 2)
+        for word in found:
+            words.setdefault(word, set()).add(path)
     return words
 
 
@@ -235,18 +274,25 @@ def load_dictionary(conn: sqlite3.Connection) -> _Dictionary | None:
         buckets: dict[int, list[str]] = {}
         for w in sorted(words):
             buckets.setdefault(len(w), []).append(w)
-        dictionary = _Dictionary(frozenset(words), {n: tuple(ws) for n, ws in buckets.items()})
+        dictionary = _Dictionary(
+            frozenset(words),
+            {n: tuple(ws) for n, ws in buckets.items()},
+            {w: tuple(sorted(paths)) for w, paths in words.items()},
+        )
     if key is not None:
         with _dictionaries_lock:
             _dictionaries[key[0]] = (key[1], dictionary)
     return dictionary
 
 
-def correct(conn: sqlite3.Connection, text: str) -> str | None:
+def correct(
+    conn: sqlite3.Connection, text: str, path_filter: Callable[[str], bool] | None = None
+) -> str | None:
     """`text` with misspelt words replaced by close index terms, or None when nothing changed.
 
     Stop words and words shorter than 3 characters are never corrected; other words keep
-    their case.
+    their case. With `path_filter`, only words of documents it allows count as known or
+    as corrections, so a correction never reveals a hidden document.
     """
     dictionary = load_dictionary(conn)
     if dictionary is None:
@@ -258,10 +304,10 @@ def correct(conn: sqlite3.Connection, text: str) -> str | None:
         if (
             len(core) >= FUZZY_MIN_CHARS
             and core not in STOP_WORDS
-            and core not in dictionary.words
+            and not dictionary.visible(core, path_filter)
             and any(ch.isalpha() for ch in core)
         ):
-            replacement = dictionary.closest(core)
+            replacement = dictionary.closest(core, path_filter)
         if replacement is not None:
             out.append(replacement)
             changed = True

@@ -12,6 +12,7 @@ import hmac
 import ipaddress
 import logging
 import os
+import re
 import secrets
 import stat
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ log = logging.getLogger("kenso_git.mcp")
 TOKEN_FILENAME = "http.token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+# RFC 9110 Host: a name or IPv4 address, or a bracketed IPv6 address, and an optional
+# port; nothing else (`evil.com@127.0.0.1` parsed as a URL has host 127.0.0.1).
+_HOST_HEADER = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:[0-9]{1,5})?")
 
 
 def is_loopback(host: str) -> bool:
@@ -77,19 +81,39 @@ def ensure_token(path: Path) -> str:
     return token
 
 
+MAX_TOKEN_BYTES = 4096
+
+
 def _read_token(path: Path) -> str:
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise UsageError(
-            f"{path} is readable by other users (mode {mode:o})",
-            path=str(path),
-            hint=f"run `chmod 600 {path}`, or delete it to create a new token",
-        )
-    token = path.read_text(encoding="utf-8").strip()
+    """The token of an existing file: a regular file of ours, no symlink, mode 0600.
+
+    Opened with O_NOFOLLOW | O_NONBLOCK and checked with fstat on the open descriptor,
+    so a symlink to another private file, a folder, a FIFO (which would block the open)
+    or a file swapped in between check and read are all refused with a clear error.
+    """
+    hint = f"delete {path} to create a new token"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as err:
+        what = "is a symbolic link" if os.path.islink(path) else f"cannot be read ({err.strerror})"
+        raise UsageError(f"{path} {what}", path=str(path), hint=hint) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UsageError(f"{path} is not a regular file", path=str(path), hint=hint)
+    with os.fdopen(fd, "rb") as handle:
+        if st.st_uid != os.getuid():
+            raise UsageError(f"{path} belongs to another user", path=str(path), hint=hint)
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & 0o077:
+            raise UsageError(
+                f"{path} is readable by other users (mode {mode:o})",
+                path=str(path),
+                hint=f"run `chmod 600 {path}`, or delete it to create a new token",
+            )
+        token = handle.read(MAX_TOKEN_BYTES).decode("utf-8", errors="replace").strip()
     if len(token) < 16:
-        raise UsageError(
-            f"{path} holds no usable token", path=str(path), hint="delete it to create a new one"
-        )
+        raise UsageError(f"{path} holds no usable token", path=str(path), hint=hint)
     return token
 
 
@@ -102,7 +126,7 @@ class GuardPolicy:
     allow_remote: bool
 
     def host_ok(self, header: str | None) -> bool:
-        if not header:
+        if not header or _HOST_HEADER.fullmatch(header) is None:
             return False
         name = urlsplit(f"//{header}").hostname or ""
         if is_loopback(name):

@@ -9,10 +9,15 @@ errors, which the library raises (`QueryError`, `DocumentNotFoundError`), come b
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Concatenate
+from typing import ParamSpec
 from typing import TypeVar
 
 from kenso_git import __version__
@@ -51,6 +56,8 @@ MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients acc
 GET_DOC_MAX_CHARS = 40_000
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
+P = ParamSpec("P")
+R = TypeVar("R")
 TextT = TypeVar("TextT")
 StructuredT = TypeVar("StructuredT")
 ItemT = TypeVar("ItemT")
@@ -107,6 +114,24 @@ def _reason(err: KensoError) -> str:
     return f"{err.message}; {err.hint}" if err.hint else err.message
 
 
+def _hides_root(
+    method: Callable[Concatenate[Service, P], R],
+) -> Callable[Concatenate[Service, P], R]:
+    """Errors of a tool name files relative to the checkout, never by their host path."""
+
+    @functools.wraps(method)
+    def wrapper(self: Service, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, *args, **kwargs)
+        except KensoError as err:
+            err.message = self.shown(err.message)
+            err.hint = None if err.hint is None else self.shown(err.hint)
+            err.path = None if err.path is None else self.shown(err.path)
+            raise
+
+    return wrapper
+
+
 class Service:
     """Lazily opened knowledge base plus the scope gate, shared by all tool calls."""
 
@@ -140,36 +165,45 @@ class Service:
         kb = self.kb()
         if not kb.has_index():
             raise NoIndexError(
-                f"no search index yet ({kb.db_path} is missing)",
+                f"no search index yet ({self.shown(kb.db_path)} is missing)",
                 hint="run `kenso-git ingest` in the repository; serving never creates an index",
             )
         return kb
 
+    def shown(self, text: object) -> str:
+        """`text` with the checkout's absolute path made repo-relative: agents need not
+        learn where the repository lives on the host."""
+        root = str(self.workspace.root)
+        return str(text).replace(root + os.sep, "").replace(root, ".")
+
     def _limit(self, limit: int) -> int:
         return max(1, min(int(limit), self.settings.search_limit_max))
 
+    @_hides_root
     def search_docs(self, query: str, category: str | None, limit: int) -> SearchReply:
         """`search_docs` within the scope, cut to the result cap; a blank query: kenso's error."""
         try:
             raw = self.kb().search_docs(
-                query, category=category, limit=self._limit(limit), path_filter=self.scope.allows
+                query, category=category, limit=self._limit(limit), path_filter=self.scope.gate()
             )
         except QueryError as err:
             return _refusal(err)
         return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
 
+    @_hides_root
     def search_multi(
         self, queries: list[str] | None, category: str | None, limit: int
     ) -> SearchReply:
         """`search_multi` within the scope, cut to the result cap; no queries: kenso's error."""
         try:
             raw = self.kb().search_multi(
-                queries, category=category, limit=self._limit(limit), path_filter=self.scope.allows
+                queries, category=category, limit=self._limit(limit), path_filter=self.scope.gate()
             )
         except QueryError as err:
             return _refusal(err)
         return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
 
+    @_hides_root
     def get_doc(
         self, path: str, max_length: int | None
     ) -> Reply[DocResult | ErrorResult, DocResult | ErrorResult]:
@@ -194,6 +228,7 @@ class Service:
             return _refusal(err)
         return doc, doc.copy()
 
+    @_hides_root
     def get_related(
         self, path: str, depth: int, relation_type: str | None
     ) -> Reply[list[RelatedRow], RelatedList]:
@@ -205,7 +240,7 @@ class Service:
         rel = self.scope.resolve(path)
         depth = max(1, min(int(depth), 3))
         raw = self.kb().get_related(
-            rel, depth=depth, relation_type=relation_type, path_filter=self.scope.allows
+            rel, depth=depth, relation_type=relation_type, path_filter=self.scope.gate()
         )
         rows, cut = _fit_list(raw)
         out: RelatedList = {"results": rows}
@@ -213,6 +248,7 @@ class Service:
             out["truncated"] = True
         return rows, out
 
+    @_hides_root
     def read_snippet(
         self, path: str, query: str, max_tokens: int
     ) -> Reply[SnippetResult, SnippetResult]:
@@ -268,11 +304,11 @@ class Service:
         try:
             st = self.kb().state()
         except NoIndexError as err:
-            out["reason"] = _reason(err)
+            out["reason"] = self.shown(_reason(err))
             return out, out
         except KensoError as err:
             out["index"] = "error"
-            out["reason"] = _reason(err)
+            out["reason"] = self.shown(_reason(err))
             return out, out
         usable = st.documents > 0
         out["ok"] = usable
@@ -285,6 +321,7 @@ class Service:
         out["stale"] = st.stale
         return out, out
 
+    @_hides_root
     def state(self) -> Reply[StateResult, StateResult]:
         """Counts, size and freshness of the index, and the scoped roots.
 
@@ -306,6 +343,7 @@ class Service:
         }
         return out, out
 
+    @_hides_root
     def reindex(self) -> Reply[ReindexResult, ReindexResult]:
         """Sync the index with the work tree; the new counts.
 

@@ -88,6 +88,7 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         DatabaseError: the file is not a usable SQLite database.
     """
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    _create_private(db_path)
     try:
         conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
@@ -98,6 +99,18 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     except sqlite3.DatabaseError as err:
         raise _bad_db(db_path, err) from err
     return conn
+
+
+def _create_private(path: Path) -> None:
+    """Create the file owner-only (0600) before SQLite would create it with the umask.
+
+    The index holds the text of every indexed doc, some of which may be 0600; SQLite gives
+    its -wal and -shm files the database's mode, so they stay private too.
+    """
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    except OSError:
+        return  # it exists (kept as it is), or SQLite will report why it cannot be opened
 
 
 BUILD_SUFFIX = ".building-"

@@ -82,7 +82,19 @@ def test_loopback_origins_are_accepted(server: HttpServer) -> None:
         assert httpx.get(f"{server.base}/health", headers=headers).status_code == 200, origin
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:80", "192.168.1.20:8000", ""])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:80",
+        "192.168.1.20:8000",
+        "",
+        "evil.com@127.0.0.1",
+        "evil.com@127.0.0.1:8000",
+        "127.0.0.1/evil",
+        "127.0.0.1#x",
+    ],
+)
 def test_rebinding_hosts_are_refused(server: HttpServer, host: str) -> None:
     headers = {**server.auth(), "Host": host}
     assert httpx.get(f"{server.base}/health", headers=headers).status_code == 403

@@ -148,9 +148,14 @@ def test_result_filter_keeps_only_paths_inside_the_scope(hostile_repo: Path) -> 
         assert not scope.allows(path), path
 
 
-@pytest.mark.parametrize("entry", ["../elsewhere", "/etc", "docs/../../x"])
-def test_scoped_roots_outside_the_repository_stop_the_server(tmp_path: Path, entry: str) -> None:
-    root = make_repo(tmp_path / "repo", scoped=(entry,))
+@pytest.mark.parametrize(
+    "entries",
+    [("../elsewhere",), ("/etc",), ("docs/../../x",), ("/",), ("",), ("   ",), ("docs", "/")],
+)
+def test_scoped_roots_outside_the_repository_stop_the_server(
+    tmp_path: Path, entries: tuple[str, ...]
+) -> None:
+    root = make_repo(tmp_path / "repo", scoped=entries)
     with pytest.raises(ConfigError) as info:
         _scope(root)
     assert "agent-scoped-roots" in info.value.message

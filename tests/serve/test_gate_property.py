@@ -1,0 +1,87 @@
+"""Property: whatever a tool reveals about a random tree, get_doc would serve it too."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from kenso_git.errors import KensoError
+from kenso_git.kb import KnowledgeBase
+from kenso_git.serve.service import Service
+from tests.helpers import init_repo
+
+FOLDERS = ("docs", "docs/sub", "private", "ignored")
+TARGETS = ("docs/a.md", "docs/sub/b.md", "private/c.md", "ignored/d.md", ".env", ".git/config")
+PATTERNS = ("ignored/", "*.secret.md", "docs/sub/", "private/c.md", "!private/c.md", ".env")
+
+trees = st.fixed_dictionaries(
+    {
+        "docs": st.lists(st.tuples(st.sampled_from(FOLDERS), st.booleans()), max_size=6),
+        "links": st.lists(
+            st.tuples(st.sampled_from(FOLDERS[:2]), st.sampled_from(TARGETS)), max_size=5
+        ),
+        "ignore": st.lists(st.sampled_from(PATTERNS), max_size=3),
+        "scoped": st.sampled_from([(), ("docs",), ("docs/sub", "private")]),
+    }
+)
+
+
+def _body(name: str) -> str:
+    return f"# Marker {name}\n\nThe shared marker word and the name {name} make this long enough.\n"
+
+
+def _build(root: Path, tree: dict[str, object]) -> None:
+    files: dict[str, str | bytes] = {
+        "docs/a.md": _body("a"),
+        "docs/sub/b.md": _body("b"),
+        "private/c.md": _body("c"),
+        "ignored/d.md": _body("d"),
+        ".env": "marker " * 20,
+        ".gitignore": "\n".join(tree["ignore"]) + "\n",  # type: ignore[arg-type]
+    }
+    for i, (folder, secret) in enumerate(tree["docs"]):  # type: ignore[attr-defined]
+        files[f"{folder}/n{i}{'.secret' if secret else ''}.md"] = _body(f"n{i}")
+    init_repo(root, files, commit=False)
+    for i, (folder, target) in enumerate(tree["links"]):  # type: ignore[attr-defined]
+        link = root / folder / f"link{i}.md"
+        link.symlink_to(os.path.relpath(root / target, link.parent))
+    if tree["scoped"]:
+        roots = ", ".join(f'"{r}"' for r in tree["scoped"])  # type: ignore[attr-defined]
+        (root / ".kenso.toml").write_text(f"agent-scoped-roots = [{roots}]\n", encoding="utf-8")
+
+
+def _served(service: Service, path: str) -> bool:
+    try:
+        body, _ = service.get_doc(path, None)
+    except KensoError:
+        return False
+    return "error" not in body
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+@given(tree=trees)
+def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "repo"
+        _build(root, tree)
+        KnowledgeBase.open(root).ingest()
+        service = Service(root)
+        revealed: set[str] = set()
+        hits, _ = service.search_docs("marker", None, 50)
+        revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
+        multi, _ = service.search_multi(["marker", "name"], None, 50)
+        revealed |= {h["file_path"] for h in multi}  # type: ignore[index]
+        for path in sorted(revealed):
+            rows, _ = service.get_related(path, 3, None)
+            revealed |= {r["related_path"] for r in rows}
+        for path in sorted(revealed):
+            assert _served(service, path), (path, tree)
+            assert not path.startswith((".git/", ".kenso/")) and path != ".env"
