@@ -130,3 +130,33 @@ def test_a_hook_does_not_wait_for_a_command_that_is_writing(indexed: Path) -> No
         assert hits.fetchone()[0] == 1
     finally:
         conn.close()
+
+
+@pytest.fixture
+def read_only_index(indexed: Path) -> Iterator[Path]:
+    """The repository's .kenso folder on a read-only bind mount (needs CAP_SYS_ADMIN)."""
+    folder = indexed / ".kenso"
+    bound = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
+    if bound.returncode != 0:
+        pytest.skip("cannot bind-mount here (needs root in a mount namespace)")
+    try:
+        remount = ["mount", "-o", "remount,ro,bind", str(folder)]
+        assert subprocess.run(remount, capture_output=True).returncode == 0
+        yield indexed
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_read_only_index_folder_is_named_by_hooks_and_commands(read_only_index: Path) -> None:
+    root = read_only_index
+    write(root, {"docs/d1.md": doc("Doc 1", "Changed on a read-only index. " * 20)})
+    git(root, "commit", "-q", "-am", "edit")
+    hook = start(root, "hook", "post-commit")
+    _out, err = hook.communicate(timeout=60)
+    assert hook.returncode == 0
+    assert "OSError" not in err and "read-only" in err, err
+    assert len(err.splitlines()) == 1
+    sync = start(root, "sync")
+    _out, err = sync.communicate(timeout=60)
+    assert sync.returncode == 1
+    assert "read-only" in err and "Traceback" not in err, err
