@@ -61,6 +61,18 @@ class DatabaseError(KensoError):
     """The index database is unusable (corrupt, locked too long, newer schema)."""
 
 
+class CorruptIndexError(DatabaseError):
+    """The index file is damaged or not a SQLite database; `ingest --rebuild` replaces it."""
+
+
+class IndexWriteError(DatabaseError):
+    """A write to the index failed for a cause outside it: disk full, size limit, read-only."""
+
+
+class IndexLockedError(DatabaseError):
+    """Another process held the index's write lock for longer than this one would wait."""
+
+
 class ScopeError(KensoError):
     """A path argument was refused by the scope gate; the message names the rule."""
 

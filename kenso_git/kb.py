@@ -23,15 +23,16 @@ from typing import TypeVar
 
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
-from kenso_git.errors import DatabaseError
 from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoIndexError
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import resolve_db_path
 from kenso_git.store import schema
+from kenso_git.store.connection import READ_BUSY_MS
 from kenso_git.store.connection import open_reader
 from kenso_git.store.connection import snapshot
+from kenso_git.store.faults import database_failure
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from kenso_git.search.results import SearchDocsResult
     from kenso_git.search.results import SearchMultiResult
     from kenso_git.search.synonyms import Synonyms
+    from kenso_git.store.files import FileRow
 
 T = TypeVar("T")
 PathFilter = Callable[[str], bool]
@@ -93,6 +95,15 @@ class IndexState(NamedTuple):
                 {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
             ],
         }
+
+
+class _Snapshot(NamedTuple):
+    """What `state()` reads, all in one read transaction (one committed index)."""
+
+    counts: tuple[int, int, int, int, int]
+    meta: dict[str, str]
+    categories: list[tuple[str | None, int, int]]
+    files: dict[str, FileRow]
 
 
 class KnowledgeBase:
@@ -147,9 +158,16 @@ class KnowledgeBase:
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        identity = _file_identity(self.db_path)
+        if conn is not None and identity != getattr(self._local, "identity", None):
+            # `rm -rf .kenso && ingest` or `ingest --rebuild` replaced the file: this
+            # connection still reads the old one, which no sync will ever touch again.
+            self.close()
+            conn = None
         if conn is None:
             conn = open_reader(self.db_path)
             self._local.conn = conn
+            self._local.identity = identity
         return conn
 
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -166,11 +184,7 @@ class KnowledgeBase:
         except sqlite3.DatabaseError as err:
             if isinstance(err, sqlite3.OperationalError) and "locked" not in str(err):
                 raise  # a query bug, not a database problem: keep the traceback
-            raise DatabaseError(
-                f"the index database cannot be read: {err}",
-                path=str(self.db_path),
-                hint="if it is corrupt, delete it and run `kenso-git ingest` to rebuild it",
-            ) from err
+            raise database_failure(self.db_path, err, waited_s=READ_BUSY_MS / 1000) from err
 
     def close(self) -> None:
         """Close this thread's connection; the next read opens a new one."""
@@ -338,11 +352,11 @@ class KnowledgeBase:
         """
         from kenso_git.index import freshness
 
-        counts = self.read(_counts)
-        meta = self.read(read_meta)
+        snap = self.read(lambda conn: _state_snapshot(conn, with_files=check_stale))
+        counts, meta = snap.counts, snap.meta
         scope = meta_scope(meta)
         stale = (
-            freshness.is_stale(self.workspace, self.settings, meta, lambda: self.read(load_files))
+            freshness.is_stale(self.workspace, self.settings, meta, lambda: snap.files)
             if check_stale
             else None
         )
@@ -359,12 +373,14 @@ class KnowledgeBase:
             as_of=meta.get(schema.META_HEAD) or None,
             synced_at=float(synced) if synced else None,
             stale=stale,
-            worktree_differs=self._worktree_differs(meta, scope),
+            worktree_differs=self._worktree_differs(meta, scope, snap.files),
             scope=scope,
-            categories=self.read(_categories),
+            categories=snap.categories,
         )
 
-    def _worktree_differs(self, meta: dict[str, str], scope: list[str]) -> bool | None:
+    def _worktree_differs(
+        self, meta: dict[str, str], scope: list[str], files: dict[str, FileRow]
+    ) -> bool | None:
         """As recorded by the last full sync; worked out now (one `git ls-tree`) when a hook's
         targeted sync left it open and HEAD has not moved since."""
         recorded = meta.get(schema.META_WORKTREE_DIRTY)
@@ -374,7 +390,7 @@ class KnowledgeBase:
             return None
         from kenso_git.index.build import differs_from_head
 
-        return differs_from_head(self.workspace, self.settings, scope, self.read(load_files))
+        return differs_from_head(self.workspace, self.settings, scope, files)
 
     # -- writes --------------------------------------------------------------------------
 
@@ -385,8 +401,12 @@ class KnowledgeBase:
         progress: Progress | None = None,
         warn: Warn | None = None,
         keep_documents: bool = False,
+        rebuild: bool = False,
     ) -> IngestReport:
         """Index the Markdown under `targets` (default: the whole work tree); creates the index.
+
+        With `rebuild`, a new index is built from nothing and replaces the file (and its
+        -wal and -shm): the recovery from a corrupt index.
 
         The index then holds exactly those files: `ingest docs/` followed by `ingest` (the
         root) re-uses every unchanged document instead of duplicating it. Returns one result
@@ -410,6 +430,8 @@ class KnowledgeBase:
             warn=warn,
             head=self._head(),
             keep_documents=keep_documents,
+            rebuild=rebuild,
+            verify=True,  # an explicit full run: worth reading every page to catch damage
         )
 
     def sync(
@@ -446,6 +468,22 @@ class KnowledgeBase:
         from kenso_git.index import freshness
 
         return freshness.head_commit(self.workspace)
+
+
+def _state_snapshot(conn: sqlite3.Connection, *, with_files: bool) -> _Snapshot:
+    meta = read_meta(conn)
+    # The file rows serve the staleness check, and the worktree check a hook's sync left open.
+    need_files = with_files or meta.get(schema.META_WORKTREE_DIRTY) not in ("0", "1")
+    files = load_files(conn) if need_files else {}
+    return _Snapshot(_counts(conn), meta, _categories(conn), files)
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _db_bytes(path: Path) -> int:

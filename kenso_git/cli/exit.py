@@ -6,6 +6,7 @@ its own exception classes instead of this module importing click.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -35,6 +36,7 @@ def run_and_exit(
     """Run a command and exit with its code: an int it returns, else 0; for errors, the
     code of a `KensoError`, 130 on interrupt (Ctrl-C or one of `interrupts`), 2 for one of
     `usage_errors` asking for it (else its own code), 0 when stdout was closed early."""
+    _exit_cleanly_on_sigterm()
     try:
         code = run()
     except KensoError as err:
@@ -54,6 +56,21 @@ def run_and_exit(
         os.dup2(devnull, sys.stdout.fileno())
         raise SystemExit(int(ExitCode.OK)) from None
     raise SystemExit(code if isinstance(code, int) else int(ExitCode.OK))
+
+
+def _exit_cleanly_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C: the write transaction rolls back, the private build file
+    is removed, and the command says why it stopped (exit 143)."""
+    import signal
+
+    def terminated(_signum: int, _frame: object) -> NoReturn:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
+        sys.stderr.write("kenso-git: terminated\n")
+        sys.stderr.flush()
+        raise SystemExit(128 + signal.SIGTERM)
+
+    with contextlib.suppress(ValueError):  # not the main thread (a test calling main())
+        signal.signal(signal.SIGTERM, terminated)
 
 
 def _interrupted() -> NoReturn:

@@ -31,10 +31,20 @@ from kenso_git.kb import KnowledgeBase
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @option(JSON.with_help("Print one JSON object (ingest + lint)."))
 @click.option("--lint/--no-lint", "with_lint", default=True, help="Print the quality summary.")
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="Build a new index from nothing and replace the old one (with its -wal and -shm).",
+)
 @option(DB)
 @option(COLOR)
 def ingest(
-    paths: tuple[Path, ...], as_json: bool, with_lint: bool, db_path: str | None, color: str
+    paths: tuple[Path, ...],
+    as_json: bool,
+    with_lint: bool,
+    rebuild: bool,
+    db_path: str | None,
+    color: str,
 ) -> None:
     """Index the repository's Markdown (default: the whole work tree) into .kenso/docs.db.
 
@@ -42,18 +52,26 @@ def ingest(
     Only files whose git blob id changed are parsed again; files that vanished are
     removed. The index then holds exactly the files under PATHS, so `ingest docs/`
     narrows it to docs/ and a later `sync` (or the git hooks) keeps that scope.
-    .gitignore, .cursorignore and .kensoignore are honoured.
+    .gitignore, .cursorignore and .kensoignore are honoured. --rebuild is the
+    recovery from a corrupt index: the old file is replaced only once the new one is done.
 
     \b
     Examples:
       kenso-git ingest              # the whole repository
       kenso-git ingest docs/        # only docs/
+      kenso-git ingest --rebuild    # a new index from nothing
       kenso-git ingest --json | jq .ingest.total_chunks
     """
     start = paths[0] if paths else None
     kb = KnowledgeBase.open(start if start is None or start.is_dir() else start.parent, db=db_path)
     progress, warn = progress_printers()
-    report = kb.ingest(list(paths) or None, progress=progress, warn=warn, keep_documents=with_lint)
+    report = kb.ingest(
+        list(paths) or None,
+        progress=progress,
+        warn=warn,
+        keep_documents=with_lint,
+        rebuild=rebuild,
+    )
     finish_progress()
     lint = lint_for_ingest(kb, report) if with_lint else None
     label = " ".join(str(p) for p in paths) or "."

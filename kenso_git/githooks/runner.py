@@ -2,14 +2,14 @@
 
 Each call decides whether to sync the index now, in a detached background process, or not at
 all (a rebase is replaying commits; the hook says nothing changed). Concurrent runs coalesce on
-a lock file beside the database: a run that finds the lock held marks the index "dirty, rerun"
-and leaves; the holder syncs once more before releasing. This module imports nothing heavy:
-the index code (and pygit2) loads only when a sync really runs.
+the write lock beside the database (`index.lock`): a run that finds it held for more than a
+second marks the index "dirty, rerun" and leaves, so git never waits longer; the holder syncs
+once more before releasing. This module imports nothing heavy: the index code (and pygit2)
+loads only when a sync really runs.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sys
 import time
@@ -23,6 +23,12 @@ from typing import NamedTuple
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.githooks.shim import HOOK_NAMES
+from kenso_git.index.lock import DIRTY_FILE
+from kenso_git.index.lock import HOOK_WAIT_S
+from kenso_git.index.lock import LOCK_FILE
+from kenso_git.index.lock import coalesced
+from kenso_git.index.lock import holder
+from kenso_git.index.lock import try_lock
 from kenso_git.repo.git import GIT_REPO_VARS
 from kenso_git.repo.git import diff_names
 from kenso_git.repo.git import rebase_will_rewrite
@@ -31,16 +37,14 @@ from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import is_markdown
 from kenso_git.repo.workspace import resolve_db_path
+from kenso_git.store.faults import file_failure
 
 PRE_COMMIT_HOOK = "pre-commit-framework"
 THRESHOLD_ENV = "KENSO_HOOK_BACKGROUND_THRESHOLD"
 DEFAULT_THRESHOLD = 50  # changed Markdown paths above which the sync runs in the background
 UNKNOWN_SIZE = 10_000  # what an unknown change counts as
-LOCK_FILE = "sync.lock"
-DIRTY_FILE = "sync.dirty"
 LOG_FILE = "sync.log"
 LOG_LIMIT = 1_000_000  # bytes; the log restarts when larger
-MAX_ROUNDS = 5  # syncs one lock holder runs back to back at most
 
 
 class Mode(StrEnum):
@@ -181,54 +185,21 @@ def sync_index(ws: Workspace, paths: Sequence[str] | None = None) -> None:
         kb.close()
 
 
-def _try_lock(path: Path) -> int | None:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
-def _consume(mark: Path) -> bool:
-    try:
-        mark.unlink()
-    except FileNotFoundError:
-        return False
-    return True
-
-
 def coalesced_sync(
     ws: Workspace,
     sync: Callable[[Workspace, Sequence[str] | None], None] = sync_index,
     *,
     paths: Sequence[str] | None = None,
+    wait: float = HOOK_WAIT_S,
 ) -> bool:
-    """Run `sync` under the lock, or mark "dirty, rerun" for the holder; True if we synced.
+    """Run `sync` under the write lock, or leave "dirty, rerun" for its holder; True if we
+    synced. Waits at most `wait` seconds for the lock: git is never held longer.
 
     The first round may be targeted at `paths`; reruns asked for by others are full syncs.
     """
-    folder = state_dir(ws)
-    folder.mkdir(parents=True, exist_ok=True)
-    dirty = folder / DIRTY_FILE
-    ran = False
-    for _ in range(MAX_ROUNDS):
-        dirty.touch()
-        fd = _try_lock(folder / LOCK_FILE)
-        if fd is None:
-            return ran  # the holder sees the mark and syncs once more
-        try:
-            for _ in range(MAX_ROUNDS):
-                if not _consume(dirty):
-                    break
-                sync(ws, None if ran else paths)
-                ran = True
-        finally:
-            os.close(fd)
-        if not dirty.exists():
-            return ran
-    return ran
+    return coalesced(
+        state_dir(ws), lambda n: sync(ws, paths if n == 0 else None), wait=wait, own_run=False
+    )
 
 
 def is_idle(ws: Workspace) -> bool:
@@ -238,7 +209,7 @@ def is_idle(ws: Workspace) -> bool:
         return False
     if not folder.is_dir():
         return True
-    fd = _try_lock(folder / LOCK_FILE)
+    fd = try_lock(folder / LOCK_FILE)
     if fd is None:
         return False
     os.close(fd)
@@ -298,7 +269,9 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
     ws = find_workspace(start)
     decided = plan(ws, call, os.environ)
     if decided.action == Mode.FOREGROUND:
-        coalesced_sync(ws, paths=decided.paths)
+        if not coalesced_sync(ws, paths=decided.paths):
+            lock = state_dir(ws) / LOCK_FILE
+            _say(f"kenso-git: {name} hook: {holder(lock)} is writing the index; it syncs these too")
     elif decided.action == Mode.BACKGROUND:
         start_background_sync(ws, after_pid=_git_pid(call))
     return decided
@@ -310,6 +283,9 @@ def hook_main(name: str, args: Sequence[str]) -> None:
         decided = run_hook(name, args)
     except KensoError as err:
         _say(f"kenso-git: {name} hook: {err.message} (run `kenso-git sync` later)")
+    except OSError as err:  # the state folder beside the index: read-only, full
+        failure = file_failure(Path(err.filename or "."), err)
+        _say(f"kenso-git: {name} hook: {failure.message} (run `kenso-git sync` later)")
     except Exception as err:  # a hook must never fail or block git: one line, exit 0
         _say(f"kenso-git: {name} hook failed: {err!r} (run `kenso-git sync`)")
     except KeyboardInterrupt:

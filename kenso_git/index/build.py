@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kenso_git.config import Settings
+from kenso_git.index import freshness
+from kenso_git.index.lock import CLI_WAIT_S
+from kenso_git.index.lock import coalesced
 from kenso_git.index.prepare import Job
 from kenso_git.index.prepare import Options
 from kenso_git.index.prepare import Prepared
@@ -33,6 +36,7 @@ from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.store import schema
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
+from kenso_git.store.connection import check_pages
 from kenso_git.store.connection import new_build_path
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import publish_build
@@ -219,34 +223,76 @@ def run_index(
     head: str | None = None,
     keep_documents: bool = False,
     only: Sequence[str] | None = None,
+    rebuild: bool = False,
+    verify: bool = False,
 ) -> IngestReport:
     """Make the index equal to the Markdown files under `scope` (default: the stored scope).
 
     With `only`, look at just those root-relative paths (what a git operation changed) and
-    keep every other file as it is: no walk of the work tree.
+    keep every other file as it is: no walk of the work tree. With `rebuild`, build a new
+    index from nothing and replace the old file (the recovery from a corrupt one); with
+    `verify`, check every page of the existing index first (`PRAGMA quick_check`). Runs
+    under the write lock (waiting for it, and saying so on `warn`), then syncs once more
+    for every git hook that asked meanwhile.
 
     Raises:
-        DatabaseError: the database cannot be written.
+        DatabaseError: the database cannot be written (`IndexLockedError`: the lock stayed
+        held; `IndexWriteError`: disk full, read-only; `CorruptIndexError`).
     """
+    reports: list[IngestReport] = []
+
+    def job(round_: int) -> None:
+        if round_ == 0:
+            once = _Once(scope, head, keep_documents, only, rebuild, verify)
+            reports.append(_run_once(ws, settings, db_path, once, progress, warn))
+        else:  # a rerun a hook asked for: a full sync of the stored scope
+            again = _Once(None, freshness.head_commit(ws), False, None, False, False)
+            _run_once(ws, settings, db_path, again, None, warn)
+
+    coalesced(db_path.parent, job, wait=CLI_WAIT_S, own_run=True, say=warn)
+    return reports[0]
+
+
+class _Once(NamedTuple):
+    scope: Sequence[str] | None
+    head: str | None
+    keep_documents: bool
+    only: Sequence[str] | None
+    rebuild: bool
+    verify: bool
+
+
+def _run_once(
+    ws: Workspace,
+    settings: Settings,
+    db_path: Path,
+    once: _Once,
+    progress: Progress | None,
+    warn: Warn | None,
+) -> IngestReport:
     started = time.perf_counter()
     # A brand-new index is built in a private file without a journal and published by a
     # hard link when complete: no reader can see it half-built, a crash leaves only the
     # private file, and the build skips the WAL's double write.
-    build = new_build_path(db_path) if not db_path.exists() else None
+    build = new_build_path(db_path) if once.rebuild or not db_path.exists() else None
     conn = open_writer(build or db_path, fresh=build is not None)
     if build is not None and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
         exclude_from_git(ws)
     say = warn or (lambda _m: None)
     try:
+        with writing(conn, db_path):
+            if once.verify and build is None:
+                check_pages(conn, db_path)
         with writing(conn, db_path), transaction(conn):
             meta = read_meta(conn)
-            if scope is None:
-                scope = meta_scope(meta)
-            report = IngestReport(scope=list(scope), head=head)
-            run = _Run(ws, settings, conn, report, say, progress, keep_documents=keep_documents)
-            _apply(run, meta, only)
+            scope = meta_scope(meta) if once.scope is None else once.scope
+            report = IngestReport(scope=list(scope), head=once.head)
+            run = _Run(
+                ws, settings, conn, report, say, progress, keep_documents=once.keep_documents
+            )
+            _apply(run, meta, once.only)
         if build is not None:
-            publish_build(conn, build, db_path)
+            publish_build(conn, build, db_path, replace=once.rebuild)
     finally:
         conn.close()
         if build is not None:
@@ -303,19 +349,21 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
 
 
 def _kill_after() -> int:
-    """Test-only: with KENSO_TEST_KILL_AFTER_FILES=N the writer kills itself after N files.
+    """Test-only: with KENSO_TEST_KILL_AFTER_FILES=N the writer kills itself after N files
+    (`N:TERM`: sends itself SIGTERM instead of SIGKILL).
 
-    The crash test (tests/index/test_build.py) needs a kill -9 that lands inside the write
-    transaction every time, which no sleep can promise. Read once per run; 0 (off) when unset.
+    The crash tests (tests/index/) need a signal that lands inside the write transaction
+    every time, which no sleep can promise. Read once per run; 0 (off) when unset.
     """
-    raw = os.environ.get(KILL_AFTER_ENV)
+    raw = os.environ.get(KILL_AFTER_ENV, "").split(":", 1)[0]
     return int(raw) if raw else 0
 
 
 def _kill_self() -> None:
     import signal  # only ever imported under the test switch: the hook path stays lean
 
-    os.kill(os.getpid(), signal.SIGKILL)
+    term = os.environ.get(KILL_AFTER_ENV, "").endswith(":TERM")
+    os.kill(os.getpid(), signal.SIGTERM if term else signal.SIGKILL)
 
 
 def differs_from_head(
@@ -395,8 +443,8 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
         schema.META_SYNCED_AT: str(time.time()),
         schema.META_ROOT: str(run.ws.root),
     }
-    if report.head is not None:
-        values[schema.META_HEAD] = report.head
+    if run.ws.is_git:  # "" on an unborn or orphan branch: never another branch's commit
+        values[schema.META_HEAD] = report.head or ""
     if run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
         # A full sync of an existing index records it; a first build and a targeted (hook)
         # sync leave it to `state()` to work out when asked (one `git ls-tree`).
@@ -406,6 +454,8 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
             else differs_from_head(run.ws, run.settings, report.scope, load_files(conn))
         )
         values[schema.META_WORKTREE_DIRTY] = "" if differs is None else ("1" if differs else "0")
+    if not meta:  # a new file: caches keyed on (path, generation) must not take it for the old
+        values[schema.META_GENERATION] = str(time.time_ns())
     write_meta(conn, values)
-    if run.wrote or not meta:
+    if run.wrote and meta:
         bump_generation(conn)

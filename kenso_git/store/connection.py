@@ -10,11 +10,16 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextlib import suppress
 from pathlib import Path
 
+from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.store import schema
+from kenso_git.store.faults import REBUILD_HINT
+from kenso_git.store.faults import database_failure
+from kenso_git.store.faults import file_failure
 
 READ_BUSY_MS = 5_000
 WRITE_BUSY_MS = 60_000
@@ -24,11 +29,7 @@ _NO_INDEX_HINT = (
 
 
 def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
-    return DatabaseError(
-        f"the index database cannot be read: {err}",
-        path=str(db_path),
-        hint="if it is corrupt, delete it and run `kenso-git ingest` to rebuild it",
-    )
+    return database_failure(db_path, err, waited_s=READ_BUSY_MS / 1000)
 
 
 def _readonly_uri(db_path: Path) -> str:
@@ -74,7 +75,7 @@ def _check_version(db_path: Path, version: int) -> None:
             f"this one reads {schema.SCHEMA_VERSION})",
             path=str(db_path),
             hint="upgrade kenso-git (pre-commit pins its own copy: bump `rev`), "
-            "or delete the index and re-ingest",
+            "or run `kenso-git ingest --rebuild` to replace the index",
         )
 
 
@@ -87,7 +88,10 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     Raises:
         DatabaseError: the file is not a usable SQLite database.
     """
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise file_failure(db_path, err) from err
     _create_private(db_path)
     try:
         conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
@@ -97,7 +101,7 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
-        raise _bad_db(db_path, err) from err
+        raise database_failure(db_path, err, waited_s=WRITE_BUSY_MS / 1000) from err
     return conn
 
 
@@ -118,11 +122,14 @@ BUILD_SUFFIX = ".building-"
 
 def new_build_path(db_path: Path) -> Path:
     """A private file to build a new index in; leftovers of dead builds are removed."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
-        pid = stale.name.rsplit("-", 1)[-1]
-        if not pid.isdigit() or not _alive(int(pid)):
-            stale.unlink(missing_ok=True)
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
+            pid = stale.name.split(BUILD_SUFFIX, 1)[-1].split("-", 1)[0]
+            if not pid.isdigit() or not _alive(int(pid)):
+                stale.unlink(missing_ok=True)
+    except OSError as err:
+        raise file_failure(db_path, err) from err
     return db_path.with_name(f"{db_path.name}{BUILD_SUFFIX}{os.getpid()}")
 
 
@@ -136,20 +143,35 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def publish_build(conn: sqlite3.Connection, build: Path, db_path: Path) -> None:
+SIDE_FILES = ("-wal", "-shm")
+
+
+def publish_build(
+    conn: sqlite3.Connection, build: Path, db_path: Path, *, replace: bool = False
+) -> None:
     """Make a finished build durable, switch it to WAL and give it its public name.
+
+    The caller holds the write lock (`index.lock`). A `-wal` or `-shm` left beside the
+    name by an index that was deleted (or by `replace`) is removed first: SQLite would
+    replay that old journal into the new file and corrupt it. Closes `conn`.
 
     Raises:
         DatabaseError: another process published an index at `db_path` meanwhile.
     """
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
-    fd = os.open(build, os.O_RDONLY)
+    conn.close()  # before the link: the new name never has a second writer
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
+        fd = os.open(build, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if replace:
+            db_path.unlink(missing_ok=True)  # readers of the old file keep it open
+        if not db_path.exists():
+            for suffix in SIDE_FILES:
+                Path(f"{db_path}{suffix}").unlink(missing_ok=True)
         os.link(build, db_path)  # never replaces: an index someone else made stays
     except FileExistsError:
         raise DatabaseError(
@@ -157,6 +179,21 @@ def publish_build(conn: sqlite3.Connection, build: Path, db_path: Path) -> None:
             path=str(db_path),
             hint="run the command again: it will update that index",
         ) from None
+    except OSError as err:
+        raise file_failure(db_path, err) from err
+
+
+def check_pages(conn: sqlite3.Connection, db_path: Path) -> None:
+    """Read every page of the index (`PRAGMA quick_check`, ~60 ms for 25 MB).
+
+    Raises:
+        CorruptIndexError: a page is damaged.
+    """
+    problem = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+    if problem != "ok":
+        raise CorruptIndexError(
+            f"the index database is corrupt ({problem})", path=str(db_path), hint=REBUILD_HINT
+        )
 
 
 def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
@@ -223,26 +260,22 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        # SQLite has already rolled back after some errors (disk full, I/O): a second
+        # ROLLBACK would fail and hide the real cause.
+        if conn.in_transaction:
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
 
 @contextmanager
 def writing(conn: sqlite3.Connection, db_path: Path) -> Iterator[None]:
-    """Turn SQLite failures during a write into errors that say what to do."""
+    """Turn SQLite failures during a write into errors naming the cause."""
     try:
         yield
-    except sqlite3.OperationalError as err:
-        if "locked" in str(err) or "busy" in str(err):
-            raise DatabaseError(
-                f"the index is locked by another process (waited {WRITE_BUSY_MS // 1000} s)",
-                path=str(db_path),
-                hint="another kenso-git ingest or sync is running; try again when it ends",
-            ) from err
-        raise _bad_db(db_path, err) from err
     except sqlite3.DatabaseError as err:
-        raise _bad_db(db_path, err) from err
+        raise database_failure(db_path, err, waited_s=WRITE_BUSY_MS / 1000) from err
 
 
 @contextmanager

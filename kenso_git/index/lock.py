@@ -1,0 +1,153 @@
+"""The write lock beside the index, and the "dirty, rerun" mark that coalesces writers.
+
+Every writer (`ingest`, `sync`, the git hooks, their background worker) takes this lock
+before it opens the database for writing, so no writer ever sits in SQLite's busy wait (a
+C loop that Ctrl-C cannot end). A writer that may not wait (a git hook) leaves the mark
+and returns; the holder sees it and syncs once more before it lets go. Imports nothing
+heavy: the hooks load it on every git command.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from kenso_git.errors import IndexLockedError
+from kenso_git.store.faults import file_failure
+
+LOCK_FILE = "sync.lock"
+DIRTY_FILE = "sync.dirty"
+MAX_ROUNDS = 5  # runs one lock holder does back to back at most
+HOOK_WAIT_S = 1.0  # a git hook waits this long, then hands its sync to the holder
+CLI_WAIT_S = 600.0  # a command waits this long (saying so), then gives up
+_POLL_S = 0.02
+_held: set[str] = set()  # lock files this process holds: the lock is re-entrant
+
+Say = Callable[[str], None]
+
+
+def _open_lock(path: Path) -> int:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise file_failure(path, err) from err
+
+
+def try_lock(path: Path) -> int | None:
+    """The fd of the lock at `path` if it was free (now held), else None.
+
+    Raises:
+        IndexWriteError: the folder cannot be written (read-only, full).
+    """
+    fd = _open_lock(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    try:  # who holds it, for the message of those who wait
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+    except OSError:
+        pass
+    return fd
+
+
+def holder(path: Path) -> str:
+    """`pid N` of the process that holds the lock, as it wrote it (or "another process")."""
+    try:
+        pid = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        pid = ""
+    return f"pid {pid}" if pid.isdigit() else "another process"
+
+
+def acquire(path: Path, wait: float, say: Say | None = None) -> int | None:
+    """Take the lock, polling for at most `wait` seconds (Ctrl-C ends the wait); None if
+    it stayed held. Says once on `say` that it waits."""
+    fd = try_lock(path)
+    if fd is not None or wait <= 0:
+        return fd
+    if say is not None:
+        say(f"waiting for {holder(path)}, which is writing the index (up to {wait:.0f} s)")
+    deadline = time.monotonic() + wait
+    while fd is None and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+        fd = try_lock(path)
+    return fd
+
+
+def _consume(mark: Path) -> bool:
+    try:
+        mark.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def coalesced(
+    folder: Path,
+    job: Callable[[int], object],
+    *,
+    wait: float,
+    own_run: bool,
+    say: Say | None = None,
+) -> bool:
+    """Run `job(0)` under the lock in `folder`, then `job(n)` for each rerun others asked for.
+
+    With `own_run` (a command), the caller's own run always happens: it waits for the lock
+    and raises when it stays held. Without it (a hook), the caller only asks: it leaves the
+    mark, waits at most `wait`, and returns False when the holder will run for it.
+
+    Raises:
+        IndexLockedError: `own_run` and the lock stayed held for `wait` seconds.
+        IndexWriteError: the folder cannot be written.
+    """
+    lock, dirty = folder / LOCK_FILE, folder / DIRTY_FILE
+    if own_run and str(lock) in _held:  # held here already: a hook's sync runs the index
+        job(0)
+        return True
+    if not own_run:
+        _mark(dirty)
+    fd = acquire(lock, wait, say if own_run else None)
+    if fd is None:
+        if not own_run:
+            return False
+        raise IndexLockedError(
+            f"{holder(lock)} held the index's write lock for {wait:.0f} s",
+            path=str(lock),
+            hint="another kenso-git ingest or sync is running; try again when it ends",
+        )
+    rounds = 0
+    for _ in range(MAX_ROUNDS):
+        _held.add(str(lock))
+        try:
+            if own_run and rounds == 0:
+                job(0)
+                rounds = 1
+            for _ in range(MAX_ROUNDS):
+                if not _consume(dirty):
+                    break
+                job(rounds)
+                rounds += 1
+        finally:
+            _held.discard(str(lock))
+            os.close(fd)
+        if not dirty.exists():
+            return True
+        fd = try_lock(lock)  # a mark came after our last look: run it, unless a new
+        if fd is None:  # holder took the lock, which will
+            return True
+    return True
+
+
+def _mark(dirty: Path) -> None:
+    try:
+        dirty.parent.mkdir(parents=True, exist_ok=True)
+        dirty.touch()
+    except OSError as err:
+        raise file_failure(dirty, err) from err
