@@ -4,7 +4,9 @@ One of the two modules that import the MCP SDK (the other is `mcp_http`). Tools 
 functions over `KnowledgeBase`; the SDK runs them in worker threads, so the event loop
 stays free while SQLite reads. Every result is JSON text (kenso's exact shape) plus the
 same data as structured content; arrays are wrapped as `{"results": [...]}` there because
-MCP structured content must be an object.
+MCP structured content must be an object. Error results (`isError`) carry text only: clients
+of the TypeScript SDK validate any structured content against the tool's output schema, even
+on errors, and would replace kenso's message with a -32602 of their own.
 """
 
 from __future__ import annotations
@@ -70,9 +72,12 @@ def _error(err: KensoError) -> CallToolResult:
         body["hint"] = err.hint
     if isinstance(err, ScopeError):
         body["rule"] = err.rule
-    return CallToolResult(
-        content=[TextContent(type="text", text=_dump(body))], structured_content=body, is_error=True
-    )
+    return _error_result(body)
+
+
+def _error_result(body: Mapping[str, object]) -> CallToolResult:
+    # No structured content: it would have to match the success schema (see the docstring).
+    return CallToolResult(content=[TextContent(type="text", text=_dump(body))], is_error=True)
 
 
 def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolResult:
@@ -82,11 +87,7 @@ def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolRe
         log.info("tool refused: %s", err.message)
         return _error(err)
     if isinstance(text_payload, dict) and "error" in text_payload:
-        return CallToolResult(
-            content=[TextContent(type="text", text=_dump(text_payload))],
-            structured_content=dict(text_payload),
-            is_error=True,
-        )
+        return _error_result(text_payload)
     return _result(text_payload, structured)
 
 
