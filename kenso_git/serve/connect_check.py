@@ -100,5 +100,5 @@ async def _check(entry: dict[str, Any]) -> CheckResult:
     return CheckResult(
         True,
         f"the entry starts kenso-git {health.get('version')} and finds the index "
-        f"({health.get('documents')} documents)",
+        f"({health.get('documents')} document{'' if health.get('documents') == 1 else 's'})",
     )

@@ -11,6 +11,7 @@ on errors, and would replace kenso's message with a -32602 of their own.
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections.abc import Callable
@@ -89,6 +90,11 @@ def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolRe
     if isinstance(text_payload, dict) and "error" in text_payload:
         return _error_result(text_payload)
     return _result(text_payload, structured)
+
+
+def _add(server: MCPServer[Any], fn: Callable[..., CallToolResult], **options: Any) -> None:
+    # The SDK sends a docstring as is: clients would show its indentation to the model.
+    server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), **options)
 
 
 def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
@@ -173,13 +179,13 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
         working tree has changed since), the repository root and the scoped roots."""
         return _call(service.state)
 
-    server.add_tool(search_docs, annotations=READ_ONLY, title="Search the docs")
-    server.add_tool(search_multi, annotations=READ_ONLY, title="Search with several phrasings")
-    server.add_tool(get_doc, annotations=READ_ONLY, title="Read a whole document")
-    server.add_tool(get_related, annotations=READ_ONLY, title="Follow document links")
-    server.add_tool(read_snippet, annotations=READ_ONLY, title="Read lines around a match")
-    server.add_tool(health_check, annotations=READ_ONLY, title="Index health")
-    server.add_tool(index_state, annotations=READ_ONLY, title="Index state")
+    _add(server, search_docs, annotations=READ_ONLY, title="Search the docs")
+    _add(server, search_multi, annotations=READ_ONLY, title="Search with several phrasings")
+    _add(server, get_doc, annotations=READ_ONLY, title="Read a whole document")
+    _add(server, get_related, annotations=READ_ONLY, title="Follow document links")
+    _add(server, read_snippet, annotations=READ_ONLY, title="Read lines around a match")
+    _add(server, health_check, annotations=READ_ONLY, title="Index health")
+    _add(server, index_state, annotations=READ_ONLY, title="Index state")
 
     if service.settings.allow_reindex and not http:
 
@@ -191,7 +197,7 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
             """
             return _call(service.reindex)
 
-        server.add_tool(reindex, annotations=WRITE_LOCAL, title="Update the index")
+        _add(server, reindex, annotations=WRITE_LOCAL, title="Update the index")
     return server
 
 
