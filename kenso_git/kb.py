@@ -11,6 +11,7 @@ queries, an unknown document) are raised as `KensoError`s too, never returned as
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -25,7 +26,9 @@ from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoIndexError
+from kenso_git.repo.workspace import GLOBAL_DB
 from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import explicit_db
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import resolve_db_path
 from kenso_git.store import schema
@@ -36,6 +39,7 @@ from kenso_git.store.faults import database_failure
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
+from kenso_git.store.owner import check_owner
 
 if TYPE_CHECKING:
     from kenso_git.index.build import IngestReport
@@ -116,10 +120,13 @@ class KnowledgeBase:
     between threads: each thread reads on its own connection.
     """
 
-    def __init__(self, workspace: Workspace, settings: Settings, db_path: Path) -> None:
+    def __init__(
+        self, workspace: Workspace, settings: Settings, db_path: Path, *, owned: bool = False
+    ) -> None:
         self.workspace = workspace
         self.settings = settings
         self.db_path = db_path
+        self.owned = owned  # found by the default rule: it must record this root (store.owner)
         self._local = threading.local()
 
     @classmethod
@@ -140,7 +147,9 @@ class KnowledgeBase:
             ConfigError: the configuration is malformed.
         """
         settings = load_settings(workspace.root)
-        return cls(workspace, settings, resolve_db_path(workspace, flag=db))
+        path = resolve_db_path(workspace, flag=db)
+        owned = explicit_db(db) is None and path != GLOBAL_DB.expanduser()
+        return cls(workspace, settings, path, owned=owned)
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -166,9 +175,20 @@ class KnowledgeBase:
             conn = None
         if conn is None:
             conn = open_reader(self.db_path)
+            if self.owned:
+                try:
+                    check_owner(conn, self.workspace.root, self.db_path)
+                except BaseException:
+                    conn.close()
+                    raise
             self._local.conn = conn
             self._local.identity = identity
         return conn
+
+    def _check_owner_before_write(self) -> None:
+        if self.owned and self.db_path.is_file():
+            with contextlib.suppress(NoIndexError):  # an empty file: the write creates it
+                self._reader()
 
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """What `fn` returns, run inside one read transaction on this thread's connection.
@@ -421,6 +441,7 @@ class KnowledgeBase:
         from kenso_git.repo.discover import scope_folders
 
         scope = scope_folders(self.workspace, targets) if targets else [""]
+        self._check_owner_before_write()
         return run_index(
             self.workspace,
             self.settings,
@@ -453,6 +474,7 @@ class KnowledgeBase:
         """
         from kenso_git.index.build import run_index
 
+        self._check_owner_before_write()
         return run_index(
             self.workspace,
             self.settings,

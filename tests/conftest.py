@@ -1,8 +1,28 @@
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def _fingerprint(folder: Path) -> dict[str, str]:
+    db = folder / ".kenso"
+    files = [db / "docs.db", db / "docs.db-wal"]  # -shm changes on reads too
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files if f.is_file()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def project_index_untouched() -> Iterator[None]:
+    """No test may write the index of the checkout (or cwd) the suite runs from."""
+    folders = {PROJECT, Path.cwd().resolve()}
+    before = {f: _fingerprint(f) for f in folders}
+    yield
+    after = {f: _fingerprint(f) for f in folders}
+    assert after == before, "a test wrote the index of the folder the suite runs from"
 
 
 @pytest.fixture(autouse=True)

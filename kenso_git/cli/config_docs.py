@@ -89,9 +89,16 @@ the variable. `KENSO_GIT_EXE` appears in the hook shims but is written by
 ## How the database file is chosen
 
 The first match wins: the `--db` flag; `KENSO_DATABASE_URL`; `.kenso/docs.db` at the root of
-the git work tree (from any subfolder); outside git, `.kenso/docs.db` in the current folder
-when that folder exists (ingest creates it); else `~/.local/share/kenso/docs.db` when that file
-exists (kenso's global fallback); else `.kenso/docs.db` in the current folder.
+the git work tree (from any subfolder); outside git, `.kenso/docs.db` in the root (the current
+folder, the `--root` of `serve`, or the folder given to `ingest` when it is not under the
+current folder) when that folder exists (ingest creates it); else
+`~/.local/share/kenso/docs.db` when that file exists (kenso's global fallback); else
+`.kenso/docs.db` in the root.
+
+An index belongs to the root it was built for (recorded in the index). Opening one that
+records another root (a copied or moved folder) is a usage error (exit 2) naming both; `--db`
+(or `KENSO_DATABASE_URL`) opens the file you name regardless, and `ingest --db .kenso/docs.db`
+re-homes a moved index.
 """
 _TYPES = {"int": "integer", "bool": "boolean", "path": "path string", "list": "list of strings"}
 

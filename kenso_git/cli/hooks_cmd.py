@@ -113,6 +113,20 @@ def _freshness_line(fresh: dict[str, object]) -> str:
     return f"index: fresh{at}{ago}"
 
 
+def _pre_commit_text(name: str, state: str, text: str) -> str:
+    """The state of one hook when .pre-commit-config.yaml already runs kenso-reindex."""
+    from kenso_git.githooks.install import PRE_COMMIT_CONFIG
+    from kenso_git.githooks.install import REINDEX_STAGES
+
+    if name not in REINDEX_STAGES:
+        return text
+    if state == "pre-commit":
+        return f"pre-commit's hook, runs kenso-reindex ({PRE_COMMIT_CONFIG})"
+    if state == "missing":
+        return f"kenso-reindex is configured: run `pre-commit install --hook-type {name}`"
+    return text
+
+
 @hooks.command()
 @option(JSON.with_help("Print the status as JSON."))
 def status(as_json: bool) -> None:
@@ -122,11 +136,13 @@ def status(as_json: bool) -> None:
     ws = _git_workspace()
     report = install.status(ws)
     fresh = _freshness(ws)
+    reindex = install.pre_commit_runs_reindex(ws)
     if as_json:
         data = {
             "hooks_dir": str(report.hooks_dir),
             "owner": report.owner,
             "hooks": {h.name: {"state": h.state, "chained": h.chained} for h in report.hooks},
+            "pre_commit_reindex": reindex,
             **fresh,
         }
         click.echo(json.dumps(data, indent=2))
@@ -136,7 +152,10 @@ def status(as_json: bool) -> None:
         click.echo(f"  managed by {report.owner}: `kenso-git hooks install` prints what to add")
     for hook in report.hooks:
         chained = " (chains the previous hook)" if hook.chained else ""
-        click.echo(f"  {hook.name:<18} {_STATE_TEXT.get(hook.state, hook.state)}{chained}")
+        text = _STATE_TEXT.get(hook.state, hook.state)
+        if reindex:
+            text = _pre_commit_text(hook.name, hook.state, text)
+        click.echo(f"  {hook.name:<18} {text}{chained}")
     click.echo(_freshness_line(fresh))
 
 

@@ -62,8 +62,10 @@ def ingest(
       kenso-git ingest --rebuild    # a new index from nothing
       kenso-git ingest --json | jq .ingest.total_chunks
     """
-    start = paths[0] if paths else None
-    kb = KnowledgeBase.open(start if start is None or start.is_dir() else start.parent, db=db_path)
+    from kenso_git.repo.workspace import ingest_start
+
+    start = ingest_start(paths[0], Path.cwd()) if paths else None
+    kb = KnowledgeBase.open(start, db=db_path)
     progress, warn = progress_printers()
     report = kb.ingest(
         list(paths) or None,

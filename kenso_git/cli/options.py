@@ -56,7 +56,12 @@ COLOR = Option(
     choices=COLORS,
 )
 LIMIT = Option(
-    ("--limit", "-n"), "limit", "count", "Maximum results (1..20).", default=5, show_default=True
+    ("--limit", "-n"),
+    "limit",
+    "count",
+    "Results (1..search-limit-max).",
+    default=5,
+    show_default=True,
 )
 CATEGORY = Option(
     ("--category", "-c"), "category", "text", "Only this exact category ('all' = any)."

@@ -88,3 +88,8 @@ def report_error(err: KensoError) -> None:
     sys.stderr.write(f"kenso-git: error: {prefix}{err.message}\n")
     if err.hint:
         sys.stderr.write(f"  hint: {err.hint}\n")
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 file`, `2 files`: the count and the noun, in agreement."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

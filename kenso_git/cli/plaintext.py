@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenso_git.cli.output import Style
+from kenso_git.cli.output import plural
 from kenso_git.cli.output import use_color
 
 if TYPE_CHECKING:
@@ -28,15 +29,15 @@ def search_text(
 ) -> str:
     """The output of one search, without its final newline: the `search_docs` JSON array
     with `as_json`, else the ranked hits with their section and highlight."""
+    if not query.strip():  # a usage error, as over MCP (kenso printed {"error"} with exit 0)
+        from kenso_git.errors import EmptyQueryError
+
+        raise EmptyQueryError()
+    limit = _checked_limit(kb, limit)
     if as_json:
         import json
 
-        from kenso_git.errors import QueryError
-
-        try:
-            payload = kb.search_docs(query, category=category, limit=limit)
-        except QueryError as err:  # kenso's `search --json` answer for a blank query, exit 0
-            return json.dumps({"error": err.reply}, indent=2, ensure_ascii=False)
+        payload = kb.search_docs(query, category=category, limit=limit)
         return json.dumps(payload, indent=2, ensure_ascii=False)
     result = kb.search(query, category=category, limit=limit)
     style = Style(use_color(color, sys.stdout))
@@ -64,6 +65,15 @@ def search_text(
     return "\n".join(lines)
 
 
+def _checked_limit(kb: KnowledgeBase, limit: int) -> int:
+    """`limit` within 1..search-limit-max, saying so on stderr when it had to be changed."""
+    top = kb.settings.search_limit_max
+    used = max(1, min(limit, top))
+    if used != limit:
+        sys.stderr.write(f"kenso-git: --limit {limit} is outside 1..{top}; showing {used}\n")
+    return used
+
+
 def sync_text(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
     """Sync the index of the work tree around the current folder; the text to print."""
     from kenso_git.cli.output import finish_progress
@@ -78,12 +88,14 @@ def sync_text(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
     if as_json:
         import json
 
+        counts["errors"] = counts.pop("error")  # the key `ingest --json` uses
         data: dict[str, object] = {"scope": report.scope, "head": report.head, **counts}
         data["elapsed_s"] = round(report.elapsed, 4)
         return json.dumps(data, indent=2)
     if not quiet or report.changed:
         return (
-            f"kenso-git · synced {len(report.results)} files · {counts['ingested']} updated · "
+            f"kenso-git · synced {plural(len(report.results), 'file')} · "
+            f"{counts['ingested']} updated · "
             f"{counts['removed']} removed · {counts['unchanged']} unchanged "
             f"({report.elapsed * 1000:.0f} ms)"
         )

@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kenso_git.cli.output import Style
+from kenso_git.cli.output import plural
 from kenso_git.repo.discover import Skip
 from kenso_git.repo.discover import discover_paths
 from kenso_git.repo.discover import load_document
@@ -52,22 +53,22 @@ def ingest_text(
     report: IngestReport, lint: LintReport | None, style: Style, *, db: str | None
 ) -> str:
     lines = [
-        f"{style('kenso-git', 'bold')} · indexing {len(report.results)} documents"
+        f"{style('kenso-git', 'bold')} · indexing {plural(len(report.results), 'document')}"
         + (f" (db: {db})" if db else "")
     ]
     shown = [r for r in report.results if r.status != "unchanged"] or report.results
     for result in shown[:MAX_ROWS]:
         glyph, colour = _GLYPHS.get(result.status, ("?", "dim"))
-        noun = "chunk" if result.chunks == 1 else "chunks"
+        size = "removed" if result.status == "removed" else plural(result.chunks, "chunk")
         detail = f" [{result.detail}]" if result.detail else ""
-        lines.append(f"  {style(glyph, colour)} {result.path:<50} {result.chunks} {noun}{detail}")
+        lines.append(f"  {style(glyph, colour)} {result.path:<50} {size}{detail}")
     if len(shown) > MAX_ROWS:
         lines.append(f"  … and {len(shown) - MAX_ROWS} more")
     counts = {s: report.count(s) for s in ("ingested", "unchanged", "removed", "skipped")}
     summary = (
-        f"{len(report.results)} files · {counts['ingested']} ingested · "
+        f"{plural(len(report.results), 'file')} · {counts['ingested']} ingested · "
         f"{counts['unchanged']} unchanged · {counts['removed']} removed · "
-        f"{report.total_chunks} chunks · {report.elapsed:.2f} s"
+        f"{plural(report.total_chunks, 'chunk')} · {report.elapsed:.2f} s"
     )
     lines.append(style(summary, "bold"))
     if lint is not None:

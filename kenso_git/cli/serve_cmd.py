@@ -11,6 +11,7 @@ import click
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import DB
 from kenso_git.cli.options import ROOT
+from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
 from kenso_git.serve.connect import CLIENTS
 from kenso_git.serve.connect import plan
@@ -81,29 +82,69 @@ def serve(
 @click.command()
 @click.argument("client", type=click.Choice(sorted(CLIENTS)))
 @click.option("--write", "do_write", is_flag=True, help="Merge the entry into the client's file.")
-@option(ROOT.with_help("Repository for project-level configs (default: the current one)."))
-def connect(client: str, do_write: bool, root: Path | None) -> None:
+@click.option(
+    "--global",
+    "user",
+    is_flag=True,
+    help="Use the client's user file (every project) instead of the project's file.",
+)
+@click.option(
+    "--check",
+    "do_check",
+    is_flag=True,
+    help="Start the configured entry as the client would and report whether it finds the index.",
+)
+@option(ROOT.with_help("Repository the entry serves (default: the current one)."))
+def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path | None) -> None:
     """Print (or --write) the MCP entry that lets CLIENT start `kenso-git serve`.
 
     \b
-    claude-code  .mcp.json            cursor  .cursor/mcp.json
-    vscode       .vscode/mcp.json     codex   ~/.codex/config.toml
-    gemini       ~/.gemini/settings.json
-    --write keeps the other entries, saves a .bak copy first and replaces the file atomically.
+    project files (default)             user files (--global)
+    claude-code  .mcp.json              ~/.claude.json
+    cursor       .cursor/mcp.json       ~/.cursor/mcp.json
+    vscode       .vscode/mcp.json       ~/.config/Code/User/mcp.json
+    codex        .codex/config.toml     ~/.codex/config.toml
+    gemini       .gemini/settings.json  ~/.gemini/settings.json
+    The entry names this installation's kenso-git by absolute path and the repository
+    with --root, so it works however the client is launched. --write keeps the other
+    entries and your keys in ours (env, timeout...), keeps the original as a .bak copy
+    and replaces the file atomically; --check starts the configured entry from / with
+    a minimal PATH and says whether it finds the index (exit 1 when it does not).
     """
     from kenso_git.repo.workspace import find_workspace
 
     workspace = find_workspace(root)
-    result = plan(client, workspace.root, Path.home())
+    if do_check:
+        _check(client, workspace.root, user)
+        return
+    result = plan(client, workspace.root, Path.home(), user=user)
     if not do_write:
         click.echo(result.snippet, nl=False)
         click.echo(f"add this to {result.path}, or rerun with --write", err=True)
         return
+    if result.merged is None:
+        click.echo(result.snippet, nl=False)
     try:
         backup = write(result)
     except OSError as err:
         raise UsageError(
             f"cannot write {result.path}: {err.strerror}", path=str(result.path)
         ) from err
-    note = f" (previous version in {backup.name})" if backup else ""
+    note = f" (the original is kept in {backup.name})" if backup else ""
     click.echo(f"wrote the {client} entry to {result.path}{note}")
+    if client == "codex" and not user:
+        click.echo("Codex reads .codex/config.toml only in a project you marked as trusted.")
+
+
+def _check(client: str, root: Path, user: bool) -> None:
+    from kenso_git.serve.connect import client_spec
+    from kenso_git.serve.connect import config_path
+    from kenso_git.serve.connect_check import check_entry
+    from kenso_git.serve.connect_check import configured_entry
+
+    spec = client_spec(client)
+    path = config_path(spec, root, Path.home(), user=user)
+    outcome = check_entry(configured_entry(spec, path))
+    click.echo(f"{client} ({path}): {outcome.message}")
+    if not outcome.ok:
+        sys.exit(int(ExitCode.FAILURE))

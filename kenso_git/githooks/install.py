@@ -122,6 +122,20 @@ def hook_files(ws: Workspace) -> tuple[Path, tuple[HookFile, ...]]:
     return folder, tuple(files)
 
 
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+REINDEX_MARKERS = ("kenso-reindex", "hook pre-commit-framework")
+REINDEX_STAGES = ("post-checkout", "post-merge", "post-rewrite", "post-commit")
+
+
+def pre_commit_runs_reindex(ws: Workspace) -> bool:
+    """Whether `.pre-commit-config.yaml` configures the kenso-reindex hook (comments aside)."""
+    text = _read(ws.root / PRE_COMMIT_CONFIG)
+    if text is None:
+        return False
+    lines = (line.split("#", 1)[0] for line in text.splitlines())
+    return any(marker in line for line in lines for marker in REINDEX_MARKERS)
+
+
 def status(ws: Workspace) -> HookReport:
     """What is installed where (the index's freshness is the caller's to add)."""
     folder, files = hook_files(ws)

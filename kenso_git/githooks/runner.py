@@ -40,6 +40,7 @@ from kenso_git.repo.workspace import resolve_db_path
 from kenso_git.store.faults import file_failure
 
 PRE_COMMIT_HOOK = "pre-commit-framework"
+NO_INDEX_REASON = "no index here yet (run `kenso-git ingest` once)"
 THRESHOLD_ENV = "KENSO_HOOK_BACKGROUND_THRESHOLD"
 DEFAULT_THRESHOLD = 50  # changed Markdown paths above which the sync runs in the background
 UNKNOWN_SIZE = 10_000  # what an unknown change counts as
@@ -144,7 +145,7 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
     if call.name != "post-rewrite" and rebase_will_rewrite(ws):
         return Plan(Mode.SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
     if not resolve_db_path(ws).is_file():
-        return Plan(Mode.SKIP, "no index here yet (run `kenso-git ingest` once)")
+        return Plan(Mode.SKIP, NO_INDEX_REASON)
     if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
         return Plan(Mode.SKIP, "HEAD did not move")
     if call.name == "post-index-change":
@@ -181,6 +182,16 @@ def sync_index(ws: Workspace, paths: Sequence[str] | None = None) -> None:
     try:
         if kb.has_index():
             kb.sync(paths=paths)
+    finally:
+        kb.close()
+
+
+def _build_index(ws: Workspace, _paths: Sequence[str] | None = None) -> None:
+    from kenso_git.kb import KnowledgeBase  # heavy: only when a sync really runs
+
+    kb = KnowledgeBase.of_workspace(ws)
+    try:
+        kb.sync()  # creates the index (the whole work tree) when there is none
     finally:
         kb.close()
 
@@ -268,6 +279,12 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
         os.environ.pop(var, None)
     ws = find_workspace(start)
     decided = plan(ws, call, os.environ)
+    if name == PRE_COMMIT_HOOK and decided.reason == NO_INDEX_REASON:
+        # Shims installed by `hooks install` wait for an ingest; a kenso-reindex hook in
+        # .pre-commit-config.yaml is the user asking for an index: build the first one.
+        _say("kenso-git: no index yet; building it (once) for the kenso-reindex hook")
+        coalesced_sync(ws, _build_index)
+        return Plan(Mode.FOREGROUND, "no index yet: built the first one")
     if decided.action == Mode.FOREGROUND:
         if not coalesced_sync(ws, paths=decided.paths):
             lock = state_dir(ws) / LOCK_FILE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -71,6 +72,19 @@ def _error_lines(report: LintReport) -> list[str]:
     return lines
 
 
+def _command() -> str:
+    """How to run kenso-git again: the bare name when PATH finds it (pre-commit's venv is not
+    on the user's PATH), else this installation's absolute script."""
+    import shutil
+
+    from kenso_git.repo.executable import SCRIPT_NAME
+    from kenso_git.repo.executable import find_script
+
+    if shutil.which(SCRIPT_NAME):
+        return BRAND
+    return find_script() or f"{sys.executable} -m kenso_git"
+
+
 def render_summary(report: LintReport, *, color: bool, for_ingest: bool = False) -> str:
     """kenso's summary: score, one row per fired rule, totals; error findings listed."""
     style = _Style(color)
@@ -79,7 +93,8 @@ def render_summary(report: LintReport, *, color: bool, for_ingest: bool = False)
         lines = ["", style.bold(f"Quality score: {report.score}/100")]
         lines += _rule_rows(report, style, with_id=False)
         if dirty:
-            lines.append(f"{_plural(dirty, 'file')} with issues · → run `{BRAND} lint --detail`")
+            again = f"{_command()} lint --detail"
+            lines.append(f"{_plural(dirty, 'file')} with issues · → run `{again}`")
         return "\n".join(lines)
     lines = [style.bold(f"{BRAND} · lint {_plural(len(report.files), 'file')}"), ""]
     lines.append(style.bold(f"Score: {report.score}/100"))
@@ -93,7 +108,7 @@ def render_summary(report: LintReport, *, color: bool, for_ingest: bool = False)
     errors = _error_lines(report)
     if errors:
         lines += ["", *errors]
-    lines += ["", f"→ run `{BRAND} lint --detail` to see every finding"]
+    lines += ["", f"→ run `{_command()} lint --detail` to see every finding"]
     return "\n".join(lines)
 
 

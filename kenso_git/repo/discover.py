@@ -1,10 +1,12 @@
 """Find the Markdown files of a work tree, honouring the ignore rules, and load them.
 
 Discovery never enters `.git/`, `.kenso/`, ignored folders, nested repositories
-(submodules) or symlinked folders; it skips files over the size cap and binary files, and
-indexes a symlinked file only when its real target would be indexed itself (a Markdown
-file inside the checkout, not ignored, not in `.git/`, `.kenso/` or a nested repository),
-each skip with a one-line warning. docs/security.md states the rule.
+(submodules), environment folders (a virtualenv, `node_modules`...: third-party files even
+when not ignored, announced in one summary line) or symlinked folders; it skips files over
+the size cap and binary files, and indexes a symlinked file only when its real target would
+be indexed itself (a Markdown file inside the checkout, not ignored, not in `.git/`,
+`.kenso/` or a nested repository), each skip with a one-line warning. docs/security.md
+states the rule.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ from kenso_git.text.parse import decode
 from kenso_git.text.parse import parse_document
 
 BINARY_PROBE = 8192
+# Folders of installed third-party code: their READMEs and licences are not the project's.
+ENV_FOLDER_NAMES = frozenset(
+    {"node_modules", "bower_components", "site-packages", "__pycache__", ".tox", ".nox"}
+    | {".pytest_cache", ".mypy_cache", ".ruff_cache"}
+)
+ENV_FOLDER_MARKERS = ("pyvenv.cfg", "conda-meta")  # a virtualenv, a conda environment
 
 Warn = Callable[[str], None]
 
@@ -119,7 +127,9 @@ def discover(
             say(f"{item}: ignored by .gitignore/.cursorignore/.kensoignore rules, skipped")
             continue
         if target.is_dir():
-            _walk(ws, rules, item, found, say, facts or WalkFacts())
+            envs: list[str] = []
+            _walk(ws, rules, item, found, say, facts or WalkFacts(), envs)
+            _say_environments(envs, say)
         elif is_markdown(target.name):
             entry = _markdown_entry(ws.root, rules, item, str(target), say)
             if entry is not None:
@@ -146,7 +156,7 @@ def discover_paths(
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):
             continue
-        if _in_nested_repository(ws.root, rel):
+        if _in_nested_repository(ws.root, rel) or _in_environment(ws.root, rel):
             continue
         sf = _markdown_entry(ws.root, rules, rel, location, say)
         if sf is not None:
@@ -161,6 +171,41 @@ def _in_nested_repository(root: Path, rel: str) -> bool:
     )
 
 
+def is_environment(path: str, name: str) -> bool:
+    """A folder of installed third-party code: a virtualenv, `node_modules`, a tool cache."""
+    if name in ENV_FOLDER_NAMES:
+        return True
+    return any(os.path.lexists(os.path.join(path, marker)) for marker in ENV_FOLDER_MARKERS)
+
+
+def _in_environment(root: Path, rel: str) -> bool:
+    parts = rel.split("/")[:-1]
+    return any(
+        is_environment(os.path.join(root, *parts[: i + 1]), parts[i]) for i in range(len(parts))
+    )
+
+
+def _say_environments(envs: list[str], say: Warn) -> None:
+    if not envs:
+        return
+    shown = ", ".join(sorted(envs)[:3]) + (f" and {len(envs) - 3} more" if len(envs) > 3 else "")
+    noun = "folder" if len(envs) == 1 else "folders"
+    say(
+        f"{shown}: {len(envs)} environment {noun} (virtualenv, node_modules...) skipped; "
+        "add them to .gitignore to silence this"
+    )
+
+
+def _not_ours(path: str, rel: str, name: str, envs: list[str] | None) -> bool:
+    if os.path.lexists(os.path.join(path, ".git")):
+        return True  # a submodule or nested repository: its docs are its own
+    if is_environment(path, name):
+        if envs is not None:
+            envs.append(rel)
+        return True
+    return False
+
+
 def _walk(
     ws: Workspace,
     rules: IgnoreRules,
@@ -168,6 +213,7 @@ def _walk(
     found: dict[str, SourceFile],
     say: Warn,
     facts: WalkFacts,
+    envs: list[str] | None = None,
 ) -> None:
     stack = [folder]
     root = ws.root
@@ -190,9 +236,8 @@ def _walk(
             if is_dir:
                 if rules.is_ignored_in(current, name, is_dir=True):
                     continue
-                if os.path.lexists(os.path.join(entry.path, ".git")):
-                    continue  # a submodule or nested repository: its docs are its own
-                stack.append(rel)
+                if not _not_ours(entry.path, rel, name, envs):
+                    stack.append(rel)
             elif name == ".gitattributes":
                 facts.saw_attributes = True
             elif is_markdown(name) and not rules.is_ignored_in(current, name, is_dir=False):

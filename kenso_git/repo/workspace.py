@@ -119,21 +119,44 @@ def resolve_db_path(
     flag: str | os.PathLike[str] | None = None,
     for_write: bool = False,
 ) -> Path:
-    """Pick the database file: --db, KENSO_DATABASE_URL, the repo's .kenso/, cwd, global."""
-    if flag:
-        return Path(flag).expanduser().resolve()
-    env = os.environ.get("KENSO_DATABASE_URL", "").strip()
-    if env:
-        return Path(env).expanduser().resolve()
+    """Pick the database file: --db, KENSO_DATABASE_URL, the root's .kenso/, global."""
+    explicit = explicit_db(flag)
+    if explicit is not None:
+        return explicit
     if workspace.is_git:
         return workspace.root / DB_DIRNAME / DB_FILENAME
-    local = Path.cwd() / DB_DIRNAME
+    # Outside git the index still belongs to the root, never to whatever folder is the cwd:
+    # a temp folder (or `serve --root`) must not open the cwd repository's own index.
+    local = workspace.root / DB_DIRNAME
     if local.is_dir() or for_write:
         return local / DB_FILENAME
     fallback = GLOBAL_DB.expanduser()
     if fallback.is_file():
         return fallback
     return local / DB_FILENAME
+
+
+def explicit_db(flag: str | os.PathLike[str] | None = None) -> Path | None:
+    """The database the user named (--db, then KENSO_DATABASE_URL), or None."""
+    if flag:
+        return Path(flag).expanduser().resolve()
+    env = os.environ.get("KENSO_DATABASE_URL", "").strip()
+    return Path(env).expanduser().resolve() if env else None
+
+
+def ingest_start(target: Path, cwd: Path) -> Path:
+    """Where to look for the root when ingesting `target`: outside git, the cwd encloses it.
+
+    `ingest docs/` outside git then roots the index at the cwd, where `sync` looks too; a
+    target outside the cwd (or inside a git work tree) is rooted at its own work tree.
+    """
+    folder = (target if target.is_dir() else target.parent).resolve()
+    here = cwd.resolve()
+    if folder != here and folder.is_relative_to(here):
+        found = find_workspace(folder)
+        if not found.is_git:
+            return here
+    return folder
 
 
 def exclude_from_git(workspace: Workspace, entry: str = f"/{DB_DIRNAME}/") -> bool:

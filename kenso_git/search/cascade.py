@@ -265,8 +265,13 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     return sorted(boosted, key=_order)
 
 
+MIN_EVIDENCE = 0.005  # below it a score rounds to 0.00
+
+
 def relevance(stage: str | None, score: float, best: float) -> str:
     """`high`/`medium`/`low` from the stage and the score relative to the top result (§4.10)."""
+    if score < MIN_EVIDENCE:
+        return "low"  # BM25 ~0 (a word in every document): printed as 0.00, it proves nothing
     ratio = score / best if best > 0 else 0.0
     if stage == AND:
         high, medium = ratio >= 0.5, ratio >= 0.25

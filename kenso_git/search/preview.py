@@ -1,8 +1,10 @@
 """Highlights, `match_source` and content previews of search hits (spec §4.12).
 
 Differences from kenso 2.0.0: a highlight never shows the internal `Keywords:`, `Source:`,
-`Expanded terms:`, ... lines of the indexed text (§8.18), and `match_source` matches terms of
-3+ characters only at word starts, so `to` no longer "matches" `tokens` (§8.16).
+`Expanded terms:`, ... lines of the indexed text (§8.18), `match_source` matches terms of
+3+ characters only at word starts, so `to` no longer "matches" `tokens` (§8.16), and previews
+are plain text: inline Markdown (links, emphasis, code spans, list and quote markers) is
+reduced to its words and whitespace runs to one space, before the budget is counted.
 """
 
 from __future__ import annotations
@@ -162,6 +164,21 @@ def match_source(
     return "content"
 
 
+# Inline Markdown to plain words; every pattern is linear (bounded or negated classes).
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_EMPHASIS = re.compile(r"\*\*|__|~~|`+")
+_LINE_MARKER = re.compile(r"^(?:>\s*)+|^(?:[-*+]|\d{1,9}[.)])\s+")
+_TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,200}>")
+
+
+def plain_line(line: str) -> str:
+    """One trimmed Markdown line as the words a reader sees (links keep their text)."""
+    line = _LINE_MARKER.sub("", line)
+    line = _IMAGE_OR_LINK.sub(r"\1", line)
+    line = _TAG.sub("", line)
+    return " ".join(_EMPHASIS.sub("", line).split())
+
+
 def _is_skipped_line(line: str) -> bool:
     return not line or line.startswith(("#", "```", "|"))
 
@@ -174,12 +191,15 @@ def smart_preview(text: str, budget: int) -> str:
         line = raw.strip()
         if _is_skipped_line(line):
             continue
+        line = plain_line(line)
+        if not line:
+            continue
         collected.append(line)
         total += len(line) + 1
         if total >= budget:
             break
     if not collected:
-        return text[:budget] + ELLIPSIS
+        return " ".join(text.split())[:budget] + ELLIPSIS  # no ragged line breaks
     joined = " ".join(collected)
     return joined[:budget] + ELLIPSIS if len(joined) > budget else joined
 

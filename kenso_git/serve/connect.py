@@ -1,46 +1,63 @@
-"""Client configuration entries for `kenso-git connect CLIENT [--write]`.
+"""Client configuration entries for `kenso-git connect CLIENT [--write] [--global]`.
 
-Each supported MCP client keeps its servers in a JSON or TOML file. `plan` computes the
-entry and the merged file; `write` saves it atomically (temp file + `os.replace`) after
-copying the old file to `<name>.bak`. Only our entry changes: other servers, keys and (for
-TOML) the rest of the text are kept as they were.
+Each supported MCP client keeps its servers in a JSON or TOML file, per project and per
+user. The entry must survive however the client is launched (from a desktop menu, with no
+virtualenv on PATH, in another folder): the command is this installation's absolute script
+path and the repository is passed as `--root` (and as `cwd` where the client reads one).
+`plan` computes the entry and the merged file; `write` saves it atomically after keeping the
+original as `<name>.bak` (never overwritten by a later write). Only our entry changes, and
+only its command, args, cwd and type: other servers, the user's keys (env, timeout, trust...)
+and the rest of a TOML file's text are kept.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kenso_git.errors import UsageError
+from kenso_git.repo.executable import find_script
 from kenso_git.repo.executable import script_command
+from kenso_git.serve import jsonc
 
 SERVER_NAME = "kenso-git"
 
 
 @dataclass(frozen=True, slots=True)
 class ClientSpec:
-    """Where one MCP client keeps its servers."""
+    """Where one MCP client keeps its servers, and what its entries may hold."""
 
     name: str
-    relpath: str  # relative to the repository root, or to home when `in_home`
-    in_home: bool
+    project: str  # relative to the repository root
+    user: str  # relative to home (`--global`)
     fmt: str  # "json" or "toml"
     key: str  # the table holding the servers
+    has_cwd: bool  # the client starts the server in the entry's `cwd`
 
 
 CLIENTS: dict[str, ClientSpec] = {
-    "claude-code": ClientSpec("claude-code", ".mcp.json", False, "json", "mcpServers"),
-    "cursor": ClientSpec("cursor", ".cursor/mcp.json", False, "json", "mcpServers"),
-    "vscode": ClientSpec("vscode", ".vscode/mcp.json", False, "json", "servers"),
-    "codex": ClientSpec("codex", ".codex/config.toml", True, "toml", "mcp_servers"),
-    "gemini": ClientSpec("gemini", ".gemini/settings.json", True, "json", "mcpServers"),
+    "claude-code": ClientSpec(
+        "claude-code", ".mcp.json", ".claude.json", "json", "mcpServers", False
+    ),
+    "cursor": ClientSpec(
+        "cursor", ".cursor/mcp.json", ".cursor/mcp.json", "json", "mcpServers", False
+    ),
+    "vscode": ClientSpec(
+        "vscode", ".vscode/mcp.json", ".config/Code/User/mcp.json", "json", "servers", False
+    ),
+    "codex": ClientSpec(
+        "codex", ".codex/config.toml", ".codex/config.toml", "toml", "mcp_servers", True
+    ),
+    "gemini": ClientSpec(
+        "gemini", ".gemini/settings.json", ".gemini/settings.json", "json", "mcpServers", True
+    ),
 }
+OUR_KEYS = ("type", "command", "args", "cwd")  # what a rewrite may change in our entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,57 +68,87 @@ class ConnectPlan:
     path: Path
     entry: dict[str, object]
     snippet: str  # what to paste by hand
-    merged: str  # the whole file with our entry merged in
+    merged: str | None  # the whole file with our entry merged in; None: leave it alone
     exists: bool
+    why_untouched: str = ""  # set when `merged` is None
 
 
 def server_command() -> str:
-    """`kenso-git` when it is on PATH, else the absolute path of this installation's script."""
-    return script_command()
+    """The absolute path of this installation's `kenso-git` script (PATH-independent)."""
+    return find_script() or script_command()
 
 
-def server_entry(spec: ClientSpec, command: str) -> dict[str, object]:
-    """The server entry a client needs to start `kenso-git serve` over stdio."""
-    entry: dict[str, object] = {"command": command, "args": ["serve"]}
+def server_entry(spec: ClientSpec, command: str, root: Path) -> dict[str, object]:
+    """The server entry a client needs to start `kenso-git serve` for `root` over stdio."""
+    entry: dict[str, object] = {"command": command, "args": ["serve", "--root", str(root)]}
+    if spec.has_cwd:
+        entry["cwd"] = str(root)
     if spec.name == "vscode":
         entry = {"type": "stdio", **entry}
     return entry
 
 
-def plan(client: str, root: Path, home: Path, command: str | None = None) -> ConnectPlan:
-    """Compute the entry for `client` and the merged configuration file.
+def config_path(spec: ClientSpec, root: Path, home: Path, *, user: bool) -> Path:
+    """The client's project file under `root`, or its user file under `home`."""
+    return home / spec.user if user else root / spec.project
+
+
+def client_spec(client: str) -> ClientSpec:
+    """The spec of `client`.
 
     Raises:
-        UsageError: unknown client, or the existing file cannot be merged safely.
+        UsageError: unknown client.
     """
     spec = CLIENTS.get(client)
     if spec is None:
         raise UsageError(
             f"unknown client {client!r}", hint=f"choose one of: {', '.join(sorted(CLIENTS))}"
         )
-    path = (home if spec.in_home else root) / spec.relpath
-    entry = server_entry(spec, command or server_command())
+    return spec
+
+
+def plan(
+    client: str, root: Path, home: Path, command: str | None = None, *, user: bool = False
+) -> ConnectPlan:
+    """Compute the entry for `client` and the merged configuration file.
+
+    Raises:
+        UsageError: unknown client, or the existing file cannot be read or merged safely.
+    """
+    spec = client_spec(client)
+    path = config_path(spec, root, home, user=user)
+    entry = server_entry(spec, command or server_command(), root)
     exists = path.is_file()
-    current = _read(path) if exists else ""
+    current = read_text(path) if exists else ""
     if spec.fmt == "json":
         snippet = json.dumps({spec.key: {SERVER_NAME: entry}}, indent=2) + "\n"
-        merged = _merge_json(current, path, spec.key, entry)
+        merged, why = _merge_json(current, path, spec.key, entry)
     else:
-        snippet = _toml_block(spec.key, entry)
-        merged = _merge_toml(current, path, spec.key, entry)
-    return ConnectPlan(spec, path, entry, snippet, merged, exists)
+        from kenso_git.serve.toml_merge import merge_toml
+        from kenso_git.serve.toml_merge import toml_block
+
+        snippet = toml_block(spec.key, SERVER_NAME, entry)
+        merged, why = merge_toml(current, path, spec.key, SERVER_NAME, entry, OUR_KEYS), ""
+    return ConnectPlan(spec, path, entry, snippet, merged, exists, why)
+
+
+def backup_path(path: Path) -> Path:
+    """Where the original of `path` is kept."""
+    return path.with_name(path.name + ".bak")
 
 
 def write(p: ConnectPlan) -> Path | None:
-    """Save the merged file atomically; return the backup path when an old file existed."""
+    """Save the merged file atomically; return the backup when this write created it."""
+    if p.merged is None:
+        raise UsageError(p.why_untouched, path=str(p.path), hint="paste the entry printed above")
     p.path.parent.mkdir(parents=True, exist_ok=True)
     backup: Path | None = None
-    if p.exists:
-        backup = p.path.with_name(p.path.name + ".bak")
+    if p.exists and not backup_path(p.path).exists():  # the first backup is the original
+        backup = backup_path(p.path)
         shutil.copy2(p.path, backup)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.path.name}.", suffix=".tmp", dir=p.path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(p.merged)
             handle.flush()
             os.fsync(handle.fileno())
@@ -114,85 +161,55 @@ def write(p: ConnectPlan) -> Path | None:
     return backup
 
 
-def _read(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """The file's text, a leading BOM included (callers keep it when they write back).
+
+    Raises:
+        UsageError: the file cannot be read or is not UTF-8.
+    """
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"cannot read {path}: {err}", path=str(path)) from err
 
 
-def _merge_json(current: str, path: Path, key: str, entry: dict[str, object]) -> str:
-    data: object = {}
-    if current.strip():
-        try:
-            data = json.loads(current)
-        except json.JSONDecodeError as err:
-            raise UsageError(
-                f"{path} is not plain JSON ({err.msg} at line {err.lineno})",
-                path=str(path),
-                hint="fix or remove comments, or paste the printed entry by hand",
-            ) from err
+def load_json(current: str, path: Path) -> tuple[dict[str, Any], bool]:
+    """The JSON object in `current` (JSONC allowed) and whether it needed JSONC.
+
+    Raises:
+        UsageError: not JSON, or not an object.
+    """
+    if not current.strip(jsonc.BOM + " \t\r\n"):
+        return {}, False
+    try:
+        data, is_jsonc = jsonc.loads(current)
+    except json.JSONDecodeError as err:
+        raise UsageError(
+            f"{path} is not valid JSON ({err.msg} at line {err.lineno})",
+            path=str(path),
+            line=err.lineno,
+            hint="fix the file, or paste the printed entry by hand",
+        ) from err
     if not isinstance(data, dict):
         raise UsageError(f"{path} does not hold a JSON object", path=str(path))
+    return data, is_jsonc
+
+
+def _merge_json(
+    current: str, path: Path, key: str, entry: dict[str, object]
+) -> tuple[str | None, str]:
+    data, is_jsonc = load_json(current, path)
     servers = data.get(key, {})
     if not isinstance(servers, dict):
         raise UsageError(f'"{key}" in {path} is not an object', path=str(path))
-    data[key] = {**servers, SERVER_NAME: entry}
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-_HEADER = re.compile(r"^\s*\[\s*(?P<name>[^\[\]]+?)\s*\]\s*(#.*)?$")
-
-
-def _toml_block(key: str, entry: dict[str, object]) -> str:
-    lines = [f"[{key}.{SERVER_NAME}]"]
-    lines += [f"{name} = {json.dumps(value)}" for name, value in entry.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _is_ours(header: str, key: str) -> bool:
-    parts = [p.strip().strip("\"'") for p in header.split(".")]
-    return len(parts) >= 2 and parts[0] == key and parts[1] == SERVER_NAME
-
-
-def _merge_toml(current: str, path: Path, key: str, entry: dict[str, object]) -> str:
-    if current.strip():
-        _parse_toml(current, path)
-    kept: list[str] = []
-    skipping = False
-    insert_at: int | None = None
-    for line in current.splitlines(keepends=True):
-        match = _HEADER.match(line)
-        if match and not line.lstrip().startswith("[["):
-            skipping = _is_ours(match.group("name"), key)
-            if skipping and insert_at is None:
-                insert_at = len(kept)
-        if not skipping:
-            kept.append(line)
-    block = _toml_block(key, entry)
-    if insert_at is None:
-        text = "".join(kept)
-        sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-        merged = f"{text}{sep}{block}"
-    else:
-        merged = "".join(kept[:insert_at]) + block + "\n" + "".join(kept[insert_at:])
-    parsed = _parse_toml(merged, path)
-    table = parsed.get(key)
-    if not isinstance(table, dict) or table.get(SERVER_NAME) != entry:
-        raise UsageError(
-            f"cannot merge the {SERVER_NAME} entry into {path} safely",
-            path=str(path),
-            hint="paste the printed entry by hand",
-        )
-    return merged
-
-
-def _parse_toml(text: str, path: Path) -> dict[str, object]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise UsageError(
-            f"{path} is not valid TOML: {err}",
-            path=str(path),
-            hint="fix the file, or paste the printed entry by hand",
-        ) from err
+    old = servers.get(SERVER_NAME)
+    kept = {k: v for k, v in old.items() if k not in OUR_KEYS} if isinstance(old, dict) else {}
+    new_entry = {**entry, **kept}
+    if is_jsonc:
+        if isinstance(old, dict) and all(old.get(k) == v for k, v in entry.items()):
+            return current, ""  # already configured: nothing to change, nothing lost
+        why = f"{path} has comments or trailing commas (JSONC): left untouched to keep them"
+        return None, why
+    data[key] = {**servers, SERVER_NAME: new_entry}
+    bom = jsonc.BOM if current.startswith(jsonc.BOM) else ""
+    return bom + json.dumps(data, indent=2, ensure_ascii=False) + "\n", ""

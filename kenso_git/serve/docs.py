@@ -276,7 +276,9 @@ def render(tools: list[dict[str, Any]], examples: Mapping[str, list[dict[str, An
         "result is JSON text in kenso's shape and the same data as MCP structured content "
         '(arrays are wrapped as `{"results": [...]}` there, because structured content must '
         "be an object). Expected problems (no index, a refused path, an empty query) are tool "
-        'results with `isError: true` and a body `{"error", "hint"?, "rule"?}`.',
+        'results with `isError: true` whose text is `{"error", "hint"?, "rule"?}`, without '
+        "structured content (clients of the TypeScript SDK check structured content against "
+        "the output schema even on errors).",
         "",
         "The server sends these instructions when a client connects:",
         "",

@@ -14,7 +14,9 @@ import logging
 import os
 import re
 import secrets
+import socket
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -260,7 +262,13 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
     token = ensure_token(path)
     exclude_from_git(service.workspace)
     app = build_app(service, token=token, host=host, allow_remote=allow_remote)
-    log.warning("kenso-git: serving MCP on http://%s:%d/mcp (bearer token in %s)", host, port, path)
+    sock = _bind(host, port)  # bound here, so that the notice names the real port (--port 0)
+    shown = sock.getsockname()[1]
+    notice = f"kenso-git: serving MCP on http://{host}:{shown}/mcp (bearer token in {path})"
+    log.info("%s", notice)
+    if not log.isEnabledFor(logging.INFO):  # the default level: the notice is not a warning
+        sys.stderr.write(notice + "\n")
+        sys.stderr.flush()
     config = uvicorn.Config(
         app,
         host=host,
@@ -270,4 +278,26 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
         log_level=service.settings.log_level.lower(),
         lifespan="on",
     )
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host:port` (port 0: any free port).
+
+    Raises:
+        UsageError: the address is in use or cannot be bound.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as err:
+        sock.close()
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {err.strerror}",
+            hint="choose another --port (0 picks a free one)",
+        ) from err
+    sock.set_inheritable(True)
+    return sock

@@ -5,11 +5,14 @@ One of the two modules that import the MCP SDK (the other is `mcp_http`). Tools 
 functions over `KnowledgeBase`; the SDK runs them in worker threads, so the event loop
 stays free while SQLite reads. Every result is JSON text (kenso's exact shape) plus the
 same data as structured content; arrays are wrapped as `{"results": [...]}` there because
-MCP structured content must be an object.
+MCP structured content must be an object. Error results (`isError`) carry text only: clients
+of the TypeScript SDK validate any structured content against the tool's output schema, even
+on errors, and would replace kenso's message with a -32602 of their own.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections.abc import Callable
@@ -72,9 +75,12 @@ def _error(err: KensoError) -> CallToolResult:
         body["hint"] = err.hint
     if isinstance(err, ScopeError):
         body["rule"] = err.rule
-    return CallToolResult(
-        content=[TextContent(type="text", text=_dump(body))], structured_content=body, is_error=True
-    )
+    return _error_result(body)
+
+
+def _error_result(body: Mapping[str, object]) -> CallToolResult:
+    # No structured content: it would have to match the success schema (see the docstring).
+    return CallToolResult(content=[TextContent(type="text", text=_dump(body))], is_error=True)
 
 
 def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolResult:
@@ -84,12 +90,13 @@ def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolRe
         log.info("tool refused: %s", err.message)
         return _error(err)
     if isinstance(text_payload, dict) and "error" in text_payload:
-        return CallToolResult(
-            content=[TextContent(type="text", text=_dump(text_payload))],
-            structured_content=dict(text_payload),
-            is_error=True,
-        )
+        return _error_result(text_payload)
     return _result(text_payload, structured)
+
+
+def _add(server: MCPServer[Any], fn: Callable[..., CallToolResult], **options: Any) -> None:
+    # The SDK sends a docstring as is: clients would show its indentation to the model.
+    server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), **options)
 
 
 def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
@@ -231,15 +238,15 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
             )
         )
 
-    server.add_tool(search_docs, annotations=READ_ONLY, title="Search the docs")
-    server.add_tool(search_multi, annotations=READ_ONLY, title="Search with several phrasings")
-    server.add_tool(get_doc, annotations=READ_ONLY, title="Read a whole document")
-    server.add_tool(get_related, annotations=READ_ONLY, title="Follow document links")
-    server.add_tool(read_snippet, annotations=READ_ONLY, title="Read lines around a match")
-    server.add_tool(health_check, annotations=READ_ONLY, title="Index health")
-    server.add_tool(index_state, annotations=READ_ONLY, title="Index state")
-    server.add_tool(search, annotations=READ_ONLY, title="Search with filters and pages")
-    server.add_tool(regex_search, annotations=READ_ONLY, title="Grep the docs")
+    _add(server, search_docs, annotations=READ_ONLY, title="Search the docs")
+    _add(server, search_multi, annotations=READ_ONLY, title="Search with several phrasings")
+    _add(server, get_doc, annotations=READ_ONLY, title="Read a whole document")
+    _add(server, get_related, annotations=READ_ONLY, title="Follow document links")
+    _add(server, read_snippet, annotations=READ_ONLY, title="Read lines around a match")
+    _add(server, health_check, annotations=READ_ONLY, title="Index health")
+    _add(server, index_state, annotations=READ_ONLY, title="Index state")
+    _add(server, search, annotations=READ_ONLY, title="Search with filters and pages")
+    _add(server, regex_search, annotations=READ_ONLY, title="Grep the docs")
 
     if service.settings.allow_reindex and not http:
 
@@ -251,7 +258,7 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
             """
             return _call(service.reindex)
 
-        server.add_tool(reindex, annotations=WRITE_LOCAL, title="Update the index")
+        _add(server, reindex, annotations=WRITE_LOCAL, title="Update the index")
     return server
 
 

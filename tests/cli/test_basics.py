@@ -33,16 +33,20 @@ def test_python_dash_m_runs_the_cli():
     assert __version__ in proc.stdout
 
 
-def test_blank_search_json_prints_kensos_error_payload_and_exits_zero(tmp_path):
-    # kenso's `search --json ""` answers {"error": "Empty query."} with exit 0; both the
-    # click-free fast path and the click command must keep that.
+def test_blank_search_is_a_usage_error_like_over_mcp(tmp_path):
+    # kenso's `search --json ""` printed {"error": "Empty query."} with exit 0; the MCP tool
+    # answers a tool error: both the click-free fast path and the click command now exit 2
+    # with the message, so the CLI and MCP agree (#15).
     exe = [sys.executable, "-m", "kenso_git"]
     for args in (["search", "", "--json"], ["search", "   ", "--json", "--color", "never"]):
         proc = subprocess.run(
             [*exe, *args], cwd=tmp_path, capture_output=True, text=True, check=False
         )
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stdout == '{\n  "error": "Empty query."\n}\n'
-    result = CliRunner().invoke(cli, ["search", "", "--json"], catch_exceptions=False)
-    assert result.exit_code == 0
-    assert result.stdout == '{\n  "error": "Empty query."\n}\n'
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == ""
+        assert "empty query" in proc.stderr and "hint:" in proc.stderr
+    for args in (["search", ""], ["search", " ", "--limit=5"]):  # --limit=5: through click
+        proc = subprocess.run(
+            [*exe, *args], cwd=tmp_path, capture_output=True, text=True, check=False
+        )
+        assert proc.returncode == 2 and "empty query" in proc.stderr

@@ -98,7 +98,7 @@ def test_search_help_lists_the_declared_options() -> None:
     result = CliRunner().invoke(cli, ["search", "--help"])
     assert result.exit_code == 0
     assert result.output.split("Options:\n", 1)[1] == (
-        "  -n, --limit INTEGER          Maximum results (1..20).  [default: 5]\n"
+        "  -n, --limit INTEGER          Results (1..search-limit-max).  [default: 5]\n"
         "  -c, --category TEXT          Only this exact category ('all' = any).\n"
         "  --json                       Print the search_docs JSON array.\n"
         "  --db TEXT                    Database file (default .kenso/docs.db).\n"

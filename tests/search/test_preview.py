@@ -106,3 +106,16 @@ def test_content_highlight_windows_long_content() -> None:
     assert text.startswith("...") and text.endswith("...")
     assert "<mark>target</mark>" in text
     assert len(text.strip(".").split()) == 32
+
+
+def test_previews_are_plain_text_without_ragged_lines() -> None:
+    text = (
+        "> **Note:** see [the guide](docs/guide.md) and `make build`.\n"
+        "- first   item with ~~old~~ <br> words\n"
+        "1. ![diagram](d.png) numbered\n"
+    )
+    assert smart_preview(text, 200) == (
+        "Note: see the guide and make build. first item with old words diagram numbered"
+    )
+    assert smart_preview("# Title\n\n| a |\n|  b |", 200) == "# Title | a | | b |..."
+    assert "snake_case_name" in smart_preview("Call snake_case_name here.", 200)

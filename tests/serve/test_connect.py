@@ -60,7 +60,8 @@ def test_project_json_configs_keep_other_servers_and_get_a_backup(
     assert data["extra"] is True
     assert data[key]["other"] == {"command": "x"}
     entry = data[key]["kenso-git"]
-    assert entry["command"] == "/opt/kenso/bin/kenso-git" and entry["args"] == ["serve"]
+    assert entry["command"] == "/opt/kenso/bin/kenso-git"
+    assert entry["args"] == ["serve", "--root", str(root)]
     assert (entry.get("type") == "stdio") == (client == "vscode")
     assert backup is not None and backup.read_text(encoding="utf-8") == original
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
@@ -70,7 +71,8 @@ def test_writing_twice_replaces_our_entry_only(root: Path) -> None:
     write(plan("claude-code", root, Path.home(), command="kenso-git"))
     write(plan("claude-code", root, Path.home(), command="/new/kenso-git"))
     data = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))
-    assert data == {"mcpServers": {"kenso-git": {"command": "/new/kenso-git", "args": ["serve"]}}}
+    args = ["serve", "--root", str(root)]
+    assert data == {"mcpServers": {"kenso-git": {"command": "/new/kenso-git", "args": args}}}
 
 
 def test_codex_toml_table_is_replaced_and_the_rest_kept_verbatim(tmp_path: Path) -> None:
@@ -78,38 +80,39 @@ def test_codex_toml_table_is_replaced_and_the_rest_kept_verbatim(tmp_path: Path)
     path = home / ".codex" / "config.toml"
     path.parent.mkdir(parents=True)
     path.write_text(CODEX, encoding="utf-8")
-    write(plan("codex", tmp_path, home, command="kenso-git"))
+    write(plan("codex", tmp_path, home, command="kenso-git", user=True))
     text = path.read_text(encoding="utf-8")
     data = tomllib.loads(text)
-    assert data["mcp_servers"]["kenso-git"] == {"command": "kenso-git", "args": ["serve"]}
+    assert data["mcp_servers"]["kenso-git"] == {
+        "command": "kenso-git",
+        "args": ["serve", "--root", str(tmp_path)],
+        "cwd": str(tmp_path),
+        "env": {"OLD": "1"},  # the user's keys in our entry are kept
+    }
     assert data["mcp_servers"]["other"] == {"command": "other-server", "args": ["--flag"]}
     assert data["profiles"]["fast"]["model"] == "o4-mini"
     assert text.startswith('# my codex settings\nmodel = "o4"\n')
-    assert "OLD" not in text
     assert (path.parent / "config.toml.bak").read_text(encoding="utf-8") == CODEX
 
 
-def test_codex_and_gemini_files_are_created_in_home(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    write(plan("codex", tmp_path, home, command="kenso-git"))
-    write(plan("gemini", tmp_path, home, command="kenso-git"))
-    codex = tomllib.loads((home / ".codex" / "config.toml").read_text(encoding="utf-8"))
-    gemini = json.loads((home / ".gemini" / "settings.json").read_text(encoding="utf-8"))
-    assert codex == {"mcp_servers": {"kenso-git": {"command": "kenso-git", "args": ["serve"]}}}
-    assert gemini["mcpServers"]["kenso-git"]["args"] == ["serve"]
+def test_codex_and_gemini_go_to_the_project_unless_global(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    for user, base in ((False, root), (True, home)):
+        write(plan("codex", root, home, command="kenso-git", user=user))
+        write(plan("gemini", root, home, command="kenso-git", user=user))
+        codex = tomllib.loads((base / ".codex" / "config.toml").read_text(encoding="utf-8"))
+        gemini = json.loads((base / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+        entry = {"command": "kenso-git", "args": ["serve", "--root", str(root)], "cwd": str(root)}
+        assert codex == {"mcp_servers": {"kenso-git": entry}}
+        assert gemini == {"mcpServers": {"kenso-git": entry}}
+    assert not (home / ".mcp.json").exists()
 
 
-def test_a_file_that_cannot_be_merged_is_left_alone(root: Path, tmp_path: Path) -> None:
-    (root / ".mcp.json").write_text("{ // comment\n}", encoding="utf-8")
-    with pytest.raises(UsageError):
+def test_a_file_that_is_not_json_is_refused_naming_the_line(root: Path) -> None:
+    (root / ".mcp.json").write_text('{\n  "mcpServers": {\n    oops\n}', encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
         plan("claude-code", root, Path.home())
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    inline = 'mcp_servers = { kenso-git = { command = "x" } }\n'
-    (home / ".codex" / "config.toml").write_text(inline, encoding="utf-8")
-    with pytest.raises(UsageError):
-        plan("codex", root, home)
-    assert (home / ".codex" / "config.toml").read_text(encoding="utf-8") == inline
+    assert caught.value.line == 3 and ".mcp.json" in caught.value.message
 
 
 def test_command_is_absolute_when_kenso_git_is_not_on_path(
@@ -127,9 +130,10 @@ def test_connect_prints_by_default_and_writes_with_the_flag(
     runner = CliRunner()
     shown = runner.invoke(cli, ["connect", "claude-code"])
     assert shown.exit_code == 0, shown.output
-    assert json.loads(shown.stdout)["mcpServers"]["kenso-git"]["args"] == ["serve"]
+    args = ["serve", "--root", str(root)]
+    assert json.loads(shown.stdout)["mcpServers"]["kenso-git"]["args"] == args
     assert not (root / ".mcp.json").exists()
     written = runner.invoke(cli, ["connect", "claude-code", "--write"])
     assert written.exit_code == 0, written.output
     data = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))
-    assert data["mcpServers"]["kenso-git"]["args"] == ["serve"]
+    assert data["mcpServers"]["kenso-git"]["args"] == args

@@ -97,7 +97,7 @@ async def test_kensos_error_payloads_are_exact_on_the_wire(tmp_path: Path) -> No
     for result, error in zip(replies, expected, strict=True):
         assert result.is_error
         assert result.content[0].text == json.dumps({"error": error}, indent=2)
-        assert result.structured_content == {"error": error}
+        assert result.structured_content is None  # it would have to match the output schema
 
 
 def test_the_service_returns_the_error_payload_as_text_and_structured(repo: Path) -> None:

@@ -1,0 +1,103 @@
+"""The newcomer's rough edges: plurals, labels, clamps, keys, descriptions, the HTTP notice."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import anyio
+import httpx
+
+from kenso_git.search.cascade import relevance
+from kenso_git.serve.server import build_server
+from kenso_git.serve.service import Service
+from tests.helpers import doc
+from tests.helpers import init_repo
+
+EXE = [sys.executable, "-m", "kenso_git"]
+
+
+def _kenso(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*EXE, *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def _one_doc_repo(root: Path) -> Path:
+    body = "How we deploy the service safely: build, test, then roll out to every region."
+    return init_repo(root, {"docs/deploy.md": doc("Deploy", body)})
+
+
+def test_ingest_output_agrees_in_number_and_names_removed_files(tmp_path: Path) -> None:
+    root = _one_doc_repo(tmp_path / "repo")
+    first = _kenso(root, "ingest", "--no-lint").stdout
+    assert "indexing 1 document\n" in first
+    assert "1 file · " in first and " 1 chunk · " in first and " 1 chunk\n" in first
+    (root / "docs" / "deploy.md").unlink()
+    second = _kenso(root, "ingest", "--no-lint").stdout
+    row = next(line for line in second.splitlines() if "docs/deploy.md" in line)
+    assert row.rstrip().endswith("removed") and "0 chunks" not in row
+    synced = _kenso(root, "sync").stdout
+    assert "synced 0 files" in synced
+
+
+def test_a_zero_score_is_never_high() -> None:
+    assert relevance("AND", 0.000001, 0.000001) == "low"
+    assert relevance("AND", 3.0, 3.0) == "high"
+
+
+def test_one_document_search_does_not_label_0_00_high(tmp_path: Path) -> None:
+    root = _one_doc_repo(tmp_path / "repo")
+    _kenso(root, "ingest", "--no-lint")
+    line = next(x for x in _kenso(root, "search", "deploy").stdout.splitlines() if "docs/" in x)
+    if line.startswith("0.00"):
+        assert line.endswith("low"), line
+
+
+def test_limit_out_of_range_is_said_and_sync_json_says_errors(tmp_path: Path) -> None:
+    root = _one_doc_repo(tmp_path / "repo")
+    _kenso(root, "ingest", "--no-lint")
+    wide = _kenso(root, "search", "deploy", "-n", "50")
+    assert wide.returncode == 0
+    assert "--limit 50 is outside 1..20; showing 20" in wide.stderr
+    assert "search-limit-max" in _kenso(root, "search", "--help").stdout
+    report = json.loads(_kenso(root, "sync", "--json").stdout)
+    assert "errors" in report and "error" not in report
+    ingest = json.loads(_kenso(root, "ingest", "--json", "--no-lint").stdout)
+    assert "errors" in ingest["ingest"]
+
+
+def test_tool_descriptions_carry_no_docstring_indentation(tmp_path: Path) -> None:
+    root = _one_doc_repo(tmp_path / "repo")
+    tools = anyio.run(build_server(Service(root)).list_tools)
+    for tool in tools:
+        lines = (tool.description or "").splitlines()
+        assert lines and not any(line.startswith(" ") for line in lines), tool.name
+
+
+def test_http_start_notice_names_the_real_port_and_is_no_warning(tmp_path: Path) -> None:
+    root = _one_doc_repo(tmp_path / "repo")
+    cmd = [*EXE, "serve", "--transport", "http", "--port", "0"]
+    proc = subprocess.Popen(cmd, cwd=root, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+    stream = proc.stderr
+    threading.Thread(target=lambda: [lines.put(x) for x in stream], daemon=True).start()
+    try:
+        notice = lines.get(timeout=30)  # bounded: the first stderr line is the notice
+        assert "WARNING" not in notice and "serving MCP on http://127.0.0.1:" in notice
+        port = int(notice.split("127.0.0.1:")[1].split("/")[0])
+        assert port != 0
+        token = (root / ".kenso" / "http.token").read_text(encoding="utf-8").strip()
+        health = httpx.get(
+            f"http://127.0.0.1:{port}/health",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        assert health.status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        stream.close()
