@@ -24,6 +24,7 @@ from typing import TypeVar
 
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
+from kenso_git.errors import DatabaseError
 from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoIndexError
 from kenso_git.repo.workspace import GLOBAL_DB
@@ -185,9 +186,11 @@ class KnowledgeBase:
             self._local.identity = identity
         return conn
 
-    def _check_owner_before_write(self) -> None:
-        if self.owned and self.db_path.is_file():
-            with contextlib.suppress(NoIndexError):  # an empty file: the write creates it
+    def _check_owner_before_write(self, *, rebuild: bool = False) -> None:
+        # A rebuild replaces the file whatever it records; a file that cannot be read records
+        # no root we could check, and the writer names the real cause (corrupt, read-only...).
+        if self.owned and not rebuild and self.db_path.is_file():
+            with contextlib.suppress(NoIndexError, DatabaseError):  # empty: the write creates it
                 self._reader()
 
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -441,7 +444,7 @@ class KnowledgeBase:
         from kenso_git.repo.discover import scope_folders
 
         scope = scope_folders(self.workspace, targets) if targets else [""]
-        self._check_owner_before_write()
+        self._check_owner_before_write(rebuild=rebuild)
         return run_index(
             self.workspace,
             self.settings,
