@@ -5,6 +5,7 @@ One parse per file feeds both ingest (chunking) and lint; nothing here touches t
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Mapping
@@ -82,8 +83,8 @@ class Document(NamedTuple):
         return resolved if resolved is not None else self.stem
 
     def line_of(self, offset: int) -> int:
-        """1-based file line of a character offset in `body`."""
-        return self.body_line + self.body.count("\n", 0, offset)
+        """1-based file line of a character offset in `body` (bisection: many calls stay linear)."""
+        return self.body_line + bisect.bisect_right(line_starts(self.body), offset) - 1
 
     def headings_at(self, level: int) -> tuple[Heading, ...]:
         return tuple(h for h in self.headings if h.level == level)
@@ -110,6 +111,23 @@ def h2_sections(doc: Document) -> list[Section]:
     h2s = doc.headings_at(2)
     ends = [h.offset for h in h2s[1:]] + ([len(doc.body)] if h2s else [])
     return [Section(h, h.offset, end) for h, end in zip(h2s, ends, strict=True)]
+
+
+_STARTS: list[tuple[str, list[int]]] = []  # the last text asked about, and its line starts
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets at which the lines of `text` start (`[0, ...]`), kept for the last text asked:
+    lint asks about one document many times in a row."""
+    if _STARTS and _STARTS[0][0] is text:
+        return _STARTS[0][1]
+    starts = [0]
+    starts.extend(match.end() for match in _NEWLINE.finditer(text))
+    _STARTS[:] = [(text, starts)]
+    return starts
+
+
+_NEWLINE = re.compile("\n")
 
 
 # --- decoding and paths -------------------------------------------------------------------------
@@ -173,16 +191,19 @@ def _nonblank(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _raw_relations(value: object, problems: list[Problem], key_line: int) -> list[tuple[str, str]]:
-    """Every raw `relates_to` entry as (target, relation); globs and empty strings are kept."""
+def _raw_relations(
+    value: object, problems: list[Problem], key_line: int
+) -> list[tuple[int, str, str]]:
+    """Every raw `relates_to` entry as (list index, target, relation); globs and empty
+    strings are kept."""
     if isinstance(value, str):
-        return [(p.strip(), DEFAULT_RELATION) for p in value.split(",") if p.strip()]
+        return [(0, p.strip(), DEFAULT_RELATION) for p in value.split(",") if p.strip()]
     if not isinstance(value, list):
         return []
-    pairs: list[tuple[str, str]] = []
-    for item in value:
+    triples: list[tuple[int, str, str]] = []
+    for index, item in enumerate(value):
         if isinstance(item, str):
-            pairs.append((item.strip(), DEFAULT_RELATION))
+            triples.append((index, item.strip(), DEFAULT_RELATION))
         elif isinstance(item, dict):
             path = item.get("path")
             target = "" if path is None else str(path).strip()
@@ -191,8 +212,9 @@ def _raw_relations(value: object, problems: list[Problem], key_line: int) -> lis
                 problems.append(Problem(message, key_line))
                 continue
             relation = item.get("relation")
-            pairs.append((target, str(relation).strip() if relation else DEFAULT_RELATION))
-    return pairs
+            name = str(relation).strip() if relation else DEFAULT_RELATION
+            triples.append((index, target, name))
+    return triples
 
 
 def _mentions(line: str, target: str) -> bool:
@@ -201,10 +223,38 @@ def _mentions(line: str, target: str) -> bool:
     return line.strip().lstrip("-").strip() in ("", '""', "''")
 
 
+def _item_starts(lines: list[str], start: int, end: int) -> list[int]:
+    """Indices of the `- ` lines of a block list (the first item's indentation) in a range."""
+    starts: list[int] = []
+    indent = -1
+    for i in range(start, end):
+        stripped = lines[i].lstrip(" ")
+        if stripped[:1] != "-" or stripped[1:2] not in (" ", ""):
+            continue
+        width = len(lines[i]) - len(stripped)
+        if indent < 0:
+            indent = width
+        if width == indent:
+            starts.append(i)
+    return starts
+
+
+def _find(lines: list[str], low: int, high: int, target: str) -> int | None:
+    return next((i for i in range(low, high) if _mentions(lines[i], target)), None)
+
+
+_WINDOW = 4096  # characters searched for an entry of a string or flow list: keeps it linear
+
+
 def _relations(
     value: object, block: str, first_line: int, problems: list[Problem]
 ) -> tuple[Relation, ...]:
-    """Relations with the file line of each entry, found by a best-effort scan of the block."""
+    """Relations with the file line of each entry, found by a best-effort scan of the block.
+
+    An entry of a block list is looked for only in the lines of its own item; the entries of
+    a string or a flow list in a bounded window after the previous one. Either way the scan
+    is linear in the block, not entries times lines.
+    """
     if value is None:
         return ()
     lines = block.split("\n")
@@ -212,17 +262,34 @@ def _relations(
     end = key_idx + 1
     while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t-#"):
         end += 1
-    pairs = _raw_relations(value, problems, first_line + key_idx)
-    step = 1 if isinstance(value, list) else 0
-    cursor = key_idx + step
+    triples = _raw_relations(value, problems, first_line + key_idx)
+    entries = len(value) if isinstance(value, list) else -1
+    items = _item_starts(lines, key_idx + 1, end) if entries > 0 else []
+    if len(items) == entries:
+        bounds = [*items[1:], end]
+        return tuple(
+            Relation(target, relation, first_line + (found if found is not None else items[j]))
+            for j, target, relation in triples
+            for found in (_find(lines, items[j], bounds[j], target),)
+        )
+    # A comma string may share the key line; the entries of a list start below it.
+    start = key_idx if entries < 0 else key_idx + 1
+    region = "\n".join(lines[start:end])
+    pos = counted = 0
+    line = start
     result = []
-    for target, relation in pairs:
-        idx = next((i for i in range(cursor, end) if _mentions(lines[i], target)), None)
-        if idx is None:
+    for _index, target, relation in triples:
+        found = region.find(target, pos, pos + _WINDOW + len(target)) if target else -1
+        if found < 0:
             result.append(Relation(target, relation, first_line + key_idx))
             continue
-        result.append(Relation(target, relation, first_line + idx))
-        cursor = idx + step
+        line += region.count("\n", counted, found)
+        counted = found
+        result.append(Relation(target, relation, first_line + line))
+        pos = found + len(target)
+        if entries >= 0:  # the next list entry is on a later line
+            newline = region.find("\n", pos)
+            pos = len(region) if newline < 0 else newline + 1
     return tuple(result)
 
 
