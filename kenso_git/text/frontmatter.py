@@ -10,6 +10,9 @@ from __future__ import annotations
 import functools
 import re
 
+from kenso_git.text.yaml_aliases import ALIAS_BOMB as _ALIAS_BOMB
+from kenso_git.text.yaml_aliases import alias_bomb_line
+
 _KEY_RE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 _PLAIN_FORBIDDEN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -40,9 +43,26 @@ def load_frontmatter(
     if fast is not None:
         return fast, None
     loaded, error = _load_yaml(block, first_line)
+    if error is not None and error[0] is _ALIAS_BOMB:
+        return _without_aliases(salvage_fields(block)), error
     if error is not None:
         return salvage_fields(block), error
     return loaded, None
+
+
+def _is_alias_text(value: object) -> bool:
+    return isinstance(value, str) and value[:1] in ("*", "&")
+
+
+def _without_aliases(fields: dict[str, object]) -> dict[str, object]:
+    """Salvaged fields minus every value that names an anchor or alias (`&a [...]`, `*a`)."""
+    out: dict[str, object] = {}
+    for key, value in fields.items():
+        if isinstance(value, list):
+            value = [item for item in value if not _is_alias_text(item)]
+        if not _is_alias_text(value):
+            out[key] = value
+    return out
 
 
 # --- PyYAML -----------------------------------------------------------------------------------
@@ -51,9 +71,14 @@ def load_frontmatter(
 def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], FrontmatterError | None]:
     import yaml  # lazily: importing yaml costs ~40 ms, and `search` never needs it
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(block)
     try:
-        data = yaml.load(block, Loader=loader)
+        node = loader.get_single_node()
+        if node is not None and "*" in block:  # only an alias (`*name`) can expand
+            bomb = alias_bomb_line(node, len(block))
+            if bomb is not None:
+                return {}, (_ALIAS_BOMB, first_line + bomb)
+        data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         # libyaml reports end-of-input errors one line past the block: clamp to its last line
@@ -61,8 +86,10 @@ def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], Frontmat
         line = min(first_line + mark.line, last) if mark is not None else first_line
         reason = exc.problem or exc.context or "syntax error"
         return {}, (f"frontmatter is not valid yaml: {reason}; {_FIX_YAML}", line)
-    except (yaml.YAMLError, ValueError, OverflowError) as exc:
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
         return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", first_line)
+    finally:
+        loader.dispose()
     if data is None:
         return {}, None
     if not isinstance(data, dict):
