@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 from kenso_git.text.frontmatter import load_frontmatter
 from kenso_git.text.frontmatter import split_frontmatter
+from kenso_git.text.lines import entry_lines
+from kenso_git.text.lines import line_starts
 
 DEFAULT_RELATION = "related"
 
@@ -113,28 +115,37 @@ def h2_sections(doc: Document) -> list[Section]:
     return [Section(h, h.offset, end) for h, end in zip(h2s, ends, strict=True)]
 
 
-_STARTS: list[tuple[str, list[int]]] = []  # the last text asked about, and its line starts
-
-
-def line_starts(text: str) -> list[int]:
-    """Offsets at which the lines of `text` start (`[0, ...]`), kept for the last text asked:
-    lint asks about one document many times in a row."""
-    if _STARTS and _STARTS[0][0] is text:
-        return _STARTS[0][1]
-    starts = [0]
-    starts.extend(match.end() for match in _NEWLINE.finditer(text))
-    _STARTS[:] = [(text, starts)]
-    return starts
-
-
-_NEWLINE = re.compile("\n")
-
-
 # --- decoding and paths -------------------------------------------------------------------------
 
 
+# UTF-32 first: its little-endian BOM starts with UTF-16's.
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
+def unicode_bom(data: bytes) -> str | None:
+    """The codec a UTF-16 or UTF-32 byte-order mark at the start of `data` names, else None
+    (such files hold NUL bytes, and must not be taken for binary files)."""
+    return next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
+
+
 def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
-    """UTF-8 text of a file: a leading BOM dropped, bad bytes replaced (one Problem), CRLF kept."""
+    """Text of a file: UTF-8 (a leading BOM dropped, bad bytes replaced with one Problem), or
+    UTF-16/UTF-32 when a byte-order mark says so; CRLF kept."""
+    wide = unicode_bom(data)
+    if wide is not None:
+        try:
+            return data.decode(wide), []  # the codec reads and drops the BOM
+        except UnicodeDecodeError as exc:
+            message = (
+                f"{path} is not valid {wide} (bad bytes at byte {exc.start:,}); they were "
+                "replaced with U+FFFD: re-save the file as utf-8"
+            )
+            return data.decode(wide, errors="replace"), [Problem(message, 1)]
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -217,80 +228,21 @@ def _raw_relations(
     return triples
 
 
-def _mentions(line: str, target: str) -> bool:
-    if target:
-        return target in line
-    return line.strip().lstrip("-").strip() in ("", '""', "''")
-
-
-def _item_starts(lines: list[str], start: int, end: int) -> list[int]:
-    """Indices of the `- ` lines of a block list (the first item's indentation) in a range."""
-    starts: list[int] = []
-    indent = -1
-    for i in range(start, end):
-        stripped = lines[i].lstrip(" ")
-        if stripped[:1] != "-" or stripped[1:2] not in (" ", ""):
-            continue
-        width = len(lines[i]) - len(stripped)
-        if indent < 0:
-            indent = width
-        if width == indent:
-            starts.append(i)
-    return starts
-
-
-def _find(lines: list[str], low: int, high: int, target: str) -> int | None:
-    return next((i for i in range(low, high) if _mentions(lines[i], target)), None)
-
-
-_WINDOW = 4096  # characters searched for an entry of a string or flow list: keeps it linear
-
-
 def _relations(
     value: object, block: str, first_line: int, problems: list[Problem]
 ) -> tuple[Relation, ...]:
-    """Relations with the file line of each entry, found by a best-effort scan of the block.
-
-    An entry of a block list is looked for only in the lines of its own item; the entries of
-    a string or a flow list in a bounded window after the previous one. Either way the scan
-    is linear in the block, not entries times lines.
-    """
+    """Relations with the file line of each entry, found by a best-effort scan of the block."""
     if value is None:
         return ()
     lines = block.split("\n")
     key_idx = next((i for i, ln in enumerate(lines) if ln.startswith("relates_to")), 0)
-    end = key_idx + 1
-    while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t-#"):
-        end += 1
     triples = _raw_relations(value, problems, first_line + key_idx)
     entries = len(value) if isinstance(value, list) else -1
-    items = _item_starts(lines, key_idx + 1, end) if entries > 0 else []
-    if len(items) == entries:
-        bounds = [*items[1:], end]
-        return tuple(
-            Relation(target, relation, first_line + (found if found is not None else items[j]))
-            for j, target, relation in triples
-            for found in (_find(lines, items[j], bounds[j], target),)
-        )
-    # A comma string may share the key line; the entries of a list start below it.
-    start = key_idx if entries < 0 else key_idx + 1
-    region = "\n".join(lines[start:end])
-    pos = counted = 0
-    line = start
-    result = []
-    for _index, target, relation in triples:
-        found = region.find(target, pos, pos + _WINDOW + len(target)) if target else -1
-        if found < 0:
-            result.append(Relation(target, relation, first_line + key_idx))
-            continue
-        line += region.count("\n", counted, found)
-        counted = found
-        result.append(Relation(target, relation, first_line + line))
-        pos = found + len(target)
-        if entries >= 0:  # the next list entry is on a later line
-            newline = region.find("\n", pos)
-            pos = len(region) if newline < 0 else newline + 1
-    return tuple(result)
+    found = entry_lines(lines, key_idx, entries, [(i, target) for i, target, _ in triples])
+    return tuple(
+        Relation(target, relation, first_line + line)
+        for (_i, target, relation), line in zip(triples, found, strict=True)
+    )
 
 
 # --- headings and fences ----------------------------------------------------------------------

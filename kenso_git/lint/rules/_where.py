@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from kenso_git.text.lines import line_starts
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Section
 from kenso_git.text.parse import h2_sections
-from kenso_git.text.parse import line_starts
 
 
 def key_line(doc: Document, key: str) -> int:
