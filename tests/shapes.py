@@ -16,7 +16,6 @@ from kenso_git.text.chunk import chunk_document
 from kenso_git.text.chunk import search_extras
 from kenso_git.text.parse import Document
 
-
 Clock = Callable[[], float]
 
 
