@@ -160,5 +160,11 @@ def best_time(work: Callable[[], object], repeats: int, clock: Clock = time.proc
 
 
 def size_for(shape: Callable[[int], str], target_bytes: int) -> int:
-    """The `n` at which `shape` is about `target_bytes` long (shapes grow linearly)."""
-    return max(1, target_bytes * 64 // len(shape(64).encode()))
+    """The `n` at which `shape` is about (at most) `target_bytes` long."""
+    n = max(1, target_bytes * 64 // len(shape(64).encode()))
+    for _ in range(4):  # numbers in the text grow longer with n: correct the estimate
+        size = len(shape(n).encode())
+        if size <= target_bytes:
+            break
+        n = max(1, n * target_bytes // size - 1)
+    return n
