@@ -193,24 +193,15 @@ def _fast_scalar(raw: str) -> str | None:
     return None if _is_typed(raw) else raw
 
 
+_SIMPLE_DOUBLE = re.compile(r'(?:[^"\\]|\\["\\])*')  # text whose only escapes are \" and \\
+_ESCAPE = re.compile(r'\\(["\\])')
+
+
 def _unescape_double(inner: str) -> str | None:
     """A double-quoted scalar's text when its only escapes are \\" and \\\\, else None."""
-    out: list[str] = []
-    index = 0
-    while index < len(inner):
-        char = inner[index]
-        if char == "\\":
-            escaped = inner[index + 1 : index + 2]
-            if escaped not in ('"', "\\"):
-                return None  # \n, \x41, \u00e9...: PyYAML decides
-            out.append(escaped)
-            index += 2
-        elif char == '"':
-            return None
-        else:
-            out.append(char)
-            index += 1
-    return "".join(out)
+    if _SIMPLE_DOUBLE.fullmatch(inner) is None:
+        return None  # \n, \x41, \u00e9, a bare quote...: PyYAML decides
+    return _ESCAPE.sub(r"\1", inner)
 
 
 def _fast_flow(raw: str) -> list[object] | None:
@@ -232,10 +223,39 @@ def _fast_flow(raw: str) -> list[object] | None:
     return out
 
 
-def _fast_load(block: str) -> dict[str, object] | None:
+def _fast_item(stripped: str, indent: int) -> tuple[object, int] | None:
+    """A `- item` line's value, and the column a mapping item's further keys must start at
+    (-1 for a scalar item); None when the full parser must decide."""
+    item = stripped[1:].strip()
+    if not item:
+        return None
+    match = _KEY_RE.match(item)
+    if match is None or item[0] in "\"'":
+        scalar = _fast_scalar(item)
+        return None if scalar is None else (scalar, -1)
+    # `- path: a.md`: a one-key mapping so far; `relation: x` lines below may add keys
+    entry = _fast_entry(match)
+    if entry is None:
+        return None
+    gap = len(stripped) - 1 - len(stripped[1:].lstrip(" "))
+    return dict([entry]), indent + 1 + gap
+
+
+def _fast_entry(match: re.Match[str]) -> tuple[str, object] | None:
+    """A `key: value` match as (key, value); None for `key:` alone or a value to decide."""
+    raw = (match.group(2) or "").strip()
+    if _fast_scalar(match.group(1)) is None or not raw:
+        return None
+    value = _fast_value(raw)
+    return None if value is None else (match.group(1), value)
+
+
+def _fast_load(block: str) -> dict[str, object] | None:  # noqa: C901 - one line-by-line pass
     result: dict[str, object] = {}
     items: list[object] | None = None
     item_indent = -1
+    mapping: dict[str, object] | None = None  # the list's current `- key: value` item
+    key_col = -1  # the column of that item's keys
     block_lists: list[tuple[str, list[object]]] = []  # `key:` lines and the items under them
     for line in block.split("\n"):
         line = line.rstrip("\r")
@@ -244,17 +264,25 @@ def _fast_load(block: str) -> dict[str, object] | None:
         stripped = line.lstrip(" ")
         if not stripped or stripped[0] == "#":
             continue
+        indent = len(line) - len(stripped)
         if stripped[0] == "-" and items is not None and stripped[1:2] in (" ", ""):
-            indent = len(line) - len(stripped)
             if item_indent not in (-1, indent):
                 return None
             item_indent = indent
-            item = stripped[1:].strip()
-            scalar = _fast_scalar(item) if item else None
-            if scalar is None:
+            parsed = _fast_item(stripped, indent)
+            if parsed is None:
                 return None
-            items.append(scalar)
+            value, key_col = parsed
+            mapping = value if isinstance(value, dict) else None
+            items.append(value)
             continue
+        if mapping is not None and indent == key_col and (match := _KEY_RE.match(stripped)):
+            entry = _fast_entry(match)
+            if entry is None or entry[0] in mapping:
+                return None
+            mapping[entry[0]] = entry[1]
+            continue
+        mapping = None
         match = _KEY_RE.match(line)
         if match is None or _fast_scalar(match.group(1)) is None:
             return None
