@@ -1,4 +1,4 @@
-"""The growth-factor tests of tests/text/test_growth.py at 128 kB -> 512 kB (slow lane)."""
+"""The growth-factor tests of tests/text/test_growth.py at 64 kB -> 256 kB (slow lane)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tests.text.test_growth import BOUND
 from tests.text.test_growth import STEP
 from tests.text.test_growth import growth
 
-BASE_BYTES = 128_000
+BASE_BYTES = 64_000
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
