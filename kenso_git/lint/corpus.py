@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from kenso_git.text.links import resolve_link
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
+    from kenso_git.repo.discover import SourceFile
     from kenso_git.repo.workspace import Workspace
     from kenso_git.text.parse import Document
 
@@ -63,12 +65,40 @@ def build_facts(
     return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories, mentions)
 
 
+# Full parses kept in memory up to this many characters of text; past it, documents are kept
+# only as what the corpus facts need and read again when their turn to be linted comes, so a
+# large repository's lint does not hold every document's text, body and headings at once.
+KEEP_CHARS = 16_000_000
+
+
+def slim(doc: Document) -> Document:
+    """The document without its text, body, headings and frontmatter: what `build_facts` reads
+    (path, title, aliases, category, relations) and nothing more."""
+    return doc._replace(text="", body="", frontmatter={}, headings=(), fences=(), problems=())
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     """The documents to lint and the whole corpus they are judged against."""
 
-    targets: list[Document]
-    corpus: list[Document]
+    corpus: list[Document]  # every document in path order, slimmed past KEEP_CHARS
+    wanted: list[int]  # positions in `corpus` of the documents to lint
+    settings: Settings
+    sources: dict[str, SourceFile] = field(default_factory=dict)  # of the slimmed documents
+
+    def targets(self) -> Iterator[Document]:
+        """The documents to lint, in path order; a slimmed one is read and parsed again."""
+        from kenso_git.repo.discover import Skip
+        from kenso_git.repo.discover import load_document
+
+        for index in self.wanted:
+            doc = self.corpus[index]
+            sf = self.sources.get(doc.path)
+            if sf is not None:
+                loaded = load_document(sf, self.settings)
+                if not isinstance(loaded, Skip):
+                    doc = loaded
+            yield doc
 
 
 Warn = Callable[[str], None]
@@ -89,16 +119,22 @@ def select_documents(
 
     scope = scope_folders(ws, paths) if paths else [""]
     corpus: list[Document] = []
-    for sf in discover(ws, settings, warn=warn):
+    sources: dict[str, SourceFile] = {}
+    kept = 0
+    for sf in sorted(discover(ws, settings, warn=warn), key=lambda sf: sf.path):
         loaded = load_document(sf, settings)
         if isinstance(loaded, Skip):
             if warn is not None:
                 warn(f"{loaded.path}: {loaded.detail}")
             continue
+        kept += len(loaded.text)
+        if kept > KEEP_CHARS:
+            sources[loaded.path] = sf
+            loaded = slim(loaded)
         corpus.append(loaded)
     if scope == [""]:
-        return Selection(corpus, corpus)
+        return Selection(corpus, list(range(len(corpus))), settings, sources)
     prefixes = tuple(f"{item}/" for item in scope)
     wanted = set(scope)
-    targets = [d for d in corpus if d.path in wanted or d.path.startswith(prefixes)]
-    return Selection(targets, corpus)
+    picked = [i for i, d in enumerate(corpus) if d.path in wanted or d.path.startswith(prefixes)]
+    return Selection(corpus, picked, settings, sources)

@@ -90,22 +90,25 @@ def make_report(
 
 
 def lint_documents(
-    docs: Sequence[Document],
+    docs: Iterable[Document],
     *,
     corpus: CorpusFacts | Sequence[Document] | None = None,
     config: LintConfig | None = None,
 ) -> LintReport:
     """Lint `docs`, judging corpus-wide rules against `corpus` (default: `docs` themselves).
 
-    `corpus` may be precomputed facts or the repository's whole document list.
+    `corpus` may be precomputed facts or the repository's whole document list. `docs` is
+    read once, one document at a time, so it may be a generator that parses each in turn.
     """
     config = config or LintConfig()
+    if corpus is None:
+        docs = list(docs)  # they are the corpus too
     if not isinstance(corpus, CorpusFacts):
         corpus = build_facts(
-            docs if corpus is None else corpus,
+            list(docs) if corpus is None else corpus,
             with_mentions="KS019" in config.select,
             min_label_chars=config.thresholds.min_label_chars,
         )
     ctx = RuleContext(corpus, config.thresholds)
-    results = [lint_document(doc, ctx, config) for doc in sorted(docs, key=lambda d: d.path)]
+    results = sorted((lint_document(doc, ctx, config) for doc in docs), key=lambda r: r.path)
     return make_report(results, fail_under=config.fail_under)

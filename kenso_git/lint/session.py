@@ -80,7 +80,7 @@ def run_lint(
     if fail_under is not None:
         config = replace(config, fail_under=fail_under)
     selection = select_documents(ws, settings, paths, warn=warn)
-    report = lint_documents(selection.targets, corpus=selection.corpus, config=config)
+    report = lint_documents(selection.targets(), corpus=selection.corpus, config=config)
     if write_baseline is not None:
         return Outcome(report, save_baseline(report, write_baseline))
     if baseline is None and config.baseline is not None:

@@ -29,6 +29,7 @@ from kenso_git.repo.workspace import is_markdown
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import decode
 from kenso_git.text.parse import parse_document
+from kenso_git.text.parse import unicode_bom
 
 BINARY_PROBE = 8192
 # Folders of installed third-party code: their READMEs and licences are not the project's.
@@ -307,7 +308,7 @@ def read_bytes(sf: SourceFile, max_size: int) -> bytes | Skip:
         data = sf.abspath.read_bytes()
     except OSError as err:
         return Skip(sf.path, FileStatus.UNREADABLE, f"cannot read: {err.strerror}")
-    if b"\x00" in data[:BINARY_PROBE]:
+    if b"\x00" in data[:BINARY_PROBE] and unicode_bom(data) is None:
         return Skip(sf.path, FileStatus.BINARY, "looks binary (NUL bytes), not Markdown")
     return data
 

@@ -7,6 +7,7 @@ fenced code block never starts, ends or names a chunk. Work is done on offsets i
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -66,14 +67,25 @@ def _table_ranges(body: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _split_points(doc: Document, start: int, end: int) -> list[int]:
-    """Offsets just after each `\\n\\n` of `body[start:end]` that lies outside code and tables."""
+    """Offsets just after each `\\n\\n` of `body[start:end]` that lies outside code and tables.
+
+    One forward walk over the (sorted, disjoint) protected ranges: linear in the section, not
+    in blank lines times fences.
+    """
     body = doc.body
-    protected = [(a, b) for a, b in doc.fences if a < end and b > start]
+    fences = doc.fences
+    first = max(0, bisect.bisect_left(fences, (start, start)) - 1)
+    protected = list(fences[first : bisect.bisect_left(fences, (end, end))])
     protected += _table_ranges(body, start, end)
+    protected.sort()
     cuts: list[int] = []
+    k, covered = 0, -1  # ranges before k are passed; `covered`: the furthest end among them
     i = body.find("\n\n", start, end)
     while i >= 0:
-        if not any(a <= i < b for a, b in protected):
+        while k < len(protected) and protected[k][0] <= i:
+            covered = max(covered, protected[k][1])
+            k += 1
+        if i >= covered:
             cuts.append(i + 2)
         i = body.find("\n\n", i + 2, end)
     return cuts
@@ -110,6 +122,12 @@ class _Chunker:
         self.max_size = max_size
         self.title = doc.display_title
         self.chunks: list[Chunk] = []
+        self.offsets = [h.offset for h in doc.headings]
+
+    def _headings_in(self, start: int, end: int) -> tuple[Heading, ...]:
+        """Headings strictly inside `(start, end)`, found by bisection (headings are sorted)."""
+        low = bisect.bisect_right(self.offsets, start)
+        return self.doc.headings[low : bisect.bisect_left(self.offsets, end, low)]
 
     def _name(self, path: tuple[str, ...]) -> str:
         return PATH_SEPARATOR.join((self.title, *path))
@@ -132,7 +150,7 @@ class _Chunker:
             self.chunks.append(Chunk(self._name(path), self._name(path), self.doc.body[start:end]))
             return
         level = heading.level + 1
-        subs = [h for h in self.doc.headings if h.level == level and start < h.offset < end]
+        subs = [h for h in self._headings_in(start, end) if h.level == level]
         if heading.level >= _DEEPEST_SPLIT_LEVEL or not subs:
             self.paragraph_chunks(start, end, path)
             return

@@ -10,6 +10,9 @@ from __future__ import annotations
 import functools
 import re
 
+from kenso_git.text.yaml_aliases import ALIAS_BOMB as _ALIAS_BOMB
+from kenso_git.text.yaml_aliases import alias_bomb_line
+
 _KEY_RE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 _PLAIN_FORBIDDEN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -40,9 +43,26 @@ def load_frontmatter(
     if fast is not None:
         return fast, None
     loaded, error = _load_yaml(block, first_line)
+    if error is not None and error[0] is _ALIAS_BOMB:
+        return _without_aliases(salvage_fields(block)), error
     if error is not None:
         return salvage_fields(block), error
     return loaded, None
+
+
+def _is_alias_text(value: object) -> bool:
+    return isinstance(value, str) and value[:1] in ("*", "&")
+
+
+def _without_aliases(fields: dict[str, object]) -> dict[str, object]:
+    """Salvaged fields minus every value that names an anchor or alias (`&a [...]`, `*a`)."""
+    out: dict[str, object] = {}
+    for key, value in fields.items():
+        if isinstance(value, list):
+            value = [item for item in value if not _is_alias_text(item)]
+        if not _is_alias_text(value):
+            out[key] = value
+    return out
 
 
 # --- PyYAML -----------------------------------------------------------------------------------
@@ -51,9 +71,14 @@ def load_frontmatter(
 def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], FrontmatterError | None]:
     import yaml  # lazily: importing yaml costs ~40 ms, and `search` never needs it
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(block)
     try:
-        data = yaml.load(block, Loader=loader)
+        node = loader.get_single_node()
+        if node is not None and "*" in block:  # only an alias (`*name`) can expand
+            bomb = alias_bomb_line(node, len(block))
+            if bomb is not None:
+                return {}, (_ALIAS_BOMB, first_line + bomb)
+        data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         # libyaml reports end-of-input errors one line past the block: clamp to its last line
@@ -61,8 +86,10 @@ def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], Frontmat
         line = min(first_line + mark.line, last) if mark is not None else first_line
         reason = exc.problem or exc.context or "syntax error"
         return {}, (f"frontmatter is not valid yaml: {reason}; {_FIX_YAML}", line)
-    except (yaml.YAMLError, ValueError, OverflowError) as exc:
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
         return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", first_line)
+    finally:
+        loader.dispose()
     if data is None:
         return {}, None
     if not isinstance(data, dict):
@@ -166,24 +193,15 @@ def _fast_scalar(raw: str) -> str | None:
     return None if _is_typed(raw) else raw
 
 
+_SIMPLE_DOUBLE = re.compile(r'(?:[^"\\]|\\["\\])*')  # text whose only escapes are \" and \\
+_ESCAPE = re.compile(r'\\(["\\])')
+
+
 def _unescape_double(inner: str) -> str | None:
     """A double-quoted scalar's text when its only escapes are \\" and \\\\, else None."""
-    out: list[str] = []
-    index = 0
-    while index < len(inner):
-        char = inner[index]
-        if char == "\\":
-            escaped = inner[index + 1 : index + 2]
-            if escaped not in ('"', "\\"):
-                return None  # \n, \x41, \u00e9...: PyYAML decides
-            out.append(escaped)
-            index += 2
-        elif char == '"':
-            return None
-        else:
-            out.append(char)
-            index += 1
-    return "".join(out)
+    if _SIMPLE_DOUBLE.fullmatch(inner) is None:
+        return None  # \n, \x41, \u00e9, a bare quote...: PyYAML decides
+    return _ESCAPE.sub(r"\1", inner)
 
 
 def _fast_flow(raw: str) -> list[object] | None:
@@ -205,10 +223,39 @@ def _fast_flow(raw: str) -> list[object] | None:
     return out
 
 
-def _fast_load(block: str) -> dict[str, object] | None:
+def _fast_item(stripped: str, indent: int) -> tuple[object, int] | None:
+    """A `- item` line's value, and the column a mapping item's further keys must start at
+    (-1 for a scalar item); None when the full parser must decide."""
+    item = stripped[1:].strip()
+    if not item:
+        return None
+    match = _KEY_RE.match(item)
+    if match is None or item[0] in "\"'":
+        scalar = _fast_scalar(item)
+        return None if scalar is None else (scalar, -1)
+    # `- path: a.md`: a one-key mapping so far; `relation: x` lines below may add keys
+    entry = _fast_entry(match)
+    if entry is None:
+        return None
+    gap = len(stripped) - 1 - len(stripped[1:].lstrip(" "))
+    return dict([entry]), indent + 1 + gap
+
+
+def _fast_entry(match: re.Match[str]) -> tuple[str, object] | None:
+    """A `key: value` match as (key, value); None for `key:` alone or a value to decide."""
+    raw = (match.group(2) or "").strip()
+    if _fast_scalar(match.group(1)) is None or not raw:
+        return None
+    value = _fast_value(raw)
+    return None if value is None else (match.group(1), value)
+
+
+def _fast_load(block: str) -> dict[str, object] | None:  # noqa: C901 - one line-by-line pass
     result: dict[str, object] = {}
     items: list[object] | None = None
     item_indent = -1
+    mapping: dict[str, object] | None = None  # the list's current `- key: value` item
+    key_col = -1  # the column of that item's keys
     block_lists: list[tuple[str, list[object]]] = []  # `key:` lines and the items under them
     for line in block.split("\n"):
         line = line.rstrip("\r")
@@ -217,17 +264,25 @@ def _fast_load(block: str) -> dict[str, object] | None:
         stripped = line.lstrip(" ")
         if not stripped or stripped[0] == "#":
             continue
+        indent = len(line) - len(stripped)
         if stripped[0] == "-" and items is not None and stripped[1:2] in (" ", ""):
-            indent = len(line) - len(stripped)
             if item_indent not in (-1, indent):
                 return None
             item_indent = indent
-            item = stripped[1:].strip()
-            scalar = _fast_scalar(item) if item else None
-            if scalar is None:
+            parsed = _fast_item(stripped, indent)
+            if parsed is None:
                 return None
-            items.append(scalar)
+            value, key_col = parsed
+            mapping = value if isinstance(value, dict) else None
+            items.append(value)
             continue
+        if mapping is not None and indent == key_col and (match := _KEY_RE.match(stripped)):
+            entry = _fast_entry(match)
+            if entry is None or entry[0] in mapping:
+                return None
+            mapping[entry[0]] = entry[1]
+            continue
+        mapping = None
         match = _KEY_RE.match(line)
         if match is None or _fast_scalar(match.group(1)) is None:
             return None

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 
 from kenso_git.text.parse import Document
+from kenso_git.text.parse import is_normal_path
 from kenso_git.text.parse import normalise_target
 
 GLOB_CHARS = ("*", "?")
@@ -82,9 +83,10 @@ def resolve_link(source: str, target: str, known_paths: Collection[str]) -> str 
         return path
     if target.startswith(("./", "../", "/")):
         return None
-    folder = posixpath.dirname(source)
+    folder = source.rpartition("/")[0]  # sources are normal repo paths: their dirname
     if folder:
-        local = posixpath.normpath(posixpath.join(folder, target))
+        joined = f"{folder}/{target}"
+        local = joined if is_normal_path(joined) else posixpath.normpath(joined)
         if local in known_paths:
             return local
     if isinstance(known_paths, PathIndex):

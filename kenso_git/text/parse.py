@@ -5,6 +5,7 @@ One parse per file feeds both ingest (chunking) and lint; nothing here touches t
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Mapping
@@ -12,6 +13,8 @@ from typing import NamedTuple
 
 from kenso_git.text.frontmatter import load_frontmatter
 from kenso_git.text.frontmatter import split_frontmatter
+from kenso_git.text.lines import entry_lines
+from kenso_git.text.lines import line_starts
 
 DEFAULT_RELATION = "related"
 
@@ -82,8 +85,8 @@ class Document(NamedTuple):
         return resolved if resolved is not None else self.stem
 
     def line_of(self, offset: int) -> int:
-        """1-based file line of a character offset in `body`."""
-        return self.body_line + self.body.count("\n", 0, offset)
+        """1-based file line of a character offset in `body` (bisection: many calls stay linear)."""
+        return self.body_line + bisect.bisect_right(line_starts(self.body), offset) - 1
 
     def headings_at(self, level: int) -> tuple[Heading, ...]:
         return tuple(h for h in self.headings if h.level == level)
@@ -115,8 +118,34 @@ def h2_sections(doc: Document) -> list[Section]:
 # --- decoding and paths -------------------------------------------------------------------------
 
 
+# UTF-32 first: its little-endian BOM starts with UTF-16's.
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
+def unicode_bom(data: bytes) -> str | None:
+    """The codec a UTF-16 or UTF-32 byte-order mark at the start of `data` names, else None
+    (such files hold NUL bytes, and must not be taken for binary files)."""
+    return next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
+
+
 def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
-    """UTF-8 text of a file: a leading BOM dropped, bad bytes replaced (one Problem), CRLF kept."""
+    """Text of a file: UTF-8 (a leading BOM dropped, bad bytes replaced with one Problem), or
+    UTF-16/UTF-32 when a byte-order mark says so; CRLF kept."""
+    wide = unicode_bom(data)
+    if wide is not None:
+        try:
+            return data.decode(wide), []  # the codec reads and drops the BOM
+        except UnicodeDecodeError as exc:
+            message = (
+                f"{path} is not valid {wide} (bad bytes at byte {exc.start:,}); they were "
+                "replaced with U+FFFD: re-save the file as utf-8"
+            )
+            return data.decode(wide, errors="replace"), [Problem(message, 1)]
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -139,6 +168,19 @@ def derive_category(path: str, frontmatter: Mapping[str, object]) -> str:
     return parent.rpartition("/")[2] if parent else "general"
 
 
+def is_normal_path(path: str) -> bool:
+    """True when `posixpath.normpath(path) == path` for a relative path, told without it
+    (the common case: a link to `folder/file.md`; normpath costs ~1 us a call)."""
+    return bool(path) and not (
+        "//" in path
+        or "/./" in path
+        or "/../" in path
+        or path.startswith(("./", "../", "/"))
+        or path.endswith(("/", "/.", "/.."))
+        or path in (".", "..")
+    )
+
+
 def normalise_target(source_path: str, target: str) -> str:
     """A `relates_to` target as a root-relative POSIX path (`./x`, `../x`: from the source)."""
     target = target.strip()
@@ -148,6 +190,8 @@ def normalise_target(source_path: str, target: str) -> str:
         joined = posixpath.join(posixpath.dirname(source_path), target)
     else:
         joined = target.lstrip("/")
+        if is_normal_path(joined):
+            return joined
     return posixpath.normpath(joined) if joined else ""
 
 
@@ -173,16 +217,19 @@ def _nonblank(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _raw_relations(value: object, problems: list[Problem], key_line: int) -> list[tuple[str, str]]:
-    """Every raw `relates_to` entry as (target, relation); globs and empty strings are kept."""
+def _raw_relations(
+    value: object, problems: list[Problem], key_line: int
+) -> list[tuple[int, str, str]]:
+    """Every raw `relates_to` entry as (list index, target, relation); globs and empty
+    strings are kept."""
     if isinstance(value, str):
-        return [(p.strip(), DEFAULT_RELATION) for p in value.split(",") if p.strip()]
+        return [(0, p.strip(), DEFAULT_RELATION) for p in value.split(",") if p.strip()]
     if not isinstance(value, list):
         return []
-    pairs: list[tuple[str, str]] = []
-    for item in value:
+    triples: list[tuple[int, str, str]] = []
+    for index, item in enumerate(value):
         if isinstance(item, str):
-            pairs.append((item.strip(), DEFAULT_RELATION))
+            triples.append((index, item.strip(), DEFAULT_RELATION))
         elif isinstance(item, dict):
             path = item.get("path")
             target = "" if path is None else str(path).strip()
@@ -191,14 +238,9 @@ def _raw_relations(value: object, problems: list[Problem], key_line: int) -> lis
                 problems.append(Problem(message, key_line))
                 continue
             relation = item.get("relation")
-            pairs.append((target, str(relation).strip() if relation else DEFAULT_RELATION))
-    return pairs
-
-
-def _mentions(line: str, target: str) -> bool:
-    if target:
-        return target in line
-    return line.strip().lstrip("-").strip() in ("", '""', "''")
+            name = str(relation).strip() if relation else DEFAULT_RELATION
+            triples.append((index, target, name))
+    return triples
 
 
 def _relations(
@@ -209,21 +251,13 @@ def _relations(
         return ()
     lines = block.split("\n")
     key_idx = next((i for i, ln in enumerate(lines) if ln.startswith("relates_to")), 0)
-    end = key_idx + 1
-    while end < len(lines) and (not lines[end].strip() or lines[end][:1] in " \t-#"):
-        end += 1
-    pairs = _raw_relations(value, problems, first_line + key_idx)
-    step = 1 if isinstance(value, list) else 0
-    cursor = key_idx + step
-    result = []
-    for target, relation in pairs:
-        idx = next((i for i in range(cursor, end) if _mentions(lines[i], target)), None)
-        if idx is None:
-            result.append(Relation(target, relation, first_line + key_idx))
-            continue
-        result.append(Relation(target, relation, first_line + idx))
-        cursor = idx + step
-    return tuple(result)
+    triples = _raw_relations(value, problems, first_line + key_idx)
+    entries = len(value) if isinstance(value, list) else -1
+    found = entry_lines(lines, key_idx, entries, [(i, target) for i, target, _ in triples])
+    return tuple(
+        Relation(target, relation, first_line + line)
+        for (_i, target, relation), line in zip(triples, found, strict=True)
+    )
 
 
 # --- headings and fences ----------------------------------------------------------------------

@@ -26,7 +26,7 @@ def test_corpus_counts_match_kenso_except_documented_fixes() -> None:
     corpus = require_corpus()
     ws = Workspace(root=corpus.resolve(), git_dir=None, common_dir=None)  # the folder alone
     selection = select_documents(ws, load_settings(ws.root), [corpus])
-    report = lint_documents(selection.targets, corpus=selection.corpus, config=LintConfig())
+    report = lint_documents(selection.targets(), corpus=selection.corpus, config=LintConfig())
     assert len(report.files) == 1620
     assert dict(Counter(v.rule for v in report.violations())) == EXPECTED
     quality = render_summary(report, color=False, for_ingest=True)

@@ -91,3 +91,28 @@ def test_invalid_utf8_still_loads_with_a_problem(tmp_path):
     assert not isinstance(doc, Skip)
     assert doc.problems and doc.problems[0].line == 5
     assert "broken line" in doc.text
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_files_with_a_bom_are_read_as_text(tmp_path, codec):
+    bom = {"utf-16-be": b"\xfe\xff"}.get(codec, b"")
+    write(
+        tmp_path,
+        {"wide.md": bom + "# Wide Guide\n\nCafé notes for Windows editors.\n".encode(codec)},
+    )
+    ws = find_workspace(tmp_path)
+    (sf,) = discover(ws, Settings())
+    doc = load_document(sf, Settings())
+    assert not isinstance(doc, Skip)
+    assert doc.title == "Wide Guide" and "Café notes" in doc.body
+    assert doc.problems == ()
+
+
+def test_a_utf16_file_is_indexed_and_searchable(tmp_path):
+    from kenso_git.kb import KnowledgeBase
+
+    text = "# Wide Guide\n\nThe zanzibar procedure is written by a Windows editor.\n"
+    root = init_repo(tmp_path, {"wide.md": text.encode("utf-16")})
+    kb = KnowledgeBase.open(root)
+    assert kb.ingest().count("ingested") == 1
+    assert [h.file_path for h in kb.search("zanzibar").hits] == ["wide.md"]

@@ -471,3 +471,42 @@ def test_docs_site_frontmatter_takes_the_fast_path() -> None:
     fast = _fast_load(block)
     assert fast is not None
     assert fast == yaml.safe_load(block)
+
+
+_item_lines = st.tuples(
+    st.sampled_from(["", "  ", "    "]),
+    st.sampled_from([" ", "  "]),
+    st.lists(
+        st.tuples(st.sampled_from(["path", "relation", "yes", "a.b"]), _values),
+        min_size=1,
+        max_size=3,
+    ),
+    st.sampled_from([0, 1, 2, 3]),
+).map(
+    lambda t: "\n".join(
+        f"{t[0] if i == 0 else t[0] + ' ' * (len(t[1]) + 1 - 2 + t[3])}"
+        f"{'-' + t[1] if i == 0 else '  '}{key}: {value}"
+        for i, (key, value) in enumerate(t[2])
+    )
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_item_lines, min_size=1, max_size=4))
+def test_list_items_that_are_mappings_read_as_yaml_does(items: list[str]) -> None:
+    """`- path: x` / `relation: y` entries (relates_to's usual form) take the fast path."""
+    from kenso_git.text.frontmatter import _fast_load
+
+    block = "relates_to:\n" + "\n".join(items) + "\ntitle: T\n"
+    fast = _fast_load(block)
+    if fast is None:
+        return  # PyYAML decides
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    assert fast == yaml.load(block, Loader=loader), block
+
+
+def test_relates_to_mappings_take_the_fast_path() -> None:
+    from kenso_git.text.frontmatter import _fast_load
+
+    block = "relates_to:\n  - path: a.md\n    relation: uses\n  - b.md\n"
+    assert _fast_load(block) == yaml.safe_load(block)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from kenso_git.text.lines import line_starts
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Section
 from kenso_git.text.parse import h2_sections
@@ -21,13 +22,31 @@ def key_line(doc: Document, key: str) -> int:
     return 1
 
 
+_WINDOW = 4096  # characters searched for a needle: many needles on one long line stay linear
+_CURSOR: list[tuple[str, int, int]] = []  # (text, line, offset past the last needle found)
+
+
 def column_in_line(doc: Document, line: int, needle: str) -> int:
-    """1-based column of `needle` on `line` of the file, else 1."""
-    lines = doc.text.split("\n", line)
-    if line - 1 >= len(lines) or not needle:
+    """1-based column of `needle` on `line` of the file, else 1.
+
+    Needles asked in a row for one line (the entries of a flow list) are looked for after
+    the previous one first, each within a bounded window.
+    """
+    starts = line_starts(doc.text)
+    if not 1 <= line <= len(starts) or not needle:
         return 1
-    found = lines[line - 1].find(needle)
-    return found + 1 if found >= 0 else 1
+    start = starts[line - 1]
+    stop = starts[line] - 1 if line < len(starts) else len(doc.text)
+    found = -1
+    if _CURSOR and _CURSOR[0][0] is doc.text and _CURSOR[0][1] == line:
+        cursor = _CURSOR[0][2]
+        found = doc.text.find(needle, cursor, min(stop, cursor + _WINDOW + len(needle)))
+    if found < 0:
+        found = doc.text.find(needle, start, min(stop, start + _WINDOW + len(needle)))
+    if found < 0:
+        return 1
+    _CURSOR[:] = [(doc.text, line, found + len(needle))]
+    return found - start + 1
 
 
 def lead_line(doc: Document, section: Section) -> tuple[str, int] | None:
