@@ -39,7 +39,12 @@ INDEXED_CALLS: list[Call] = [
     ("read_snippet", {"path": "docs/deploy.md", "query": "canary"}),
     ("health_check", {}),
     ("index_state", {}),
+    ("search", {"query": 'deploy in:"docs"', "page_size": 2}),
+    ("regex_search", {"pattern": "canar(y|ies)"}),
     ("reindex", {}),
+    ("search", {"query": "tag:"}),  # malformed query language
+    ("search", {"query": "deploy", "path": "../outside"}),  # refused path
+    ("regex_search", {"pattern": "(unclosed"}),  # bad pattern
     ("search_docs", {"query": ""}),  # empty query
     ("search_multi", {"queries": []}),
     ("get_doc", {"path": "docs/missing.md"}),  # missing doc
@@ -106,6 +111,10 @@ def _in_process(service: Service, name: str, args: dict[str, Any]) -> tuple[str,
         "health_check": service.health,
         "index_state": service.state,
         "reindex": service.reindex,
+        "search": lambda: service.search(
+            args["query"], page_size=args.get("page_size"), path=args.get("path")
+        ),
+        "regex_search": lambda: service.regex_search(args["pattern"]),
     }
     try:
         payload, _ = methods[name]()
@@ -133,7 +142,8 @@ def _check(root: Path, got: dict[str, Any], calls: list[Call], *, http: bool) ->
         else:
             assert not outcome["isError"], f"{name}({args}): {outcome['text']}"
             assert outcome["structured"] is not None
-            if name not in {"health_check", "index_state"}:  # timestamps move
+            if name not in {"health_check", "index_state", "search", "regex_search"}:
+                # timestamps move (search's as_of is the sync time, and reindex syncs)
                 assert json.loads(outcome["text"]) == want
 
 
