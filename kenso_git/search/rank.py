@@ -28,6 +28,7 @@ import re
 import sqlite3
 from collections.abc import Iterable
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from kenso_git.search.query import STOP_WORDS
@@ -42,6 +43,8 @@ SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must n
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _IDS = "(SELECT value FROM json_each(?))"
+# index file -> (generation, file path -> _Doc); entries are replaced whole, never mutated
+_doc_cache: dict[str, tuple[object, dict[str, _Doc]]] = {}
 _STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
 
 
@@ -85,6 +88,7 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=8192)  # titles and headings of the same candidates come back query after query
 def words(text: str) -> frozenset[str]:
     """The stemmed content words of `text`, camelCase split as well as whole."""
     out: set[str] = set()
@@ -106,21 +110,46 @@ def _cover(query: frozenset[str], field: frozenset[str]) -> float:
 
 
 def _docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc]:
+    """Title and heading words of `paths`, cached per index file and generation: the same
+    candidates come back query after query, and reading all their chunks costs more than
+    the search itself."""
+    key = _cache_key(conn)
+    cached = _doc_cache.get(key[0]) if key is not None else None
+    fresh = cached is not None and key is not None and cached[0] == key[1]
+    known = cached[1] if cached is not None and fresh else {}
+    missing = [p for p in paths if p not in known]
+    if missing:
+        known = {**known, **_read_docs(conn, missing)}
+        if key is not None:
+            _doc_cache[key[0]] = (key[1], known)
+    return known
+
+
+def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
+    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    if not files or not files[0]:
+        return None  # an in-memory index: nothing to key a cache on
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return (files[0], row[0]) if row is not None else None
+
+
+def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc]:
     titles: dict[str, str] = {}
-    headings: dict[str, list[frozenset[str]]] = {}
+    headings: dict[str, set[str]] = {}
     sql = (
         "SELECT file_path, chunk_index, title, doc_title, section_path FROM chunks "
         f"WHERE file_path IN {_IDS}"
     )
     for path, index, title, doc_title, section in conn.execute(sql, (json.dumps(paths),)):
-        if index == 0 or path not in titles:
-            titles[path] = doc_title or title or ""
-        leaf = (section or "").rsplit(" > ", 1)[-1]
-        headings.setdefault(path, []).append(words(leaf))
-    return {
-        p: _Doc(words(titles[p]), " ".join(sorted(words(titles[p]))), tuple(headings[p]))
-        for p in titles
-    }
+        if index == 0 or path not in titles:  # a chunk title is "Doc title > Section"
+            titles[path] = doc_title or (title or "").split(" > ", 1)[0]
+        headings.setdefault(path, set()).add((section or "").rsplit(" > ", 1)[-1])
+    out = {}
+    for p, title in titles.items():
+        title_words = words(title)
+        heads = tuple(dict.fromkeys(words(h) for h in sorted(headings[p])))
+        out[p] = _Doc(title_words, " ".join(sorted(title_words)), heads)
+    return out
 
 
 def _path_words(path: str) -> frozenset[str]:

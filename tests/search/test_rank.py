@@ -138,3 +138,13 @@ def test_switch_values() -> None:
 def test_words_stem_and_split_camel_case() -> None:
     assert words("DataGrid pointers") == {"datagrid", "data", "grid", "pointer"}
     assert words("how to use the index.md") == {"use", "index"}
+
+
+def test_the_title_cache_follows_a_new_ingest(titled: KnowledgeBase) -> None:
+    paths = ["docs/grid.md", "docs/guide.md"]
+    before = boosts(_conn(titled), "column resizing", [], paths, frozenset({"title"}))
+    assert set(before) == {"docs/grid.md"}
+    grid = titled.workspace.root / "docs" / "grid.md"
+    grid.write_text("# Row Heights\n\nDrag the edge of a row.\n\n" + FILLER, encoding="utf-8")
+    titled.ingest()
+    assert boosts(_conn(titled), "column resizing", [], paths, frozenset({"title"})) == {}
