@@ -1,6 +1,7 @@
 """Search quality against kenso 2.0.0: known-item queries drawn from a corpus, both tools.
 
-    python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--kenso-venv DIR] [--per-kind 150]
+    python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--held-out CORPUS ...] [--ablate]
+        [--kenso-venv DIR] [--per-kind 150]
 
 Each corpus folder is copied to a plain temporary folder and indexed by both tools. The
 queries are made from the documents themselves, by rules that know nothing of either
@@ -9,7 +10,11 @@ tool, and each has the document it came from as its answer:
 - `title`: a document's frontmatter `title`, else its first `# ` heading;
 - `description`: its frontmatter `description` (how people describe what they look for);
 - `heading`: an H2-H4 heading (the answer: any document with that heading);
-- `sentence`: the first 8 words of a body paragraph (prose, not code, lists or tables).
+- `sentence`: the first 8 words of a body paragraph (prose, not code, lists or tables);
+- `paraphrase`: a question built from the document without its wording: its frontmatter
+  `answers:`/`aliases:` entries when it has them, else the content words of its
+  description (or first paragraph) with a third dropped, the rest shuffled, a small fixed
+  synonym table applied, and a question word in front (see `paraphrase()`).
 
 Per kind it prints the share of queries whose answer is the first result (hit@1), among
 the first five (hit@5), and the mean reciprocal rank within ten (MRR@10), for both tools,
@@ -36,7 +41,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_core import ensure_kenso  # noqa: E402 - the benchmark folder is not a package
 
-KINDS = ("title", "description", "heading", "sentence")
+KINDS = ("title", "description", "heading", "sentence", "paraphrase")
 DEPTH = 10
 KENSO_QUERIES = """
 import asyncio, json, sys
@@ -91,6 +96,7 @@ def _queries_of(text: str) -> dict[str, list[str]]:
     if description and len(description.split()) >= 3:
         out["description"].append(_plain(description))
     out["heading"].extend(h for level, h in headings if level >= 2 and len(h.split()) >= 2)
+    first_prose = None
     for paragraph in re.split(r"\n\s*\n", body):
         line = paragraph.strip()
         if not line or line[0] in "#|>-*+<!0123456789[" or paragraph.startswith("    "):
@@ -98,7 +104,122 @@ def _queries_of(text: str) -> dict[str, list[str]]:
         words = _plain(line).split()
         if len(words) >= 12:
             out["sentence"].append(" ".join(words[:8]))
+            first_prose = first_prose or " ".join(words[:24])
+    listed = _list_field(front, "answers") + _list_field(front, "aliases")
+    if listed:
+        out["paraphrase"].extend(_plain(v) for v in listed if len(v.split()) >= 2)
+    elif description or first_prose:
+        question = paraphrase(_plain(description or first_prose or ""), title or "")
+        if question:
+            out["paraphrase"].append(question)
     return out
+
+
+# A small, fixed table of everyday words people use for the words docs use.
+SYNONYMS = {
+    "create": "make",
+    "delete": "remove",
+    "remove": "get rid of",
+    "configure": "set up",
+    "configuration": "settings",
+    "install": "set up",
+    "installation": "setup",
+    "display": "show",
+    "displays": "shows",
+    "modify": "change",
+    "update": "change",
+    "retrieve": "get",
+    "returns": "gives back",
+    "return": "give back",
+    "execute": "run",
+    "executes": "runs",
+    "specify": "give",
+    "specified": "given",
+    "enable": "turn on",
+    "disable": "turn off",
+    "enables": "turns on",
+    "allows": "lets",
+    "allow": "let",
+    "use": "work with",
+    "uses": "works with",
+    "using": "with",
+    "provides": "offers",
+    "provide": "offer",
+    "application": "app",
+    "applications": "apps",
+    "directory": "folder",
+    "directories": "folders",
+    "error": "failure",
+    "errors": "failures",
+    "start": "begin",
+    "starts": "begins",
+    "stop": "halt",
+    "information": "info",
+    "multiple": "several",
+    "default": "standard",
+    "method": "function",
+    "parameter": "argument",
+    "parameters": "arguments",
+    "option": "setting",
+    "options": "settings",
+    "manage": "handle",
+    "manages": "handles",
+    "build": "compile",
+    "view": "look at",
+    "check": "verify",
+    "requires": "needs",
+    "require": "need",
+    "available": "offered",
+    "following": "these",
+    "describes": "explains",
+    "explains": "describes",
+    "document": "page",
+    "documentation": "docs",
+    "file": "document",
+}
+_QUESTION_WORDS = ("how do I", "what is", "where can I find", "how to", "why does")
+_STOP_TEXT = (
+    "a an the is are was were be been being have has had do does did will would could should "
+    "can may might shall how what when where which who why it i my we our you your they "
+    "their this that these those in on at to for of with from by about and or not but if so "
+    "its as into also than then there here such each all any more most some only other"
+)
+_STOP = frozenset(_STOP_TEXT.split())
+
+
+def paraphrase(text: str, title: str) -> str | None:
+    """A question about `text` that does not repeat it: a deterministic word-drop, shuffle
+    and synonym swap, seeded by the text itself (so the same docs give the same queries)."""
+    words = [w.strip(".,;:!?'").lower() for w in text.split()]
+    content = [w for w in dict.fromkeys(words) if w and w not in _STOP and w.isascii()]
+    if len(content) < 4:
+        return None
+    rng = random.Random(text)
+    keep = sorted(rng.sample(range(len(content)), max(3, min(6, (len(content) * 2) // 3))))
+    chosen = [SYNONYMS.get(content[i], content[i]) for i in keep]
+    rng.shuffle(chosen)
+    question = f"{rng.choice(_QUESTION_WORDS)} {' '.join(chosen)}"
+    # a question that is a substring of the source or its title is not a paraphrase
+    return None if question.lower() in (text.lower(), title.lower()) else question
+
+
+def _list_field(frontmatter: str, key: str) -> list[str]:
+    """The entries of a YAML list field, inline (`[a, b]`) or in block form (`- a`)."""
+    match = re.search(rf"^{key}:[ \t]*(.*)$", frontmatter, re.M)
+    if match is None:
+        return []
+    inline = match.group(1).strip()
+    if inline.startswith("["):
+        return [v.strip().strip("\"'") for v in inline.strip("[]").split(",") if v.strip()]
+    if inline:
+        return [inline.strip("\"'")]
+    items = []
+    for line in frontmatter[match.end() :].splitlines()[1:]:
+        item = re.match(r"^[ \t]+-[ \t]+(.+)$", line)
+        if item is None:
+            break
+        items.append(item.group(1).strip().strip("\"'"))
+    return items
 
 
 def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Triple]:
@@ -125,12 +246,22 @@ def rank_of(results: list[str], answers: set[str]) -> int | None:
     return next((i for i, path in enumerate(documents, 1) if path in answers), None)
 
 
-def ours(corpus: Path, db: Path, queries: list[str]) -> list[list[str]]:
+def ours(
+    corpus: Path, db: Path, queries: list[str], configs: list[str]
+) -> dict[str, list[list[str]]]:
+    """kenso-git's results per `KENSO_GIT_RANK` setting (`""`: the defaults), one index."""
+    import os
+
     from kenso_git.kb import KnowledgeBase
 
     kb = KnowledgeBase.open(corpus, db=str(db))
     kb.ingest()
-    return [[hit.file_path for hit in kb.search(q, limit=DEPTH).hits] for q in queries]
+    out = {}
+    for config in configs:
+        os.environ["KENSO_GIT_RANK"] = config
+        out[config] = [[hit.file_path for hit in kb.search(q, limit=DEPTH).hits] for q in queries]
+    os.environ.pop("KENSO_GIT_RANK", None)
+    return out
 
 
 def kenso(python: Path, corpus: Path, db: Path, queries: list[str], work: Path) -> list[list[str]]:
@@ -175,6 +306,27 @@ def report(name: str, triples: list[Triple], a: list[list[str]], b: list[list[st
         print(f"  [{kind}] {query!r}: kenso-git {x or '-'}, kenso {y}")
 
 
+def ablation(name: str, triples: list[Triple], runs: dict[str, list[list[str]]]) -> None:
+    """MRR@10 and hit@1 over all queries for each signal setting."""
+    print(f"\nablation on {name} (KENSO_GIT_RANK setting: MRR@10 / hit@1)")
+    for config, results in runs.items():
+        hit1, _, mrr = _scores([rank_of(r, t[2]) for r, t in zip(results, triples, strict=True)])
+        print(f"  {config or 'default':16} {mrr:.3f} / {hit1:.3f}")
+
+
+Summary = tuple[str, str, float, float, float, float]
+
+
+def summary(rows: list[Summary]) -> None:
+    """One line per corpus: all queries, both tools, and the differences."""
+    print("\nsummary (all kinds): corpus, half, MRR@10 kenso-git / kenso (diff), hit@1 (diff)")
+    for name, half, am, bm, a1, b1 in rows:
+        print(
+            f"  {name:45} {half:8} {am:.3f} / {bm:.3f} ({am - bm:+.3f})"
+            f"   {a1:.3f} / {b1:.3f} ({a1 - b1:+.3f})"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -183,18 +335,32 @@ def main() -> None:
     ap.add_argument("--kenso-venv", type=Path, default=None)
     ap.add_argument("--per-kind", type=int, default=150)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--held-out", type=Path, nargs="*", default=[], help="corpora never tuned on")
+    ap.add_argument("--ablate", action="store_true", help="also run each signal switched off")
     args = ap.parse_args()
+    from kenso_git.search.rank import SIGNALS
+
+    configs = ["", "off", *(f"-{s}" for s in SIGNALS)] if args.ablate else [""]
+    rows: list[Summary] = []
     work = Path(tempfile.mkdtemp(prefix="kenso-quality-"))
     try:
         kenso_py = ensure_kenso(args.kenso_venv, work)
-        for number, source in enumerate(args.corpora):
+        for number, source in enumerate([*args.corpora, *args.held_out]):
             corpus = work / f"corpus{number}"
             shutil.copytree(source.resolve(), corpus)
             triples = build_queries(corpus, args.per_kind, args.seed)
             queries = [query for _, query, _ in triples]
-            a = ours(corpus, work / f"ours{number}.db", queries)
+            runs = ours(corpus, work / f"ours{number}.db", queries, configs)
             b = kenso(kenso_py, corpus, work / f"kenso{number}.db", queries, work)
-            report(str(source), triples, a, b)
+            report(str(source), triples, runs[""], b)
+            if args.ablate:
+                ablation(str(source), triples, runs)
+            ra = [rank_of(r, t[2]) for r, t in zip(runs[""], triples, strict=True)]
+            rb = [rank_of(r, t[2]) for r, t in zip(b, triples, strict=True)]
+            (a1, _, am), (b1, _, bm) = _scores(ra), _scores(rb)
+            half = "held-out" if number >= len(args.corpora) else "tuning"
+            rows.append((str(source), half, am, bm, a1, b1))
+        summary(rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -28,6 +28,9 @@ from kenso_git.search.query import Stage
 from kenso_git.search.query import build_stages
 from kenso_git.search.query import check_query
 from kenso_git.search.query import correct
+from kenso_git.search.rank import Evidence
+from kenso_git.search.rank import boosts
+from kenso_git.search.rank import enabled_signals
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store.schema import BM25_WEIGHTS
 
@@ -141,7 +144,7 @@ def search(
                 corrected = None
     if not rows:
         return SearchResult(query, (), None)
-    ranked = _rerank(conn, _dedupe(rows))[:limit]
+    ranked = _rerank(conn, _document_rank(conn, corrected or text, rows))[:limit]
     hits = _finish(conn, ranked, corrected or text, path_filter)
     return SearchResult(query, hits, corrected)
 
@@ -239,6 +242,21 @@ def _dedupe(rows: list[_Row]) -> list[_Row]:
         if kept is None or _order(row) < _order(kept):
             best[row.file_path] = row
     return sorted(best.values(), key=_order)
+
+
+def _document_rank(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> list[_Row]:
+    """Each file's best row, scored by the document-level signals of `rank` (#18)."""
+    best = _dedupe(rows)
+    signals = enabled_signals()
+    if len(best) < 2 or not signals:
+        return best
+    evidence = [Evidence(r.file_path, r.score, r.tier) for r in rows]
+    found = boosts(conn, text, evidence, [r.file_path for r in best], signals)
+    boosted = [
+        replace(r, score=r.score * (1 + found[r.file_path])) if r.file_path in found else r
+        for r in best
+    ]
+    return sorted(boosted, key=_order)
 
 
 def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:

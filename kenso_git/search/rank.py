@@ -1,0 +1,219 @@
+"""Document-level ranking signals kenso does not use (docs/ranking.md, issue #18).
+
+The cascade finds chunks and keeps each file's best one; this module then scores each
+candidate file as a whole, multiplying its best chunk's BM25 score by `1 + boost`, where
+the boost adds up:
+
+* `title`: how much of the query the document's title covers, and how much of the title
+  the query covers (an exact title is the strongest evidence of a known item);
+* `heading`: the same for the best-covering heading of the document;
+* `path`: query words in the file's path (folder and file names);
+* `spread`: several matching chunks of one document (kenso keeps the single best one);
+* `index`: a section index page (`index.md`, `_index.md`, `README.md`) whose folder name
+  the query names describes that folder;
+* `dedupe`: among candidates with the same title, only the one whose path covers the
+  query best keeps the title boost (near-duplicate pages disambiguated by title).
+
+Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
+`KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
+ablation); `dedupe` is off by default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sqlite3
+from collections.abc import Iterable
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+from kenso_git.search.query import STOP_WORDS
+
+SIGNALS = ("title", "heading", "path", "spread", "index", "dedupe")
+ENV = "KENSO_GIT_RANK"
+INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
+# tuned on the tuning half only (docs/ranking.md); `dedupe` cost MRR there, so it is off
+DEFAULT_ON = frozenset(SIGNALS) - {"dedupe"}
+WEIGHTS = {"title": 0.8, "heading": 1.0, "path": 0.1, "spread": 0.1, "index": 0.4}
+SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must not win by length
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_IDS = "(SELECT value FROM json_each(?))"
+# index file -> (generation, file path -> _Doc); entries are replaced whole, never mutated
+_doc_cache: dict[str, tuple[object, dict[str, _Doc]]] = {}
+_STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
+
+
+class Evidence(NamedTuple):
+    """One matched chunk: the file, its score, and the cascade tier that found it."""
+
+    file_path: str
+    score: float
+    tier: int
+
+
+class _Doc(NamedTuple):
+    title: frozenset[str]
+    title_key: str
+    headings: tuple[frozenset[str], ...]
+
+
+def enabled_signals(raw: str | None = None) -> frozenset[str]:
+    """The signals `KENSO_GIT_RANK` switches on: unset = the defaults, `off` = none, `all`,
+    `-x,+y` = the defaults without x and with y, `x,y` = exactly x and y."""
+    value = (os.environ.get(ENV, "") if raw is None else raw).strip().lower()
+    if value in ("", "on", "default"):
+        return DEFAULT_ON
+    if value in ("off", "none", "kenso"):
+        return frozenset()
+    if value == "all":
+        return frozenset(SIGNALS)
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if all(n[0] in "+-" for n in names):
+        on = DEFAULT_ON | {n[1:] for n in names if n[0] == "+"}
+        return (on - {n[1:] for n in names if n[0] == "-"}) & frozenset(SIGNALS)
+    return frozenset(names) & frozenset(SIGNALS)
+
+
+def stem(word: str) -> str:
+    """A light suffix strip so `pointers`/`pointer` and `configuring`/`configure` meet."""
+    w = word.lower()
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+@lru_cache(maxsize=8192)  # titles and headings of the same candidates come back query after query
+def words(text: str) -> frozenset[str]:
+    """The stemmed content words of `text`, camelCase split as well as whole."""
+    out: set[str] = set()
+    for token in _WORD.findall(text):
+        out.add(stem(token))
+        parts = _CAMEL.split(token)
+        if len(parts) > 1:
+            out.update(stem(p) for p in parts)
+    return frozenset(w for w in out if w not in _STOP)
+
+
+def _cover(query: frozenset[str], field: frozenset[str]) -> float:
+    """F-measure of the query against a field: high only when each covers the other."""
+    common = len(query & field)
+    if not common:
+        return 0.0
+    recall, precision = common / len(query), common / len(field)
+    return 2 * recall * precision / (recall + precision)
+
+
+def _docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc]:
+    """Title and heading words of `paths`, cached per index file and generation: the same
+    candidates come back query after query, and reading all their chunks costs more than
+    the search itself."""
+    key = _cache_key(conn)
+    cached = _doc_cache.get(key[0]) if key is not None else None
+    fresh = cached is not None and key is not None and cached[0] == key[1]
+    known = cached[1] if cached is not None and fresh else {}
+    missing = [p for p in paths if p not in known]
+    if missing:
+        known = {**known, **_read_docs(conn, missing)}
+        if key is not None:
+            _doc_cache[key[0]] = (key[1], known)
+    return known
+
+
+def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
+    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    if not files or not files[0]:
+        return None  # an in-memory index: nothing to key a cache on
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return (files[0], row[0]) if row is not None else None
+
+
+def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc]:
+    titles: dict[str, str] = {}
+    headings: dict[str, set[str]] = {}
+    sql = (
+        "SELECT file_path, chunk_index, title, doc_title, section_path FROM chunks "
+        f"WHERE file_path IN {_IDS}"
+    )
+    for path, index, title, doc_title, section in conn.execute(sql, (json.dumps(paths),)):
+        if index == 0 or path not in titles:  # a chunk title is "Doc title > Section"
+            titles[path] = doc_title or (title or "").split(" > ", 1)[0]
+        headings.setdefault(path, set()).add((section or "").rsplit(" > ", 1)[-1])
+    out = {}
+    for p, title in titles.items():
+        title_words = words(title)
+        heads = tuple(dict.fromkeys(words(h) for h in sorted(headings[p])))
+        out[p] = _Doc(title_words, " ".join(sorted(title_words)), heads)
+    return out
+
+
+def _path_words(path: str) -> frozenset[str]:
+    return words(path.replace("-", " ").replace(".", " "))
+
+
+def _folder_words(path: str) -> frozenset[str]:
+    parts = path.split("/")
+    return words(parts[-2].replace("-", " ")) if len(parts) >= 2 else frozenset()
+
+
+def boosts(
+    conn: sqlite3.Connection,
+    query: str,
+    evidence: Iterable[Evidence],
+    candidates: Sequence[str],
+    signals: frozenset[str],
+) -> dict[str, float]:
+    """The multiplicative boost (`score x (1 + boost)`) of each candidate file."""
+    wanted = words(query)
+    if not signals or not wanted or not candidates:
+        return {}
+    chunks: dict[str, int] = {}
+    for item in evidence:
+        chunks[item.file_path] = chunks.get(item.file_path, 0) + 1
+    docs = _docs(conn, candidates) if signals & {"title", "heading", "dedupe"} else {}
+    path_cover = {p: _cover(wanted, _path_words(p)) for p in candidates}
+    owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
+    out: dict[str, float] = {}
+    for p in candidates:
+        doc = docs.get(p)
+        boost = WEIGHTS["path"] * path_cover[p] if "path" in signals else 0.0
+        if doc is not None:
+            boost += _doc_boost(wanted, doc, signals, owners.get(doc.title_key, p) == p)
+        if "spread" in signals:
+            boost += WEIGHTS["spread"] * math.log2(min(chunks.get(p, 1), SPREAD_CAP))
+        if "index" in signals and p.rsplit("/", 1)[-1].lower() in INDEX_NAMES:
+            folder = _folder_words(p)
+            if folder:
+                boost += WEIGHTS["index"] * len(wanted & folder) / len(wanted)
+        if boost:
+            out[p] = boost
+    return out
+
+
+def _doc_boost(wanted: frozenset[str], doc: _Doc, signals: frozenset[str], owns: bool) -> float:
+    boost = 0.0
+    if "title" in signals and owns:
+        boost += WEIGHTS["title"] * _cover(wanted, doc.title)
+    if "heading" in signals and doc.headings:
+        boost += WEIGHTS["heading"] * max(_cover(wanted, h) for h in doc.headings)
+    return boost
+
+
+def _title_owners(
+    candidates: Sequence[str], docs: dict[str, _Doc], path_cover: dict[str, float]
+) -> dict[str, str]:
+    """For each title several candidates share, the one whose path covers the query best."""
+    owners: dict[str, str] = {}
+    for p in candidates:  # candidates come best first: ties keep the better-ranked one
+        doc = docs.get(p)
+        if doc is None or not doc.title_key:
+            continue
+        owner = owners.get(doc.title_key)
+        if owner is None or path_cover[p] > path_cover[owner]:
+            owners[doc.title_key] = p
+    return owners

@@ -1,0 +1,150 @@
+"""The document-level ranking signals of search/rank.py (#18), on real ingested folders."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from kenso_git.kb import KnowledgeBase
+from kenso_git.search.rank import DEFAULT_ON
+from kenso_git.search.rank import ENV
+from kenso_git.search.rank import SIGNALS
+from kenso_git.search.rank import WEIGHTS
+from kenso_git.search.rank import Evidence
+from kenso_git.search.rank import boosts
+from kenso_git.search.rank import enabled_signals
+from kenso_git.search.rank import words
+
+FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
+
+
+def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
+    for rel, text in files.items():
+        path = root / "docs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    kb = KnowledgeBase.open(root, db=str(root / "index.db"))
+    kb.ingest()
+    return kb
+
+
+def _top(kb: KnowledgeBase, query: str) -> list[str]:
+    return [h.file_path for h in kb.search(query, limit=5).hits]
+
+
+@pytest.fixture
+def titled(tmp_path: Path) -> KnowledgeBase:
+    """`grid.md` is the page titled "Column Resizing"; `guide.md` has a section of that name
+    that says the words more often."""
+    return _kb(
+        tmp_path,
+        {
+            "grid.md": "# Column Resizing\n\nDrag the edge of a header to change its width.\n\n"
+            + FILLER * 3,
+            "guide.md": "# Table Guide\n\n## Column Resizing\n\nColumn resizing: every column "
+            "supports resizing, and column resizing of each column is fast. Resizing a column "
+            "twice keeps the column resizing smooth.\n\n",
+        },
+    )
+
+
+def test_the_document_titled_like_the_query_ranks_first(
+    titled: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV, "off")
+    assert _top(titled, "Column Resizing")[0] == "docs/guide.md"  # kenso's order: body BM25
+    monkeypatch.setenv(ENV, "-title")
+    assert _top(titled, "Column Resizing")[0] == "docs/guide.md"
+    monkeypatch.delenv(ENV)
+    assert _top(titled, "Column Resizing")[0] == "docs/grid.md"
+
+
+def test_a_heading_that_is_the_query_outweighs_one_that_only_shares_a_word(
+    tmp_path: Path,
+) -> None:
+    kb = _kb(
+        tmp_path,
+        {
+            "a.md": "# Alpha\n\n## Token storage and rotation\n\nKeys live in a vault.\n\n"
+            + FILLER,
+            "b.md": "# Beta\n\n## Token refresh\n\nThe client renews its token hourly.\n\n"
+            + FILLER,
+        },
+    )
+    paths = ["docs/a.md", "docs/b.md"]
+    found = boosts(_conn(kb), "token refresh", [], paths, frozenset({"heading"}))
+    assert found["docs/b.md"] == pytest.approx(WEIGHTS["heading"])  # full cover
+    assert 0 < found["docs/a.md"] < found["docs/b.md"]
+
+
+def _conn(kb: KnowledgeBase) -> sqlite3.Connection:
+    return sqlite3.connect(kb.db_path)
+
+
+def test_spread_rewards_several_matching_chunks_up_to_a_cap(titled: KnowledgeBase) -> None:
+    conn = _conn(titled)
+    paths = ["docs/grid.md", "docs/guide.md"]
+    many = [Evidence("docs/guide.md", 1.0, 0)] * 9 + [Evidence("docs/grid.md", 1.0, 0)]
+    four = [Evidence("docs/guide.md", 1.0, 0)] * 4
+    spread = boosts(conn, "zzz unrelated", many, paths, frozenset({"spread"}))
+    assert spread.get("docs/grid.md", 0.0) == 0.0
+    assert (
+        spread["docs/guide.md"]
+        == boosts(conn, "zzz", four, paths, frozenset({"spread"}))["docs/guide.md"]
+    )
+    assert boosts(conn, "zzz", many, paths, frozenset()) == {}
+
+
+def test_an_index_page_whose_folder_the_query_names_is_boosted(tmp_path: Path) -> None:
+    kb = _kb(
+        tmp_path,
+        {
+            "widgets/index.md": "# Overview\n\nAll the pieces of the toolkit, by kind.\n\n"
+            + FILLER,
+            "widgets/slider.md": "# Slider\n\nA slider picks a value from a range.\n\n" + FILLER,
+        },
+    )
+    paths = ["docs/widgets/slider.md", "docs/widgets/index.md"]
+    found = boosts(_conn(kb), "widgets", [], paths, frozenset({"index"}))
+    assert set(found) == {"docs/widgets/index.md"}
+
+
+def test_near_duplicate_titles_keep_the_title_boost_for_the_best_path(tmp_path: Path) -> None:
+    kb = _kb(
+        tmp_path,
+        {
+            "wpf/overview.md": "# Overview\n\nThe desktop framework, from the top.\n\n" + FILLER,
+            "forms/overview.md": "# Overview\n\nThe older toolkit, from the top.\n\n" + FILLER,
+        },
+    )
+    paths = ["docs/wpf/overview.md", "docs/forms/overview.md"]
+    on = frozenset({"title", "path", "dedupe"})
+    found = boosts(_conn(kb), "forms overview", [], paths, on)
+    assert found["docs/forms/overview.md"] > found["docs/wpf/overview.md"]
+    off = boosts(_conn(kb), "forms overview", [], paths, on - {"dedupe"})
+    assert off["docs/wpf/overview.md"] > found["docs/wpf/overview.md"]
+
+
+def test_switch_values() -> None:
+    assert enabled_signals("") == DEFAULT_ON
+    assert enabled_signals("off") == frozenset()
+    assert enabled_signals("all") == frozenset(SIGNALS)
+    assert enabled_signals("-spread,+dedupe") == (DEFAULT_ON - {"spread"}) | {"dedupe"}
+    assert enabled_signals("title,nonsense") == frozenset({"title"})
+
+
+def test_words_stem_and_split_camel_case() -> None:
+    assert words("DataGrid pointers") == {"datagrid", "data", "grid", "pointer"}
+    assert words("how to use the index.md") == {"use", "index"}
+
+
+def test_the_title_cache_follows_a_new_ingest(titled: KnowledgeBase) -> None:
+    paths = ["docs/grid.md", "docs/guide.md"]
+    before = boosts(_conn(titled), "column resizing", [], paths, frozenset({"title"}))
+    assert set(before) == {"docs/grid.md"}
+    grid = titled.workspace.root / "docs" / "grid.md"
+    grid.write_text("# Row Heights\n\nDrag the edge of a row.\n\n" + FILLER, encoding="utf-8")
+    titled.ingest()
+    assert boosts(_conn(titled), "column resizing", [], paths, frozenset({"title"})) == {}
