@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from kenso_git.index.build import IngestReport
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
+    from kenso_git.index.refresh import Freshness
     from kenso_git.search.agent import SearchRequest
     from kenso_git.search.cascade import SearchResult
     from kenso_git.search.pagination import AgentPage
@@ -110,6 +111,8 @@ class KnowledgeBase:
         self.settings = settings
         self.db_path = db_path
         self._local = threading.local()
+        self._refresh_lock = threading.Lock()
+        self.freshness: Freshness | None = None  # of the last query-time check; None: not run
 
     @classmethod
     def open(cls, start: Path | None = None, *, db: str | None = None) -> KnowledgeBase:
@@ -179,6 +182,24 @@ class KnowledgeBase:
             conn.close()
             self._local.conn = None
 
+    def refresh(self) -> None:
+        """Sync what the work tree changed since the index last looked (`query-sync`).
+
+        Runs before every read; never creates an index. Sets `freshness`: stale with the
+        reason when the change was too large for a query or the sync failed.
+        """
+        if not self.settings.query_sync or not self.db_path.exists():
+            return
+        from kenso_git.index.refresh import ensure_fresh
+
+        with self._refresh_lock:  # concurrent tool calls: one checks, the others wait for it
+            self.freshness = ensure_fresh(
+                self.workspace,
+                self.settings,
+                lambda: self.read(lambda conn: (read_meta(conn), load_files(conn))),
+                lambda paths: self.sync(paths=paths),
+            )
+
     def _synonyms(self) -> Synonyms | None:
         from kenso_git.search.synonyms import load_synonyms
 
@@ -203,6 +224,7 @@ class KnowledgeBase:
 
         limit = max(1, min(limit, self.settings.search_limit_max))
         synonyms = self._synonyms()
+        self.refresh()
         return self.read(
             lambda conn: search.search(
                 conn,
@@ -256,6 +278,7 @@ class KnowledgeBase:
         from kenso_git.search import payload
 
         synonyms = self._synonyms()
+        self.refresh()
         return self.read(
             lambda conn: payload.search_multi_payload(
                 conn,
@@ -274,13 +297,39 @@ class KnowledgeBase:
         `max_length` characters (plus `...` and `truncated: true`) when longer.
 
         Raises:
-            DocumentNotFoundError: the index holds no document at `path`.
+            DocumentNotFoundError: the index holds no document at `path`, or the file is gone.
+            KensoError: the file changed since it was indexed and cannot be synced now.
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
+        from kenso_git.errors import DocumentNotFoundError
+        from kenso_git.errors import KensoError
+        from kenso_git.index.refresh import disk_state
         from kenso_git.search import payload
 
-        return self.read(lambda conn: payload.get_doc_payload(conn, path, max_length=max_length))
+        self.refresh()
+        for attempt in range(2):
+            doc, row = self.read(
+                lambda conn: (
+                    payload.get_doc_payload(conn, path, max_length=max_length),
+                    load_files(conn, [path]).get(path),
+                )
+            )
+            # The file may have changed after the check (or with the check off): the stored
+            # text is served only while the file on disk is still the one indexed.
+            on_disk = disk_state(str(self.workspace.root), row)
+            if on_disk == "same":
+                return doc
+            if attempt or not self.settings.query_sync:
+                break
+            self.sync(paths=[path])
+        if on_disk == "gone":
+            raise DocumentNotFoundError(path)
+        raise KensoError(
+            f"{path} changed on disk since it was indexed",
+            hint="run `kenso-git sync` (or turn query-sync on), then read it again",
+            path=path,
+        )
 
     def get_related(
         self,
@@ -299,6 +348,7 @@ class KnowledgeBase:
         """
         from kenso_git.search import related
 
+        self.refresh()
         return self.read(
             lambda conn: related.get_related(
                 conn, path, depth=depth, relation_type=relation_type, path_filter=path_filter
@@ -320,6 +370,7 @@ class KnowledgeBase:
         from kenso_git.search import agent
         from kenso_git.search import regex_search
 
+        self.refresh()
         if isinstance(request, agent.SearchRequest):
             return self.read(lambda conn: agent.search(conn, request, path_filter=path_filter))
         root, limit = self.workspace.root, self.settings.max_file_size
@@ -338,6 +389,8 @@ class KnowledgeBase:
         """
         from kenso_git.index import freshness
 
+        if check_stale:
+            self.refresh()
         counts = self.read(_counts)
         meta = self.read(read_meta)
         scope = meta_scope(meta)
