@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from kenso_git.search.results import SearchDocsResult
     from kenso_git.search.results import SearchMultiResult
     from kenso_git.search.synonyms import Synonyms
+    from kenso_git.store.files import FileRow
 
 T = TypeVar("T")
 PathFilter = Callable[[str], bool]
@@ -181,11 +182,13 @@ class KnowledgeBase:
         if conn is not None:
             conn.close()
             self._local.conn = None
+            self._local.files = None
 
     def refresh(self) -> None:
         """Sync what the work tree changed since the index last looked (`query-sync`).
 
-        Runs before every read; never creates an index. Sets `freshness`: stale with the
+        Runs before every search and document read (not before `state()`, which reports
+        what the index holds); never creates an index. Sets `freshness`: stale with the
         reason when the change was too large for a query or the sync failed.
         """
         if not self.settings.query_sync or not self.db_path.exists():
@@ -196,9 +199,21 @@ class KnowledgeBase:
             self.freshness = ensure_fresh(
                 self.workspace,
                 self.settings,
-                lambda: self.read(lambda conn: (read_meta(conn), load_files(conn))),
+                self._files_snapshot,
                 lambda paths: self.sync(paths=paths),
             )
+
+    def _files_snapshot(self) -> tuple[dict[str, str], dict[str, FileRow]]:
+        """The meta and files rows, re-read only when another connection wrote the index
+        (`PRAGMA data_version`): the check before each query need not load every row."""
+        conn = self._reader()
+        key = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0])
+        cached = getattr(self._local, "files", None)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        meta, files = self.read(lambda conn: (read_meta(conn), load_files(conn)))
+        self._local.files = (key, meta, files)
+        return meta, files
 
     def _synonyms(self) -> Synonyms | None:
         from kenso_git.search.synonyms import load_synonyms
@@ -389,8 +404,6 @@ class KnowledgeBase:
         """
         from kenso_git.index import freshness
 
-        if check_stale:
-            self.refresh()
         counts = self.read(_counts)
         meta = self.read(read_meta)
         scope = meta_scope(meta)

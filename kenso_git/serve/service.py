@@ -306,6 +306,7 @@ class Service:
         }
         try:
             kb = self.kb()
+            kb.refresh()  # like every read tool: answer about the work tree as it is now
             st = kb.state()
         except NoIndexError as err:
             out["reason"] = self.shown(_reason(err))
@@ -334,6 +335,7 @@ class Service:
             NoIndexError: there is no index.
         """
         kb = self.kb()
+        kb.refresh()
         st = kb.state()
         stale, reason = _staleness(kb, st)
         out: StateResult = {
