@@ -136,8 +136,8 @@ def test_read_snippet_reads_the_file_as_it_is_now_and_knows_when_it_is_gone(root
     _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
     snip, _ = service.read_snippet("docs/a.md", "rewritten", 200)
     assert "rewritten" in snip["text"]
-    with pytest.raises(KensoError, match="no line of docs/a.md matches"):
+    with pytest.raises(KensoError, match=r"no line of docs/a\.md matches"):
         service.read_snippet("docs/a.md", "original wording", 200)
     (root / "docs/a.md").unlink()
-    with pytest.raises(KensoError, match="no file at docs/a.md"):
+    with pytest.raises(KensoError, match=r"no file at docs/a\.md"):
         service.read_snippet("docs/a.md", "", 200)
