@@ -100,6 +100,10 @@ SETTINGS: tuple[Setting, ...] = (
             type_doc="list of repo-relative folders", default_doc="`[]` (the whole checkout)"),
     Setting("allow-reindex", "allow_reindex", "bool", False, None, "mcp",
             "Offer the `reindex` tool over stdio (never over HTTP)."),
+    Setting("query-sync", "query_sync", "bool", True, "KENSO_QUERY_SYNC", "index",
+            "Before each search and MCP read, sync the docs whose stat data changed since the "
+            "index last looked (a few ms when nothing did). `search --no-sync` turns it off "
+            "for one command.", env_doc="`0`/`false` turns `query-sync` off, `1`/`true` on."),
     Setting("synonyms", "synonyms_path", "path", None, "KENSO_SYNONYMS_PATH", "index",
             "Synonym file, relative to the repository root (same format as "
             f"`KENSO_SYNONYMS_PATH`, which wins when set); {_SYNONYMS_DEFAULT}.",
@@ -169,6 +173,7 @@ class Settings(NamedTuple):
     exclude: tuple[str, ...] = ()  # extra gitignore-style patterns
     agent_scoped_roots: tuple[str, ...] = ()  # repo-relative folders the MCP server may show
     allow_reindex: bool = False
+    query_sync: bool = True  # sync what changed before answering a read
     synonyms_path: str | None = None
     transport: str = "stdio"
     host: str = "127.0.0.1"
@@ -273,6 +278,10 @@ def _as_str_list(value: object, key: str, where: str) -> tuple[str, ...]:
     raise ConfigError(f"{key} must be a list of strings, got {value!r}", path=where)
 
 
+_ENV_BOOLS = {"1": True, "true": True, "yes": True, "on": True}
+_ENV_BOOLS.update({"0": False, "false": False, "no": False, "off": False})
+
+
 def _convert(setting: Setting, value: object, name: str, where: str) -> object:
     """Check `value` (from a file, or a stripped environment string) against its kind."""
     kind = setting.kind
@@ -281,6 +290,8 @@ def _convert(setting: Setting, value: object, name: str, where: str) -> object:
     if kind == "list":
         return _as_str_list(value, name, where)
     if kind == "bool":
+        if isinstance(value, str) and where == "environment":
+            value = _ENV_BOOLS.get(value.lower(), value)
         if not isinstance(value, bool):
             raise ConfigError(f"{name} must be true or false", path=where)
         return value

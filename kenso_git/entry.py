@@ -75,6 +75,8 @@ def _plain_search(options: SearchArgs) -> str:
     from kenso_git.kb import KnowledgeBase
 
     kb = KnowledgeBase.open(Path.cwd(), db=options.db_path)
+    if options.no_sync:
+        kb.settings = kb.settings._replace(query_sync=False)
     return search_text(
         kb,
         options.query,
@@ -100,6 +102,7 @@ class SearchArgs(NamedTuple):
     as_json: bool
     db_path: str | None
     color: str
+    no_sync: bool = False
 
 
 def parse_sync_args(args: list[str]) -> SyncArgs | None:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from kenso_git.index.build import IngestReport
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
+    from kenso_git.index.refresh import Freshness
     from kenso_git.search.agent import SearchRequest
     from kenso_git.search.cascade import SearchResult
     from kenso_git.search.pagination import AgentPage
@@ -129,6 +130,8 @@ class KnowledgeBase:
         self.db_path = db_path
         self.owned = owned  # found by the default rule: it must record this root (store.owner)
         self._local = threading.local()
+        self._refresh_lock = threading.Lock()
+        self.freshness: Freshness | None = None  # of the last query-time check; None: not run
 
     @classmethod
     def open(cls, start: Path | None = None, *, db: str | None = None) -> KnowledgeBase:
@@ -215,6 +218,38 @@ class KnowledgeBase:
         if conn is not None:
             conn.close()
             self._local.conn = None
+            self._local.files = None
+
+    def refresh(self) -> None:
+        """Sync what the work tree changed since the index last looked (`query-sync`).
+
+        Runs before every search and document read (not before `state()`, which reports
+        what the index holds); never creates an index. Sets `freshness`: stale with the
+        reason when the change was too large for a query or the sync failed.
+        """
+        if not self.settings.query_sync or not self.db_path.exists():
+            return
+        from kenso_git.index.refresh import ensure_fresh
+
+        with self._refresh_lock:  # concurrent tool calls: one checks, the others wait for it
+            self.freshness = ensure_fresh(
+                self.workspace,
+                self.settings,
+                self._files_snapshot,
+                lambda paths: self.sync(paths=paths),
+            )
+
+    def _files_snapshot(self) -> tuple[dict[str, str], dict[str, FileRow]]:
+        """The meta and files rows, re-read only when another connection wrote the index
+        (`PRAGMA data_version`): the check before each query need not load every row."""
+        conn = self._reader()
+        key = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0])
+        cached = getattr(self._local, "files", None)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        meta, files = self.read(lambda conn: (read_meta(conn), load_files(conn)))
+        self._local.files = (key, meta, files)
+        return meta, files
 
     def _synonyms(self) -> Synonyms | None:
         from kenso_git.search.synonyms import load_synonyms
@@ -240,6 +275,7 @@ class KnowledgeBase:
 
         limit = max(1, min(limit, self.settings.search_limit_max))
         synonyms = self._synonyms()
+        self.refresh()
         return self.read(
             lambda conn: search.search(
                 conn,
@@ -293,6 +329,7 @@ class KnowledgeBase:
         from kenso_git.search import payload
 
         synonyms = self._synonyms()
+        self.refresh()
         return self.read(
             lambda conn: payload.search_multi_payload(
                 conn,
@@ -311,13 +348,39 @@ class KnowledgeBase:
         `max_length` characters (plus `...` and `truncated: true`) when longer.
 
         Raises:
-            DocumentNotFoundError: the index holds no document at `path`.
+            DocumentNotFoundError: the index holds no document at `path`, or the file is gone.
+            KensoError: the file changed since it was indexed and cannot be synced now.
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
+        from kenso_git.errors import DocumentNotFoundError
+        from kenso_git.errors import KensoError
+        from kenso_git.index.refresh import disk_state
         from kenso_git.search import payload
 
-        return self.read(lambda conn: payload.get_doc_payload(conn, path, max_length=max_length))
+        self.refresh()
+        for attempt in range(2):
+            doc, row = self.read(
+                lambda conn: (
+                    payload.get_doc_payload(conn, path, max_length=max_length),
+                    load_files(conn, [path]).get(path),
+                )
+            )
+            # The file may have changed after the check (or with the check off): the stored
+            # text is served only while the file on disk is still the one indexed.
+            on_disk = disk_state(str(self.workspace.root), row)
+            if on_disk == "same":
+                return doc
+            if attempt or not self.settings.query_sync:
+                break
+            self.sync(paths=[path])
+        if on_disk == "gone":
+            raise DocumentNotFoundError(path)
+        raise KensoError(
+            f"{path} changed on disk since it was indexed",
+            hint="run `kenso-git sync` (or turn query-sync on), then read it again",
+            path=path,
+        )
 
     def get_related(
         self,
@@ -336,6 +399,7 @@ class KnowledgeBase:
         """
         from kenso_git.search import related
 
+        self.refresh()
         return self.read(
             lambda conn: related.get_related(
                 conn, path, depth=depth, relation_type=relation_type, path_filter=path_filter
@@ -357,6 +421,7 @@ class KnowledgeBase:
         from kenso_git.search import agent
         from kenso_git.search import regex_search
 
+        self.refresh()
         if isinstance(request, agent.SearchRequest):
             return self.read(lambda conn: agent.search(conn, request, path_filter=path_filter))
         root, limit = self.workspace.root, self.settings.max_file_size

@@ -82,6 +82,7 @@ def test_known_keys_are_the_core_and_lint_keys() -> None:
         "exclude",
         "max-file-size",
         "preview-chars",
+        "query-sync",
         "search-limit-max",
         "synonyms",
     ]

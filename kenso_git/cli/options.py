@@ -66,11 +66,25 @@ LIMIT = Option(
 CATEGORY = Option(
     ("--category", "-c"), "category", "text", "Only this exact category ('all' = any)."
 )
+NO_SYNC = Option(
+    ("--no-sync",),
+    "no_sync",
+    "flag",
+    "Do not sync changed docs first.",
+    default=False,
+)
 ROOT = Option(("--root",), "root", "dir")
 
 # The options of the two commands the entry parses without click, in `--help` order.
 SYNC_OPTIONS = (JSON.with_help("Print the outcome as JSON."), QUIET, DB)
-SEARCH_OPTIONS = (LIMIT, CATEGORY, JSON.with_help("Print the search_docs JSON array."), DB, COLOR)
+SEARCH_OPTIONS = (
+    LIMIT,
+    CATEGORY,
+    JSON.with_help("Print the search_docs JSON array."),
+    DB,
+    COLOR,
+    NO_SYNC,
+)
 
 
 # `search`'s agent-surface options (issue #17). Any of them sends `search` to the query

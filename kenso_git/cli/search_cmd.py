@@ -26,6 +26,7 @@ def search(
     as_json: bool,
     db_path: str | None,
     color: str,
+    no_sync: bool,
     path: str | None,
     ext: str | None,
     tag: str | None,
@@ -49,9 +50,14 @@ def search(
       kenso-git search 'tag:auth token' --path docs/api --since 7d --format tsv
       kenso-git search 're:"v[0-9]+"' --exhaustive --format json
 
+    Docs changed since the index last looked are synced first (a few ms when none did);
+    --no-sync, or query-sync = false, answers from the index as it is.
+
     Exit codes: 0 ok (also when nothing matched), 2 bad usage, 3 no index yet.
     """
     kb = KnowledgeBase.open(Path.cwd(), db=db_path)
+    if no_sync:
+        kb.settings = kb.settings._replace(query_sync=False)
     agent = (path, ext, tag, since, page_size, cursor, fmt)
     if not exhaustive and all(value is None for value in agent):
         text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)

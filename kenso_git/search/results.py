@@ -112,6 +112,8 @@ class HealthResult(TypedDict):
     schema_version: int | None
     as_of: str | None
     stale: bool | None
+    stale_reason: str | None  # why `stale` is true; None when fresh or not checked
+    worktree_differs: bool | None  # the indexed docs differ from HEAD's (uncommitted edits)
     version: str
     read_only: bool
 
@@ -127,6 +129,8 @@ class StateResult(TypedDict):
     as_of: str | None
     synced_at: float | None
     stale: bool | None
+    stale_reason: str | None  # why `stale` is true; None when fresh or not checked
+    worktree_differs: bool | None  # the indexed docs differ from HEAD's (uncommitted edits)
     root: str
     scoped_roots: list[str]
 

@@ -77,6 +77,8 @@ class HealthOut(TypedDict):
     schema_version: int | None
     as_of: str | None
     stale: bool | None
+    stale_reason: str | None
+    worktree_differs: bool | None
     version: str
     read_only: bool
 
@@ -90,6 +92,8 @@ class StateOut(TypedDict):
     as_of: str | None
     synced_at: float | None
     stale: bool | None
+    stale_reason: str | None
+    worktree_differs: bool | None
     root: str
     scoped_roots: list[str]
 

@@ -171,14 +171,18 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
 
     def health_check() -> Annotated[CallToolResult, HealthOut]:
         """Report whether the search index is usable: {ok, reason, index, documents,
-        chunks, schema_version, as_of, stale, version, read_only}. An unusable or missing
-        index gives ok: false with a reason and the command that fixes it."""
+        chunks, schema_version, as_of, stale, stale_reason, worktree_differs, version,
+        read_only}. Changed docs are synced first, so stale is true only when that could not
+        be done. An unusable or missing index gives ok: false with a reason and the command
+        that fixes it."""
         return _call(service.health)
 
     def index_state() -> Annotated[CallToolResult, StateOut]:
         """Describe the index: document, chunk and link counts, database size in bytes,
-        schema version, as_of (the commit it reflects), synced_at, stale (true when the
-        working tree has changed since), the repository root and the scoped roots."""
+        schema version, as_of (the HEAD commit it reflects), synced_at, stale (true when
+        the working tree changed and could not be synced first) with stale_reason,
+        worktree_differs (the docs differ from HEAD's), the repository root and the scoped
+        roots."""
         return _call(service.state)
 
     def search(

@@ -49,6 +49,7 @@ from kenso_git.search.results import StateResult
 from kenso_git.search.snippet import make_snippet
 
 if TYPE_CHECKING:
+    from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
     from kenso_git.search.pagination import AgentPage
 
@@ -298,11 +299,15 @@ class Service:
             "schema_version": None,
             "as_of": None,
             "stale": None,
+            "stale_reason": None,
+            "worktree_differs": None,
             "version": __version__,
             "read_only": not self.settings.allow_reindex,
         }
         try:
-            st = self.kb().state()
+            kb = self.kb()
+            kb.refresh()  # like every read tool: answer about the work tree as it is now
+            st = kb.state()
         except NoIndexError as err:
             out["reason"] = self.shown(_reason(err))
             return out, out
@@ -318,7 +323,8 @@ class Service:
         out["chunks"] = st.chunks
         out["schema_version"] = st.schema_version
         out["as_of"] = st.as_of
-        out["stale"] = st.stale
+        out["stale"], out["stale_reason"] = _staleness(kb, st)
+        out["worktree_differs"] = st.worktree_differs
         return out, out
 
     @_hides_root
@@ -328,7 +334,10 @@ class Service:
         Raises:
             NoIndexError: there is no index.
         """
-        st = self.kb().state()
+        kb = self.kb()
+        kb.refresh()
+        st = kb.state()
+        stale, reason = _staleness(kb, st)
         out: StateResult = {
             "documents": st.documents,
             "chunks": st.chunks,
@@ -337,7 +346,9 @@ class Service:
             "schema_version": st.schema_version,
             "as_of": st.as_of,
             "synced_at": st.synced_at,
-            "stale": st.stale,
+            "stale": stale,
+            "stale_reason": reason,
+            "worktree_differs": st.worktree_differs,
             "root": str(st.root),
             "scoped_roots": list(self.scope.rel_roots),
         }
@@ -412,6 +423,16 @@ class Service:
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
         page = self.kb().agent_search(request, path_filter=self.scope.allows)
         return page, page
+
+
+def _staleness(kb: KnowledgeBase, st: IndexState) -> tuple[bool | None, str | None]:
+    """`stale` and its reason: the query-time sync's verdict, else the state's own check."""
+    if kb.freshness is not None and kb.freshness.stale:
+        return True, kb.freshness.reason
+    if st.stale:
+        off = "" if kb.settings.query_sync else " and query-sync is off"
+        return True, f"the work tree changed since the last sync{off}; run `kenso-git sync`"
+    return st.stale, None
 
 
 def _read_limited(target: Path, rel: str, limit: int) -> bytes:

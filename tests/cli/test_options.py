@@ -89,7 +89,14 @@ def test_option_parse_accepts_only_what_click_surely_accepts(
 
 def test_parse_plain_keeps_the_words_apart() -> None:
     assert parse_plain(["a", "--json", "b"], SEARCH_OPTIONS) == (
-        {"limit": 5, "category": None, "as_json": True, "db_path": None, "color": "auto"},
+        {
+            "limit": 5,
+            "category": None,
+            "as_json": True,
+            "db_path": None,
+            "color": "auto",
+            "no_sync": False,
+        },
         ["a", "b"],
     )
 
@@ -103,6 +110,7 @@ def test_search_help_lists_the_declared_options() -> None:
         "  --json                       Print the search_docs JSON array.\n"
         "  --db TEXT                    Database file (default .kenso/docs.db).\n"
         "  --color [auto|always|never]  Colour the output.  [default: auto]\n"
+        "  --no-sync                    Do not sync changed docs first.\n"
         "  --path TEXT                  Only docs under this folder (in:PATH).\n"
         "  --ext TEXT                   Only files with this extension (ext:EXT).\n"
         "  --tag TEXT                   Only docs with this frontmatter tag (tag:TAG).\n"

@@ -406,6 +406,7 @@ def test_touched_but_unchanged_file_does_not_make_the_index_stale(tmp_path):
 def test_targeted_sync_looks_only_at_the_given_paths(tmp_path):
     root = init_repo(tmp_path, {"a.md": doc("Alpha Guide"), "b.md": doc("Beta Notes")})
     kb = _kb(root)
+    kb.settings = kb.settings._replace(query_sync=False)  # the searches must not sync b.md
     kb.ingest()
     write(root, {"a.md": doc("Alpha Guide", "Zanzibar is now the topic of this page.\n")})
     write(root, {"b.md": doc("Beta Notes", "Quokka is now the topic of this page.\n")})

@@ -1,0 +1,127 @@
+"""Query-time freshness: what changed in the work tree since the index last looked.
+
+Before a read, `KnowledgeBase` asks `changes()` which Markdown files appeared, vanished or
+have new stat data (no file is read or hashed here), and whether HEAD moved; it then syncs
+just those paths. Editors, `git clean` and sparse checkouts fire no hook, so this check is
+what keeps an answer equal to the work tree at the moment it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+from kenso_git.index.build import stat_unchanged
+from kenso_git.index.freshness import head_commit
+from kenso_git.repo.discover import discover
+from kenso_git.store import schema
+from kenso_git.store.meta import meta_scope
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from kenso_git.config import Settings
+    from kenso_git.repo.workspace import Workspace
+    from kenso_git.store.files import FileRow
+
+# Above this many changed files a query does not sync: it answers from the index and says
+# `stale` (a branch switch without hooks is `kenso-git sync`'s job, not a query's).
+MAX_QUERY_SYNC_FILES = 200
+
+
+class Changes(NamedTuple):
+    """What differs between the work tree and the index, as stat data shows it."""
+
+    paths: list[str]  # root-relative paths to sync: new, vanished or touched files
+    head_moved: bool  # HEAD is not the commit the index recorded
+    head: str | None  # HEAD now
+    elapsed: float  # seconds the check took
+
+    @property
+    def any(self) -> bool:
+        """Whether a sync is needed at all."""
+        return bool(self.paths) or self.head_moved
+
+    @property
+    def too_many(self) -> bool:
+        """Whether syncing them would blow a query's budget."""
+        return len(self.paths) > MAX_QUERY_SYNC_FILES
+
+
+class Freshness(NamedTuple):
+    """How fresh the last answer was: `stale` with the reason when it may not be."""
+
+    stale: bool
+    reason: str | None = None
+
+
+FRESH = Freshness(False)
+
+
+def changes(
+    ws: Workspace, settings: Settings, meta: dict[str, str], stored: dict[str, FileRow]
+) -> Changes:
+    """The files whose stat data differs from the index's, and whether HEAD moved."""
+    started = time.perf_counter()
+    head = head_commit(ws) if ws.is_git else None
+    head_moved = ws.is_git and head != (meta.get(schema.META_HEAD) or None)
+    found = discover(ws, settings, scope=meta_scope(meta))
+    live = {sf.path for sf in found}
+    paths = [sf.path for sf in found if not stat_unchanged(sf, stored.get(sf.path))]
+    paths.extend(sorted(p for p in stored if p not in live))
+    return Changes(paths, head_moved, head, time.perf_counter() - started)
+
+
+def disk_state(root: str, row: FileRow | None) -> str:
+    """`same`, `changed` or `gone`: the file on disk against the index's stat data for it.
+
+    `get_doc` calls this right after reading, so that a file edited or deleted after the
+    query-time check (or with the check off) is never served with its old text.
+    """
+    if row is None:
+        return "gone"
+    try:
+        st = os.stat(os.path.join(root, row.path))
+    except OSError:
+        return "gone"
+    same = (
+        row.size == st.st_size
+        and row.mtime_ns == st.st_mtime_ns
+        and row.ctime_ns == st.st_ctime_ns
+        and row.inode == st.st_ino
+        and st.st_mtime_ns < row.seen_ns
+    )
+    return "same" if same else "changed"
+
+
+def ensure_fresh(
+    ws: Workspace,
+    settings: Settings,
+    snapshot: Callable[[], tuple[dict[str, str], dict[str, FileRow]]],
+    sync: Callable[[list[str]], object],
+) -> Freshness:
+    """Sync what changed since the index last looked, unless that is too much for a query.
+
+    `snapshot` reads the index's meta and files rows; `sync` brings the given paths up to
+    date (the caller's coalesced, locked sync). A sync that fails (a read-only database, a
+    writer holding the lock too long) leaves the answer to the index, flagged stale.
+    """
+    from kenso_git.errors import KensoError
+
+    meta, stored = snapshot()
+    found = changes(ws, settings, meta, stored)
+    if not found.any:
+        return FRESH
+    if found.too_many:
+        return Freshness(
+            True,
+            f"{len(found.paths)} docs changed since the last sync, more than a query syncs "
+            f"({MAX_QUERY_SYNC_FILES}); run `kenso-git sync`",
+        )
+    try:
+        sync(found.paths)
+    except KensoError as err:
+        return Freshness(True, f"the work tree changed and the sync failed: {err.message}")
+    return FRESH

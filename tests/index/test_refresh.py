@@ -1,0 +1,143 @@
+"""Query-time freshness (#16): reads sync what changed first, and never serve vanished text."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenso_git.config import load_settings
+from kenso_git.errors import ConfigError
+from kenso_git.errors import DocumentNotFoundError
+from kenso_git.errors import KensoError
+from kenso_git.index import refresh
+from kenso_git.kb import KnowledgeBase
+from kenso_git.serve.service import Service
+from tests.helpers import doc
+from tests.helpers import init_repo
+
+EXE = [sys.executable, "-m", "kenso_git"]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    repo = init_repo(
+        tmp_path / "repo",
+        {
+            "docs/a.md": doc("Alpha", "Alpha talks about the original wording at length.\n"),
+            "docs/b.md": doc("Bravo", "Bravo covers another subject entirely, in words.\n"),
+        },
+    )
+    KnowledgeBase.open(repo).ingest()
+    return repo
+
+
+def _save(path: Path, text: str) -> None:
+    temp = path.with_name(path.name + ".tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def _paths(kb: KnowledgeBase, query: str) -> list[str]:
+    return [h.file_path for h in kb.search(query).hits]
+
+
+def test_search_and_get_doc_see_an_edit_a_create_and_a_delete_at_once(root: Path) -> None:
+    kb = KnowledgeBase.open(root)
+    assert _paths(kb, "original") == ["docs/a.md"]
+    _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
+    (root / "docs/c.md").write_text(
+        doc("Charlie", "Charlie is rewritten too, with enough words to be indexed.\n"), "utf-8"
+    )
+    (root / "docs/b.md").unlink()
+    assert _paths(kb, "original") == []
+    assert sorted(_paths(kb, "rewritten")) == ["docs/a.md", "docs/c.md"]
+    assert "rewritten" in kb.get_doc("docs/a.md")["content"]
+    with pytest.raises(DocumentNotFoundError):
+        kb.get_doc("docs/b.md")
+    assert kb.freshness == refresh.FRESH
+
+
+def test_with_query_sync_off_get_doc_refuses_text_the_file_no_longer_has(root: Path) -> None:
+    kb = KnowledgeBase.open(root)
+    kb.settings = kb.settings._replace(query_sync=False)
+    _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
+    (root / "docs/b.md").unlink()
+    assert _paths(kb, "original") == ["docs/a.md"]  # the search answers from the index...
+    with pytest.raises(KensoError, match="changed on disk since it was indexed"):
+        kb.get_doc("docs/a.md")  # ...but no stored text of a changed file is served
+    with pytest.raises(DocumentNotFoundError):
+        kb.get_doc("docs/b.md")
+
+
+def test_too_many_changes_answer_from_the_index_flagged_stale(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(refresh, "MAX_QUERY_SYNC_FILES", 1)
+    kb = KnowledgeBase.open(root)
+    _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
+    _save(root / "docs/b.md", doc("Bravo", "Bravo is rewritten as well, in words.\n"))
+    assert _paths(kb, "original") == ["docs/a.md"]
+    assert kb.freshness is not None and kb.freshness.stale
+    assert "2 docs changed" in (kb.freshness.reason or "")
+    state, _ = Service(root).state()
+    assert state["stale"] is True and "kenso-git sync" in (state["stale_reason"] or "")
+
+
+def test_index_state_reports_head_and_an_uncommitted_edit(root: Path) -> None:
+    _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
+    state, _ = Service(root).state()
+    assert state["stale"] is False and state["stale_reason"] is None
+    assert state["worktree_differs"] is True
+    health, _ = Service(root).health()
+    assert health["stale"] is False and health["worktree_differs"] is True
+    assert health["as_of"] == state["as_of"] and state["as_of"]
+
+
+def test_query_sync_setting_and_environment() -> None:
+    here = Path.cwd()
+    assert load_settings(here, {}).query_sync is True
+    assert load_settings(here, {"KENSO_QUERY_SYNC": "0"}).query_sync is False
+    assert load_settings(here, {"KENSO_QUERY_SYNC": "true"}).query_sync is True
+    with pytest.raises(ConfigError, match="KENSO_QUERY_SYNC must be true or false"):
+        load_settings(here, {"KENSO_QUERY_SYNC": "maybe"})
+
+
+@pytest.mark.parametrize("extra", [["--json"], ["--format", "json"]])
+def test_cli_search_sees_an_edit_in_the_same_call_and_no_sync_does_not(
+    root: Path, extra: list[str]
+) -> None:
+    # --json takes the entry's click-free fast path, --format json the click command.
+    _save(
+        root / "docs/b.md",
+        doc("Bravo", "Bravo now mentions zebra crossings, with enough words to be indexed.\n"),
+    )
+
+    def found(*args: str) -> bool:
+        proc = subprocess.run(
+            [*EXE, "search", "zebra", *extra, *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return "docs/b.md" in proc.stdout
+
+    assert not found("--no-sync")
+    assert found()
+
+
+def test_read_snippet_reads_the_file_as_it_is_now_and_knows_when_it_is_gone(root: Path) -> None:
+    service = Service(root)
+    _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
+    snip, _ = service.read_snippet("docs/a.md", "rewritten", 200)
+    assert "rewritten" in snip["text"]
+    with pytest.raises(KensoError, match=r"no line of docs/a\.md matches"):
+        service.read_snippet("docs/a.md", "original wording", 200)
+    (root / "docs/a.md").unlink()
+    with pytest.raises(KensoError, match=r"no file at docs/a\.md"):
+        service.read_snippet("docs/a.md", "", 200)
