@@ -229,6 +229,7 @@ class KnowledgeBase:
         """
         if not self.settings.query_sync or not self.db_path.exists():
             return
+        from kenso_git.index.lock import QUERY_WAIT_S
         from kenso_git.index.refresh import ensure_fresh
 
         with self._refresh_lock:  # concurrent tool calls: one checks, the others wait for it
@@ -236,7 +237,9 @@ class KnowledgeBase:
                 self.workspace,
                 self.settings,
                 self._files_snapshot,
-                lambda paths: self.sync(paths=paths),
+                # A query waits a moment at most for another writer: past that the
+                # writer syncs this change too, and the answer is flagged stale.
+                lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S),
             )
 
     def _files_snapshot(self) -> tuple[dict[str, str], dict[str, FileRow]]:
@@ -529,6 +532,7 @@ class KnowledgeBase:
         paths: Sequence[str] | None = None,
         progress: Progress | None = None,
         warn: Warn | None = None,
+        hand_off: float | None = None,
     ) -> IngestReport:
         """Bring the index to the state of the work tree, within the scope last ingested.
 
@@ -552,6 +556,7 @@ class KnowledgeBase:
             warn=warn,
             head=self._head(),
             only=paths,
+            hand_off=hand_off,
         )
 
     def _head(self) -> str | None:

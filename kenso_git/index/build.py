@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kenso_git.config import Settings
+from kenso_git.errors import IndexLockedError
 from kenso_git.index import freshness
 from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
@@ -225,6 +226,7 @@ def run_index(
     only: Sequence[str] | None = None,
     rebuild: bool = False,
     verify: bool = False,
+    hand_off: float | None = None,
 ) -> IngestReport:
     """Make the index equal to the Markdown files under `scope` (default: the stored scope).
 
@@ -233,11 +235,13 @@ def run_index(
     index from nothing and replace the old file (the recovery from a corrupt one); with
     `verify`, check every page of the existing index first (`PRAGMA quick_check`). Runs
     under the write lock (waiting for it, and saying so on `warn`), then syncs once more
-    for every git hook that asked meanwhile.
+    for every git hook that asked meanwhile. With `hand_off` (seconds), wait only that long,
+    as a hook does: past it the run is left to the lock holder (a query must not wait).
 
     Raises:
         DatabaseError: the database cannot be written (`IndexLockedError`: the lock stayed
-        held; `IndexWriteError`: disk full, read-only; `CorruptIndexError`).
+        held, or the run was handed to its holder; `IndexWriteError`: disk full, read-only;
+        `CorruptIndexError`).
     """
     reports: list[IngestReport] = []
 
@@ -249,7 +253,14 @@ def run_index(
             again = _Once(None, freshness.head_commit(ws), False, None, False, False)
             _run_once(ws, settings, db_path, again, None, warn)
 
-    coalesced(db_path.parent, job, wait=CLI_WAIT_S, own_run=True, say=warn)
+    if hand_off is None:
+        coalesced(db_path.parent, job, wait=CLI_WAIT_S, own_run=True, say=warn)
+    elif not coalesced(db_path.parent, job, wait=hand_off, own_run=False):
+        raise IndexLockedError(
+            "another kenso-git process is writing the index; it will sync this change too",
+            path=str(db_path),
+            hint="the answer comes from the index as it was; ask again in a moment",
+        )
     return reports[0]
 
 

@@ -23,6 +23,7 @@ DIRTY_FILE = "sync.dirty"
 MAX_ROUNDS = 5  # runs one lock holder does back to back at most
 HOOK_WAIT_S = 1.0  # a git hook waits this long, then hands its sync to the holder
 CLI_WAIT_S = 600.0  # a command waits this long (saying so), then gives up
+QUERY_WAIT_S = 0.25  # a query-time sync waits this long, then hands its sync to the holder
 _POLL_S = 0.02
 _held: set[str] = set()  # lock files this process holds: the lock is re-entrant
 

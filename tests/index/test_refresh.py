@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,41 @@ def test_read_snippet_reads_the_file_as_it_is_now_and_knows_when_it_is_gone(root
     (root / "docs/a.md").unlink()
     with pytest.raises(KensoError, match=r"no file at docs/a\.md"):
         service.read_snippet("docs/a.md", "", 200)
+
+
+def test_a_query_does_not_wait_for_another_writer_and_says_the_answer_is_stale(
+    root: Path,
+) -> None:
+    # Another process writing the index holds the lock for as long as it needs (10 minutes
+    # for a command): a query-time sync waits a moment, leaves the change to that writer
+    # (the rerun mark) and answers from the index as it was, flagged stale.
+    from kenso_git.index import lock
+
+    kb = KnowledgeBase.open(root)
+    assert _paths(kb, "original") == ["docs/a.md"]
+    folder = kb.db_path.parent
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_LOCK, str(folder / lock.LOCK_FILE)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
+        began = time.monotonic()
+        assert _paths(kb, "original") == ["docs/a.md"]  # the index as it was
+        assert time.monotonic() - began < 30  # not the writer's 600 s wait
+        assert kb.freshness is not None and kb.freshness.stale
+        assert (folder / lock.DIRTY_FILE).exists()  # the holder syncs the change for us
+    finally:
+        holder.kill()
+        holder.communicate()
+
+
+_HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(120)
+"""
