@@ -35,11 +35,14 @@ def test_lint_memory_does_not_grow_with_the_corpus_text(tmp_path, monkeypatch):
     monkeypatch.setattr(corpus, "KEEP_CHARS", 200_000, raising=False)
     _repo(tmp_path / "small", 30)
     _repo(tmp_path / "large", 120)
+    _peak_lint(tmp_path / "small", monkeypatch)  # warm the process-wide caches first
     small, small_files = _peak_lint(tmp_path / "small", monkeypatch)
     large, large_files = _peak_lint(tmp_path / "large", monkeypatch)
     assert (small_files, large_files) == (30, 120)
     # Holding every parse grows ~4x with 4x the files; kept slim, the corpus barely counts.
-    assert large / small < 2.0, f"peak {small:,} -> {large:,} bytes"
+    # Measured: 1.8x kept slim, 3.8x with every parse kept (KEEP_CHARS unbounded); the warm-up
+    # run keeps caches that other tests filled or left empty out of the comparison.
+    assert large / small < 2.5, f"peak {small:,} -> {large:,} bytes"
 
 
 def test_slimmed_documents_lint_the_same_as_kept_ones(tmp_path, monkeypatch):
