@@ -27,11 +27,11 @@ from kenso_git.index.prepare import Options
 from kenso_git.index.prepare import Prepared
 from kenso_git.index.prepare import git_blob_ids
 from kenso_git.index.prepare import prepare_all
-from kenso_git.repo.discover import FileStatus
 from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.discover import WalkFacts
 from kenso_git.repo.discover import discover
 from kenso_git.repo.discover import discover_paths
+from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.store import schema

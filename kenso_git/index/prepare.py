@@ -17,11 +17,11 @@ from typing import NamedTuple
 from typing import NoReturn
 
 from kenso_git.errors import WorkerError
-from kenso_git.repo.discover import FileStatus
 from kenso_git.repo.discover import Skip
 from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.discover import document_from_bytes
 from kenso_git.repo.discover import read_bytes
+from kenso_git.repo.status import FileStatus
 from kenso_git.store.chunks import ChunkRow
 from kenso_git.text.parse import Document
 

@@ -15,7 +15,6 @@ import os
 import stat as stat_mod
 from collections.abc import Callable
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,6 +22,7 @@ from kenso_git.config import Settings
 from kenso_git.errors import UsageError
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
+from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
 from kenso_git.repo.workspace import is_markdown
@@ -40,16 +40,6 @@ ENV_FOLDER_NAMES = frozenset(
 ENV_FOLDER_MARKERS = ("pyvenv.cfg", "conda-meta")  # a virtualenv, a conda environment
 
 Warn = Callable[[str], None]
-
-
-class FileStatus(StrEnum):
-    """What the index records for a file it has seen (the `files.status` column)."""
-
-    INDEXED = "indexed"
-    SHORT = "short"  # under kenso's 50-character floor
-    BINARY = "binary"
-    LARGE = "large"  # over max-file-size
-    UNREADABLE = "unreadable"
 
 
 class SourceFile(NamedTuple):

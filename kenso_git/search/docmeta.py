@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kenso_git.repo.discover import FileStatus
+from kenso_git.repo.status import FileStatus
 from kenso_git.store import schema
 
 TITLE_CHARS = 200

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Collection
 from typing import NamedTuple
 
-from kenso_git.repo.discover import FileStatus
+from kenso_git.repo.status import FileStatus
 
 
 class FileRow(NamedTuple):
