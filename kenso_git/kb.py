@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import NamedTuple
 from typing import TypeVar
+from typing import cast
 
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
@@ -83,24 +84,11 @@ class IndexState(NamedTuple):
 
     def to_dict(self) -> IndexStateDict:
         """The state as JSON-ready data (what `stats --json` prints), fields in order."""
-        return {
-            "root": self.root,
-            "db_path": self.db_path,
-            "documents": self.documents,
-            "chunks": self.chunks,
-            "links": self.links,
-            "db_bytes": self.db_bytes,
-            "content_bytes": self.content_bytes,
-            "schema_version": self.schema_version,
-            "as_of": self.as_of,
-            "synced_at": self.synced_at,
-            "stale": self.stale,
-            "worktree_differs": self.worktree_differs,
-            "scope": self.scope,
-            "categories": [
-                {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
-            ],
-        }
+        data: dict[str, object] = self._asdict()  # the fields, in declaration order
+        data["categories"] = [
+            {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
+        ]
+        return cast("IndexStateDict", data)
 
 
 class _Snapshot(NamedTuple):
