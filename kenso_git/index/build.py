@@ -192,6 +192,7 @@ class _Run:
             prep.blob[:16],
             replace=had_row,
             bulk=self.bulk,
+            labels=prep.labels,
         )
         row = self.file_row(sf, prep.blob, FileStatus.INDEXED)._replace(
             title=prep.title,

@@ -62,6 +62,7 @@ class Prepared(NamedTuple):
     category: str = ""
     audience: str = "all"
     tags: tuple[str, ...] = ()
+    labels: str | None = None  # the search extra all its chunks share (text.chunk.search_labels)
     relations: str | None = None
     problems: tuple[str, ...] = ()  # "line: message" warnings
     document: Document | None = None
@@ -101,7 +102,7 @@ def prepare(job: Job, opts: Options) -> Prepared:
 def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
     from kenso_git.text import links
     from kenso_git.text.chunk import chunk_document
-    from kenso_git.text.chunk import search_extras
+    from kenso_git.text.chunk import search_labels
 
     doc = document_from_bytes(path, data)
     problems = tuple(f"{p.line}: {p.message}" for p in doc.problems)
@@ -113,9 +114,10 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
         )
     chunks = chunk_document(doc, max_size=opts.chunk_size, overlap=opts.chunk_overlap)
     extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
+    labels, own = search_labels(doc, chunks)
     rows = tuple(
         ChunkRow(c.title, c.section_path, c.content, extra, extra_title)
-        for c, extra in zip(chunks, search_extras(doc, chunks), strict=True)
+        for c, extra in zip(chunks, own, strict=True)
     )
     return Prepared(
         path,
@@ -126,6 +128,7 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
         category=doc.category,
         audience=doc.audience,
         tags=doc.tags,
+        labels=labels,
         relations=links.raw_relations(doc),
         problems=problems,
         document=kept,

@@ -1,4 +1,5 @@
-"""The `chunks` table and its FTS5 index: row-by-row writes and the bulk path."""
+"""Chunk rows, their document's labels and the FTS5 index: row-by-row writes and the bulk
+path."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ class ChunkRow(NamedTuple):
     title: str
     section_path: str
     content: str
-    search_extra: str | None  # searchable text beyond the content (labels, source, terms)
+    search_extra: str | None  # searchable text of this chunk alone, after its document's labels
     doc_title: str | None
 
 
@@ -42,13 +43,13 @@ _KEPT_COLUMNS = ", ".join(_KEPT)
 _EMPTY_IS_NULL = ("tags", "doc_title")  # the last of _KEPT, in this order (see _insert_row)
 assert _KEPT[-len(_EMPTY_IS_NULL) :] == _EMPTY_IS_NULL
 _INSERT_CHUNK = (
-    f"INSERT INTO chunks(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash, created_at, "
+    f"INSERT INTO chunk_rows(file_path, chunk_index, {_KEPT_COLUMNS}, content_hash, created_at, "
     "updated_at) VALUES (?, ?, "
     + ", ".join("NULLIF(?, '')" if column in _EMPTY_IS_NULL else "?" for column in _KEPT)
     + ", ?, ?, ?)"
 )
 _UPDATE_CHUNK = (
-    f"UPDATE chunks SET {', '.join(f'{column} = ?' for column in _KEPT)}, content_hash = ?, "
+    f"UPDATE chunk_rows SET {', '.join(f'{column} = ?' for column in _KEPT)}, content_hash = ?, "
     "updated_at = ? WHERE id = ?"
 )
 
@@ -116,36 +117,49 @@ def write_chunks(
     *,
     replace: bool,
     bulk: BulkInsert | None = None,
+    labels: str | None = None,
 ) -> None:
-    """Make the chunks of `path` equal to `chunks`.
+    """Make the chunks of `path` equal to `chunks`, under the document labels `labels`
+    (the search extra every chunk starts with) and `tags`, stored once in `documents`.
 
     A file new to the index (`replace=False`) just gets its rows. Otherwise only the rows
     that changed are rewritten: an edit usually changes one section of a document, and its
     other chunks keep their rows and full-text entries, which cost far more to delete and
-    re-add than to compare.
+    re-add than to compare. New labels are in every chunk's entries: all are rewritten.
     """
-    tags_json = _tags_json(tags)
+    label_row = (_tags_json(tags), labels)
     stamp = _utc_stamp()
+    if replace:
+        old = conn.execute("SELECT tags, labels FROM documents WHERE path = ?", (path,)).fetchone()
+        if old is None or tuple(old) != label_row:
+            # the FTS entries are deleted under the labels they were made with
+            conn.execute("DELETE FROM chunk_rows WHERE file_path = ?", (path,))
+            replace = False
     if not replace:
-        rows = [_kept_values(c, category, audience, tags_json) for c in chunks]
+        conn.execute(
+            "INSERT OR REPLACE INTO documents(path, tags, labels) VALUES (?, ?, ?)",
+            (path, *label_row),
+        )
+        rows = [_kept_values(c, category, audience, None) for c in chunks]
         conn.executemany(
             _INSERT_CHUNK,
             [_insert_row(path, index, v, content_hash, stamp) for index, v in enumerate(rows)],
         )
         if bulk is not None:
-            bulk.add(rows)
+            bulk.add(rows, *label_row)
         return
     have = {
         row[1]: (row[0], tuple(row)[2:])
         for row in conn.execute(
-            f"SELECT id, chunk_index, {_KEPT_COLUMNS} FROM chunks WHERE file_path = ?", (path,)
+            f"SELECT id, chunk_index, {_KEPT_COLUMNS} FROM chunk_rows WHERE file_path = ?",
+            (path,),
         )
     }
     updates: list[tuple[object, ...]] = []
     inserts: list[tuple[object, ...]] = []
     added: list[KeptValues] = []
     for index, c in enumerate(chunks):
-        values = _kept_values(c, category, audience, tags_json)
+        values = _kept_values(c, category, audience, None)
         old = have.pop(index, None)
         if old is None:
             inserts.append(_insert_row(path, index, values, content_hash, stamp))
@@ -153,14 +167,14 @@ def write_chunks(
         elif old[1] != values:
             updates.append((*values, content_hash, stamp, old[0]))
     gone = [(row_id,) for row_id, _ in have.values()]
-    conn.executemany("DELETE FROM chunks WHERE id = ?", gone)
+    conn.executemany("DELETE FROM chunk_rows WHERE id = ?", gone)
     conn.executemany(_UPDATE_CHUNK, updates)
     conn.executemany(_INSERT_CHUNK, inserts)
     if bulk is not None:
-        bulk.add(added)
+        bulk.add(added, *label_row)
     # The rows kept as they were belong to the new version of the file too.
     conn.execute(
-        "UPDATE chunks SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
+        "UPDATE chunk_rows SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
         (content_hash, path, content_hash),
     )
 
@@ -199,18 +213,20 @@ class BulkInsert:
         _fts_config(conn, "automerge", BULK_AUTOMERGE)
         # AUTOINCREMENT gives a new row max(sequence, highest id) + 1
         row = conn.execute(
-            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0), "
-            "coalesce((SELECT max(id) FROM chunks), 0))"
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunk_rows'), 0), "
+            "coalesce((SELECT max(id) FROM chunk_rows), 0))"
         ).fetchone()
         self.conn = conn
         self.indexed_to = self.last_id = int(row[0])
         self.pending: list[tuple[object, ...]] = []
 
-    def add(self, rows: Iterable[KeptValues]) -> None:
+    def add(self, rows: Iterable[KeptValues], doc_tags: str | None, labels: str | None) -> None:
         """Note the full-text values of rows just inserted (their `_kept_values`), in
-        insertion order."""
-        for title, section_path, content, extra, category, _audience, tags, doc_title in rows:
+        insertion order, under their document's tags and labels (schema.TAGS_OF, EXTRA_OF)."""
+        for title, section_path, content, own, category, _audience, own_tags, doc_title in rows:
             self.last_id += 1
+            tags = own_tags if own_tags is not None else doc_tags
+            extra = own if labels is None else labels if own is None else f"{labels}\n\n{own}"
             self.pending.append(
                 (
                     self.last_id,
@@ -224,7 +240,7 @@ class BulkInsert:
         """Write the full-text entries of the rows added since the last flush."""
         conn, first = self.conn, self.indexed_to
         high, count = conn.execute(
-            "SELECT max(id), count(*) FROM chunks WHERE id > ?", (first,)
+            "SELECT max(id), count(*) FROM chunk_rows WHERE id > ?", (first,)
         ).fetchone()
         if (high or first) == self.last_id and count == len(self.pending):
             conn.executemany(

@@ -57,7 +57,7 @@ def open_reader(db_path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         has_chunks = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='chunks'"
+            "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name='chunks'"
         ).fetchone()
     except sqlite3.DatabaseError as err:
         raise _bad_db(db_path, err) from err
@@ -209,6 +209,10 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
             for step in range(version, schema.SCHEMA_VERSION):
                 for statement in schema.MIGRATIONS.get(step, ()):
                     conn.execute(statement)
+                if step == 1:
+                    from kenso_git.store.migrate import labels_once
+
+                    labels_once(conn)
         conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
 

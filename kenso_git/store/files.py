@@ -56,8 +56,9 @@ def upsert_file(conn: sqlite3.Connection, row: FileRow) -> None:
 
 
 def delete_file(conn: sqlite3.Connection, path: str) -> None:
-    """Forget a file: its chunks, its outgoing links and its files row."""
-    conn.execute("DELETE FROM chunks WHERE file_path = ?", (path,))
+    """Forget a file: its chunks, its labels, its outgoing links and its files row."""
+    conn.execute("DELETE FROM chunk_rows WHERE file_path = ?", (path,))
+    conn.execute("DELETE FROM documents WHERE path = ?", (path,))  # after its chunks
     conn.execute("DELETE FROM links WHERE source_path = ?", (path,))
     conn.execute("DELETE FROM files WHERE path = ?", (path,))
 

@@ -1,13 +1,14 @@
 """DDL of the index, its schema version and migrations.
 
-The `chunks`, `chunks_fts` and `links` tables follow kenso 2.0.0 so its tools see the same
-data; `files` and `meta` are ours: the blob id of every indexed file and the index's
-freshness record.
+`chunks` (a view), `chunks_fts` and `links` follow kenso 2.0.0 so its tools see the same
+data; `chunk_rows`, `documents`, `files` and `meta` are ours: what each chunk holds of its
+own, the labels every chunk of a document shares, the blob id of every indexed file and
+the index's freshness record.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: document labels in `documents`, chunk rows in `chunk_rows`
 APPLICATION_ID = 0x4B454E53  # "KENS": marks the file as a kenso-git index
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -15,18 +16,49 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"
 BM25_WEIGHTS = (10.0, 8.0, 7.0, 5.0, 1.0)
 
 # The FTS index reads the view `chunks_search`, not `chunks`: the searchable text is the
-# chunk content plus `search_extra` (the "Also known as: ...", "Keywords: ...", "Source: ..."
-# lines of kenso's searchable_content), so the content is stored once, not twice. The
+# chunk content plus its search extra (the "Also known as: ...", "Keywords: ...", "Source:
+# ..." lines of kenso's searchable_content), so the content is stored once, not twice. The
 # title column also carries the document's frontmatter title when it differs
-# (`chunks.doc_title`), giving the declared title the title column's 10x weight.
+# (`doc_title`), giving the declared title the title column's 10x weight.
+#
+# The labels every chunk of a document repeats (its tags, and the labelled lines of its
+# search extra) are stored once, in `documents`; a chunk row keeps its own part (its
+# "Expanded terms:" line). A row's `tags`/`search_extra` of its own, set only by writers
+# that predate `documents` (tests, tools), still count: `tags` overrides the document's,
+# `search_extra` follows its labels. The FTS index still holds every chunk's labels, so
+# BM25 ranks exactly as when each row carried them (issue #14, finding 3).
+TAGS_OF = "coalesce({r}.tags, (SELECT tags FROM documents WHERE path = {r}.file_path))"
+EXTRA_OF = (
+    "coalesce((SELECT labels || coalesce(char(10) || char(10) || {r}.search_extra, '') "
+    "FROM documents WHERE path = {r}.file_path), {r}.search_extra)"
+)
 _VIEW_COLUMNS = (
     "{r}.title || coalesce(' ' || {r}.doc_title, '')",
     "coalesce({r}.section_path, '')",
-    "coalesce({r}.tags, '')",
+    f"coalesce({TAGS_OF}, '')",
     "coalesce({r}.category, '')",
-    "{r}.content || coalesce(char(10) || char(10) || {r}.search_extra, '')",
+    f"{{r}}.content || coalesce(char(10) || char(10) || {EXTRA_OF}, '')",
 )
 FTS_COLUMNS = "rowid, title, section_path, tags, category, searchable_content"
+# The columns of the `chunks` view, kenso's chunks table.
+CHUNK_COLUMNS = (
+    "id",
+    "file_path",
+    "chunk_index",
+    "title",
+    "section_path",
+    "content",
+    "search_extra",
+    "category",
+    "audience",
+    "tags",
+    "content_hash",
+    "doc_title",
+    "created_at",
+    "updated_at",
+)
+_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+_OWN = ("search_extra", "tags")  # the view shows these merged with the document's
 # The chunks columns the full-text index is made from: updating any other column (the
 # file's content_hash on chunks a new version kept) costs the index nothing.
 _INDEXED_COLS = "title, doc_title, section_path, tags, category, content, search_extra"
@@ -59,7 +91,7 @@ def _fts_values(row: str) -> str:
 
 DDL: tuple[str, ...] = (
     """
-    CREATE TABLE IF NOT EXISTS chunks (
+    CREATE TABLE IF NOT EXISTS chunk_rows (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         file_path TEXT NOT NULL,
         chunk_index INTEGER NOT NULL DEFAULT 0,
@@ -77,11 +109,71 @@ DDL: tuple[str, ...] = (
         UNIQUE (file_path, chunk_index)
     )
     """,
-    "CREATE INDEX IF NOT EXISTS idx_chunks_category ON chunks(category)",
+    "CREATE INDEX IF NOT EXISTS idx_chunks_category ON chunk_rows(category)",
+    # Per indexed document: its tags (JSON) and the labelled lines every chunk's search
+    # extra starts with. A rowid table: a row may be megabytes (100k tags).
+    """
+    CREATE TABLE IF NOT EXISTS documents (
+        path TEXT PRIMARY KEY,
+        tags TEXT,
+        labels TEXT
+    )
+    """,
+    f"""
+    CREATE VIEW IF NOT EXISTS chunks({", ".join(CHUNK_COLUMNS)}) AS SELECT
+        {
+        ", ".join(
+            (TAGS_OF if c == "tags" else EXTRA_OF if c == "search_extra" else "{r}." + c)
+            for c in CHUNK_COLUMNS
+        ).format(r="r")
+    }
+    FROM chunk_rows r
+    """,
+    # Writes to the `chunks` view (tests, tools written for the single table) go to the rows.
+    f"""
+    CREATE TRIGGER IF NOT EXISTS chunks_vi INSTEAD OF INSERT ON chunks BEGIN
+        INSERT INTO chunk_rows({", ".join(CHUNK_COLUMNS)}) VALUES (
+            new.id, new.file_path, coalesce(new.chunk_index, 0), new.title, new.section_path,
+            new.content, new.search_extra, new.category, coalesce(new.audience, 'all'),
+            new.tags, new.content_hash, new.doc_title, coalesce(new.created_at, {_NOW}),
+            coalesce(new.updated_at, {_NOW}));
+    END
+    """,
+    """
+    CREATE TRIGGER IF NOT EXISTS chunks_vd INSTEAD OF DELETE ON chunks BEGIN
+        DELETE FROM chunk_rows WHERE id = old.id;
+    END
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS chunks_vu INSTEAD OF UPDATE ON chunks BEGIN
+        UPDATE chunk_rows SET {
+        ", ".join(
+            f"{c} = CASE WHEN new.{c} IS old.{c} THEN {c} ELSE new.{c} END"
+            if c in _OWN
+            else f"{c} = new.{c}"
+            for c in CHUNK_COLUMNS
+        )
+    } WHERE id = old.id;
+    END
+    """,
+    # A document's labels are in the FTS entries of its chunks: they change only while it
+    # has none (write_chunks deletes them first), or the index would keep stale entries.
+    """
+    CREATE TRIGGER IF NOT EXISTS documents_bu BEFORE UPDATE ON documents
+    WHEN EXISTS (SELECT 1 FROM chunk_rows WHERE file_path = old.path) BEGIN
+        SELECT RAISE(ABORT, 'kenso-git: a document changed its labels under its chunks');
+    END
+    """,
+    """
+    CREATE TRIGGER IF NOT EXISTS documents_bd BEFORE DELETE ON documents
+    WHEN EXISTS (SELECT 1 FROM chunk_rows WHERE file_path = old.path) BEGIN
+        SELECT RAISE(ABORT, 'kenso-git: a document was deleted before its chunks');
+    END
+    """,
     f"""
     CREATE VIEW IF NOT EXISTS chunks_search(id, title, section_path, tags, category,
-        searchable_content) AS SELECT id, {", ".join(c.format(r="chunks") for c in _VIEW_COLUMNS)}
-    FROM chunks
+        searchable_content) AS SELECT id, {", ".join(c.format(r="r") for c in _VIEW_COLUMNS)}
+    FROM chunk_rows r
     """,
     f"""
     CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
@@ -91,18 +183,19 @@ DDL: tuple[str, ...] = (
     )
     """,
     f"""
-    CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunk_rows BEGIN
         INSERT INTO chunks_fts({FTS_COLUMNS}) VALUES ({_fts_values("new")});
     END
     """,
     f"""
-    CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
         INSERT INTO chunks_fts(chunks_fts, {FTS_COLUMNS})
         VALUES ('delete', {_fts_values("old")});
     END
     """,
     f"""
-    CREATE TRIGGER IF NOT EXISTS {UPDATE_TRIGGER} AFTER UPDATE OF {_INDEXED_COLS} ON chunks BEGIN
+    CREATE TRIGGER IF NOT EXISTS {UPDATE_TRIGGER} AFTER UPDATE OF {_INDEXED_COLS}
+    ON chunk_rows BEGIN
         INSERT INTO chunks_fts(chunks_fts, {FTS_COLUMNS})
         VALUES ('delete', {_fts_values("old")});
         INSERT INTO chunks_fts({FTS_COLUMNS}) VALUES ({_fts_values("new")});
@@ -168,5 +261,6 @@ META_WORKTREE_DIRTY = "worktree_dirty"
 META_GENERATION = "generation"
 META_SETTINGS = "settings"  # chunk size/overlap the chunks were made with
 
-# Migrations from version N to N+1, applied in order inside one transaction.
+# Migrations from version N to N+1, applied in order inside one transaction. 1 -> 2
+# (labels once per document) is Python: store/migrate.py.
 MIGRATIONS: dict[int, tuple[str, ...]] = {}

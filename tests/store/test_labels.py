@@ -1,0 +1,172 @@
+"""Frontmatter labels are stored once per document, not once per chunk (issue #14,
+finding 3), and an index of schema 1 (every chunk row carrying them) is migrated.
+
+`data/schema1.db` is the index kenso-git 627cdd9 wrote for `corpus()`; rebuild it with
+
+    python tests/store/test_labels.py /path/to/a/627cdd9/checkout
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+from kenso_git.kb import KnowledgeBase
+from kenso_git.store import schema
+from tests.helpers import doc
+from tests.helpers import init_repo
+from tests.helpers import write
+
+SCHEMA1_DB = Path(__file__).with_name("data") / "schema1.db"
+
+
+def _sections(n: int, word: str = "words") -> str:
+    return "".join(
+        f"## Part {i}\n\nThe {word} of part {i}, snake_case and CI/CD.\n\n" for i in range(n)
+    )
+
+
+def corpus() -> dict[str, str]:
+    """Documents with every kind of label, one section or many, with and without the
+    `Expanded terms:` line."""
+    return {
+        "docs/tagged.md": doc(
+            "Tagged Guide",
+            _sections(12),
+            tags=["alpha", "beta-gamma", "node.js"],
+            aliases=["The Tag Guide", "Tagging"],
+            description="How tags reach every chunk of a document.",
+        ),
+        "docs/answers.md": doc(
+            "Answers",
+            "A single part with plain words only, long enough to be indexed here.",
+            answers=["how do labels work", "where are tags kept"],
+            category="faq",
+        ),
+        "docs/plain.md": "# Plain\n\n" + _sections(3, "plain words"),
+        "notes/desc.md": doc(
+            "Described", _sections(2), description="Expanded terms: looks like a line"
+        ),
+    }
+
+
+def _fresh(root: Path) -> KnowledgeBase:
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    return kb
+
+
+def _dump(db: Path) -> dict[str, object]:
+    """Everything a reader sees, without row ids and timestamps: the `chunks` rows and
+    the FTS index entry by entry."""
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        chunks = conn.execute(
+            "SELECT file_path, chunk_index, title, section_path, content, search_extra, "
+            "category, audience, tags, doc_title FROM chunks ORDER BY file_path, chunk_index"
+        ).fetchall()
+        conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, chunks_fts, 'instance')")
+        entries = conn.execute(
+            "SELECT term, c.file_path, c.chunk_index, col, offset FROM temp.v "
+            "JOIN chunks c ON c.id = doc ORDER BY 1, 2, 3, 4, 5"
+        ).fetchall()
+        return {"chunks": chunks, "entries": entries}
+    finally:
+        conn.close()
+
+
+def test_each_label_is_stored_a_few_times_however_many_chunks_share_it(tmp_path: Path) -> None:
+    tags = [f"zq{i:03d}qz" for i in range(300)]
+    root = init_repo(tmp_path / "repo", {"docs/big.md": doc("Big", _sections(40), tags=tags)})
+    kb = _fresh(root)
+    assert {h.file_path for h in kb.search("zq123qz").hits} == {"docs/big.md"}
+    chunks = kb.read(lambda c: c.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    assert chunks >= 40
+    kb.close()
+    conn = sqlite3.connect(root / ".kenso" / "docs.db")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = (root / ".kenso" / "docs.db").read_bytes()
+    # once in the tags JSON, once in the Keywords line, at most once as an FTS term:
+    # schema 1 stored it twice per chunk (80 times here)
+    assert data.count(b"zq123qz") <= 4
+
+
+def test_new_labels_rewrite_every_chunk_entry_and_a_deleted_file_leaves_none(
+    tmp_path: Path,
+) -> None:
+    root = init_repo(tmp_path / "repo", corpus())
+    kb = _fresh(root)
+    write(root, {"docs/tagged.md": doc("Tagged Guide", _sections(12), tags=["omega"])})
+    kb.ingest()
+    assert not kb.search("alpha").hits
+    assert {h.file_path for h in kb.search("omega").hits} == {"docs/tagged.md"}
+    write(root, {"docs/tagged.md": doc("Tagged Guide", _sections(13), tags=["omega"])})
+    kb.ingest()  # same labels, one more section: the rows are compared, not rewritten
+    (root / "docs" / "answers.md").unlink()
+    kb.ingest()
+    kb.close()
+    fresh = init_repo(tmp_path / "fresh", {})
+    shutil.copytree(root / "docs", fresh / "docs")
+    shutil.copytree(root / "notes", fresh / "notes")
+    _fresh(fresh).close()
+    assert _dump(root / ".kenso" / "docs.db") == _dump(fresh / ".kenso" / "docs.db")
+    conn = sqlite3.connect(root / ".kenso" / "docs.db")
+    paths = {r[0] for r in conn.execute("SELECT path FROM documents")}
+    conn.close()
+    assert paths == {"docs/tagged.md", "docs/plain.md", "notes/desc.md"}
+
+
+def test_an_index_of_schema_1_is_migrated_in_place_to_what_a_fresh_ingest_writes(
+    tmp_path: Path,
+) -> None:
+    old = init_repo(tmp_path / "old", corpus())
+    (old / ".kenso").mkdir()
+    shutil.copy(SCHEMA1_DB, old / ".kenso" / "docs.db")
+    before = sqlite3.connect(old / ".kenso" / "docs.db")
+    assert before.execute("PRAGMA user_version").fetchone()[0] == 1
+    with before:  # it was built in another folder: say it was built here
+        before.execute("UPDATE meta SET value = ? WHERE key = ?", (str(old), schema.META_ROOT))
+    before.close()
+    kb = KnowledgeBase.open(old)
+    report = kb.ingest()  # the same files: nothing to parse, only the migration
+    assert {r.status for r in report.results} == {"unchanged"}
+    assert {h.file_path for h in kb.search("beta gamma").hits} == {"docs/tagged.md"}
+    kb.close()
+    fresh = init_repo(tmp_path / "fresh", corpus())
+    _fresh(fresh).close()
+    assert _dump(old / ".kenso" / "docs.db") == _dump(fresh / ".kenso" / "docs.db")
+    conn = sqlite3.connect(old / ".kenso" / "docs.db")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+    own = conn.execute("SELECT count(*) FROM chunk_rows WHERE tags IS NOT NULL").fetchone()[0]
+    assert own == 0
+    conn.close()
+
+
+def _build_schema1(src: Path) -> None:
+    """Write data/schema1.db with the kenso-git checkout at `src` (run by hand)."""
+    sys.path.insert(0, str(src))
+    for name in [m for m in sys.modules if m.startswith("kenso_git")]:
+        del sys.modules[name]
+    from kenso_git.kb import KnowledgeBase as OldKB
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = init_repo(Path(tmp) / "repo", corpus())
+        kb = OldKB.open(root)
+        kb.ingest()
+        kb.close()
+        conn = sqlite3.connect(root / ".kenso" / "docs.db")
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("VACUUM")
+        conn.close()
+        SCHEMA1_DB.parent.mkdir(exist_ok=True)
+        shutil.copy(root / ".kenso" / "docs.db", SCHEMA1_DB)
+
+
+if __name__ == "__main__":
+    _build_schema1(Path(sys.argv[1]))
