@@ -20,6 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
+from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.githooks.shim import HOOK_NAMES
@@ -186,6 +187,16 @@ def sync_index(ws: Workspace, paths: Sequence[str] | None = None) -> None:
         kb.close()
 
 
+def _foreground_sync(ws: Workspace, paths: Sequence[str] | None = None) -> None:
+    """`sync_index` waiting at most HOOK_WAIT_S for SQLite's own write lock as well: a
+    program that writes the database without taking ours (an old kenso-git, a sqlite3
+    shell) would otherwise hold git for the busy timeout, a minute."""
+    from kenso_git.store.connection import set_write_wait
+
+    set_write_wait(HOOK_WAIT_S)
+    sync_index(ws, paths)
+
+
 def _build_index(ws: Workspace, _paths: Sequence[str] | None = None) -> None:
     from kenso_git.kb import KnowledgeBase  # heavy: only when a sync really runs
 
@@ -286,7 +297,16 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
         coalesced_sync(ws, _build_index)
         return Plan(Mode.FOREGROUND, "no index yet: built the first one")
     if decided.action == Mode.FOREGROUND:
-        if not coalesced_sync(ws, paths=decided.paths):
+        try:
+            synced = coalesced_sync(ws, _foreground_sync, paths=decided.paths)
+        except IndexLockedError:
+            _say(
+                f"kenso-git: {name} hook: another program is writing the index database; "
+                f"syncing in the background once it is done"
+            )
+            start_background_sync(ws, after_pid=_git_pid(call))
+            return Plan(Mode.BACKGROUND, "the database was busy: handed to the background")
+        if not synced:
             lock = state_dir(ws) / LOCK_FILE
             _say(f"kenso-git: {name} hook: {holder(lock)} is writing the index; it syncs these too")
     elif decided.action == Mode.BACKGROUND:

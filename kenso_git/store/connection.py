@@ -23,6 +23,10 @@ from kenso_git.store.faults import file_failure
 
 READ_BUSY_MS = 5_000
 WRITE_BUSY_MS = 60_000
+# How long this process's writers wait in SQLite's busy handler: WRITE_BUSY_MS, or less for
+# a git hook (set_write_wait), which a writer that skips the write lock (an old kenso-git,
+# a sqlite3 shell) must not hold for a minute.
+_write_wait_ms = WRITE_BUSY_MS
 _NO_INDEX_HINT = (
     "run `kenso-git ingest` once; `kenso-git hooks install` keeps it current after that"
 )
@@ -79,6 +83,12 @@ def _check_version(db_path: Path, version: int) -> None:
         )
 
 
+def set_write_wait(seconds: float) -> None:
+    """How long the writers this process opens from now on wait for SQLite's write lock."""
+    global _write_wait_ms
+    _write_wait_ms = max(0, int(seconds * 1000))
+
+
 def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     """A connection that may write; creates the file and schema, migrates old ones.
 
@@ -96,12 +106,12 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout={WRITE_BUSY_MS}")
+        conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
-        raise database_failure(db_path, err, waited_s=WRITE_BUSY_MS / 1000) from err
+        raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err
     return conn
 
 
@@ -279,7 +289,7 @@ def writing(conn: sqlite3.Connection, db_path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as err:
-        raise database_failure(db_path, err, waited_s=WRITE_BUSY_MS / 1000) from err
+        raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err
 
 
 @contextmanager

@@ -1,0 +1,61 @@
+"""A writer that holds the database without kenso-git's write lock (an old kenso-git, a
+sqlite3 shell) must not hold git for SQLite's busy timeout (issue #14, item 5)."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kenso_git.githooks import runner as hooks
+from kenso_git.repo.workspace import find_workspace
+from tests.githooks.indexdump import fresh_dump
+from tests.githooks.indexdump import hook_env
+from tests.githooks.indexdump import index_dump
+from tests.githooks.indexdump import ingest
+from tests.githooks.indexdump import is_stale
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
+
+BODY = "explains the widget pipeline in enough words to be indexed properly.\n\n## Usage\n\nMore.\n"
+
+
+@pytest.fixture
+def indexed(repo: Path) -> Path:
+    write(repo, {f"docs/d{i}.md": f"# Doc {i}\n\nDoc {i} {BODY}" for i in range(3)})
+    commit_all(repo, "docs")
+    ingest(repo)
+    return repo
+
+
+def test_a_foreign_writer_sends_the_hook_sync_to_the_background(
+    indexed: Path, tmp_path: Path
+) -> None:
+    write(indexed, {"docs/d1.md": f"# Doc 1\n\nDoc 1 now {BODY}"})
+    git(indexed, "commit", "-q", "-am", "edit")
+    shell = sqlite3.connect(indexed / ".kenso" / "docs.db", isolation_level=None)
+    shell.execute("BEGIN IMMEDIATE")  # SQLite's write lock, not kenso-git's
+    try:
+        # Bounded: the hook used to sit in SQLite's busy handler for 60 s, past this bound.
+        proc = subprocess.run(
+            [sys.executable, "-m", "kenso_git", "hook", "post-commit"],
+            cwd=indexed,
+            env=hook_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+        assert proc.returncode == 0
+        assert "another program is writing the index database" in proc.stderr
+        assert is_stale(indexed)  # nothing was written yet
+    finally:
+        shell.execute("ROLLBACK")
+        shell.close()
+    assert hooks.wait_until_idle(find_workspace(indexed), timeout=60)
+    assert is_stale(indexed) is False
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
