@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import kenso_git
+from kenso_git.kb import KnowledgeBase
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
@@ -20,7 +22,14 @@ from tests.helpers import write
 DOCS = {f"docs/d{i}.md": doc(f"Doc {i}") for i in range(6)}
 
 
+# The source tree of the kenso_git under test: a child process runs that one too, not the
+# one installed in the virtualenv (run from an older checkout, these tests test it).
+SOURCE = str(Path(kenso_git.__file__).resolve().parents[1])
+
+
 def cli(cwd: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = dict(kwargs.pop("env", None) or os.environ)  # type: ignore[call-overload]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (SOURCE, env.get("PYTHONPATH")) if p)
     return subprocess.run(
         [sys.executable, "-m", "kenso_git", *args],
         cwd=cwd,
@@ -28,6 +37,7 @@ def cli(cwd: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess[
         text=True,
         check=False,
         timeout=120,
+        env=env,
         **kwargs,  # type: ignore[arg-type]
     )
 
@@ -164,11 +174,35 @@ def test_an_orphan_branch_is_not_stale_forever_and_names_no_other_commit(indexed
     assert f'"as_of": "{head}"' in cli(indexed, "stats", "--json").stdout
 
 
+def test_a_sync_on_an_orphan_branch_forgets_the_other_branch_commit(tmp_path: Path) -> None:
+    # In-process, so it tests the code it imports however it is launched (the test above,
+    # through a child process, passed against 553ca8c when that child ran newer code).
+    root = init_repo(tmp_path / "repo", DOCS)
+    main_head = git(root, "rev-parse", "HEAD").strip()
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    assert kb.state().as_of == main_head
+    git(root, "checkout", "-q", "--orphan", "fresh")
+    kb.sync()
+    state = kb.state()
+    assert (state.as_of, state.stale) == (None, False)  # 553ca8c: (main_head, True)
+    write(root, {"docs/new.md": doc("New")})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first on fresh")
+    assert kb.state().stale is True
+    kb.sync()
+    state = kb.state()
+    assert (state.as_of, state.stale) == (git(root, "rev-parse", "HEAD").strip(), False)
+    kb.close()
+
+
 def test_ingest_reports_damaged_pages_that_a_no_op_run_would_not_touch(indexed: Path) -> None:
     db = indexed / ".kenso" / "docs.db"
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    root_page = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'chunks'").fetchone()
+    root_page = conn.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'chunk_rows'"
+    ).fetchone()
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()
     with db.open("r+b") as out:  # the chunks table: read by `stats`, not by an unchanged ingest
