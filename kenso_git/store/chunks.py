@@ -140,13 +140,17 @@ def write_chunks(
             "INSERT OR REPLACE INTO documents(path, tags, labels) VALUES (?, ?, ?)",
             (path, *label_row),
         )
+        local = BulkInsert(conn) if bulk is None and len(chunks) >= LOCAL_BULK_FROM else None
         rows = [_kept_values(c, category, audience, None) for c in chunks]
         conn.executemany(
             _INSERT_CHUNK,
             [_insert_row(path, index, v, content_hash, stamp) for index, v in enumerate(rows)],
         )
-        if bulk is not None:
-            bulk.add(rows, *label_row)
+        batch = bulk if bulk is not None else local
+        if batch is not None:
+            batch.add(rows, *label_row)
+        if local is not None:
+            local.end()
         return
     have = {
         row[1]: (row[0], tuple(row)[2:])
@@ -178,6 +182,10 @@ def write_chunks(
         (content_hash, path, content_hash),
     )
 
+
+# A new file of this many chunks is indexed like a bulk run even alone: the insert trigger
+# costs ~3.5x the CPU of the batched FTS insert (55k chunks of a 1.9 MB file: 2.9 s -> 0.8 s).
+LOCAL_BULK_FROM = 256
 
 # FTS5 keeps new entries in memory and writes them out as a segment each time they reach
 # `hashsize` bytes (1 MB by default); segments are then merged, four at a time, level by

