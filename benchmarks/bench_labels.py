@@ -65,13 +65,15 @@ def main() -> None:
             return
         queries = build_queries(root, args.per_kind, 7)
         out = []
+        start = time.perf_counter()
         for _kind, query, _answers in queries:
             hits = kb.search_docs(query, limit=10)
             first = hits[0]["file_path"] if isinstance(hits, list) and hits else None
             doc = kb.get_doc(first) if first else None
             out.append({"q": query, "hits": hits, "doc": doc})
         args.out.write_text(json.dumps(out, sort_keys=True, ensure_ascii=False), "utf-8")
-        print(f"{len(out)} queries -> {args.out}")
+        took = time.perf_counter() - start
+        print(f"{len(out)} queries ({took:.2f} s with get_doc) -> {args.out}")
 
 
 if __name__ == "__main__":
