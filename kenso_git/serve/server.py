@@ -207,7 +207,9 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
         has_more, token_budget, as_of}. page_size 1-50 (default 10; limit is an alias).
         Pass next_cursor back as cursor until has_more is false. mode "ranked" orders by
         relevance (up to 10,000 hits); "exhaustive" lists every match by path, without a
-        cap. A malformed query is an error naming the token.
+        cap. A ranked cursor is refused once the index changed (start again); an
+        exhaustive one resumes after its path. A malformed query is an error naming the
+        token.
         """
         return _call(
             lambda: service.search(
