@@ -15,7 +15,6 @@ from kenso_git.search.regex_search import RegexRequest
 from tests.helpers import doc
 from tests.helpers import init_repo
 
-
 PADDING = "These notes carry enough ordinary words for the indexer to keep them.\n"
 
 
@@ -74,7 +73,7 @@ def test_a_ranked_cursor_after_a_change_says_so_and_a_keyset_one_keeps_its_place
     after = kb.agent_search(
         SearchRequest("walker", page_size=5, mode="exhaustive", cursor=listed["next_cursor"])
     )
-    assert [h["path"] for h in after["results"]][0] == "notes/n005.md"
+    assert after["results"][0]["path"] == "notes/n005.md"
     # the new document is found: nothing of the older index generation is served
     assert "notes/a-first.md" in [
         h["path"] for h in kb.agent_search(SearchRequest("walker", page_size=50))["results"]
