@@ -1,9 +1,10 @@
-"""Rebuild the `links` table from the files' raw `relates_to` entries.
+"""Rebuild the `links` table from the files' raw `relates_to` entries and inline links.
 
-Unresolved targets are kept in their root-relative normal form, so a link starts working as
-soon as its target appears. The raw entries of every file live in `files.relations`, so the
-whole links table is a pure function of (raw entries, indexed paths) and is rebuilt whenever
-either changes.
+Unresolved `relates_to` targets are kept in their root-relative normal form, so a link
+starts working as soon as its target appears; inline Markdown links (`links_to`) are kept
+only when they name an indexed document. The raw entries of every file live in
+`files.relations`, so the whole links table is a pure function of (raw entries, indexed
+paths) and is rebuilt whenever either changes.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from kenso_git.store.files import stored_relations
 from kenso_git.store.links import LinkRow
 from kenso_git.store.links import clear_links
 from kenso_git.store.links import replace_links
+from kenso_git.text.links import LINKS_TO
 from kenso_git.text.links import Resolver
+from kenso_git.text.links import resolve_link
 
 
 def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = None) -> None:
@@ -41,5 +44,15 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
         replace_links(
             conn,
             source,
-            [LinkRow(resolver.target(source, raw), relation, raw) for raw, relation in pairs],
+            [row for raw, relation in pairs if (row := _row(resolver, source, raw, relation))],
         )
+
+
+def _row(resolver: Resolver, source: str, raw: str, relation: str) -> LinkRow | None:
+    """The link row of one raw entry. An inline Markdown link is kept only when it names an
+    indexed document: a broken link in prose is no relation (a `relates_to` entry is kept
+    unresolved, as kenso does). The rebuild runs again whenever the indexed paths change."""
+    if relation != LINKS_TO:
+        return LinkRow(resolver.target(source, raw), relation, raw)
+    target = resolve_link(source, raw, resolver.index)
+    return LinkRow(target, relation, raw) if target is not None and target != source else None
