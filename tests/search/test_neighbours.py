@@ -20,8 +20,12 @@ def _body(title: str, text: str = "") -> str:
 
 FILES = {
     "docs/api/auth.md": "---\nrelates_to:\n  - path: guides/auth.md\n    relation: feeds_into\n"
-    "---\n" + _body("API auth", "See [login](login.md#tokens), [gone](missing.md) and\n"
-    "```\n[fenced](billing.md)\n```\n`[code](billing.md)` [up](../../README.md)."),
+    "---\n"
+    + _body(
+        "API auth",
+        "See [login](login.md#tokens), [gone](missing.md) and\n"
+        "```\n[fenced](billing.md)\n```\n`[code](billing.md)` [up](../../README.md).",
+    ),
     "docs/api/login.md": _body("Login"),
     "docs/api/billing.md": _body("Billing"),
     "guides/auth.md": _body("Auth guide"),
