@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from kenso_git.errors import DocumentNotFoundError
 from kenso_git.kb import KnowledgeBase
+from kenso_git.search.pagination import MAX_ANSWER_CHARS
 from tests.helpers import doc
 from tests.helpers import init_repo
 
@@ -111,3 +113,26 @@ def test_pages_walk_every_related_doc_once_and_the_scope_hides_the_rest(tmp_path
         kb.find_related("secret/n00.md", path_filter=lambda p: "secret" not in p)
     with pytest.raises(DocumentNotFoundError):
         kb.find_related("many/none.md")
+
+
+def test_every_page_fits_the_answer_budget(tmp_path: Path) -> None:
+    folder = "/".join(["a-very-long-folder-name-for-paths"] * 20)
+    files = {f"{folder}/{'x' * 200}-{i}.md": _body("T" * 150 + f" {i}") for i in range(60)}
+    init_repo(tmp_path / "repo", files)
+    kb = KnowledgeBase.open(tmp_path / "repo")
+    kb.ingest()
+    start = next(iter(files))
+    seen: list[str] = []
+    cursor = None
+    returned = []
+    for _ in range(10):
+        page = kb.find_related(start, page_size=50, cursor=cursor)
+        returned.append(page["returned"])
+        size = len(json.dumps(page, indent=2, ensure_ascii=False))
+        assert size <= MAX_ANSWER_CHARS and page["token_budget"] * 4 >= size
+        seen += [item["path"] for item in page["results"]]
+        if not page["has_more"]:
+            break
+        cursor = page["next_cursor"]
+    assert len(seen) == len(set(seen)) == 59
+    assert returned[0] < 50  # the first page was cut to the budget, the cursor resumed after it
