@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,24 @@ def test_every_page_fits_the_answer_budget(tmp_path: Path) -> None:
         cursor = page["next_cursor"]
     assert len(seen) == len(set(seen)) == 59
     assert returned[0] < 50  # the first page was cut to the budget, the cursor resumed after it
+
+
+def test_an_index_made_before_inline_links_finds_them_at_the_next_sync(kb: KnowledgeBase) -> None:
+    def downgrade(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE files SET relations = NULL WHERE path = 'README.md'")
+        conn.execute("DELETE FROM links WHERE relation_type = 'links_to'")
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE key = 'settings'",
+            (
+                json.dumps(
+                    {"chunk_size": kb.settings.chunk_size, "overlap": kb.settings.chunk_overlap}
+                ),
+            ),
+        )
+
+    with sqlite3.connect(kb.db_path) as conn:
+        downgrade(conn)
+    kb.sync()
+    assert ("docs/api/auth.md", "links_to") in {
+        (r["related_path"], r["relation_type"]) for r in kb.get_related("README.md")
+    }
