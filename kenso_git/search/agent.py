@@ -37,6 +37,7 @@ FILENAME_SCORE = 0.5
 _BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
 _IDS = "(SELECT value FROM json_each(?))"
 RANKING_CACHE_SIZE = 32
+RANKING_CACHE_CANDIDATES = 200_000  # in all: ~40 MB of candidates on a huge repository
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +152,9 @@ class _Ranking:
 
 # Every page of a query re-scored every matching chunk: the list is computed once per
 # (index generation, query, mode, scope) and later pages slice it.
-_RANKINGS: LRU[_Ranking] = LRU(RANKING_CACHE_SIZE)
+_RANKINGS: LRU[_Ranking] = LRU(
+    RANKING_CACHE_SIZE, RANKING_CACHE_CANDIDATES, lambda r: len(r.candidates)
+)
 
 
 def _ranking(

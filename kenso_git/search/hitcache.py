@@ -18,10 +18,16 @@ V = TypeVar("V")
 
 
 class LRU(Generic[V]):
-    """A thread-safe mapping of at most `size` entries, least recently used evicted first."""
+    """A thread-safe mapping of at most `size` entries weighing at most `max_weight` in
+    all (`weigh(value)`, e.g. a list's length), least recently used evicted first."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(
+        self, size: int, max_weight: int | None = None, weigh: Callable[[V], int] | None = None
+    ) -> None:
         self._size = size
+        self._max_weight = max_weight
+        self._weigh = weigh
+        self._weight = 0
         self._items: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -32,17 +38,28 @@ class LRU(Generic[V]):
                 self._items.move_to_end(key)
                 return self._items[key]
         value = make()  # two threads may both make it: the same value, the last one kept
+        weight = self._weigh(value) if self._weigh is not None else 0
+        if self._max_weight is not None and weight > self._max_weight:
+            return value  # larger than the whole cache: served, not kept
         with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None and self._weigh is not None:
+                self._weight -= self._weigh(old)
             self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+            self._weight += weight
+            while len(self._items) > self._size or (
+                self._max_weight is not None and self._weight > self._max_weight
+            ):
+                _, evicted = self._items.popitem(last=False)
+                if self._weigh is not None:
+                    self._weight -= self._weigh(evicted)
         return value
 
     def clear(self) -> None:
         """Forget every entry."""
         with self._lock:
             self._items.clear()
+            self._weight = 0
 
     def __len__(self) -> int:
         return len(self._items)
