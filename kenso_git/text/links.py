@@ -68,7 +68,7 @@ def _link_target(raw: str) -> str | None:
         return None  # https://..., mailto:..., a protocol-relative URL
     if "%" in target:
         target = _ESCAPE.sub(lambda m: chr(int(m[1], 16)), target)
-    if not target.lower().endswith(_MARKDOWN) or is_glob(target):
+    if not target.lower().endswith(_MARKDOWN) or "*" in target:  # "?" went with the query
         return None
     return target if target.startswith(("./", "../", "/")) else "./" + target
 
@@ -78,6 +78,7 @@ def inline_links(doc: Document) -> list[str]:
     outside fenced code and inline code spans, each relative to the document (`./x.md`)
     or to the root (`/x.md`). Linear in the body's length."""
     body, found, scans = doc.body, dict[str, None](), 0
+    name = doc.path.rpartition("/")[2]
     for start, end in _outside_fences(doc):
         ticks, counted = 0, start
         at = body.find("](", start, end)
@@ -91,7 +92,10 @@ def inline_links(doc: Document) -> list[str]:
             match = _TARGET.match(body, at + 2, end)
             if match is not None and ticks % 2 == 0:
                 target = _link_target(match[1])
-                if target is not None and normalise_target(doc.path, target) != doc.path:
+                # a link to the document itself is no relation (its file name tells cheaply)
+                if target is not None and (
+                    not target.endswith(name) or normalise_target(doc.path, target) != doc.path
+                ):
                     found.setdefault(target, None)
             at = body.find("](", at + 2, end)
     return list(found)
