@@ -16,7 +16,10 @@ from collections.abc import Collection
 from kenso_git.store.files import indexed_paths
 from kenso_git.store.files import stored_relations
 from kenso_git.store.links import LinkRow
-from kenso_git.store.links import clear_links
+from kenso_git.store.links import add_links
+from kenso_git.store.links import clear_links_except
+from kenso_git.store.links import drop_links
+from kenso_git.store.links import links_of_type
 from kenso_git.store.links import replace_links
 from kenso_git.text.links import LINKS_TO
 from kenso_git.text.links import Resolver
@@ -28,24 +31,41 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
 
     With `sources`, only those files' links are rewritten: right when the set of indexed
     paths is unchanged, since then no other file's targets can resolve differently.
+    Without, `relates_to` links are rewritten and inline links (thousands in a docs tree,
+    each resolving by exact path only) are compared with the stored ones and only the
+    difference is written: a created or deleted file changes a few rows, not every one.
     """
-    if sources is None:
-        clear_links(conn)
-        rows = stored_relations(conn)
-    else:
+    if sources is not None:
         rows = stored_relations(conn, sources)
         for source in sources:
             replace_links(conn, source, [])
-    if not rows:  # most corpora declare no relations: no path index to build
+    else:
+        clear_links_except(conn, LINKS_TO)
+        rows = stored_relations(conn)
+        if not rows:  # most corpora declare no relations: no path index to build
+            drop_links(conn, LINKS_TO, links_of_type(conn, LINKS_TO))
+            return
+    if not rows:
         return
     resolver = Resolver(indexed_paths(conn), lookup_index=sources is None or len(sources) > 50)
+    declared: list[tuple[str, LinkRow]] = []
+    inline: dict[tuple[str, str], LinkRow] = {}
     for source, relations in rows:
-        pairs = json.loads(relations)
-        replace_links(
-            conn,
-            source,
-            [row for raw, relation in pairs if (row := _row(resolver, source, raw, relation))],
-        )
+        for raw, relation in json.loads(relations):
+            row = _row(resolver, source, raw, relation)
+            if row is None:
+                continue
+            if relation == LINKS_TO:
+                inline.setdefault((source, row.target_path), row)
+            else:
+                declared.append((source, row))
+    if sources is not None:
+        add_links(conn, [*declared, *((source, row) for (source, _), row in inline.items())])
+        return
+    add_links(conn, declared)
+    stored = links_of_type(conn, LINKS_TO)
+    drop_links(conn, LINKS_TO, stored - inline.keys())
+    add_links(conn, [(source, inline[(source, t)]) for source, t in inline.keys() - stored])
 
 
 def _row(resolver: Resolver, source: str, raw: str, relation: str) -> LinkRow | None:

@@ -158,3 +158,21 @@ def test_an_index_made_before_inline_links_finds_them_at_the_next_sync(kb: Knowl
     assert ("docs/api/auth.md", "links_to") in {
         (r["related_path"], r["relation_type"]) for r in kb.get_related("README.md")
     }
+
+
+def test_deleting_a_linked_doc_drops_only_its_edges(kb: KnowledgeBase) -> None:
+    (kb.workspace.root / "docs" / "api" / "login.md").unlink()
+    kb.sync()
+    assert [
+        (r["related_path"], r["relation_type"]) for r in kb.get_related("docs/api/auth.md")
+    ] == [
+        ("README.md", "links_to"),
+        ("guides/auth.md", "feeds_into"),
+    ]
+    with sqlite3.connect(kb.db_path) as conn:
+        rows = conn.execute("SELECT source_path, target_path FROM links ORDER BY 1, 2").fetchall()
+    assert rows == [
+        ("README.md", "docs/api/auth.md"),
+        ("docs/api/auth.md", "README.md"),
+        ("docs/api/auth.md", "guides/auth.md"),
+    ]
