@@ -108,8 +108,9 @@ def _add_find_related(server: MCPServer[Any], service: Service) -> None:
 
         Returns {path, results: [{path, why, relation_types, title}], total, returned,
         page_size, next_cursor, has_more, token_budget}. why lists every reason, strongest
-        first: links_to / linked_from (an inline Markdown link from it or to it), relates_to / related_from (frontmatter relates_to, relation_types naming
-        the relations), same_stem (the same file name in another folder), same_folder.
+        first: links_to / linked_from (an inline Markdown link from it or to it),
+        relates_to / related_from (frontmatter relates_to, relation_types naming the
+        relations), same_stem (the same file name in another folder), same_folder.
         Links come first, then same stem, then same folder. page_size 1-50 (default 10);
         pass next_cursor back as cursor until has_more is false. Paths outside the agent
         scope are refused like get_doc; an unknown path is an error.
