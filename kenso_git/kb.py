@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from kenso_git.search.regex_search import RegexRequest
     from kenso_git.search.results import DocResult
     from kenso_git.search.results import IndexStateDict
+    from kenso_git.search.results import RelatedPage
     from kenso_git.search.results import RelatedRow
     from kenso_git.search.results import SearchDocsResult
     from kenso_git.search.results import SearchMultiResult
@@ -394,6 +395,31 @@ class KnowledgeBase:
         return self.read(
             lambda conn: related.get_related(
                 conn, path, depth=depth, relation_type=relation_type, path_filter=path_filter
+            )
+        )
+
+    def find_related(
+        self,
+        path: str,
+        *,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        path_filter: PathFilter | None = None,
+    ) -> RelatedPage:
+        """A page of the documents linked to or from `path` and its neighbours, with why.
+
+        Raises:
+            DocumentNotFoundError: the index holds no document at `path`.
+            CursorError: the cursor is malformed, from another request or stale.
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search import neighbours
+
+        self.refresh()
+        return self.read(
+            lambda conn: neighbours.find_related(
+                conn, path, page_size=page_size, cursor=cursor, path_filter=path_filter
             )
         )
 

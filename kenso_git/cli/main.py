@@ -22,6 +22,7 @@ _COMMANDS: dict[str, str] = {
     "stats": "kenso_git.cli.index_cmd:stats",
     "state": "kenso_git.cli.state_cmd:state",
     "search": "kenso_git.cli.search_cmd:search",
+    "related": "kenso_git.cli.related_cmd:related",
     "lint": "kenso_git.cli.lint_cmd:lint",
     "hooks": "kenso_git.cli.hooks_cmd:hooks",
     "hook": "kenso_git.cli.hooks_cmd:hook",

@@ -115,7 +115,11 @@ def _unchanged(row: FileRow) -> FileResult:
 
 
 def _settings_fingerprint(settings: Settings) -> str:
-    return json.dumps({"chunk_size": settings.chunk_size, "overlap": settings.chunk_overlap})
+    # "links": what `files.relations` holds (2: with inline Markdown links, #17); an index
+    # made before re-parses every file once, so unchanged files' links are found too
+    return json.dumps(
+        {"chunk_size": settings.chunk_size, "overlap": settings.chunk_overlap, "links": 2}
+    )
 
 
 class _Run:

@@ -1,9 +1,10 @@
-"""Rebuild the `links` table from the files' raw `relates_to` entries.
+"""Rebuild the `links` table from the files' raw `relates_to` entries and inline links.
 
-Unresolved targets are kept in their root-relative normal form, so a link starts working as
-soon as its target appears. The raw entries of every file live in `files.relations`, so the
-whole links table is a pure function of (raw entries, indexed paths) and is rebuilt whenever
-either changes.
+Unresolved `relates_to` targets are kept in their root-relative normal form, so a link
+starts working as soon as its target appears; inline Markdown links (`links_to`) are kept
+only when they name an indexed document. The raw entries of every file live in
+`files.relations`, so the whole links table is a pure function of (raw entries, indexed
+paths) and is rebuilt whenever either changes.
 """
 
 from __future__ import annotations
@@ -15,9 +16,14 @@ from collections.abc import Collection
 from kenso_git.store.files import indexed_paths
 from kenso_git.store.files import stored_relations
 from kenso_git.store.links import LinkRow
-from kenso_git.store.links import clear_links
+from kenso_git.store.links import add_links
+from kenso_git.store.links import clear_links_except
+from kenso_git.store.links import drop_links
+from kenso_git.store.links import links_of_type
 from kenso_git.store.links import replace_links
+from kenso_git.text.links import LINKS_TO
 from kenso_git.text.links import Resolver
+from kenso_git.text.links import resolve_link
 
 
 def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = None) -> None:
@@ -25,21 +31,48 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
 
     With `sources`, only those files' links are rewritten: right when the set of indexed
     paths is unchanged, since then no other file's targets can resolve differently.
+    Without, `relates_to` links are rewritten and inline links (thousands in a docs tree,
+    each resolving by exact path only) are compared with the stored ones and only the
+    difference is written: a created or deleted file changes a few rows, not every one.
     """
-    if sources is None:
-        clear_links(conn)
-        rows = stored_relations(conn)
-    else:
+    if sources is not None:
         rows = stored_relations(conn, sources)
         for source in sources:
             replace_links(conn, source, [])
-    if not rows:  # most corpora declare no relations: no path index to build
+    else:
+        clear_links_except(conn, LINKS_TO)
+        rows = stored_relations(conn)
+        if not rows:  # most corpora declare no relations: no path index to build
+            drop_links(conn, LINKS_TO, links_of_type(conn, LINKS_TO))
+            return
+    if not rows:
         return
     resolver = Resolver(indexed_paths(conn), lookup_index=sources is None or len(sources) > 50)
+    declared: list[tuple[str, LinkRow]] = []
+    inline: dict[tuple[str, str], LinkRow] = {}
     for source, relations in rows:
-        pairs = json.loads(relations)
-        replace_links(
-            conn,
-            source,
-            [LinkRow(resolver.target(source, raw), relation, raw) for raw, relation in pairs],
-        )
+        for raw, relation in json.loads(relations):
+            row = _row(resolver, source, raw, relation)
+            if row is None:
+                continue
+            if relation == LINKS_TO:
+                inline.setdefault((source, row.target_path), row)
+            else:
+                declared.append((source, row))
+    if sources is not None:
+        add_links(conn, [*declared, *((source, row) for (source, _), row in inline.items())])
+        return
+    add_links(conn, declared)
+    stored = links_of_type(conn, LINKS_TO)
+    drop_links(conn, LINKS_TO, stored - inline.keys())
+    add_links(conn, [(source, inline[(source, t)]) for source, t in inline.keys() - stored])
+
+
+def _row(resolver: Resolver, source: str, raw: str, relation: str) -> LinkRow | None:
+    """The link row of one raw entry. An inline Markdown link is kept only when it names an
+    indexed document: a broken link in prose is no relation (a `relates_to` entry is kept
+    unresolved, as kenso does). The rebuild runs again whenever the indexed paths change."""
+    if relation != LINKS_TO:
+        return LinkRow(resolver.target(source, raw), relation, raw)
+    target = resolve_link(source, raw, resolver.index)
+    return LinkRow(target, relation, raw) if target is not None and target != source else None

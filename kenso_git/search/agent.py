@@ -9,21 +9,22 @@ order by score (ties by path), exhaustive pages by path; each call reads one sna
 
 from __future__ import annotations
 
+import bisect
 import json
 import sqlite3
 from collections.abc import Callable
-from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kenso_git.search import docfilter
+from kenso_git.search import docmatch
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
+from kenso_git.search.docmatch import fts_expression
 from kenso_git.search.docmeta import Doc
-from kenso_git.search.grep import compile_pattern
+from kenso_git.search.hitcache import LRU
 from kenso_git.search.pagination import AgentHit
 from kenso_git.search.pagination import AgentPage
-from kenso_git.search.query import clean
-from kenso_git.search.query import has_token
-from kenso_git.search.querylang import Filter
+from kenso_git.search.querylang import Query
 from kenso_git.search.querylang import QuerySyntaxError
 from kenso_git.search.querylang import Term
 from kenso_git.search.querylang import parse
@@ -35,6 +36,8 @@ BOTH_BOOST = 1.5
 FILENAME_SCORE = 0.5
 _BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
 _IDS = "(SELECT value FROM json_each(?))"
+RANKING_CACHE_SIZE = 32
+RANKING_CACHE_CANDIDATES = 200_000  # in all: ~40 MB of candidates on a huge repository
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,45 +105,99 @@ def search(
     page_size = pagination.clamp_page(request.page_size)
     check = pagination.request_check("search", text, request.mode)
     exhaustive = request.mode == "exhaustive"
-    after = pagination.read_keyset(request.cursor, check) if exhaustive else None
-    offset = 0 if exhaustive else pagination.read_offset(request.cursor, check)
-    docs = docmeta.load(conn)
-    allowed = [d for d in docs.values() if path_filter is None or path_filter(d.path)]
-    candidates = _match(conn, query.positive_terms(), allowed, exhaustive)
-    candidates = _apply_filters(conn, query.filters, candidates)
-    candidates = _drop_negated(conn, [t for t in query.terms if t.negated], candidates)
+    generation = docmeta.generation(conn)
     as_of = docmeta.synced_at(conn)
+    ranking = _ranking(conn, query, exhaustive, path_filter, generation)
+    terms = query.positive_terms()
     if exhaustive:
-        ordered = sorted((c for c in candidates if after is None or c.doc.path > after), key=_path)
-        window = ordered[: pagination.OFFSET_CAP]
-        chosen = window[:page_size]
+        after = pagination.read_keyset(request.cursor, check)
+        start = 0 if after is None else bisect.bisect_right(ranking.paths, after)
+        window = ranking.candidates[start : start + pagination.OFFSET_CAP]
+        chosen = _scored(conn, terms, window[:page_size])
         return pagination.make_page(
-            _hits(conn, chosen, query.positive_terms()),
+            _hits(conn, chosen, terms),
             mode=request.mode,
             page_size=page_size,
             total=len(window),
-            lower_bound=after is not None or len(ordered) > len(window),
-            more_after=len(ordered) > page_size,
+            lower_bound=after is not None or len(ranking.candidates) - start > len(window),
+            more_after=len(window) > page_size,
             cursor_for=lambda n: pagination.keyset_cursor(chosen[n - 1].doc.path, check),
             as_of=as_of,
         )
-    ranked = sorted(candidates, key=_rank)
+    offset = pagination.read_offset(request.cursor, check, generation)
+    ranked = ranking.candidates
     capped = ranked[: pagination.OFFSET_CAP]
     chosen = capped[offset : offset + page_size]
     return pagination.make_page(
-        _hits(conn, chosen, query.positive_terms()),
+        _hits(conn, chosen, terms),
         mode=request.mode,
         page_size=page_size,
         total=len(capped),
         lower_bound=len(ranked) > len(capped),
         more_after=len(ranked) > offset + page_size,
         cursor_for=lambda n: (
-            pagination.offset_cursor(offset + n, check)
+            pagination.offset_cursor(offset + n, check, generation)
             if offset + n < pagination.OFFSET_CAP
             else None
         ),
         as_of=as_of,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    candidates: list[_Candidate]  # ranked, or path-sorted (exhaustive)
+    paths: list[str]  # exhaustive: the candidates' paths, for the keyset's bisect
+
+
+# Every page of a query re-scored every matching chunk: the list is computed once per
+# (index generation, query, mode, scope) and later pages slice it.
+_RANKINGS: LRU[_Ranking] = LRU(
+    RANKING_CACHE_SIZE, RANKING_CACHE_CANDIDATES, lambda r: len(r.candidates)
+)
+
+
+def _ranking(
+    conn: sqlite3.Connection,
+    query: Query,
+    exhaustive: bool,
+    path_filter: PathFilter | None,
+    generation: tuple[str, str] | None,
+) -> _Ranking:
+    def make() -> _Ranking:
+        allowed = _scoped(conn, path_filter, generation)
+        found = _match(conn, query.positive_terms(), allowed, exhaustive)
+        found = docfilter.apply_filters(conn, query.filters, found)
+        found = docfilter.drop_negated(conn, [t for t in query.terms if t.negated], found)
+        if exhaustive:
+            found.sort(key=_path)
+            return _Ranking(found, [c.doc.path for c in found])
+        found.sort(key=_rank)
+        return _Ranking(found, [])
+
+    if generation is None:
+        return make()
+    # a bound method such as `Scope.allows` is equal (and hashes equal) across calls
+    return _RANKINGS.get_or_make((generation, query, exhaustive, path_filter), make)
+
+
+_SCOPED: LRU[dict[str, Doc]] = LRU(8)
+
+
+def _scoped(
+    conn: sqlite3.Connection, path_filter: PathFilter | None, generation: tuple[str, str] | None
+) -> dict[str, Doc]:
+    """path -> `Doc` of the documents the gate lets through (do not mutate: shared)."""
+    docs = docmeta.load(conn)
+    if path_filter is None:
+        return docs
+
+    def make() -> dict[str, Doc]:
+        return {path: d for path, d in docs.items() if path_filter(path)}
+
+    if generation is None:
+        return make()
+    return _SCOPED.get_or_make((generation, path_filter), make)
 
 
 def _path(c: _Candidate) -> str:
@@ -151,106 +208,53 @@ def _rank(c: _Candidate) -> tuple[float, int, str]:
     return (-c.score, -c.doc.modified if c.match_type == "Filter" else 0, c.doc.path)
 
 
-def fts_expression(terms: Iterable[Term]) -> str | None:
-    """The FTS5 expression that needs every term (each quoted), or None when no term has
-    a character the tokenizer keeps."""
-    parts = [f'"{clean(t.text)}"' for t in terms if has_token(clean(t.text))]
-    return " AND ".join(parts) if parts else None
-
-
-def _content_hits(conn: sqlite3.Connection, expression: str) -> dict[str, tuple[float, int, str]]:
-    """file path -> (score, best chunk id, its section) of the documents matching."""
-    # bm25() cannot sit inside an aggregate: rank in a subquery, then keep each file's best
-    sql = (
-        "SELECT file_path, MIN(rank), id, section_path FROM ("
-        f"SELECT c.file_path, {_BM25} AS rank, c.id, c.section_path FROM chunks_fts "
-        "JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? "
-        "ORDER BY rank) GROUP BY file_path"
-    )
-    return {
-        path: (round(-rank, 6), chunk_id, section or "")
-        for path, rank, chunk_id, section in conn.execute(sql, (expression,))
-    }
-
-
-def _match(
-    conn: sqlite3.Connection, terms: tuple[Term, ...], docs: list[Doc], exhaustive: bool
+def _scored(
+    conn: sqlite3.Connection, terms: tuple[Term, ...], chosen: list[_Candidate]
 ) -> list[_Candidate]:
+    """The exhaustive page's candidates with their scores and best chunks. bm25 over every
+    match of a common word costs more than a page may (~50 ms for 7,000 chunks): only the
+    page's documents are ranked, each time a page is asked for."""
     expression = fts_expression(terms)
-    if expression is None:
-        return [_Candidate(d, 0.0, "Filter", None, None) for d in docs]
-    content = _content_hits(conn, expression)
-    words = [t.text.casefold() for t in terms if not t.phrase]
-    by_name = not exhaustive and len(words) == len(terms)
+    if expression is None or not chosen:
+        return chosen
+    content = docmatch.content_hits(conn, expression, [c.doc.path for c in chosen])
     out = []
-    for doc in docs:
-        hit = content.get(doc.path)
-        named = by_name and all(w in doc.path.casefold() for w in words)
-        if hit is not None:
-            score = round(hit[0] * BOTH_BOOST, 6) if named else hit[0]
-            out.append(_Candidate(doc, score, "Both" if named else "Content", hit[1], hit[2]))
-        elif named:
-            out.append(_Candidate(doc, FILENAME_SCORE, "FileName", None, None))
+    for c in chosen:
+        hit = content.get(c.doc.path)
+        out.append(c if hit is None else _Candidate(c.doc, hit[0], c.match_type, hit[1], hit[2]))
     return out
 
 
-def _passes(conn: sqlite3.Connection, f: Filter, docs: list[Doc]) -> set[str]:
-    """The paths of `docs` that the filter (not negated) lets through."""
-    if f.name == "in":
-        folder = f.value.strip().strip("/")
-        if folder in ("", "."):
-            return {d.path for d in docs}
-        return {d.path for d in docs if d.path == folder or d.path.startswith(folder + "/")}
-    if f.name == "ext":
-        return {d.path for d in docs if d.path.lower().endswith("." + f.value)}
-    if f.name == "tag":
-        tag = f.value.casefold()
-        return {d.path for d in docs if tag in d.tags}
-    if f.name == "category":
-        category = f.value.casefold()
-        return {d.path for d in docs if (d.category or "").casefold() == category}
-    if f.name == "modified":
-        return {d.path for d in docs if d.modified >= f.number}
-    if f.name == "size":
-        return {d.path for d in docs if _compare(d.size, f.op, f.number)}
-    pattern = compile_pattern(f.value)
-    texts = docmeta.texts(conn, [d.path for d in docs])
-    return {path for path, text in texts if pattern.matches(text)}
-
-
-def _compare(size: int, op: str, number: int) -> bool:
-    if op == ">":
-        return size > number
-    if op == ">=":
-        return size >= number
-    if op == "<":
-        return size < number
-    if op == "<=":
-        return size <= number
-    return size == number
-
-
-def _apply_filters(
-    conn: sqlite3.Connection, filters: tuple[Filter, ...], candidates: list[_Candidate]
+def _match(
+    conn: sqlite3.Connection, terms: tuple[Term, ...], allowed: dict[str, Doc], exhaustive: bool
 ) -> list[_Candidate]:
-    # regular expressions read document text: run them last, over the fewest documents
-    for f in sorted(filters, key=lambda f: f.name == "re"):
-        docs = [c.doc for c in candidates]
-        passing = _passes(conn, f, docs)
-        candidates = [c for c in candidates if (c.doc.path in passing) != f.negated]
-    return candidates
-
-
-def _drop_negated(
-    conn: sqlite3.Connection, negated: list[Term], candidates: list[_Candidate]
-) -> list[_Candidate]:
-    for term in negated:
-        expression = fts_expression([term])
-        if expression is None or not candidates:
+    expression = fts_expression(terms)
+    if expression is None:
+        return [_Candidate(d, 0.0, "Filter", None, None) for d in allowed.values()]
+    if exhaustive:  # path order: only the page's documents are scored (`_scored`)
+        paths = docmatch.content_paths(conn, expression)
+        return [_Candidate(allowed[p], 0.0, "Content", None, None) for p in paths if p in allowed]
+    content = docmatch.content_hits(conn, expression)
+    words = [t.text.casefold() for t in terms if not t.phrase]
+    named = list(allowed.values()) if len(words) == len(terms) else []
+    for word in words:  # one pass per word over the survivors, no per-document generator
+        named = [d for d in named if word in d.folded_path]
+    by_name = {d.path for d in named}
+    out = []
+    for path, (score, chunk_id, section) in content.items():  # the few hits, not every doc
+        doc = allowed.get(path)
+        if doc is None:
             continue
-        matching = _content_hits(conn, expression)
-        candidates = [c for c in candidates if c.doc.path not in matching]
-    return candidates
+        if path in by_name:
+            out.append(_Candidate(doc, round(score * BOTH_BOOST, 6), "Both", chunk_id, section))
+        else:
+            out.append(_Candidate(doc, score, "Content", chunk_id, section))
+    out += [
+        _Candidate(d, FILENAME_SCORE, "FileName", None, None)
+        for d in named
+        if d.path not in content
+    ]
+    return out
 
 
 def _hits(
@@ -283,3 +287,9 @@ def _hits(
             }
         )
     return out
+
+
+def clear_cache() -> None:
+    """Forget every cached ranking (benchmarks measure the first page of a query cold)."""
+    _RANKINGS.clear()
+    _SCOPED.clear()

@@ -32,13 +32,16 @@ class Doc:
     category: str | None
     tags: frozenset[str]  # case-folded
     first_chunk: int
+    folded_path: str  # `path` case-folded, for the filename match of every query
 
 
 _cache: dict[str, tuple[str, dict[str, Doc]]] = {}
 _lock = threading.Lock()
 
 
-def _key(conn: sqlite3.Connection) -> tuple[str, str] | None:
+def generation(conn: sqlite3.Connection) -> tuple[str, str] | None:
+    """(database file, write generation) of the index: a key that changes with every
+    write, or None for an in-memory or generation-less database (nothing may be cached)."""
     files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.META_GENERATION,)).fetchone()
     if not files or not files[0] or row is None:
@@ -78,13 +81,14 @@ def _read(conn: sqlite3.Connection) -> dict[str, Doc]:
             category=category,
             tags=_tags(first[1]),
             first_chunk=int(first[0]),
+            folded_path=path.casefold(),
         )
     return docs
 
 
 def load(conn: sqlite3.Connection) -> dict[str, Doc]:
     """path -> `Doc` for every indexed document (do not mutate: it is shared)."""
-    key = _key(conn)
+    key = generation(conn)
     if key is not None:
         with _lock:
             cached = _cache.get(key[0])

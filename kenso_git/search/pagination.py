@@ -1,11 +1,14 @@
 """Pages of `search` and `regex_search` hits: opaque cursors, caps and the size budget.
 
-Ranked pages use offset cursors (`k1-<hex offset>-<check>`), capped at `OFFSET_CAP` hits;
+Ranked pages use offset cursors (`k1-<hex offset>.<generation>-<check>`), capped at
+`OFFSET_CAP` hits and refused once the index changed (the offsets would rank other hits);
 exhaustive pages use keyset cursors (`k2-<hex path>-<check>`: the hits strictly after that
-path, so there is no cap on how far they go). `<check>` is a digest of the request, so a
-cursor from another query is refused instead of silently paging something else. Every
-page is cut to `MAX_ANSWER_CHARS` of JSON (well under a client's 25,000-token cap for tool
-results), and the cursor then resumes after the last hit actually returned.
+path, so there is no cap on how far they go and a change elsewhere moves nothing), and
+regex pages keyset cursors on (path, line) (`k3-<hex path>.<line>.<hits so far>-<check>`).
+`<check>` is a digest of the request, so a cursor from another query is refused instead of
+silently paging something else. Every page is cut to `MAX_ANSWER_CHARS` of JSON (well
+under a client's 25,000-token cap for tool results), and the cursor then resumes after the
+last hit actually returned.
 """
 
 from __future__ import annotations
@@ -69,6 +72,18 @@ class AgentPage(TypedDict):
     cursor_limit_reached: NotRequired[bool]
 
 
+class StaleCursorError(CursorError):
+    """A ranked cursor issued before the index last changed: its offsets rank other hits."""
+
+    def __init__(self, cursor: str) -> None:
+        UsageError.__init__(
+            self,
+            f"cursor {cursor[:80]!r} was issued before the index changed, so its offset "
+            "no longer names the same hits",
+            hint="omit cursor to start the query again (exhaustive cursors survive changes)",
+        )
+
+
 def clamp_page(page_size: int | None) -> int:
     """`page_size` clamped to 1-50 (None: the default, 10)."""
     if page_size is None:
@@ -82,9 +97,11 @@ def request_check(*parts: object) -> str:
     return hashlib.sha1(blob.encode("utf-8"), usedforsecurity=False).hexdigest()[:8]
 
 
-def offset_cursor(offset: int, check: str) -> str:
-    """The ranked cursor that resumes at `offset`."""
-    return f"k1-{offset:x}-{check}"
+def offset_cursor(offset: int, check: str, generation: object = None) -> str:
+    """The ranked cursor that resumes at `offset` of the ranking of index `generation`."""
+    if generation is None:
+        return f"k1-{offset:x}-{check}"
+    return f"k1-{offset:x}.{request_check(generation)[:6]}-{check}"
 
 
 def keyset_cursor(path: str, check: str) -> str:
@@ -92,17 +109,44 @@ def keyset_cursor(path: str, check: str) -> str:
     return f"k2-{path.encode('utf-8').hex()}-{check}"
 
 
-def read_offset(cursor: str | None, check: str) -> int:
-    """The offset of a ranked cursor (0 without one).
+def line_cursor(path: str, line: int, seen: int, check: str) -> str:
+    """The regex cursor that resumes after line `line` of `path`, `seen` hits in."""
+    return f"k3-{path.encode('utf-8').hex()}.{line:x}.{seen:x}-{check}"
+
+
+def read_line_cursor(cursor: str | None, check: str) -> tuple[str, int, int] | None:
+    """(path, line, hits before) of a regex cursor (None without one).
 
     Raises:
         CursorError: the cursor is malformed or from another request.
     """
     if not cursor:
+        return None
+    kind, body = _split(cursor, check)
+    parts = body.split(".")
+    if kind != "k3" or len(parts) != 3 or not all(parts) or max(map(len, parts[1:])) > 8:
+        raise CursorError(cursor)
+    try:
+        return bytes.fromhex(parts[0]).decode("utf-8"), int(parts[1], 16), int(parts[2], 16)
+    except ValueError:
+        raise CursorError(cursor) from None
+
+
+def read_offset(cursor: str | None, check: str, generation: object = None) -> int:
+    """The offset of a ranked cursor (0 without one).
+
+    Raises:
+        StaleCursorError: the cursor ranks an older generation of the index.
+        CursorError: the cursor is malformed or from another request.
+    """
+    if not cursor:
         return 0
     kind, body = _split(cursor, check)
+    body, dot, stamp = body.partition(".")
     if kind != "k1" or not body or len(body) > 8:
         raise CursorError(cursor)
+    if dot and generation is not None and stamp != request_check(generation)[:6]:
+        raise StaleCursorError(cursor)
     try:
         return int(body, 16)
     except ValueError:

@@ -2,12 +2,16 @@
 
 Documents are read from the work tree in path order (the index says which files are docs;
 the scope gate says which of them the caller may see), and each matching line is one hit,
-with its 1-based line number. The pattern is compiled before any file is read. A page stops
-reading as soon as it holds one hit more than it returns, so `total` is then a lower bound.
+with its 1-based line number. The pattern is compiled before any file is read; a document
+lacking one of the literals every match needs (`literals.py`) is never searched. A page
+stops reading as soon as it holds one hit more than it returns, so `total` is then a lower
+bound, and its cursor names the (path, line) of its last hit: the next page starts there
+instead of re-reading every document before it.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 import sqlite3
 from collections.abc import Callable
@@ -22,6 +26,7 @@ from kenso_git.search.grep import LineHit
 from kenso_git.search.grep import Pattern
 from kenso_git.search.grep import compile_pattern
 from kenso_git.search.grep import line_hits
+from kenso_git.search.literals import required_literals
 from kenso_git.search.pagination import AgentHit
 from kenso_git.search.pagination import AgentPage
 
@@ -49,10 +54,10 @@ def _wanted(doc: Doc, request: RegexRequest, path_filter: PathFilter | None) -> 
     return not ext or doc.path.lower().endswith("." + ext)
 
 
-def _read(root: Path, rel: str, limit: int) -> bytes | None:
+def _read(root: str, rel: str, limit: int) -> bytes | None:
     """The file's bytes, or None when it is gone, a symbolic link, too large or binary."""
     try:
-        fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:
@@ -79,44 +84,46 @@ def regex_search(
     pattern = compile_pattern(request.pattern)
     page_size = pagination.clamp_page(request.page_size)
     check = pagination.request_check("regex", request.pattern, request.path, request.ext)
-    offset = pagination.read_offset(request.cursor, check)
+    resume = pagination.read_line_cursor(request.cursor, check)
     docs = sorted(
         (d for d in docmeta.load(conn).values() if _wanted(d, request, path_filter)),
         key=lambda d: d.path,
     )
+    after_path, after_line, before = resume if resume is not None else ("", 0, 0)
+    if resume is not None:  # keyset: start at the cursor's document, nothing re-read
+        docs = docs[bisect.bisect_left([d.path for d in docs], after_path) :]
     as_of = docmeta.synced_at(conn)
-    wanted = offset + page_size + 1
+    wanted = page_size + 1
     hits: list[AgentHit] = []
-    seen = 0
-    for doc, hit in _all_hits(docs, root, max_bytes, pattern):
-        seen += 1
-        if seen > offset:
-            hits.append(_hit(doc, hit))
-        if seen >= wanted:
+    for doc, hit in _all_hits(docs, str(root), max_bytes, pattern):
+        if doc.path == after_path and hit.line <= after_line:
+            continue
+        hits.append(_hit(doc, hit))
+        if len(hits) >= wanted:
             break
-    complete = seen < wanted
+    complete = len(hits) < wanted
     return pagination.make_page(
         hits,
         mode="regex",
         page_size=page_size,
-        total=seen,
+        total=before + len(hits),
         lower_bound=not complete,
         more_after=not complete,
-        cursor_for=lambda n: (
-            pagination.offset_cursor(offset + n, check)
-            if offset + n < pagination.OFFSET_CAP
-            else None
+        cursor_for=lambda n: pagination.line_cursor(
+            hits[n - 1]["path"], hits[n - 1].get("line", 0), before + n, check
         ),
         as_of=as_of,
     )
 
 
 def _all_hits(
-    docs: list[Doc], root: Path, max_bytes: int, pattern: Pattern
+    docs: list[Doc], root: str, max_bytes: int, pattern: Pattern
 ) -> Iterator[tuple[Doc, LineHit]]:
+    needles = required_literals(pattern.source)
     for doc in docs:
         data = _read(root, doc.path, max_bytes)
-        if data is None:
+        # a document without one of the pattern's literals cannot match: RE2 skips it
+        if data is None or not all(n in data for n in needles):
             continue
         for hit in line_hits(pattern, data):
             yield doc, hit

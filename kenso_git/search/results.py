@@ -168,3 +168,25 @@ class IndexStateDict(TypedDict):
     worktree_differs: bool | None
     scope: list[str]
     categories: list[CategoryCount]
+
+
+class RelatedFile(TypedDict):
+    """One document of `find_related` and why it is related, strongest reason first."""
+
+    path: str
+    why: list[str]  # links_to, linked_from, relates_to, related_from, same_stem, same_folder
+    relation_types: list[str]  # the relates_to relation types of the links, if any
+    title: str | None
+
+
+class RelatedPage(TypedDict):
+    """`find_related`: a page of the documents related to `path`."""
+
+    path: str
+    results: list[RelatedFile]
+    total: int
+    returned: int
+    page_size: int
+    next_cursor: str | None
+    has_more: bool
+    token_budget: int

@@ -131,3 +131,23 @@ class AgentPageOut(TypedDict):
     token_budget: int
     as_of: int | None
     cursor_limit_reached: NotRequired[bool]
+
+
+class RelatedFileOut(TypedDict):
+    path: str
+    why: list[str]
+    relation_types: list[str]
+    title: str | None
+
+
+class RelatedPageOut(TypedDict):
+    """find_related: one page of related documents and the cursor to the next."""
+
+    path: str
+    results: list[RelatedFileOut]
+    total: int
+    returned: int
+    page_size: int
+    next_cursor: str | None
+    has_more: bool
+    token_budget: int

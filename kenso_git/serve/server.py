@@ -34,6 +34,7 @@ from kenso_git.serve.schema import DocOut
 from kenso_git.serve.schema import HealthOut
 from kenso_git.serve.schema import ReindexOut
 from kenso_git.serve.schema import RelatedOut
+from kenso_git.serve.schema import RelatedPageOut
 from kenso_git.serve.schema import SearchOut
 from kenso_git.serve.schema import SnippetOut
 from kenso_git.serve.schema import StateOut
@@ -97,6 +98,26 @@ def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolRe
 def _add(server: MCPServer[Any], fn: Callable[..., CallToolResult], **options: Any) -> None:
     # The SDK sends a docstring as is: clients would show its indentation to the model.
     server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), **options)
+
+
+def _add_find_related(server: MCPServer[Any], service: Service) -> None:
+    def find_related(
+        path: str, page_size: int | None = None, cursor: str | None = None
+    ) -> Annotated[CallToolResult, RelatedPageOut]:
+        """List the documents related to one document, each with why, page by page.
+
+        Returns {path, results: [{path, why, relation_types, title}], total, returned,
+        page_size, next_cursor, has_more, token_budget}. why lists every reason, strongest
+        first: links_to / linked_from (an inline Markdown link from it or to it),
+        relates_to / related_from (frontmatter relates_to, relation_types naming the
+        relations), same_stem (the same file name in another folder), same_folder.
+        Links come first, then same stem, then same folder. page_size 1-50 (default 10);
+        pass next_cursor back as cursor until has_more is false. Paths outside the agent
+        scope are refused like get_doc; an unknown path is an error.
+        """
+        return _call(lambda: service.find_related(path, page_size, cursor))
+
+    _add(server, find_related, annotations=READ_ONLY, title="Find related documents")
 
 
 def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
@@ -207,7 +228,9 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
         has_more, token_budget, as_of}. page_size 1-50 (default 10; limit is an alias).
         Pass next_cursor back as cursor until has_more is false. mode "ranked" orders by
         relevance (up to 10,000 hits); "exhaustive" lists every match by path, without a
-        cap. A malformed query is an error naming the token.
+        cap. A ranked cursor is refused once the index changed (start again); an
+        exhaustive one resumes after its path. A malformed query is an error naming the
+        token.
         """
         return _call(
             lambda: service.search(
@@ -251,6 +274,7 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
     _add(server, index_state, annotations=READ_ONLY, title="Index state")
     _add(server, search, annotations=READ_ONLY, title="Search with filters and pages")
     _add(server, regex_search, annotations=READ_ONLY, title="Grep the docs")
+    _add_find_related(server, service)
 
     if service.settings.allow_reindex and not http:
 

@@ -40,6 +40,7 @@ from kenso_git.search.results import HealthResult
 from kenso_git.search.results import HitList
 from kenso_git.search.results import ReindexResult
 from kenso_git.search.results import RelatedList
+from kenso_git.search.results import RelatedPage
 from kenso_git.search.results import RelatedRow
 from kenso_git.search.results import SearchDocsResult
 from kenso_git.search.results import SearchItem
@@ -248,6 +249,23 @@ class Service:
         if cut:
             out["truncated"] = True
         return rows, out
+
+    @_hides_root
+    def find_related(
+        self, path: str, page_size: int | None, cursor: str | None
+    ) -> Reply[RelatedPage, RelatedPage]:
+        """A page of the scoped documents related to `path`, with why.
+
+        Raises:
+            ScopeError: the path is refused by the scope gate.
+            DocumentNotFoundError: the index holds no document at the path.
+            CursorError: the cursor is not one of this request's.
+        """
+        rel = self.scope.resolve(path)
+        page = self.kb().find_related(
+            rel, page_size=page_size, cursor=cursor, path_filter=self.scope.allows
+        )
+        return page, page
 
     @_hides_root
     def read_snippet(

@@ -1,13 +1,17 @@
-"""Link targets: `relates_to` entries and how a target names a known path (pure).
+"""Link targets: `relates_to` entries, inline Markdown links, and how a target names a
+known path (pure).
 
 Targets resolve with `resolve_link` below, which lint's KS002 and the index's link rebuild
-(`kenso_git.index.links`) both use, so the stored graph and the linter agree.
+(`kenso_git.index.links`) both use, so the stored graph and the linter agree. Inline links
+(`[text](other.md)`, `[text](../x.md#anchor)`) to Markdown files are stored beside the
+`relates_to` entries with the relation `links_to` (`LINKS_TO`), relative to the document.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -17,6 +21,17 @@ from kenso_git.text.parse import is_normal_path
 from kenso_git.text.parse import normalise_target
 
 GLOB_CHARS = ("*", "?")
+LINKS_TO = "links_to"  # the relation type of an inline Markdown link
+MAX_INLINE_LINKS = 1000  # per document: a generated index page links to many, not to more
+MAX_LINK_SCANS = 20_000  # `](` looked at per document: a pathological body stops there
+# The target of `](target)` or `](<target> "title")`: every repeat is bounded, so a match
+# attempt costs a constant and scanning a body is linear in its length.
+_TARGET = re.compile(
+    r"[ \t]{0,8}<?([^\s()<>]{1,1024})>?"
+    r"(?:[ \t]{1,8}(?:\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'))?[ \t]{0,8}\)"
+)
+_MARKDOWN = (".md", ".markdown")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 
 
 def is_glob(target: str) -> bool:
@@ -24,13 +39,66 @@ def is_glob(target: str) -> bool:
 
 
 def raw_relations(doc: Document) -> str | None:
-    """The document's usable relations (globs and empty targets dropped) as JSON, or None."""
+    """The document's usable relations (globs and empty targets dropped) and its inline
+    links to Markdown files (`links_to`) as JSON, or None."""
     pairs = [
         [rel.target.strip(), rel.relation]
         for rel in doc.relations
         if rel.target.strip() and not is_glob(rel.target)
     ]
+    pairs += [[target, LINKS_TO] for target in inline_links(doc)]
     return json.dumps(pairs, ensure_ascii=False) if pairs else None
+
+
+def _outside_fences(doc: Document) -> Iterator[tuple[int, int]]:
+    start = 0
+    for fence_start, fence_end in doc.fences:
+        if fence_start > start:
+            yield start, fence_start
+        start = max(start, fence_end)
+    if start < len(doc.body):
+        yield start, len(doc.body)
+
+
+def _link_target(raw: str) -> str | None:
+    """`raw` as a document-relative path to a Markdown file, or None (a URL, an anchor of
+    this document, another kind of file)."""
+    target = raw.partition("#")[0].partition("?")[0]
+    if not target or ":" in target.partition("/")[0] or target.startswith("//"):
+        return None  # https://..., mailto:..., a protocol-relative URL
+    if "%" in target:
+        target = _ESCAPE.sub(lambda m: chr(int(m[1], 16)), target)
+    if not target.lower().endswith(_MARKDOWN) or "*" in target:  # "?" went with the query
+        return None
+    return target if target.startswith(("./", "../", "/")) else "./" + target
+
+
+def inline_links(doc: Document) -> list[str]:
+    """The distinct targets of the document's inline links to Markdown files, in order,
+    outside fenced code and inline code spans, each relative to the document (`./x.md`)
+    or to the root (`/x.md`). Linear in the body's length."""
+    body, found, scans = doc.body, dict[str, None](), 0
+    name = doc.path.rpartition("/")[2]
+    for start, end in _outside_fences(doc):
+        ticks, counted = 0, start
+        at = body.find("](", start, end)
+        while at >= 0 and len(found) < MAX_INLINE_LINKS and scans < MAX_LINK_SCANS:
+            scans += 1
+            newline = body.rfind("\n", counted, at)
+            if newline >= 0:  # a new line: inline code spans do not cross lines here
+                ticks, counted = 0, newline + 1
+            ticks += body.count("`", counted, at)
+            counted = at
+            match = _TARGET.match(body, at + 2, end)
+            if match is not None and ticks % 2 == 0:
+                target = _link_target(match[1])
+                # a link to the document itself is no relation (its file name tells cheaply)
+                if target is not None and (
+                    not target.endswith(name) or normalise_target(doc.path, target) != doc.path
+                ):
+                    found.setdefault(target, None)
+            at = body.find("](", at + 2, end)
+    return list(found)
 
 
 class PathIndex(Collection[str]):

@@ -41,10 +41,13 @@ INDEXED_CALLS: list[Call] = [
     ("index_state", {}),
     ("search", {"query": 'deploy in:"docs"', "page_size": 2}),
     ("regex_search", {"pattern": "canar(y|ies)"}),
+    ("find_related", {"path": "docs/deploy.md", "page_size": 5}),
     ("reindex", {}),
     ("search", {"query": "tag:"}),  # malformed query language
     ("search", {"query": "deploy", "path": "../outside"}),  # refused path
     ("regex_search", {"pattern": "(unclosed"}),  # bad pattern
+    ("find_related", {"path": "docs/missing.md"}),  # missing doc
+    ("find_related", {"path": "ignored/notes.md"}),  # refused: gitignored
     ("search_docs", {"query": ""}),  # empty query
     ("search_multi", {"queries": []}),
     ("get_doc", {"path": "docs/missing.md"}),  # missing doc
@@ -115,6 +118,7 @@ def _in_process(service: Service, name: str, args: dict[str, Any]) -> tuple[str,
             args["query"], page_size=args.get("page_size"), path=args.get("path")
         ),
         "regex_search": lambda: service.regex_search(args["pattern"]),
+        "find_related": lambda: service.find_related(args["path"], args.get("page_size"), None),
     }
     try:
         payload, _ = methods[name]()

@@ -1,4 +1,4 @@
-"""The agent surface's search and regex_search tools through the SDK client, scoped."""
+"""The agent surface's search, regex_search and find_related tools through the SDK client."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from mcp import Client
 
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
+from tests.serve.conftest import ingest
 
 pytestmark = pytest.mark.anyio
 
@@ -75,3 +76,34 @@ async def test_regex_search_hits_carry_line_numbers(repo: Path) -> None:
     (hit,) = page["results"]
     assert (hit["path"], hit["line"], hit["section"]) == ("docs/deploy.md", 12, "Release steps")
     assert hit["snippet"].startswith("Run the pipeline") and hit["match_type"] == "Regex"
+
+
+def _private_deploy(root: Path) -> Path:
+    (root / "private" / "deploy.md").write_text(
+        "# Private deploy\n\nThe secret [deploy guide](../docs/deploy.md) for the vault, "
+        "with enough words for the index.\n",
+        encoding="utf-8",
+    )
+    ingest(root)
+    return root
+
+
+async def test_find_related_follows_links_both_ways_and_names_why(repo: Path) -> None:
+    result, page = await call(_private_deploy(repo), "find_related", {"path": "docs/deploy.md"})
+    assert not result.is_error and result.structured_content == page
+    assert [(i["path"], i["why"]) for i in page["results"]] == [
+        ("private/deploy.md", ["linked_from", "same_stem"]),
+        ("docs/billing.md", ["relates_to", "same_folder"]),
+    ]
+    result, body = await call(repo, "find_related", {"path": "docs/none.md"})
+    assert result.is_error and "no document at docs/none.md" in body["error"]
+
+
+async def test_find_related_never_reveals_out_of_scope_docs(scoped_repo: Path) -> None:
+    root = _private_deploy(scoped_repo)
+    _, page = await call(root, "find_related", {"path": "docs/deploy.md", "page_size": 1})
+    assert [i["path"] for i in page["results"]] == ["docs/billing.md"]
+    assert page["total"] == 1 and page["has_more"] is False and page["next_cursor"] is None
+    for args in ({"path": "private/deploy.md"}, {"path": "../docs/deploy.md"}):
+        result, body = await call(root, "find_related", args)
+        assert result.is_error and body["rule"] in {"outside-scope", "parent-traversal"}

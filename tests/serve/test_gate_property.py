@@ -1,4 +1,5 @@
-"""Property: whatever a tool reveals about a random tree, get_doc would serve it too."""
+"""Property: whatever a tool reveals about a random tree, get_doc would serve it too, and
+every tool that takes a path refuses the paths get_doc refuses."""
 
 from __future__ import annotations
 
@@ -32,8 +33,15 @@ trees = st.fixed_dictionaries(
 )
 
 
+# every document links (inline) to every target: find_related and get_related see them all
+LINKS = " ".join(f"[{t}](/{t})" for t in TARGETS if t.endswith(".md"))
+
+
 def _body(name: str) -> str:
-    return f"# Marker {name}\n\nThe shared marker word and the name {name} make this long enough.\n"
+    return (
+        f"# Marker {name}\n\nThe shared marker word and the name {name} make this long enough.\n"
+        f"\n{LINKS}\n"
+    )
 
 
 def _build(root: Path, tree: dict[str, object]) -> None:
@@ -54,6 +62,15 @@ def _build(root: Path, tree: dict[str, object]) -> None:
     if tree["scoped"]:
         roots = ", ".join(f'"{r}"' for r in tree["scoped"])  # type: ignore[attr-defined]
         (root / ".kenso.toml").write_text(f"agent-scoped-roots = [{roots}]\n", encoding="utf-8")
+
+
+def _related(service: Service, path: str) -> set[str] | None:
+    """The paths find_related reveals for `path`, or None when it refuses the path."""
+    try:
+        page, _ = service.find_related(path, 50, None)
+    except KensoError:
+        return None
+    return {item["path"] for item in page["results"]}
 
 
 def _served(service: Service, path: str) -> bool:
@@ -79,9 +96,18 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
         multi, _ = service.search_multi(["marker", "name"], None, 50)
         revealed |= {h["file_path"] for h in multi}  # type: ignore[index]
+        page, _ = service.search("marker", page_size=50)
+        revealed |= {h["path"] for h in page["results"]}
+        page, _ = service.regex_search("marker", page_size=50)
+        revealed |= {h["path"] for h in page["results"]}
         for path in sorted(revealed):
             rows, _ = service.get_related(path, 3, None)
             revealed |= {r["related_path"] for r in rows}
+            revealed |= _related(service, path) or set()
         for path in sorted(revealed):
             assert _served(service, path), (path, tree)
             assert not path.startswith((".git/", ".kenso/")) and path != ".env"
+        candidates = {*TARGETS, *(str(p.relative_to(root)) for p in root.rglob("*.md"))}
+        for path in sorted(candidates):
+            if not _served(service, path):  # refused or not indexed: find_related says so
+                assert _related(service, path) is None, (path, tree)

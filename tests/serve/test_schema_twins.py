@@ -23,6 +23,8 @@ TWINS = [
     (results.ReindexResult, schema.ReindexOut),
     (pagination.AgentHit, schema.AgentHitOut),
     (pagination.AgentPage, schema.AgentPageOut),
+    (results.RelatedFile, schema.RelatedFileOut),
+    (results.RelatedPage, schema.RelatedPageOut),
 ]
 
 

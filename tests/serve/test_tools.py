@@ -30,6 +30,7 @@ READ_TOOLS = {
     "index_state",
     "search",
     "regex_search",
+    "find_related",
 }
 
 
