@@ -33,6 +33,7 @@ from kenso_git.search.rank import boosts
 from kenso_git.search.rank import enabled_signals
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store.schema import BM25_WEIGHTS
+from kenso_git.text.links import LINKS_TO
 
 PathFilter = Callable[[str], bool]
 
@@ -267,7 +268,10 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     counts: dict[str, int] = {}
     sql = (
         f"SELECT source_path, target_path FROM links "
-        f"WHERE source_path IN {_IDS} AND target_path IN {_IDS}"
+        f"WHERE source_path IN {_IDS} AND target_path IN {_IDS} "
+        # kenso's boost rests on declared relations; inline links (#17) are graph edges for
+        # get_related and find_related, not ranking evidence until #18 measures them as such
+        f"AND relation_type IS NOT '{LINKS_TO}'"
     )
     for source, target in conn.execute(sql, (paths, paths)):
         counts[source] = counts.get(source, 0) + 1

@@ -176,3 +176,23 @@ def test_deleting_a_linked_doc_drops_only_its_edges(kb: KnowledgeBase) -> None:
         ("docs/api/auth.md", "README.md"),
         ("docs/api/auth.md", "guides/auth.md"),
     ]
+
+
+def test_inline_links_do_not_change_search_scores(tmp_path: Path) -> None:
+    """kenso's link boost rests on declared relations: the same two hits score the same
+    whether or not one links to the other in prose."""
+    text = "Rotating the signing keys of the gateway every quarter keeps tokens short-lived."
+    other = _body("Billing", "Invoices are sent on the first working day of each month.")
+    # the same words and lengths; only the first tree's link names a Markdown file
+    plain = {"a.md": _body("Keys", text + " See [the gateway](b.mx)."), "c.md": other}
+    linked = {"a.md": _body("Keys", text + " See [the gateway](b.md)."), "c.md": other}
+    for files in (plain, linked):
+        files["b.md"] = _body("Gateway", text)
+    scores = []
+    for name, files in (("plain", plain), ("linked", linked)):
+        init_repo(tmp_path / name, dict(files))
+        kb = KnowledgeBase.open(tmp_path / name)
+        kb.ingest()
+        hits = kb.search("rotating signing keys gateway").hits
+        scores.append({h.file_path: h.score for h in hits})
+    assert scores[0] and scores[0] == scores[1]
