@@ -2,8 +2,10 @@
 
 Before a read, `KnowledgeBase` asks `changes()` which Markdown files appeared, vanished or
 have new stat data (no file is read or hashed here), and whether HEAD moved; it then syncs
-just those paths. Editors, `git clean` and sparse checkouts fire no hook, so this check is
-what keeps an answer equal to the work tree at the moment it is given.
+just those paths. In a git work tree with a mark (`gitprobe`), one `git status` names the
+few docs worth a look; elsewhere the work tree is walked. Editors, `git clean` and sparse
+checkouts fire no hook, so this check is what keeps an answer equal to the work tree at
+the moment it is given.
 """
 
 from __future__ import annotations
@@ -13,16 +15,22 @@ import time
 from typing import TYPE_CHECKING
 from typing import NamedTuple
 
+from kenso_git.index import gitprobe
 from kenso_git.index.build import stat_unchanged
 from kenso_git.index.freshness import head_commit
 from kenso_git.repo.discover import discover
+from kenso_git.repo.discover import discover_paths
 from kenso_git.store import schema
+from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
+from kenso_git.store.meta import read_meta
 
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable
 
     from kenso_git.config import Settings
+    from kenso_git.repo.discover import SourceFile
     from kenso_git.repo.workspace import Workspace
     from kenso_git.store.files import FileRow
 
@@ -38,6 +46,7 @@ class Changes(NamedTuple):
     head_moved: bool  # HEAD is not the commit the index recorded
     head: str | None  # HEAD now
     elapsed: float  # seconds the check took
+    mark_behind: bool = False  # git listed the candidates, from a mark of an older HEAD
 
     @property
     def any(self) -> bool:
@@ -63,15 +72,40 @@ FRESH = Freshness(False)
 def changes(
     ws: Workspace, settings: Settings, meta: dict[str, str], stored: dict[str, FileRow]
 ) -> Changes:
-    """The files whose stat data differs from the index's, and whether HEAD moved."""
+    """The files whose stat data differs from the index's, and whether HEAD moved (a walk)."""
     started = time.perf_counter()
     head = head_commit(ws) if ws.is_git else None
     head_moved = ws.is_git and head != (meta.get(schema.META_HEAD) or None)
     found = discover(ws, settings, scope=meta_scope(meta))
+    paths = _differing(found, stored)
+    return Changes(paths, head_moved, head, time.perf_counter() - started)
+
+
+def _differing(found: list[SourceFile], stored: dict[str, FileRow]) -> list[str]:
     live = {sf.path for sf in found}
     paths = [sf.path for sf in found if not stat_unchanged(sf, stored.get(sf.path))]
     paths.extend(sorted(p for p in stored if p not in live))
-    return Changes(paths, head_moved, head, time.perf_counter() - started)
+    return paths
+
+
+def git_changes(ws: Workspace, settings: Settings, conn: sqlite3.Connection) -> Changes | None:
+    """Like `changes`, looking only at the docs git lists (see `gitprobe`); None: walk.
+
+    Meta and rows come from one read transaction, so the mark and the rows agree.
+    """
+    started = time.perf_counter()
+    meta = read_meta(conn)
+    scope = meta_scope(meta)
+    now = gitprobe.probe(ws, settings, scope)
+    picked = None if now is None else gitprobe.candidates(ws, meta, now)
+    if now is None or picked is None:
+        return None
+    looked, mark = picked
+    found = discover_paths(ws, settings, looked, scope=scope)
+    paths = _differing(found, load_files(conn, looked))
+    head_moved = now.head != (meta.get(schema.META_HEAD) or None)
+    behind = mark.head != now.head
+    return Changes(paths, head_moved, now.head, time.perf_counter() - started, behind)
 
 
 def disk_state(root: str, row: FileRow | None) -> str:
@@ -99,19 +133,24 @@ def disk_state(root: str, row: FileRow | None) -> str:
 def ensure_fresh(
     ws: Workspace,
     settings: Settings,
+    read: Callable[[Callable[[sqlite3.Connection], Changes | None]], Changes | None],
     snapshot: Callable[[], tuple[dict[str, str], dict[str, FileRow]]],
-    sync: Callable[[list[str]], object],
+    sync: Callable[[list[str] | None], object],
 ) -> Freshness:
     """Sync what changed since the index last looked, unless that is too much for a query.
 
-    `snapshot` reads the index's meta and files rows; `sync` brings the given paths up to
-    date (the caller's coalesced, locked sync). A sync that fails (a read-only database, a
-    writer holding the lock too long) leaves the answer to the index, flagged stale.
+    `read` runs a function in one read transaction; `snapshot` reads the index's meta and
+    every files row (for the walk); `sync` brings the given paths up to date, or with None
+    runs a whole sync (the caller's coalesced, locked sync). A sync that fails (a read-only
+    database, a writer holding the lock too long) leaves the answer to the index, flagged
+    stale.
     """
     from kenso_git.errors import KensoError
 
-    meta, stored = snapshot()
-    found = changes(ws, settings, meta, stored)
+    found = read(lambda conn: git_changes(ws, settings, conn)) if ws.is_git else None
+    if found is None:
+        meta, stored = snapshot()
+        found = changes(ws, settings, meta, stored)
     if not found.any:
         return FRESH
     if found.too_many:
@@ -121,7 +160,9 @@ def ensure_fresh(
             f"({MAX_QUERY_SYNC_FILES}); run `kenso-git sync`",
         )
     try:
-        sync(found.paths)
+        # HEAD moved past the mark: a whole sync (itself walk-free) records a new mark, so
+        # the next checks need not diff the commits again.
+        sync(None if found.mark_behind else found.paths)
     except KensoError as err:
         return Freshness(True, f"the work tree changed and the sync failed: {err.message}")
     return FRESH

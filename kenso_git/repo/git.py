@@ -401,3 +401,32 @@ def head_blob_ids(ws: Workspace) -> dict[str, str] | None:
         if len(parts) == 3 and parts[1] == "blob":
             ids[path] = parts[2]
     return ids
+
+
+def status_paths(ws: Workspace, pathspecs: Sequence[str]) -> list[str] | None:
+    """Every path under `pathspecs` whose work-tree or staged state differs from HEAD.
+
+    One `git status` (C, parallel lstat; it uses the untracked cache and fsmonitor where
+    the repository enabled them), with no optional locks so it never rewrites the index
+    under a concurrent git command. Untracked files are listed one by one, ignored files
+    not at all. None when git cannot tell (not a repository, git missing or failing).
+    """
+    if ws.git_dir is None:
+        return None
+    try:
+        out = run_git(
+            ws,
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=all",
+            "--",
+            *pathspecs,
+        )
+    except GitError:
+        return None
+    # Each record is "XY path"; with --no-renames no record carries a second path.
+    return [record[3:] for record in out.split("\0") if len(record) > 3]
