@@ -148,10 +148,15 @@ def ensure_fresh(
     from kenso_git.errors import KensoError
 
     found = read(lambda conn: git_changes(ws, settings, conn)) if ws.is_git else None
+    remark = False
     if found is None:
         meta, stored = snapshot()
         found = changes(ws, settings, meta, stored)
-    if not found.any:
+        # No usable mark (none yet, the ignore rules changed, HEAD moved past rule files):
+        # one whole sync walks and leaves a new one, so the next checks need not walk. An
+        # empty mark is a sync's word that none can be kept here: walk, as before.
+        remark = ws.is_git and meta.get(gitprobe.META_GIT_MARK) != ""
+    if not found.any and not remark:
         return FRESH
     if found.too_many:
         return Freshness(
@@ -161,8 +166,8 @@ def ensure_fresh(
         )
     try:
         # HEAD moved past the mark: a whole sync (itself walk-free) records a new mark, so
-        # the next checks need not diff the commits again.
-        sync(None if found.mark_behind else found.paths)
+        # the next checks need not diff the commits again (or walk, see `remark`).
+        sync(None if found.mark_behind or remark else found.paths)
     except KensoError as err:
         return Freshness(True, f"the work tree changed and the sync failed: {err.message}")
     return FRESH

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kenso_git.kb import KnowledgeBase
 from tests.githooks.indexdump import fresh_dump
 from tests.githooks.indexdump import index_dump
 from tests.githooks.indexdump import ingest
@@ -55,7 +56,7 @@ def try_repo(target: Path, hook_repo: Path, home: Path, *stage_args: str) -> str
     return proc.stdout
 
 
-def test_pre_commit_post_commit_and_post_checkout_stages_sync(
+def test_pre_commit_post_commit_stage_leaves_it_to_the_next_read_post_checkout_syncs(
     repo: Path, tmp_path: Path, hook_repo: Path, pre_commit_home: Path
 ) -> None:
     body = "The widget pipeline is explained here in enough words to be indexed.\n"
@@ -67,6 +68,8 @@ def test_pre_commit_post_commit_and_post_checkout_stages_sync(
     assert is_stale(repo)
     out = try_repo(repo, hook_repo, pre_commit_home, "--hook-stage", "post-commit")
     assert "kenso-git reindex" in out
+    assert is_stale(repo)  # a commit changes no file: the next read records it (#16)
+    KnowledgeBase.open(repo).search("widget")
     assert is_stale(repo) is False
     assert index_dump(repo) == fresh_dump(repo, tmp_path)
 

@@ -175,3 +175,17 @@ def test_a_symlinked_doc_follows_its_target(repo: Path, tmp_path: Path) -> None:
     kb.sync()
     assert _files(kb.db_path) == _fresh(repo, tmp_path)
     assert sorted(h.file_path for h in kb.search("capybaras").hits) == ["docs/a.md", "docs/link.md"]
+
+
+def test_after_an_ignore_rule_edit_one_check_walks_and_the_next_ones_do_not(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = KnowledgeBase.open(repo)
+    kb.sync()
+    (repo / ".gitignore").write_text("notes/\n", encoding="utf-8")
+    kb.search("doc")  # the rules changed: a walk, and a whole sync that leaves a new mark
+    assert all(path != "notes/f.md" for path, _, _ in _files(kb.db_path))
+    calls = _count_calls(monkeypatch)
+    kb.search("doc")
+    kb.search("doc")
+    assert calls["scandir"] == 0
