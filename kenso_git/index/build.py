@@ -21,6 +21,7 @@ from kenso_git.config import Settings
 from kenso_git.errors import IndexLockedError
 from kenso_git.index import freshness
 from kenso_git.index import gitprobe
+from kenso_git.index.freshness import stat_unchanged
 from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
 from kenso_git.index.prepare import Job
@@ -103,18 +104,6 @@ class IngestReport:
     @property
     def total_chunks(self) -> int:
         return sum(r.chunks for r in self.results)
-
-
-def stat_unchanged(sf: SourceFile, row: FileRow | None) -> bool:
-    """True when the stat data matches and the file was not written during that scan."""
-    return (
-        row is not None
-        and row.size == sf.size
-        and row.mtime_ns == sf.mtime_ns
-        and row.ctime_ns == sf.ctime_ns
-        and row.inode == sf.inode
-        and sf.mtime_ns < row.seen_ns
-    )
 
 
 def _unchanged(row: FileRow) -> FileResult:

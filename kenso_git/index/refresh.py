@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 from kenso_git.index import gitprobe
-from kenso_git.index.build import stat_unchanged
 from kenso_git.index.freshness import head_commit
-from kenso_git.repo.discover import discover
-from kenso_git.repo.discover import discover_paths
+from kenso_git.index.freshness import stat_unchanged
 from kenso_git.store import schema
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
@@ -73,6 +71,8 @@ def changes(
     ws: Workspace, settings: Settings, meta: dict[str, str], stored: dict[str, FileRow]
 ) -> Changes:
     """The files whose stat data differs from the index's, and whether HEAD moved (a walk)."""
+    from kenso_git.repo.discover import discover  # with the parser: only for a walk
+
     started = time.perf_counter()
     head = head_commit(ws) if ws.is_git else None
     head_moved = ws.is_git and head != (meta.get(schema.META_HEAD) or None)
@@ -101,8 +101,12 @@ def git_changes(ws: Workspace, settings: Settings, conn: sqlite3.Connection) -> 
     if now is None or picked is None:
         return None
     looked, mark = picked
-    found = discover_paths(ws, settings, looked, scope=scope)
-    paths = _differing(found, load_files(conn, looked))
+    paths: list[str] = []
+    if looked:  # nothing listed, the common case, costs no import of the walker
+        from kenso_git.repo.discover import discover_paths
+
+        found = discover_paths(ws, settings, looked, scope=scope)
+        paths = _differing(found, load_files(conn, looked))
     head_moved = now.head != (meta.get(schema.META_HEAD) or None)
     behind = mark.head != now.head
     return Changes(paths, head_moved, now.head, time.perf_counter() - started, behind)

@@ -8,7 +8,6 @@ commands through us; `Repository.hashfile` still applies the CRLF and ident filt
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Iterable
@@ -68,6 +67,8 @@ class HeadState(NamedTuple):
 
 def blob_id(data: bytes) -> str:
     """The SHA-1 id git gives `data` as a blob, with no filters applied."""
+    import hashlib  # loads OpenSSL (~5 ms): only when a file is really hashed
+
     digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
     digest.update(data)
     return digest.hexdigest()
