@@ -247,10 +247,10 @@ def run_index(
 
     def job(round_: int) -> None:
         if round_ == 0:
-            once = _Once(scope, head, keep_documents, only, rebuild, verify)
+            once = _Once(scope, head, keep_documents, only, rebuild, verify, hand_off is None)
             reports.append(_run_once(ws, settings, db_path, once, progress, warn))
         else:  # a rerun a hook asked for: a full sync of the stored scope
-            again = _Once(None, freshness.head_commit(ws), False, None, False, False)
+            again = _Once(None, freshness.head_commit(ws), False, None, False, False, False)
             _run_once(ws, settings, db_path, again, None, warn)
 
     if hand_off is None:
@@ -271,6 +271,7 @@ class _Once(NamedTuple):
     only: Sequence[str] | None
     rebuild: bool
     verify: bool
+    interactive: bool  # a command the user ran (not a hook or a query): git may refresh
 
 
 def _run_once(
@@ -301,7 +302,7 @@ def _run_once(
             run = _Run(
                 ws, settings, conn, report, say, progress, keep_documents=once.keep_documents
             )
-            _apply(run, meta, once.only, may_skip_walk=once.scope is None)
+            _apply(run, meta, once, may_skip_walk=once.scope is None)
         if build is not None:
             publish_build(conn, build, db_path, replace=once.rebuild)
     finally:
@@ -312,23 +313,18 @@ def _run_once(
     return report
 
 
-def _apply(
-    run: _Run, meta: dict[str, str], only: Sequence[str] | None, *, may_skip_walk: bool
-) -> None:
-    conn, report = run.conn, run.report
+def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) -> None:
+    conn, report, only = run.conn, run.report, once.only
     fingerprint = _settings_fingerprint(run.settings)
     rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
     if rechunk_all or not meta:
         only = None  # settings changed, or a brand-new index: look at everything
     given = only
-    # git status runs before anything is read: a doc edited after it is listed next time.
-    probe = gitprobe.probe(run.ws, run.settings, report.scope) if only is None else None
-    fast = None
-    if probe is not None and may_skip_walk and meta and not rechunk_all:
-        fast = gitprobe.candidates(run.ws, meta, probe)
+    probe, fast = None, None
+    if only is None:
+        probe, fast = _ask_git(run, meta, once, may_skip_walk=may_skip_walk and not rechunk_all)
         if fast is not None:
             only = fast[0]
-            report.carried = count_statuses(conn, exclude=only)
     run.targeted = only is not None
     facts = WalkFacts(saw_attributes=only is not None and _attributes_near(run.ws, only))
     if only is None:
@@ -367,13 +363,37 @@ def _apply(
         bulk.end()
         run.bulk = None
     _remove_vanished(run, stored, live)
-    touched = suspect_paths | (set(stored) - live)
+    touched = _touched(probe, suspects, set(stored) - live)
     walked = facts if only is None else None
     run.mark = _next_mark(run, meta, given, probe, fast, found, touched, walked)
     if fast is not None or probe is not None:
         run.targeted = False  # the probe tells whether the work tree differs from HEAD
         run.probe_differs = probe is not None and bool(probe.docs)
     _finish(run, meta, fingerprint)
+
+
+def _ask_git(
+    run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool
+) -> tuple[gitprobe.Probe | None, tuple[list[str], gitprobe.Mark] | None]:
+    """git status of the scope and, when the mark allows, the only docs worth a look."""
+    # git status runs before anything is read: a doc edited after it is listed next time.
+    probe = gitprobe.probe(run.ws, run.settings, run.report.scope, refresh=once.interactive)
+    if probe is None or not may_skip_walk or not meta:
+        return probe, None
+    fast = gitprobe.candidates(run.ws, meta, probe)
+    if fast is not None:
+        run.report.carried = count_statuses(run.conn, exclude=fast[0])
+    return probe, fast
+
+
+def _touched(
+    probe: gitprobe.Probe | None, suspects: Sequence[SourceFile], removed: set[str]
+) -> set[str]:
+    """The removed docs and those rewritten that may have changed after git status ran."""
+    if probe is None:
+        return removed
+    recent = probe.started_ns - gitprobe.CLOCK_SLACK_NS
+    return removed | {sf.path for sf in suspects if sf.ctime_ns >= recent}
 
 
 def _next_mark(

@@ -43,6 +43,11 @@ class Probe(NamedTuple):
     head: str | None
     docs: tuple[str, ...]  # Markdown paths in the scope that differ from HEAD, sorted
     rules: str  # fingerprint of everything that decides which files are indexed
+    started_ns: int = 0  # wall clock just before git status ran
+
+
+# A file whose ctime is this close to, or after, the probe may have changed after git looked.
+CLOCK_SLACK_NS = 1_000_000_000
 
 
 class Mark(NamedTuple):
@@ -92,21 +97,30 @@ def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list
     return json.dumps([list(scope), list(settings.exclude), sorted(keys.items())])
 
 
-def probe(ws: Workspace, settings: Settings, scope: Sequence[str]) -> Probe | None:
-    """Ask git which docs and rule files of `scope` differ from HEAD; None: git cannot tell."""
+def probe(
+    ws: Workspace, settings: Settings, scope: Sequence[str], *, refresh: bool = False
+) -> Probe | None:
+    """Ask git which docs and rule files of `scope` differ from HEAD; None: git cannot tell.
+
+    `refresh` lets git update its index's stat data (see `git.status_paths`).
+    """
+    import time
+
     from kenso_git.index.freshness import head_commit
 
     if not ws.is_git:
         return None
+    started_ns = time.time_ns()
     specs = _pathspecs(scope)
-    listed = None if specs is None else git.status_paths(ws, specs)
+    listed = None if specs is None else git.status_paths(ws, specs, refresh=refresh)
     if listed is None:
         return None
     docs = sorted(p for p in listed if is_markdown(p) and in_scope(p, scope))
     if len(docs) > MAX_LISTED:
         return None
     rule_files = [p for p in listed if _is_rule_file(p)]
-    return Probe(head_commit(ws), tuple(docs), _rules(ws, settings, scope, rule_files))
+    rules = _rules(ws, settings, scope, rule_files)
+    return Probe(head_commit(ws), tuple(docs), rules, started_ns)
 
 
 def _is_rule_file(path: str) -> bool:
@@ -131,9 +145,10 @@ def read_mark(meta: dict[str, str]) -> Mark | None:
 
 
 def mark_value(now: Probe, touched: Collection[str], links: Collection[str]) -> str:
-    """The mark to record after a sync that saw `now` and rewrote or removed `touched`.
+    """The mark to record after a sync that saw `now` and removed or rewrote `touched`.
 
-    The rewritten docs stay listed once: one edited after `git status` ran but before the
+    Those stay listed once (callers pass the removed docs and the docs whose ctime is not
+    safely before `now.started_ns`): a doc edited after `git status` ran but before the
     sync read it holds text that is neither HEAD's nor, later, the work tree's.
     """
     docs = sorted(set(now.docs) | set(touched))

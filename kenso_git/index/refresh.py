@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 # Above this many changed files a query does not sync: it answers from the index and says
 # `stale` (a branch switch without hooks is `kenso-git sync`'s job, not a query's).
 MAX_QUERY_SYNC_FILES = 200
+# A query's sync adds the docs it synced to the mark; past this many that no longer differ
+# from HEAD (committed, reverted), the next change is synced whole to record a fresh mark.
+MARK_SLACK = 20
 
 
 class Changes(NamedTuple):
@@ -44,7 +47,9 @@ class Changes(NamedTuple):
     head_moved: bool  # HEAD is not the commit the index recorded
     head: str | None  # HEAD now
     elapsed: float  # seconds the check took
-    mark_behind: bool = False  # git listed the candidates, from a mark of an older HEAD
+    # git listed the candidates, from a mark of an older HEAD or listing many docs that no
+    # longer differ: a whole sync (walk-free) is due to record a new mark
+    mark_behind: bool = False
 
     @property
     def any(self) -> bool:
@@ -108,7 +113,7 @@ def git_changes(ws: Workspace, settings: Settings, conn: sqlite3.Connection) -> 
         found = discover_paths(ws, settings, looked, scope=scope)
         paths = _differing(found, load_files(conn, looked))
     head_moved = now.head != (meta.get(schema.META_HEAD) or None)
-    behind = mark.head != now.head
+    behind = mark.head != now.head or len(mark.docs - set(now.docs)) > MARK_SLACK
     return Changes(paths, head_moved, now.head, time.perf_counter() - started, behind)
 
 

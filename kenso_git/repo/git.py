@@ -404,20 +404,26 @@ def head_blob_ids(ws: Workspace) -> dict[str, str] | None:
     return ids
 
 
-def status_paths(ws: Workspace, pathspecs: Sequence[str]) -> list[str] | None:
+def status_paths(
+    ws: Workspace, pathspecs: Sequence[str], *, refresh: bool = False
+) -> list[str] | None:
     """Every path under `pathspecs` whose work-tree or staged state differs from HEAD.
 
     One `git status` (C, parallel lstat; it uses the untracked cache and fsmonitor where
-    the repository enabled them), with no optional locks so it never rewrites the index
-    under a concurrent git command. Untracked files are listed one by one, ignored files
-    not at all. None when git cannot tell (not a repository, git missing or failing).
+    the repository enabled them). Without `refresh` it takes no optional lock, so it never
+    holds `index.lock` when the user's next git command wants it; with `refresh` (a command
+    the user ran) git may rewrite its index's stat data, so that files it had to re-read
+    (written in the same second as the index) are not re-read by every later status.
+    Untracked files are listed one by one, ignored files not at all. None when git cannot
+    tell (not a repository, git missing or failing).
     """
     if ws.git_dir is None:
         return None
+    locks = () if refresh else ("--no-optional-locks",)
     try:
         out = run_git(
             ws,
-            "--no-optional-locks",
+            *locks,
             "status",
             "--porcelain=v1",
             "-z",

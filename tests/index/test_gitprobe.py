@@ -189,3 +189,18 @@ def test_after_an_ignore_rule_edit_one_check_walks_and_the_next_ones_do_not(
     kb.search("doc")
     kb.search("doc")
     assert calls["scandir"] == 0
+
+
+def test_right_after_an_ingest_a_check_looks_at_no_unchanged_doc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The ingest read every doc after git status ran, but none changed after it did: its
+    # mark lists none (no slack: these files were written just before, not a second before).
+    monkeypatch.setattr(gitprobe, "CLOCK_SLACK_NS", 0)
+    files = {f"docs/{i // 20}/d{i}.md": doc(f"Doc {i}") for i in range(200)}
+    root = init_repo(tmp_path / "big", files)
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    calls = _count_calls(monkeypatch)
+    kb.search("doc")
+    assert calls["scandir"] == 0 and calls["stat"] < 20
