@@ -1,6 +1,7 @@
 """Query-time freshness benchmark (#16), run by hand, not in CI.
 
     python benchmarks/bench_fresh.py [CORPUS_DIR] [--runs 15]
+    python benchmarks/bench_fresh.py --scale 30 [--baseline SRC_DIR] [--keep DIR]
 
 CORPUS_DIR defaults to ../shared/corpora/docs-desktop/docs, copied into a temporary git
 repository and ingested. Measures, as medians:
@@ -10,6 +11,15 @@ repository and ingested. Measures, as medians:
 - the same command with `--no-sync` and no change (the floor: process start plus a search);
 - in-process, nothing changed: `KnowledgeBase.refresh()` alone (the cost of the check) and a
   search with query-sync on against off.
+
+With `--scale N` the corpus is copied N times into one committed repository (30: 48,600
+docs, the monorepo target) and the benchmark prints instead: whole-process `kenso-git sync`
+with nothing changed (target <= 0.2 s), the time hooks add to a checkout changing 10 docs
+(target <= 150 ms), a search right after one doc changed, and the index size against the
+corpus size (target <= 2x). `--baseline SRC_DIR` runs the same commands with another
+source tree first on PYTHONPATH (say `git archive` of an older commit), in the same run,
+and prints the ratios. Timed processes run without PYTHONDONTWRITEBYTECODE, as installed
+users run them (byte code cached).
 """
 
 from __future__ import annotations
@@ -36,6 +46,23 @@ CPU: list[float] = []  # user + system seconds of each `_cli` process, in call o
 
 def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def _env(source: Path | None) -> dict[str, str]:
+    drop = ("KENSO_", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env["PATH"] = f"{EXE.parent}{os.pathsep}{env.get('PATH', '')}"
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
+    return env
+
+
+def _timed(root: Path, argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (children included: git and hooks) of one command."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    subprocess.run(argv, cwd=root, check=True, capture_output=True, env=env)
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
 def _setup(corpus: Path, tmp: Path) -> Path:
@@ -88,7 +115,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--scale", type=int, default=0, help="copies of the corpus (30: monorepo)")
+    parser.add_argument("--baseline", type=Path, help="another source tree to compare against")
+    parser.add_argument("--keep", type=Path, help="build the scaled repository here, reuse it")
     args = parser.parse_args()
+    if args.scale:
+        scaled(args.corpus, args.scale, args.runs, args.baseline, args.keep)
+        return
     docs_count = sum(1 for _ in args.corpus.rglob("*.md"))
     with tempfile.TemporaryDirectory() as tmpdir:
         root = _setup(args.corpus, Path(tmpdir))
@@ -140,6 +173,109 @@ def main() -> None:
     print(
         f"in-process search, nothing changed: query-sync on {_p50(on) * 1000:.1f} ms, "
         f"off {_p50(off) * 1000:.1f} ms (p50)"
+    )
+
+
+def _setup_scaled(corpus: Path, base: Path, scale: int) -> Path:
+    root = base / "repo"
+    for i in range(scale):
+        shutil.copytree(corpus, root / f"d{i:02d}")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    ident = ("-c", "user.name=b", "-c", "user.email=b@b")
+    _git(root, *ident, "commit", "-q", "-m", "corpus")
+    _git(root, "checkout", "-q", "-b", "ten")
+    for path in sorted(root.glob("d00/**/*.md"))[:10]:
+        with path.open("a", encoding="utf-8") as out:
+            out.write("\n\n## Benchmark ten\n\nThis section was added for the ten branch.\n")
+    _git(root, *ident, "commit", "-q", "-am", "ten")
+    _git(root, "checkout", "-q", "main")
+    env = _env(None)
+    subprocess.run([str(EXE), "ingest"], cwd=root, check=True, capture_output=True, env=env)
+    subprocess.run([str(EXE), "hooks", "install"], cwd=root, check=True, env=env)
+    return root
+
+
+def _drop_mark(root: Path) -> None:
+    # Another source tree's syncs do not keep this tree's git mark (index/gitprobe.py).
+    import sqlite3
+
+    conn = sqlite3.connect(root / ".kenso" / "docs.db")
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key = 'git_mark'")
+    conn.close()
+
+
+def _scaled_round(root: Path, runs: int, env: dict[str, str]) -> dict[str, float]:
+    """Medians (ms) of the scaled measures with one source tree."""
+    exe, plain = str(EXE), ["git", "-c", "core.hooksPath=/dev/null"]
+    subprocess.run([exe, "sync"], cwd=root, check=True, capture_output=True, env=env)
+    syncs = [_timed(root, [exe, "sync"], env) for _ in range(runs)]
+    without, with_hooks = [], []
+    for _ in range(max(5, runs // 2)):
+        without.append(_timed(root, [*plain, "checkout", "-q", "ten"], env)[0])
+        _timed(root, [*plain, "checkout", "-q", "main"], env)
+    subprocess.run([exe, "sync"], cwd=root, check=True, capture_output=True, env=env)
+    for _ in range(max(5, runs // 2)):
+        with_hooks.append(_timed(root, ["git", "checkout", "-q", "ten"], env)[0])
+        _timed(root, ["git", "checkout", "-q", "main"], env)
+    target = sorted(root.glob("d07/**/*.md"))[3]
+    text = target.read_text(encoding="utf-8", errors="replace")
+    searches = []
+    for i in range(runs):
+        _save(target, text + f"\n\nThe zqscaled{i}x marker was added by the benchmark.\n")
+        searches.append(_timed(root, [exe, "search", f"zqscaled{i}x", "--json"], env))
+    _save(target, text)
+    subprocess.run([exe, "sync"], cwd=root, check=True, capture_output=True, env=env)
+    return {
+        "sync": _p50([w for w, _ in syncs]) * 1000,
+        "sync_cpu": _p50([c for _, c in syncs]) * 1000,
+        "hooks_add": (_p50(with_hooks) - _p50(without)) * 1000,
+        "checkout": _p50(without) * 1000,
+        "search": _p50([w for w, _ in searches]) * 1000,
+        "search_cpu": _p50([c for _, c in searches]) * 1000,
+    }
+
+
+def _tree_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
+
+
+def scaled(corpus: Path, scale: int, runs: int, baseline: Path | None, keep: Path | None) -> None:
+    """The monorepo measures (see the module docstring)."""
+    with tempfile.TemporaryDirectory() as tmpdir:
+        base = keep or Path(tmpdir)
+        root = base / "repo"
+        if not (root / ".kenso" / "docs.db").exists():
+            root = _setup_scaled(corpus, base, scale)
+        docs = sum(1 for _ in root.rglob("*.md"))
+        rounds = {}
+        if baseline is not None:
+            rounds["baseline"] = _scaled_round(root, runs, _env(baseline))
+            _drop_mark(root)
+        rounds["this tree"] = _scaled_round(root, runs, _env(None))
+        kenso = root / ".kenso"
+        index = sum(p.stat().st_size for p in kenso.iterdir() if p.name.startswith("docs.db"))
+        corpus_bytes = _tree_bytes(root) - sum(p.stat().st_size for p in kenso.iterdir())
+    print(f"corpus: {corpus} x{scale} ({docs} docs), {runs} runs, medians; load {os.getloadavg()}")
+    for name, r in rounds.items():
+        print(
+            f"[{name}] sync, nothing changed (process): {r['sync']:.0f} ms (CPU {r['sync_cpu']:.0f}"
+            f" ms; target <= 200); checkout of 10 docs: hooks add {r['hooks_add']:.0f} ms "
+            f"(over {r['checkout']:.0f}; target <= 150); search right after one doc changed: "
+            f"{r['search']:.0f} ms (CPU {r['search_cpu']:.0f} ms)"
+        )
+    if "baseline" in rounds:
+        old, new = rounds["baseline"], rounds["this tree"]
+        print(
+            f"ratios this/baseline: sync {new['sync'] / old['sync']:.2f}x (CPU "
+            f"{new['sync_cpu'] / old['sync_cpu']:.2f}x), search "
+            f"{new['search'] / old['search']:.2f}x "
+            f"(CPU {new['search_cpu'] / old['search_cpu']:.2f}x)"
+        )
+    print(
+        f"index {index / 1e6:.0f} MB (db, -wal, -shm) / corpus {corpus_bytes / 1e6:.0f} MB = "
+        f"{index / corpus_bytes:.2f}x (target <= 2x)"
     )
 
 

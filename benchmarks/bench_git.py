@@ -3,9 +3,9 @@
 Commits the corpus into a temporary repository and measures, against the targets:
   sync with nothing changed (whole process)            <= 0.15 s
   post-checkout of a branch changing 10 docs adds      <= 150 ms (median)
-  20-commit rebase with hooks / without                <= 1.3x (and, for reference, the
-                                                          same rebase with five `exit 0` hooks:
-                                                          what git itself pays to run hooks)
+  20-commit rebase with kenso-git's hooks / with the    <= 1.1x (the floor: what git itself
+  same number of hooks that only `exit 0`                 pays to run that many hooks; the
+                                                          ratio to no hooks is printed too)
   checkout changing 500 docs, extra time with hooks    <= 0.3 s, then the background sync
                                                           finishes with the index exact
   checkout of 10 docs while another process holds     <= 1.5 s more than without hooks
@@ -136,10 +136,13 @@ def bench_checkout_locked(root: Path) -> tuple[float, float]:
 
 
 def trivial_hooks(scratch: Path) -> Path:
-    """Five hooks that do nothing (`exit 0`): what git itself pays to run five hooks."""
+    """kenso-git's hooks, each doing nothing (`exit 0`): what git itself pays to run them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from kenso_git.githooks.shim import HOOK_NAMES
+
     folder = scratch / "trivial-hooks"
     folder.mkdir(exist_ok=True)
-    for name in ("post-checkout", "post-merge", "post-rewrite", "post-commit", "post-index-change"):
+    for name in HOOK_NAMES:
         hook = folder / name
         hook.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
         hook.chmod(0o755)
@@ -216,20 +219,20 @@ def main(argv: list[str]) -> int:
             hooked - plain <= 150,
         ),
         (
-            "20-commit rebase with/without",
-            f"{rb_hooked / rb_plain:.2f}x ({rb_plain:.0f} -> {rb_hooked:.0f} ms)",
-            "<= 1.3x",
-            rb_hooked <= 1.3 * rb_plain,
+            "20-commit rebase: ours / `exit 0` ones",
+            f"{rb_hooked / rb_trivial:.2f}x ({rb_trivial:.0f} -> {rb_hooked:.0f} ms)",
+            "<= 1.1x",
+            rb_hooked <= 1.1 * rb_trivial,
         ),
         (
-            "  floor: five `exit 0` hooks",
-            f"{rb_trivial / rb_plain:.2f}x ({rb_plain:.0f} -> {rb_trivial:.0f} ms)",
-            "(git's own cost)",
+            "  with/without hooks",
+            f"{rb_hooked / rb_plain:.2f}x ({rb_plain:.0f} -> {rb_hooked:.0f} ms)",
+            "",
             None,
         ),
         (
-            "  kenso-git over the floor",
-            f"{rb_hooked / rb_trivial:.2f}x (+{rb_hooked - rb_trivial:.0f} ms)",
+            "  `exit 0` hooks/without (git's cost)",
+            f"{rb_trivial / rb_plain:.2f}x ({rb_plain:.0f} -> {rb_trivial:.0f} ms)",
             "",
             None,
         ),

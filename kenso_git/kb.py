@@ -225,6 +225,7 @@ class KnowledgeBase:
             self.freshness = ensure_fresh(
                 self.workspace,
                 self.settings,
+                self.read,
                 self._files_snapshot,
                 # A query waits a moment at most for another writer: past that the
                 # writer syncs this change too, and the answer is flagged stale.

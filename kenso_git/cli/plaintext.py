@@ -94,7 +94,7 @@ def sync_text(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
         return json.dumps(data, indent=2)
     if not quiet or report.changed:
         return (
-            f"kenso-git · synced {plural(len(report.results), 'file')} · "
+            f"kenso-git · synced {plural(report.total, 'file')} · "
             f"{counts['ingested']} updated · "
             f"{counts['removed']} removed · {counts['unchanged']} unchanged "
             f"({report.elapsed * 1000:.0f} ms)"

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kenso_git.errors import GitError
 from kenso_git.githooks.shim import HOOK_NAMES
+from kenso_git.githooks.shim import RETIRED_HOOKS
 from kenso_git.githooks.shim import render
 from kenso_git.repo.executable import find_script as default_executable
 from kenso_git.repo.git import hooks_dir
@@ -124,7 +125,7 @@ def hook_files(ws: Workspace) -> tuple[Path, tuple[HookFile, ...]]:
 
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 REINDEX_MARKERS = ("kenso-reindex", "hook pre-commit-framework")
-REINDEX_STAGES = ("post-checkout", "post-merge", "post-rewrite", "post-commit")
+REINDEX_STAGES = ("post-checkout", "post-merge", "post-rewrite")
 
 
 def pre_commit_runs_reindex(ws: Workspace) -> bool:
@@ -167,6 +168,7 @@ def install(ws: Workspace, *, exe: str | None = None) -> HookReport:
             line = _install_one(folder, hook, rendered_shim(hook.name, exe))
             if line:
                 changed.append(line)
+        changed.extend(_retire(folder, "no longer needed: the next read records a commit"))
     except OSError as err:
         raise GitError(
             f"cannot write git hooks in {folder}: {err}",
@@ -197,6 +199,24 @@ def _install_one(folder: Path, hook: HookFile, text: str) -> str | None:
     return f"{hook.name}: {note}"
 
 
+def _retire(folder: Path, why: str) -> list[str]:
+    """Remove our shims of hooks this version no longer installs (an older version's set),
+    putting back the hook each chained to; anyone else's hook of that name stays."""
+    changed = []
+    for name in RETIRED_HOOKS:
+        path = folder / name
+        if MARKER not in (_read(path) or ""):
+            continue
+        chained = folder / f"{name}{CHAIN_SUFFIX}"
+        if chained.exists() or chained.is_symlink():
+            os.replace(chained, path)
+            changed.append(f"{name}: removed ({why}), the previous hook restored")
+        else:
+            path.unlink()
+            changed.append(f"{name}: removed ({why})")
+    return changed
+
+
 def uninstall(ws: Workspace) -> HookReport:
     """Remove our shims and put back the hooks they chained to, exactly as they were.
 
@@ -216,6 +236,7 @@ def uninstall(ws: Workspace) -> HookReport:
             else:
                 hook.path.unlink()
                 changed.append(f"{hook.name}: removed")
+        changed.extend(_retire(folder, "installed by an older kenso-git"))
     except OSError as err:
         raise GitError(
             f"cannot remove git hooks in {folder}: {err}", hint="check the folder's permissions"
@@ -245,7 +266,7 @@ def snippet_for(owner: str, ws: Workspace, folder: Path) -> str:
                 f"      run: kenso-git hook {name} {{0}}",
             ]
         return "\n".join(lines)
-    stages = "[post-checkout, post-merge, post-rewrite, post-commit]"
+    stages = "[post-checkout, post-merge, post-rewrite]"
     return "\n".join(
         [
             "pre-commit manages the git hooks; add this to .pre-commit-config.yaml:",
@@ -259,6 +280,6 @@ def snippet_for(owner: str, ws: Workspace, folder: Path) -> str:
             "        pass_filenames: false",
             f"        stages: {stages}",
             "then run: pre-commit install --hook-type post-checkout --hook-type post-merge "
-            "--hook-type post-rewrite --hook-type post-commit",
+            "--hook-type post-rewrite",
         ]
     )

@@ -24,6 +24,7 @@ from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.githooks.shim import HOOK_NAMES
+from kenso_git.githooks.shim import RETIRED_HOOKS
 from kenso_git.index.lock import DIRTY_FILE
 from kenso_git.index.lock import HOOK_WAIT_S
 from kenso_git.index.lock import LOCK_FILE
@@ -97,8 +98,8 @@ def normalise_call(name: str, args: Sequence[str], environ: Mapping[str, str]) -
     """
     if name == PRE_COMMIT_HOOK:
         return from_pre_commit(environ)
-    if name not in HOOK_NAMES:
-        known = ", ".join((*HOOK_NAMES, PRE_COMMIT_HOOK))
+    if name not in HOOK_NAMES and name not in RETIRED_HOOKS:
+        known = ", ".join((*HOOK_NAMES, *RETIRED_HOOKS, PRE_COMMIT_HOOK))
         raise UsageError(f"unknown hook {name!r}", hint=f"known hooks: {known}")
     return HookCall(name, tuple(args))
 
@@ -123,9 +124,6 @@ def changed_names(ws: Workspace, call: HookCall) -> list[str] | None:
         return diff_names(ws, _arg(call, 0), _arg(call, 1))
     if call.name == "post-merge":
         return diff_names(ws, "ORIG_HEAD", "HEAD")
-    if call.name == "post-commit":
-        # A commit changes no file, but it is when edits made outside git get recorded.
-        return diff_names(ws, "HEAD^", "HEAD")
     return None
 
 
@@ -141,6 +139,10 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
     """Decide what the hook call does: skip, sync in the foreground, or in the background."""
     if not ws.is_git:
         return Plan(Mode.SKIP, "not a git work tree")
+    if call.name in RETIRED_HOOKS:
+        # A commit changes no file: the next search or tool call sees HEAD moved and syncs
+        # the few docs git lists (edits committed without a sync among them).
+        return Plan(Mode.SKIP, "a commit changes no file; the next read records the new HEAD")
     if call.name == "post-index-change" and _arg(call, 0) != "1":
         return Plan(Mode.SKIP, "the working tree was not updated")
     if call.name != "post-rewrite" and rebase_will_rewrite(ws):

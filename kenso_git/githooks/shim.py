@@ -14,7 +14,11 @@ from pathlib import Path
 from kenso_git.errors import GitError
 from kenso_git.repo.git import REWRITING_VERBS
 
-HOOK_NAMES = ("post-checkout", "post-merge", "post-rewrite", "post-commit", "post-index-change")
+HOOK_NAMES = ("post-checkout", "post-merge", "post-rewrite", "post-index-change")
+# Hooks older versions installed and this one no longer needs: a commit changes no file, and
+# the next read notices HEAD moved (index/refresh.py). `hooks install` removes our shims of
+# them; the runner still accepts them, so a shim left behind costs a no-op call.
+RETIRED_HOOKS = ("post-commit",)
 TEMPLATE = "shim.sh.in"
 
 

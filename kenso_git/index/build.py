@@ -20,6 +20,8 @@ from typing import NamedTuple
 from kenso_git.config import Settings
 from kenso_git.errors import IndexLockedError
 from kenso_git.index import freshness
+from kenso_git.index import gitprobe
+from kenso_git.index.freshness import stat_unchanged
 from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
 from kenso_git.index.prepare import Job
@@ -44,6 +46,7 @@ from kenso_git.store.connection import publish_build
 from kenso_git.store.connection import transaction
 from kenso_git.store.connection import writing
 from kenso_git.store.files import FileRow
+from kenso_git.store.files import count_statuses
 from kenso_git.store.files import delete_file
 from kenso_git.store.files import load_files
 from kenso_git.store.files import upsert_file
@@ -75,7 +78,7 @@ class FileResult(NamedTuple):
 class IngestReport:
     """The outcome of one ingest or sync run."""
 
-    __slots__ = ("documents", "elapsed", "head", "results", "scope")
+    __slots__ = ("carried", "documents", "elapsed", "head", "results", "scope")
 
     def __init__(self, scope: list[str], head: str | None = None) -> None:
         self.scope = scope
@@ -83,9 +86,16 @@ class IngestReport:
         self.results: list[FileResult] = []
         self.documents: list[Document] = []  # parsed in this run
         self.elapsed = 0.0
+        # files a sync did not look at (git said they hold HEAD's text), by result status
+        self.carried: dict[str, int] = {}
 
     def count(self, status: str) -> int:
-        return sum(1 for r in self.results if r.status == status)
+        return sum(1 for r in self.results if r.status == status) + self.carried.get(status, 0)
+
+    @property
+    def total(self) -> int:
+        """Files the index holds after the run: those looked at and those carried over."""
+        return len(self.results) + sum(self.carried.values())
 
     @property
     def changed(self) -> bool:
@@ -94,18 +104,6 @@ class IngestReport:
     @property
     def total_chunks(self) -> int:
         return sum(r.chunks for r in self.results)
-
-
-def stat_unchanged(sf: SourceFile, row: FileRow | None) -> bool:
-    """True when the stat data matches and the file was not written during that scan."""
-    return (
-        row is not None
-        and row.size == sf.size
-        and row.mtime_ns == sf.mtime_ns
-        and row.ctime_ns == sf.ctime_ns
-        and row.inode == sf.inode
-        and sf.mtime_ns < row.seen_ns
-    )
 
 
 def _unchanged(row: FileRow) -> FileResult:
@@ -149,6 +147,8 @@ class _Run:
         self.targeted = False  # only the paths a git operation changed were looked at
         self.reindexed: list[str] = []  # files whose links were replaced
         self.bulk: BulkInsert | None = None  # set while many files are being written
+        self.mark: str | None = None  # the git mark to record (gitprobe); None: keep it
+        self.probe_differs: bool | None = None  # git status listed docs differing from HEAD
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: FileRow | None = None
@@ -252,10 +252,10 @@ def run_index(
 
     def job(round_: int) -> None:
         if round_ == 0:
-            once = _Once(scope, head, keep_documents, only, rebuild, verify)
+            once = _Once(scope, head, keep_documents, only, rebuild, verify, hand_off is None)
             reports.append(_run_once(ws, settings, db_path, once, progress, warn))
         else:  # a rerun a hook asked for: a full sync of the stored scope
-            again = _Once(None, freshness.head_commit(ws), False, None, False, False)
+            again = _Once(None, freshness.head_commit(ws), False, None, False, False, False)
             _run_once(ws, settings, db_path, again, None, warn)
 
     if hand_off is None:
@@ -276,6 +276,7 @@ class _Once(NamedTuple):
     only: Sequence[str] | None
     rebuild: bool
     verify: bool
+    interactive: bool  # a command the user ran (not a hook or a query): git may refresh
 
 
 def _run_once(
@@ -306,7 +307,7 @@ def _run_once(
             run = _Run(
                 ws, settings, conn, report, say, progress, keep_documents=once.keep_documents
             )
-            _apply(run, meta, once.only)
+            _apply(run, meta, once, may_skip_walk=once.scope is None)
         if build is not None:
             publish_build(conn, build, db_path, replace=once.rebuild)
     finally:
@@ -317,12 +318,18 @@ def _run_once(
     return report
 
 
-def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
-    conn, report = run.conn, run.report
+def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) -> None:
+    conn, report, only = run.conn, run.report, once.only
     fingerprint = _settings_fingerprint(run.settings)
     rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
     if rechunk_all or not meta:
         only = None  # settings changed, or a brand-new index: look at everything
+    given = only
+    probe, fast = None, None
+    if only is None:
+        probe, fast = _ask_git(run, meta, once, may_skip_walk=may_skip_walk and not rechunk_all)
+        if fast is not None:
+            only = fast[0]
     run.targeted = only is not None
     facts = WalkFacts(saw_attributes=only is not None and _attributes_near(run.ws, only))
     if only is None:
@@ -361,7 +368,70 @@ def _apply(run: _Run, meta: dict[str, str], only: Sequence[str] | None) -> None:
         bulk.end()
         run.bulk = None
     _remove_vanished(run, stored, live)
+    touched = _touched(probe, suspects, set(stored) - live)
+    walked = facts if only is None else None
+    run.mark = _next_mark(run, meta, given, probe, fast, found, touched, walked)
+    if fast is not None or probe is not None:
+        run.targeted = False  # the probe tells whether the work tree differs from HEAD
+        run.probe_differs = probe is not None and bool(probe.docs)
     _finish(run, meta, fingerprint)
+
+
+def _ask_git(
+    run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool
+) -> tuple[gitprobe.Probe | None, tuple[list[str], gitprobe.Mark] | None]:
+    """git status of the scope and, when the mark allows, the only docs worth a look."""
+    # git status runs before anything is read: a doc edited after it is listed next time.
+    probe = gitprobe.probe(run.ws, run.settings, run.report.scope, refresh=once.interactive)
+    if probe is None or not may_skip_walk or not meta:
+        return probe, None
+    fast = gitprobe.candidates(run.ws, meta, probe)
+    if fast is not None:
+        run.report.carried = count_statuses(run.conn, exclude=fast[0])
+    return probe, fast
+
+
+def _touched(
+    probe: gitprobe.Probe | None, suspects: Sequence[SourceFile], removed: set[str]
+) -> set[str]:
+    """The removed docs and those rewritten that may have changed after git status ran."""
+    if probe is None:
+        return removed
+    recent = probe.started_ns - gitprobe.CLOCK_SLACK_NS
+    return removed | {sf.path for sf in suspects if sf.ctime_ns >= recent}
+
+
+def _next_mark(
+    run: _Run,
+    meta: dict[str, str],
+    given: Sequence[str] | None,
+    probe: gitprobe.Probe | None,
+    fast: tuple[list[str], gitprobe.Mark] | None,
+    found: Sequence[SourceFile],
+    touched: set[str],
+    facts: WalkFacts | None,
+) -> str | None:
+    """The git mark this run leaves (see gitprobe); None keeps the recorded one."""
+    if given is not None and probe is None:  # a hook's or a query's targeted sync
+        return gitprobe.widen(meta, given)
+    if probe is None:
+        return ""  # git could not tell: the next run walks
+    if fast is not None:
+        looked = set(fast[0])
+        links = {p for p in fast[1].links if p not in looked}
+        links.update(sf.path for sf in found if os.path.islink(sf.location))
+        return gitprobe.mark_value(probe, touched, links)
+    if facts is None:
+        return ""
+    # After a walk: a file git cannot see (untracked and ignored by git, re-included by a
+    # .kensoignore negation) would never be listed: no mark, the next run walks again.
+    from kenso_git.repo import git
+
+    head = git.head_blob_ids(run.ws)
+    listed = set(probe.docs)
+    if head is None or any(sf.path not in head and sf.path not in listed for sf in found):
+        return ""
+    return gitprobe.mark_value(probe, touched, facts.links)
 
 
 def _kill_after() -> int:
@@ -461,7 +531,11 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
     }
     if run.ws.is_git:  # "" on an unborn or orphan branch: never another branch's commit
         values[schema.META_HEAD] = report.head or ""
-    if run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
+    if run.mark is not None:
+        values[gitprobe.META_GIT_MARK] = run.mark
+    if run.probe_differs is not None:
+        values[schema.META_WORKTREE_DIRTY] = "1" if run.probe_differs else "0"
+    elif run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
         # A full sync of an existing index records it; a first build and a targeted (hook)
         # sync leave it to `state()` to work out when asked (one `git ls-tree`).
         differs = (

@@ -59,6 +59,18 @@ def head_commit(ws: Workspace) -> str | None:
     return head if _SHA.match(head) else None
 
 
+def stat_unchanged(sf: SourceFile, row: FileRow | None) -> bool:
+    """True when the stat data matches and the file was not written during that scan."""
+    return (
+        row is not None
+        and row.size == sf.size
+        and row.mtime_ns == sf.mtime_ns
+        and row.ctime_ns == sf.ctime_ns
+        and row.inode == sf.inode
+        and sf.mtime_ns < row.seen_ns
+    )
+
+
 def is_stale(
     ws: Workspace,
     settings: Settings,
@@ -70,7 +82,6 @@ def is_stale(
     Files whose stat data changed are hashed (only those): a file touched but not
     changed, as git leaves after `git stash` of nothing, does not make the index stale.
     """
-    from kenso_git.index.build import stat_unchanged
     from kenso_git.repo.discover import WalkFacts
     from kenso_git.repo.discover import discover
     from kenso_git.store.meta import meta_scope

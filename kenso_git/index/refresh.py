@@ -2,8 +2,10 @@
 
 Before a read, `KnowledgeBase` asks `changes()` which Markdown files appeared, vanished or
 have new stat data (no file is read or hashed here), and whether HEAD moved; it then syncs
-just those paths. Editors, `git clean` and sparse checkouts fire no hook, so this check is
-what keeps an answer equal to the work tree at the moment it is given.
+just those paths. In a git work tree with a mark (`gitprobe`), one `git status` names the
+few docs worth a look; elsewhere the work tree is walked. Editors, `git clean` and sparse
+checkouts fire no hook, so this check is what keeps an answer equal to the work tree at
+the moment it is given.
 """
 
 from __future__ import annotations
@@ -13,22 +15,29 @@ import time
 from typing import TYPE_CHECKING
 from typing import NamedTuple
 
-from kenso_git.index.build import stat_unchanged
+from kenso_git.index import gitprobe
 from kenso_git.index.freshness import head_commit
-from kenso_git.repo.discover import discover
+from kenso_git.index.freshness import stat_unchanged
 from kenso_git.store import schema
+from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
+from kenso_git.store.meta import read_meta
 
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable
 
     from kenso_git.config import Settings
+    from kenso_git.repo.discover import SourceFile
     from kenso_git.repo.workspace import Workspace
     from kenso_git.store.files import FileRow
 
 # Above this many changed files a query does not sync: it answers from the index and says
 # `stale` (a branch switch without hooks is `kenso-git sync`'s job, not a query's).
 MAX_QUERY_SYNC_FILES = 200
+# A query's sync adds the docs it synced to the mark; past this many that no longer differ
+# from HEAD (committed, reverted), the next change is synced whole to record a fresh mark.
+MARK_SLACK = 20
 
 
 class Changes(NamedTuple):
@@ -38,6 +47,9 @@ class Changes(NamedTuple):
     head_moved: bool  # HEAD is not the commit the index recorded
     head: str | None  # HEAD now
     elapsed: float  # seconds the check took
+    # git listed the candidates, from a mark of an older HEAD or listing many docs that no
+    # longer differ: a whole sync (walk-free) is due to record a new mark
+    mark_behind: bool = False
 
     @property
     def any(self) -> bool:
@@ -63,15 +75,46 @@ FRESH = Freshness(False)
 def changes(
     ws: Workspace, settings: Settings, meta: dict[str, str], stored: dict[str, FileRow]
 ) -> Changes:
-    """The files whose stat data differs from the index's, and whether HEAD moved."""
+    """The files whose stat data differs from the index's, and whether HEAD moved (a walk)."""
+    from kenso_git.repo.discover import discover  # with the parser: only for a walk
+
     started = time.perf_counter()
     head = head_commit(ws) if ws.is_git else None
     head_moved = ws.is_git and head != (meta.get(schema.META_HEAD) or None)
     found = discover(ws, settings, scope=meta_scope(meta))
+    paths = _differing(found, stored)
+    return Changes(paths, head_moved, head, time.perf_counter() - started)
+
+
+def _differing(found: list[SourceFile], stored: dict[str, FileRow]) -> list[str]:
     live = {sf.path for sf in found}
     paths = [sf.path for sf in found if not stat_unchanged(sf, stored.get(sf.path))]
     paths.extend(sorted(p for p in stored if p not in live))
-    return Changes(paths, head_moved, head, time.perf_counter() - started)
+    return paths
+
+
+def git_changes(ws: Workspace, settings: Settings, conn: sqlite3.Connection) -> Changes | None:
+    """Like `changes`, looking only at the docs git lists (see `gitprobe`); None: walk.
+
+    Meta and rows come from one read transaction, so the mark and the rows agree.
+    """
+    started = time.perf_counter()
+    meta = read_meta(conn)
+    scope = meta_scope(meta)
+    now = gitprobe.probe(ws, settings, scope)
+    picked = None if now is None else gitprobe.candidates(ws, meta, now)
+    if now is None or picked is None:
+        return None
+    looked, mark = picked
+    paths: list[str] = []
+    if looked:  # nothing listed, the common case, costs no import of the walker
+        from kenso_git.repo.discover import discover_paths
+
+        found = discover_paths(ws, settings, looked, scope=scope)
+        paths = _differing(found, load_files(conn, looked))
+    head_moved = now.head != (meta.get(schema.META_HEAD) or None)
+    behind = mark.head != now.head or len(mark.docs - set(now.docs)) > MARK_SLACK
+    return Changes(paths, head_moved, now.head, time.perf_counter() - started, behind)
 
 
 def disk_state(root: str, row: FileRow | None) -> str:
@@ -99,20 +142,30 @@ def disk_state(root: str, row: FileRow | None) -> str:
 def ensure_fresh(
     ws: Workspace,
     settings: Settings,
+    read: Callable[[Callable[[sqlite3.Connection], Changes | None]], Changes | None],
     snapshot: Callable[[], tuple[dict[str, str], dict[str, FileRow]]],
-    sync: Callable[[list[str]], object],
+    sync: Callable[[list[str] | None], object],
 ) -> Freshness:
     """Sync what changed since the index last looked, unless that is too much for a query.
 
-    `snapshot` reads the index's meta and files rows; `sync` brings the given paths up to
-    date (the caller's coalesced, locked sync). A sync that fails (a read-only database, a
-    writer holding the lock too long) leaves the answer to the index, flagged stale.
+    `read` runs a function in one read transaction; `snapshot` reads the index's meta and
+    every files row (for the walk); `sync` brings the given paths up to date, or with None
+    runs a whole sync (the caller's coalesced, locked sync). A sync that fails (a read-only
+    database, a writer holding the lock too long) leaves the answer to the index, flagged
+    stale.
     """
     from kenso_git.errors import KensoError
 
-    meta, stored = snapshot()
-    found = changes(ws, settings, meta, stored)
-    if not found.any:
+    found = read(lambda conn: git_changes(ws, settings, conn)) if ws.is_git else None
+    remark = False
+    if found is None:
+        meta, stored = snapshot()
+        found = changes(ws, settings, meta, stored)
+        # No usable mark (none yet, the ignore rules changed, HEAD moved past rule files):
+        # one whole sync walks and leaves a new one, so the next checks need not walk. An
+        # empty mark is a sync's word that none can be kept here: walk, as before.
+        remark = ws.is_git and meta.get(gitprobe.META_GIT_MARK) != ""
+    if not found.any and not remark:
         return FRESH
     if found.too_many:
         return Freshness(
@@ -121,7 +174,9 @@ def ensure_fresh(
             f"({MAX_QUERY_SYNC_FILES}); run `kenso-git sync`",
         )
     try:
-        sync(found.paths)
+        # HEAD moved past the mark: a whole sync (itself walk-free) records a new mark, so
+        # the next checks need not diff the commits again (or walk, see `remark`).
+        sync(None if found.mark_behind or remark else found.paths)
     except KensoError as err:
         return Freshness(True, f"the work tree changed and the sync failed: {err.message}")
     return FRESH

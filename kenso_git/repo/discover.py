@@ -60,11 +60,12 @@ class SourceFile(NamedTuple):
 class WalkFacts:
     """What the walk noticed besides Markdown files."""
 
-    __slots__ = ("saw_attributes",)
+    __slots__ = ("links", "saw_attributes")
 
     def __init__(self, *, saw_attributes: bool = False) -> None:
         # a .gitattributes file exists under the walked folders
         self.saw_attributes = saw_attributes
+        self.links: list[str] = []  # Markdown files found that are symlinks
 
 
 class Skip(NamedTuple):
@@ -235,6 +236,8 @@ def _walk(
                 sf = _markdown_entry(root, rules, rel, entry.path, say, linked=is_link)
                 if sf is not None:
                     found[rel] = sf
+                    if is_link:
+                        facts.links.append(rel)
 
 
 def _markdown_entry(

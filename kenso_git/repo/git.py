@@ -8,7 +8,6 @@ commands through us; `Repository.hashfile` still applies the CRLF and ident filt
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Iterable
@@ -68,6 +67,8 @@ class HeadState(NamedTuple):
 
 def blob_id(data: bytes) -> str:
     """The SHA-1 id git gives `data` as a blob, with no filters applied."""
+    import hashlib  # loads OpenSSL (~5 ms): only when a file is really hashed
+
     digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
     digest.update(data)
     return digest.hexdigest()
@@ -401,3 +402,38 @@ def head_blob_ids(ws: Workspace) -> dict[str, str] | None:
         if len(parts) == 3 and parts[1] == "blob":
             ids[path] = parts[2]
     return ids
+
+
+def status_paths(
+    ws: Workspace, pathspecs: Sequence[str], *, refresh: bool = False
+) -> list[str] | None:
+    """Every path under `pathspecs` whose work-tree or staged state differs from HEAD.
+
+    One `git status` (C, parallel lstat; it uses the untracked cache and fsmonitor where
+    the repository enabled them). Without `refresh` it takes no optional lock, so it never
+    holds `index.lock` when the user's next git command wants it; with `refresh` (a command
+    the user ran) git may rewrite its index's stat data, so that files it had to re-read
+    (written in the same second as the index) are not re-read by every later status.
+    Untracked files are listed one by one, ignored files not at all. None when git cannot
+    tell (not a repository, git missing or failing).
+    """
+    if ws.git_dir is None:
+        return None
+    locks = () if refresh else ("--no-optional-locks",)
+    try:
+        out = run_git(
+            ws,
+            *locks,
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=all",
+            "--",
+            *pathspecs,
+        )
+    except GitError:
+        return None
+    # Each record is "XY path"; with --no-renames no record carries a second path.
+    return [record[3:] for record in out.split("\0") if len(record) > 3]

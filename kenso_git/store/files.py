@@ -47,6 +47,22 @@ def load_files(
     return {row[0]: FileRow(*row) for row in rows}
 
 
+def count_statuses(conn: sqlite3.Connection, *, exclude: Collection[str]) -> dict[str, int]:
+    """How many files rows outside `exclude` a sync reports `unchanged` and `skipped`."""
+    counts = {"unchanged": 0, "skipped": 0}
+    for indexed, number in conn.execute(
+        "SELECT status = ?, COUNT(*) FROM files GROUP BY 1", (FileStatus.INDEXED,)
+    ):
+        counts["unchanged" if indexed else "skipped"] += number
+    for path in set(exclude):
+        row = conn.execute(
+            "SELECT status = ? FROM files WHERE path = ?", (FileStatus.INDEXED, path)
+        ).fetchone()
+        if row is not None:
+            counts["unchanged" if row[0] else "skipped"] -= 1
+    return counts
+
+
 def upsert_file(conn: sqlite3.Connection, row: FileRow) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO files(path, blob_id, status, size, mtime_ns, ctime_ns, inode, "

@@ -13,6 +13,7 @@ import pytest
 from kenso_git.githooks import install
 from kenso_git.githooks import runner as hooks
 from kenso_git.githooks.runner import HookCall
+from kenso_git.kb import KnowledgeBase
 from kenso_git.repo.workspace import find_workspace
 from tests.githooks.indexdump import fresh_dump
 from tests.githooks.indexdump import hook_env
@@ -72,9 +73,10 @@ def test_plan_skips_during_a_rebase_but_not_in_post_rewrite(indexed: Path) -> No
     (ws.git_dir / "rebase-merge" / "done").write_text("noop\n", encoding="utf-8")
     # a fast-forward rebase rewrites nothing and fires no post-rewrite: sync at once
     fg = {hooks.THRESHOLD_ENV: "100000"}
-    assert hooks.plan(ws, HookCall("post-commit", ()), fg).action == hooks.Mode.FOREGROUND
+    merge = HookCall("post-merge", ("0",))
+    assert hooks.plan(ws, merge, fg).action == hooks.Mode.FOREGROUND
     (ws.git_dir / "rebase-merge" / "git-rebase-todo").write_text("pick abc x\n", "utf-8")
-    assert hooks.plan(ws, HookCall("post-commit", ()), {}).action == hooks.Mode.SKIP
+    assert hooks.plan(ws, merge, {}).action == hooks.Mode.SKIP
     assert hooks.plan(ws, HookCall("post-rewrite", ("amend",)), {}).action == hooks.Mode.FOREGROUND
 
 
@@ -99,9 +101,24 @@ def test_plan_sizes_the_change(indexed: Path) -> None:
 def test_plan_skips_without_an_index(repo: Path) -> None:
     write(repo, {"a.md": doc("A")})
     commit_all(repo)
-    decided = hooks.plan(find_workspace(repo), HookCall("post-commit", ()), {})
+    decided = hooks.plan(find_workspace(repo), HookCall("post-merge", ("0",)), {})
     assert decided.action == hooks.Mode.SKIP
     assert "no index" in decided.reason
+
+
+def test_post_commit_is_retired_and_the_next_read_records_the_commit(
+    indexed: Path, tmp_path: Path
+) -> None:
+    # An older version's post-commit shim still calls `hook post-commit`: a no-op now.
+    ws = find_workspace(indexed)
+    write(indexed, {"docs/d1.md": doc("Doc 1", "Committed without any sync, words enough.")})
+    git(indexed, "commit", "-q", "-am", "edit")
+    assert hooks.plan(ws, HookCall("post-commit", ()), {}).action == hooks.Mode.SKIP
+    assert hooks.from_pre_commit({}) == HookCall("post-commit", ())  # pre-commit's commit stage
+    kb = KnowledgeBase.open(indexed)
+    assert [h.file_path for h in kb.search("committed without").hits] == ["docs/d1.md"]
+    assert kb.state().as_of == git(indexed, "rev-parse", "HEAD").strip()
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
 
 
 def test_second_run_marks_dirty_and_the_holder_syncs_again(indexed: Path) -> None:
@@ -140,6 +157,8 @@ def test_hooked_commit_and_checkout_keep_the_index_exact(indexed: Path, tmp_path
     (indexed / "docs" / "d2.md").unlink()
     run_git_with_hooks(indexed, "add", "-A")
     run_git_with_hooks(indexed, "commit", "-q", "-m", "edit")
+    assert is_stale(indexed)  # no post-commit hook: the next read syncs the commit
+    KnowledgeBase.open(indexed).search("doc")
     assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
     assert is_stale(indexed) is False
     run_git_with_hooks(indexed, "checkout", "-q", "HEAD~1")
@@ -151,8 +170,9 @@ def test_hook_scrubs_git_dir_and_index_file(indexed: Path, tmp_path: Path) -> No
     write(indexed, {"docs/d3.md": doc("Doc 3", "Edited.")})
     git(indexed, "commit", "-q", "-am", "edit")
     assert is_stale(indexed)
+    old, new = git(indexed, "rev-parse", "HEAD~1", "HEAD").split()
     proc = subprocess.run(
-        [sys.executable, "-m", "kenso_git", "hook", "post-commit"],
+        [sys.executable, "-m", "kenso_git", "hook", "post-checkout", old, new, "1"],
         cwd=indexed,
         env=hook_env(GIT_DIR=str(tmp_path / "nowhere"), GIT_INDEX_FILE=str(tmp_path / "idx")),
         capture_output=True,
@@ -166,9 +186,9 @@ def test_hook_scrubs_git_dir_and_index_file(indexed: Path, tmp_path: Path) -> No
 
 def test_hook_never_fails_git(indexed: Path) -> None:
     (indexed / ".kenso" / "docs.db").write_bytes(b"not a database" * 100)
-    for name in ("post-commit", "no-such-hook"):
+    for name in ("post-merge", "no-such-hook"):
         proc = subprocess.run(
-            [sys.executable, "-m", "kenso_git", "hook", name],
+            [sys.executable, "-m", "kenso_git", "hook", name, "0"],
             cwd=indexed,
             env=hook_env(KENSO_HOOK_BACKGROUND_THRESHOLD="100000"),
             capture_output=True,
@@ -210,13 +230,15 @@ def test_reset_hard_syncs_after_git_moved_head(indexed: Path, tmp_path: Path) ->
         # through the click CLI: never the MCP stack
         (
             "from kenso_git.cli.main import main\n"
-            "try:\n    main(['hook', 'post-commit'])\nexcept SystemExit:\n    pass\n",
+            "try:\n    main(['hook', 'post-checkout', *sys.argv[1:]])\nexcept SystemExit:\n"
+            "    pass\n",
             {"mcp", "pydantic", "anyio"},
         ),
         # what `kenso-git hook` runs (the entry's fast path): these cost 10-20 ms each to
         # import, paid on every checkout and commit
         (
-            "from kenso_git.githooks.runner import hook_main\nhook_main('post-commit', [])\n",
+            "from kenso_git.githooks.runner import hook_main\n"
+            "hook_main('post-checkout', sys.argv[1:])\n",
             {"dataclasses", "inspect", "subprocess", "click", "pygit2", "mcp", "yaml"},
         ),
     ],
@@ -228,8 +250,9 @@ def test_hook_path_skips_slow_imports(indexed: Path, runner: str, slow: set[str]
         f"import sys\n{runner}"
         f"sys.stderr.write(repr(sorted({{m.split('.')[0] for m in sys.modules}} & {slow!r})))\n"
     )
+    old, new = git(indexed, "rev-parse", "HEAD~1", "HEAD").split()
     proc = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, old, new, "1"],
         cwd=indexed,
         env=hook_env(),
         capture_output=True,
@@ -244,6 +267,7 @@ def test_verbose_hook_line_names_the_mode_by_its_plain_word(indexed: Path) -> No
     install.install(find_workspace(indexed))
     write(indexed, {"docs/d1.md": doc("Doc 1", "Changed again.")})
     run_git_with_hooks(indexed, "add", "-A")
-    done = run_git_with_hooks(indexed, "commit", "-q", "-m", "edit", KENSO_HOOK_VERBOSE="1")
-    assert "kenso-git: post-commit: foreground: 1 Markdown paths changed\n" in done.stderr
+    run_git_with_hooks(indexed, "commit", "-q", "-m", "edit")
+    done = run_git_with_hooks(indexed, "checkout", "-q", "HEAD~1", KENSO_HOOK_VERBOSE="1")
+    assert "kenso-git: post-checkout: foreground: 1 Markdown paths changed\n" in done.stderr
     assert [str(mode) for mode in hooks.Mode] == ["skip", "foreground", "background"]

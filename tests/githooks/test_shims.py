@@ -165,9 +165,11 @@ def test_shim_uses_the_recorded_executable_when_not_on_path(
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     installed_repo(repo, exe=str(recorder))
     write(repo, {"b.md": "# B\n"})
-    take(log)
     commit_all(repo, "b")
-    assert take(log) == ["hook post-commit"]
+    take(log)
+    git(repo, "checkout", "-q", "HEAD~1")
+    old, new = git(repo, "rev-parse", "HEAD@{1}", "HEAD").split()
+    assert take(log) == [f"hook post-checkout {old} {new} 1"]
 
 
 def test_shim_without_kenso_git_prints_one_hint_and_exits_0(
@@ -176,9 +178,9 @@ def test_shim_without_kenso_git_prints_one_hint_and_exits_0(
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     installed_repo(repo, exe="/nonexistent/kenso-git")
     write(repo, {"b.md": "# B\n"})
-    git(repo, "add", "-A")
+    commit_all(repo, "b")
     proc = subprocess.run(
-        ["git", "commit", "-q", "-m", "b"], cwd=repo, capture_output=True, text=True, check=False
+        ["git", "checkout", "-q", "HEAD~1"], cwd=repo, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0
     assert proc.stdout == ""

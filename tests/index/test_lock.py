@@ -103,6 +103,12 @@ def test_a_command_waiting_for_the_lock_runs_once_it_is_free(indexed: Path) -> N
     assert "1 updated" in out
 
 
+def _moved(root: Path) -> tuple[str, str, str]:
+    """post-checkout's arguments for a move from HEAD~1 to HEAD (what the commit changed)."""
+    old, new = git(root, "rev-parse", "HEAD~1", "HEAD").split()
+    return old, new, "1"
+
+
 def test_a_hook_does_not_wait_for_a_command_that_is_writing(indexed: Path) -> None:
     """The command holds the lock and waits for SQLite (a reader-writer here stands in for
     its long write); the hook hands its sync over and returns within about a second."""
@@ -114,7 +120,7 @@ def test_a_hook_does_not_wait_for_a_command_that_is_writing(indexed: Path) -> No
         wait_until_held(indexed / ".kenso", ingest)
         write(indexed, {"docs/d1.md": doc("Doc 1", "Changed by a commit. " * 20)})
         git(indexed, "commit", "-q", "-am", "edit")
-        hook = start(indexed, "hook", "post-commit")
+        hook = start(indexed, "hook", "post-checkout", *_moved(indexed))
         _out, err = hook.communicate(timeout=20)  # before the fix: 60 s in SQLite's busy wait
         assert hook.returncode == 0
         assert "is writing the index; it syncs these too" in err
@@ -151,7 +157,7 @@ def test_a_read_only_index_folder_is_named_by_hooks_and_commands(read_only_index
     root = read_only_index
     write(root, {"docs/d1.md": doc("Doc 1", "Changed on a read-only index. " * 20)})
     git(root, "commit", "-q", "-am", "edit")
-    hook = start(root, "hook", "post-commit")
+    hook = start(root, "hook", "post-checkout", *_moved(root))
     _out, err = hook.communicate(timeout=60)
     assert hook.returncode == 0
     assert "OSError" not in err and "read-only" in err, err

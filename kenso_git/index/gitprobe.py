@@ -1,0 +1,188 @@
+"""What git already knows: which docs may differ from the index, in one `git status`.
+
+A sync records a mark in the meta table: the HEAD it saw, the docs that differed from HEAD
+then (git's list plus the ones it rewrote) and a fingerprint of the ignore rules. Every doc
+outside that list held HEAD's text at the mark, so the next sync or query-time check need
+only look at the docs listed then, the docs `git status` lists now and the docs the commits
+since the mark changed: work proportional to what changed, not to the repository. git does
+the per-file stat in C, in parallel, with the untracked cache and fsmonitor where enabled.
+
+Without a mark (a plain folder, a first sync, edited ignore rules, a file only kenso sees)
+callers walk the work tree as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Collection
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+from kenso_git.repo import git
+from kenso_git.repo.ignore import IGNORE_FILES
+from kenso_git.repo.workspace import in_scope
+from kenso_git.repo.workspace import is_markdown
+
+if TYPE_CHECKING:
+    from kenso_git.config import Settings
+    from kenso_git.repo.workspace import Workspace
+
+META_GIT_MARK = "git_mark"  # JSON: {"head", "docs", "links", "rules"}
+# Past this many listed docs the mark costs more than the walk it saves (a tree of
+# uncommitted docs): no mark, callers walk.
+MAX_LISTED = 2000
+CONFIG_FILES = ("pyproject.toml", ".kenso.toml")  # read at the root only
+_GLOB_CHARS = frozenset("*?[\\")
+
+
+class Probe(NamedTuple):
+    """One `git status` of the scope: HEAD and the listed paths, docs and rule files."""
+
+    head: str | None
+    docs: tuple[str, ...]  # Markdown paths in the scope that differ from HEAD, sorted
+    rules: str  # fingerprint of everything that decides which files are indexed
+    started_ns: int = 0  # wall clock just before git status ran
+
+
+# A file whose ctime is this close to, or after, the probe may have changed after git looked.
+CLOCK_SLACK_NS = 1_000_000_000
+
+
+class Mark(NamedTuple):
+    """What the last sync recorded (see the module docstring)."""
+
+    head: str | None
+    docs: frozenset[str]
+    links: frozenset[str]  # indexed symlinks: their target may change under a clean link
+    rules: str
+
+
+def _pathspecs(scope: Sequence[str]) -> list[str] | None:
+    """Plain prefixes: the scope entries and the rule files above them. Wildcards cost git
+    more per tracked file (fnmatch) than listing everything and filtering here."""
+    if any(not entry for entry in scope) or not scope:
+        return []  # the whole tree: no pathspec at all
+    specs = list(CONFIG_FILES)
+    for entry in scope:
+        if _GLOB_CHARS & set(entry) or entry.startswith(":"):
+            return None  # a name git would read as a pattern or magic: not worth escaping
+        parts = entry.split("/")[:-1]
+        folders = [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        specs += [f"{f}/{name}" if f else name for f in folders for name in IGNORE_FILES]
+        specs.append(entry)
+    return sorted(set(specs))
+
+
+def _stat_key(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list[str]) -> str:
+    """A fingerprint that changes whenever an ignore file or the settings might have."""
+    from kenso_git.repo.gitconfig import excludes_file
+    from kenso_git.repo.gitconfig import read_config
+
+    assert ws.common_dir is not None
+    shared = [str(excludes_file(read_config(ws))), str(ws.common_dir / "info" / "exclude")]
+    # A listed rule file differs from HEAD: its stat data says when it changes again. A
+    # rule file that is not listed holds HEAD's text, which the mark's HEAD pins down.
+    keys = {path: _stat_key(path) for path in shared}
+    keys.update({path: _stat_key(os.path.join(ws.root, path)) for path in listed})
+    return json.dumps([list(scope), list(settings.exclude), sorted(keys.items())])
+
+
+def probe(
+    ws: Workspace, settings: Settings, scope: Sequence[str], *, refresh: bool = False
+) -> Probe | None:
+    """Ask git which docs and rule files of `scope` differ from HEAD; None: git cannot tell.
+
+    `refresh` lets git update its index's stat data (see `git.status_paths`).
+    """
+    import time
+
+    from kenso_git.index.freshness import head_commit
+
+    if not ws.is_git:
+        return None
+    started_ns = time.time_ns()
+    specs = _pathspecs(scope)
+    listed = None if specs is None else git.status_paths(ws, specs, refresh=refresh)
+    if listed is None:
+        return None
+    docs = sorted(p for p in listed if is_markdown(p) and in_scope(p, scope))
+    if len(docs) > MAX_LISTED:
+        return None
+    rule_files = [p for p in listed if _is_rule_file(p)]
+    rules = _rules(ws, settings, scope, rule_files)
+    return Probe(head_commit(ws), tuple(docs), rules, started_ns)
+
+
+def _is_rule_file(path: str) -> bool:
+    return path in CONFIG_FILES or os.path.basename(path) in IGNORE_FILES
+
+
+def read_mark(meta: dict[str, str]) -> Mark | None:
+    """The mark the last sync left in `meta`, if any."""
+    raw = meta.get(META_GIT_MARK)
+    if not raw:
+        return None
+    try:
+        data = json.loads(raw)
+        return Mark(
+            data["head"] or None,
+            frozenset(data["docs"]),
+            frozenset(data["links"]),
+            str(data["rules"]),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def mark_value(now: Probe, touched: Collection[str], links: Collection[str]) -> str:
+    """The mark to record after a sync that saw `now` and removed or rewrote `touched`.
+
+    Those stay listed once (callers pass the removed docs and the docs whose ctime is not
+    safely before `now.started_ns`): a doc edited after `git status` ran but before the
+    sync read it holds text that is neither HEAD's nor, later, the work tree's.
+    """
+    docs = sorted(set(now.docs) | set(touched))
+    if len(docs) > MAX_LISTED:
+        return ""
+    data = {"head": now.head or "", "docs": docs, "links": sorted(links), "rules": now.rules}
+    return json.dumps(data, separators=(",", ":"))
+
+
+def widen(meta: dict[str, str], paths: Collection[str]) -> str | None:
+    """The mark after a targeted sync (a hook's) looked at `paths`; None: no mark to keep."""
+    mark = read_mark(meta)
+    if mark is None:
+        return None
+    docs = sorted(mark.docs | set(paths))
+    if len(docs) > MAX_LISTED:
+        return ""
+    data = {"head": mark.head or "", "docs": docs, "links": sorted(mark.links), "rules": mark.rules}
+    return json.dumps(data, separators=(",", ":"))
+
+
+def candidates(ws: Workspace, meta: dict[str, str], now: Probe) -> tuple[list[str], Mark] | None:
+    """The docs that may differ from the index, or None when only a walk can tell."""
+    mark = read_mark(meta)
+    if mark is None or mark.rules != now.rules:
+        return None
+    found = set(mark.docs) | set(now.docs) | mark.links
+    if mark.head != now.head:
+        if mark.head is None or now.head is None:
+            return None
+        moved = git.diff_names(ws, mark.head, now.head)
+        if moved is None or any(os.path.basename(p) in IGNORE_FILES for p in moved):
+            return None
+        if any(p in CONFIG_FILES for p in moved) or len(moved) > MAX_LISTED:
+            return None
+        found.update(p for p in moved if is_markdown(p))
+    return sorted(found), mark

@@ -1,0 +1,206 @@
+"""Walk-free sync (#16): one `git status` names what changed; the index equals a fresh ingest."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kenso_git.index import gitprobe
+from kenso_git.kb import KnowledgeBase
+from tests.helpers import doc
+from tests.helpers import git
+from tests.helpers import init_repo
+
+DOCS = [f"docs/{name}.md" for name in ("a", "b", "c", "d", "e")] + ["notes/f.md", "g.md"]
+
+
+def _files(db: Path) -> list[tuple[str, str, str]]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return sorted(conn.execute("SELECT path, blob_id, status FROM files"))
+    finally:
+        conn.close()
+
+
+def _fresh(root: Path, tmp: Path) -> list[tuple[str, str, str]]:
+    db = tmp / "fresh.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    KnowledgeBase.open(root, db=str(db)).ingest()
+    return _files(db)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = init_repo(
+        tmp_path / "repo", {path: doc(path.split("/")[-1][:-3].upper()) for path in DOCS}
+    )
+    git(root, "checkout", "-q", "-b", "other")
+    (root / "docs/a.md").write_text(doc("A", "The other branch rewrote this document fully.\n"))
+    (root / "docs/b.md").unlink()
+    (root / "docs/h.md").write_text(doc("H", "Only the other branch has this document here.\n"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "other")
+    git(root, "checkout", "-q", "main")
+    KnowledgeBase.open(root).ingest()
+    return root
+
+
+def _count_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Count the stat and directory listings this process makes (git's own are not ours)."""
+    calls = {"stat": 0, "scandir": 0}
+
+    def counting(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(os, "stat", counting("stat", os.stat))
+    monkeypatch.setattr(os, "scandir", counting("scandir", os.scandir))
+    return calls
+
+
+def test_a_no_change_sync_and_check_look_at_no_unchanged_doc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {f"docs/{i // 20}/d{i}.md": doc(f"Doc {i}") for i in range(200)}
+    root = init_repo(tmp_path / "big", files)
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    kb.sync()  # the first sync after an ingest may walk; it leaves the mark
+    calls = _count_calls(monkeypatch)
+    report = kb.sync()
+    kb.search("doc")
+    assert calls["scandir"] == 0  # no walk of the work tree...
+    assert calls["stat"] < 20  # ...and no stat per doc (200 of them)
+    assert report.count("unchanged") == 200 and report.total == 200
+    (root / "docs/3/d61.md").write_text(
+        doc("Doc 61", "Sixty-one now mentions zebras, with words enough to be indexed.\n")
+    )
+    assert [h.file_path for h in kb.search("zebras").hits] == ["docs/3/d61.md"]
+    assert calls["scandir"] == 0
+
+
+def _step(repo: Path, kb: KnowledgeBase, rng: random.Random, counter: int) -> str:
+    """One random change to the work tree, the git index, HEAD or the ignore rules."""
+
+    def pick() -> str:
+        present = [p for p in [*DOCS, "docs/h.md", "docs/new.md"] if (repo / p).exists()]
+        return rng.choice(present)
+
+    op = rng.choice(["edit", "save", "create", "delete", "commit", "revert", "switch", "hook"])
+    op = op if rng.random() < 0.9 else "ignore"
+    if op == "edit":  # in place: no folder changes, only the file's stat data
+        with (repo / pick()).open("a", encoding="utf-8") as out:
+            out.write(f"\nEdit number {counter} appends a line of words.\n")
+    elif op == "save":  # the editor pattern: write a temp file, rename it over
+        target = repo / pick()
+        temp = target.with_name(".tmp-save")
+        temp.write_text(doc(f"Saved {counter}", f"Saved text {counter} replaces it, in words.\n"))
+        os.replace(temp, target)
+    elif op == "create":
+        new = repo / rng.choice(["docs/new.md", "notes/new2.md", f"extra/n{counter}.md"])
+        new.parent.mkdir(parents=True, exist_ok=True)
+        new.write_text(doc(f"New {counter}", f"A new doc number {counter} appears in words.\n"))
+    elif op == "delete":
+        (repo / pick()).unlink()
+    elif op == "commit":
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "--allow-empty", "-m", f"step {counter}")
+    elif op == "revert":  # a dirty doc back to HEAD's text: git status lists it no more
+        git(repo, "checkout", "-q", "HEAD", "--", ".")
+    elif op == "switch":  # no hooks installed: nothing tells kenso-git
+        branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+        git(repo, "checkout", "-q", "-f", "other" if branch == "main" else "main")
+    elif op == "hook":  # a hook's targeted sync of some paths
+        kb.sync(paths=[pick(), pick()])
+    else:
+        lines = rng.choice(["notes/\n", "extra/\n", "", "g.md\n"])
+        (repo / ".gitignore").write_text(lines, encoding="utf-8")
+    return op
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edits_commits_switches_and_reverts_leave_a_fresh_index(
+    repo: Path, tmp_path: Path, seed: int
+) -> None:
+    rng = random.Random(seed)
+    kb = KnowledgeBase.open(repo)
+    for counter in range(30):
+        op = _step(repo, kb, rng, counter)
+        if rng.random() < 0.5:
+            kb.sync()
+        else:
+            kb.search("doc")  # the query-time check syncs first
+            assert kb.freshness is not None and not kb.freshness.stale
+        assert _files(kb.db_path) == _fresh(repo, tmp_path), f"after {op} (step {counter})"
+
+
+def test_a_doc_only_kenso_sees_keeps_the_walk(repo: Path, tmp_path: Path) -> None:
+    # .gitignore hides notes/, .kensoignore re-includes one doc: git never lists it.
+    (repo / ".gitignore").write_text("secret/\n", encoding="utf-8")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore")
+    kb = KnowledgeBase.open(repo)
+    kb.sync()
+    assert gitprobe.read_mark(kb.read(lambda c: dict(c.execute("SELECT key, value FROM meta"))))
+    (repo / "secret").mkdir()
+    (repo / "secret/s.md").write_text(doc("Secret", "The secret doc talks about walruses.\n"))
+    (repo / ".kensoignore").write_text("!secret/\n", encoding="utf-8")
+    kb.sync()
+    assert _files(kb.db_path) == _fresh(repo, tmp_path)
+    with (repo / "secret/s.md").open("a", encoding="utf-8") as out:
+        out.write("\nNow it also mentions narwhals.\n")
+    assert [h.file_path for h in kb.search("narwhals").hits] == ["secret/s.md"]
+
+
+def test_a_symlinked_doc_follows_its_target(repo: Path, tmp_path: Path) -> None:
+    os.symlink("a.md", repo / "docs/link.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "link")
+    kb = KnowledgeBase.open(repo)
+    kb.sync()
+    kb.sync()
+    with (repo / "docs/a.md").open("a", encoding="utf-8") as out:
+        out.write("\nThe target now speaks of capybaras.\n")
+    git(repo, "commit", "-q", "-am", "target")  # the link itself never changes
+    kb.sync()
+    assert _files(kb.db_path) == _fresh(repo, tmp_path)
+    assert sorted(h.file_path for h in kb.search("capybaras").hits) == ["docs/a.md", "docs/link.md"]
+
+
+def test_after_an_ignore_rule_edit_one_check_walks_and_the_next_ones_do_not(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = KnowledgeBase.open(repo)
+    kb.sync()
+    (repo / ".gitignore").write_text("notes/\n", encoding="utf-8")
+    kb.search("doc")  # the rules changed: a walk, and a whole sync that leaves a new mark
+    assert all(path != "notes/f.md" for path, _, _ in _files(kb.db_path))
+    calls = _count_calls(monkeypatch)
+    kb.search("doc")
+    kb.search("doc")
+    assert calls["scandir"] == 0
+
+
+def test_right_after_an_ingest_a_check_looks_at_no_unchanged_doc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The ingest read every doc after git status ran, but none changed after it did: its
+    # mark lists none (no slack: these files were written just before, not a second before).
+    monkeypatch.setattr(gitprobe, "CLOCK_SLACK_NS", 0)
+    files = {f"docs/{i // 20}/d{i}.md": doc(f"Doc {i}") for i in range(200)}
+    root = init_repo(tmp_path / "big", files)
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    calls = _count_calls(monkeypatch)
+    kb.search("doc")
+    assert calls["scandir"] == 0 and calls["stat"] < 20
