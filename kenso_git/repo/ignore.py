@@ -195,11 +195,15 @@ class IgnoreRules:
         if folder:
             parts = folder.split("/")
             chain += ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        ordered: list[_Source] = []
+        levels: list[list[_Source]] = []
         complete = True
-        for level in reversed(chain):
-            found, exists = self._folder(level)
-            complete = complete and exists
+        for level in chain:  # root first: below a missing folder nothing exists to read
+            found: list[_Source] = []
+            if complete:
+                found, complete = self._folder(level)
+            levels.append(found)
+        ordered: list[_Source] = []
+        for found in reversed(levels):
             ordered.extend(reversed(found))
         ordered.extend(reversed(self.base_sources))
         return ordered, complete

@@ -99,3 +99,22 @@ def test_folders_that_do_not_exist_are_neither_cached_nor_watched(repo: Path) ->
     new = repo / "n0" / ".gitignore"
     _append(new, "x.md")  # a folder created later is read when next consulted
     assert rules.is_ignored("n0/x.md")
+
+
+def test_a_deep_missing_path_costs_a_linear_number_of_stats(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = find_workspace(repo)
+    rules = IgnoreRules.for_workspace(ws, load_settings(ws.root))
+    probes = 0
+    is_dir = Path.is_dir
+
+    def counted(self: Path) -> bool:
+        nonlocal probes
+        probes += 1
+        return is_dir(self)
+
+    monkeypatch.setattr(Path, "is_dir", counted)
+    depth = 63
+    assert not rules.is_ignored("a/" * depth + "x.md")
+    assert probes <= 2 * (depth + 1)  # not one per ancestor per level (~2,000)
