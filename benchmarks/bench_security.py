@@ -115,10 +115,10 @@ def _round(server: object, hostile: list[tuple[str, dict[str, object]]]) -> tupl
     return normal, slowest
 
 
-def concurrent_calls(root: Path, rounds: int) -> None:
+def concurrent_calls(root: Path, rounds: int, extra: dict[str, str]) -> None:
     hostile = [("search_docs", {"query": q}) for q in HOSTILE_QUERIES.values()]
     hostile += [("get_doc", {"path": p}) for p in HOSTILE_PATHS.values()]
-    env = {"PYTHONPATH": str(SRC)}  # the server imports the measured checkout
+    env = {"PYTHONPATH": str(SRC), **extra}  # the server imports the measured checkout
     with running_http_server(root, env=env) as server:
         _call(server.url, server.auth(), "search_docs", {"query": "warm up"})
         alone, during, slowest = [], [], []
@@ -143,6 +143,7 @@ def main() -> None:
     parser.add_argument("--src", help="checkout whose kenso_git is measured (default: this one)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=("single", "http"))
+    parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server")
     args = parser.parse_args()
     os.environ["PYTHONPATH"] = str(SRC)  # the ingest below runs in-process: same code
     docs = ROOT.parent / "shared" / "corpora" / args.corpus / "docs"
@@ -159,7 +160,7 @@ def main() -> None:
             single_calls(root)
         if args.only != "single":
             print("HTTP: 40 hostile calls and one normal client")
-            concurrent_calls(root, args.rounds)
+            concurrent_calls(root, args.rounds, dict(e.split("=", 1) for e in args.env))
 
 
 if __name__ == "__main__":
