@@ -107,6 +107,7 @@ class IgnoreRules:
         "_chain_cache",
         "_folder_cache",
         "_settings",
+        "_watch",
         "_watched",
         "_ws",
         "base_sources",
@@ -119,15 +120,22 @@ class IgnoreRules:
         self._folder_cache: dict[str, list[_Source]] = {}
         self._chain_cache: dict[str, list[_Source]] = {}
         self._watched: dict[str, Signature] = {}  # every rule file read (or probed) so far
+        self._watch = False  # only long-lived readers pay for the stats
         self._ws: Workspace | None = None
         self._settings: Settings | None = None
 
     @classmethod
-    def for_workspace(cls, ws: Workspace, settings: Settings) -> IgnoreRules:
-        """Rules that apply everywhere in `ws`: excludesFile, info/exclude, settings.exclude."""
+    def for_workspace(
+        cls, ws: Workspace, settings: Settings, *, watch: bool = False
+    ) -> IgnoreRules:
+        """Rules that apply everywhere in `ws`: excludesFile, info/exclude, settings.exclude.
+
+        `watch`: record what was read for `reload_if_changed()` (a server's scope); a walk
+        that throws the rules away after one pass skips those stats."""
         watched: dict[str, Signature] = {}
         rules = cls(root=ws.root, base_sources=_base_sources(ws, settings, watched))
-        rules._watched = watched
+        rules._watched = watched if watch else {}
+        rules._watch = watch
         rules._ws, rules._settings = ws, settings
         return rules
 
@@ -158,18 +166,19 @@ class IgnoreRules:
     def _folder(self, folder: str) -> tuple[list[_Source], bool]:
         """The folder's sources and whether they may be cached (the folder exists).
 
-        A folder that does not exist is neither cached nor watched: outside callers name
-        any number of them, and one created later is read when it is next consulted."""
+        When watching, a folder that does not exist is neither cached nor watched: outside
+        callers name any number of them, and one created later is read when next consulted.
+        A walk only consults folders it found, so it skips that check."""
         cached = self._folder_cache.get(folder)
         if cached is not None:
             return cached, True
         directory = self.root / folder if folder else self.root
-        if not directory.is_dir():
+        if self._watch and not directory.is_dir():
             return [], False
         found: list[_Source] = []
         for name in IGNORE_FILES:
             path = directory / name
-            if len(self._watched) < 3 * MAX_CACHED_FOLDERS:
+            if self._watch and len(self._watched) < 3 * MAX_CACHED_FOLDERS:
                 self._watched[str(path)] = _signature(str(path))
             lines = _read_lines(path)
             if lines and (src := _compile(lines, folder)) is not None:

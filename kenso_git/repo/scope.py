@@ -276,7 +276,7 @@ def scope_for(workspace: Workspace, settings: Settings) -> Scope:
     """The scope with the repository's ignore rules (.gitignore, .cursorignore, .kensoignore)."""
     from kenso_git.repo.ignore import IgnoreRules  # lazy: pathspec costs ~0.04 s to import
 
-    rules = IgnoreRules.for_workspace(workspace, settings)
+    rules = IgnoreRules.for_workspace(workspace, settings, watch=True)
     return build_scope(
         workspace, settings, is_ignored=rules.is_ignored, reload=rules.reload_if_changed
     )

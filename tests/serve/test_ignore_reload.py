@@ -71,7 +71,7 @@ async def test_a_doc_ignored_while_serving_is_hidden_at_once(repo: Path, rule_fi
 
 def test_reload_costs_nothing_when_no_rule_file_changed(repo: Path) -> None:
     ws = find_workspace(repo)
-    rules = IgnoreRules.for_workspace(ws, load_settings(ws.root))
+    rules = IgnoreRules.for_workspace(ws, load_settings(ws.root), watch=True)
     assert rules.is_ignored("ignored/notes.md") and not rules.is_ignored("docs/deploy.md")
     assert rules.reload_if_changed() is False
     _append(repo / ".gitignore", "docs/deploy.md")
@@ -91,7 +91,7 @@ def test_scope_reload_is_callable_by_a_watcher(repo: Path) -> None:
 
 def test_folders_that_do_not_exist_are_neither_cached_nor_watched(repo: Path) -> None:
     ws = find_workspace(repo)
-    rules = IgnoreRules.for_workspace(ws, load_settings(ws.root))
+    rules = IgnoreRules.for_workspace(ws, load_settings(ws.root), watch=True)
     watched = len(rules._watched)
     for i in range(100):
         rules.is_ignored("/".join(f"n{i}" for _ in range(30)) + "/x.md")
@@ -105,7 +105,7 @@ def test_a_deep_missing_path_costs_a_linear_number_of_stats(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ws = find_workspace(repo)
-    rules = IgnoreRules.for_workspace(ws, load_settings(ws.root))
+    rules = IgnoreRules.for_workspace(ws, load_settings(ws.root), watch=True)
     probes = 0
     is_dir = Path.is_dir
 
