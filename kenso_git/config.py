@@ -121,6 +121,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(None, "log_level", "str", "WARNING", "KENSO_LOG_LEVEL", "env",
             "Server log level (`DEBUG`, `INFO`, `WARNING`, `ERROR`, `CRITICAL`); logs go to "
             "stderr.", case="upper"),
+    Setting(None, None, "int", 10, "KENSO_HTTP_TIMEOUT", "env",
+            "Seconds an HTTP client has to send a request's headers, and again its body; a "
+            "slower one gets 408 and its connection closed (slowloris)."),
     Setting(None, None, "str", None, "KENSO_HOOKS", "env",
             "`0`, `off`, `false` or `no` turns the installed git hooks into no-ops (chained "
             "hooks still run)."),

@@ -5,10 +5,15 @@ The ONLY pathspec user. Rules are layered like git's: a deeper ignore file overr
 shallower one, inside one file the last matching pattern wins, and a file inside an
 excluded directory cannot be re-included (the walker never enters such a directory;
 `is_ignored` checks every ancestor for the same reason).
+
+A long-lived reader (the MCP server) calls `reload_if_changed()` before each call: it stats
+the rule files read so far (and the names where one could appear in a folder already
+consulted) and starts afresh when any changed, so an edited `.gitignore` applies at once.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,68 +72,150 @@ def _read_lines(path: Path) -> list[str] | None:
         return None
 
 
+Signature = tuple[int, int, int] | None  # (mtime_ns, size, inode); None: no such file
+
+
+def _signature(path: str) -> Signature:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def _base_sources(
+    ws: Workspace, settings: Settings, watched: dict[str, Signature]
+) -> list[_Source]:
+    """excludesFile, info/exclude and settings.exclude, lowest precedence first."""
+    base: list[_Source] = []
+    if ws.is_git:
+        assert ws.common_dir is not None
+        for path in (excludes_file(read_config(ws)), ws.common_dir / "info" / "exclude"):
+            watched[str(path)] = _signature(str(path))  # before reading: a later edit shows
+            lines = _read_lines(path)
+            if lines and (src := _compile(lines, "")) is not None:
+                base.append(src)
+    if settings.exclude and (src := _compile(settings.exclude, "")) is not None:
+        base.append(src)
+    return base
+
+
 class IgnoreRules:
     """Layered ignore patterns for one work tree; folder files are loaded on demand."""
 
-    __slots__ = ("_chain_cache", "_folder_cache", "base_sources", "root")
+    __slots__ = (
+        "_chain_cache",
+        "_folder_cache",
+        "_settings",
+        "_watch",
+        "_watched",
+        "_ws",
+        "base_sources",
+        "root",
+    )
 
     def __init__(self, root: Path, base_sources: list[_Source] | None = None) -> None:
         self.root = root
         self.base_sources = base_sources or []  # lowest precedence first
         self._folder_cache: dict[str, list[_Source]] = {}
         self._chain_cache: dict[str, list[_Source]] = {}
+        self._watched: dict[str, Signature] = {}  # every rule file read (or probed) so far
+        self._watch = False  # only long-lived readers pay for the stats
+        self._ws: Workspace | None = None
+        self._settings: Settings | None = None
 
     @classmethod
-    def for_workspace(cls, ws: Workspace, settings: Settings) -> IgnoreRules:
-        """Rules that apply everywhere in `ws`: excludesFile, info/exclude, settings.exclude."""
-        base: list[_Source] = []
-        if ws.is_git:
-            lines = _read_lines(excludes_file(read_config(ws)))
-            if lines and (src := _compile(lines, "")) is not None:
-                base.append(src)
-            assert ws.common_dir is not None
-            lines = _read_lines(ws.common_dir / "info" / "exclude")
-            if lines and (src := _compile(lines, "")) is not None:
-                base.append(src)
-        if settings.exclude and (src := _compile(settings.exclude, "")) is not None:
-            base.append(src)
-        return cls(root=ws.root, base_sources=base)
+    def for_workspace(
+        cls, ws: Workspace, settings: Settings, *, watch: bool = False
+    ) -> IgnoreRules:
+        """Rules that apply everywhere in `ws`: excludesFile, info/exclude, settings.exclude.
+
+        `watch`: record what was read for `reload_if_changed()` (a server's scope); a walk
+        that throws the rules away after one pass skips those stats."""
+        watched: dict[str, Signature] = {}
+        rules = cls(root=ws.root, base_sources=_base_sources(ws, settings, watched))
+        rules._watched = watched if watch else {}
+        rules._watch = watch
+        rules._ws, rules._settings = ws, settings
+        return rules
+
+    def changed(self) -> bool:
+        """True when a rule file read so far changed, appeared or vanished on disk."""
+        return any(_signature(path) != sig for path, sig in list(self._watched.items()))
+
+    def reload_if_changed(self) -> bool:
+        """Forget every cached rule when `changed()`; True when it did.
+
+        Costs one stat per rule file consulted (three per folder seen, plus the base files).
+        A change of `core.excludesFile` itself, or of `exclude`, needs a restart.
+        """
+        if not self.changed():
+            return False
+        watched: dict[str, Signature] = {}
+        if self._ws is not None and self._settings is not None:
+            self.base_sources = _base_sources(self._ws, self._settings, watched)
+        self._watched = watched
+        self._folder_cache = {}
+        self._chain_cache = {}
+        return True
 
     def folder_sources(self, folder: str) -> list[_Source]:
         """Patterns of the ignore files that live directly in `folder` ("" = root)."""
+        return self._folder(folder)[0]
+
+    def _folder(self, folder: str) -> tuple[list[_Source], bool]:
+        """The folder's sources and whether they may be cached (the folder exists).
+
+        When watching, a folder that does not exist is neither cached nor watched: outside
+        callers name any number of them, and one created later is read when next consulted.
+        A walk only consults folders it found, so it skips that check."""
         cached = self._folder_cache.get(folder)
         if cached is not None:
-            return cached
-        found: list[_Source] = []
+            return cached, True
         directory = self.root / folder if folder else self.root
+        if self._watch and not directory.is_dir():
+            return [], False
+        found: list[_Source] = []
         for name in IGNORE_FILES:
-            lines = _read_lines(directory / name)
+            path = directory / name
+            if self._watch and len(self._watched) < 3 * MAX_CACHED_FOLDERS:
+                self._watched[str(path)] = _signature(str(path))
+            lines = _read_lines(path)
             if lines and (src := _compile(lines, folder)) is not None:
                 found.append(src)
         if len(self._folder_cache) >= MAX_CACHED_FOLDERS:
             self._folder_cache.clear()
         self._folder_cache[folder] = found
-        return found
+        return found, True
 
     def _sources_for(self, folder: str) -> list[_Source]:
         """Every source that applies inside `folder`, highest precedence first (memoised)."""
         cached = self._chain_cache.get(folder)
         if cached is None:
-            if len(self._chain_cache) >= MAX_CACHED_FOLDERS:
-                self._chain_cache.clear()
-            cached = self._chain_cache[folder] = self._build_chain(folder)
+            cached, complete = self._build_chain(folder)
+            if complete:  # a missing folder's chain would go stale when it is created
+                if len(self._chain_cache) >= MAX_CACHED_FOLDERS:
+                    self._chain_cache.clear()
+                self._chain_cache[folder] = cached
         return cached
 
-    def _build_chain(self, folder: str) -> list[_Source]:
+    def _build_chain(self, folder: str) -> tuple[list[_Source], bool]:
         chain = [""]
         if folder:
             parts = folder.split("/")
             chain += ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        levels: list[list[_Source]] = []
+        complete = True
+        for level in chain:  # root first: below a missing folder nothing exists to read
+            found: list[_Source] = []
+            if complete:
+                found, complete = self._folder(level)
+            levels.append(found)
         ordered: list[_Source] = []
-        for level in reversed(chain):
-            ordered.extend(reversed(self.folder_sources(level)))
+        for found in reversed(levels):
+            ordered.extend(reversed(found))
         ordered.extend(reversed(self.base_sources))
-        return ordered
+        return ordered, complete
 
     def _matches(self, rel: str, is_dir: bool) -> bool:
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""

@@ -44,6 +44,10 @@ def _never_ignored(rel: str) -> bool:
     return False
 
 
+def _unchanged() -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """The folders an agent may see: the checkout, or `agent_scoped_roots` inside it."""
@@ -51,9 +55,22 @@ class Scope:
     root: Path  # the real (resolved) work-tree root
     roots: tuple[Path, ...]  # real scoped roots, each inside `root`
     is_ignored: Callable[[str], bool] = _never_ignored
-    # allows() runs for every candidate row of a search; the rules are fixed for the
-    # lifetime of a Scope, so each index path is decided once (dict ops are atomic).
+    # Re-reads the ignore rules when their files changed on disk; True when it did.
+    reload: Callable[[], bool] = _unchanged
+    # allows() runs for every candidate row of a search; the rules only change through
+    # reload(), so each index path is decided once per rule set (dict ops are atomic).
     _verdicts: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    def reload_if_changed(self) -> bool:
+        """Apply edited ignore files (.gitignore, .cursorignore, info/exclude...) at once.
+
+        A few stats when nothing changed; `resolve` and `gate` call it, so each tool call
+        sees the rules as they are on disk. Also for a file watcher to call on its own.
+        """
+        if not self.reload():
+            return False
+        self._verdicts.clear()
+        return True
 
     @property
     def rel_roots(self) -> tuple[str, ...]:
@@ -68,6 +85,7 @@ class Scope:
                 `parent-traversal`, `outside-root`, `symlink-escape`, `ignored`).
         """
         text = _check_text(raw)
+        self.reload_if_changed()
         given = Path(text)
         lexical = PurePosixPath(text)
         if given.is_absolute():
@@ -99,13 +117,13 @@ class Scope:
                 "the path is excluded by .gitignore, .cursorignore, .kensoignore or `exclude`",
             )
 
-    def allows(self, rel_path: str) -> bool:
+    def allows(self, rel_path: str, realpath: Callable[[str], str] = os.path.realpath) -> bool:
         """True when an index path (repo-relative POSIX) passes the gate `resolve` applies:
         the path itself and its real path (through symlinks) are in scope and not ignored."""
         if not self._lexical(rel_path):
             return False
         lexical = os.path.join(self.root, rel_path)
-        real = os.path.realpath(lexical)
+        real = realpath(lexical)
         if real == os.path.normpath(lexical):
             return True
         base = str(self.root)
@@ -114,16 +132,31 @@ class Scope:
         return self._lexical(real[len(base) + 1 :].replace(os.sep, "/"))
 
     def gate(self) -> Callable[[str], bool]:
-        """`allows` memoised for one call: a search asks about each path many times, and
-        the links on disk may change between calls, so nothing outlives the call."""
+        """`allows` memoised for one call, after applying changed ignore files: a search
+        asks about each path many times, and the links on disk may change between calls,
+        so nothing outlives the call."""
+        self.reload_if_changed()
         seen: dict[str, bool] = {}
+        folders: dict[str, str] = {}
+
+        def realpath(path: str) -> str:
+            # realpath stats every component; a call resolves each folder once, then only
+            # asks whether the file itself is a link (`allows` refused `..` already).
+            folder, _, name = path.rpartition(os.sep)
+            real = folders.get(folder)
+            if real is None:
+                if len(folders) >= MAX_CACHED_VERDICTS:
+                    folders.clear()
+                real = folders[folder] = os.path.realpath(folder)
+            joined = os.path.join(real, name)
+            return os.path.realpath(joined) if os.path.islink(joined) else joined
 
         def check(rel_path: str) -> bool:
             verdict = seen.get(rel_path)
             if verdict is None:
                 if len(seen) >= MAX_CACHED_VERDICTS:
                     seen.clear()
-                verdict = seen[rel_path] = self.allows(rel_path)
+                verdict = seen[rel_path] = self.allows(rel_path, realpath)
             return verdict
 
         return check
@@ -200,6 +233,7 @@ def build_scope(
     settings: Settings,
     *,
     is_ignored: Callable[[str], bool] | None = None,
+    reload: Callable[[], bool] = _unchanged,
 ) -> Scope:
     """Build the scope from `agent_scoped_roots` (default: the whole checkout).
 
@@ -209,7 +243,7 @@ def build_scope(
     """
     root = workspace.root.resolve()
     roots = _scoped_roots(root, settings.agent_scoped_roots, settings.source)
-    return Scope(root=root, roots=roots, is_ignored=is_ignored or _never_ignored)
+    return Scope(root=root, roots=roots, is_ignored=is_ignored or _never_ignored, reload=reload)
 
 
 def _scoped_roots(root: Path, configured: Sequence[str], source: str | None) -> tuple[Path, ...]:
@@ -242,5 +276,7 @@ def scope_for(workspace: Workspace, settings: Settings) -> Scope:
     """The scope with the repository's ignore rules (.gitignore, .cursorignore, .kensoignore)."""
     from kenso_git.repo.ignore import IgnoreRules  # lazy: pathspec costs ~0.04 s to import
 
-    rules = IgnoreRules.for_workspace(workspace, settings)
-    return build_scope(workspace, settings, is_ignored=rules.is_ignored)
+    rules = IgnoreRules.for_workspace(workspace, settings, watch=True)
+    return build_scope(
+        workspace, settings, is_ignored=rules.is_ignored, reload=rules.reload_if_changed
+    )

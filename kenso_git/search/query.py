@@ -206,14 +206,14 @@ class _Dictionary:
             return False
         return path_filter is None or any(path_filter(p) for p in self.owners[word])
 
-    def closest(self, term: str, path_filter: Callable[[str], bool] | None = None) -> str | None:
+    def closest(self, term: str, visible: Callable[[str], bool] | None = None) -> str | None:
         cutoff = 0.8 if len(term) >= 6 else 0.75
         # difflib's ratio is 2*M/(a+b) <= 2*min(a,b)/(a+b): lengths outside this band never pass
         low = math.ceil(len(term) * cutoff / (2 - cutoff))
         high = math.floor(len(term) * (2 - cutoff) / cutoff)
         candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
-        if path_filter is not None:  # a word of a hidden document would be an oracle
-            candidates = [w for w in candidates if self.visible(w, path_filter)]
+        if visible is not None:  # a word of a hidden document would be an oracle
+            candidates = [w for w in candidates if visible(w)]
         import difflib  # only zero-hit queries need it
 
         found = difflib.get_close_matches(term, candidates, n=1, cutoff=cutoff)
@@ -298,16 +298,24 @@ def correct(
     if dictionary is None:
         return None
     out, changed = [], False
+    known: dict[str, bool] = {}  # each word's visibility once per call, not once per term
+
+    def visible(word: str) -> bool:
+        verdict = known.get(word)
+        if verdict is None:
+            verdict = known[word] = dictionary.visible(word, path_filter)
+        return verdict
+
     for word in text.split():
         core = word.strip(_STRIP).lower()
         replacement = None
         if (
             len(core) >= FUZZY_MIN_CHARS
             and core not in STOP_WORDS
-            and not dictionary.visible(core, path_filter)
+            and not visible(core)
             and any(ch.isalpha() for ch in core)
         ):
-            replacement = dictionary.closest(core, path_filter)
+            replacement = dictionary.closest(core, None if path_filter is None else visible)
         if replacement is not None:
             out.append(replacement)
             changed = True

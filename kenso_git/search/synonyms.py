@@ -2,7 +2,9 @@
 
 The file is `KENSO_SYNONYMS_PATH` when set, else `<root>/.kenso/synonyms.yml`, falling back to
 `<root>/.kenso/synonyms.json`. Its shape is `{"groups": [["kubernetes", "k8s", "kube"], ...]}`.
-A broken file logs one warning and means "no synonyms"; it never fails a search.
+A broken file logs one warning and means "no synonyms"; it never fails a search. The
+`synonyms` setting comes from files a branch can change, so it must name a file inside the
+checkout (no absolute path, no `..`, no symlink out): anything else is a `ConfigError`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from pathlib import PurePosixPath
+
+from kenso_git.errors import ConfigError
 
 ENV_VAR = "KENSO_SYNONYMS_PATH"
 
@@ -69,15 +74,44 @@ def synonyms_path(root: Path | None, configured: str | None = None) -> Path | No
     the repository root), else the repository's `.kenso/synonyms.yml|json`."""
     override = os.environ.get(ENV_VAR)
     if override:
-        return Path(override)
+        return Path(override)  # the operator's choice, not the branch's: not confined
     if configured and root is not None:
-        return root / configured
+        return _confined(root, configured)
     if root is None:
         return None
     yml = root / ".kenso" / "synonyms.yml"
     if yml.exists():
         return yml
     return root / ".kenso" / "synonyms.json"
+
+
+def _confined(root: Path, configured: str) -> Path:
+    """`configured` under `root`, refused when it is absolute, climbs out with `..` or
+    resolves (through a symbolic link) outside the checkout.
+
+    Raises:
+        ConfigError: the `synonyms` setting names a file outside the repository.
+    """
+    pure = PurePosixPath(configured.replace("\\", "/"))
+    hint = (
+        "use a repo-relative file such as .kenso/synonyms.yml, "
+        f"or set {ENV_VAR} for a file elsewhere"
+    )
+    if pure.is_absolute() or ".." in pure.parts or configured.startswith("~"):
+        raise ConfigError(
+            f"the `synonyms` setting ({configured!r}) must name a file inside the repository",
+            hint=hint,
+        )
+    path = root / pure
+    real = os.path.realpath(path)  # no RuntimeError on a loop
+    base = os.path.realpath(root)
+    if not real.startswith(base + os.sep):
+        raise ConfigError(
+            f"the `synonyms` setting ({configured!r}) must name a file inside the repository; "
+            "a symbolic link leads outside it",
+            hint=hint,
+        )
+    return path
 
 
 def _warn(message: str, *args: object) -> None:

@@ -35,6 +35,8 @@ from starlette.types import Send
 from kenso_git.errors import UsageError
 from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import exclude_from_git
+from kenso_git.serve.limits import CallLanes
+from kenso_git.serve.limits import DeadlineH11Protocol
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
 
@@ -233,7 +235,7 @@ def build_app(service: Service, *, token: str, host: str, allow_remote: bool) ->
         host=host,
     )
     policy = GuardPolicy(token=token, bind_host=host.lower(), allow_remote=allow_remote)
-    return Guard(app, policy, service)
+    return Guard(CallLanes(app), policy, service)
 
 
 def check_bind(host: str, allow_remote: bool) -> None:
@@ -277,6 +279,7 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
         access_log=False,
         log_level=service.settings.log_level.lower(),
         lifespan="on",
+        http=DeadlineH11Protocol,  # header and body deadlines (slowloris)
     )
     uvicorn.Server(config).run(sockets=[sock])
 

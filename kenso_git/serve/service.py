@@ -415,7 +415,7 @@ class Service:
         for given in parse(query).of("in"):
             self.scope.resolve(given.value)  # refused, like get_doc, rather than trimmed
         request = SearchRequest(query, page_size, cursor, mode, folder, ext, modified_after)
-        page = self.kb().agent_search(request, path_filter=self.scope.allows)
+        page = self.kb().agent_search(request, path_filter=self.scope.gate())
         return page, page
 
     def regex_search(
@@ -439,7 +439,7 @@ class Service:
 
         folder = self.scope.resolve(path) if path else None
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
-        page = self.kb().agent_search(request, path_filter=self.scope.allows)
+        page = self.kb().agent_search(request, path_filter=self.scope.gate())
         return page, page
 
 

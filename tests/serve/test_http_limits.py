@@ -1,0 +1,230 @@
+"""Bounded HTTP work: slow partial requests are cut off, expensive calls take turns."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import anyio
+import httpx
+import pytest
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
+
+from kenso_git.serve.limits import LIGHT_MAX_WORDS
+from kenso_git.serve.limits import CallLanes
+from kenso_git.serve.limits import is_heavy
+from tests.serve.conftest import ingest
+from tests.serve.conftest import make_repo
+from tests.serve.http_helpers import HttpServer
+from tests.serve.http_helpers import running_http_server
+
+TIMEOUT_S = 1.0
+BOUND_S = 20  # every wait below ends by then, whatever the machine's load
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    root = make_repo(tmp_path_factory.mktemp("limits") / "repo")
+    ingest(root)
+    with running_http_server(root, env={"KENSO_HTTP_TIMEOUT": str(TIMEOUT_S)}) as running:
+        yield running
+
+
+def _connect(server: HttpServer) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=BOUND_S)
+    sock.settimeout(BOUND_S)
+    return sock
+
+
+def _read_until_closed(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes (socket.timeout past the bound)."""
+    out = b""
+    while chunk := sock.recv(4096):
+        out += chunk
+    return out
+
+
+def _head(server: HttpServer, length: int | None = None) -> bytes:
+    lines = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{server.port}",
+        f"Authorization: Bearer {server.token}",
+        "Content-Type: application/json",
+    ]
+    if length is not None:
+        lines.append(f"Content-Length: {length}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def test_headers_sent_too_slowly_are_cut_off(server: HttpServer) -> None:
+    with _connect(server) as sock:
+        sock.sendall(_head(server)[:40])  # half a request line and a header, then nothing
+        reply = _read_until_closed(sock)
+    assert reply.startswith(b"HTTP/1.1 408")
+
+
+def test_a_body_sent_too_slowly_is_cut_off(server: HttpServer) -> None:
+    with _connect(server) as sock:
+        sock.sendall(_head(server, length=500) + b'{"jsonrpc": "2.0",')
+        reply = _read_until_closed(sock)
+    assert reply.startswith(b"HTTP/1.1 408")
+
+
+def test_a_trickling_client_is_cut_off_before_its_headers_end(server: HttpServer) -> None:
+    head = _head(server) * 50  # would take minutes at one byte per tick
+    sent = 0
+    with _connect(server) as sock:
+        try:
+            for byte in head:
+                sock.sendall(bytes([byte]))
+                sent += 1
+                time.sleep(0.05)  # the attack itself: a byte now and then
+        except OSError:
+            pass  # the server closed the connection
+        with pytest.raises(OSError):
+            for _ in range(100):  # a closed peer refuses writes after the first RST
+                sock.sendall(b"x")
+                time.sleep(0.05)
+    assert sent < len(head)
+
+
+def test_slow_clients_hold_no_worker(server: HttpServer) -> None:
+    slow = [_connect(server) for _ in range(8)]
+    try:
+        for sock in slow:
+            sock.sendall(_head(server)[:30])
+        health = httpx.get(f"{server.base}/health", headers=server.auth(), timeout=BOUND_S)
+        assert health.status_code == 200
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_an_idle_connection_is_closed_without_a_reply(server: HttpServer) -> None:
+    with _connect(server) as sock:
+        assert _read_until_closed(sock) == b""
+
+
+# --- the lane for expensive calls ------------------------------------------------------
+
+
+def _call(query: str | None = None, queries: list[str] | None = None) -> bytes:
+    args: dict[str, object] = {}
+    if query is not None:
+        args["query"] = query
+    if queries is not None:
+        args["queries"] = queries
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": args}}
+    return json.dumps(body).encode()
+
+
+def test_calls_are_weighed_by_their_arguments() -> None:
+    assert not is_heavy(_call("configure deployment"))
+    assert not is_heavy(_call(" ".join(["w"] * LIGHT_MAX_WORDS)))
+    assert is_heavy(_call(" ".join(["w"] * (LIGHT_MAX_WORDS + 1))))
+    assert is_heavy(_call(queries=[" ".join(["w"] * 5)] * 3))
+    assert is_heavy(_call("x" * 1_000_000))
+    assert is_heavy(b"[" + _call("a") + b"]")
+    assert not is_heavy(b'{"jsonrpc": "2.0", "id": 1, "method": "initialize"}')
+    assert not is_heavy(b"not json")
+
+
+class _Recorder:
+    """The app behind the lanes: heavy calls block until released; counts what runs."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.peak = 0
+        self.release = anyio.Event()
+        self.heavy_started = anyio.Event()
+        self.bodies: list[bytes] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        message = await receive()
+        body = message["body"]
+        self.bodies.append(body)
+        heavy = is_heavy(body)
+        if heavy:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.heavy_started.set()
+            await self.release.wait()
+            self.running -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_expensive_calls_take_turns_and_cheap_ones_pass(anyio_backend: str) -> None:
+    app = _Recorder()
+    lanes = CallLanes(app, slots=1, max_waiting=6)
+    transport = httpx.ASGITransport(app=lanes)
+    heavy = _call(" ".join(f"w{i}" for i in range(64)))
+    statuses: list[int] = []
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+
+        async def post(body: bytes) -> None:
+            statuses.append((await client.post("/mcp", content=body)).status_code)
+
+        with anyio.fail_after(BOUND_S):
+            async with anyio.create_task_group() as group:
+                for _ in range(7):
+                    group.start_soon(post, heavy)
+                await app.heavy_started.wait()
+                while lanes.waiting < 6:  # the other six queue (an event per step)
+                    await anyio.sleep(0)
+                cheap = await client.post("/mcp", content=_call("configure deployment"))
+                assert cheap.status_code == 200  # answered while the heavy calls wait
+                over = await client.post("/mcp", content=heavy)
+                assert over.status_code == 503 and "busy" in over.json()["error"]
+                app.release.set()
+    assert app.peak == 1
+    assert statuses == [200] * 7
+    assert app.bodies.count(heavy) == 7  # each body reached the app whole
+
+
+def test_an_oversized_body_is_refused(server: HttpServer) -> None:
+    reply = httpx.post(
+        server.url,
+        headers={**server.auth(), "Content-Type": "application/json"},
+        content=b" " * (5 * 1024 * 1024),
+        timeout=BOUND_S,
+    )
+    assert reply.status_code == 413
+
+
+def test_the_real_server_still_answers_long_queries(server: HttpServer) -> None:
+    # A heavy call goes through the lane and gets kenso's answer, not a refusal.
+    headers = {**server.auth(), "Accept": "application/json, text/event-stream"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    with httpx.Client(headers=headers, timeout=BOUND_S) as client:
+        reply = client.post(server.url, json=init)
+        session = {"mcp-session-id": reply.headers.get("mcp-session-id", "")}
+        client.post(
+            server.url,
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+            headers=session,
+        )
+        query = " ".join(["payment"] * 40)
+        body = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": query}},
+        }
+        answer = client.post(server.url, json=body, headers=session).json()
+    assert "docs/" in json.dumps(answer["result"])
