@@ -33,7 +33,6 @@ from kenso_git.search.rank import boosts
 from kenso_git.search.rank import enabled_signals
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store.schema import BM25_WEIGHTS
-from kenso_git.text.links import LINKS_TO
 
 PathFilter = Callable[[str], bool]
 
@@ -271,7 +270,7 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
         f"WHERE source_path IN {_IDS} AND target_path IN {_IDS} "
         # kenso's boost rests on declared relations; inline links (#17) are graph edges for
         # get_related and find_related, not ranking evidence until #18 measures them as such
-        f"AND relation_type IS NOT '{LINKS_TO}'"
+        f"AND relation_type IS NOT '{INLINE_LINK}'"
     )
     for source, target in conn.execute(sql, (paths, paths)):
         counts[source] = counts.get(source, 0) + 1
@@ -286,6 +285,10 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     ]
     return sorted(boosted, key=_order)
 
+
+# text.links.LINKS_TO, spelt out: importing text.links would load the parser into every
+# reader's start-up (tests/search/test_neighbours.py holds the two equal)
+INLINE_LINK = "links_to"
 
 MIN_EVIDENCE = 0.005  # below it a score rounds to 0.00
 

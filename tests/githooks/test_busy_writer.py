@@ -37,12 +37,14 @@ def test_a_foreign_writer_sends_the_hook_sync_to_the_background(
 ) -> None:
     write(indexed, {"docs/d1.md": f"# Doc 1\n\nDoc 1 now {BODY}"})
     git(indexed, "commit", "-q", "-am", "edit")
+    moved = git(indexed, "rev-parse", "HEAD~1", "HEAD").split()
     shell = sqlite3.connect(indexed / ".kenso" / "docs.db", isolation_level=None)
     shell.execute("BEGIN IMMEDIATE")  # SQLite's write lock, not kenso-git's
     try:
         # Bounded: the hook used to sit in SQLite's busy handler for 60 s, past this bound.
         proc = subprocess.run(
-            [sys.executable, "-m", "kenso_git", "hook", "post-commit"],
+            # a commit fires no sync (#16); post-checkout's arguments for the move it made
+            [sys.executable, "-m", "kenso_git", "hook", "post-checkout", *moved, "1"],
             cwd=indexed,
             env=hook_env(),
             capture_output=True,

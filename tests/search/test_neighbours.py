@@ -10,7 +10,9 @@ import pytest
 
 from kenso_git.errors import DocumentNotFoundError
 from kenso_git.kb import KnowledgeBase
+from kenso_git.search.cascade import INLINE_LINK
 from kenso_git.search.pagination import MAX_ANSWER_CHARS
+from kenso_git.text.links import LINKS_TO
 from tests.helpers import doc
 from tests.helpers import init_repo
 
@@ -196,3 +198,7 @@ def test_inline_links_do_not_change_search_scores(tmp_path: Path) -> None:
         hits = kb.search("rotating signing keys gateway").hits
         scores.append({h.file_path: h.score for h in hits})
     assert scores[0] and scores[0] == scores[1]
+
+
+def test_the_cascade_names_inline_links_as_the_parser_does() -> None:
+    assert INLINE_LINK == LINKS_TO
