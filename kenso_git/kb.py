@@ -119,7 +119,13 @@ class KnowledgeBase:
         self.db_path = db_path
         self.owned = owned  # found by the default rule: it must record this root (store.owner)
         self._local = threading.local()
-        self._refresh_lock = threading.Lock()
+        # Concurrent tool calls share freshness checks: a call waits for the first check that
+        # starts after it arrived (one in flight may have looked before its edit), and one
+        # check answers every call that was waiting for it (#13: 40 hostile calls queued
+        # 40 checks in front of a normal one).
+        self._checks = threading.Condition()
+        self._checks_started = 0
+        self._checks_done = 0
         self.freshness: Freshness | None = None  # of the last query-time check; None: not run
 
     @classmethod
@@ -221,7 +227,17 @@ class KnowledgeBase:
         from kenso_git.index.lock import QUERY_WAIT_S
         from kenso_git.index.refresh import ensure_fresh
 
-        with self._refresh_lock:  # concurrent tool calls: one checks, the others wait for it
+        with self._checks:
+            ticket = self._checks_started + 1  # the next check to start is fresh enough
+            while self._checks_done < ticket:
+                if self._checks_started == self._checks_done:  # none running: run it
+                    self._checks_started += 1
+                    number = self._checks_started
+                    break
+                self._checks.wait()
+            else:
+                return  # a check that started after this call arrived has answered it
+        try:
             self.freshness = ensure_fresh(
                 self.workspace,
                 self.settings,
@@ -231,6 +247,10 @@ class KnowledgeBase:
                 # writer syncs this change too, and the answer is flagged stale.
                 lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S),
             )
+        finally:
+            with self._checks:
+                self._checks_done = number
+                self._checks.notify_all()
 
     def _files_snapshot(self) -> tuple[dict[str, str], dict[str, FileRow]]:
         """The meta and files rows, re-read only when another connection wrote the index

@@ -180,3 +180,48 @@ fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 time.sleep(120)
 """
+
+
+def test_concurrent_reads_share_checks_and_each_sees_the_edit_before_it(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twelve calls arriving while a check runs wait for one more check, not twelve (the
+    check ran one at a time per call, so 40 hostile calls queued 40 checks in front of a
+    normal one), and each still sees an edit saved before it arrived."""
+    import threading
+
+    kb = KnowledgeBase.open(root)
+    real = refresh.ensure_fresh
+    entered = threading.Event()
+    release = threading.Event()
+    runs: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        runs.append(1)
+        if len(runs) == 1:  # hold the first check until every other call is queued
+            entered.set()
+            assert release.wait(30)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(refresh, "ensure_fresh", counted)
+    first = threading.Thread(target=kb.refresh)
+    first.start()
+    assert entered.wait(30)
+    _save(
+        root / "docs" / "a.md",
+        doc("Alpha", "Alpha now mentions zeppelins, at length and in detail.\n"),
+    )
+    found: list[set[str]] = []
+
+    def read() -> None:
+        found.append({h.file_path for h in kb.search("zeppelins").hits})
+
+    readers = [threading.Thread(target=read) for _ in range(12)]
+    for thread in readers:
+        thread.start()
+    time.sleep(0.2)  # let them queue behind the held check (the count does not depend on it)
+    release.set()
+    for thread in [first, *readers]:
+        thread.join(30)
+    assert found == [{"docs/a.md"}] * 12
+    assert len(runs) <= 3  # the held check, then one or two for everyone who waited
