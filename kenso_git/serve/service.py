@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
     from kenso_git.search.pagination import AgentPage
+    from kenso_git.serve.watcher import Watcher
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000
@@ -143,6 +144,7 @@ class Service:
         self._db = db
         self._kb: KnowledgeBase | None = None
         self._lock = threading.Lock()
+        self.watcher: Watcher | None = None  # set by `serve` when it watches the checkout
 
     def kb(self) -> KnowledgeBase:
         """The knowledge base, opened on first use (never creates an index).
@@ -156,6 +158,28 @@ class Service:
 
                 self._kb = KnowledgeBase.of_workspace(self.workspace, db=self._db)
             return self._kb
+
+    def reload_rules(self) -> None:
+        """Re-read settings and the scope gate (an ignore or config file was edited).
+
+        Raises:
+            ConfigError: the edited configuration is malformed (the old rules stay).
+        """
+        settings = load_settings(self.workspace.root)
+        scope = scope_for(self.workspace, settings)
+        with self._lock:
+            self.settings, self.scope = settings, scope
+            if self._kb is not None:
+                self._kb.settings = settings._replace(query_sync=self._kb.settings.query_sync)
+
+    def watcher_health(self) -> tuple[bool | None, str | None]:
+        """`watcher_ok` and its reason for `health_check`."""
+        if self.watcher is None:
+            return None, "the watcher is off (serve --no-watch or watch = false)"
+        st = self.watcher.status()
+        if st.ok is False:
+            return False, self.shown(st.reason)
+        return st.ok, f"watching ({st.mode})"
 
     def require_index(self) -> KnowledgeBase:
         """The knowledge base, or NoIndexError when no index exists.
@@ -303,7 +327,10 @@ class Service:
             "worktree_differs": None,
             "version": __version__,
             "read_only": not self.settings.allow_reindex,
+            "watcher_ok": None,
+            "watcher_reason": None,
         }
+        out["watcher_ok"], out["watcher_reason"] = self.watcher_health()
         try:
             kb = self.kb()
             kb.refresh()  # like every read tool: answer about the work tree as it is now
