@@ -1,8 +1,9 @@
 """MCP over streamable HTTP: loopback bind, bearer token, Origin and Host checks, /health.
 
-Every route (the MCP endpoint `/mcp` and `GET /health`) sits behind `Guard`, which refuses
-a non-loopback `Origin` (403), an unexpected `Host` (403, DNS rebinding) and a missing
-or wrong bearer token (401), in that order. The token lives in `.kenso/http.token`
+Every route (the MCP endpoint `/mcp`, `GET /health`, and `GET /search` and `GET /events`
+of `serve.routes`) sits behind `Guard`, which refuses a non-loopback `Origin` (403), an
+unexpected `Host` (403, DNS rebinding) and a missing or wrong bearer token (401), in that
+order. The token lives in `.kenso/http.token`
 (mode 0600), created on first start. The `reindex` tool is never offered over HTTP.
 """
 
@@ -35,6 +36,7 @@ from starlette.types import Send
 from kenso_git.errors import UsageError
 from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import exclude_from_git
+from kenso_git.serve.routes import Routes
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
 
@@ -155,10 +157,13 @@ class GuardPolicy:
 class Guard:
     """ASGI middleware in front of every HTTP route."""
 
-    def __init__(self, app: ASGIApp, policy: GuardPolicy, service: Service) -> None:
+    def __init__(
+        self, app: ASGIApp, policy: GuardPolicy, service: Service, routes: Routes | None = None
+    ) -> None:
         self.app = app
         self.policy = policy
         self.service = service
+        self.routes = (routes or Routes(service)).table()  # /search, /events
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -174,6 +179,10 @@ class Guard:
             return
         if scope.get("path") == "/health":
             await self._health(scope, receive, send)
+            return
+        route = self.routes.get(scope.get("path", ""))
+        if route is not None:
+            await route(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
@@ -277,6 +286,7 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
         access_log=False,
         log_level=service.settings.log_level.lower(),
         lifespan="on",
+        timeout_graceful_shutdown=2,  # /events streams never end by themselves
     )
     uvicorn.Server(config).run(sockets=[sock])
 
