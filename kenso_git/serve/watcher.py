@@ -159,6 +159,7 @@ class Watcher:
         if not self.poll_only:
             try:
                 self._watch_events()
+                return  # stopped (or Ctrl-C in the watching thread)
             except Exception as err:  # no inotify, its watch limit, an unwatchable file system
                 if self._stop.is_set():
                     return
