@@ -181,3 +181,37 @@ def test_the_watcher_never_creates_an_index(tmp_path: Path) -> None:
         assert run.watcher.status().ok is True
     finally:
         run.watcher.stop()
+
+
+def test_a_command_sync_in_another_thread_waits_for_the_watchers_write(tmp_path: Path) -> None:
+    """The lock is re-entrant for the thread that holds it only: while the watcher's thread
+    writes, a `get_doc` re-sync (a command-style run) in a tool thread must wait, not write
+    beside it."""
+    import threading
+
+    from kenso_git.errors import IndexLockedError
+    from kenso_git.index.lock import coalesced
+
+    folder = tmp_path / "kenso"
+    inside, release = threading.Event(), threading.Event()
+    running: list[str] = []
+
+    def watcher_job(_round: int) -> None:
+        running.append("watcher")
+        inside.set()
+        assert release.wait(WAIT_S)
+        running.remove("watcher")
+
+    holder = threading.Thread(
+        target=lambda: coalesced(folder, watcher_job, wait=1.0, own_run=False), daemon=True
+    )
+    holder.start()
+    assert inside.wait(WAIT_S)
+    beside: list[list[str]] = []
+    try:
+        with pytest.raises(IndexLockedError):  # it waited its 0.2 s, then gave up
+            coalesced(folder, lambda _r: beside.append(list(running)), wait=0.2, own_run=True)
+    finally:
+        release.set()
+        holder.join(WAIT_S)
+    assert beside == []
