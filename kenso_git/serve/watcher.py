@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
-from kenso_git.repo.workspace import DB_DIRNAME
-from kenso_git.repo.workspace import is_markdown
+from kenso_git.serve.watch_batch import Batch
+from kenso_git.serve.watch_batch import classify
+from kenso_git.serve.watch_batch import is_temporary
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
@@ -40,11 +39,6 @@ QUIET_MS = 50  # a batch is synced once this long passes without a new event
 MAX_BATCH_MS = 1000  # ... or when it has been growing this long (a long checkout)
 POLL_S = 1.0  # the fallback's period
 HAND_OFF_S = 1.0  # the watcher waits this long for another writer, then hands it the sync
-# Files whose edit changes what the scope is: re-read the rules, then compare everything.
-RULE_FILES = frozenset({".gitignore", ".cursorignore", ".kensoignore", ".kenso.toml"})
-CONFIG_FILES = frozenset({"pyproject.toml", ".kenso.toml"})
-# Names an editor saves through; a vanished one was never a folder of docs.
-_TEMP_SUFFIXES = (".tmp", "~", ".swp", ".swx", ".bak")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,22 +61,6 @@ class WatcherStatus:
     reason: str | None
     syncs: int  # syncs run
     checks: int  # steps done (a batch of events, a poll, the catch-up), failed ones too
-
-
-class _Batch:
-    """What one batch of events asks for."""
-
-    __slots__ = ("full", "paths", "reason", "rules")
-
-    def __init__(self) -> None:
-        self.paths: set[str] = set()
-        self.full = False
-        self.rules = False
-        self.reason = "events"
-
-    def want_full(self, reason: str) -> None:
-        self.full = True
-        self.reason = reason
 
 
 class Watcher:
@@ -175,9 +153,12 @@ class Watcher:
         import watchfiles
 
         paths = [str(self.root)]
-        git_dir = self.kb.workspace.git_dir
-        if git_dir is not None and not git_dir.is_relative_to(self.root):
-            paths.append(str(git_dir))  # a linked worktree: its HEAD lives elsewhere
+        ws = self.kb.workspace
+        if ws.git_dir is not None and not ws.git_dir.is_relative_to(self.root):
+            paths.append(str(ws.git_dir))  # a linked worktree: its HEAD lives elsewhere
+            heads = ws.common_dir / "refs" / "heads" if ws.common_dir is not None else None
+            if heads is not None and heads.is_dir():
+                paths.append(str(heads))  # ... and its branch's commits in the shared refs
         self._set(self._ok, "events", self._reason)
         for changes in watchfiles.watch(
             *paths,
@@ -195,8 +176,13 @@ class Watcher:
 
     def _poll(self) -> None:
         self._set(self._ok, "polling", self._reason)
-        while not self._stop.wait(self.poll_s):
+        pause = self.poll_s
+        while not self._stop.wait(pause):
+            started = time.monotonic()
             self._guarded(lambda: self._full("poll"))
+            # A check of a monorepo's scope can take a second: rest ten times as long, so
+            # the fallback never costs more than a tenth of a core.
+            pause = max(self.poll_s, 10 * (time.monotonic() - started))
 
     def _guarded(self, work: Callable[[], None]) -> None:
         """Run one step; whatever fails is reported, never raised (the server lives on)."""
@@ -217,36 +203,12 @@ class Watcher:
 
     # -- what events mean ----------------------------------------------------------------
 
-    def _classify(self, absolute: Iterable[str]) -> _Batch:
-        batch = _Batch()
-        ws = self.kb.workspace
+    def _classify(self, absolute: Iterable[str]) -> Batch:
         db_dir = str(self.kb.db_path.parent)
-        for path in absolute:
-            if path == db_dir or path.startswith(db_dir + os.sep):
-                continue  # our own writes
-            git_rel = _git_file(path, ws.git_dir, ws.common_dir)
-            if git_rel is not None:
-                if git_rel == "info/exclude":
-                    batch.rules = True
-                    batch.want_full("rules")
-                elif git_rel in ("HEAD", "packed-refs") or git_rel.startswith("refs/heads/"):
-                    batch.want_full("head")
-                continue
-            rel = _relative(path, self.root)
-            if rel is None or rel.split("/", 1)[0] == DB_DIRNAME:
-                continue
-            name = rel.rsplit("/", 1)[-1]
-            if name in RULE_FILES or (name in CONFIG_FILES and "/" not in rel):
-                batch.rules = True
-                batch.want_full("rules")
-            elif is_markdown(name):
-                batch.paths.add(rel)
-            elif os.path.isdir(path) or (not os.path.lexists(path) and self._was_folder(rel)):
-                batch.want_full("folder")  # a folder moved or deleted: its files fire nothing
-        return batch
+        return classify(absolute, self.kb.workspace, db_dir, self._was_folder)
 
     def _was_folder(self, rel: str) -> bool:
-        if rel.endswith(_TEMP_SUFFIXES) or ".md." in rel.lower():
+        if is_temporary(rel):
             return False
         from kenso_git.store.files import indexed_paths
 
@@ -255,7 +217,7 @@ class Watcher:
         prefix = rel + "/"
         return any(p.startswith(prefix) for p in self.kb.read(indexed_paths))
 
-    def _run_batch(self, batch: _Batch) -> None:
+    def _run_batch(self, batch: Batch) -> None:
         if batch.rules and self.on_rules is not None:
             self.on_rules()
         if batch.full:
@@ -316,21 +278,3 @@ class Watcher:
     def _healthy(self) -> None:
         with self._changed:
             self._ok, self._reason = True, None
-
-
-def _relative(path: str, root: Path) -> str | None:
-    base = str(root)
-    if not path.startswith(base + os.sep):
-        return None
-    return path[len(base) + 1 :].replace(os.sep, "/")
-
-
-def _git_file(path: str, git_dir: Path | None, common_dir: Path | None) -> str | None:
-    """`path` relative to the git dir (or the common dir) it lies in; None outside both."""
-    for folder in (git_dir, common_dir):
-        if folder is None:
-            continue
-        rel = _relative(path, folder)
-        if rel is not None:
-            return rel
-    return None
