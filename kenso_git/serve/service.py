@@ -172,6 +172,12 @@ class Service:
             if self._kb is not None:
                 self._kb.settings = settings._replace(query_sync=self._kb.settings.query_sync)
 
+    def after_catch_up(self) -> None:
+        """Wait (10 s at most) for the watcher's first check: a state read beside it would
+        answer before the catch-up and walk the tree twice at once (twice the memory)."""
+        if self.watcher is not None:
+            self.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", 10.0)
+
     def watcher_health(self) -> tuple[bool | None, str | None]:
         """`watcher_ok` and its reason for `health_check`."""
         if self.watcher is None:
@@ -331,6 +337,7 @@ class Service:
             "watcher_reason": None,
         }
         out["watcher_ok"], out["watcher_reason"] = self.watcher_health()
+        self.after_catch_up()
         try:
             kb = self.kb()
             kb.refresh()  # like every read tool: answer about the work tree as it is now
@@ -361,6 +368,7 @@ class Service:
         Raises:
             NoIndexError: there is no index.
         """
+        self.after_catch_up()
         kb = self.kb()
         kb.refresh()
         st = kb.state()

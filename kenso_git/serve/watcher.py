@@ -39,6 +39,7 @@ QUIET_MS = 50  # a batch is synced once this long passes without a new event
 MAX_BATCH_MS = 1000  # ... or when it has been growing this long (a long checkout)
 POLL_S = 1.0  # the fallback's period
 HAND_OFF_S = 1.0  # the watcher waits this long for another writer, then hands it the sync
+RELEASE_AFTER_FILES = 5000  # after comparing this many rows, give the memory back to the OS
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,12 +246,16 @@ class Watcher:
         started = time.perf_counter()
         meta, stored = kb.read(lambda conn: (read_meta(conn), load_files(conn)))
         found = changes(kb.workspace, kb.settings, meta, stored)
+        looked = len(stored)
+        del stored
+        if looked >= RELEASE_AFTER_FILES:
+            _release_memory()
         if not found.any:
             self._healthy()
             return
         # A branch switch can touch thousands: then the index's own full walk is cheaper.
         paths = None if found.too_many else found.paths
-        self._sync(paths, full=True, reason=reason, started=started, looked=len(stored))
+        self._sync(paths, full=True, reason=reason, started=started, looked=looked)
 
     def _sync(
         self,
@@ -278,3 +283,15 @@ class Watcher:
     def _healthy(self) -> None:
         with self._changed:
             self._ok, self._reason = True, None
+
+
+def _release_memory() -> None:
+    """Hand the rows of a large comparison back to the OS: they were allocated in this
+    thread's malloc arena, which glibc keeps (~9 MB at 48,600 docs) unless trimmed."""
+    import contextlib
+    import ctypes
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim this way
+        ctypes.CDLL("libc.so.6").malloc_trim(0)

@@ -47,6 +47,9 @@ def test_watch_logs_each_sync_and_stops_on_ctrl_c(repo: Path, mode: tuple[str, .
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell's background job inherits SIGINT ignored, and Python then never raises
+        # KeyboardInterrupt: give the child the disposition a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     ) as proc:
         try:
             lines = _lines(proc)
