@@ -104,6 +104,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Before each search and MCP read, sync the docs whose stat data changed since the "
             "index last looked (a few ms when nothing did). `search --no-sync` turns it off "
             "for one command.", env_doc="`0`/`false` turns `query-sync` off, `1`/`true` on."),
+    Setting("watch", "watch", "bool", True, "KENSO_WATCH", "mcp",
+            "`kenso-git serve` watches the checkout and syncs each doc as it is saved. "
+            "`serve --no-watch` turns it off for one server.",
+            env_doc="`0`/`false` turns `watch` off, `1`/`true` on."),
     Setting("synonyms", "synonyms_path", "path", None, "KENSO_SYNONYMS_PATH", "index",
             "Synonym file, relative to the repository root (same format as "
             f"`KENSO_SYNONYMS_PATH`, which wins when set); {_SYNONYMS_DEFAULT}.",
@@ -177,6 +181,7 @@ class Settings(NamedTuple):
     agent_scoped_roots: tuple[str, ...] = ()  # repo-relative folders the MCP server may show
     allow_reindex: bool = False
     query_sync: bool = True  # sync what changed before answering a read
+    watch: bool = True  # `serve` runs the file-system watcher
     synonyms_path: str | None = None
     transport: str = "stdio"
     host: str = "127.0.0.1"

@@ -28,6 +28,7 @@ _COMMANDS: dict[str, str] = {
     "hook": "kenso_git.cli.hooks_cmd:hook",
     "serve": "kenso_git.cli.serve_cmd:serve",
     "connect": "kenso_git.cli.serve_cmd:connect",
+    "watch": "kenso_git.cli.watch_cmd:watch",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +17,9 @@ from kenso_git.errors import UsageError
 from kenso_git.serve.connect import CLIENTS
 from kenso_git.serve.connect import plan
 from kenso_git.serve.connect import write
+
+if TYPE_CHECKING:
+    from kenso_git.serve.service import Service
 
 
 def _setup_logging(level: str) -> None:
@@ -41,6 +45,11 @@ def _setup_logging(level: str) -> None:
     is_flag=True,
     help="Allow a non-loopback HTTP bind address (the bearer token is still required).",
 )
+@click.option(
+    "--no-watch",
+    is_flag=True,
+    help="Do not watch the checkout (docs are still synced before each answer).",
+)
 @option(DB)
 @option(ROOT.with_help("Repository to serve (default: the one around the current directory)."))
 def serve(
@@ -48,6 +57,7 @@ def serve(
     host: str | None,
     port: int | None,
     allow_remote: bool,
+    no_watch: bool,
     db_path: str | None,
     root: Path | None,
 ) -> None:
@@ -57,6 +67,7 @@ def serve(
     Over stdio (default) an editor starts it: see `kenso-git connect`.
     Over HTTP (--transport http) it listens on 127.0.0.1:8000/mcp; every request
     needs the bearer token from .kenso/http.token.
+    A watcher syncs each doc as it is saved (--no-watch, or watch = false, turns it off).
     """
     from kenso_git.serve.service import Service
 
@@ -64,6 +75,24 @@ def serve(
     settings = service.settings
     _setup_logging(settings.log_level)
     chosen = transport or settings.transport
+    if chosen != "stdio":
+        from kenso_git.serve.http import check_bind
+
+        check_bind(host or settings.host, allow_remote)  # refused before anything starts
+    if settings.watch and not no_watch:
+        from kenso_git.serve.watcher import Watcher
+
+        service.watcher = Watcher(service.kb(), on_rules=service.reload_rules)
+        service.watcher.start()
+    try:
+        _run(service, chosen, host, port, allow_remote)
+    finally:
+        if service.watcher is not None:
+            service.watcher.stop()
+
+
+def _run(service: Service, chosen: str, host: str | None, port: int | None, remote: bool) -> None:
+    settings = service.settings
     if chosen == "stdio":
         from kenso_git.serve.server import run_stdio
 
@@ -75,7 +104,7 @@ def serve(
         service,
         host=host or settings.host,
         port=settings.port if port is None else port,
-        allow_remote=allow_remote,
+        allow_remote=remote,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from _thread import get_ident  # built in and loaded at start-up: `threading` is not
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +26,9 @@ HOOK_WAIT_S = 1.0  # a git hook waits this long, then hands its sync to the hold
 CLI_WAIT_S = 600.0  # a command waits this long (saying so), then gives up
 QUERY_WAIT_S = 0.25  # a query-time sync waits this long, then hands its sync to the holder
 _POLL_S = 0.02
-_held: set[str] = set()  # lock files this process holds: the lock is re-entrant
+# (lock file, thread) pairs held here: re-entrant for the holding thread only (a hook's sync
+# runs the index inside the lock), so a tool thread never writes beside the watcher's thread.
+_held: set[tuple[str, int]] = set()
 
 Say = Callable[[str], None]
 
@@ -109,7 +112,8 @@ def coalesced(
         IndexWriteError: the folder cannot be written.
     """
     lock, dirty = folder / LOCK_FILE, folder / DIRTY_FILE
-    if own_run and str(lock) in _held:  # held here already: a hook's sync runs the index
+    mine = (str(lock), get_ident())
+    if own_run and mine in _held:  # held by this thread already: a hook's sync runs the index
         job(0)
         return True
     if not own_run:
@@ -125,7 +129,7 @@ def coalesced(
         )
     rounds = 0
     for _ in range(MAX_ROUNDS):
-        _held.add(str(lock))
+        _held.add(mine)
         try:
             if own_run and rounds == 0:
                 job(0)
@@ -136,7 +140,7 @@ def coalesced(
                 job(rounds)
                 rounds += 1
         finally:
-            _held.discard(str(lock))
+            _held.discard(mine)
             os.close(fd)
         if not dirty.exists():
             return True

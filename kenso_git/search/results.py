@@ -116,6 +116,8 @@ class HealthResult(TypedDict):
     worktree_differs: bool | None  # the indexed docs differ from HEAD's (uncommitted edits)
     version: str
     read_only: bool
+    watcher_ok: bool | None  # the file-system watcher syncs as it should; None: not running
+    watcher_reason: str | None  # why not, or how it watches (events or polling)
 
 
 class StateResult(TypedDict):

@@ -1,8 +1,9 @@
 """MCP over streamable HTTP: loopback bind, bearer token, Origin and Host checks, /health.
 
-Every route (the MCP endpoint `/mcp` and `GET /health`) sits behind `Guard`, which refuses
-a non-loopback `Origin` (403), an unexpected `Host` (403, DNS rebinding) and a missing
-or wrong bearer token (401), in that order. The token lives in `.kenso/http.token`
+Every route (the MCP endpoint `/mcp`, `GET /health`, and `GET /search` and `GET /events`
+of `serve.routes`) sits behind `Guard`, which refuses a non-loopback `Origin` (403), an
+unexpected `Host` (403, DNS rebinding) and a missing or wrong bearer token (401), in that
+order. The token lives in `.kenso/http.token`
 (mode 0600), created on first start. The `reindex` tool is never offered over HTTP.
 """
 
@@ -37,6 +38,7 @@ from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.serve.limits import CallLanes
 from kenso_git.serve.limits import DeadlineH11Protocol
+from kenso_git.serve.routes import Routes
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
 
@@ -157,10 +159,13 @@ class GuardPolicy:
 class Guard:
     """ASGI middleware in front of every HTTP route."""
 
-    def __init__(self, app: ASGIApp, policy: GuardPolicy, service: Service) -> None:
+    def __init__(
+        self, app: ASGIApp, policy: GuardPolicy, service: Service, routes: Routes | None = None
+    ) -> None:
         self.app = app
         self.policy = policy
         self.service = service
+        self.routes = (routes or Routes(service)).table()  # /search, /events
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -176,6 +181,10 @@ class Guard:
             return
         if scope.get("path") == "/health":
             await self._health(scope, receive, send)
+            return
+        route = self.routes.get(scope.get("path", ""))
+        if route is not None:
+            await route(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
@@ -280,6 +289,7 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
         log_level=service.settings.log_level.lower(),
         lifespan="on",
         http=DeadlineH11Protocol,  # header and body deadlines (slowloris)
+        timeout_graceful_shutdown=2,  # /events streams never end by themselves
     )
     uvicorn.Server(config).run(sockets=[sock])
 

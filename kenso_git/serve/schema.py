@@ -81,6 +81,8 @@ class HealthOut(TypedDict):
     worktree_differs: bool | None
     version: str
     read_only: bool
+    watcher_ok: bool | None
+    watcher_reason: str | None
 
 
 class StateOut(TypedDict):

@@ -193,9 +193,11 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
     def health_check() -> Annotated[CallToolResult, HealthOut]:
         """Report whether the search index is usable: {ok, reason, index, documents,
         chunks, schema_version, as_of, stale, stale_reason, worktree_differs, version,
-        read_only}. Changed docs are synced first, so stale is true only when that could not
-        be done. An unusable or missing index gives ok: false with a reason and the command
-        that fixes it."""
+        read_only, watcher_ok, watcher_reason}. Changed docs are synced first, so stale is
+        true only when that could not be done. watcher_ok is true while the server's file
+        watcher keeps the index in step with saves, false with a reason when it cannot, and
+        null when it is off. An unusable or missing index gives ok: false with a reason and
+        the command that fixes it."""
         return _call(service.health)
 
     def index_state() -> Annotated[CallToolResult, StateOut]:

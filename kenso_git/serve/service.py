@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
     from kenso_git.search.pagination import AgentPage
+    from kenso_git.serve.watcher import Watcher
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000
@@ -144,6 +145,7 @@ class Service:
         self._db = db
         self._kb: KnowledgeBase | None = None
         self._lock = threading.Lock()
+        self.watcher: Watcher | None = None  # set by `serve` when it watches the checkout
 
     def kb(self) -> KnowledgeBase:
         """The knowledge base, opened on first use (never creates an index).
@@ -157,6 +159,34 @@ class Service:
 
                 self._kb = KnowledgeBase.of_workspace(self.workspace, db=self._db)
             return self._kb
+
+    def reload_rules(self) -> None:
+        """Re-read settings and the scope gate (an ignore or config file was edited).
+
+        Raises:
+            ConfigError: the edited configuration is malformed (the old rules stay).
+        """
+        settings = load_settings(self.workspace.root)
+        scope = scope_for(self.workspace, settings)
+        with self._lock:
+            self.settings, self.scope = settings, scope
+            if self._kb is not None:
+                self._kb.settings = settings._replace(query_sync=self._kb.settings.query_sync)
+
+    def after_catch_up(self) -> None:
+        """Wait (10 s at most) for the watcher's first check: a state read beside it would
+        answer before the catch-up and walk the tree twice at once (twice the memory)."""
+        if self.watcher is not None:
+            self.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", 10.0)
+
+    def watcher_health(self) -> tuple[bool | None, str | None]:
+        """`watcher_ok` and its reason for `health_check`."""
+        if self.watcher is None:
+            return None, "the watcher is off (serve --no-watch or watch = false)"
+        st = self.watcher.status()
+        if st.ok is False:
+            return False, self.shown(st.reason)
+        return st.ok, f"watching ({st.mode})"
 
     def require_index(self) -> KnowledgeBase:
         """The knowledge base, or NoIndexError when no index exists.
@@ -321,7 +351,11 @@ class Service:
             "worktree_differs": None,
             "version": __version__,
             "read_only": not self.settings.allow_reindex,
+            "watcher_ok": None,
+            "watcher_reason": None,
         }
+        out["watcher_ok"], out["watcher_reason"] = self.watcher_health()
+        self.after_catch_up()
         try:
             kb = self.kb()
             kb.refresh()  # like every read tool: answer about the work tree as it is now
@@ -352,6 +386,7 @@ class Service:
         Raises:
             NoIndexError: there is no index.
         """
+        self.after_catch_up()
         kb = self.kb()
         kb.refresh()
         st = kb.state()

@@ -77,9 +77,10 @@ def test_concurrent_clients_see_either_the_old_or_the_new_index(tmp_path: Path) 
     errors: list[str] = []
     syncs: list[int] = []
     stop = threading.Event()
-    # What is under test is the sync's old-or-new swap; with query-sync on, an answer would
-    # follow the half-rewritten tree instead (tests/serve/test_fresh_property.py covers that).
-    with running_http_server(root, env={"KENSO_QUERY_SYNC": "0"}) as server:
+    # What is under test is the sync's old-or-new swap; with query-sync or the watcher on, an
+    # answer would follow the half-rewritten tree instead (tests/serve/test_fresh_property.py
+    # and test_watcher_property.py cover that).
+    with running_http_server(root, args=("--no-watch",), env={"KENSO_QUERY_SYNC": "0"}) as server:
         writer = threading.Thread(target=_flip, args=(root, stop, syncs))
         writer.start()
         try:
