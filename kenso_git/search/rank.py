@@ -12,11 +12,16 @@ the boost adds up:
 * `index`: a section index page (`index.md`, `_index.md`, `README.md`) whose folder name
   the query names describes that folder;
 * `dedupe`: among candidates with the same title, only the one whose path covers the
-  query best keeps the title boost (near-duplicate pages disambiguated by title).
+  query best keeps the title boost (near-duplicate pages disambiguated by title);
+* `idf`: the title, heading and path coverages weigh each word by the inverse share of
+  the candidates whose title, headings or path hold it, so a word they all share (`npm`
+  in every npm page's title) counts for little;
+* `hspec`: a heading many candidates share (`Synopsis`, `See Also`) boosts by the share
+  of the others that lack it.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
-ablation); `dedupe` is off by default.
+ablation); `dedupe` and `hspec` are off by default.
 """
 
 from __future__ import annotations
