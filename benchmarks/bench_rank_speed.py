@@ -7,8 +7,9 @@ first on PYTHONPATH of the same interpreter, so both sides share Python, SQLite 
 installed libraries. Each round measures, for the baseline and then for this checkout:
 cold ingest (in-process time of a fresh process), in-process search (the queries of
 bench_core.py, limit 5, after a warm-up) and one whole-process `kenso-git search`. Prints
-medians and the ratio this checkout / baseline: on a loaded machine only the ratios mean
-something. Issue #18's targets: search p50 <= 5 ms, p95 <= 20 ms, CLI search <= 0.15 s,
+medians, the ratio this checkout / baseline, and this checkout against itself with
+KENSO_GIT_RANK=off (what the ranking signals cost): on a loaded machine only the ratios
+mean something. Issue #18's targets: search p50 <= 5 ms, p95 <= 20 ms, CLI search <= 0.15 s,
 cold ingest <= 1.3x the baseline's.
 """
 
@@ -39,9 +40,13 @@ def _run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> str:
     return proc.stdout
 
 
-def _env(src: Path | None) -> dict[str, str]:
+def _env(src: Path | None, rank: str | None = None, sync: bool = True) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("KENSO_GIT_RANK", None)
+    if rank is not None:
+        env["KENSO_GIT_RANK"] = rank
+    if not sync:
+        env["KENSO_QUERY_SYNC"] = "0"  # the docs do not change: time the search alone
     if src is not None:
         env["PYTHONPATH"] = str(src)
     return env
@@ -59,6 +64,7 @@ def main() -> None:
     ap.add_argument("--baseline", default="627cdd9")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=5, help="passes over the queries per round")
+    ap.add_argument("--no-query-sync", action="store_true", help="KENSO_QUERY_SYNC=0 on all sides")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kenso-rank-speed-"))
     try:
@@ -74,7 +80,13 @@ def main() -> None:
         shutil.copytree(args.corpus.resolve(), repo / "docs")
         for git_args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "c"]):
             subprocess.run(["git", "-C", str(repo), *git_args], check=True, capture_output=True)
-        sides = {"baseline": _env(base_src), "this": _env(None)}
+        sync = not args.no_query_sync
+        # "this, rank off": this checkout with KENSO_GIT_RANK=off, the cost of the signals
+        sides = {
+            "baseline": _env(base_src, sync=sync),
+            "this": _env(None, sync=sync),
+            "rank off": _env(None, "off", sync),
+        }
         results: dict[str, dict[str, list[float]]] = {
             side: {"ingest": [], "p50": [], "p95": [], "cli": []} for side in sides
         }
@@ -99,16 +111,21 @@ def main() -> None:
                 out["cli"].append(time.perf_counter() - start)
             print(f"round {number + 1}/{args.rounds} done", flush=True)
         print(f"\ncorpus: {args.corpus} ; baseline {args.baseline}; medians of {args.rounds}")
-        print(f"{'measure':28} {'baseline':>10} {'this':>10} {'ratio':>7}")
+        print(
+            f"{'measure':20} {'baseline':>10} {'this':>10} {'ratio':>7}"
+            f" {'rank off':>10} {'ratio':>7}"
+        )
         for key, label in (
             ("ingest", "cold ingest (s)"),
             ("p50", "search p50 (ms)"),
             ("p95", "search p95 (ms)"),
             ("cli", "CLI search (s)"),
         ):
-            base = statistics.median(results["baseline"][key])
-            this = statistics.median(results["this"][key])
-            print(f"{label:28} {base:10.3f} {this:10.3f} {this / base:7.2f}")
+            base, this, off = (statistics.median(results[side][key]) for side in sides)
+            print(
+                f"{label:20} {base:10.3f} {this:10.3f} {this / base:7.2f}"
+                f" {off:10.3f} {this / off:7.2f}"
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
