@@ -254,6 +254,9 @@ def ours(
 
     from kenso_git.kb import KnowledgeBase
 
+    # the corpus does not change during the run: a sync check before each query would only
+    # add time (5x a search on docs-desktop), never a result
+    os.environ["KENSO_QUERY_SYNC"] = "0"
     kb = KnowledgeBase.open(corpus, db=str(db))
     kb.ingest()
     out = {}
