@@ -31,6 +31,7 @@ import math
 import os
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Sequence
 from functools import lru_cache
@@ -69,7 +70,7 @@ class _Doc(NamedTuple):
     title: frozenset[str]
     title_key: str
     headings: tuple[frozenset[str], ...]
-    vocab: frozenset[str]  # every title and heading word: what the candidate-level idf counts
+    vocab: frozenset[str]  # every title, heading and path word: what the idf signal counts
 
 
 def enabled_signals(raw: str | None = None) -> frozenset[str]:
@@ -187,7 +188,7 @@ def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc
     for p, title in titles.items():
         title_words = words(title)
         heads = tuple(dict.fromkeys(words(h) for h in sorted(headings[p])))
-        vocab = title_words.union(*heads)
+        vocab = title_words.union(_path_words(p), *heads)
         out[p] = _Doc(title_words, " ".join(sorted(title_words)), heads, vocab)
     return out
 
@@ -241,11 +242,10 @@ def boosts(
 
 def _doc_freq(docs: dict[str, _Doc], paths: dict[str, frozenset[str]]) -> dict[str, int]:
     """In how many candidates each word appears in the title, a heading or the path."""
-    df: dict[str, int] = {}
+    df: Counter[str] = Counter()
     for p, path_words in paths.items():
         doc = docs.get(p)
-        for word in path_words | doc.vocab if doc is not None else path_words:
-            df[word] = df.get(word, 0) + 1
+        df.update(doc.vocab if doc is not None else path_words)  # vocab holds the path words
     return df
 
 
