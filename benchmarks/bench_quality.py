@@ -254,6 +254,9 @@ def ours(
 
     from kenso_git.kb import KnowledgeBase
 
+    # the corpus does not change during the run: a sync check before each query would only
+    # add time (5x a search on docs-desktop), never a result
+    os.environ["KENSO_QUERY_SYNC"] = "0"
     kb = KnowledgeBase.open(corpus, db=str(db))
     kb.ingest()
     out = {}
@@ -338,9 +341,12 @@ def main() -> None:
     ap.add_argument("--held-out", type=Path, nargs="*", default=[], help="corpora never tuned on")
     ap.add_argument("--ablate", action="store_true", help="also run each signal switched off")
     args = ap.parse_args()
+    from kenso_git.search.rank import DEFAULT_ON
     from kenso_git.search.rank import SIGNALS
 
-    configs = ["", "off", *(f"-{s}" for s in SIGNALS)] if args.ablate else [""]
+    # each default signal switched off, each signal that is off by default switched on
+    toggles = [f"-{s}" if s in DEFAULT_ON else f"+{s}" for s in SIGNALS]
+    configs = ["", "off", *toggles] if args.ablate else [""]
     rows: list[Summary] = []
     work = Path(tempfile.mkdtemp(prefix="kenso-quality-"))
     try:

@@ -12,11 +12,16 @@ the boost adds up:
 * `index`: a section index page (`index.md`, `_index.md`, `README.md`) whose folder name
   the query names describes that folder;
 * `dedupe`: among candidates with the same title, only the one whose path covers the
-  query best keeps the title boost (near-duplicate pages disambiguated by title).
+  query best keeps the title boost (near-duplicate pages disambiguated by title);
+* `idf`: the title, heading and path coverages weigh each word by the inverse share of
+  the candidates whose title, headings or path hold it, so a word they all share (`npm`
+  in every npm page's title) counts for little;
+* `hspec`: a heading many candidates share (`Synopsis`, `See Also`) boosts by the share
+  of the others that lack it.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
-ablation); `dedupe` is off by default.
+ablation); `dedupe` and `hspec` are off by default.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import math
 import os
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Sequence
 from functools import lru_cache
@@ -33,12 +39,16 @@ from typing import NamedTuple
 
 from kenso_git.search.query import STOP_WORDS
 
-SIGNALS = ("title", "heading", "path", "spread", "index", "dedupe")
+SIGNALS = ("title", "heading", "path", "spread", "index", "dedupe", "idf", "hspec")
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
-# tuned on the tuning half only (docs/ranking.md); `dedupe` cost MRR there, so it is off
-DEFAULT_ON = frozenset(SIGNALS) - {"dedupe"}
+# tuned on the tuning half only (docs/ranking.md): `dedupe` cost MRR there and `hspec` made
+# no difference there, so both are off
+DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec"}
 WEIGHTS = {"title": 0.8, "heading": 1.0, "path": 0.1, "spread": 0.1, "index": 0.4}
+HSPEC_P = 1.0
+IDF_K = 1.0
+IDF_SMOOTH = 0.5
 SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must not win by length
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -60,6 +70,7 @@ class _Doc(NamedTuple):
     title: frozenset[str]
     title_key: str
     headings: tuple[frozenset[str], ...]
+    vocab: frozenset[str]  # every title, heading and path word: what the idf signal counts
 
 
 def enabled_signals(raw: str | None = None) -> frozenset[str]:
@@ -100,12 +111,41 @@ def words(text: str) -> frozenset[str]:
     return frozenset(w for w in out if w not in _STOP)
 
 
-def _cover(query: frozenset[str], field: frozenset[str]) -> float:
+class _Weights:
+    """Word weights for coverage: 1 each, or (signal `idf`) the inverse share of the
+    candidates whose title, headings or path hold the word, so a word every candidate has
+    (`npm` in every npm page's title, a `Description` heading on each) counts for little."""
+
+    def __init__(self, df: dict[str, int] | None, n: int) -> None:
+        self.df, self.n = df, n
+        self.memo: dict[str, float] = {}
+
+    def of(self, word: str) -> float:
+        if self.df is None:
+            return 1.0
+        value = self.memo.get(word)
+        if value is None:
+            df = self.df.get(word, 0)
+            value = math.log(1 + IDF_K * self.n / (df + IDF_SMOOTH))
+            self.memo[word] = value
+        return value
+
+    def total(self, field: frozenset[str]) -> float:
+        return len(field) if self.df is None else sum(self.of(w) for w in field)
+
+
+def _cover(query: frozenset[str], field: frozenset[str], weights: _Weights | None = None) -> float:
     """F-measure of the query against a field: high only when each covers the other."""
-    common = len(query & field)
-    if not common:
+    common_words = query & field
+    if not common_words:
         return 0.0
-    recall, precision = common / len(query), common / len(field)
+    if weights is None or weights.df is None:
+        common, wq, wf = float(len(common_words)), float(len(query)), float(len(field))
+    else:
+        common, wq, wf = weights.total(common_words), weights.total(query), weights.total(field)
+    if common <= 0:
+        return 0.0
+    recall, precision = common / wq, common / wf
     return 2 * recall * precision / (recall + precision)
 
 
@@ -148,7 +188,8 @@ def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc
     for p, title in titles.items():
         title_words = words(title)
         heads = tuple(dict.fromkeys(words(h) for h in sorted(headings[p])))
-        out[p] = _Doc(title_words, " ".join(sorted(title_words)), heads)
+        vocab = title_words.union(_path_words(p), *heads)
+        out[p] = _Doc(title_words, " ".join(sorted(title_words)), heads, vocab)
     return out
 
 
@@ -176,14 +217,18 @@ def boosts(
     for item in evidence:
         chunks[item.file_path] = chunks.get(item.file_path, 0) + 1
     docs = _docs(conn, candidates) if signals & {"title", "heading", "dedupe"} else {}
-    path_cover = {p: _cover(wanted, _path_words(p)) for p in candidates}
+    paths = {p: _path_words(p) for p in candidates}
+    weights = _Weights(_doc_freq(docs, paths) if "idf" in signals else None, len(candidates))
+    path_cover = {p: _cover(wanted, paths[p], weights) for p in candidates}
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
+    shared = _heading_freq(docs, candidates) if "hspec" in signals else None
     out: dict[str, float] = {}
     for p in candidates:
         doc = docs.get(p)
         boost = WEIGHTS["path"] * path_cover[p] if "path" in signals else 0.0
         if doc is not None:
-            boost += _doc_boost(wanted, doc, signals, owners.get(doc.title_key, p) == p)
+            owns = owners.get(doc.title_key, p) == p
+            boost += _doc_boost(wanted, doc, signals, owns, weights, shared)
         if "spread" in signals:
             boost += WEIGHTS["spread"] * math.log2(min(chunks.get(p, 1), SPREAD_CAP))
         if "index" in signals and p.rsplit("/", 1)[-1].lower() in INDEX_NAMES:
@@ -195,12 +240,46 @@ def boosts(
     return out
 
 
-def _doc_boost(wanted: frozenset[str], doc: _Doc, signals: frozenset[str], owns: bool) -> float:
+def _doc_freq(docs: dict[str, _Doc], paths: dict[str, frozenset[str]]) -> dict[str, int]:
+    """In how many candidates each word appears in the title, a heading or the path."""
+    df: Counter[str] = Counter()
+    for p, path_words in paths.items():
+        doc = docs.get(p)
+        df.update(doc.vocab if doc is not None else path_words)  # vocab holds the path words
+    return df
+
+
+def _heading_freq(docs: dict[str, _Doc], candidates: Sequence[str]) -> dict[frozenset[str], float]:
+    """Each heading's share of the other candidates that have it too (0: only this one)."""
+    count: dict[frozenset[str], int] = {}
+    for p in candidates:
+        doc = docs.get(p)
+        for h in doc.headings if doc is not None else ():
+            count[h] = count.get(h, 0) + 1
+    n = max(len(candidates) - 1, 1)
+    return {h: (c - 1) / n for h, c in count.items()}
+
+
+def _doc_boost(
+    wanted: frozenset[str],
+    doc: _Doc,
+    signals: frozenset[str],
+    owns: bool,
+    weights: _Weights,
+    shared: dict[frozenset[str], float] | None,
+) -> float:
     boost = 0.0
     if "title" in signals and owns:
-        boost += WEIGHTS["title"] * _cover(wanted, doc.title)
+        boost += WEIGHTS["title"] * _cover(wanted, doc.title, weights)
     if "heading" in signals and doc.headings:
-        boost += WEIGHTS["heading"] * max(_cover(wanted, h) for h in doc.headings)
+        # a heading many candidates share (`Synopsis`, `See Also`) tells them apart little
+        best = max(
+            _cover(wanted, h, weights) * (1 - shared.get(h, 0.0)) ** HSPEC_P
+            if shared is not None
+            else _cover(wanted, h, weights)
+            for h in doc.headings
+        )
+        boost += WEIGHTS["heading"] * best
     return boost
 
 

@@ -148,3 +148,43 @@ def test_the_title_cache_follows_a_new_ingest(titled: KnowledgeBase) -> None:
     grid.write_text("# Row Heights\n\nDrag the edge of a row.\n\n" + FILLER, encoding="utf-8")
     titled.ingest()
     assert boosts(_conn(titled), "column resizing", [], paths, frozenset({"title"})) == {}
+
+
+def test_idf_weighs_a_word_every_candidate_title_has_below_a_rare_one(tmp_path: Path) -> None:
+    """npm's case: every page title starts with `npm`; a title matching only that word must
+    not beat one matching the query's rare word (#18)."""
+    kb = _kb(
+        tmp_path,
+        {
+            "tool.md": "# Tool\n\nThe command line front end.\n\n" + FILLER,
+            "install.md": "# Tool Install\n\nAdds a package.\n\n" + FILLER,
+            "publish.md": "# Tool Publish\n\nUploads a package.\n\n" + FILLER,
+            "run.md": "# Tool Run\n\nRuns a script.\n\n" + FILLER,
+            "mirrors.md": "# Registry Mirrors\n\nWhere packages are fetched from.\n\n" + FILLER,
+        },
+    )
+    paths = [f"docs/{name}.md" for name in ("tool", "install", "publish", "run", "mirrors")]
+    plain = boosts(_conn(kb), "tool registry", [], paths, frozenset({"title"}))
+    assert plain["docs/tool.md"] > plain["docs/mirrors.md"]  # each word counts the same
+    weighed = boosts(_conn(kb), "tool registry", [], paths, frozenset({"title", "idf"}))
+    assert weighed["docs/mirrors.md"] > weighed["docs/tool.md"]
+    assert "idf" in DEFAULT_ON
+
+
+def test_hspec_discounts_a_heading_every_candidate_shares(tmp_path: Path) -> None:
+    kb = _kb(
+        tmp_path,
+        {
+            f"{name}.md": f"# {name.title()}\n\n## Synopsis\n\nRun {name} with flags.\n\n"
+            + (f"## {name.title()} output format\n\nColumns of text.\n\n" if name == "ls" else "")
+            + FILLER
+            for name in ("ls", "cp", "mv")
+        },
+    )
+    paths = ["docs/ls.md", "docs/cp.md", "docs/mv.md"]
+    on = frozenset({"heading", "hspec"})
+    shared = boosts(_conn(kb), "synopsis", [], paths, frozenset({"heading"}))
+    assert set(shared) == set(paths)  # without hspec: a full cover for each
+    assert boosts(_conn(kb), "synopsis", [], paths, on) == {}
+    own = boosts(_conn(kb), "ls output format", [], paths, on)
+    assert own["docs/ls.md"] == pytest.approx(WEIGHTS["heading"])  # a heading of its own
