@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import replace
 
+from kenso_git.search.fuzzy import correct
 from kenso_git.search.preview import clean_highlight
 from kenso_git.search.preview import highlight_terms
 from kenso_git.search.query import AND
@@ -27,7 +28,6 @@ from kenso_git.search.query import NEAR
 from kenso_git.search.query import Stage
 from kenso_git.search.query import build_stages
 from kenso_git.search.query import check_query
-from kenso_git.search.query import correct
 from kenso_git.search.rank import Evidence
 from kenso_git.search.rank import boosts
 from kenso_git.search.rank import enabled_signals

@@ -5,21 +5,12 @@ the AND and NEAR stages (`pre-commit` is `("precommit" OR "pre commit")` there, 
 phrase in NEAR), punctuation-only tokens are dropped instead of becoming empty phrases, and
 the prefix stage runs whenever exactly one plain term survives.
 
-`correct()` is the fuzzy (typo) fallback of spec §4.7: a dictionary of title, tag and
-category words, held as a set bucketed by word length, cached per database file and
-`generation` (so other processes' ingests are seen), never correcting stop words.
+The fuzzy (typo) fallback of spec §4.7 is `search.fuzzy`.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
 import re
-import sqlite3
-import threading
-from collections.abc import Callable
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kenso_git.errors import QueryError
@@ -185,140 +176,3 @@ def build_stages(query: str, synonyms: Synonyms | None = None) -> list[Stage]:
     or_terms = dict.fromkeys(t for item in items for t in item.or_terms())
     stages.append(Stage(" OR ".join(or_terms), OR))
     return stages
-
-
-# --- fuzzy (typo) correction, spec §4.7 with §8.16/§8.23/§8.25 fixed -----------------------
-
-FUZZY_MAX_TERMS = 50_000
-FUZZY_MIN_CHARS = 3
-_STRIP = ".,;:!?()[]{}\"'`"
-
-
-@dataclass(frozen=True, slots=True)
-class _Dictionary:
-    words: frozenset[str]
-    by_length: Mapping[int, tuple[str, ...]]
-    owners: Mapping[str, tuple[str, ...]]  # word -> the documents it comes from
-
-    def visible(self, word: str, path_filter: Callable[[str], bool] | None) -> bool:
-        """The word is in the dictionary and comes from a document the caller may see."""
-        if word not in self.words:
-            return False
-        return path_filter is None or any(path_filter(p) for p in self.owners[word])
-
-    def closest(self, term: str, visible: Callable[[str], bool] | None = None) -> str | None:
-        cutoff = 0.8 if len(term) >= 6 else 0.75
-        # difflib's ratio is 2*M/(a+b) <= 2*min(a,b)/(a+b): lengths outside this band never pass
-        low = math.ceil(len(term) * cutoff / (2 - cutoff))
-        high = math.floor(len(term) * (2 - cutoff) / cutoff)
-        candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
-        if visible is not None:  # a word of a hidden document would be an oracle
-            candidates = [w for w in candidates if visible(w)]
-        import difflib  # only zero-hit queries need it
-
-        found = difflib.get_close_matches(term, candidates, n=1, cutoff=cutoff)
-        return found[0] if found else None
-
-
-_dictionaries: dict[str, tuple[object, _Dictionary | None]] = {}
-_dictionaries_lock = threading.Lock()
-
-
-def _dictionary_words(conn: sqlite3.Connection) -> dict[str, set[str]]:
-    """Each title, tag and category word, with the documents it comes from."""
-    words: dict[str, set[str]] = {}
-    sql = "SELECT DISTINCT title, doc_title, tags, category, file_path FROM chunks"
-    for title, doc_title, tags, category, path in conn.execute(sql):
-        found: set[str] = set()
-        for text in (title, doc_title, category):
-            if text:
-                found.update(w for w in clean(text.lower()).split() if len(w) >= 2)
-        if tags:
-            try:
-                decoded = json.loads(tags)
-            except ValueError:
-                decoded = []
-            for tag in decoded if isinstance(decoded, list) else []:
-                found.update(w for w in str(tag).lower().split() if len(w) >= 2)
-        for word in found:
-            words.setdefault(word, set()).add(path)
-    return words
-
-
-def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
-    """(database file, generation) for caching, or None for an in-memory database."""
-    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
-    if not files or not files[0]:
-        return None
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        generation: object = row[0] if row is not None else None
-    except sqlite3.OperationalError:
-        generation = None
-    if generation is None:
-        generation = ("mtime", os.stat(files[0]).st_mtime_ns)
-    return files[0], generation
-
-
-def load_dictionary(conn: sqlite3.Connection) -> _Dictionary | None:
-    """The fuzzy dictionary of the index (None when empty or too large), cached per generation."""
-    key = _cache_key(conn)
-    if key is not None:
-        with _dictionaries_lock:
-            cached = _dictionaries.get(key[0])
-        if cached is not None and cached[0] == key[1]:
-            return cached[1]
-    words = _dictionary_words(conn)
-    dictionary = None
-    if words and len(words) <= FUZZY_MAX_TERMS:
-        buckets: dict[int, list[str]] = {}
-        for w in sorted(words):
-            buckets.setdefault(len(w), []).append(w)
-        dictionary = _Dictionary(
-            frozenset(words),
-            {n: tuple(ws) for n, ws in buckets.items()},
-            {w: tuple(sorted(paths)) for w, paths in words.items()},
-        )
-    if key is not None:
-        with _dictionaries_lock:
-            _dictionaries[key[0]] = (key[1], dictionary)
-    return dictionary
-
-
-def correct(
-    conn: sqlite3.Connection, text: str, path_filter: Callable[[str], bool] | None = None
-) -> str | None:
-    """`text` with misspelt words replaced by close index terms, or None when nothing changed.
-
-    Stop words and words shorter than 3 characters are never corrected; other words keep
-    their case. With `path_filter`, only words of documents it allows count as known or
-    as corrections, so a correction never reveals a hidden document.
-    """
-    dictionary = load_dictionary(conn)
-    if dictionary is None:
-        return None
-    out, changed = [], False
-    known: dict[str, bool] = {}  # each word's visibility once per call, not once per term
-
-    def visible(word: str) -> bool:
-        verdict = known.get(word)
-        if verdict is None:
-            verdict = known[word] = dictionary.visible(word, path_filter)
-        return verdict
-
-    for word in text.split():
-        core = word.strip(_STRIP).lower()
-        replacement = None
-        if (
-            len(core) >= FUZZY_MIN_CHARS
-            and core not in STOP_WORDS
-            and not visible(core)
-            and any(ch.isalpha() for ch in core)
-        ):
-            replacement = dictionary.closest(core, None if path_filter is None else visible)
-        if replacement is not None:
-            out.append(replacement)
-            changed = True
-        else:
-            out.append(word)
-    return " ".join(out) if changed else None

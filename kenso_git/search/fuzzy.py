@@ -1,0 +1,196 @@
+"""The fuzzy (typo) fallback of spec §4.7, with §8.16/§8.23/§8.25 fixed.
+
+A dictionary of title, tag and category words, held as a set bucketed by word length and
+cached per database file and `generation` (so other processes' writes are seen). A new
+generation re-reads only the documents whose blob changed: with a watcher or a query-time
+sync writing on every save, rebuilding the whole dictionary cost the first zero-hit search
+after each write about a fifth of a second on the docs corpus (#16). Stop words are never
+corrected, and a word counts only for callers who may see a document it comes from.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from kenso_git.search.query import STOP_WORDS
+from kenso_git.search.query import clean
+from kenso_git.store import schema
+
+FUZZY_MAX_TERMS = 50_000
+FUZZY_MIN_CHARS = 3
+_STRIP = ".,;:!?()[]{}\"'`"
+# past this share of changed documents one full read is cheaper than a read per document
+_FULL_READ_SHARE = 0.3
+
+
+class Dictionary(NamedTuple):
+    """The correction words, by length, and the documents each word comes from."""
+
+    words: frozenset[str]
+    by_length: Mapping[int, tuple[str, ...]]
+    owners: Mapping[str, tuple[str, ...]]
+
+    def visible(self, word: str, path_filter: Callable[[str], bool] | None) -> bool:
+        """The word is in the dictionary and comes from a document the caller may see."""
+        if word not in self.words:
+            return False
+        return path_filter is None or any(path_filter(p) for p in self.owners[word])
+
+    def closest(self, term: str, visible: Callable[[str], bool] | None = None) -> str | None:
+        """The closest dictionary word (difflib ratio over the cutoff), or None."""
+        cutoff = 0.8 if len(term) >= 6 else 0.75
+        # difflib's ratio is 2*M/(a+b) <= 2*min(a,b)/(a+b): lengths outside this band never pass
+        low = math.ceil(len(term) * cutoff / (2 - cutoff))
+        high = math.floor(len(term) * (2 - cutoff) / cutoff)
+        candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
+        if visible is not None:  # a word of a hidden document would be an oracle
+            candidates = [w for w in candidates if visible(w)]
+        import difflib  # only zero-hit queries need it
+
+        found = difflib.get_close_matches(term, candidates, n=1, cutoff=cutoff)
+        return found[0] if found else None
+
+
+class _Cached(NamedTuple):
+    generation: object
+    settings: object  # the parse settings the words were read under
+    versions: dict[str, str]  # path -> blob id of the words held
+    per_doc: dict[str, frozenset[str]]
+    dictionary: Dictionary | None
+
+
+_cache: dict[str, _Cached] = {}
+_cache_lock = threading.Lock()
+
+_WORDS_SQL = "SELECT DISTINCT title, doc_title, tags, category, file_path FROM chunks"
+
+
+def _doc_words(
+    rows: list[tuple[str | None, str | None, str | None, str | None, str]],
+) -> dict[str, set[str]]:
+    """Each document's title, tag and category words (of two characters or more)."""
+    per_doc: dict[str, set[str]] = {}
+    for title, doc_title, tags, category, path in rows:
+        found = per_doc.setdefault(path, set())
+        for text in (title, doc_title, category):
+            if text:
+                found.update(w for w in clean(text.lower()).split() if len(w) >= 2)
+        if tags:
+            try:
+                decoded = json.loads(tags)
+            except ValueError:
+                decoded = []
+            for tag in decoded if isinstance(decoded, list) else []:
+                found.update(w for w in str(tag).lower().split() if len(w) >= 2)
+    return per_doc
+
+
+def _read_words(conn: sqlite3.Connection, paths: list[str] | None) -> dict[str, frozenset[str]]:
+    if paths is None:
+        rows = conn.execute(_WORDS_SQL).fetchall()
+    else:
+        sql = _WORDS_SQL + " WHERE file_path IN (SELECT value FROM json_each(?))"
+        rows = conn.execute(sql, (json.dumps(paths),)).fetchall()
+    return {path: frozenset(words) for path, words in _doc_words(rows).items()}
+
+
+def _build(per_doc: Mapping[str, frozenset[str]]) -> Dictionary | None:
+    owners: dict[str, list[str]] = {}
+    for path in sorted(per_doc):
+        for word in per_doc[path]:
+            owners.setdefault(word, []).append(path)
+    if not owners or len(owners) > FUZZY_MAX_TERMS:
+        return None
+    buckets: dict[int, list[str]] = {}
+    for word in sorted(owners):
+        buckets.setdefault(len(word), []).append(word)
+    return Dictionary(
+        frozenset(owners),
+        {n: tuple(ws) for n, ws in buckets.items()},
+        {w: tuple(paths) for w, paths in owners.items()},
+    )
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> object:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row is not None else None
+
+
+def load_dictionary(conn: sqlite3.Connection) -> Dictionary | None:
+    """The fuzzy dictionary of the index (None when empty or too large), cached per generation."""
+    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    db = files[0] if files and files[0] else None
+    generation = _meta(conn, schema.META_GENERATION)
+    settings = _meta(conn, schema.META_SETTINGS)
+    if generation is None and db is not None:  # an index written before generations
+        generation = ("mtime", os.stat(db).st_mtime_ns)
+    with _cache_lock:
+        cached = _cache.get(db) if db is not None else None
+    if cached is not None and generation is not None and cached.generation == generation:
+        return cached.dictionary
+    versions = dict(conn.execute("SELECT path, blob_id FROM files"))
+    if cached is None or generation is None or cached.settings != settings:
+        per_doc = _read_words(conn, None)
+    else:
+        changed = [p for p, blob in versions.items() if cached.versions.get(p) != blob]
+        if len(changed) > _FULL_READ_SHARE * max(len(versions), 1):
+            per_doc = _read_words(conn, None)
+        else:
+            per_doc = {p: w for p, w in cached.per_doc.items() if p in versions}
+            for path in changed:
+                per_doc.pop(path, None)
+            per_doc.update(_read_words(conn, changed))
+    dictionary = _build(per_doc)
+    if db is not None and generation is not None:
+        with _cache_lock:
+            _cache[db] = _Cached(generation, settings, versions, per_doc, dictionary)
+    return dictionary
+
+
+def correct(
+    conn: sqlite3.Connection, text: str, path_filter: Callable[[str], bool] | None = None
+) -> str | None:
+    """`text` with misspelt words replaced by close index terms, or None when nothing changed.
+
+    Stop words and words shorter than 3 characters are never corrected; other words keep
+    their case. With `path_filter`, only words of documents it allows count as known or
+    as corrections, so a correction never reveals a hidden document.
+    """
+    dictionary = load_dictionary(conn)
+    if dictionary is None:
+        return None
+    out, changed = [], False
+    known: dict[str, bool] = {}  # each word's visibility once per call, not once per term
+
+    def visible(word: str) -> bool:
+        verdict = known.get(word)
+        if verdict is None:
+            verdict = known[word] = dictionary.visible(word, path_filter)
+        return verdict
+
+    for word in text.split():
+        core = word.strip(_STRIP).lower()
+        replacement = None
+        if (
+            len(core) >= FUZZY_MIN_CHARS
+            and core not in STOP_WORDS
+            and not visible(core)
+            and any(ch.isalpha() for ch in core)
+        ):
+            replacement = dictionary.closest(core, None if path_filter is None else visible)
+        if replacement is not None:
+            out.append(replacement)
+            changed = True
+        else:
+            out.append(word)
+    return " ".join(out) if changed else None
