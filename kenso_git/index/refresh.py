@@ -11,6 +11,7 @@ the moment it is given.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from typing import TYPE_CHECKING
 from typing import NamedTuple
@@ -26,6 +27,7 @@ from kenso_git.store.meta import read_meta
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable
+    from pathlib import Path
 
     from kenso_git.config import Settings
     from kenso_git.repo.discover import SourceFile
@@ -108,13 +110,37 @@ def git_changes(ws: Workspace, settings: Settings, conn: sqlite3.Connection) -> 
     looked, mark = picked
     paths: list[str] = []
     if looked:  # nothing listed, the common case, costs no import of the walker
-        from kenso_git.repo.discover import discover_paths
+        rows = load_files(conn, looked)
+        # A listed doc whose stat data still matches its row was vetted when it was indexed
+        # (an ignore-rule edit makes the next check walk): one lstat, not a second vetting
+        # of every folder above it. Uncommitted docs are listed on every check.
+        vet = [rel for rel in looked if not _same_regular_file(ws.root, rel, rows.get(rel))]
+        if vet:
+            from kenso_git.repo.discover import discover_paths
 
-        found = discover_paths(ws, settings, looked, scope=scope)
-        paths = _differing(found, load_files(conn, looked))
+            found = discover_paths(ws, settings, vet, scope=scope)
+            paths = _differing(found, {rel: rows[rel] for rel in vet if rel in rows})
     head_moved = now.head != (meta.get(schema.META_HEAD) or None)
     behind = mark.head != now.head or len(mark.docs - set(now.docs)) > MARK_SLACK
     return Changes(paths, head_moved, now.head, time.perf_counter() - started, behind)
+
+
+def _same_regular_file(root: Path, rel: str, row: FileRow | None) -> bool:
+    """The path is still the regular file (no symlink) the row's stat data describes."""
+    if row is None:
+        return False
+    try:
+        st = os.lstat(os.path.join(root, rel))
+    except OSError:
+        return False
+    return (
+        stat.S_ISREG(st.st_mode)
+        and row.size == st.st_size
+        and row.mtime_ns == st.st_mtime_ns
+        and row.ctime_ns == st.st_ctime_ns
+        and row.inode == st.st_ino
+        and st.st_mtime_ns < row.seen_ns
+    )
 
 
 def disk_state(root: str, row: FileRow | None) -> str:

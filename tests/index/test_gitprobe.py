@@ -89,6 +89,39 @@ def test_a_no_change_sync_and_check_look_at_no_unchanged_doc(
     assert calls["scandir"] == 0
 
 
+def test_a_check_of_uncommitted_docs_costs_one_stat_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new repository whose docs are not committed yet: git lists every doc, and a check
+    stats each once against the files table instead of vetting it again (ancestor folders,
+    symlink target, ignore rules): that cost 0.23 s per read on the docs corpus."""
+    root = tmp_path / "fresh"
+    for i in range(200):
+        path = root / f"docs/{i // 20}/sub/d{i}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(doc(f"Doc {i}"), encoding="utf-8")
+    git(root.parent, "init", "-q", str(root))
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    kb.sync()
+    lstats = {"n": 0}
+    real_lstat = os.lstat
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        lstats["n"] += 1
+        return real_lstat(*args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counting)
+    calls = _count_calls(monkeypatch)
+    kb.refresh()
+    assert calls["scandir"] == 0
+    assert lstats["n"] + calls["stat"] <= 200 + 20  # before: about 20 per doc
+    (root / "docs/3/sub/d61.md").write_text(
+        doc("Doc 61", "Sixty-one now mentions zebras, with words enough to be indexed.\n")
+    )
+    assert [h.file_path for h in kb.search("zebras").hits] == ["docs/3/sub/d61.md"]
+
+
 def _step(repo: Path, kb: KnowledgeBase, rng: random.Random, counter: int) -> str:
     """One random change to the work tree, the git index, HEAD or the ignore rules."""
 
