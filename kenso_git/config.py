@@ -104,6 +104,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Before each search and MCP read, sync the docs whose stat data changed since the "
             "index last looked (a few ms when nothing did). `search --no-sync` turns it off "
             "for one command.", env_doc="`0`/`false` turns `query-sync` off, `1`/`true` on."),
+    Setting("call-budget", "call_budget", "int", 10, "KENSO_CALL_BUDGET", "mcp",
+            "Wall seconds one MCP tool call (or `GET /search`) may spend searching before it "
+            "is stopped with an error naming this setting; the caps on queries and paths keep "
+            "normal calls far below it.", minimum=1, unit="seconds"),
     Setting("watch", "watch", "bool", True, "KENSO_WATCH", "mcp",
             "`kenso-git serve` watches the checkout and syncs each doc as it is saved. "
             "`serve --no-watch` turns it off for one server.",
@@ -181,6 +185,7 @@ class Settings(NamedTuple):
     agent_scoped_roots: tuple[str, ...] = ()  # repo-relative folders the MCP server may show
     allow_reindex: bool = False
     query_sync: bool = True  # sync what changed before answering a read
+    call_budget: int = 10  # wall seconds a tool call may spend searching
     watch: bool = True  # `serve` runs the file-system watcher
     synonyms_path: str | None = None
     transport: str = "stdio"

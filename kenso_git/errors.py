@@ -97,6 +97,10 @@ class QueryError(UsageError):
         self.reply = reply
 
 
+class CallBudgetError(KensoError):
+    """A call ran past its time budget (`call-budget`) and was stopped."""
+
+
 class EmptyQueryError(QueryError):
     """The query is empty or only whitespace."""
 

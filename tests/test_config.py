@@ -77,6 +77,7 @@ def test_known_keys_are_the_core_and_lint_keys() -> None:
     assert sorted(CORE_KEYS) == [
         "agent-scoped-roots",
         "allow-reindex",
+        "call-budget",
         "chunk-overlap",
         "chunk-size",
         "exclude",

@@ -28,6 +28,7 @@ from kenso_git.search.querylang import Query
 from kenso_git.search.querylang import QuerySyntaxError
 from kenso_git.search.querylang import Term
 from kenso_git.search.querylang import parse
+from kenso_git.store import budget
 from kenso_git.store.schema import BM25_WEIGHTS
 
 PathFilter = Callable[[str], bool]
@@ -93,6 +94,7 @@ def search(
         raise QuerySyntaxError(
             "unknown mode", token=request.mode, column=1, hint="mode is ranked or exhaustive"
         )
+    budget.check()  # the call's time budget (a query-time sync may have spent it)
     text = request.full_query()
     query = parse(text, now=now)
     if not query.terms and not query.filters:

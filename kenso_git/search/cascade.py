@@ -32,6 +32,7 @@ from kenso_git.search.rank import Evidence
 from kenso_git.search.rank import boosts
 from kenso_git.search.rank import enabled_signals
 from kenso_git.search.synonyms import Synonyms
+from kenso_git.store import budget
 from kenso_git.store.schema import BM25_WEIGHTS
 
 PathFilter = Callable[[str], bool]
@@ -199,6 +200,7 @@ def _cascade(
     seen: set[int] = set()
     files: set[str] = set()
     for tier, stage in enumerate(build_stages(text, synonyms)):
+        budget.check()  # a call past its time budget stops between stages too
         for row in _stage_rows(conn, stage, tier, filters, fetch):
             if row.chunk_id not in seen:
                 seen.add(row.chunk_id)

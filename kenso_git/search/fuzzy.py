@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from kenso_git.search.query import STOP_WORDS
 from kenso_git.search.query import clean
+from kenso_git.store import budget
 from kenso_git.store import schema
 
 FUZZY_MAX_TERMS = 50_000
@@ -179,6 +180,7 @@ def correct(
         return verdict
 
     for word in text.split():
+        budget.check()  # difflib over the dictionary is the costliest Python of a search
         core = word.strip(_STRIP).lower()
         replacement = None
         if (

@@ -29,6 +29,7 @@ from kenso_git.search.grep import line_hits
 from kenso_git.search.literals import required_literals
 from kenso_git.search.pagination import AgentHit
 from kenso_git.search.pagination import AgentPage
+from kenso_git.store import budget
 
 PathFilter = Callable[[str], bool]
 
@@ -121,6 +122,7 @@ def _all_hits(
 ) -> Iterator[tuple[Doc, LineHit]]:
     needles = required_literals(pattern.source)
     for doc in docs:
+        budget.check()  # one document's RE2 run is linear; the whole corpus is the budget's
         data = _read(root, doc.path, max_bytes)
         # a document without one of the pattern's literals cannot match: RE2 skips it
         if data is None or not all(n in data for n in needles):

@@ -48,6 +48,7 @@ from kenso_git.search.results import SearchMultiResult
 from kenso_git.search.results import SnippetResult
 from kenso_git.search.results import StateResult
 from kenso_git.search.snippet import make_snippet
+from kenso_git.store.budget import call_budget
 
 if TYPE_CHECKING:
     from kenso_git.kb import IndexState
@@ -125,7 +126,8 @@ def _hides_root(
     @functools.wraps(method)
     def wrapper(self: Service, /, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return method(self, *args, **kwargs)
+            with call_budget(self.settings.call_budget):  # every door gets one budget (#13)
+                return method(self, *args, **kwargs)
         except KensoError as err:
             err.message = self.shown(err.message)
             err.hint = None if err.hint is None else self.shown(err.hint)
@@ -424,6 +426,7 @@ class Service:
         }
         return out, out
 
+    @_hides_root
     def search(
         self,
         query: str,
@@ -453,6 +456,7 @@ class Service:
         page = self.kb().agent_search(request, path_filter=self.scope.gate())
         return page, page
 
+    @_hides_root
     def regex_search(
         self,
         pattern: str,

@@ -16,6 +16,7 @@ from pathlib import Path
 from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
+from kenso_git.store import budget
 from kenso_git.store import schema
 from kenso_git.store.faults import REBUILD_HINT
 from kenso_git.store.faults import database_failure
@@ -59,6 +60,7 @@ def open_reader(db_path: Path) -> sqlite3.Connection:
         )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+        budget.install(conn)  # a tool call's time budget stops its statements (#13)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         has_chunks = conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name='chunks'"
