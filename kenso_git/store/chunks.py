@@ -23,18 +23,10 @@ class ChunkRow(NamedTuple):
     doc_title: str | None
 
 
-# The chunks columns a new version of a file may change, in one order for SELECT, INSERT
-# and UPDATE (see _kept_values).
-_KEPT: tuple[str, ...] = (
-    "title",
-    "section_path",
-    "content",
-    "search_extra",
-    "category",
-    "audience",
-    "tags",
-    "doc_title",
-)
+# The chunks columns a new version of a file may change (all but its identity, hash and
+# timestamps), in one order for SELECT, INSERT and UPDATE (see _kept_values).
+_FIXED = ("id", "file_path", "chunk_index", "content_hash", "created_at", "updated_at")
+_KEPT: tuple[str, ...] = tuple(c for c in schema.CHUNK_COLUMNS if c not in _FIXED)
 _KEPT_COLUMNS = ", ".join(_KEPT)
 # New rows get their timestamps from Python, one per file, and '' for a missing tags list or
 # document title (NULLIF stores NULL): binding a None costs the sqlite3 module an adapter
