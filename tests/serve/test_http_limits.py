@@ -21,6 +21,9 @@ from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
 from tests.serve.http_helpers import HttpServer
 from tests.serve.http_helpers import running_http_server
+from tests.serve.rpc import INIT
+from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import tool_call
 
 TIMEOUT_S = 1.0
 BOUND_S = 20  # every wait below ends by then, whatever the machine's load
@@ -201,30 +204,11 @@ def test_an_oversized_body_is_refused(server: HttpServer) -> None:
 def test_the_real_server_still_answers_long_queries(server: HttpServer) -> None:
     # A heavy call goes through the lane and gets kenso's answer, not a refusal.
     headers = {**server.auth(), "Accept": "application/json, text/event-stream"}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }
     with httpx.Client(headers=headers, timeout=BOUND_S) as client:
-        reply = client.post(server.url, json=init)
+        reply = client.post(server.url, json=INIT)
         session = {"mcp-session-id": reply.headers.get("mcp-session-id", "")}
-        client.post(
-            server.url,
-            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-            headers=session,
-        )
+        client.post(server.url, json=INITIALIZED, headers=session)
         query = " ".join(["payment"] * 40)
-        body = {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "search_docs", "arguments": {"query": query}},
-        }
+        body = tool_call(2, "search_docs", {"query": query})
         answer = client.post(server.url, json=body, headers=session).json()
     assert "docs/" in json.dumps(answer["result"])
