@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.serve.conftest import KENSO_EXE
 
@@ -33,6 +34,21 @@ class HttpServer:
 
     def auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
+
+
+@contextlib.contextmanager
+def isolated_git_home(factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A module-wide HOME with its own git identity and no system config (the per-test
+    fixture in tests/conftest.py cannot serve module-scoped servers)."""
+    home = factory.mktemp("home")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = kenso test\n\temail = test@example.invalid\n", encoding="utf-8"
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        yield
 
 
 def free_port() -> int:

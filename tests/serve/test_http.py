@@ -18,6 +18,7 @@ from tests.serve.conftest import KENSO_EXE
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
 from tests.serve.http_helpers import HttpServer
+from tests.serve.http_helpers import isolated_git_home
 from tests.serve.http_helpers import running_http_server
 from tests.serve.http_helpers import server_env
 from tests.serve.rpc import INIT
@@ -27,14 +28,7 @@ MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    home = tmp_path_factory.mktemp("home")
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = kenso test\n\temail = test@example.invalid\n", encoding="utf-8"
-    )
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    with isolated_git_home(tmp_path_factory):
         root = make_repo(tmp_path_factory.mktemp("http") / "repo", extra="allow-reindex = true\n")
         ingest(root)
         with running_http_server(root, env={"KENSO_TRANSPORT": "http"}) as running:

@@ -27,6 +27,7 @@ from kenso_git.serve.service import Service
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
 from tests.serve.http_helpers import HttpServer
+from tests.serve.http_helpers import isolated_git_home
 from tests.serve.http_helpers import running_http_server
 
 OFF = {"KENSO_QUERY_SYNC": "0"}
@@ -34,14 +35,7 @@ OFF = {"KENSO_QUERY_SYNC": "0"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    home = tmp_path_factory.mktemp("home")
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = kenso test\n\temail = test@example.invalid\n", encoding="utf-8"
-    )
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    with isolated_git_home(tmp_path_factory):
         root = make_repo(tmp_path_factory.mktemp("routes") / "repo", scoped=("docs",))
         ingest(root)
         with running_http_server(root, env=OFF) as running:
