@@ -110,6 +110,22 @@ async def _served_answers(
     return (_hit_keys(hits), docs), json.loads(state.content[0].text)
 
 
+async def answers_match_a_fresh_ingest(
+    client: Client, rng: random.Random, root: Path, fresh_db: Path, ops: list[str]
+) -> dict[str, Any] | None:
+    """Ask a random word and docs; the answers must equal a fresh ingest's unless the state
+    says stale (with a reason). Returns the state, or None for an answer flagged stale."""
+    word = rng.choice(WORDS)
+    existing = [f"docs/{p.name}" for p in sorted((root / "docs").glob("*.md"))]
+    paths = [*rng.sample(existing, min(2, len(existing))), "docs/n0.md"]
+    served, state = await _served_answers(client, word, paths)
+    if state["stale"]:
+        assert state["stale_reason"], state
+        return None
+    assert served == _fresh_answers(root, fresh_db, word, paths), ops
+    return state
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 async def test_every_answer_equals_a_fresh_ingest_or_is_flagged_stale(
     tmp_path: Path, seed: int
@@ -124,14 +140,9 @@ async def test_every_answer_equals_a_fresh_ingest_or_is_flagged_stale(
     async with Client(build_server(Service(root))) as client:
         for step in range(STEPS):
             ops.append(_mutate(rng, root, step))
-            word = rng.choice(WORDS)
-            existing = [f"docs/{p.name}" for p in sorted((root / "docs").glob("*.md"))]
-            paths = [*rng.sample(existing, min(2, len(existing))), "docs/n0.md"]
-            served, state = await _served_answers(client, word, paths)
-            if state["stale"]:
-                assert state["stale_reason"], state
+            state = await answers_match_a_fresh_ingest(client, rng, root, fresh_db, ops)
+            if state is None:
                 stale_answers += 1
                 continue
-            assert served == _fresh_answers(root, fresh_db, word, paths), (step, ops)
             assert state["as_of"] == git(root, "rev-parse", "HEAD").strip()
     assert stale_answers == 0, f"{stale_answers} stale answers at this scale"
