@@ -165,6 +165,25 @@ def disk_state(root: str, row: FileRow | None) -> str:
     return "same" if same else "changed"
 
 
+def pending(
+    ws: Workspace,
+    settings: Settings,
+    read: Callable[[Callable[[sqlite3.Connection], Changes | None]], Changes | None],
+    snapshot: Callable[[], tuple[dict[str, str], dict[str, FileRow]]],
+) -> tuple[Changes, bool]:
+    """What changed since the index last looked, and whether a whole sync should leave a
+    new mark: one `git status` against the last sync's mark, else a walk (`snapshot` reads
+    the meta and every files row for it)."""
+    found = read(lambda conn: git_changes(ws, settings, conn)) if ws.is_git else None
+    if found is not None:
+        return found, False
+    meta, stored = snapshot()
+    # No usable mark (none yet, the ignore rules changed, HEAD moved past rule files): one
+    # whole sync walks and leaves a new one, so the next checks need not walk. An empty
+    # mark is a sync's word that none can be kept here: walk, as before.
+    return changes(ws, settings, meta, stored), ws.is_git and meta.get(gitprobe.META_GIT_MARK) != ""
+
+
 def ensure_fresh(
     ws: Workspace,
     settings: Settings,
@@ -182,15 +201,7 @@ def ensure_fresh(
     """
     from kenso_git.errors import KensoError
 
-    found = read(lambda conn: git_changes(ws, settings, conn)) if ws.is_git else None
-    remark = False
-    if found is None:
-        meta, stored = snapshot()
-        found = changes(ws, settings, meta, stored)
-        # No usable mark (none yet, the ignore rules changed, HEAD moved past rule files):
-        # one whole sync walks and leaves a new one, so the next checks need not walk. An
-        # empty mark is a sync's word that none can be kept here: walk, as before.
-        remark = ws.is_git and meta.get(gitprobe.META_GIT_MARK) != ""
+    found, remark = pending(ws, settings, read, snapshot)
     if not found.any and not remark:
         return FRESH
     if found.too_many:

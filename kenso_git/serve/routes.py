@@ -30,6 +30,7 @@ from starlette.types import Send
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import ScopeError
+from kenso_git.errors import UsageError
 from kenso_git.serve.service import Service
 
 MAX_STREAMS = 8
@@ -172,8 +173,6 @@ def _search_args(params: QueryParams) -> dict[str, Any]:
     Raises:
         KensoError: `q` is missing, or a number field is not a number.
     """
-    from kenso_git.errors import UsageError
-
     query = params.get("q", params.get("query"))
     if query is None:
         raise UsageError("missing q", hint="pass the query as /search?q=...")

@@ -5,9 +5,10 @@ happen and syncs through the same library call as the hooks (`KnowledgeBase.sync
 the one write lock), so the index follows the work tree even between queries. Events
 arrive from `watchfiles` (inotify, FSEvents...) and are grouped until ~50 ms pass without
 one. A changed Markdown file is synced by path; a folder event, a moved HEAD or an edited
-ignore or config file makes the watcher compare the whole scope's stat data with the index
-(`index.refresh.changes`). Where events are unavailable (no inotify, its watch limit
-reached) it falls back to that comparison every second, saying so once in the log.
+ignore or config file makes the watcher ask what the query-time check asks
+(`index.refresh.pending`: one `git status` against the last sync's mark, else a walk).
+Where events are unavailable (no inotify, its watch limit reached) it falls back to that
+check every second, saying so once in the log.
 
 It runs in a daemon thread and never raises: a failure sets `status().ok` to False with
 the reason, and the next good sync sets it back.
@@ -32,6 +33,7 @@ from kenso_git.serve.watch_batch import is_temporary
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
+    from kenso_git.store.files import FileRow
 
 log = logging.getLogger("kenso_git.watch")
 
@@ -236,7 +238,7 @@ class Watcher:
                 self._ok = True
 
     def _full(self, reason: str) -> None:
-        from kenso_git.index.refresh import changes
+        from kenso_git.index.refresh import pending
         from kenso_git.store.files import load_files
         from kenso_git.store.meta import read_meta
 
@@ -244,17 +246,25 @@ class Watcher:
         if not kb.db_path.exists():
             return  # serving never creates an index
         started = time.perf_counter()
-        meta, stored = kb.read(lambda conn: (read_meta(conn), load_files(conn)))
-        found = changes(kb.workspace, kb.settings, meta, stored)
-        looked = len(stored)
-        del stored
-        if looked >= RELEASE_AFTER_FILES:
+        walked = 0  # rows compared by a walk (none when git status named the changes)
+
+        def snapshot() -> tuple[dict[str, str], dict[str, FileRow]]:
+            nonlocal walked
+            meta, stored = kb.read(lambda conn: (read_meta(conn), load_files(conn)))
+            walked = len(stored)
+            return meta, stored
+
+        # the query-time check's own question: `git status` against the mark, else a walk
+        found, remark = pending(kb.workspace, kb.settings, kb.read, snapshot)
+        if walked >= RELEASE_AFTER_FILES:
             _release_memory()
-        if not found.any:
+        if not found.any and not remark:
             self._healthy()
             return
-        # A branch switch can touch thousands: then the index's own full walk is cheaper.
-        paths = None if found.too_many else found.paths
+        # A branch switch can touch thousands, and a whole sync leaves a new mark: then the
+        # index's own sync of everything is cheaper than a list of paths.
+        paths = None if found.too_many or found.mark_behind or remark else found.paths
+        looked = walked or len(found.paths)
         self._sync(paths, full=True, reason=reason, started=started, looked=looked)
 
     def _sync(
