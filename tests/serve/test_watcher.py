@@ -215,3 +215,26 @@ def test_a_command_sync_in_another_thread_waits_for_the_watchers_write(tmp_path:
         release.set()
         holder.join(WAIT_S)
     assert beside == []
+
+
+def test_a_whole_scope_check_asks_git_instead_of_walking(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A poll, a HEAD move or a folder event asks what the query-time check asks: one
+    `git status` against the last sync's mark, not a walk of every folder."""
+    kb = _kb(repo)
+    kb.sync()  # leaves the mark
+    listings = {"n": 0}
+    real = os.scandir
+
+    def counting(*args: object, **kwargs: object) -> object:
+        listings["n"] += 1
+        return real(*args, **kwargs)  # type: ignore[call-overload]
+
+    run = Running(kb, poll_only=True)
+    monkeypatch.setattr(os, "scandir", counting)
+    run.watcher._full("poll")
+    assert listings["n"] == 0  # before: a walk of the tree
+    _save(repo / "docs" / "walkless.md", _text("Walkless", "pangolin"))
+    run.watcher._full("poll")
+    assert run.paths("pangolin") == ["docs/walkless.md"]
