@@ -129,8 +129,9 @@ def write_chunks(
             replace = False
     if not replace:
         conn.execute(
-            "INSERT OR REPLACE INTO documents(path, tags, labels) VALUES (?, ?, ?)",
-            (path, *label_row),
+            "INSERT OR REPLACE INTO documents(path, tags, labels, tags_head, labels_head) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (path, *label_row, *map(schema.label_head, label_row)),
         )
         local = BulkInsert(conn) if bulk is None and len(chunks) >= LOCAL_BULK_FROM else None
         rows = [_kept_values(c, category, audience, None) for c in chunks]
@@ -140,7 +141,7 @@ def write_chunks(
         )
         batch = bulk if bulk is not None else local
         if batch is not None:
-            batch.add(rows, *label_row)
+            batch.add(enumerate(rows), *label_row)
         if local is not None:
             local.end()
         return
@@ -153,13 +154,13 @@ def write_chunks(
     }
     updates: list[tuple[object, ...]] = []
     inserts: list[tuple[object, ...]] = []
-    added: list[KeptValues] = []
+    added: list[tuple[int, KeptValues]] = []
     for index, c in enumerate(chunks):
         values = _kept_values(c, category, audience, None)
         old = have.pop(index, None)
         if old is None:
             inserts.append(_insert_row(path, index, values, content_hash, stamp))
-            added.append(values)
+            added.append((index, values))
         elif old[1] != values:
             updates.append((*values, content_hash, stamp, old[0]))
     gone = [(row_id,) for row_id, _ in have.values()]
@@ -220,12 +221,22 @@ class BulkInsert:
         self.indexed_to = self.last_id = int(row[0])
         self.pending: list[tuple[object, ...]] = []
 
-    def add(self, rows: Iterable[KeptValues], doc_tags: str | None, labels: str | None) -> None:
-        """Note the full-text values of rows just inserted (their `_kept_values`), in
-        insertion order, under their document's tags and labels (schema.TAGS_OF, EXTRA_OF)."""
-        for title, section_path, content, own, category, _audience, own_tags, doc_title in rows:
+    def add(
+        self,
+        rows: Iterable[tuple[int, KeptValues]],
+        doc_tags: str | None,
+        doc_labels: str | None,
+    ) -> None:
+        """Note the full-text values of rows just inserted (chunk index, `_kept_values`), in
+        insertion order, under their document's tags and labels (the chunks_search view)."""
+        heads = schema.label_head(doc_tags), schema.label_head(doc_labels)
+        for index, values in rows:
+            title, section_path, content, own, category, _audience, own_tags, doc_title = values
             self.last_id += 1
-            tags = own_tags if own_tags is not None else doc_tags
+            tags = (
+                schema.indexed_labels(doc_tags, heads[0], index) if own_tags is None else own_tags
+            )
+            labels = schema.indexed_labels(doc_labels, heads[1], index)
             extra = own if labels is None else labels if own is None else f"{labels}\n\n{own}"
             self.pending.append(
                 (

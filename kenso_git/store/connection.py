@@ -221,10 +221,10 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
             for step in range(version, schema.SCHEMA_VERSION):
                 for statement in schema.MIGRATIONS.get(step, ()):
                     conn.execute(statement)
-                if step == 1:
-                    from kenso_git.store.migrate import labels_once
+                if step in (1, 2):
+                    from kenso_git.store import migrate
 
-                    labels_once(conn)
+                    (migrate.labels_once if step == 1 else migrate.labels_capped)(conn)
         conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
 

@@ -73,3 +73,47 @@ def _split(path: str, rows: list[Row]) -> tuple[str, list[str | None]] | None:
         shared = head
         own.append(mine)
     return None if shared is None else (shared, own)
+
+
+_TRIGGERS = ("chunks_ai", "chunks_ad", "chunks_au", "documents_bu", "documents_bd")
+_FTS = schema.FTS_COLUMNS.replace("rowid", "id")
+
+
+def labels_capped(conn: sqlite3.Connection) -> None:
+    """Schema 2 -> 3: the chunks past a document's first index at most LABELS_CAP
+    characters of its labels (schema.label_head).
+
+    Only the documents whose labels are longer are re-indexed: their FTS entries are
+    deleted under the values they were made with (the view shows those while no head is
+    set), the heads set, and the entries made again. Runs inside the caller's transaction.
+    """
+    for trigger in _TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP VIEW IF EXISTS chunks_search")
+    have = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
+    for column in ("tags_head", "labels_head"):
+        if column not in have:  # a 1 -> 2 step has just made the table with them
+            conn.execute(f"ALTER TABLE documents ADD COLUMN {column} INTEGER")
+    for statement in schema.DDL:
+        if "TRIGGER" not in statement:
+            conn.execute(statement)
+    cut = []
+    for path, tags, labels in conn.execute("SELECT path, tags, labels FROM documents"):
+        heads = schema.label_head(tags), schema.label_head(labels)
+        if heads != (None, None):
+            cut.append((path, *heads))
+    rows = "FROM chunks_search WHERE id IN (SELECT id FROM chunk_rows WHERE file_path = ?)"
+    for path, tags_head, labels_head in cut:
+        conn.execute(
+            f"INSERT INTO chunks_fts(chunks_fts, {schema.FTS_COLUMNS}) SELECT 'delete', {_FTS} "
+            + rows,
+            (path,),
+        )
+        conn.execute(
+            "UPDATE documents SET tags_head = ?, labels_head = ? WHERE path = ?",
+            (tags_head, labels_head, path),
+        )
+        conn.execute(f"INSERT INTO chunks_fts({schema.FTS_COLUMNS}) SELECT {_FTS} " + rows, (path,))
+    for statement in schema.DDL:
+        if "TRIGGER" in statement:
+            conn.execute(statement)

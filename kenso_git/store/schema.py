@@ -8,7 +8,8 @@ the index's freshness record.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2  # 2: document labels in `documents`, chunk rows in `chunk_rows`
+SCHEMA_VERSION = 3  # 2: document labels in `documents`, chunk rows in `chunk_rows`
+# 3: a document's chunks past its first index at most LABELS_CAP characters of its labels
 APPLICATION_ID = 0x4B454E53  # "KENS": marks the file as a kenso-git index
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -26,19 +27,54 @@ BM25_WEIGHTS = (10.0, 8.0, 7.0, 5.0, 1.0)
 # "Expanded terms:" line). A row's `tags`/`search_extra` of its own, set only by writers
 # that predate `documents` (tests, tools), still count: `tags` overrides the document's,
 # `search_extra` follows its labels. The FTS index still holds every chunk's labels, so
-# BM25 ranks exactly as when each row carried them (issue #14, finding 3).
+# BM25 ranks exactly as when each row carried them (issue #14, finding 3), but for labels
+# longer than LABELS_CAP characters (the tags JSON, or the labelled lines): the document's
+# first chunk indexes them whole, each other chunk only their first `tags_head` /
+# `labels_head` characters (cut at a label boundary by label_head), so that 100k tags over
+# 300 sections do not cost 300 copies of their postings. The docs corpus's largest labels
+# are 386 characters: no document of it is cut.
 TAGS_OF = "coalesce({r}.tags, (SELECT tags FROM documents WHERE path = {r}.file_path))"
 EXTRA_OF = (
     "coalesce((SELECT labels || coalesce(char(10) || char(10) || {r}.search_extra, '') "
     "FROM documents WHERE path = {r}.file_path), {r}.search_extra)"
 )
+LABELS_CAP = 2048
+_HEAD = (
+    "CASE WHEN {{r}}.chunk_index = 0 OR {c}_head IS NULL THEN {c} ELSE substr({c}, 1, {c}_head) END"
+)
+_TAGS_INDEXED = (
+    f"coalesce({{r}}.tags, (SELECT {_HEAD.format(c='tags')} FROM documents "
+    "WHERE path = {r}.file_path))"
+)
+_EXTRA_INDEXED = (
+    f"coalesce((SELECT {_HEAD.format(c='labels')} || coalesce(char(10) || char(10) || "
+    "{r}.search_extra, '') FROM documents WHERE path = {r}.file_path), {r}.search_extra)"
+)
 _VIEW_COLUMNS = (
     "{r}.title || coalesce(' ' || {r}.doc_title, '')",
     "coalesce({r}.section_path, '')",
-    f"coalesce({TAGS_OF}, '')",
+    f"coalesce({_TAGS_INDEXED}, '')",
     "coalesce({r}.category, '')",
-    f"{{r}}.content || coalesce(char(10) || char(10) || {EXTRA_OF}, '')",
+    f"{{r}}.content || coalesce(char(10) || char(10) || {_EXTRA_INDEXED}, '')",
 )
+_BOUNDARIES = (", ", " | ", "\n")  # between tags, aliases, answers and lines (search_labels)
+
+
+def label_head(text: str | None) -> int | None:
+    """How many characters of a document's labels its chunks past the first index: None
+    (all) up to LABELS_CAP, else the longest head of at most LABELS_CAP that ends at a label
+    boundary (or a space, or nothing), so that no word is cut in two."""
+    if text is None or len(text) <= LABELS_CAP:
+        return None
+    cut = max(text.rfind(sep, 0, LABELS_CAP + len(sep)) for sep in _BOUNDARIES)
+    return cut if cut >= 0 else max(text.rfind(" ", 0, LABELS_CAP + 1), 0)
+
+
+def indexed_labels(text: str | None, head: int | None, chunk_index: int) -> str | None:
+    """What a chunk's FTS entry holds of its document's labels (the view's _HEAD rule)."""
+    return text if text is None or head is None or chunk_index == 0 else text[:head]
+
+
 FTS_COLUMNS = "rowid, title, section_path, tags, category, searchable_content"
 # The columns of the `chunks` view, kenso's chunks table.
 CHUNK_COLUMNS = (
@@ -61,7 +97,7 @@ _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 _OWN = ("search_extra", "tags")  # the view shows these merged with the document's
 # The chunks columns the full-text index is made from: updating any other column (the
 # file's content_hash on chunks a new version kept) costs the index nothing.
-_INDEXED_COLS = "title, doc_title, section_path, tags, category, content, search_extra"
+_INDEXED_COLS = "chunk_index, title, doc_title, section_path, tags, category, content, search_extra"
 UPDATE_TRIGGER = "chunks_au"
 
 
@@ -111,12 +147,15 @@ DDL: tuple[str, ...] = (
     """,
     "CREATE INDEX IF NOT EXISTS idx_chunks_category ON chunk_rows(category)",
     # Per indexed document: its tags (JSON) and the labelled lines every chunk's search
-    # extra starts with. A rowid table: a row may be megabytes (100k tags).
+    # extra starts with, and how much of each the chunks past the first index (label_head).
+    # A rowid table: a row may be megabytes (100k tags).
     """
     CREATE TABLE IF NOT EXISTS documents (
         path TEXT PRIMARY KEY,
         tags TEXT,
-        labels TEXT
+        labels TEXT,
+        tags_head INTEGER,
+        labels_head INTEGER
     )
     """,
     f"""
@@ -262,5 +301,6 @@ META_GENERATION = "generation"
 META_SETTINGS = "settings"  # chunk size/overlap the chunks were made with
 
 # Migrations from version N to N+1, applied in order inside one transaction. 1 -> 2
-# (labels once per document) is Python: store/migrate.py.
+# (labels once per document) and 2 -> 3 (labels capped past the first chunk) are Python:
+# store/migrate.py.
 MIGRATIONS: dict[int, tuple[str, ...]] = {}

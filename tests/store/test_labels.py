@@ -1,9 +1,11 @@
 """Frontmatter labels are stored once per document, not once per chunk (issue #14,
-finding 3), and an index of schema 1 (every chunk row carrying them) is migrated.
+finding 3), and indexes of schema 1 (every chunk row carrying them) and schema 2 (every
+chunk's FTS entry indexing them whole) are migrated.
 
-`data/schema1.db` is the index kenso-git 627cdd9 wrote for `corpus()`; rebuild it with
+`data/schema1.db` is the index kenso-git 627cdd9 wrote for `corpus()`, `data/schema2.db`
+the one 8676e98 wrote for `corpus2()`; rebuild one with
 
-    python tests/store/test_labels.py /path/to/a/627cdd9/checkout
+    python tests/store/test_labels.py VERSION /path/to/a/checkout/of/that/commit
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from kenso_git.kb import KnowledgeBase
 from kenso_git.store import schema
 from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.helpers import write
 
-SCHEMA1_DB = Path(__file__).with_name("data") / "schema1.db"
+DATA = Path(__file__).with_name("data")
 
 
 def _sections(n: int, word: str = "words") -> str:
@@ -50,6 +54,15 @@ def corpus() -> dict[str, str]:
         "notes/desc.md": doc(
             "Described", _sections(2), description="Expanded terms: looks like a line"
         ),
+    }
+
+
+def corpus2() -> dict[str, str]:
+    """`corpus()` and a document whose labels pass the per-chunk cap (schema.LABELS_CAP)."""
+    many = [f"lbl{i:04d}x" for i in range(400)]
+    return {
+        **corpus(),
+        "docs/many.md": doc("Many Labels", _sections(6), tags=many, aliases=many[:250]),
     }
 
 
@@ -96,6 +109,50 @@ def test_each_label_is_stored_a_few_times_however_many_chunks_share_it(tmp_path:
     assert data.count(b"zq123qz") <= 4
 
 
+def _label_postings(tmp_path: Path, sections: int) -> tuple[int, int]:
+    """(FTS index bytes spent on 12,000 tags, the chunks holding the last tag) for one document
+    of `sections` sections: the index with the tags minus the index without them."""
+    tags = [f"tg{i:05d}x" for i in range(12000)]
+    size = []
+    for name, labels in (("with", tags), ("without", [])):
+        root = init_repo(
+            tmp_path / f"{name}{sections}",
+            {"docs/big.md": doc("Big", _sections(sections), tags=labels)},
+        )
+        _fresh(root).close()
+        conn = sqlite3.connect(root / ".kenso" / "docs.db")
+        size.append(conn.execute("SELECT sum(length(block)) FROM chunks_fts_data").fetchone()[0])
+        if labels:
+            conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, chunks_fts, 'row')")
+            (last,) = conn.execute("SELECT doc FROM temp.v WHERE term = 'tg11999x'").fetchone()
+        conn.close()
+    return size[0] - size[1], last
+
+
+def test_index_bytes_per_label_stay_bounded_as_the_sections_double(tmp_path: Path) -> None:
+    # schema 2 indexed every label in every chunk: the bytes doubled with the sections
+    # (growth 1.89) and the last tag was in every chunk; now each chunk past the first
+    # indexes at most LABELS_CAP characters of them
+    small, in_small = _label_postings(tmp_path, 20)
+    large, in_large = _label_postings(tmp_path, 40)
+    assert large / small < 1.4
+    assert in_small == in_large == 1  # the first chunk's entry holds every label
+
+
+def test_the_capped_head_ends_at_a_label_boundary_and_never_cuts_a_word() -> None:
+    cap = schema.LABELS_CAP
+    assert schema.label_head("x" * cap) is None  # up to the cap: indexed whole everywhere
+    keywords = "Keywords: " + ", ".join(f"word{i}" for i in range(cap // 4))
+    head = schema.label_head(keywords)
+    assert head is not None and head <= cap
+    assert keywords[head : head + 2] == ", " and keywords[head - 1].isalnum()
+    prose = "Keywords: x\n\n" + "long words " * cap  # a description with no commas
+    assert prose[: schema.label_head(prose)].strip() == "Keywords: x"
+    assert schema.label_head("y" * (cap + 1)) == 0  # one giant word: none of it
+    assert schema.indexed_labels(keywords, head, 0) == keywords
+    assert schema.indexed_labels(keywords, head, 3) == keywords[:head]
+
+
 def test_new_labels_rewrite_every_chunk_entry_and_a_deleted_file_leaves_none(
     tmp_path: Path,
 ) -> None:
@@ -121,20 +178,25 @@ def test_new_labels_rewrite_every_chunk_entry_and_a_deleted_file_leaves_none(
     assert paths == {"docs/tagged.md", "docs/plain.md", "notes/desc.md"}
 
 
-def test_an_index_of_schema_1_is_migrated_in_place_to_what_a_fresh_ingest_writes(
-    tmp_path: Path,
+_CORPORA = {1: corpus, 2: corpus2}
+
+
+@pytest.mark.parametrize("version", sorted(_CORPORA))
+def test_an_older_index_is_migrated_in_place_to_what_a_fresh_ingest_writes(
+    tmp_path: Path, version: int
 ) -> None:
-    fresh = init_repo(tmp_path / "fresh", corpus())
+    files = _CORPORA[version]()
+    fresh = init_repo(tmp_path / "fresh", files)
     _fresh(fresh).close()
     built = sqlite3.connect(fresh / ".kenso" / "docs.db")
     key = schema.META_SETTINGS
     (settings,) = built.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     built.close()
-    old = init_repo(tmp_path / "old", corpus())
+    old = init_repo(tmp_path / "old", files)
     (old / ".kenso").mkdir()
-    shutil.copy(SCHEMA1_DB, old / ".kenso" / "docs.db")
+    shutil.copy(DATA / f"schema{version}.db", old / ".kenso" / "docs.db")
     before = sqlite3.connect(old / ".kenso" / "docs.db")
-    assert before.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert before.execute("PRAGMA user_version").fetchone()[0] == version
     with before:  # it was built in another folder: say it was built here
         before.execute("UPDATE meta SET value = ? WHERE key = ?", (str(old), schema.META_ROOT))
         # and with today's parse settings (a newer links format re-parses every file once,
@@ -145,6 +207,8 @@ def test_an_index_of_schema_1_is_migrated_in_place_to_what_a_fresh_ingest_writes
     report = kb.ingest()  # the same files: nothing to parse, only the migration
     assert {r.status for r in report.results} == {"unchanged"}
     assert {h.file_path for h in kb.search("beta gamma").hits} == {"docs/tagged.md"}
+    if version >= 2:  # a label past the cap is found through the document's first chunk
+        assert {h.file_path for h in kb.search("lbl0399x").hits} == {"docs/many.md"}
     kb.close()
     assert _dump(old / ".kenso" / "docs.db") == _dump(fresh / ".kenso" / "docs.db")
     conn = sqlite3.connect(old / ".kenso" / "docs.db")
@@ -154,26 +218,26 @@ def test_an_index_of_schema_1_is_migrated_in_place_to_what_a_fresh_ingest_writes
     conn.close()
 
 
-def _build_schema1(src: Path) -> None:
-    """Write data/schema1.db with the kenso-git checkout at `src` (run by hand)."""
+def _build(version: int, src: Path) -> None:
+    """Write data/schema{version}.db with the kenso-git checkout at `src` (run by hand)."""
     sys.path.insert(0, str(src))
     for name in [m for m in sys.modules if m.startswith("kenso_git")]:
         del sys.modules[name]
     from kenso_git.kb import KnowledgeBase as OldKB
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = init_repo(Path(tmp) / "repo", corpus())
+        root = init_repo(Path(tmp) / "repo", _CORPORA[version]())
         kb = OldKB.open(root)
         kb.ingest()
         kb.close()
         conn = sqlite3.connect(root / ".kenso" / "docs.db")
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == version
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("VACUUM")
         conn.close()
-        SCHEMA1_DB.parent.mkdir(exist_ok=True)
-        shutil.copy(root / ".kenso" / "docs.db", SCHEMA1_DB)
+        DATA.mkdir(exist_ok=True)
+        shutil.copy(root / ".kenso" / "docs.db", DATA / f"schema{version}.db")
 
 
 if __name__ == "__main__":
-    _build_schema1(Path(sys.argv[1]))
+    _build(int(sys.argv[1]), Path(sys.argv[2]))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from kenso_git.store import schema
 from kenso_git.store.chunks import LOCAL_BULK_FROM
 from kenso_git.store.chunks import ChunkRow
@@ -34,7 +36,16 @@ def _rows(n: int) -> list[ChunkRow]:
     ]
 
 
-def test_a_large_file_alone_is_indexed_as_the_trigger_would(tmp_path: Path) -> None:
+_MANY = tuple(f"tag{i:04d}" for i in range(600))  # labels past schema.LABELS_CAP
+_LABELS = {
+    "few": (("t1",), "Keywords: t1\n\nSource: big.md"),
+    "many": (_MANY, "Keywords: " + ", ".join(_MANY) + "\n\nSource: big.md"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_LABELS))
+def test_a_large_file_alone_is_indexed_as_the_trigger_would(tmp_path: Path, kind: str) -> None:
+    tags, labels = _LABELS[kind]
     n = LOCAL_BULK_FROM + 5
     fast = open_writer(tmp_path / "fast.db", fresh=True)
     slow = open_writer(tmp_path / "slow.db", fresh=True)
@@ -45,10 +56,10 @@ def test_a_large_file_alone_is_indexed_as_the_trigger_would(tmp_path: Path) -> N
             _rows(n),
             "c",
             "all",
-            ("t1",),
+            tags,
             "h",
             replace=False,
-            labels="Keywords: t1\n\nSource: big.md",
+            labels=labels,
         )
     with transaction(slow):  # the same rows, a few at a time: each write takes the trigger
         for start in range(0, n, 7):
@@ -60,10 +71,10 @@ def test_a_large_file_alone_is_indexed_as_the_trigger_would(tmp_path: Path) -> N
                 rows,
                 "c",
                 "all",
-                ("t1",),
+                tags,
                 "h",
                 replace=start > 0,
-                labels="Keywords: t1\n\nSource: big.md",
+                labels=labels,
             )
     assert _entries(fast) == _entries(slow)
     triggers = {r[0] for r in fast.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
@@ -83,6 +94,14 @@ def test_a_large_file_alone_is_indexed_as_the_trigger_would(tmp_path: Path) -> N
     hits = fast.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'small'")
     assert hits.fetchone()[0] == 1
     _entries(fast)
+    for conn in (fast, slow):  # new labels: every entry is deleted under the values it has
+        with transaction(conn):
+            write_chunks(conn, "big.md", _rows(3), "c", "all", (), "h", replace=True, labels="L")
+        _entries(conn)  # the integrity check: no entry was left under stale values
+    big = [tuple(e) for e in _entries(fast) if e[1] == "big.md"]
+    assert big == [tuple(e) for e in _entries(slow)]
+    if kind == "many":  # the first chunk's entry alone holds the labels past the cap
+        assert schema.label_head(labels) is not None
 
 
 def test_links_are_written_once_each_keeping_the_first_raw_form(tmp_path: Path) -> None:
