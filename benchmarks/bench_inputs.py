@@ -1,13 +1,15 @@
 """Pathological inputs and corpus scaling of ingest and lint (issue #14; run by hand).
 
-    python benchmarks/bench_inputs.py [CORPUS_DIR] [--runs 1] [--skip-corpus] [--only SHAPE]
+    python benchmarks/bench_inputs.py [CORPUS_DIR] [--runs 1] [--skip-corpus | --skip-shapes]
+        [--only SHAPE]
 
 1. Every shape of tests/shapes.py (and a YAML alias bomb) as one ~1.9 MB file (the cap is
    2 MB): wall and CPU time of `kenso-git ingest --no-lint` and `kenso-git lint`, each a
    fresh process, and the index size. Target: each under 5 s. Set PYTHONPATH to another
    checkout to measure that one (a baseline in the same run).
 2. The docs corpus (default ../shared/corpora/docs-desktop/docs) at 1x and 10x: ingest and
-   lint wall time, lint peak RSS. Targets: lint RSS 10x/1x <= 3, time 10x/1x <= 12.
+   lint wall and CPU time, lint peak RSS, medians of `--runs` runs. Targets: lint RSS
+   10x/1x <= 3, time 10x/1x <= 12.
 Not run in CI.
 """
 
@@ -105,10 +107,13 @@ def corpus_scaling(corpus: Path, work: Path, runs: int) -> bool:
             shutil.rmtree(root / ".kenso", ignore_errors=True)
             ingest_s, ingest_rss, _ = measure([EXE, "ingest"], root)
             lint_s, lint_rss, _ = measure([EXE, "lint", "docs"], root)
+            ingest_cpu, lint_cpu = CPU_S[-2:]
             for key, value in (
                 ("ingest s", ingest_s),
+                ("ingest cpu s", ingest_cpu),
                 ("ingest RSS MB", ingest_rss),
                 ("lint s", lint_s),
+                ("lint cpu s", lint_cpu),
                 ("lint RSS MB", lint_rss),
             ):
                 rows.setdefault(f"{label} {key}", []).append(value)
@@ -119,6 +124,8 @@ def corpus_scaling(corpus: Path, work: Path, runs: int) -> bool:
         "lint RSS 10x/1x": (med["10x lint RSS MB"] / med["1x lint RSS MB"], 3.0),
         "ingest time 10x/1x": (med["10x ingest s"] / med["1x ingest s"], 12.0),
         "lint time 10x/1x": (med["10x lint s"] / med["1x lint s"], 12.0),
+        "ingest cpu 10x/1x": (med["10x ingest cpu s"] / med["1x ingest cpu s"], 12.0),
+        "lint cpu 10x/1x": (med["10x lint cpu s"] / med["1x lint cpu s"], 12.0),
     }
     ok = True
     for key, (value, bound) in ratios.items():
@@ -134,11 +141,12 @@ def main() -> None:
     ap.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--skip-corpus", action="store_true")
+    ap.add_argument("--skip-shapes", action="store_true", help="only the corpus scaling")
     ap.add_argument("--only", help="one input shape")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-inputs-") as tmp:
         work = Path(tmp)
-        ok = shapes(work / "shapes", args.only)
+        ok = args.skip_shapes or shapes(work / "shapes", args.only)
         if not args.skip_corpus and not args.only:
             if args.corpus.is_dir():
                 ok &= corpus_scaling(args.corpus, work / "corpus", args.runs)
