@@ -18,6 +18,8 @@ from kenso_git.text.links import resolve_link
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
+    from kenso_git.lint.deferred import Deferred
+    from kenso_git.lint.deferred import Partial
     from kenso_git.repo.discover import SourceFile
     from kenso_git.repo.workspace import Workspace
     from kenso_git.text.parse import Document
@@ -85,29 +87,50 @@ class Selection:
     wanted: list[int]  # positions in `corpus` of the documents to lint
     settings: Settings
     sources: dict[str, SourceFile] = field(default_factory=dict)  # of the slimmed documents
+    parts: dict[str, Partial] = field(default_factory=dict)  # slimmed ones linted in half
 
-    def targets(self) -> Iterator[Document]:
-        """The documents to lint, in path order; a slimmed one is read and parsed again."""
-        from kenso_git.repo.discover import Skip
-        from kenso_git.repo.discover import load_document
+    def targets(self) -> Iterator[Document | Deferred]:
+        """The documents to lint, in path order; a slimmed one comes as its first half
+        linted, or is read and parsed again."""
+        from kenso_git.lint.deferred import Deferred
 
         for index in self.wanted:
             doc = self.corpus[index]
             sf = self.sources.get(doc.path)
-            if sf is not None:
-                loaded = load_document(sf, self.settings)
-                if not isinstance(loaded, Skip):
-                    doc = loaded
-            yield doc
+            if sf is None:
+                yield doc
+                continue
+            part = self.parts.get(doc.path)
+            reread = _reader(sf, self.settings, doc)
+            yield reread() if part is None else Deferred(part, reread)
+
+
+def _reader(sf: SourceFile, settings: Settings, slim_doc: Document) -> Callable[[], Document]:
+    def reread() -> Document:
+        from kenso_git.repo.discover import Skip
+        from kenso_git.repo.discover import load_document
+
+        loaded = load_document(sf, settings)
+        return slim_doc if isinstance(loaded, Skip) else loaded
+
+    return reread
 
 
 Warn = Callable[[str], None]
+Alone = Callable[["Document", "Document"], "Partial"]  # runner.lint_alone, bound to a config
 
 
 def select_documents(
-    ws: Workspace, settings: Settings, paths: Sequence[Path], *, warn: Warn | None = None
+    ws: Workspace,
+    settings: Settings,
+    paths: Sequence[Path],
+    *,
+    warn: Warn | None = None,
+    alone: Alone | None = None,
 ) -> Selection:
-    """Discover the repository's docs; pick those under `paths` (all when empty).
+    """Discover the repository's docs; pick those under `paths` (all when empty). A picked
+    document slimmed past KEEP_CHARS gets the first half of its lint from `alone` while its
+    full parse is at hand.
 
     Raises:
         UsageError: a path does not exist or lies outside the repository.
@@ -118,8 +141,15 @@ def select_documents(
     from kenso_git.repo.discover import scope_folders
 
     scope = scope_folders(ws, paths) if paths else [""]
+    prefixes = tuple(f"{item}/" for item in scope)
+    wanted = set(scope)
+
+    def picked(path: str) -> bool:
+        return scope == [""] or path in wanted or path.startswith(prefixes)
+
     corpus: list[Document] = []
     sources: dict[str, SourceFile] = {}
+    parts: dict[str, Partial] = {}
     kept = 0
     for sf in sorted(discover(ws, settings, warn=warn), key=lambda sf: sf.path):
         loaded = load_document(sf, settings)
@@ -130,11 +160,9 @@ def select_documents(
         kept += len(loaded.text)
         if kept > KEEP_CHARS:
             sources[loaded.path] = sf
-            loaded = slim(loaded)
+            full, loaded = loaded, slim(loaded)
+            if alone is not None and picked(full.path):
+                parts[full.path] = alone(full, loaded)
         corpus.append(loaded)
-    if scope == [""]:
-        return Selection(corpus, list(range(len(corpus))), settings, sources)
-    prefixes = tuple(f"{item}/" for item in scope)
-    wanted = set(scope)
-    picked = [i for i, d in enumerate(corpus) if d.path in wanted or d.path.startswith(prefixes)]
-    return Selection(corpus, picked, settings, sources)
+    chosen = [i for i, d in enumerate(corpus) if picked(d.path)]
+    return Selection(corpus, chosen, settings, sources, parts)

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
+from typing import cast
 
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import CorpusFacts
 from kenso_git.lint.corpus import build_facts
+from kenso_git.lint.deferred import CORPUS_RULES
+from kenso_git.lint.deferred import Deferred
+from kenso_git.lint.deferred import Partial
+from kenso_git.lint.deferred import needs_text
 from kenso_git.lint.model import FileResult
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.model import Rule
@@ -17,6 +23,7 @@ from kenso_git.lint.model import Severity
 from kenso_git.lint.model import Violation
 from kenso_git.lint.rules import EMISSION_GROUPS
 from kenso_git.lint.rules import RULES_BY_ID
+from kenso_git.lint.suppress import Suppressions
 from kenso_git.lint.suppress import parse_suppressions
 from kenso_git.text.parse import Document
 
@@ -45,28 +52,74 @@ def _ordered_rules(config: LintConfig) -> list[tuple[Rule, ...]]:
     return groups
 
 
-def lint_document(doc: Document, ctx: RuleContext, config: LintConfig) -> FileResult:
-    """Lint one document against already computed corpus facts."""
-    suppressed = parse_suppressions(doc.text)
+def _check(
+    doc: Document,
+    ctx: RuleContext,
+    config: LintConfig,
+    suppressed: Suppressions,
+    corpus_rules: bool | None = None,
+) -> dict[str, list[Violation]]:
+    """Each selected rule's violations in `doc`: every rule, or only those that read the
+    corpus facts (`corpus_rules=True`), or only the others (False)."""
     path_off = config.ignored_for(doc.path) if config.per_file_ignores else frozenset()
-    out: list[Violation] = []
+    out: dict[str, list[Violation]] = {}
     for group in _ordered_rules(config):
-        found: list[Violation] = []
         for rule in group:
             if rule.id in path_off:
                 continue
+            if corpus_rules is not None and (rule.id in CORPUS_RULES) != corpus_rules:
+                continue
             severity = config.severity.get(rule.id, rule.severity)
-            for f in rule.check(doc, ctx):
-                if suppressed.covers(rule.id, f.line):
-                    continue
-                where = (f.line, f.column)
-                found.append(
-                    Violation(doc.path, rule.id, rule.name, severity, *where, f.message, f.subject)
+            out[rule.id] = [
+                Violation(
+                    doc.path, rule.id, rule.name, severity, f.line, f.column, f.message, f.subject
                 )
+                for f in rule.check(doc, ctx)
+                if not suppressed.covers(rule.id, f.line)
+            ]
+    return out
+
+
+def _assemble(path: str, found: dict[str, list[Violation]], config: LintConfig) -> FileResult:
+    """The file's result: its violations in emission order (by line within a group)."""
+    out: list[Violation] = []
+    for group in _ordered_rules(config):
+        mine = [v for rule in group for v in found.get(rule.id, ())]
         if len(group) > 1:
-            found.sort(key=lambda v: (v.line, v.column))
-        out.extend(found)
-    return FileResult(doc.path, score_file(out), tuple(out))
+            mine.sort(key=lambda v: (v.line, v.column))
+        out.extend(mine)
+    return FileResult(path, score_file(out), tuple(out))
+
+
+def lint_document(doc: Document, ctx: RuleContext, config: LintConfig) -> FileResult:
+    """Lint one document against already computed corpus facts."""
+    return _assemble(doc.path, _check(doc, ctx, config, parse_suppressions(doc.text)), config)
+
+
+class _NoFacts:
+    """The corpus facts while they are not known yet: a rule that reads them fails."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"a rule outside CORPUS_RULES read corpus.{name}")
+
+
+def lint_alone(doc: Document, slimmed: Document, config: LintConfig) -> Partial:
+    """The first half of a document's lint: the rules that judge it alone, from its full
+    parse `doc`, kept with its slim form for the corpus rules (`lint_rest`)."""
+    suppressed = parse_suppressions(doc.text)
+    ctx = RuleContext(cast("CorpusFacts", _NoFacts()), config.thresholds)
+    return Partial(slimmed, _check(doc, ctx, config, suppressed, False), suppressed)
+
+
+def lint_rest(
+    part: Partial, ctx: RuleContext, config: LintConfig, reread: Callable[[], Document]
+) -> FileResult:
+    """The second half: the corpus rules, on the slim form unless one needs the text."""
+    doc = part.doc
+    if needs_text(doc, ctx.corpus, config.select, config.thresholds):
+        doc = reread()
+    found = {**part.found, **_check(doc, ctx, config, part.suppressed, True)}
+    return _assemble(doc.path, found, config)
 
 
 def make_report(
@@ -90,7 +143,7 @@ def make_report(
 
 
 def lint_documents(
-    docs: Iterable[Document],
+    docs: Iterable[Document | Deferred],
     *,
     corpus: CorpusFacts | Sequence[Document] | None = None,
     config: LintConfig | None = None,
@@ -98,17 +151,26 @@ def lint_documents(
     """Lint `docs`, judging corpus-wide rules against `corpus` (default: `docs` themselves).
 
     `corpus` may be precomputed facts or the repository's whole document list. `docs` is
-    read once, one document at a time, so it may be a generator that parses each in turn.
+    read once, one document at a time, so it may be a generator that parses each in turn;
+    a `Deferred` one (given with `corpus`) had its first half linted already.
     """
     config = config or LintConfig()
-    if corpus is None:
-        docs = list(docs)  # they are the corpus too
+    if corpus is None:  # they are the corpus too
+        docs = corpus = [d for d in docs if isinstance(d, Document)]
     if not isinstance(corpus, CorpusFacts):
         corpus = build_facts(
-            list(docs) if corpus is None else corpus,
+            corpus,
             with_mentions="KS019" in config.select,
             min_label_chars=config.thresholds.min_label_chars,
         )
     ctx = RuleContext(corpus, config.thresholds)
-    results = sorted((lint_document(doc, ctx, config) for doc in docs), key=lambda r: r.path)
+    results = sorted(
+        (
+            lint_document(doc, ctx, config)
+            if isinstance(doc, Document)
+            else lint_rest(doc.part, ctx, config, doc.reread)
+            for doc in docs
+        ),
+        key=lambda r: r.path,
+    )
     return make_report(results, fail_under=config.fail_under)

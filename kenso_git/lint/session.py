@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from kenso_git.lint.baseline import apply_baseline
@@ -79,7 +80,10 @@ def run_lint(
             config = replace(config, select=config.select - ids)
     if fail_under is not None:
         config = replace(config, fail_under=fail_under)
-    selection = select_documents(ws, settings, paths, warn=warn)
+    from kenso_git.lint.runner import lint_alone
+
+    alone = partial(lint_alone, config=config)
+    selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
     report = lint_documents(selection.targets(), corpus=selection.corpus, config=config)
     if write_baseline is not None:
         return Outcome(report, save_baseline(report, write_baseline))

@@ -1,0 +1,58 @@
+"""Documents linted in two halves: the rules that judge the file alone while its full parse
+is at hand, the corpus-wide rules later against the corpus facts (issue #14).
+
+A large repository's lint keeps only a slim form of most documents (corpus.KEEP_CHARS).
+Re-reading and re-parsing each of them for the second pass cost 1.8 parses per document on
+ten copies of the docs corpus against one on one copy; now a slimmed document is read again
+only when a corpus rule will report something about it and needs its text for the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from kenso_git.lint.corpus import CorpusFacts
+from kenso_git.lint.model import Thresholds
+from kenso_git.lint.model import Violation
+from kenso_git.lint.suppress import Suppressions
+from kenso_git.text.links import is_glob
+from kenso_git.text.links import resolve_link
+from kenso_git.text.parse import Document
+
+# The rules that read ctx.corpus (tests/lint/test_deferred.py checks that no other does).
+CORPUS_RULES = frozenset({"KS002", "KS012", "KS014", "KS019"})
+
+
+class Partial(NamedTuple):
+    """A slimmed document and what the rules that judge it alone found in its full parse."""
+
+    doc: Document  # slimmed: no text, body, headings or frontmatter
+    found: dict[str, list[Violation]]  # rule id -> its violations, every rule run so far
+    suppressed: Suppressions
+
+
+class Deferred(NamedTuple):
+    """A slimmed document's second half to lint, and how to read it again if need be."""
+
+    part: Partial
+    reread: Callable[[], Document]
+
+
+def needs_text(
+    doc: Document, facts: CorpusFacts, select: frozenset[str], thresholds: Thresholds
+) -> bool:
+    """Whether a corpus rule will look at more of `doc` than its slim form keeps: KS019
+    scans the body, KS002 and KS014 place a finding on a line. KS012's finding is at 1:1."""
+    if "KS019" in select and facts.mentions is not None:
+        return True
+    if "KS002" in select and any(
+        not is_glob(r.target) and resolve_link(doc.path, r.target, facts.paths) is None
+        for r in doc.relations
+    ):
+        return True
+    return (
+        "KS014" in select
+        and facts.categories.get(doc.category, 0) == 1
+        and facts.close_category(doc.category, thresholds.category_similarity) is not None
+    )
