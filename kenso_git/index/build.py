@@ -266,6 +266,8 @@ def run_index(
             path=str(db_path),
             hint="the answer comes from the index as it was; ask again in a moment",
         )
+    if not reports:  # the holder took this run's mark and synced for it before letting go
+        return IngestReport(list(scope or ()), head)
     return reports[0]
 
 
