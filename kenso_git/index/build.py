@@ -40,6 +40,7 @@ from kenso_git.store import schema
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import check_pages
+from kenso_git.store.connection import close_writer
 from kenso_git.store.connection import new_build_path
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import publish_build
@@ -311,7 +312,7 @@ def _run_once(
         if build is not None:
             publish_build(conn, build, db_path, replace=once.rebuild)
     finally:
-        conn.close()
+        close_writer(conn, db_path)  # empties a long WAL: the next process starts with none
         if build is not None:
             build.unlink(missing_ok=True)
     report.elapsed = time.perf_counter() - started

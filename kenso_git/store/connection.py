@@ -28,6 +28,15 @@ WRITE_BUSY_MS = 60_000
 # a git hook (set_write_wait), which a writer that skips the write lock (an old kenso-git,
 # a sqlite3 shell) must not hold for a minute.
 _write_wait_ms = WRITE_BUSY_MS
+# Past this WAL size a writer empties the WAL when it closes (SQLite's own autocheckpoint
+# is 1,000 pages). A process that opens the index first rebuilds the WAL's index and counts
+# nothing as copied yet, so a WAL left long is copied again, with three fsyncs, by the next
+# commit of every later process, and never restarts: every hook paid for it.
+WAL_RESET_BYTES = 4 * 1024 * 1024
+_SETTLE_BUSY_MS = 2_000  # how long emptying the WAL waits for a reader mid-query
+# A git hook's writer leaves the WAL to a detached child (`settle_detached`): git waits
+# for the hook, not for the copy into the database.
+_defer_checkpoints = False
 _NO_INDEX_HINT = (
     "run `kenso-git ingest` once; `kenso-git hooks install` keeps it current after that"
 )
@@ -91,6 +100,13 @@ def set_write_wait(seconds: float) -> None:
     _write_wait_ms = max(0, int(seconds * 1000))
 
 
+def defer_checkpoints() -> None:
+    """Writers this process opens from now on never copy the WAL into the database: a git
+    hook calls this, then `settle_detached` once its write is done."""
+    global _defer_checkpoints
+    _defer_checkpoints = True
+
+
 def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     """A connection that may write; creates the file and schema, migrates old ones.
 
@@ -111,10 +127,69 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
+        if _defer_checkpoints:
+            conn.execute("PRAGMA wal_autocheckpoint=0")
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
         raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err
     return conn
+
+
+def close_writer(conn: sqlite3.Connection, db_path: Path) -> None:
+    """Close a writer; a WAL past WAL_RESET_BYTES is first copied into the database and
+    emptied (unless checkpoints are deferred), so the next process starts with none."""
+    try:
+        if not _defer_checkpoints and wal_bytes(db_path) > WAL_RESET_BYTES:
+            _empty_wal(conn)
+    finally:
+        conn.close()
+
+
+def wal_bytes(db_path: Path) -> int:
+    """The size of the index's WAL file (0 when there is none)."""
+    try:
+        return os.stat(f"{db_path}-wal").st_size
+    except OSError:
+        return 0
+
+
+def _empty_wal(conn: sqlite3.Connection) -> None:
+    # TRUNCATE waits for readers mid-query (briefly: the busy timeout below) and leaves
+    # the WAL at 0 bytes. A reader that stays longer keeps it for the next writer to
+    # empty; the data is safe either way (it is in the WAL).
+    with suppress(sqlite3.Error):
+        conn.execute(f"PRAGMA busy_timeout={_SETTLE_BUSY_MS}")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def settle_detached(db_path: Path) -> int | None:
+    """Empty a WAL past WAL_RESET_BYTES in a detached child; its pid, or None when not needed.
+
+    For a git hook whose writers deferred checkpoints: the process exits at once and git
+    goes on while the child copies the WAL. Call it only from a single-threaded process
+    with no open connection (a fork copies neither threads nor SQLite's locks).
+    """
+    if wal_bytes(db_path) <= WAL_RESET_BYTES or not hasattr(os, "fork"):
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        return None  # the next writer empties it
+    if pid:
+        return pid
+    try:  # the child: no terminal, no pipe of git's or its caller's kept open
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, 1 << 16)
+        conn = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            _empty_wal(conn)
+        finally:
+            conn.close()
+    finally:
+        os._exit(0)
 
 
 def _create_private(path: Path) -> None:
