@@ -83,13 +83,24 @@ def stored_relations(
     conn: sqlite3.Connection, paths: Collection[str] | None = None
 ) -> list[tuple[str, str]]:
     """(path, relations JSON) of indexed files with relations (all, or those of `paths`)."""
-    rows = conn.execute(
-        "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL "
-        "ORDER BY path",
-        (FileStatus.INDEXED,),
-    ).fetchall()
-    wanted = None if paths is None else set(paths)
-    return [(r[0], r[1]) for r in rows if wanted is None or r[0] in wanted]
+    query = "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL"
+    if paths is None:
+        rows = conn.execute(f"{query} ORDER BY path", (FileStatus.INDEXED,)).fetchall()
+    else:  # a hook's few files: one lookup each, not a scan of every row (#16)
+        rows = [
+            row
+            for path in sorted(set(paths))
+            for row in conn.execute(f"{query} AND path = ?", (FileStatus.INDEXED, path))
+        ]
+    return [(r[0], r[1]) for r in rows]
+
+
+def is_indexed(conn: sqlite3.Connection, path: str) -> bool:
+    """Whether `path` is an indexed file."""
+    row = conn.execute(
+        "SELECT 1 FROM files WHERE path = ? AND status = ?", (path, FileStatus.INDEXED)
+    ).fetchone()
+    return row is not None
 
 
 def indexed_paths(conn: sqlite3.Connection) -> list[str]:
