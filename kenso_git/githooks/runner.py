@@ -341,10 +341,8 @@ def hook_main(name: str, args: Sequence[str]) -> None:
 
 
 def _settle(decided: Plan) -> None:
-    """After a foreground sync, empty a long WAL in a detached child (never with threads:
-    a fork copies only the calling one)."""
-    threading = sys.modules.get("threading")
-    if decided.action != Mode.FOREGROUND or (threading and threading.active_count() > 1):
+    """After a foreground sync, empty a long WAL in a detached child."""
+    if decided.action != Mode.FOREGROUND:
         return
     from kenso_git.store.connection import settle_detached
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextlib import suppress
@@ -162,34 +163,37 @@ def _empty_wal(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def settle_detached(db_path: Path) -> int | None:
-    """Empty a WAL past WAL_RESET_BYTES in a detached child; its pid, or None when not needed.
+# The detached child: a bare interpreter (no site, no kenso_git) that empties the WAL.
+_SETTLE_CODE = (
+    "import sqlite3, sys\n"
+    "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+    f"conn.execute('PRAGMA busy_timeout={_SETTLE_BUSY_MS}')\n"
+    "conn.execute('PRAGMA wal_checkpoint(TRUNCATE)')\n"
+    "conn.close()\n"
+)
 
-    For a git hook whose writers deferred checkpoints: the process exits at once and git
-    goes on while the child copies the WAL. Call it only from a single-threaded process
-    with no open connection (a fork copies neither threads nor SQLite's locks).
+
+def settle_detached(db_path: Path) -> int | None:
+    """Empty a WAL past WAL_RESET_BYTES in a detached process; its pid, or None when not
+    needed (or it could not start: the next writer empties the WAL then).
+
+    For a git hook whose writers deferred checkpoints: the hook exits at once and git goes
+    on while the child copies the WAL. A new interpreter rather than a fork: it inherits
+    no thread, no SQLite state and none of git's pipes.
     """
-    if wal_bytes(db_path) <= WAL_RESET_BYTES or not hasattr(os, "fork"):
+    if wal_bytes(db_path) <= WAL_RESET_BYTES:
         return None
+    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     try:
-        pid = os.fork()
+        return os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-I", "-S", "-c", _SETTLE_CODE, str(db_path)],
+            {},
+            file_actions=quiet,
+            setsid=True,
+        )
     except OSError:
-        return None  # the next writer empties it
-    if pid:
-        return pid
-    try:  # the child: no terminal, no pipe of git's or its caller's kept open
-        os.setsid()
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        os.closerange(3, 1 << 16)
-        conn = sqlite3.connect(db_path, isolation_level=None)
-        try:
-            _empty_wal(conn)
-        finally:
-            conn.close()
-    finally:
-        os._exit(0)
+        return None
 
 
 def _create_private(path: Path) -> None:
