@@ -39,6 +39,7 @@ from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import publish_build
 from kenso_git.store.connection import transaction
 from kenso_git.store.connection import writing
+from kenso_git.store.files import META_COUNTS
 from kenso_git.store.files import FileRow
 from kenso_git.store.files import count_statuses
 from kenso_git.store.files import delete_file
@@ -151,6 +152,7 @@ class _Run:
         self.bulk: BulkInsert | None = None  # set while many files are being written
         self.mark: str | None = None  # the git mark to record (gitprobe); None: keep it
         self.probe_differs: bool | None = None  # git status listed docs differing from HEAD
+        self.counts: str | None = None  # the row counts to keep (META_COUNTS), if counted
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: FileRow | None = None
@@ -403,7 +405,7 @@ def _ask_git(
         return probe, None
     fast = gitprobe.candidates(run.ws, meta, probe)
     if fast is not None:
-        run.report.carried = count_statuses(run.conn, exclude=fast[0])
+        run.report.carried, run.counts = count_statuses(run.conn, exclude=fast[0], meta=meta)
     return probe, fast
 
 
@@ -581,6 +583,8 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
             else differs_from_head(run.ws, run.settings, report.scope, load_files(conn))
         )
         values[schema.META_WORKTREE_DIRTY] = "" if differs is None else ("1" if differs else "0")
+    if run.counts is not None and not run.wrote:  # a write bumps the generation below
+        values[META_COUNTS] = run.counts
     if not meta:  # a new file: caches keyed on (path, generation) must not take it for the old
         values[schema.META_GENERATION] = str(time.time_ns())
     write_meta(conn, values)
