@@ -48,11 +48,15 @@ def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
 
 
 def _readonly_uri(db_path: Path) -> str:
+    return _uri(db_path, "ro")
+
+
+def _uri(db_path: Path, mode: str) -> str:
     # Built by hand: Path.as_uri() imports urllib (~4 ms on every `kenso-git search`).
     text = str(db_path.resolve())
     for char, code in (("%", "%25"), ("?", "%3f"), ("#", "%23")):
         text = text.replace(char, code)
-    return f"file:{text}?mode=ro"
+    return f"file:{text}?mode={mode}"
 
 
 def open_reader(db_path: Path) -> sqlite3.Connection:
@@ -163,10 +167,11 @@ def _empty_wal(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-# The detached child: a bare interpreter (no site, no kenso_git) that empties the WAL.
+# The detached child: a bare interpreter (no site, no kenso_git) that empties the WAL. It
+# opens the file `mode=rw`: an index deleted meanwhile is not created again, empty.
 _SETTLE_CODE = (
     "import sqlite3, sys\n"
-    "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+    "conn = sqlite3.connect(sys.argv[1], uri=True, isolation_level=None)\n"
     f"conn.execute('PRAGMA busy_timeout={_SETTLE_BUSY_MS}')\n"
     "conn.execute('PRAGMA wal_checkpoint(TRUNCATE)')\n"
     "conn.close()\n"
@@ -187,7 +192,7 @@ def settle_detached(db_path: Path) -> int | None:
     try:
         return os.posix_spawn(
             sys.executable,
-            [sys.executable, "-I", "-S", "-c", _SETTLE_CODE, str(db_path)],
+            [sys.executable, "-I", "-S", "-c", _SETTLE_CODE, _uri(db_path, "rw")],
             {},
             file_actions=quiet,
             setsid=True,
