@@ -318,7 +318,7 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
 
 def hook_main(name: str, args: Sequence[str]) -> None:
     """`kenso-git hook NAME ARGS...`: never fails or blocks git; one stderr line on trouble."""
-    from kenso_git.store.connection import defer_checkpoints
+    from kenso_git.store.wal import defer_checkpoints
 
     # The commit only appends to the WAL; copying it into the database (three fsyncs, and
     # at 30x the whole WAL) happens after git has its exit status (`_settle`).
@@ -344,7 +344,7 @@ def _settle(decided: Plan) -> None:
     """After a foreground sync, empty a long WAL in a detached child."""
     if decided.action != Mode.FOREGROUND:
         return
-    from kenso_git.store.connection import settle_detached
+    from kenso_git.store.wal import settle_detached
 
     settle_detached(resolve_db_path(find_workspace(None)))
 

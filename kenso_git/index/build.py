@@ -33,7 +33,6 @@ from kenso_git.store import schema
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import check_pages
-from kenso_git.store.connection import close_writer
 from kenso_git.store.connection import new_build_path
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import publish_build
@@ -49,6 +48,7 @@ from kenso_git.store.meta import bump_generation
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 from kenso_git.store.meta import write_meta
+from kenso_git.store.wal import close_writer
 
 if TYPE_CHECKING:
     # The walker and the parser load only when a run has files to look at: a sync with

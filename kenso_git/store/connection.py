@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextlib import suppress
@@ -19,6 +18,7 @@ from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.store import budget
 from kenso_git.store import schema
+from kenso_git.store import wal
 from kenso_git.store.faults import REBUILD_HINT
 from kenso_git.store.faults import database_failure
 from kenso_git.store.faults import file_failure
@@ -29,15 +29,6 @@ WRITE_BUSY_MS = 60_000
 # a git hook (set_write_wait), which a writer that skips the write lock (an old kenso-git,
 # a sqlite3 shell) must not hold for a minute.
 _write_wait_ms = WRITE_BUSY_MS
-# Past this WAL size a writer empties the WAL when it closes (SQLite's own autocheckpoint
-# is 1,000 pages). A process that opens the index first rebuilds the WAL's index and counts
-# nothing as copied yet, so a WAL left long is copied again, with three fsyncs, by the next
-# commit of every later process, and never restarts: every hook paid for it.
-WAL_RESET_BYTES = 4 * 1024 * 1024
-_SETTLE_BUSY_MS = 2_000  # how long emptying the WAL waits for a reader mid-query
-# A git hook's writer leaves the WAL to a detached child (`settle_detached`): git waits
-# for the hook, not for the copy into the database.
-_defer_checkpoints = False
 _NO_INDEX_HINT = (
     "run `kenso-git ingest` once; `kenso-git hooks install` keeps it current after that"
 )
@@ -48,15 +39,7 @@ def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
 
 
 def _readonly_uri(db_path: Path) -> str:
-    return _uri(db_path, "ro")
-
-
-def _uri(db_path: Path, mode: str) -> str:
-    # Built by hand: Path.as_uri() imports urllib (~4 ms on every `kenso-git search`).
-    text = str(db_path.resolve())
-    for char, code in (("%", "%25"), ("?", "%3f"), ("#", "%23")):
-        text = text.replace(char, code)
-    return f"file:{text}?mode={mode}"
+    return wal.file_uri(db_path, "ro")
 
 
 def open_reader(db_path: Path) -> sqlite3.Connection:
@@ -105,13 +88,6 @@ def set_write_wait(seconds: float) -> None:
     _write_wait_ms = max(0, int(seconds * 1000))
 
 
-def defer_checkpoints() -> None:
-    """Writers this process opens from now on never copy the WAL into the database: a git
-    hook calls this, then `settle_detached` once its write is done."""
-    global _defer_checkpoints
-    _defer_checkpoints = True
-
-
 def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     """A connection that may write; creates the file and schema, migrates old ones.
 
@@ -132,73 +108,12 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
-        if _defer_checkpoints:
+        if wal.deferred():
             conn.execute("PRAGMA wal_autocheckpoint=0")
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
         raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err
     return conn
-
-
-def close_writer(conn: sqlite3.Connection, db_path: Path) -> None:
-    """Close a writer; a WAL past WAL_RESET_BYTES is first copied into the database and
-    emptied (unless checkpoints are deferred), so the next process starts with none."""
-    try:
-        if not _defer_checkpoints and wal_bytes(db_path) > WAL_RESET_BYTES:
-            _empty_wal(conn)
-    finally:
-        conn.close()
-
-
-def wal_bytes(db_path: Path) -> int:
-    """The size of the index's WAL file (0 when there is none)."""
-    try:
-        return os.stat(f"{db_path}-wal").st_size
-    except OSError:
-        return 0
-
-
-def _empty_wal(conn: sqlite3.Connection) -> None:
-    # TRUNCATE waits for readers mid-query (briefly: the busy timeout below) and leaves
-    # the WAL at 0 bytes. A reader that stays longer keeps it for the next writer to
-    # empty; the data is safe either way (it is in the WAL).
-    with suppress(sqlite3.Error):
-        conn.execute(f"PRAGMA busy_timeout={_SETTLE_BUSY_MS}")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-
-# The detached child: a bare interpreter (no site, no kenso_git) that empties the WAL. It
-# opens the file `mode=rw`: an index deleted meanwhile is not created again, empty.
-_SETTLE_CODE = (
-    "import sqlite3, sys\n"
-    "conn = sqlite3.connect(sys.argv[1], uri=True, isolation_level=None)\n"
-    f"conn.execute('PRAGMA busy_timeout={_SETTLE_BUSY_MS}')\n"
-    "conn.execute('PRAGMA wal_checkpoint(TRUNCATE)')\n"
-    "conn.close()\n"
-)
-
-
-def settle_detached(db_path: Path) -> int | None:
-    """Empty a WAL past WAL_RESET_BYTES in a detached process; its pid, or None when not
-    needed (or it could not start: the next writer empties the WAL then).
-
-    For a git hook whose writers deferred checkpoints: the hook exits at once and git goes
-    on while the child copies the WAL. A new interpreter rather than a fork: it inherits
-    no thread, no SQLite state and none of git's pipes.
-    """
-    if wal_bytes(db_path) <= WAL_RESET_BYTES:
-        return None
-    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-    try:
-        return os.posix_spawn(
-            sys.executable,
-            [sys.executable, "-I", "-S", "-c", _SETTLE_CODE, _uri(db_path, "rw")],
-            {},
-            file_actions=quiet,
-            setsid=True,
-        )
-    except OSError:
-        return None
 
 
 def _create_private(path: Path) -> None:

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.store.connection import WAL_RESET_BYTES
-from kenso_git.store.connection import wal_bytes
+from kenso_git.store.wal import WAL_RESET_BYTES
+from kenso_git.store.wal import wal_bytes
 from tests.githooks.indexdump import hook_env
 from tests.gitrepo import commit_all
 from tests.helpers import doc
