@@ -18,7 +18,7 @@ from pathlib import Path
 # Past this size a writer empties the WAL when it closes (SQLite's own autocheckpoint is
 # 1,000 pages: about this many bytes).
 WAL_RESET_BYTES = 4 * 1024 * 1024
-_SETTLE_BUSY_MS = 2_000  # how long emptying the WAL waits for a reader mid-query
+_SETTLE_BUSY_MS = 2_000  # how long the detached child waits for a reader mid-query
 # A git hook's writers leave the WAL to a detached child (`settle_detached`): git waits for
 # the hook, not for the copy into the database.
 _deferred = False
@@ -68,11 +68,11 @@ def close_writer(conn: sqlite3.Connection, db_path: Path) -> None:
     emptied (unless checkpoints are deferred), so the next process starts with none."""
     try:
         if not _deferred and wal_bytes(db_path) > WAL_RESET_BYTES:
-            # TRUNCATE waits briefly for readers mid-query and leaves the WAL at 0 bytes.
-            # A reader that stays longer leaves it to the next writer; the data is safe
-            # either way (it is in the WAL).
+            # TRUNCATE copies what it can and leaves the WAL at 0 bytes; without waiting:
+            # a reader mid-query (a server's) leaves the reset to the next writer, and the
+            # writer that closes here may be a query's sync. The data is safe either way.
             with suppress(sqlite3.Error):
-                conn.execute(f"PRAGMA busy_timeout={_SETTLE_BUSY_MS}")
+                conn.execute("PRAGMA busy_timeout=0")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
