@@ -257,6 +257,7 @@ def scaled(corpus: Path, scale: int, runs: int, baseline: Path | None, keep: Pat
         kenso = root / ".kenso"
         index = sum(p.stat().st_size for p in kenso.iterdir() if p.name.startswith("docs.db"))
         corpus_bytes = _tree_bytes(root) - sum(p.stat().st_size for p in kenso.iterdir())
+        parts = _index_parts(kenso / "docs.db")
     print(f"corpus: {corpus} x{scale} ({docs} docs), {runs} runs, medians; load {os.getloadavg()}")
     for name, r in rounds.items():
         print(
@@ -275,8 +276,27 @@ def scaled(corpus: Path, scale: int, runs: int, baseline: Path | None, keep: Pat
         )
     print(
         f"index {index / 1e6:.0f} MB (db, -wal, -shm) / corpus {corpus_bytes / 1e6:.0f} MB = "
-        f"{index / corpus_bytes:.2f}x (target <= 2x)"
+        f"{index / corpus_bytes:.2f}x (target <= 2x); {parts}"
     )
+
+
+def _index_parts(db: Path) -> str:
+    """Where the index's bytes are: the WAL, free pages and the largest tables (dbstat)."""
+    import sqlite3
+
+    wal = Path(f"{db}-wal")
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0] * page
+        top = conn.execute(
+            "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 4"
+        ).fetchall()
+    finally:
+        conn.close()
+    tables = ", ".join(f"{name} {size / 1e6:.0f}" for name, size in top)
+    wal_mb = wal.stat().st_size / 1e6 if wal.exists() else 0.0
+    return f"WAL {wal_mb:.0f} MB, free pages {free / 1e6:.0f} MB, largest (MB): {tables}"
 
 
 if __name__ == "__main__":

@@ -318,8 +318,14 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
 
 def hook_main(name: str, args: Sequence[str]) -> None:
     """`kenso-git hook NAME ARGS...`: never fails or blocks git; one stderr line on trouble."""
+    from kenso_git.store.wal import defer_checkpoints
+
+    # The commit only appends to the WAL; copying it into the database (three fsyncs, and
+    # at 30x the whole WAL) happens after git has its exit status (`_settle`).
+    defer_checkpoints()
     try:
         decided = run_hook(name, args)
+        _settle(decided)
     except KensoError as err:
         _say(f"kenso-git: {name} hook: {err.message} (run `kenso-git sync` later)")
     except OSError as err:  # the state folder beside the index: read-only, full
@@ -332,6 +338,15 @@ def hook_main(name: str, args: Sequence[str]) -> None:
     else:
         if os.environ.get("KENSO_HOOK_VERBOSE"):
             _say(f"kenso-git: {name}: {decided.action}: {decided.reason}")
+
+
+def _settle(decided: Plan) -> None:
+    """After a foreground sync, empty a long WAL in a detached child."""
+    if decided.action != Mode.FOREGROUND:
+        return
+    from kenso_git.store.wal import settle_detached
+
+    settle_detached(resolve_db_path(find_workspace(None)))
 
 
 def _say(line: str) -> None:

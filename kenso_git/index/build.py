@@ -13,8 +13,10 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 from kenso_git.config import Settings
@@ -24,15 +26,6 @@ from kenso_git.index import gitprobe
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
-from kenso_git.index.prepare import Job
-from kenso_git.index.prepare import Options
-from kenso_git.index.prepare import Prepared
-from kenso_git.index.prepare import git_blob_ids
-from kenso_git.index.prepare import prepare_all
-from kenso_git.repo.discover import SourceFile
-from kenso_git.repo.discover import WalkFacts
-from kenso_git.repo.discover import discover
-from kenso_git.repo.discover import discover_paths
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
@@ -45,6 +38,7 @@ from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import publish_build
 from kenso_git.store.connection import transaction
 from kenso_git.store.connection import writing
+from kenso_git.store.files import META_COUNTS
 from kenso_git.store.files import FileRow
 from kenso_git.store.files import count_statuses
 from kenso_git.store.files import delete_file
@@ -54,7 +48,16 @@ from kenso_git.store.meta import bump_generation
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 from kenso_git.store.meta import write_meta
-from kenso_git.text.parse import Document
+from kenso_git.store.wal import close_writer
+
+if TYPE_CHECKING:
+    # The walker and the parser load only when a run has files to look at: a sync with
+    # nothing to do (the common case, and every query-time check) skips ~25 ms of imports.
+    from kenso_git.index.prepare import Job
+    from kenso_git.index.prepare import Prepared
+    from kenso_git.repo.discover import SourceFile
+    from kenso_git.repo.discover import WalkFacts
+    from kenso_git.text.parse import Document
 
 BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in batches
 FTS_BATCH = 64  # files between two batch FTS inserts
@@ -149,6 +152,7 @@ class _Run:
         self.bulk: BulkInsert | None = None  # set while many files are being written
         self.mark: str | None = None  # the git mark to record (gitprobe); None: keep it
         self.probe_differs: bool | None = None  # git status listed docs differing from HEAD
+        self.counts: str | None = None  # the row counts to keep (META_COUNTS), if counted
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: FileRow | None = None
@@ -313,7 +317,7 @@ def _run_once(
         if build is not None:
             publish_build(conn, build, db_path, replace=once.rebuild)
     finally:
-        conn.close()
+        close_writer(conn, db_path)  # empties a long WAL: the next process starts with none
         if build is not None:
             build.unlink(missing_ok=True)
     report.elapsed = time.perf_counter() - started
@@ -333,23 +337,11 @@ def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool)
         if fast is not None:
             only = fast[0]
     run.targeted = only is not None
-    facts = WalkFacts(saw_attributes=only is not None and _attributes_near(run.ws, only))
-    if only is None:
-        stored = load_files(conn)
-        found = discover(run.ws, run.settings, scope=report.scope, warn=run.warn, facts=facts)
-    else:  # a targeted sync reads and may remove only the rows of `only`
-        stored = load_files(conn, only)
-        found = discover_paths(run.ws, run.settings, only, scope=report.scope, warn=run.warn)
+    stored, found, facts, saw_attributes = _look(run, only)
     live = {sf.path for sf in found}
     suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
-    jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=facts.saw_attributes)
-    opts = Options(
-        run.settings.chunk_size,
-        run.settings.chunk_overlap,
-        run.settings.max_file_size,
-        run.keep_documents,
-    )
-    prepared = prepare_all(jobs, opts)
+    jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=saw_attributes)
+    prepared = _prepare(run, jobs)
     bulk = run.bulk = BulkInsert(conn) if len(jobs) >= BULK_THRESHOLD else None
     suspect_paths = {sf.path for sf in suspects}
     kill_after, written = _kill_after(), 0
@@ -371,12 +363,38 @@ def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool)
         run.bulk = None
     _remove_vanished(run, stored, live)
     touched = _touched(probe, suspects, set(stored) - live)
-    walked = facts if only is None else None
+    walked = facts
     run.mark = _next_mark(run, meta, given, probe, fast, found, touched, walked)
     if fast is not None or probe is not None:
         run.targeted = False  # the probe tells whether the work tree differs from HEAD
         run.probe_differs = probe is not None and bool(probe.docs)
     _finish(run, meta, fingerprint)
+
+
+def _look(
+    run: _Run, only: Sequence[str] | None
+) -> tuple[dict[str, FileRow], list[SourceFile], WalkFacts | None, bool]:
+    """The stored rows and the files found: a walk (its facts too), or only `only`'s.
+
+    Returns (rows, files, the walk's facts or None, whether a .gitattributes applies).
+    """
+    if only is None:
+        from kenso_git.repo.discover import WalkFacts
+        from kenso_git.repo.discover import discover
+
+        facts = WalkFacts()
+        stored = load_files(run.conn)
+        scope = run.report.scope
+        found = discover(run.ws, run.settings, scope=scope, warn=run.warn, facts=facts)
+        return stored, found, facts, facts.saw_attributes
+    if not only:  # nothing to look at: no walker, no parser to import
+        return {}, [], None, False
+    from kenso_git.repo.discover import discover_paths
+
+    # a targeted sync reads and may remove only the rows of `only`
+    stored = load_files(run.conn, only)
+    found = discover_paths(run.ws, run.settings, only, scope=run.report.scope, warn=run.warn)
+    return stored, found, None, _attributes_near(run.ws, only)
 
 
 def _ask_git(
@@ -389,7 +407,7 @@ def _ask_git(
         return probe, None
     fast = gitprobe.candidates(run.ws, meta, probe)
     if fast is not None:
-        run.report.carried = count_statuses(run.conn, exclude=fast[0])
+        run.report.carried, run.counts = count_statuses(run.conn, exclude=fast[0], meta=meta)
     return probe, fast
 
 
@@ -496,6 +514,11 @@ def _jobs(
 ) -> list[Job]:
     """One job per changed-looking file. Git is asked for blob ids only when a content
     filter could make them differ from the plain hash of the bytes (see `gitconfig`)."""
+    if not suspects:
+        return []
+    from kenso_git.index.prepare import Job
+    from kenso_git.index.prepare import git_blob_ids
+
     git_ids = git_blob_ids(run.ws, [sf.path for sf in suspects], saw_attributes=saw_attributes)
     use_git = git_ids is not None
     jobs = []
@@ -504,6 +527,22 @@ def _jobs(
         known = row.blob_id if row is not None and not rechunk_all else None
         jobs.append(Job(sf, known, git_ids.get(sf.path) if git_ids else None, use_git))
     return jobs
+
+
+def _prepare(run: _Run, jobs: list[Job]) -> Iterator[Prepared]:
+    """The prepared files of `jobs`, in order (the parser loads only when there are any)."""
+    if not jobs:
+        return iter(())
+    from kenso_git.index.prepare import Options
+    from kenso_git.index.prepare import prepare_all
+
+    opts = Options(
+        run.settings.chunk_size,
+        run.settings.chunk_overlap,
+        run.settings.max_file_size,
+        run.keep_documents,
+    )
+    return prepare_all(jobs, opts)
 
 
 def _remove_vanished(run: _Run, stored: dict[str, FileRow], live: set[str]) -> None:
@@ -546,6 +585,8 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
             else differs_from_head(run.ws, run.settings, report.scope, load_files(conn))
         )
         values[schema.META_WORKTREE_DIRTY] = "" if differs is None else ("1" if differs else "0")
+    if run.counts is not None and not run.wrote:  # a write bumps the generation below
+        values[META_COUNTS] = run.counts
     if not meta:  # a new file: caches keyed on (path, generation) must not take it for the old
         values[schema.META_GENERATION] = str(time.time_ns())
     write_meta(conn, values)

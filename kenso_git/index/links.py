@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Collection
+from collections.abc import Iterator
 
 from kenso_git.store.files import indexed_paths
+from kenso_git.store.files import is_indexed
 from kenso_git.store.files import stored_relations
 from kenso_git.store.links import LinkRow
 from kenso_git.store.links import add_links
@@ -47,7 +49,8 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
             return
     if not rows:
         return
-    resolver = Resolver(indexed_paths(conn), lookup_index=sources is None or len(sources) > 50)
+    many = sources is None or len(sources) > 50
+    resolver = Resolver(indexed_paths(conn) if many else _IndexedPaths(conn), lookup_index=many)
     declared: list[tuple[str, LinkRow]] = []
     inline: dict[tuple[str, str], LinkRow] = {}
     for source, relations in rows:
@@ -66,6 +69,30 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
     stored = links_of_type(conn, LINKS_TO)
     drop_links(conn, LINKS_TO, stored - inline.keys())
     add_links(conn, [(source, inline[(source, t)]) for source, t in inline.keys() - stored])
+
+
+class _IndexedPaths(Collection[str]):
+    """The indexed paths for a few sources' links: each asked by its primary key, and all
+    of them read only when a link needs a suffix lookup (a hook's sync at 30x read 48,600
+    rows to resolve a few links)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._all: list[str] | None = None
+
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, str) and is_indexed(self._conn, item)
+
+    def _paths(self) -> list[str]:
+        if self._all is None:
+            self._all = indexed_paths(self._conn)
+        return self._all
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths())
+
+    def __len__(self) -> int:
+        return len(self._paths())
 
 
 def _row(resolver: Resolver, source: str, raw: str, relation: str) -> LinkRow | None:

@@ -18,6 +18,7 @@ from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.store import budget
 from kenso_git.store import schema
+from kenso_git.store import wal
 from kenso_git.store.faults import REBUILD_HINT
 from kenso_git.store.faults import database_failure
 from kenso_git.store.faults import file_failure
@@ -38,11 +39,7 @@ def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
 
 
 def _readonly_uri(db_path: Path) -> str:
-    # Built by hand: Path.as_uri() imports urllib (~4 ms on every `kenso-git search`).
-    text = str(db_path.resolve())
-    for char, code in (("%", "%25"), ("?", "%3f"), ("#", "%23")):
-        text = text.replace(char, code)
-    return f"file:{text}?mode=ro"
+    return wal.file_uri(db_path, "ro")
 
 
 def open_reader(db_path: Path) -> sqlite3.Connection:
@@ -111,6 +108,8 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
+        if wal.deferred():
+            conn.execute("PRAGMA wal_autocheckpoint=0")
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
         raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err

@@ -167,8 +167,9 @@ class Resolver:
     """Resolves link targets against a fixed set of known paths (lint's rules, shared)."""
 
     def __init__(self, known: Collection[str], *, lookup_index: bool = True) -> None:
-        # A suffix index pays off for many links; a few are resolved by scanning a set.
-        self.index: Collection[str] = PathIndex(known) if lookup_index else frozenset(known)
+        # A suffix index pays off for many links; a few are resolved against `known` as
+        # given (the index's lookups by primary key: no copy of every path).
+        self.index: Collection[str] = PathIndex(known) if lookup_index else known
 
     def target(self, source: str, raw: str) -> str:
         """The resolved path, else the target's root-relative normal form."""
