@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Collection
 from typing import NamedTuple
@@ -90,6 +91,21 @@ def stored_relations(
     ).fetchall()
     wanted = None if paths is None else set(paths)
     return [(r[0], r[1]) for r in rows if wanted is None or r[0] in wanted]
+
+
+def relations_naming(conn: sqlite3.Connection, names: Collection[str]) -> list[str]:
+    """Indexed files whose raw relations text contains one of `names` (file names): a
+    superset (LIKE ignores ASCII case) of the files whose links may name those files."""
+    if not names:
+        return []
+    like = [f"%{_like_escaped(json.dumps(n, ensure_ascii=False)[1:-1])}%" for n in names]
+    where = " OR ".join("relations LIKE ? ESCAPE '\\'" for _ in like)
+    sql = f"SELECT path FROM files WHERE status = ? AND relations IS NOT NULL AND ({where})"
+    return [r[0] for r in conn.execute(sql, (FileStatus.INDEXED, *like))]
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def indexed_paths(conn: sqlite3.Connection) -> list[str]:
