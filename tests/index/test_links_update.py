@@ -68,7 +68,8 @@ def test_links_after_each_create_delete_or_rename_equal_a_fresh_ingest(
     tmp_path: Path, seed: int
 ) -> None:
     rng = random.Random(seed)
-    files = {f"{f}/{n}": _page(rng, i) for i, (f, n) in enumerate(zip(FOLDERS * 2, NAMES, strict=False))}
+    pairs = [(f, n) for f in FOLDERS for n in rng.sample(NAMES, 2)]
+    files = {f"{f}/{n}": _page(rng, i) for i, (f, n) in enumerate(pairs)}
     root = init_repo(tmp_path / "repo", files)
     kb = KnowledgeBase.open(root)
     kb.ingest()
