@@ -84,13 +84,16 @@ def stored_relations(
     conn: sqlite3.Connection, paths: Collection[str] | None = None
 ) -> list[tuple[str, str]]:
     """(path, relations JSON) of indexed files with relations (all, or those of `paths`)."""
-    rows = conn.execute(
-        "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL "
-        "ORDER BY path",
-        (FileStatus.INDEXED,),
-    ).fetchall()
-    wanted = None if paths is None else set(paths)
-    return [(r[0], r[1]) for r in rows if wanted is None or r[0] in wanted]
+    sql = "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL"
+    if paths is None:
+        rows = conn.execute(f"{sql} ORDER BY path", (FileStatus.INDEXED,)).fetchall()
+    else:  # a sync of a few files reads their rows, not every file's relations
+        wanted = json.dumps(sorted(set(paths)), ensure_ascii=False)
+        rows = conn.execute(
+            f"{sql} AND path IN (SELECT value FROM json_each(?)) ORDER BY path",
+            (FileStatus.INDEXED, wanted),
+        ).fetchall()
+    return [(r[0], r[1]) for r in rows]
 
 
 def relations_naming(conn: sqlite3.Connection, names: Collection[str]) -> list[str]:
