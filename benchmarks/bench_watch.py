@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -51,6 +52,7 @@ TARGET_P95_MS = 300.0
 TARGET_IDLE_CPU = 1.0  # percent of one core
 TARGET_RSS_MB = 20.0
 TICKS = os.sysconf("SC_CLK_TCK")
+_ROUNDS = itertools.count()
 
 
 def _git(root: Path, *args: str) -> None:
@@ -190,6 +192,8 @@ async def _visible(
 
 
 async def _latencies(root: Path, base: str, token: str, ops: int) -> dict[str, list[float]]:
+    # Words new to every round: a save of the text a file already has changes no index.
+    tag = next(_ROUNDS)
     folder = root / "docs" / "watch"
     folder.mkdir(exist_ok=True)
     out: dict[str, list[float]] = {
@@ -208,7 +212,7 @@ async def _latencies(root: Path, base: str, token: str, ops: int) -> dict[str, l
         await asyncio.sleep(0.5)  # the folder's own event has passed
         for i in range(ops):
             kind = ("edit", "create", "rename", "delete")[i % 4]
-            word, want, gone = f"zq{i}marker", None, None
+            word, want, gone = f"zq{tag}x{i}marker", None, None
             events.drain()
             started = time.perf_counter()
             if kind == "create":
@@ -220,12 +224,12 @@ async def _latencies(root: Path, base: str, token: str, ops: int) -> dict[str, l
                 want = "docs/watch/edited.md"
             elif kind == "rename":
                 source, target = folder / f"new{i - 1}.md", folder / f"renamed{i}.md"
-                word = f"zq{i - 1}marker"
+                word = f"zq{tag}x{i - 1}marker"
                 os.replace(source, target)
                 want, gone = f"docs/watch/{target.name}", f"docs/watch/{source.name}"
             else:
                 victim = folder / f"renamed{i - 1}.md"
-                word = f"zq{i - 2}marker"
+                word = f"zq{tag}x{i - 2}marker"
                 victim.unlink()
                 gone = f"docs/watch/{victim.name}"
             event_ms, visible_ms = await _visible(client, events, started, word, want, gone)
