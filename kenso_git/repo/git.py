@@ -73,13 +73,13 @@ def blob_id(data: bytes) -> str:
     header = b"blob %d\0" % len(data)
     if len(data) < _SMALL_BLOB:
         try:  # CPython's own SHA-1: no OpenSSL to load (~5 ms) for the one doc a query syncs
-            from _sha1 import sha1
+            from _sha1 import sha1  # type: ignore[import-not-found]  # no stubs: CPython's own
         except ImportError:
             pass
         else:
-            digest = sha1(header)
-            digest.update(data)
-            return digest.hexdigest()
+            small = sha1(header)
+            small.update(data)
+            return str(small.hexdigest())
     import hashlib  # OpenSSL's SHA-1 is faster on big files
 
     digest = hashlib.sha1(header, usedforsecurity=False)
