@@ -1,7 +1,7 @@
 """Watcher benchmark (#16), run by hand, not in CI.
 
     python benchmarks/bench_watch.py [CORPUS_DIR] [--scale 1] [--ops 20] [--idle 30]
-        [--rss-scale 30]
+        [--rss-scale 30] [--baseline SRC_DIR]
 
 CORPUS_DIR defaults to ../shared/corpora/docs-desktop/docs, copied `--scale` times into a
 temporary git repository and ingested. Runs `kenso-git serve --transport http` with the
@@ -15,6 +15,10 @@ it through the MCP SDK's client. Measures, in one run:
   (`--no-watch`) as the baseline (target < 1% with it);
 - RSS of the server with and without the watcher after start-up, its catch-up and one search,
   at `--rss-scale` copies (target: the watcher adds <= 20 MB at 30x, 48,600 docs).
+
+`--baseline SRC_DIR` runs every server a second time with another source tree first on
+PYTHONPATH (say `git archive` of an older commit), in the same run, and prints both and the
+ratios: on a loaded machine only those compare.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -47,6 +52,7 @@ TARGET_P95_MS = 300.0
 TARGET_IDLE_CPU = 1.0  # percent of one core
 TARGET_RSS_MB = 20.0
 TICKS = os.sysconf("SC_CLK_TCK")
+_ROUNDS = itertools.count()
 
 
 def _git(root: Path, *args: str) -> None:
@@ -73,12 +79,14 @@ def _port() -> int:
 
 @contextlib.contextmanager
 def _server(
-    root: Path, *args: str, query_sync: bool = False
+    root: Path, *args: str, query_sync: bool = False, source: Path | None = None
 ) -> Iterator[tuple[subprocess.Popen[bytes], str, str]]:
     """A running HTTP server (pid, base URL, token), ready and caught up."""
     port = _port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KENSO_", "PYTHONPATH"))}
     env["KENSO_QUERY_SYNC"] = "1" if query_sync else "0"
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
     cmd = [str(EXE), "serve", "--transport", "http", "--port", str(port), *args]
     proc = subprocess.Popen(cmd, cwd=root, env=env, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -184,6 +192,8 @@ async def _visible(
 
 
 async def _latencies(root: Path, base: str, token: str, ops: int) -> dict[str, list[float]]:
+    # Words new to every round: a save of the text a file already has changes no index.
+    tag = next(_ROUNDS)
     folder = root / "docs" / "watch"
     folder.mkdir(exist_ok=True)
     out: dict[str, list[float]] = {
@@ -202,7 +212,7 @@ async def _latencies(root: Path, base: str, token: str, ops: int) -> dict[str, l
         await asyncio.sleep(0.5)  # the folder's own event has passed
         for i in range(ops):
             kind = ("edit", "create", "rename", "delete")[i % 4]
-            word, want, gone = f"zq{i}marker", None, None
+            word, want, gone = f"zq{tag}x{i}marker", None, None
             events.drain()
             started = time.perf_counter()
             if kind == "create":
@@ -214,12 +224,12 @@ async def _latencies(root: Path, base: str, token: str, ops: int) -> dict[str, l
                 want = "docs/watch/edited.md"
             elif kind == "rename":
                 source, target = folder / f"new{i - 1}.md", folder / f"renamed{i}.md"
-                word = f"zq{i - 1}marker"
+                word = f"zq{tag}x{i - 1}marker"
                 os.replace(source, target)
                 want, gone = f"docs/watch/{target.name}", f"docs/watch/{source.name}"
             else:
                 victim = folder / f"renamed{i - 1}.md"
-                word = f"zq{i - 2}marker"
+                word = f"zq{tag}x{i - 2}marker"
                 victim.unlink()
                 gone = f"docs/watch/{victim.name}"
             event_ms, visible_ms = await _visible(client, events, started, word, want, gone)
@@ -252,22 +262,23 @@ async def _one_search(base: str, token: str) -> None:
         await _paths(client, "install")
 
 
-def _rss_pair(root: Path, *, query_sync: bool) -> tuple[float, float]:
+def _rss_pair(root: Path, *, query_sync: bool, source: Path | None) -> tuple[float, float]:
     """RSS (MB) of a server with and without the watcher, after its start and one search."""
-    with _server(root, "--no-watch", query_sync=query_sync) as (proc, base, token):
+    with _server(root, "--no-watch", query_sync=query_sync, source=source) as (proc, base, token):
         asyncio.run(_one_search(base, token))
         without = _rss_mb(proc.pid)
-    with _server(root, query_sync=query_sync) as (proc, base, token):
+    with _server(root, query_sync=query_sync, source=source) as (proc, base, token):
         asyncio.run(_one_search(base, token))
         with_watch = _rss_mb(proc.pid)
     return with_watch, without
 
 
-def _rss_table(root: Path) -> dict[str, tuple[float, float]]:
-    return {
-        "query-sync on (default)": _rss_pair(root, query_sync=True),
-        "query-sync off": _rss_pair(root, query_sync=False),
-    }
+def _rss_table(root: Path, sources: dict[str, Path | None]) -> dict[str, tuple[float, float]]:
+    table = {}
+    for name, source in sources.items():
+        table[f"{name}, query-sync on (default)"] = _rss_pair(root, query_sync=True, source=source)
+        table[f"{name}, query-sync off"] = _rss_pair(root, query_sync=False, source=source)
+    return table
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -275,36 +286,33 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def main() -> None:
-    """Run every measurement and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--scale", type=int, default=1)
-    parser.add_argument("--ops", type=int, default=20)
-    parser.add_argument("--idle", type=float, default=30.0)
-    parser.add_argument("--rss-scale", type=int, default=30)
-    args = parser.parse_args()
-    if not args.corpus.is_dir():
-        raise SystemExit(f"no corpus at {args.corpus}")
-    with tempfile.TemporaryDirectory(prefix="bench-watch-") as tmp:
-        root = _setup(args.corpus, Path(tmp) / "repo", args.scale)
-        with _server(root) as (proc, base, token):
-            lat = asyncio.run(_latencies(root, base, token, args.ops))
-            idle_with = _idle_cpu(proc.pid, args.idle)
-        with _server(root, "--no-watch") as (proc, _base, _token):
-            idle_without = _idle_cpu(proc.pid, args.idle)
-        # the product's defaults: the watcher and the query-time check both on
-        with _server(root, query_sync=True) as (proc, base, token):
-            lat_default = asyncio.run(_latencies(root, base, token, args.ops))
-        rss_at_scale = _rss_table(root) if args.rss_scale == args.scale else None
-    if rss_at_scale is None and args.rss_scale:
-        with tempfile.TemporaryDirectory(prefix="bench-watch-rss-") as tmp:
-            rss_at_scale = _rss_table(_setup(args.corpus, Path(tmp) / "repo", args.rss_scale))
+def _round(
+    root: Path, ops: int, idle: float, source: Path | None
+) -> tuple[dict[str, list[float]], dict[str, list[float]], float, float]:
+    """One source tree's latencies (watcher alone, defaults) and idle CPU (with, without)."""
+    with _server(root, source=source) as (proc, base, token):
+        lat = asyncio.run(_latencies(root, base, token, ops))
+        idle_with = _idle_cpu(proc.pid, idle)
+    with _server(root, "--no-watch", source=source) as (proc, _base, _token):
+        idle_without = _idle_cpu(proc.pid, idle)
+    # the product's defaults: the watcher and the query-time check both on
+    with _server(root, query_sync=True, source=source) as (proc, base, token):
+        lat_default = asyncio.run(_latencies(root, base, token, ops))
+    return lat, lat_default, idle_with, idle_without
+
+
+def _report(
+    name: str,
+    lat: dict[str, list[float]],
+    lat_default: dict[str, list[float]],
+    cpu: tuple[float, float],
+) -> tuple[float, float]:
+    """Print one source tree's rows; returns the two p95s (watcher alone, defaults)."""
+    idle_with, idle_without = cpu
     floor = lat.pop("round trip")
     to_event = lat.pop("event")
     every = [ms for values in lat.values() for ms in values]
-    print(f"\nwatcher benchmark: {args.corpus.name} x{args.scale}, {len(every)} changes")
-    print(f"{'measure':52} {'value':>12} {'target':>10}")
+    print(f"[{name}]")
     for kind, values in lat.items():
         print(
             f"  visible after {kind:8} p50 / max (ms){'':15} "
@@ -325,6 +333,11 @@ def main() -> None:
     )
     lat_default.pop("round trip")
     lat_default.pop("event")
+    for kind, values in lat_default.items():
+        print(
+            f"  defaults: visible after {kind:8} p50 / max (ms){'':5} "
+            f"{statistics.median(values):5.0f} / {max(values):4.0f}"
+        )
     every_default = [ms for values in lat_default.values() for ms in values]
     p95_default = _pct(every_default, 0.95)
     print(
@@ -336,14 +349,54 @@ def main() -> None:
         f"  {'ok' if idle_with < TARGET_IDLE_CPU else 'MISSED'}"
     )
     print(f"{'  idle CPU, --no-watch baseline (%)':52} {idle_without:12.2f}")
+    return p95, p95_default
+
+
+def main() -> None:
+    """Run every measurement and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--scale", type=int, default=1)
+    parser.add_argument("--ops", type=int, default=20)
+    parser.add_argument("--idle", type=float, default=30.0)
+    parser.add_argument("--rss-scale", type=int, default=30)
+    parser.add_argument("--baseline", type=Path, help="another source tree to compare against")
+    args = parser.parse_args()
+    if not args.corpus.is_dir():
+        raise SystemExit(f"no corpus at {args.corpus}")
+    sources: dict[str, Path | None] = {"this tree": None}
+    if args.baseline is not None:
+        sources = {"baseline": args.baseline.resolve(), **sources}
+    rounds = {}
+    with tempfile.TemporaryDirectory(prefix="bench-watch-") as tmp:
+        root = _setup(args.corpus, Path(tmp) / "repo", args.scale)
+        for name, source in sources.items():
+            rounds[name] = _round(root, args.ops, args.idle, source)
+        rss_at_scale = _rss_table(root, sources) if args.rss_scale == args.scale else None
+    if rss_at_scale is None and args.rss_scale:
+        with tempfile.TemporaryDirectory(prefix="bench-watch-rss-") as tmp:
+            big = _setup(args.corpus, Path(tmp) / "repo", args.rss_scale)
+            rss_at_scale = _rss_table(big, sources)
+    print(f"\nwatcher benchmark: {args.corpus.name} x{args.scale}, {args.ops} changes")
+    print(f"{'measure':52} {'value':>12} {'target':>10}")
+    p95s = {}
+    for name, (lat, lat_default, idle_with, idle_without) in rounds.items():
+        p95s[name] = _report(name, lat, lat_default, (idle_with, idle_without))
+    if "baseline" in p95s:
+        (old, old_d), (new, new_d) = p95s["baseline"], p95s["this tree"]
+        print(
+            f"ratios this/baseline, p95: watcher alone {new / old:.2f}x, "
+            f"defaults {new_d / old_d:.2f}x"
+        )
     for mode, (on, off) in (rss_at_scale or {}).items():
         added = on - off
         label = f"  RSS x{args.rss_scale}, {mode}: with / without (MB)"
-        print(f"{label:52} {on:6.0f} / {off:4.0f}")
+        print(f"{label:64} {on:6.0f} / {off:4.0f}")
         print(
             f"{'    RSS added by the watcher (MB)':52} {added:12.1f} {TARGET_RSS_MB:>10}"
             f"  {'ok' if added <= TARGET_RSS_MB else 'MISSED'}"
         )
+    print(f"load average at the end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

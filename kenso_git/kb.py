@@ -15,7 +15,9 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,6 +129,13 @@ class KnowledgeBase:
         self._checks_started = 0
         self._checks_done = 0
         self.freshness: Freshness | None = None  # of the last query-time check; None: not run
+        # This process's writers (the watcher, tool threads) take turns here before the file
+        # lock: a query's sync that finds the watcher syncing is woken when it ends, instead
+        # of polling the lock and leaving the "rerun" mark, which made the holder sync the
+        # whole scope once more before either could answer.
+        self._writer = threading.RLock()
+        self._turns = threading.Lock()
+        self.writers_waiting = 0  # threads waiting for their turn to write (tests, health)
 
     @classmethod
     def open(cls, start: Path | None = None, *, db: str | None = None) -> KnowledgeBase:
@@ -582,17 +591,40 @@ class KnowledgeBase:
         from kenso_git.index.build import run_index
 
         self._check_owner_before_write()
-        return run_index(
-            self.workspace,
-            self.settings,
-            self.db_path,
-            scope=None,
-            progress=progress,
-            warn=warn,
-            head=self._head(),
-            only=paths,
-            hand_off=hand_off,
-        )
+        with self._turn(hand_off) as left:
+            return run_index(
+                self.workspace,
+                self.settings,
+                self.db_path,
+                scope=None,
+                progress=progress,
+                warn=warn,
+                head=self._head(),
+                only=paths,
+                hand_off=left,
+            )
+
+    @contextlib.contextmanager
+    def _turn(self, hand_off: float | None) -> Iterator[float | None]:
+        """Wait for this process's other writers (`hand_off` seconds at most, None: as long
+        as they take); yields what is left of `hand_off` for the file lock (0 when the wait
+        ran out: the sync is then handed to the holder by the rerun mark, as across processes)."""
+        started = time.monotonic()
+        with self._turns:
+            self.writers_waiting += 1
+        try:
+            got = self._writer.acquire(timeout=-1 if hand_off is None else hand_off)
+        finally:
+            with self._turns:
+                self.writers_waiting -= 1
+        try:
+            if hand_off is None or not got:
+                yield None if hand_off is None else 0.0
+            else:
+                yield max(0.0, hand_off - (time.monotonic() - started))
+        finally:
+            if got:
+                self._writer.release()
 
     def _head(self) -> str | None:
         from kenso_git.index import freshness

@@ -146,7 +146,8 @@ class _Run:
         self.keep_documents = keep_documents  # keep parsed documents (for the lint summary)
         self.started_ns = time.time_ns()
         self.wrote = False  # any chunk, link or file row changed (beyond stat refreshes)
-        self.paths_changed = False  # the set of indexed paths changed: every link may resolve anew
+        self.paths_changed = False  # the set of indexed paths changed: links may resolve anew
+        self.moved: list[str] = []  # the paths that joined or left that set
         self.targeted = False  # only the paths a git operation changed were looked at
         self.reindexed: list[str] = []  # files whose links were replaced
         self.bulk: BulkInsert | None = None  # set while many files are being written
@@ -181,11 +182,15 @@ class _Run:
             upsert_file(self.conn, self.file_row(sf, prep.blob, stored.status, keep=stored))
             self.report.results.append(_unchanged(stored))
         elif prep.status == "indexed":
-            self.paths_changed |= stored is None or stored.status != FileStatus.INDEXED
+            if stored is None or stored.status != FileStatus.INDEXED:
+                self.paths_changed = True
+                self.moved.append(sf.path)
             self.reindexed.append(sf.path)
             self.index(sf, prep, had_row=stored is not None)
         else:
-            self.paths_changed |= stored is not None and stored.status == FileStatus.INDEXED
+            if stored is not None and stored.status == FileStatus.INDEXED:
+                self.paths_changed = True
+                self.moved.append(sf.path)
             self.skip(sf, prep.blob, prep.reason or FileStatus.UNREADABLE, prep.detail)
 
     def index(self, sf: SourceFile, prep: Prepared, *, had_row: bool = True) -> None:
@@ -552,6 +557,7 @@ def _remove_vanished(run: _Run, stored: dict[str, FileRow], live: set[str]) -> N
         run.wrote = True
         if stored[path].status == FileStatus.INDEXED:
             run.paths_changed = True
+            run.moved.append(path)
             run.report.results.append(FileResult(path, "removed"))
 
 
@@ -561,7 +567,7 @@ def _finish(run: _Run, meta: dict[str, str], fingerprint: str) -> None:
         from kenso_git.index import links
 
         if run.paths_changed:
-            links.rebuild_links(conn)
+            links.update_links(conn, run.reindexed, run.moved)
         else:
             links.rebuild_links(conn, sources=run.reindexed)
     values = {

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from kenso_git.store.files import indexed_paths
 from kenso_git.store.files import is_indexed
+from kenso_git.store.files import relations_naming
 from kenso_git.store.files import stored_relations
 from kenso_git.store.links import LinkRow
 from kenso_git.store.links import add_links
@@ -26,6 +27,30 @@ from kenso_git.store.links import replace_links
 from kenso_git.text.links import LINKS_TO
 from kenso_git.text.links import Resolver
 from kenso_git.text.links import resolve_link
+
+# Past this many files appearing or vanishing (a branch switch), every link is re-resolved.
+MAX_MOVED = 50
+
+
+def update_links(
+    conn: sqlite3.Connection, reindexed: Collection[str], moved: Collection[str]
+) -> None:
+    """Links after a write in which the files `moved` appeared or vanished (inside the
+    caller's transaction): the re-indexed files' own links, and those of the files whose raw
+    entries contain a moved file's name, are resolved anew; no other link can change.
+
+    A link resolves by exact path, folder-relative path or a unique suffix of one indexed
+    path, so its resolution changes only when a file ending in its normal form appears or
+    vanishes, and that normal form ends in the file's name, which comes from the raw entry's
+    own text. A save that creates, deletes or renames one doc re-resolves a few links, not
+    thousands.
+    """
+    if len(moved) > MAX_MOVED:
+        rebuild_links(conn)
+        return
+    names = {path.rpartition("/")[2] for path in moved}
+    sources = {*reindexed, *moved, *relations_naming(conn, names)}
+    rebuild_links(conn, sources=sorted(sources))
 
 
 def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = None) -> None:

@@ -65,11 +65,24 @@ class HeadState(NamedTuple):
     unborn: bool
 
 
+_SMALL_BLOB = 1 << 20  # bytes; above, hashlib's OpenSSL SHA-1 is worth its import
+
+
 def blob_id(data: bytes) -> str:
     """The SHA-1 id git gives `data` as a blob, with no filters applied."""
-    import hashlib  # loads OpenSSL (~5 ms): only when a file is really hashed
+    header = b"blob %d\0" % len(data)
+    if len(data) < _SMALL_BLOB:
+        try:  # CPython's own SHA-1: no OpenSSL to load (~5 ms) for the one doc a query syncs
+            from _sha1 import sha1  # type: ignore[import-not-found]  # no stubs: CPython's own
+        except ImportError:
+            pass
+        else:
+            small = sha1(header)
+            small.update(data)
+            return str(small.hexdigest())
+    import hashlib  # OpenSSL's SHA-1 is faster on big files
 
-    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    digest = hashlib.sha1(header, usedforsecurity=False)
     digest.update(data)
     return digest.hexdigest()
 

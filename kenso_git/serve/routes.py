@@ -32,6 +32,7 @@ from kenso_git.errors import NoIndexError
 from kenso_git.errors import ScopeError
 from kenso_git.errors import UsageError
 from kenso_git.serve.service import Service
+from kenso_git.serve.wake import Wake
 
 MAX_STREAMS = 8
 KEEPALIVE_S = 15.0
@@ -120,19 +121,23 @@ class Routes:
     async def _pump(self, send: Send) -> None:
         """Send the current state, then each change and the keepalives, until the cap."""
         started = time.monotonic()
-        last = await self._mark()
-        await _send(send, _event("index", last))
-        sent = time.monotonic()
-        while time.monotonic() - started < MAX_STREAM_S:
-            await anyio.sleep(self.poll_s)
-            mark = await self._mark()
-            if mark != last:
-                last = mark
-                await _send(send, _event("index", mark))
-                sent = time.monotonic()
-            elif time.monotonic() - sent >= self.keepalive_s:
-                await _send(send, b": keepalive\n\n")
-                sent = time.monotonic()
+        wake = Wake(self.service.watcher)  # a sync by our watcher is sent without a poll's delay
+        try:
+            last = await self._mark()
+            await _send(send, _event("index", last))
+            sent = time.monotonic()
+            while time.monotonic() - started < MAX_STREAM_S:
+                await wake.wait(self.poll_s)
+                mark = await self._mark()
+                if mark != last:
+                    last = mark
+                    await _send(send, _event("index", mark))
+                    sent = time.monotonic()
+                elif time.monotonic() - sent >= self.keepalive_s:
+                    await _send(send, b": keepalive\n\n")
+                    sent = time.monotonic()
+        finally:
+            wake.close()
 
     async def _mark(self) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self._read_mark, limiter=self._reads)

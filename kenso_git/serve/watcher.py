@@ -16,6 +16,7 @@ the reason, and the next good sync sets it back.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import threading
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kenso_git.watch")
 
-QUIET_MS = 50  # a batch is synced once this long passes without a new event
+QUIET_MS = 20  # a batch is synced once this long passes without a new event (watchfiles step)
 MAX_BATCH_MS = 1000  # ... or when it has been growing this long (a long checkout)
 POLL_S = 1.0  # the fallback's period
 HAND_OFF_S = 1.0  # the watcher waits this long for another writer, then hands it the sync
@@ -93,6 +94,7 @@ class Watcher:
         self._checks = 0
         self._status_lock = threading.Lock()
         self._changed = threading.Condition(self._status_lock)
+        self._listeners: list[Callable[[], None]] = []  # told after each sync (SSE streams)
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -127,6 +129,16 @@ class Watcher:
         with self._changed:
             self._changed.wait_for(lambda: done(self._status()), timeout)
             return self._status()
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener()` in the watcher's thread after each sync; returns the unsubscribe."""
+        with self._status_lock:
+            self._listeners.append(listener)
+        return lambda: self._unsubscribe(listener)
+
+    def _unsubscribe(self, listener: Callable[[], None]) -> None:
+        with self._status_lock, contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
 
     def _set(self, ok: bool | None, mode: str, reason: str | None) -> None:
         with self._changed:
@@ -284,6 +296,9 @@ class Watcher:
         changed = report.count("ingested") + report.count("removed")
         with self._status_lock:
             self._syncs += 1
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()  # must not raise: `Wake._poke` only schedules a call on a loop
         self._healthy()
         if self.on_sync is not None:
             count = looked if looked is not None else len(paths or ())

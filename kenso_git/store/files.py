@@ -111,16 +111,17 @@ def stored_relations(
     conn: sqlite3.Connection, paths: Collection[str] | None = None
 ) -> list[tuple[str, str]]:
     """(path, relations JSON) of indexed files with relations (all, or those of `paths`)."""
-    query = "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL"
+    sql = "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL"
     if paths is None:
-        rows = conn.execute(f"{query} ORDER BY path", (FileStatus.INDEXED,)).fetchall()
-    else:  # a hook's few files: one lookup each, not a scan of every row (#16)
-        rows = [
-            row
-            for path in sorted(set(paths))
-            for row in conn.execute(f"{query} AND path = ?", (FileStatus.INDEXED, path))
-        ]
+        rows = conn.execute(f"{sql} ORDER BY path", (FileStatus.INDEXED,)).fetchall()
+    else:  # a sync of a few files reads their rows, not every file's relations
+        wanted = json.dumps(sorted(set(paths)), ensure_ascii=False)
+        rows = conn.execute(
+            f"{sql} AND path IN (SELECT value FROM json_each(?)) ORDER BY path",
+            (FileStatus.INDEXED, wanted),
+        ).fetchall()
     return [(r[0], r[1]) for r in rows]
+
 
 
 def is_indexed(conn: sqlite3.Connection, path: str) -> bool:
@@ -129,6 +130,21 @@ def is_indexed(conn: sqlite3.Connection, path: str) -> bool:
         "SELECT 1 FROM files WHERE path = ? AND status = ?", (path, FileStatus.INDEXED)
     ).fetchone()
     return row is not None
+
+
+def relations_naming(conn: sqlite3.Connection, names: Collection[str]) -> list[str]:
+    """Indexed files whose raw relations text contains one of `names` (file names): a
+    superset (LIKE ignores ASCII case) of the files whose links may name those files."""
+    if not names:
+        return []
+    like = [f"%{_like_escaped(json.dumps(n, ensure_ascii=False)[1:-1])}%" for n in names]
+    where = " OR ".join("relations LIKE ? ESCAPE '\\'" for _ in like)
+    sql = f"SELECT path FROM files WHERE status = ? AND relations IS NOT NULL AND ({where})"
+    return [r[0] for r in conn.execute(sql, (FileStatus.INDEXED, *like))]
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def indexed_paths(conn: sqlite3.Connection) -> list[str]:

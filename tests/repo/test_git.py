@@ -202,3 +202,11 @@ def test_capture_of_a_missing_program_raises_oserror() -> None:
 def test_run_git_failure_names_the_command(repo: Path) -> None:
     with pytest.raises(GitError, match="git rev-parse no-such-ref failed"):
         gitrepo.run_git(find_workspace(repo), "rev-parse", "no-such-ref")
+
+
+def test_blob_ids_of_small_and_big_files_match_git(tmp_path: Path) -> None:
+    # Small ones take CPython's SHA-1, big ones OpenSSL's: both must be git's id.
+    for size in (0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 7):
+        data = bytes(i % 251 for i in range(size))
+        (tmp_path / "x.bin").write_bytes(data)
+        assert blob_id(data) == hash_object(tmp_path, "x.bin"), size

@@ -182,3 +182,61 @@ async def test_a_quiet_stream_sends_keepalives(tmp_path: Path, anyio_backend: st
     body = b"".join(chunks)
     assert body.startswith(b"event: index\n") and body.count(b": keepalive\n\n") >= 2
     assert routes.streams == 0
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_watcher_sync_is_sent_without_waiting_for_the_poll(
+    tmp_path: Path, anyio_backend: str
+) -> None:
+    from kenso_git.serve.watcher import Watcher
+
+    root = make_repo(tmp_path / "repo")
+    ingest(root)
+    service = Service(root)
+    kb = service.kb()
+    kb.settings = kb.settings._replace(query_sync=False)  # only the watcher writes
+    service.watcher = Watcher(kb)
+    service.watcher.start()
+    ready = service.watcher.wait_until(lambda st: st.checks >= 1 and st.mode == "events", 20)
+    assert ready.mode == "events", ready
+    # Polls an hour apart: only the watcher's poke can send the second event in time.
+    routes = Routes(service, keepalive_s=3600, poll_s=3600)
+    policy = GuardPolicy(token="t" * 32, bind_host="127.0.0.1", allow_remote=False)
+    app = Guard(lambda *_: None, policy, service, routes)  # type: ignore[arg-type,return-value]
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/events",
+        "query_string": b"",
+        "headers": [(b"host", b"127.0.0.1:1"), (b"authorization", b"Bearer " + b"t" * 32)],
+    }
+    disconnect = anyio.Event()
+    chunks: list[bytes] = []
+    saved: list[bool] = []
+
+    async def receive() -> dict[str, Any]:
+        await disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        chunks.append(message.get("body", b""))
+        events = sum(c.count(b"event: index") for c in chunks)
+        if events == 1 and not saved:  # the stream is open: now save a doc
+            saved.append(True)
+            target = root / "docs" / "billing.md"
+            temp = target.with_name(".billing.md.tmp")
+            temp.write_text("# Billing\n\nThe okapi ledger is the word of this doc, long enough.\n")
+            os.replace(temp, target)
+        if events >= 2:
+            disconnect.set()
+
+    try:
+        with anyio.fail_after(20):
+            await app(scope, receive, send)
+    finally:
+        service.watcher.stop()
+    generations = [json.loads(c.split(b"data: ")[1]) for c in chunks if b"event: index" in c]
+    assert len(generations) == 2 and generations[1]["generation"] > generations[0]["generation"]
+    assert routes.streams == 0
+    assert service.watcher._listeners == []  # the closed stream stopped listening
