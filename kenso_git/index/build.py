@@ -37,6 +37,7 @@ from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.store import schema
+from kenso_git.store import trigram
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import check_pages
@@ -302,6 +303,8 @@ def _run_once(
                 check_pages(conn, db_path)
         with writing(conn, db_path), transaction(conn):
             meta = read_meta(conn)
+            if trigram.ensure(conn, settings.cjk, meta.get(trigram.META_MODE)):
+                bump_generation(conn)  # the CJK side index appeared or went (#18)
             scope = meta_scope(meta) if once.scope is None else once.scope
             report = IngestReport(scope=list(scope), head=once.head)
             run = _Run(

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import replace
 
+from kenso_git.search import cjk
 from kenso_git.search.fuzzy import correct
 from kenso_git.search.preview import clean_highlight
 from kenso_git.search.preview import highlight_terms
@@ -131,7 +132,9 @@ def search(
     filters = _Filters(category_filter(category), path_filter is not None)
     if path_filter is not None:
         conn.create_function(_PATH_FUNC, 1, lambda p: bool(path_filter(p)), deterministic=True)
-    rows = _cascade(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
+    rows = _cjk_rows(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit))
+    if not rows:
+        rows = _cascade(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
     corrected = None
     if not rows and ("/" in text or "." in text):
         rows = _path_fallback(conn, text, filters, fetch)
@@ -209,6 +212,23 @@ def _cascade(
         if len(files) >= threshold:
             break
     return merged
+
+
+def _cjk_rows(
+    conn: sqlite3.Connection, text: str, filters: _Filters, fetch: int, threshold: int
+) -> list[_Row]:
+    """A query holding CJK text answered from the trigram side index (search.cjk, #18).
+
+    `unicode61` keeps a CJK run as one token, so the main index finds such a query only
+    as a whole run; when the side index finds nothing the main cascade still runs.
+    """
+    if not cjk.wanted(conn, text):
+        return []
+    where, params = filters.sql()
+    return [
+        _Row(*r[:6], r[6], r[8], r[7])
+        for r in cjk.rows(conn, text, where, params, fetch, threshold)
+    ]
 
 
 def escape_like(text: str) -> str:
@@ -346,7 +366,7 @@ def related_counts(
 def _snippets(conn: sqlite3.Connection, rows: list[_Row]) -> dict[int, str]:
     by_expression: dict[str, list[int]] = {}
     for row in rows:
-        if row.stage is not None:
+        if row.stage is not None and not isinstance(row.stage, cjk.TrigramStage):
             by_expression.setdefault(row.stage.expression, []).append(row.chunk_id)
     out: dict[int, str] = {}
     sql = f"SELECT rowid, {_SNIPPET} FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN {_IDS}"
@@ -367,8 +387,10 @@ def _finish(
     hits = []
     for row in rows:
         label = row.stage.label if row.stage is not None else None
-        snippet = snippets.get(row.chunk_id, "")
         content = contents.get(row.chunk_id, "")
+        snippet = snippets.get(row.chunk_id, "")
+        if isinstance(row.stage, cjk.TrigramStage):
+            snippet = cjk.highlight(content, row.stage.terms)
         hits.append(
             Hit(
                 file_path=row.file_path,
