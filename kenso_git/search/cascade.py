@@ -132,7 +132,7 @@ def search(
     filters = _Filters(category_filter(category), path_filter is not None)
     if path_filter is not None:
         conn.create_function(_PATH_FUNC, 1, lambda p: bool(path_filter(p)), deterministic=True)
-    rows = _cjk_rows(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit))
+    rows = _cjk_rows(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
     if not rows:
         rows = _cascade(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
     corrected = None
@@ -215,20 +215,32 @@ def _cascade(
 
 
 def _cjk_rows(
-    conn: sqlite3.Connection, text: str, filters: _Filters, fetch: int, threshold: int
+    conn: sqlite3.Connection,
+    text: str,
+    filters: _Filters,
+    fetch: int,
+    threshold: int,
+    synonyms: Synonyms | None,
 ) -> list[_Row]:
     """A query holding CJK text answered from the trigram side index (search.cjk, #18).
 
     `unicode61` keeps a CJK run as one token, so the main index finds such a query only
-    as a whole run; when the side index finds nothing the main cascade still runs.
+    as a whole run. Its AND hits (every word a whole token: the most precise evidence)
+    still rank first, then the side index's; when neither finds anything the main cascade
+    runs as for any query.
     """
     if not cjk.wanted(conn, text):
         return []
-    where, params = filters.sql()
-    return [
-        _Row(*r[:6], r[6], r[8], r[7])
-        for r in cjk.rows(conn, text, where, params, fetch, threshold)
+    exact = [
+        row
+        for stage in build_stages(text, synonyms)
+        if stage.label == AND
+        for row in _stage_rows(conn, stage, 0, filters, fetch)
     ]
+    seen = {row.chunk_id for row in exact}
+    where, params = filters.sql()
+    side = cjk.rows(conn, text, where, params, fetch, threshold)
+    return exact + [_Row(*r[:6], r[6], r[8], r[7] + 1) for r in side if r[0] not in seen]
 
 
 def escape_like(text: str) -> str:

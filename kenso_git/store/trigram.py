@@ -43,14 +43,23 @@ GLOB = "*[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]*"
 
 _TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au")
 _TITLE = "coalesce({r}.title, '') || coalesce(' ' || {r}.doc_title, '')"
-_HAS_CJK = (
-    "({r}.content GLOB '{g}' OR coalesce({r}.title, '') GLOB '{g}' "
-    "OR coalesce({r}.doc_title, '') GLOB '{g}' OR coalesce({r}.section_path, '') GLOB '{g}')"
-)
+_TEXT_COLUMNS = ("content", "title", "doc_title", "section_path")
+# The GLOB scan costs about 0.16 s per million characters (27% of a cold ingest of an
+# English docs tree), so two cheaper tests run first: any byte over 0x7F (the byte length
+# is not the character length), then a UTF-8 lead byte of the CJK blocks (0xE1, 0xE3-0xED,
+# 0xEF, 0xF0; not 0xE2, the punctuation and symbols that English text holds). Each is a
+# byte scan in C, and only text that passes both reaches the GLOB.
+_LEAD_BYTES = (0xE1, *range(0xE3, 0xEE), 0xEF, 0xF0)
 
 
-def _has_cjk(row: str) -> str:
-    return _HAS_CJK.format(r=row, g=GLOB)
+def _column_has_cjk(col: str) -> str:
+    leads = " OR ".join(f"instr(CAST({col} AS BLOB), X'{b:02X}')" for b in _LEAD_BYTES)
+    return f"(length(CAST({col} AS BLOB)) != length({col}) AND ({leads}) AND {col} GLOB '{GLOB}')"
+
+
+def cjk_condition(row: str) -> str:
+    """SQL true when the chunk_rows row `row` holds CJK text in a column the side index keeps."""
+    return "(" + " OR ".join(_column_has_cjk(f"{row}.{c}") for c in _TEXT_COLUMNS) + ")"
 
 
 def _values(row: str) -> str:
@@ -65,7 +74,7 @@ DDL: tuple[str, ...] = (
     )
     """,
     f"""
-    CREATE TRIGGER IF NOT EXISTS cjk_ai AFTER INSERT ON chunk_rows WHEN {_has_cjk("new")}
+    CREATE TRIGGER IF NOT EXISTS cjk_ai AFTER INSERT ON chunk_rows WHEN {cjk_condition("new")}
     BEGIN
         INSERT INTO {TABLE}({_COLUMNS}) VALUES ({_values("new")});
     END
@@ -79,7 +88,7 @@ DDL: tuple[str, ...] = (
     CREATE TRIGGER IF NOT EXISTS cjk_au AFTER UPDATE OF title, doc_title, section_path, content
     ON chunk_rows BEGIN
         DELETE FROM {TABLE} WHERE rowid = old.id;
-        INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values("new")} WHERE {_has_cjk("new")};
+        INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values("new")} WHERE {cjk_condition("new")};
     END
     """,
 )
@@ -113,7 +122,7 @@ def ensure(conn: sqlite3.Connection, mode: str, stored: str | None) -> bool:
         conn.execute(statement)
     conn.execute(
         f"INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values('r')} FROM chunk_rows r "
-        f"WHERE {_has_cjk('r')}"
+        f"WHERE {cjk_condition('r')}"
     )
     conn.execute(
         "INSERT INTO meta(key, value) VALUES (?, ?) "

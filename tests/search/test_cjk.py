@@ -179,3 +179,17 @@ def test_query_terms() -> None:
         ["python", "検索エンジン"],
         ["如何", "安装"],
     )
+
+
+def test_the_sql_test_for_cjk_text_agrees_with_the_python_one() -> None:
+    edges = [c for a, b in trigram.CJK_RANGES for c in (a - 1, a, b, b + 1)]
+    samples = [f"x{chr(c)}y" for c in edges] + ["plain", "curly ’quotes’ — dash", "é", ""]
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE r(content, title, doc_title, section_path)")
+    for text in samples:
+        conn.execute("DELETE FROM r")
+        conn.execute("INSERT INTO r VALUES (?, NULL, NULL, NULL)", (text,))
+        found = conn.execute(
+            f"SELECT count(*) FROM r WHERE {trigram.cjk_condition('r')}"
+        ).fetchone()
+        assert bool(found[0]) == trigram.has_cjk(text), repr(text)
