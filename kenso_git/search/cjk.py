@@ -22,6 +22,7 @@ from kenso_git.search.preview import ELLIPSIS
 from kenso_git.search.preview import MARK_CLOSE
 from kenso_git.search.preview import MARK_OPEN
 from kenso_git.search.query import AND
+from kenso_git.search.query import MAX_QUERY_TERMS
 from kenso_git.search.query import OR
 from kenso_git.search.query import STOP_WORDS
 from kenso_git.search.query import Stage
@@ -54,7 +55,11 @@ def wanted(conn: sqlite3.Connection, text: str) -> bool:
 
 def split_terms(text: str) -> tuple[list[str], list[str]]:
     """The query's (long, short) terms: CJK runs and other words of 3+ characters are long;
-    CJK runs of 1-2 characters are short; stop words and other short words are dropped."""
+    CJK runs of 1-2 characters are short; stop words and other short words are dropped.
+
+    At most MAX_QUERY_TERMS in all: punctuation, not spaces, may separate CJK words, so
+    the query's word cap does not bound them, and each short term is a scan condition.
+    """
     long: dict[str, None] = {}
     short: dict[str, None] = {}
     for word in _WORD.findall(text):
@@ -63,6 +68,8 @@ def split_terms(text: str) -> tuple[list[str], list[str]]:
                 (long if len(run) >= 3 else short)[run] = None
             elif len(run) >= 3 and run.lower() not in STOP_WORDS:
                 long[run.lower()] = None
+            if len(long) + len(short) >= MAX_QUERY_TERMS:
+                return list(long), list(short)
     return list(long), list(short)
 
 

@@ -193,3 +193,12 @@ def test_the_sql_test_for_cjk_text_agrees_with_the_python_one() -> None:
             f"SELECT count(*) FROM r WHERE {trigram.cjk_condition('r')}"
         ).fetchone()
         assert bool(found[0]) == trigram.has_cjk(text), repr(text)
+
+
+def test_a_query_of_many_punctuated_cjk_words_is_capped(kb: KnowledgeBase) -> None:
+    query = "、".join(["数据", "库"] * 600)  # 1,800 characters, one whitespace word
+    long, short = split_terms(query)
+    assert len(long) + len(short) <= 64
+    many = "、".join(chr(0x4E00 + i) for i in range(900))  # 900 distinct short terms
+    assert sum(map(len, split_terms(many))) == 64
+    assert kb.search(many, limit=5).hits == ()  # answered, under the caps
