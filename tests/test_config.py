@@ -87,6 +87,7 @@ def test_known_keys_are_the_core_and_lint_keys() -> None:
         "query-sync",
         "search-limit-max",
         "synonyms",
+        "vectors",
         "watch",
     ]
     assert sorted(LINT_KEYS) == [

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from dataclasses import replace
 
 from kenso_git.search import cjk
+from kenso_git.search import vectors
 from kenso_git.search.fuzzy import correct
 from kenso_git.search.preview import clean_highlight
 from kenso_git.search.preview import highlight_terms
@@ -148,7 +149,9 @@ def search(
                 corrected = None
     if not rows:
         return SearchResult(query, (), None)
-    ranked = _rerank(conn, _document_rank(conn, corrected or text, rows))[:limit]
+    ranked = _blend(
+        conn, corrected or text, _rerank(conn, _document_rank(conn, corrected or text, rows))
+    )[:limit]
     hits = _finish(conn, ranked, corrected or text, path_filter)
     return SearchResult(query, hits, corrected)
 
@@ -318,6 +321,16 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
         for r in rows
     ]
     return sorted(boosted, key=_order)
+
+
+def _blend(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> list[_Row]:
+    """Static-vector similarity blended in, when the index has vectors (search.vectors)."""
+    cosine = vectors.similarity(conn, text, [r.chunk_id for r in rows])
+    if not cosine:
+        return rows
+    weight = vectors.WEIGHT
+    blended = [replace(r, score=r.score * (1 + weight * cosine.get(r.chunk_id, 0.0))) for r in rows]
+    return sorted(blended, key=_order)
 
 
 # text.links.LINKS_TO, spelt out: importing text.links would load the parser into every
