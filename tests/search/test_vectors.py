@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
 from kenso_git import KnowledgeBase
+from kenso_git.errors import ConfigError
 from kenso_git.search.vectors import WEIGHT
 from kenso_git.store import vectors
 from tests.helpers import doc
@@ -111,3 +113,14 @@ def test_off_drops_the_table_and_a_failed_ingest_keeps_it(
         conn.execute("DROP TRIGGER boom")
     _kb(root, monkeypatch, on=False)
     assert not vectors.present(sqlite3.connect(kb.db_path))
+
+
+def test_vectors_on_without_wordllama_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = init_repo(tmp_path / "repo", DOCS)
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # as if the extra were not installed
+    monkeypatch.setattr(embed, "_model", None)
+    with pytest.raises(ConfigError, match="wordllama is not installed") as caught:
+        _kb(root, monkeypatch)
+    assert "kenso-git[vectors]" in (caught.value.hint or "")
