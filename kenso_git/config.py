@@ -118,6 +118,16 @@ SETTINGS: tuple[Setting, ...] = (
             env_doc='Synonym file (YAML or JSON `{"groups": [["kubernetes", "k8s"], ...]}`); '
                     f"{_SYNONYMS_DEFAULT}, at the root. A broken file logs a warning and means "
                     "no synonyms."),
+    Setting("cjk", "cjk", "choice", "auto", "KENSO_CJK", "index",
+            "`auto`: chunks holding Chinese, Japanese or Korean text are also indexed by "
+            "character trigrams, so a word inside a CJK sentence is found (an index without "
+            "CJK text stores nothing more); `off`: no side index, CJK runs match only whole.",
+            choices={"auto": "auto", "off": "off"}, case="lower"),
+    Setting("vectors", "vectors", "bool", False, "KENSO_VECTORS", "index",
+            "Embed each chunk with wordllama's bundled static model at ingest and blend the "
+            "query's cosine similarity into the ranking. Needs `pip install "
+            "'kenso-git[vectors]'`; off by default: it did not earn its cost "
+            "(docs/ranking.md).", env_doc="`1`/`true` turns `vectors` on, `0`/`false` off."),
     Setting(None, "transport", "choice", "stdio", "KENSO_TRANSPORT", "env",
             "`kenso-git serve` transport: `stdio`, `http` or `streamable-http` (the same). "
             "`--transport` beats it.",
@@ -188,6 +198,8 @@ class Settings(NamedTuple):
     call_budget: int = 10  # wall seconds a tool call may spend searching
     watch: bool = True  # `serve` runs the file-system watcher
     synonyms_path: str | None = None
+    cjk: str = "auto"  # the CJK trigram side index: auto or off
+    vectors: bool = False  # the static-vector tier (wordllama)
     transport: str = "stdio"
     host: str = "127.0.0.1"
     port: int = 8000

@@ -80,12 +80,14 @@ def test_known_keys_are_the_core_and_lint_keys() -> None:
         "call-budget",
         "chunk-overlap",
         "chunk-size",
+        "cjk",
         "exclude",
         "max-file-size",
         "preview-chars",
         "query-sync",
         "search-limit-max",
         "synonyms",
+        "vectors",
         "watch",
     ]
     assert sorted(LINT_KEYS) == [

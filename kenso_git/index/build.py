@@ -30,6 +30,8 @@ from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.store import schema
+from kenso_git.store import trigram
+from kenso_git.store import vectors
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import check_pages
@@ -313,12 +315,17 @@ def _run_once(
                 check_pages(conn, db_path)
         with writing(conn, db_path), transaction(conn):
             meta = read_meta(conn)
+            cjk_changed = trigram.ensure(conn, settings.cjk, meta.get(trigram.META_MODE))
+            if vectors.ensure(conn, settings.vectors) or cjk_changed:
+                bump_generation(conn)  # a side index appeared or went (#18)
             scope = meta_scope(meta) if once.scope is None else once.scope
             report = IngestReport(scope=list(scope), head=once.head)
             run = _Run(
                 ws, settings, conn, report, say, progress, keep_documents=once.keep_documents
             )
             _apply(run, meta, once, may_skip_walk=once.scope is None)
+            if settings.vectors and vectors.fill(conn):  # in the same transaction (#18)
+                bump_generation(conn)
         if build is not None:
             publish_build(conn, build, db_path, replace=once.rebuild)
     finally:

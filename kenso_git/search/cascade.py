@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import replace
 
+from kenso_git.search import cjk
+from kenso_git.search import vectors
 from kenso_git.search.fuzzy import correct
 from kenso_git.search.preview import clean_highlight
 from kenso_git.search.preview import highlight_terms
@@ -131,7 +133,9 @@ def search(
     filters = _Filters(category_filter(category), path_filter is not None)
     if path_filter is not None:
         conn.create_function(_PATH_FUNC, 1, lambda p: bool(path_filter(p)), deterministic=True)
-    rows = _cascade(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
+    rows = _cjk_rows(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
+    if not rows:
+        rows = _cascade(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
     corrected = None
     if not rows and ("/" in text or "." in text):
         rows = _path_fallback(conn, text, filters, fetch)
@@ -145,7 +149,9 @@ def search(
                 corrected = None
     if not rows:
         return SearchResult(query, (), None)
-    ranked = _rerank(conn, _document_rank(conn, corrected or text, rows))[:limit]
+    ranked = _blend(
+        conn, corrected or text, _rerank(conn, _document_rank(conn, corrected or text, rows))
+    )[:limit]
     hits = _finish(conn, ranked, corrected or text, path_filter)
     return SearchResult(query, hits, corrected)
 
@@ -209,6 +215,35 @@ def _cascade(
         if len(files) >= threshold:
             break
     return merged
+
+
+def _cjk_rows(
+    conn: sqlite3.Connection,
+    text: str,
+    filters: _Filters,
+    fetch: int,
+    threshold: int,
+    synonyms: Synonyms | None,
+) -> list[_Row]:
+    """A query holding CJK text answered from the trigram side index (search.cjk, #18).
+
+    `unicode61` keeps a CJK run as one token, so the main index finds such a query only
+    as a whole run. Its AND hits (every word a whole token: the most precise evidence)
+    still rank first, then the side index's; when neither finds anything the main cascade
+    runs as for any query.
+    """
+    if not cjk.wanted(conn, text):
+        return []
+    exact = [
+        row
+        for stage in build_stages(text, synonyms)
+        if stage.label == AND
+        for row in _stage_rows(conn, stage, 0, filters, fetch)
+    ]
+    seen = {row.chunk_id for row in exact}
+    where, params = filters.sql()
+    side = cjk.rows(conn, text, where, params, fetch, threshold)
+    return exact + [_Row(*r[:6], r[6], r[8], r[7] + 1) for r in side if r[0] not in seen]
 
 
 def escape_like(text: str) -> str:
@@ -288,6 +323,16 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     return sorted(boosted, key=_order)
 
 
+def _blend(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> list[_Row]:
+    """Static-vector similarity blended in, when the index has vectors (search.vectors)."""
+    cosine = vectors.similarity(conn, text, [r.chunk_id for r in rows])
+    if not cosine:
+        return rows
+    weight = vectors.WEIGHT
+    blended = [replace(r, score=r.score * (1 + weight * cosine.get(r.chunk_id, 0.0))) for r in rows]
+    return sorted(blended, key=_order)
+
+
 # text.links.LINKS_TO, spelt out: importing text.links would load the parser into every
 # reader's start-up (tests/search/test_neighbours.py holds the two equal)
 INLINE_LINK = "links_to"
@@ -346,7 +391,7 @@ def related_counts(
 def _snippets(conn: sqlite3.Connection, rows: list[_Row]) -> dict[int, str]:
     by_expression: dict[str, list[int]] = {}
     for row in rows:
-        if row.stage is not None:
+        if row.stage is not None and not isinstance(row.stage, cjk.TrigramStage):
             by_expression.setdefault(row.stage.expression, []).append(row.chunk_id)
     out: dict[int, str] = {}
     sql = f"SELECT rowid, {_SNIPPET} FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN {_IDS}"
@@ -367,8 +412,10 @@ def _finish(
     hits = []
     for row in rows:
         label = row.stage.label if row.stage is not None else None
-        snippet = snippets.get(row.chunk_id, "")
         content = contents.get(row.chunk_id, "")
+        snippet = snippets.get(row.chunk_id, "")
+        if isinstance(row.stage, cjk.TrigramStage):
+            snippet = cjk.highlight(content, row.stage.terms)
         hits.append(
             Hit(
                 file_path=row.file_path,

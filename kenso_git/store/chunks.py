@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from kenso_git.store import schema
+from kenso_git.store import trigram
 
 
 class ChunkRow(NamedTuple):
@@ -206,10 +207,11 @@ class BulkInsert:
     the trigger missing.
     """
 
-    __slots__ = ("conn", "indexed_to", "last_id", "pending")
+    __slots__ = ("cjk", "conn", "first", "indexed_to", "last_id", "pending")
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
+        self.cjk = trigram.suspend(conn)  # the CJK side index's trigger too (#18)
         _fts_config(conn, "hashsize", FTS_HASH_BYTES)
         _fts_config(conn, "automerge", BULK_AUTOMERGE)
         # AUTOINCREMENT gives a new row max(sequence, highest id) + 1
@@ -218,7 +220,7 @@ class BulkInsert:
             "coalesce((SELECT max(id) FROM chunk_rows), 0))"
         ).fetchone()
         self.conn = conn
-        self.indexed_to = self.last_id = int(row[0])
+        self.first = self.indexed_to = self.last_id = int(row[0])
         self.pending: list[tuple[object, ...]] = []
 
     def add(
@@ -274,6 +276,8 @@ class BulkInsert:
         self.flush()
         _fts_config(self.conn, "automerge", DEFAULT_AUTOMERGE)
         self.conn.execute(schema.insert_trigger_ddl())
+        if self.cjk:
+            trigram.resume(self.conn, self.first)
 
 
 def _fts_config(conn: sqlite3.Connection, key: str, value: int) -> None:

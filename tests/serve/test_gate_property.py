@@ -40,6 +40,8 @@ LINKS = " ".join(f"[{t}](/{t})" for t in TARGETS if t.endswith(".md"))
 def _body(name: str) -> str:
     return (
         f"# Marker {name}\n\nThe shared marker word and the name {name} make this long enough.\n"
+        # a CJK sentence: its inner word goes through the trigram side index's path (#18)
+        "\n每篇文档都有共享标记词。\n"
         f"\n{LINKS}\n"
     )
 
@@ -94,9 +96,15 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed: set[str] = set()
         hits, _ = service.search_docs("marker", None, 50)
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
+        cjk_hits, _ = service.search_docs("标记词", None, 50)
+        cjk_paths = {h["file_path"] for h in cjk_hits}  # type: ignore[index]
+        assert cjk_paths == {h["file_path"] for h in hits}  # type: ignore[index]  # same docs
+        revealed |= cjk_paths
         multi, _ = service.search_multi(["marker", "name"], None, 50)
         revealed |= {h["file_path"] for h in multi}  # type: ignore[index]
         page, _ = service.search("marker", page_size=50)
+        revealed |= {h["path"] for h in page["results"]}
+        page, _ = service.search("标记词", page_size=50)
         revealed |= {h["path"] for h in page["results"]}
         page, _ = service.regex_search("marker", page_size=50)
         revealed |= {h["path"] for h in page["results"]}
