@@ -123,7 +123,6 @@ def stored_relations(
     return [(r[0], r[1]) for r in rows]
 
 
-
 def is_indexed(conn: sqlite3.Connection, path: str) -> bool:
     """Whether `path` is an indexed file."""
     row = conn.execute(
