@@ -58,4 +58,3 @@ def test_cli_search_on_a_newer_index_says_upgrade(tmp_path: Path, sync: str) -> 
     assert proc.returncode == ExitCode.FAILURE, proc.stderr
     assert "newer kenso-git" in proc.stderr
     assert "no search index" not in proc.stderr
-
