@@ -1,7 +1,7 @@
 """Search quality against kenso 2.0.0: known-item queries drawn from a corpus, both tools.
 
     python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--held-out CORPUS ...] [--ablate]
-        [--kenso-venv DIR] [--per-kind 150]
+        [--kenso-venv DIR] [--per-kind 150] [--kenso-cache DIR]
 
 Each corpus folder is copied to a plain temporary folder and indexed by both tools. The
 queries are made from the documents themselves, by rules that know nothing of either
@@ -25,6 +25,7 @@ fixed seed. Not run in CI.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import re
@@ -267,7 +268,34 @@ def ours(
     return out
 
 
-def kenso(python: Path, corpus: Path, db: Path, queries: list[str], work: Path) -> list[list[str]]:
+def _cache_key(corpus: Path, queries: list[str]) -> str:
+    """What kenso's answers depend on: every file's path and bytes, the queries, the depth."""
+    digest = hashlib.sha256(json.dumps([queries, DEPTH]).encode())
+    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(corpus).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:24]
+
+
+def kenso(
+    python: Path, corpus: Path, db: Path, queries: list[str], work: Path, cache: Path | None
+) -> list[list[str]]:
+    """kenso 2.0.0's results; with `cache`, kept there per corpus content and query list
+    (kenso does not change, and re-running it is most of an iteration's time)."""
+    cached = cache / f"kenso-{_cache_key(corpus, queries)}.json" if cache else None
+    if cached is not None and cached.is_file():
+        hit: list[list[str]] = json.loads(cached.read_text(encoding="utf-8"))
+        return hit
+    results = _run_kenso(python, corpus, db, queries, work)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(results), encoding="utf-8")
+    return results
+
+
+def _run_kenso(
+    python: Path, corpus: Path, db: Path, queries: list[str], work: Path
+) -> list[list[str]]:
     query_file = work / "queries.json"
     query_file.write_text(json.dumps(queries), encoding="utf-8")
     proc = subprocess.run(
@@ -340,6 +368,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--held-out", type=Path, nargs="*", default=[], help="corpora never tuned on")
     ap.add_argument("--ablate", action="store_true", help="also run each signal switched off")
+    ap.add_argument(
+        "--kenso-cache", type=Path, default=None, help="keep kenso's results here between runs"
+    )
     args = ap.parse_args()
     from kenso_git.search.rank import DEFAULT_ON
     from kenso_git.search.rank import SIGNALS
@@ -357,7 +388,7 @@ def main() -> None:
             triples = build_queries(corpus, args.per_kind, args.seed)
             queries = [query for _, query, _ in triples]
             runs = ours(corpus, work / f"ours{number}.db", queries, configs)
-            b = kenso(kenso_py, corpus, work / f"kenso{number}.db", queries, work)
+            b = kenso(kenso_py, corpus, work / f"kenso{number}.db", queries, work, args.kenso_cache)
             report(str(source), triples, runs[""], b)
             if args.ablate:
                 ablation(str(source), triples, runs)

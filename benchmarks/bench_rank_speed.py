@@ -35,14 +35,25 @@ from bench_core import OURS_SEARCH  # noqa: E402
 from bench_core import QUERIES  # noqa: E402
 
 
-def _run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> str:
-    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, check=True)
+def _run(args: list[str], env: dict[str, str], cwd: Path) -> str:
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    if proc.returncode != 0:
+        # name the step and show its error: a bare CalledProcessError hid why a side failed
+        sys.exit(f"{' '.join(args[:4])}... exited {proc.returncode}:\n{proc.stderr.strip()}")
     return proc.stdout
+
+
+def _imported_from(py: str, env: dict[str, str], cwd: Path) -> Path:
+    """The folder each side's `kenso_git` comes from (the baseline's must be the export)."""
+    code = "import kenso_git, pathlib; print(pathlib.Path(kenso_git.__file__).parent.parent)"
+    return Path(_run([py, "-c", code], env, cwd).strip())
 
 
 def _env(src: Path | None, rank: str | None = None, sync: bool = True) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("KENSO_GIT_RANK", None)
+    # else every process recompiles its modules (~0.2 s), which no installed copy does
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if rank is not None:
         env["KENSO_GIT_RANK"] = rank
     if not sync:
@@ -91,6 +102,18 @@ def main() -> None:
             side: {"ingest": [], "p50": [], "p95": [], "cli": []} for side in sides
         }
         py = sys.executable
+        # `python -c` puts the working folder first on sys.path, before PYTHONPATH: run
+        # from the checkout, the "baseline" imported this checkout's kenso_git, migrated
+        # its index to schema 2, and the baseline's CLI then found no `chunks` table
+        neutral = work
+        origin = _imported_from(py, sides["baseline"], neutral)
+        if origin != base_src:
+            sys.exit(f"the baseline side imports kenso_git from {origin}, not {base_src}")
+        print(
+            f"baseline {args.baseline} from {origin}; this from "
+            f"{_imported_from(py, sides['this'], neutral)}",
+            flush=True,
+        )
         for number in range(args.rounds):
             for side, env in sides.items():
                 db = work / f"{side}.db"
@@ -98,10 +121,10 @@ def main() -> None:
                     Path(f"{db}{suffix}").unlink(missing_ok=True)
                 out = results[side]
                 out["ingest"].append(
-                    json.loads(_run([py, "-c", OURS_INGEST, str(db), str(repo)], env))["s"]
+                    json.loads(_run([py, "-c", OURS_INGEST, str(db), str(repo)], env, neutral))["s"]
                 )
                 search = [py, "-c", OURS_SEARCH, str(db), json.dumps(QUERIES), str(args.reps)]
-                times = json.loads(_run([*search, str(repo)], env))
+                times = json.loads(_run([*search, str(repo)], env, neutral))
                 out["p50"].append(statistics.median(times) * 1000)
                 out["p95"].append(_quantile(times, 0.95) * 1000)
                 query = QUERIES[number % len(QUERIES)]

@@ -17,7 +17,10 @@ the boost adds up:
   the candidates whose title, headings or path hold it, so a word they all share (`npm`
   in every npm page's title) counts for little;
 * `hspec`: a heading many candidates share (`Synopsis`, `See Also`) boosts by the share
-  of the others that lack it.
+  of the others that lack it;
+* `summary`: the same coverage as `title` for the document's summary fields (`aliases`,
+  `answers`, `predicted_queries`, `description`): written to say what the page is for,
+  they are a field of their own, not body text (kenso weighs them as body text).
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
@@ -26,36 +29,38 @@ ablation); `dedupe` and `hspec` are off by default.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import NamedTuple
 
-from kenso_git.search.query import STOP_WORDS
+from kenso_git.search.rankdocs import Doc
+from kenso_git.search.rankdocs import docs as read_docs
+from kenso_git.search.rankdocs import path_words
+from kenso_git.search.rankdocs import words
 
-SIGNALS = ("title", "heading", "path", "spread", "index", "dedupe", "idf", "hspec")
+SIGNALS = ("title", "heading", "path", "spread", "index", "dedupe", "idf", "hspec", "summary")
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
 # tuned on the tuning half only (docs/ranking.md): `dedupe` cost MRR there and `hspec` made
 # no difference there, so both are off
 DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec"}
-WEIGHTS = {"title": 0.8, "heading": 1.0, "path": 0.1, "spread": 0.1, "index": 0.4}
+WEIGHTS = {
+    "title": 0.8,
+    "heading": 1.0,
+    "path": 0.1,
+    "spread": 0.1,
+    "index": 0.4,
+    "summary": 0.8,
+}
 HSPEC_P = 1.0
 IDF_K = 1.0
 IDF_SMOOTH = 0.5
 SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must not win by length
-_WORD = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_IDS = "(SELECT value FROM json_each(?))"
-# index file -> (generation, file path -> _Doc); entries are replaced whole, never mutated
-_doc_cache: dict[str, tuple[object, dict[str, _Doc]]] = {}
-_STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
+_DOC_SIGNALS = frozenset({"title", "heading", "dedupe", "summary"})
 
 
 class Evidence(NamedTuple):
@@ -64,13 +69,6 @@ class Evidence(NamedTuple):
     file_path: str
     score: float
     tier: int
-
-
-class _Doc(NamedTuple):
-    title: frozenset[str]
-    title_key: str
-    headings: tuple[frozenset[str], ...]
-    vocab: frozenset[str]  # every title, heading and path word: what the idf signal counts
 
 
 def enabled_signals(raw: str | None = None) -> frozenset[str]:
@@ -88,27 +86,6 @@ def enabled_signals(raw: str | None = None) -> frozenset[str]:
         on = DEFAULT_ON | {n[1:] for n in names if n[0] == "+"}
         return (on - {n[1:] for n in names if n[0] == "-"}) & frozenset(SIGNALS)
     return frozenset(names) & frozenset(SIGNALS)
-
-
-def stem(word: str) -> str:
-    """A light suffix strip so `pointers`/`pointer` and `configuring`/`configure` meet."""
-    w = word.lower()
-    for suffix in ("ing", "ies", "es", "ed", "s"):
-        if len(w) > len(suffix) + 3 and w.endswith(suffix):
-            return w[: -len(suffix)]
-    return w
-
-
-@lru_cache(maxsize=8192)  # titles and headings of the same candidates come back query after query
-def words(text: str) -> frozenset[str]:
-    """The stemmed content words of `text`, camelCase split as well as whole."""
-    out: set[str] = set()
-    for token in _WORD.findall(text):
-        out.add(stem(token))
-        parts = _CAMEL.split(token)
-        if len(parts) > 1:
-            out.update(stem(p) for p in parts)
-    return frozenset(w for w in out if w not in _STOP)
 
 
 class _Weights:
@@ -149,54 +126,6 @@ def _cover(query: frozenset[str], field: frozenset[str], weights: _Weights | Non
     return 2 * recall * precision / (recall + precision)
 
 
-def _docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc]:
-    """Title and heading words of `paths`, cached per index file and generation: the same
-    candidates come back query after query, and reading all their chunks costs more than
-    the search itself."""
-    key = _cache_key(conn)
-    cached = _doc_cache.get(key[0]) if key is not None else None
-    fresh = cached is not None and key is not None and cached[0] == key[1]
-    known = cached[1] if cached is not None and fresh else {}
-    missing = [p for p in paths if p not in known]
-    if missing:
-        known = {**known, **_read_docs(conn, missing)}
-        if key is not None:
-            _doc_cache[key[0]] = (key[1], known)
-    return known
-
-
-def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
-    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
-    if not files or not files[0]:
-        return None  # an in-memory index: nothing to key a cache on
-    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    return (files[0], row[0]) if row is not None else None
-
-
-def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, _Doc]:
-    titles: dict[str, str] = {}
-    headings: dict[str, set[str]] = {}
-    sql = (
-        "SELECT file_path, chunk_index, title, doc_title, section_path FROM chunks "
-        f"WHERE file_path IN {_IDS}"
-    )
-    for path, index, title, doc_title, section in conn.execute(sql, (json.dumps(paths),)):
-        if index == 0 or path not in titles:  # a chunk title is "Doc title > Section"
-            titles[path] = doc_title or (title or "").split(" > ", 1)[0]
-        headings.setdefault(path, set()).add((section or "").rsplit(" > ", 1)[-1])
-    out = {}
-    for p, title in titles.items():
-        title_words = words(title)
-        heads = tuple(dict.fromkeys(words(h) for h in sorted(headings[p])))
-        vocab = title_words.union(_path_words(p), *heads)
-        out[p] = _Doc(title_words, " ".join(sorted(title_words)), heads, vocab)
-    return out
-
-
-def _path_words(path: str) -> frozenset[str]:
-    return words(path.replace("-", " ").replace(".", " "))
-
-
 def _folder_words(path: str) -> frozenset[str]:
     parts = path.split("/")
     return words(parts[-2].replace("-", " ")) if len(parts) >= 2 else frozenset()
@@ -216,8 +145,8 @@ def boosts(
     chunks: dict[str, int] = {}
     for item in evidence:
         chunks[item.file_path] = chunks.get(item.file_path, 0) + 1
-    docs = _docs(conn, candidates) if signals & {"title", "heading", "dedupe"} else {}
-    paths = {p: _path_words(p) for p in candidates}
+    docs = read_docs(conn, candidates) if signals & _DOC_SIGNALS else {}
+    paths = {p: path_words(p) for p in candidates}
     weights = _Weights(_doc_freq(docs, paths) if "idf" in signals else None, len(candidates))
     path_cover = {p: _cover(wanted, paths[p], weights) for p in candidates}
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
@@ -240,16 +169,16 @@ def boosts(
     return out
 
 
-def _doc_freq(docs: dict[str, _Doc], paths: dict[str, frozenset[str]]) -> dict[str, int]:
+def _doc_freq(docs: dict[str, Doc], paths: dict[str, frozenset[str]]) -> dict[str, int]:
     """In how many candidates each word appears in the title, a heading or the path."""
     df: Counter[str] = Counter()
-    for p, path_words in paths.items():
+    for p, in_path in paths.items():
         doc = docs.get(p)
-        df.update(doc.vocab if doc is not None else path_words)  # vocab holds the path words
+        df.update(doc.vocab if doc is not None else in_path)  # vocab holds the path words
     return df
 
 
-def _heading_freq(docs: dict[str, _Doc], candidates: Sequence[str]) -> dict[frozenset[str], float]:
+def _heading_freq(docs: dict[str, Doc], candidates: Sequence[str]) -> dict[frozenset[str], float]:
     """Each heading's share of the other candidates that have it too (0: only this one)."""
     count: dict[frozenset[str], int] = {}
     for p in candidates:
@@ -262,7 +191,7 @@ def _heading_freq(docs: dict[str, _Doc], candidates: Sequence[str]) -> dict[froz
 
 def _doc_boost(
     wanted: frozenset[str],
-    doc: _Doc,
+    doc: Doc,
     signals: frozenset[str],
     owns: bool,
     weights: _Weights,
@@ -271,6 +200,8 @@ def _doc_boost(
     boost = 0.0
     if "title" in signals and owns:
         boost += WEIGHTS["title"] * _cover(wanted, doc.title, weights)
+    if "summary" in signals and doc.summary:
+        boost += WEIGHTS["summary"] * _cover(wanted, doc.summary, weights)
     if "heading" in signals and doc.headings:
         # a heading many candidates share (`Synopsis`, `See Also`) tells them apart little
         best = max(
@@ -284,7 +215,7 @@ def _doc_boost(
 
 
 def _title_owners(
-    candidates: Sequence[str], docs: dict[str, _Doc], path_cover: dict[str, float]
+    candidates: Sequence[str], docs: dict[str, Doc], path_cover: dict[str, float]
 ) -> dict[str, str]:
     """For each title several candidates share, the one whose path covers the query best."""
     owners: dict[str, str] = {}

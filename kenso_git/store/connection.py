@@ -64,10 +64,16 @@ def open_reader(db_path: Path) -> sqlite3.Connection:
         ).fetchone()
     except sqlite3.DatabaseError as err:
         raise _bad_db(db_path, err) from err
+    try:
+        # the version first: a newer schema may name its tables differently, and "run
+        # ingest once" would be the wrong advice for it
+        _check_version(db_path, version)
+    except DatabaseError:
+        conn.close()
+        raise
     if not has_chunks:
         conn.close()
         raise NoIndexError(f"{db_path} holds no search index yet", hint=_NO_INDEX_HINT)
-    _check_version(db_path, version)
     return conn
 
 

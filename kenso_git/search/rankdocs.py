@@ -1,0 +1,138 @@
+"""The words of each candidate document the ranking signals compare a query with.
+
+Titles, headings, path and the summary fields (`aliases`, `answers`, `predicted_queries`,
+`description`) of a document, as stemmed word sets, read once per index generation and
+cached: the same candidates come back query after query, and reading their chunks costs
+more than the search itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+from kenso_git.search.query import STOP_WORDS
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_IDS = "(SELECT value FROM json_each(?))"
+_STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
+# The labelled lines of a document's search labels (text.chunk.search_labels, spelt out:
+# importing text.chunk would load the parser into every reader's start-up; a test holds
+# them equal). The description line has no label; tags and the path have their own
+# signals and BM25 columns.
+SUMMARY_LABELS = (
+    "Also known as: ",
+    "Questions this document answers: ",
+    "Predicted search queries: ",
+)
+OTHER_LABELS = ("Keywords: ", "Source: ")
+
+
+class Doc(NamedTuple):
+    """What the signals read of one document."""
+
+    title: frozenset[str]
+    title_key: str
+    headings: tuple[frozenset[str], ...]
+    vocab: frozenset[str]  # every title, heading and path word: what the idf signal counts
+    summary: frozenset[str]  # its aliases, answers, predicted queries and description
+
+
+# index file -> (generation, file path -> Doc); entries are replaced whole, never mutated
+_doc_cache: dict[str, tuple[object, dict[str, Doc]]] = {}
+
+
+def stem(word: str) -> str:
+    """A light suffix strip so `pointers`/`pointer` and `configuring`/`configure` meet."""
+    w = word.lower()
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+@lru_cache(maxsize=8192)  # titles and headings of the same candidates come back query after query
+def words(text: str) -> frozenset[str]:
+    """The stemmed content words of `text`, camelCase split as well as whole."""
+    out: set[str] = set()
+    for token in _WORD.findall(text):
+        out.add(stem(token))
+        parts = _CAMEL.split(token)
+        if len(parts) > 1:
+            out.update(stem(p) for p in parts)
+    return frozenset(w for w in out if w not in _STOP)
+
+
+def path_words(path: str) -> frozenset[str]:
+    """The words of a path's folder and file names."""
+    return words(path.replace("-", " ").replace(".", " "))
+
+
+def summary_words(labels: str | None) -> frozenset[str]:
+    """The words of the summary fields among a document's search labels."""
+    kept = []
+    for line in (labels or "").split("\n\n"):
+        if line.startswith(OTHER_LABELS):
+            continue
+        label = next((x for x in SUMMARY_LABELS if line.startswith(x)), "")
+        kept.append(line[len(label) :])
+    return words(" ".join(kept))
+
+
+def docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
+    """The `Doc` of each of `paths`, cached per index file and generation."""
+    key = _cache_key(conn)
+    cached = _doc_cache.get(key[0]) if key is not None else None
+    fresh = cached is not None and key is not None and cached[0] == key[1]
+    known = cached[1] if cached is not None and fresh else {}
+    missing = [p for p in paths if p not in known]
+    if missing:
+        known = {**known, **_read_docs(conn, missing)}
+        if key is not None:
+            _doc_cache[key[0]] = (key[1], known)
+    return known
+
+
+def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
+    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    if not files or not files[0]:
+        return None  # an in-memory index: nothing to key a cache on
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return (files[0], row[0]) if row is not None else None
+
+
+def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
+    titles: dict[str, str] = {}
+    headings: dict[str, set[str]] = {}
+    ids = json.dumps(paths)
+    sql = (
+        "SELECT file_path, chunk_index, title, doc_title, section_path FROM chunks "
+        f"WHERE file_path IN {_IDS}"
+    )
+    for path, index, title, doc_title, section in conn.execute(sql, (ids,)):
+        if index == 0 or path not in titles:  # a chunk title is "Doc title > Section"
+            titles[path] = doc_title or (title or "").split(" > ", 1)[0]
+        headings.setdefault(path, set()).add((section or "").rsplit(" > ", 1)[-1])
+    summaries = _summaries(conn, ids)
+    out = {}
+    for p, title in titles.items():
+        title_words = words(title)
+        heads = tuple(dict.fromkeys(words(h) for h in sorted(headings[p])))
+        vocab = title_words.union(path_words(p), *heads)
+        summary = summaries.get(p, frozenset())
+        out[p] = Doc(title_words, " ".join(sorted(title_words)), heads, vocab, summary)
+    return out
+
+
+def _summaries(conn: sqlite3.Connection, ids: str) -> dict[str, frozenset[str]]:
+    sql = f"SELECT path, labels FROM documents WHERE path IN {_IDS}"
+    try:
+        rows = conn.execute(sql, (ids,)).fetchall()
+    except sqlite3.OperationalError:
+        return {}  # a schema-1 index, read without migrating it, has no `documents`
+    return {path: summary_words(labels) for path, labels in rows}
