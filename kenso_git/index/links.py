@@ -30,6 +30,10 @@ from kenso_git.text.links import resolve_link
 
 # Past this many files appearing or vanishing (a branch switch), every link is re-resolved.
 MAX_MOVED = 50
+# Past this many raw entries, the indexed paths are read in one scan instead of asked one by
+# one: a lookup reads its files row whole (an overflowing WITHOUT ROWID row is compared in
+# full), so one doc of 150k `relates_to` entries made each lookup read its 2 MB (#14).
+MAX_LOOKUPS = 256
 
 
 def update_links(
@@ -74,12 +78,13 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
             return
     if not rows:
         return
-    many = sources is None or len(sources) > 50
+    entries = [(source, json.loads(relations)) for source, relations in rows]
+    many = sources is None or len(sources) > 50 or sum(len(raw) for _, raw in entries) > MAX_LOOKUPS
     resolver = Resolver(indexed_paths(conn) if many else _IndexedPaths(conn), lookup_index=many)
     declared: list[tuple[str, LinkRow]] = []
     inline: dict[tuple[str, str], LinkRow] = {}
-    for source, relations in rows:
-        for raw, relation in json.loads(relations):
+    for source, raws in entries:
+        for raw, relation in raws:
             row = _row(resolver, source, raw, relation)
             if row is None:
                 continue
