@@ -53,13 +53,22 @@ def links_of_type(conn: sqlite3.Connection, relation_type: str) -> set[tuple[str
     return {(source, target) for source, target in conn.execute(sql, (relation_type,))}
 
 
+_ADD = (
+    "INSERT OR IGNORE INTO links(source_path, target_path, relation_type, raw_target) "
+    "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
+    "json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?)"
+)
+
+
 def add_links(conn: sqlite3.Connection, rows: Iterable[tuple[str, LinkRow]]) -> None:
-    """Insert (source, link) rows without touching the source's other links."""
-    conn.executemany(
-        "INSERT OR IGNORE INTO links(source_path, target_path, relation_type, raw_target) "
-        "VALUES (?, ?, ?, ?)",
-        [(source, link.target_path, link.relation_type, link.raw_target) for source, link in rows],
+    """Insert (source, link) rows without touching the source's other links: one sorted
+    statement, as `replace_links` does (a sync re-linking one 2 MB doc of entries wrote
+    them one statement each)."""
+    flat = sorted(
+        ((source, *link) for source, link in rows), key=lambda row: (row[0], row[1], row[2])
     )
+    if flat:
+        conn.execute(_ADD, (json.dumps(flat, ensure_ascii=False),))
 
 
 def drop_links(

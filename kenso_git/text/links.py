@@ -141,26 +141,32 @@ def resolve_link(source: str, target: str, known_paths: Collection[str]) -> str 
     `docs/` ingest root, as kenso users did). The index resolves links with this same
     function, so lint's KS002 and the stored graph always agree.
     """
+    return _resolve(source, target, known_paths)[0]
+
+
+def _resolve(source: str, target: str, known_paths: Collection[str]) -> tuple[str | None, str]:
+    """(what `resolve_link` answers, the target's root-relative normal form), the normal form
+    computed once (a doc of 150k `relates_to` entries computed it twice per entry)."""
     target = target.strip()
-    if not target or "*" in target or "?" in target:
-        return None
     path = normalise_target(source, target)
+    if not target or "*" in target or "?" in target:
+        return None, path
     if not path or path == "." or path.startswith("../"):
-        return None
+        return None, path
     if path in known_paths:
-        return path
+        return path, path
     if target.startswith(("./", "../", "/")):
-        return None
+        return None, path
     folder = source.rpartition("/")[0]  # sources are normal repo paths: their dirname
     if folder:
         joined = f"{folder}/{target}"
         local = joined if is_normal_path(joined) else posixpath.normpath(joined)
         if local in known_paths:
-            return local
+            return local, path
     if isinstance(known_paths, PathIndex):
-        return known_paths.by_suffix(path)
+        return known_paths.by_suffix(path), path
     matches = [p for p in known_paths if p.endswith("/" + path)]
-    return matches[0] if len(matches) == 1 else None
+    return (matches[0] if len(matches) == 1 else None), path
 
 
 class Resolver:
@@ -173,4 +179,5 @@ class Resolver:
 
     def target(self, source: str, raw: str) -> str:
         """The resolved path, else the target's root-relative normal form."""
-        return resolve_link(source, raw, self.index) or normalise_target(source, raw)
+        found, normal = _resolve(source, raw, self.index)
+        return found or normal
