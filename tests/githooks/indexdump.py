@@ -9,6 +9,9 @@ from pathlib import Path
 
 from kenso_git.kb import KnowledgeBase
 
+# A doc body long enough to be indexed (shared by the hook tests' `indexed` fixture).
+BODY = "explains the widget pipeline in enough words to be indexed properly.\n\n## Usage\n\nMore.\n"
+
 VENV_BIN = str(Path(sys.executable).parent)
 
 

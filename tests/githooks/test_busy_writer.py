@@ -8,28 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from kenso_git.githooks import runner as hooks
 from kenso_git.repo.workspace import find_workspace
+from tests.githooks.indexdump import BODY
 from tests.githooks.indexdump import fresh_dump
 from tests.githooks.indexdump import hook_env
 from tests.githooks.indexdump import index_dump
-from tests.githooks.indexdump import ingest
 from tests.githooks.indexdump import is_stale
-from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
-
-BODY = "explains the widget pipeline in enough words to be indexed properly.\n\n## Usage\n\nMore.\n"
-
-
-@pytest.fixture
-def indexed(repo: Path) -> Path:
-    write(repo, {f"docs/d{i}.md": f"# Doc {i}\n\nDoc {i} {BODY}" for i in range(3)})
-    commit_all(repo, "docs")
-    ingest(repo)
-    return repo
 
 
 def test_a_foreign_writer_sends_the_hook_sync_to_the_background(

@@ -15,21 +15,10 @@ import pytest
 
 from kenso_git.githooks import runner as hooks
 from kenso_git.repo.workspace import find_workspace
+from tests.githooks.indexdump import BODY
 from tests.githooks.indexdump import hook_env
-from tests.githooks.indexdump import ingest
-from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
-
-BODY = "explains the widget pipeline in enough words to be indexed properly.\n\n## Usage\n\nMore.\n"
-
-
-@pytest.fixture
-def indexed(repo: Path) -> Path:
-    write(repo, {f"docs/d{i}.md": f"# Doc {i}\n\nDoc {i} {BODY}" for i in range(3)})
-    commit_all(repo, "docs")
-    ingest(repo)
-    return repo
 
 
 def _sleeping(pid: int) -> bool:
