@@ -40,9 +40,8 @@ from bench_quality import _HEADING  # noqa: E402
 from bench_quality import DEPTH  # noqa: E402
 from bench_quality import _field  # noqa: E402
 from bench_quality import _plain  # noqa: E402
-from bench_quality import _scores  # noqa: E402
 from bench_quality import kenso  # noqa: E402
-from bench_quality import rank_of  # noqa: E402
+from bench_quality import kind_rows  # noqa: E402
 
 KINDS = ("title", "heading", "sentence", "paraphrase")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -128,16 +127,7 @@ def quality(source: Path, kenso_venv: Path | None, per_kind: int, seed: int) -> 
             "cjk auto": ours(corpus, work / "auto.db", queries, "auto"),
         }
         print(f"\n{source}: {len(triples)} queries; MRR@10 / hit@1 per kind")
-        print(f"{'kind':12} {'n':>4}" + "".join(f"   {name:^15}" for name in runs))
-        for kind in (*KINDS, "all"):
-            rows = [i for i, t in enumerate(triples) if kind in ("all", t[0])]
-            if not rows:
-                continue
-            cells = ""
-            for results in runs.values():
-                hit1, _, mrr = _scores([rank_of(results[i], triples[i][2]) for i in rows])
-                cells += f"   {mrr:.3f} / {hit1:.3f}"
-            print(f"{kind:12} {len(rows):>4}{cells}")
+        print("\n".join(kind_rows(triples, runs, KINDS)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -315,6 +315,23 @@ def _scores(ranks: list[int | None]) -> tuple[float, float, float]:
     return hit1, hit5, mrr
 
 
+def kind_rows(
+    triples: list[Triple], runs: dict[str, list[list[str]]], kinds: tuple[str, ...] = KINDS
+) -> list[str]:
+    """One line per kind of query (and "all"): its count and each run's MRR@10 / hit@1."""
+    lines = [f"{'kind':12} {'n':>4}" + "".join(f"   {name:^15}" for name in runs)]
+    for kind in (*kinds, "all"):
+        rows = [i for i, t in enumerate(triples) if kind in ("all", t[0])]
+        if not rows:
+            continue
+        cells = ""
+        for results in runs.values():
+            hit1, _, mrr = _scores([rank_of(results[i], triples[i][2]) for i in rows])
+            cells += f"   {mrr:.3f} / {hit1:.3f}"
+        lines.append(f"{kind:12} {len(rows):>4}{cells}")
+    return lines
+
+
 def report(name: str, triples: list[Triple], a: list[list[str]], b: list[list[str]]) -> None:
     print(f"\n{name}: {len(triples)} queries (each cell: kenso-git / kenso)")
     print(f"{'kind':12} {'n':>4}   {'hit@1':^17}   {'hit@5':^17}   {'MRR@10':^13}")

@@ -31,10 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_quality import DEPTH  # noqa: E402 - the benchmark folder is not a package
-from bench_quality import KINDS  # noqa: E402
-from bench_quality import _scores  # noqa: E402
 from bench_quality import build_queries  # noqa: E402
-from bench_quality import rank_of  # noqa: E402
+from bench_quality import kind_rows  # noqa: E402
 
 _TIER = {"AND": 0, "NEAR": 1, "OR": 2}
 
@@ -99,16 +97,7 @@ def trial(source: Path, per_kind: int, weights: list[float], candidates: int) ->
             f"\n{source}: {len(triples)} queries, {len(chunks)} chunks; model load {load_s:.2f} s, "
             f"embed all chunks {embed_s:.2f} s, per query {query_s / len(triples) * 1000:.2f} ms"
         )
-        print(f"{'kind':12} {'n':>4}" + "".join(f" {name:>17}" for name in runs))
-        for kind in (*KINDS, "all"):
-            rows = [i for i, t in enumerate(triples) if kind in ("all", t[0])]
-            if not rows:
-                continue
-            cells = ""
-            for results in runs.values():
-                hit1, _, mrr = _scores([rank_of(results[i], triples[i][2]) for i in rows])
-                cells += f"    {mrr:.3f} / {hit1:.3f}"
-            print(f"{kind:12} {len(rows):>4}{cells}")
+        print("\n".join(kind_rows(triples, runs)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
