@@ -429,24 +429,39 @@ def status_paths(
     (written in the same second as the index) are not re-read by every later status.
     Untracked files are listed one by one, ignored files not at all. None when git cannot
     tell (not a repository, git missing or failing).
+
+    git is asked for untracked directories as such (`-unormal`), then, only when it named
+    some, for the files in them: `-uall` over the whole scope made git read every
+    directory's entries in full (at 48,600 docs: 83 ms of its 260, against 14).
     """
     if ws.git_dir is None:
         return None
     locks = () if refresh else ("--no-optional-locks",)
     try:
-        out = run_git(
-            ws,
-            *locks,
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--no-renames",
-            "--ignore-submodules=all",
-            "--",
-            *pathspecs,
-        )
+        listed = _status(ws, locks, "normal", pathspecs)
+        folders = [path for path in listed if path.endswith("/")]
+        if folders:
+            inside = _status(ws, ("--literal-pathspecs", *locks), "all", folders)
+            listed = [path for path in listed if not path.endswith("/")] + inside
     except GitError:
         return None
+    return listed
+
+
+def _status(
+    ws: Workspace, flags: Sequence[str], untracked: str, pathspecs: Sequence[str]
+) -> list[str]:
+    out = run_git(
+        ws,
+        *flags,
+        "status",
+        "--porcelain=v1",
+        "-z",
+        f"--untracked-files={untracked}",
+        "--no-renames",
+        "--ignore-submodules=all",
+        "--",
+        *pathspecs,
+    )
     # Each record is "XY path"; with --no-renames no record carries a second path.
     return [record[3:] for record in out.split("\0") if len(record) > 3]

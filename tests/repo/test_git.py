@@ -210,3 +210,34 @@ def test_blob_ids_of_small_and_big_files_match_git(tmp_path: Path) -> None:
         data = bytes(i % 251 for i in range(size))
         (tmp_path / "x.bin").write_bytes(data)
         assert blob_id(data) == hash_object(tmp_path, "x.bin"), size
+
+
+def test_status_paths_lists_the_files_of_untracked_folders_as_uall_would(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(
+        root, {"docs/kept.md": "# Kept\n", "docs/edited.md": "# Edited\n", ".gitignore": "*.tmp\n"}
+    )
+    commit_all(root, "docs")
+    write(
+        root,
+        {
+            "docs/edited.md": "# Edited again\n",
+            "docs/new.md": "# New\n",
+            "docs/fresh/a.md": "# A\n",
+            "docs/fresh/deeper/b.md": "# B\n",
+            "docs/fresh/skip.tmp": "ignored\n",
+            "docs/[odd]/c.md": "# C\n",
+            "only-ignored/x.tmp": "ignored\n",
+        },
+    )
+    ws = find_workspace(root)
+    oracle = git(root, "status", "--porcelain=v1", "-z", "-uall", "--no-renames").split("\0")
+    expected = sorted(record[3:] for record in oracle if len(record) > 3)
+    assert sorted(gitrepo.status_paths(ws, []) or []) == expected
+    assert "docs/fresh/deeper/b.md" in expected and "docs/[odd]/c.md" in expected
+    assert sorted(gitrepo.status_paths(ws, ["docs/fresh"]) or []) == [
+        "docs/fresh/a.md",
+        "docs/fresh/deeper/b.md",
+    ]
