@@ -49,14 +49,20 @@ INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
 # no difference there, so both are off
 DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec"}
 WEIGHTS = {
-    "title": 0.8,
-    "heading": 1.0,
+    "title": 0.9,
+    "heading": 1.1,
     "path": 0.1,
     "spread": 0.1,
     "index": 0.4,
     "summary": 0.8,
 }
 HSPEC_P = 1.0
+# A field's F-measure is raised to a power before weighting, so a near-exact match counts
+# far more than a partial one: a page with a section named exactly as the query must beat
+# a page whose title, path and a heading each share half its words (tuned on the tuning
+# half, docs/ranking.md; 1 = plain F-measure)
+TITLE_POWER = 1.5
+HEADING_POWER = 2.0
 IDF_K = 1.0
 IDF_SMOOTH = 0.5
 SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must not win by length
@@ -199,15 +205,15 @@ def _doc_boost(
 ) -> float:
     boost = 0.0
     if "title" in signals and owns:
-        boost += WEIGHTS["title"] * _cover(wanted, doc.title, weights)
+        boost += WEIGHTS["title"] * _cover(wanted, doc.title, weights) ** TITLE_POWER
     if "summary" in signals and doc.summary:
         boost += WEIGHTS["summary"] * _cover(wanted, doc.summary, weights)
     if "heading" in signals and doc.headings:
         # a heading many candidates share (`Synopsis`, `See Also`) tells them apart little
         best = max(
-            _cover(wanted, h, weights) * (1 - shared.get(h, 0.0)) ** HSPEC_P
+            _cover(wanted, h, weights) ** HEADING_POWER * (1 - shared.get(h, 0.0)) ** HSPEC_P
             if shared is not None
-            else _cover(wanted, h, weights)
+            else _cover(wanted, h, weights) ** HEADING_POWER
             for h in doc.headings
         )
         boost += WEIGHTS["heading"] * best
