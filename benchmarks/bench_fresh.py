@@ -19,7 +19,8 @@ With `--scale N` the corpus is copied N times into one committed repository (30:
 docs, the monorepo target) and the benchmark prints instead: whole-process `kenso-git sync`
 with nothing changed (target <= 0.2 s), the time hooks add to a checkout changing 10 docs
 (target <= 150 ms), a search right after one doc changed, and the index size against the
-corpus size (target <= 2x). `--baseline SRC_DIR` runs the same commands with another
+corpus size (target <= 2x), for the editable install and for a normal one (as above).
+`--baseline SRC_DIR` runs the same commands with another
 source tree first on PYTHONPATH (say `git archive` of an older commit), in the same run,
 and prints the ratios. Timed processes run without PYTHONDONTWRITEBYTECODE, as installed
 users run them (byte code cached).
@@ -255,9 +256,13 @@ def _drop_mark(root: Path) -> None:
     conn.close()
 
 
-def _scaled_round(root: Path, runs: int, env: dict[str, str]) -> dict[str, float]:
-    """Medians (ms) of the scaled measures with one source tree."""
-    exe, plain = str(EXE), ["git", "-c", "core.hooksPath=/dev/null"]
+def _scaled_round(
+    root: Path, runs: int, env: dict[str, str], program: Path = EXE
+) -> dict[str, float]:
+    """Medians (ms) of the scaled measures with one source tree and install; the hooks are
+    installed from `program` first, so the shims run the install being measured."""
+    exe, plain = str(program), ["git", "-c", "core.hooksPath=/dev/null"]
+    subprocess.run([exe, "hooks", "install"], cwd=root, check=True, capture_output=True, env=env)
     subprocess.run([exe, "sync"], cwd=root, check=True, capture_output=True, env=env)
     syncs = [_timed(root, [exe, "sync"], env) for _ in range(runs)]
     without, with_hooks = [], []
@@ -303,6 +308,10 @@ def scaled(corpus: Path, scale: int, runs: int, baseline: Path | None, keep: Pat
             rounds["baseline"] = _scaled_round(root, runs, _env(baseline))
             _drop_mark(root)
         rounds["this tree"] = _scaled_round(root, runs, _env(None))
+        rounds["this tree, normal install"] = _scaled_round(
+            root, runs, _env(None), _normal_install(Path(tmpdir))
+        )
+        subprocess.run([str(EXE), "hooks", "install"], cwd=root, check=True, capture_output=True)
         kenso = root / ".kenso"
         index = sum(p.stat().st_size for p in kenso.iterdir() if p.name.startswith("docs.db"))
         corpus_bytes = _tree_bytes(root) - sum(p.stat().st_size for p in kenso.iterdir())
