@@ -42,12 +42,18 @@ def _interrupt_a_waiting_hook(root: Path, moved: list[str]) -> subprocess.Popen[
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
-    while proc.poll() is None and not _sleeping(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.002)
+    seen = False  # read once: the hook wakes between its sleeps, so a second read may differ
+    while not seen and proc.poll() is None and time.monotonic() < deadline:
+        seen = _sleeping(proc.pid)
+        if not seen:
+            time.sleep(0.002)
     if proc.poll() is not None:
         proc.communicate()
         return None
-    assert _sleeping(proc.pid), "the hook never waited"
+    if not seen:  # never leave the hook running for the tests after this one
+        proc.kill()
+        proc.communicate()
+        pytest.fail("the hook never waited")
     os.kill(proc.pid, signal.SIGINT)
     return proc
 
