@@ -7,8 +7,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from kenso_git.kb import KnowledgeBase
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
@@ -44,6 +48,19 @@ def init_repo(root: Path, files: dict[str, str | bytes] | None = None, commit: b
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+def docs_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
+    """A knowledge base of `files` (paths under `root/docs`), ingested into `root/index.db`."""
+    from kenso_git.kb import KnowledgeBase
+
+    for rel, text in files.items():
+        path = root / "docs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    kb = KnowledgeBase.open(root, db=str(root / "index.db"))
+    kb.ingest()
+    return kb
 
 
 def doc(title: str, body: str = "", **frontmatter: object) -> str:

@@ -16,18 +16,13 @@ from kenso_git.search.rank import Evidence
 from kenso_git.search.rank import boosts
 from kenso_git.search.rank import enabled_signals
 from kenso_git.search.rank import words
+from tests.helpers import docs_kb
 
 FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
 
 
 def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
-    for rel, text in files.items():
-        path = root / "docs" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    kb = KnowledgeBase.open(root, db=str(root / "index.db"))
-    kb.ingest()
-    return kb
+    return docs_kb(root, files)
 
 
 def _top(kb: KnowledgeBase, query: str) -> list[str]:

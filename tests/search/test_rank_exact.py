@@ -8,6 +8,7 @@ from pathlib import Path
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search.rank import DEFAULT_ON
 from kenso_git.search.rank import boosts
+from tests.helpers import docs_kb
 
 FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
 QUERY = "Add code to handle events"
@@ -28,13 +29,7 @@ HOWTO, WALK = (f"docs/{p}" for p in FILES)
 
 
 def _kb(root: Path) -> KnowledgeBase:
-    for rel, text in FILES.items():
-        path = root / "docs" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    kb = KnowledgeBase.open(root, db=str(root / "index.db"))
-    kb.ingest()
-    return kb
+    return docs_kb(root, FILES)
 
 
 def test_an_exact_heading_beats_partial_title_path_and_heading_matches(tmp_path: Path) -> None:

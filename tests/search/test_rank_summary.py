@@ -15,6 +15,7 @@ from kenso_git.search.rankdocs import words
 from kenso_git.text.chunk import chunk_document
 from kenso_git.text.chunk import search_labels
 from kenso_git.text.parse import parse_document
+from tests.helpers import docs_kb
 from tests.search.helpers import IndexBuilder
 
 FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
@@ -24,13 +25,7 @@ QUESTION = "keep a dialog floating above the other forms while the user drags it
 
 
 def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
-    for rel, text in {**files, **TOPICS}.items():
-        path = root / "docs" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    kb = KnowledgeBase.open(root, db=str(root / "index.db"))
-    kb.ingest()
-    return kb
+    return docs_kb(root, {**files, **TOPICS})
 
 
 @pytest.fixture
