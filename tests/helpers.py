@@ -63,6 +63,17 @@ def docs_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
     return kb
 
 
+def fail_next_ingest(db: Path) -> None:
+    """Make the next ingest fail after its chunk writes, as a full disk would ("disk gone")."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "CREATE TRIGGER boom BEFORE UPDATE ON meta WHEN new.key = 'generation' "
+            "BEGIN SELECT RAISE(ABORT, 'disk gone'); END"
+        )
+
+
 def doc(title: str, body: str = "", **frontmatter: object) -> str:
     """A Markdown document long enough to be indexed."""
     fm = ""

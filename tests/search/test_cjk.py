@@ -11,6 +11,7 @@ from kenso_git import KnowledgeBase
 from kenso_git.search.cjk import split_terms
 from kenso_git.store import trigram
 from tests.helpers import doc
+from tests.helpers import fail_next_ingest
 from tests.helpers import git
 from tests.helpers import init_repo
 from tests.helpers import write
@@ -158,11 +159,7 @@ def test_a_failed_ingest_leaves_the_side_index_as_it_was(tmp_path: Path) -> None
     kb = _kb(root)
     before = _side(kb.db_path)
     write(root, {"docs/zh.md": ZH_EDITED})
-    with sqlite3.connect(kb.db_path) as conn:  # the ingest fails after its chunk writes
-        conn.execute(
-            "CREATE TRIGGER boom BEFORE UPDATE ON meta WHEN new.key = 'generation' "
-            "BEGIN SELECT RAISE(ABORT, 'disk gone'); END"
-        )
+    fail_next_ingest(kb.db_path)  # the ingest fails after its chunk writes
     with pytest.raises(Exception, match="disk gone"):
         kb.ingest()
     assert _side(kb.db_path) == before

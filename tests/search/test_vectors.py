@@ -13,6 +13,7 @@ from kenso_git.errors import ConfigError
 from kenso_git.search.vectors import WEIGHT
 from kenso_git.store import vectors
 from tests.helpers import doc
+from tests.helpers import fail_next_ingest
 from tests.helpers import git
 from tests.helpers import init_repo
 from tests.helpers import write
@@ -101,11 +102,7 @@ def test_off_drops_the_table_and_a_failed_ingest_keeps_it(
     kb = _kb(root, monkeypatch)
     before = _stored(kb.db_path)
     write(root, {"docs/deploy.md": doc("Deploy Guide", "## Steps\n\n" + "Roll out slowly. " * 9)})
-    with sqlite3.connect(kb.db_path) as conn:  # the ingest fails after its chunk writes
-        conn.execute(
-            "CREATE TRIGGER boom BEFORE UPDATE ON meta WHEN new.key = 'generation' "
-            "BEGIN SELECT RAISE(ABORT, 'disk gone'); END"
-        )
+    fail_next_ingest(kb.db_path)  # the ingest fails after its chunk writes
     with pytest.raises(Exception, match="disk gone"):
         kb.ingest()
     assert _stored(kb.db_path) == before

@@ -149,13 +149,8 @@ def test_event_streams_are_capped_and_do_not_starve_other_requests(server: HttpS
         assert s.status_code == 200
 
 
-@pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_quiet_stream_sends_keepalives(tmp_path: Path, anyio_backend: str) -> None:
-    root = make_repo(tmp_path / "repo")
-    ingest(root)
-    service = Service(root)
-    routes = Routes(service, keepalive_s=0.05, poll_s=0.01)
+def _events_request(service: Service, routes: Routes) -> tuple[Guard, dict[str, Any]]:
+    """The guarded app (no MCP transport behind it) and an authorised `GET /events` scope."""
     policy = GuardPolicy(token="t" * 32, bind_host="127.0.0.1", allow_remote=False)
     app = Guard(lambda *_: None, policy, service, routes)  # type: ignore[arg-type,return-value]
     scope = {
@@ -165,6 +160,17 @@ async def test_a_quiet_stream_sends_keepalives(tmp_path: Path, anyio_backend: st
         "query_string": b"",
         "headers": [(b"host", b"127.0.0.1:1"), (b"authorization", b"Bearer " + b"t" * 32)],
     }
+    return app, scope
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_quiet_stream_sends_keepalives(tmp_path: Path, anyio_backend: str) -> None:
+    root = make_repo(tmp_path / "repo")
+    ingest(root)
+    service = Service(root)
+    routes = Routes(service, keepalive_s=0.05, poll_s=0.01)
+    app, scope = _events_request(service, routes)
     disconnect = anyio.Event()
     chunks: list[bytes] = []
 
@@ -202,15 +208,7 @@ async def test_a_watcher_sync_is_sent_without_waiting_for_the_poll(
     assert ready.mode == "events", ready
     # Polls an hour apart: only the watcher's poke can send the second event in time.
     routes = Routes(service, keepalive_s=3600, poll_s=3600)
-    policy = GuardPolicy(token="t" * 32, bind_host="127.0.0.1", allow_remote=False)
-    app = Guard(lambda *_: None, policy, service, routes)  # type: ignore[arg-type,return-value]
-    scope = {
-        "type": "http",
-        "method": "GET",
-        "path": "/events",
-        "query_string": b"",
-        "headers": [(b"host", b"127.0.0.1:1"), (b"authorization", b"Bearer " + b"t" * 32)],
-    }
+    app, scope = _events_request(service, routes)
     disconnect = anyio.Event()
     chunks: list[bytes] = []
     saved: list[bool] = []
