@@ -37,7 +37,8 @@ from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import resolve_db_path
 from kenso_git.store import schema
 from kenso_git.store.connection import READ_BUSY_MS
-from kenso_git.store.connection import open_reader
+from kenso_git.store.connection import file_identity
+from kenso_git.store.connection import open_current_reader
 from kenso_git.store.connection import snapshot
 from kenso_git.store.faults import database_failure
 from kenso_git.store.files import load_files
@@ -175,14 +176,15 @@ class KnowledgeBase:
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        identity = _file_identity(self.db_path)
-        if conn is not None and identity != getattr(self._local, "identity", None):
+        if conn is not None and file_identity(self.db_path) != getattr(
+            self._local, "identity", None
+        ):
             # `rm -rf .kenso && ingest` or `ingest --rebuild` replaced the file: this
             # connection still reads the old one, which no sync will ever touch again.
             self.close()
             conn = None
         if conn is None:
-            conn = open_reader(self.db_path)
+            conn, identity = open_current_reader(self.db_path)
             if self.owned:
                 try:
                     check_owner(conn, self.workspace.root, self.db_path)
@@ -265,7 +267,10 @@ class KnowledgeBase:
         """The meta and files rows, re-read only when another connection wrote the index
         (`PRAGMA data_version`): the check before each query need not load every row."""
         conn = self._reader()
-        key = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0])
+        try:
+            key = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.DatabaseError as err:
+            raise database_failure(self.db_path, err, waited_s=READ_BUSY_MS / 1000) from err
         cached = getattr(self._local, "files", None)
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
@@ -638,14 +643,6 @@ def _state_snapshot(conn: sqlite3.Connection, *, with_files: bool) -> _Snapshot:
     need_files = with_files or meta.get(schema.META_WORKTREE_DIRTY) not in ("0", "1")
     files = load_files(conn) if need_files else {}
     return _Snapshot(_counts(conn), meta, _categories(conn), files)
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
 
 
 def _db_bytes(path: Path) -> int:

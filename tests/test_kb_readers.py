@@ -7,6 +7,9 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.store import schema
@@ -82,3 +85,48 @@ def test_state_reads_counts_and_meta_in_one_snapshot(tmp_path: Path) -> None:
         kb.close()
     seen = (state.documents, state.as_of)
     assert seen in {(before.documents, before.as_of), (before.documents - 1, "f" * 40)}, seen
+
+
+def test_a_reader_that_opens_while_the_index_is_replaced_reads_the_new_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite opens the database file on connect but its -wal and -shm by name at the first
+    read: a rebuild published in between paired the old file with the new journal ("disk
+    I/O error" in the soak, or answers from the old index)."""
+    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha words. " * 30)})
+    cli(root, "ingest", "--no-lint")
+    write(root, {"docs/b.md": doc("Omega", "Omega words. " * 30)})
+    real_connect = sqlite3.connect
+    replaced: list[str] = []
+
+    def connect_then_replace(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = real_connect(*args, **kwargs)
+        if not replaced and "mode=ro" in str(args[0]):
+            replaced.append(str(args[0]))  # the fault: a rebuild lands inside the open
+            cli(root, "ingest", "--rebuild", "--no-lint")
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect_then_replace)
+    kb = KnowledgeBase.open(root)
+    kb.settings = kb.settings._replace(query_sync=False)
+    try:
+        assert paths(kb, "omega") == {"docs/b.md"}
+        assert replaced
+    finally:
+        kb.close()
+
+
+def test_a_read_whose_transaction_sqlite_ended_raises_the_real_error(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha words. " * 30)})
+    cli(root, "ingest", "--no-lint")
+    kb = KnowledgeBase.open(root)
+
+    def fails(conn: sqlite3.Connection) -> None:
+        conn.execute("ROLLBACK")  # what SQLite does itself after an I/O error
+        raise ValueError("the real cause")
+
+    try:
+        with pytest.raises(ValueError, match="the real cause"):
+            kb.read(fails)
+    finally:
+        kb.close()

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from kenso_git.config import Settings
 from kenso_git.errors import IndexLockedError
+from kenso_git.errors import NoIndexError
 from kenso_git.index import freshness
 from kenso_git.index import gitprobe
 from kenso_git.index.freshness import stat_unchanged
@@ -305,7 +306,11 @@ def _run_once(
     # hard link when complete: no reader can see it half-built, a crash leaves only the
     # private file, and the build skips the WAL's double write.
     build = new_build_path(db_path) if once.rebuild or not db_path.exists() else None
-    conn = open_writer(build or db_path, fresh=build is not None)
+    try:
+        conn = open_writer(build or db_path, fresh=build is not None)
+    except NoIndexError:  # removed since we looked (`rm -rf .kenso`): build it anew
+        build = new_build_path(db_path)
+        conn = open_writer(build, fresh=True)
     if build is not None and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
         exclude_from_git(ws)
     say = warn or (lambda _m: None)

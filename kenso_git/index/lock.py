@@ -53,12 +53,25 @@ def try_lock(path: Path) -> int | None:
     except OSError:
         os.close(fd)
         return None
+    if not _still_named(fd, path):
+        # `rm -rf .kenso` removed the file between our open and our lock: a lock on that
+        # file excludes nobody who opens the path now. Take the one the path names.
+        os.close(fd)
+        return try_lock(path)
     try:  # who holds it, for the message of those who wait
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
     except OSError:
         pass
     return fd
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    try:
+        mine, named = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (named.st_dev, named.st_ino)
 
 
 def holder(path: Path) -> str:

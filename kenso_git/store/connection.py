@@ -42,28 +42,63 @@ def _readonly_uri(db_path: Path) -> str:
     return wal.file_uri(db_path, "ro")
 
 
+Identity = tuple[int, int]  # (st_dev, st_ino) of the database file
+# How often a reader tries again when the index is replaced while it opens it.
+_OPEN_ATTEMPTS = 20
+
+
+def file_identity(path: Path) -> Identity | None:
+    """The identity of the file at `path` now (None when there is none)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def open_reader(db_path: Path) -> sqlite3.Connection:
-    """A read-only connection in autocommit mode.
+    """A read-only connection in autocommit mode (`open_current_reader` without the identity).
 
     Raises:
         NoIndexError: the database file or its tables do not exist.
         DatabaseError: the file is corrupt or was written by a newer kenso-git.
     """
-    if not db_path.is_file():
-        raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
-    try:
-        conn = sqlite3.connect(
-            _readonly_uri(db_path), uri=True, isolation_level=None, check_same_thread=False
+    return open_current_reader(db_path)[0]
+
+
+def open_current_reader(db_path: Path) -> tuple[sqlite3.Connection, Identity]:
+    """A read-only connection in autocommit mode, and the identity of the file it reads.
+
+    SQLite opens the database file when it connects, but its `-wal` and `-shm` by name at
+    the first read: an index replaced in between (`ingest --rebuild`, `rm -rf .kenso &&
+    ingest`) would pair the old file with the new journal, a "disk I/O error" or worse.
+    The file's identity is compared before and after: a connection that may straddle two
+    indexes is closed and the new index opened instead.
+
+    Raises:
+        NoIndexError: the database file or its tables do not exist.
+        DatabaseError: the file is corrupt or was written by a newer kenso-git.
+    """
+    for _ in range(_OPEN_ATTEMPTS):
+        before = file_identity(db_path)
+        if before is None or not db_path.is_file():
+            raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
+        try:
+            conn, version, has_chunks = _connect_reader(db_path)
+        except sqlite3.DatabaseError as err:
+            if file_identity(db_path) != before:
+                continue  # replaced or removed while opening: look again
+            raise _bad_db(db_path, err) from err
+        if file_identity(db_path) != before:
+            conn.close()
+            continue
+        break
+    else:
+        raise DatabaseError(
+            f"the index was replaced {_OPEN_ATTEMPTS} times while this command opened it",
+            path=str(db_path),
+            hint="run the command again once the `ingest --rebuild` loop has ended",
         )
-        conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
-        budget.install(conn)  # a tool call's time budget stops its statements (#13)
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        has_chunks = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name='chunks'"
-        ).fetchone()
-    except sqlite3.DatabaseError as err:
-        raise _bad_db(db_path, err) from err
     try:
         # the version first: a newer schema may name its tables differently, and "run
         # ingest once" would be the wrong advice for it
@@ -74,7 +109,25 @@ def open_reader(db_path: Path) -> sqlite3.Connection:
     if not has_chunks:
         conn.close()
         raise NoIndexError(f"{db_path} holds no search index yet", hint=_NO_INDEX_HINT)
-    return conn
+    return conn, before
+
+
+def _connect_reader(db_path: Path) -> tuple[sqlite3.Connection, int, bool]:
+    conn = sqlite3.connect(
+        _readonly_uri(db_path), uri=True, isolation_level=None, check_same_thread=False
+    )
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+        budget.install(conn)  # a tool call's time budget stops its statements (#13)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        has_chunks = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name='chunks'"
+        ).fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn, version, has_chunks is not None
 
 
 def _check_version(db_path: Path, version: int) -> None:
@@ -97,19 +150,31 @@ def set_write_wait(seconds: float) -> None:
 def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
     """A connection that may write; creates the file and schema, migrates old ones.
 
-    `fresh` is for a private, not yet published build file: no journal, no syncs
-    (`publish_build` makes it durable and switches it to WAL).
+    `fresh` is for a private, not yet published build file (created here): no journal, no
+    syncs (`publish_build` makes it durable and switches it to WAL). Without it the index
+    must exist: this never creates one.
 
     Raises:
+        NoIndexError: not `fresh`, and there is no file at `db_path` (or it went meanwhile).
         DatabaseError: the file is not a usable SQLite database.
     """
     try:
         db_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise file_failure(db_path, err) from err
-    _create_private(db_path)
+    if fresh:
+        _create_private(db_path)
+    elif not db_path.is_file():
+        # removed since the caller looked (`rm -rf .kenso`): creating it here would give a
+        # sync an empty index to write its few changed files into
+        raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
     try:
-        conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            db_path if fresh else wal.file_uri(db_path, "rw"),
+            uri=not fresh,
+            isolation_level=None,
+            check_same_thread=False,
+        )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
@@ -118,6 +183,8 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
             conn.execute("PRAGMA wal_autocheckpoint=0")
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
+        if not fresh and not db_path.is_file():
+            raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT) from err
         raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err
     return conn
 
@@ -306,4 +373,7 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     finally:
-        conn.execute("COMMIT")
+        # SQLite has already ended the transaction after some errors (I/O, interrupt): a
+        # COMMIT then fails with "no transaction is active" and hides the real cause.
+        if conn.in_transaction:
+            conn.execute("COMMIT")

@@ -166,3 +166,32 @@ def test_a_read_only_index_folder_is_named_by_hooks_and_commands(read_only_index
     _out, err = sync.communicate(timeout=60)
     assert sync.returncode == 1
     assert "read-only" in err and "Traceback" not in err, err
+
+
+def test_a_lock_file_removed_while_it_is_taken_is_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rm -rf .kenso` between a writer's open of the lock and its flock: a lock on the
+    removed file excludes no writer that opens the path after it."""
+    from kenso_git.index import lock
+
+    path = tmp_path / "sync.lock"
+    real_open = lock._open_lock
+    removed: list[int] = []
+
+    def open_then_remove(p: Path) -> int:
+        fd = real_open(p)
+        if not removed:
+            removed.append(fd)
+            p.unlink()  # the fault: the folder is removed under the writer
+        return fd
+
+    monkeypatch.setattr(lock, "_open_lock", open_then_remove)
+    fd = lock.try_lock(path)
+    assert fd is not None and removed
+    try:
+        held, named = os.fstat(fd), os.stat(path)
+        assert (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
+        assert try_lock(tmp_path) is None  # another writer opening the path is excluded
+    finally:
+        os.close(fd)

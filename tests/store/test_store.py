@@ -6,10 +6,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from kenso_git.errors import NoIndexError
 from kenso_git.store import schema
 from kenso_git.store.chunks import BULK_AUTOMERGE
 from kenso_git.store.chunks import DEFAULT_AUTOMERGE
@@ -147,3 +149,12 @@ def test_bulk_insert_indexes_rows_added_to_a_rewritten_file(tmp_path):
     _consistent(conn)
     assert _matches(conn, "omega") == 4
     assert _matches(conn, "alpha") == 0
+
+
+def test_a_writer_never_creates_an_index_that_is_gone(tmp_path: Path) -> None:
+    """`rm -rf .kenso` between a sync's look and its open: the sync must not create an empty
+    index and write only its few changed files into it."""
+    gone = tmp_path / ".kenso" / "docs.db"
+    with pytest.raises(NoIndexError):
+        open_writer(gone)
+    assert not gone.exists()
