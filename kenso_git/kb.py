@@ -595,19 +595,30 @@ class KnowledgeBase:
         """
         from kenso_git.index.build import run_index
 
-        self._check_owner_before_write()
-        with self._turn(hand_off) as left:
-            return run_index(
-                self.workspace,
-                self.settings,
-                self.db_path,
-                scope=None,
-                progress=progress,
-                warn=warn,
-                head=self._head(),
-                only=paths,
-                hand_off=left,
-            )
+        head = self._head()
+        early = None
+        if paths is None and hand_off is None:  # a full sync someone waits for: start git now
+            from kenso_git.repo import git
+
+            early = git.start_status(self.workspace, head=head)
+        try:
+            self._check_owner_before_write()
+            with self._turn(hand_off) as left:
+                return run_index(
+                    self.workspace,
+                    self.settings,
+                    self.db_path,
+                    scope=None,
+                    progress=progress,
+                    warn=warn,
+                    head=head,
+                    only=paths,
+                    hand_off=left,
+                    early=early,
+                )
+        finally:
+            if early is not None:
+                early.discard()
 
     @contextlib.contextmanager
     def _turn(self, hand_off: float | None) -> Iterator[float | None]:

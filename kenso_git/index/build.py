@@ -27,6 +27,7 @@ from kenso_git.index import gitprobe
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
+from kenso_git.repo import git
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
@@ -244,6 +245,7 @@ def run_index(
     rebuild: bool = False,
     verify: bool = False,
     hand_off: float | None = None,
+    early: git.EarlyStatus | None = None,
 ) -> IngestReport:
     """Make the index equal to the Markdown files under `scope` (default: the stored scope).
 
@@ -254,6 +256,8 @@ def run_index(
     under the write lock (waiting for it, and saying so on `warn`), then syncs once more
     for every git hook that asked meanwhile. With `hand_off` (seconds), wait only that long,
     as a hook does: past it the run is left to the lock holder (a query must not wait).
+    `early`: the first `git status`, started by the caller (`git.start_status`); the
+    caller stops it if this run did not take it.
 
     Raises:
         DatabaseError: the database cannot be written (`IndexLockedError`: the lock stayed
@@ -264,7 +268,9 @@ def run_index(
 
     def job(round_: int) -> None:
         if round_ == 0:
-            once = _Once(scope, head, keep_documents, only, rebuild, verify, hand_off is None)
+            once = _Once(
+                scope, head, keep_documents, only, rebuild, verify, hand_off is None, early
+            )
             reports.append(_run_once(ws, settings, db_path, once, progress, warn))
         else:  # a rerun a hook asked for: a full sync of the stored scope
             again = _Once(None, freshness.head_commit(ws), False, None, False, False, False)
@@ -291,6 +297,7 @@ class _Once(NamedTuple):
     rebuild: bool
     verify: bool
     interactive: bool  # a command the user ran (not a hook or a query): git may refresh
+    early: git.EarlyStatus | None = None  # the first git status, started by the caller
 
 
 def _run_once(
@@ -419,7 +426,9 @@ def _ask_git(
 ) -> tuple[gitprobe.Probe | None, tuple[list[str], gitprobe.Mark] | None]:
     """git status of the scope and, when the mark allows, the only docs worth a look."""
     # git status runs before anything is read: a doc edited after it is listed next time.
-    probe = gitprobe.probe(run.ws, run.settings, run.report.scope, refresh=once.interactive)
+    probe = gitprobe.probe(
+        run.ws, run.settings, run.report.scope, refresh=once.interactive, early=once.early
+    )
     if probe is None or not may_skip_walk or not meta:
         return probe, None
     fast = gitprobe.candidates(run.ws, meta, probe)
@@ -462,7 +471,6 @@ def _next_mark(
         return ""
     # After a walk: a file git cannot see (untracked and ignored by git, re-included by a
     # .kensoignore negation) would never be listed: no mark, the next run walks again.
-    from kenso_git.repo import git
 
     head = git.head_blob_ids(run.ws)
     listed = set(probe.docs)
@@ -493,7 +501,6 @@ def differs_from_head(
     ws: Workspace, settings: Settings, scope: Sequence[str], files: dict[str, FileRow]
 ) -> bool | None:
     """Does the indexed Markdown differ from HEAD's (edits, new or deleted files)?"""
-    from kenso_git.repo import git
     from kenso_git.repo.ignore import IgnoreRules
     from kenso_git.repo.workspace import in_scope
     from kenso_git.repo.workspace import is_markdown

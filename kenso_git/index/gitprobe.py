@@ -98,21 +98,33 @@ def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list
 
 
 def probe(
-    ws: Workspace, settings: Settings, scope: Sequence[str], *, refresh: bool = False
+    ws: Workspace,
+    settings: Settings,
+    scope: Sequence[str],
+    *,
+    refresh: bool = False,
+    early: git.EarlyStatus | None = None,
 ) -> Probe | None:
     """Ask git which docs and rule files of `scope` differ from HEAD; None: git cannot tell.
 
-    `refresh` lets git update its index's stat data (see `git.status_paths`).
+    `refresh` lets git update its index's stat data (see `git.status_paths`). `early`: a
+    status of the whole tree the caller started before (taken if still `usable`, else
+    stopped).
     """
     import time
 
     from kenso_git.index.freshness import head_commit
 
     if not ws.is_git:
+        if early is not None:
+            early.discard()
         return None
-    started_ns = time.time_ns()
     specs = _pathspecs(scope)
-    listed = None if specs is None else git.status_paths(ws, specs, refresh=refresh)
+    if early is not None and (specs or not early.usable(head_commit(ws))):
+        early.discard()  # another scope, HEAD moved, or it waited too long for the lock
+        early = None
+    started_ns = time.time_ns() if early is None else early.started_ns
+    listed = None if specs is None else git.status_paths(ws, specs, refresh=refresh, early=early)
     if listed is None:
         return None
     docs = sorted(p for p in listed if is_markdown(p) and in_scope(p, scope))

@@ -8,8 +8,10 @@ commands through us; `Repository.hashfile` still applies the CRLF and ident filt
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -280,8 +282,17 @@ def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
     Raises:
         GitError: git is missing, timed out or failed.
     """
+    return _finish(args, lambda: capture(_git_argv(ws, args), scrubbed_env(), timeout))
+
+
+def _git_argv(ws: Workspace, args: Sequence[str]) -> list[str]:
+    return ["git", "-C", str(ws.root), *args]
+
+
+def _finish(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> str:
+    """git's stdout from `run`, or the GitError that names what failed."""
     try:
-        status, out, err = capture(["git", "-C", str(ws.root), *args], scrubbed_env(), timeout)
+        status, out, err = run()
     except (OSError, TimeoutError) as exc:
         raise GitError(f"cannot run git {' '.join(args)}: {exc}", hint="is git installed?") from exc
     if status != 0:
@@ -303,54 +314,81 @@ def capture(argv: list[str], env: Mapping[str, str], timeout: float) -> tuple[in
         OSError: the program cannot be started.
         TimeoutError: it ran longer than `timeout` seconds (it is killed).
     """
-    import select
+    return Spawned(argv, env).collect(timeout)
 
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
-        pid = os.posix_spawnp(
-            argv[0],
-            argv,
-            env,
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, out_w, 1),
-                (os.POSIX_SPAWN_DUP2, err_w, 2),
-            ],
+
+class Spawned:
+    """A program started with stdin from /dev/null and its output piped back, to `collect`
+    once: a caller can start git, do other work, then read the answer."""
+
+    __slots__ = ("_err", "_out", "argv", "pid")
+
+    def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
+        """Start `argv`.
+
+        Raises:
+            OSError: the program cannot be started.
+        """
+        self.argv = argv
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            self.pid: int | None = os.posix_spawnp(
+                argv[0],
+                argv,
+                env,
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, out_w, 1),
+                    (os.POSIX_SPAWN_DUP2, err_w, 2),
+                ],
+            )
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        self._out, self._err = out_r, err_r
+
+    def collect(self, timeout: float) -> tuple[int, bytes, bytes]:
+        """Wait for the program; (exit status, stdout, stderr).
+
+        Raises:
+            TimeoutError: it ran longer than `timeout` seconds from now (it is killed).
+        """
+        import select
+
+        pid, out_r, err_r = self.pid, self._out, self._err
+        assert pid is not None, "collected or discarded already"
+        self.pid = None
+        received: dict[int, list[bytes]] = {out_r: [], err_r: []}
+        deadline = time.monotonic() + timeout
+        try:
+            pending = [out_r, err_r]
+            while pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    os.kill(pid, _SIGKILL)
+                    os.waitpid(pid, 0)
+                    raise TimeoutError(f"{self.argv[0]} did not finish within {timeout:g} s")
+                ready, _, _ = select.select(pending, [], [], left)
+                for fd in ready:
+                    data = os.read(fd, 1 << 16)
+                    if data:
+                        received[fd].append(data)
+                    else:
+                        pending.remove(fd)
+        finally:
+            os.close(out_r)
+            os.close(err_r)
+        _, wait_status = os.waitpid(pid, 0)
+        return (
+            os.waitstatus_to_exitcode(wait_status),
+            b"".join(received[out_r]),
+            b"".join(received[err_r]),
         )
-    except BaseException:
-        os.close(out_r)
-        os.close(err_r)
-        raise
-    finally:
-        os.close(out_w)
-        os.close(err_w)
-    received: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    deadline = time.monotonic() + timeout
-    try:
-        pending = [out_r, err_r]
-        while pending:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                os.kill(pid, _SIGKILL)
-                os.waitpid(pid, 0)
-                raise TimeoutError(f"{argv[0]} did not finish within {timeout:g} s")
-            ready, _, _ = select.select(pending, [], [], left)
-            for fd in ready:
-                data = os.read(fd, 1 << 16)
-                if data:
-                    received[fd].append(data)
-                else:
-                    pending.remove(fd)
-    finally:
-        os.close(out_r)
-        os.close(err_r)
-    _, wait_status = os.waitpid(pid, 0)
-    return (
-        os.waitstatus_to_exitcode(wait_status),
-        b"".join(received[out_r]),
-        b"".join(received[err_r]),
-    )
 
 
 def hooks_dir(ws: Workspace) -> Path:
@@ -417,8 +455,55 @@ def head_blob_ids(ws: Workspace) -> dict[str, str] | None:
     return ids
 
 
+class EarlyStatus:
+    """A `git status` of the whole tree started before the caller needs it (`start_status`):
+    git's parallel lstat of every tracked file runs while the caller opens its index.
+
+    It takes no optional lock, even for a command the user ran: its output is read later,
+    and git blocked on a full pipe must not hold `index.lock` meanwhile (the user's next
+    git command would fail on it). Used only while `usable`: the same HEAD, within
+    `MAX_AGE_NS` of its start (a sync that waited for the write lock asks git again).
+    """
+
+    MAX_AGE_NS = 2_000_000_000
+    __slots__ = ("head", "run", "started_ns")
+
+    def __init__(self, run: Spawned, head: str | None, started_ns: int) -> None:
+        """Hold the started `run` (see `start_status`)."""
+        self.run, self.head, self.started_ns = run, head, started_ns
+
+    def usable(self, head: str | None) -> bool:
+        """Whether it can answer a status asked now, at `head`."""
+        fresh = time.time_ns() - self.started_ns <= self.MAX_AGE_NS
+        return self.run.pid is not None and fresh and head == self.head
+
+    def discard(self) -> None:
+        """Wait for git and drop its answer, unless it was taken (idempotent). Never
+        killed: git cleans up after itself."""
+        if self.run.pid is not None:
+            with contextlib.suppress(OSError, TimeoutError):
+                self.run.collect(30.0)
+
+
+def start_status(ws: Workspace, *, head: str | None) -> EarlyStatus | None:
+    """Start the first `git status` of `status_paths` for the whole tree now; None when git
+    cannot be started (the caller then asks as usual). The caller must `discard` it."""
+    if ws.git_dir is None:
+        return None
+    started_ns = time.time_ns()
+    try:
+        run = Spawned(_git_argv(ws, _status_args(_locks(False), "normal", ())), scrubbed_env())
+    except OSError:
+        return None
+    return EarlyStatus(run, head, started_ns)
+
+
 def status_paths(
-    ws: Workspace, pathspecs: Sequence[str], *, refresh: bool = False
+    ws: Workspace,
+    pathspecs: Sequence[str],
+    *,
+    refresh: bool = False,
+    early: EarlyStatus | None = None,
 ) -> list[str] | None:
     """Every path under `pathspecs` whose work-tree or staged state differs from HEAD.
 
@@ -428,7 +513,9 @@ def status_paths(
     the user ran) git may rewrite its index's stat data, so that files it had to re-read
     (written in the same second as the index) are not re-read by every later status.
     Untracked files are listed one by one, ignored files not at all. None when git cannot
-    tell (not a repository, git missing or failing).
+    tell (not a repository, git missing or failing). `early`: that first status, already
+    started for the whole tree (`start_status`, without `refresh`; the caller checked it is
+    `usable`), is taken when `pathspecs` is the whole tree.
 
     git is asked for untracked directories as such (`-unormal`), then, only when it named
     some, for the files in them: `-uall` over the whole scope made git read every
@@ -436,9 +523,13 @@ def status_paths(
     """
     if ws.git_dir is None:
         return None
-    locks = () if refresh else ("--no-optional-locks",)
+    locks = _locks(refresh)
     try:
-        listed = _status(ws, locks, "normal", pathspecs)
+        if early is not None and not pathspecs:
+            args = _status_args(_locks(False), "normal", ())
+            listed = _records(_finish(args, lambda: early.run.collect(30.0)))
+        else:
+            listed = _status(ws, locks, "normal", pathspecs)
         folders = [path for path in listed if path.endswith("/")]
         if folders:
             inside = _status(ws, ("--literal-pathspecs", *locks), "all", folders)
@@ -448,11 +539,18 @@ def status_paths(
     return listed
 
 
+def _locks(refresh: bool) -> tuple[str, ...]:
+    return () if refresh else ("--no-optional-locks",)
+
+
 def _status(
     ws: Workspace, flags: Sequence[str], untracked: str, pathspecs: Sequence[str]
 ) -> list[str]:
-    out = run_git(
-        ws,
+    return _records(run_git(ws, *_status_args(flags, untracked, pathspecs)))
+
+
+def _status_args(flags: Sequence[str], untracked: str, pathspecs: Sequence[str]) -> list[str]:
+    return [
         *flags,
         "status",
         "--porcelain=v1",
@@ -462,6 +560,9 @@ def _status(
         "--ignore-submodules=all",
         "--",
         *pathspecs,
-    )
+    ]
+
+
+def _records(out: str) -> list[str]:
     # Each record is "XY path"; with --no-renames no record carries a second path.
     return [record[3:] for record in out.split("\0") if len(record) > 3]

@@ -1,0 +1,110 @@
+"""A full sync starts its `git status` before it opens the index (#16: at 48,600 docs git's
+lstat of every file and the index's opening overlap), and never uses an answer that moved."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kenso_git.kb import KnowledgeBase
+from kenso_git.repo import git as gitmod
+from kenso_git.repo.workspace import find_workspace
+from tests.githooks.indexdump import fresh_dump
+from tests.githooks.indexdump import index_dump
+from tests.helpers import doc
+from tests.helpers import git
+from tests.helpers import init_repo
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    files = {f"docs/d{i}.md": doc(f"Doc {i}", f"Body {i} words.\n") for i in range(6)}
+    root = init_repo(tmp_path / "repo", files)
+    git(root, "checkout", "-q", "-b", "other")
+    (root / "docs/d1.md").write_text(doc("Other one", "The other branch rewrote it.\n"))
+    (root / "docs/d2.md").unlink()
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "other")
+    git(root, "checkout", "-q", "main")
+    KnowledgeBase.open(root).ingest()
+    return root
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The order in which this process starts git commands and opens SQLite files."""
+    events: list[str] = []
+    real_spawn = gitmod.Spawned.__init__
+    real_connect = sqlite3.connect
+
+    def spawn(self: gitmod.Spawned, argv: list[str], env: Any) -> None:
+        events.append("git " + next(a for a in argv[3:] if not a.startswith("-")))
+        real_spawn(self, argv, env)
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        events.append("open")
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(gitmod.Spawned, "__init__", spawn)
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    return events
+
+
+def test_a_full_sync_starts_git_status_before_it_opens_the_index_and_asks_once(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "docs/d3.md").write_text(doc("Doc 3", "Edited before the sync.\n"))
+    events = _spy(monkeypatch)
+    KnowledgeBase.open(repo).sync()
+    monkeypatch.undo()
+    assert events.count("git status") == 1, events
+    assert events.index("git status") < events.index("open"), events
+    assert index_dump(repo) == fresh_dump(repo, tmp_path)
+
+
+@pytest.mark.parametrize("moved", ["head", "age"])
+def test_an_early_status_that_moved_is_not_used(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moved: str
+) -> None:
+    """HEAD moved after git looked (a checkout), or the sync waited past the age bound (for
+    the write lock): the sync asks git again, and the index equals a fresh ingest."""
+    ws = find_workspace(repo)
+    kb = KnowledgeBase.of_workspace(ws)
+    head = kb._head()
+    early = gitmod.start_status(ws, head=head)
+    assert early is not None
+    if moved == "head":
+        git(repo, "checkout", "-q", "other")
+    else:
+        monkeypatch.setattr(gitmod.EarlyStatus, "MAX_AGE_NS", -1)
+        (repo / "docs/d4.md").write_text(doc("Doc 4", "Edited while the sync waited.\n"))
+    events = _spy(monkeypatch)
+    from kenso_git.index.build import run_index
+
+    run_index(ws, kb.settings, kb.db_path, head=kb._head(), early=early)
+    early.discard()
+    monkeypatch.undo()
+    assert events.count("git status") == 1, events  # the new one, not the early one
+    assert early.run.pid is None
+    assert index_dump(repo) == fresh_dump(repo, tmp_path)
+
+
+def test_an_early_status_never_holds_the_git_index_lock_and_leaves_no_child(
+    repo: Path,
+) -> None:
+    """Its answer is read later: the user's git commands meanwhile must not find
+    `index.lock` taken (a status that may refresh the index takes it)."""
+    ws = find_workspace(repo)
+    for path in repo.glob("docs/*.md"):
+        os.utime(path)  # stat data a refreshing status would rewrite under index.lock
+    early = gitmod.start_status(ws, head=None)
+    assert early is not None
+    pid = early.run.pid
+    git(repo, "checkout", "-q", "other")  # at once: git is running, or blocked on its pipe
+    early.discard()
+    early.discard()  # idempotent
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid or 0, os.WNOHANG)  # reaped: no zombie left behind
