@@ -256,7 +256,7 @@ class KnowledgeBase:
                 self._files_snapshot,
                 # A query waits a moment at most for another writer: past that the
                 # writer syncs this change too, and the answer is flagged stale.
-                lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S),
+                lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S, create=False),
             )
         finally:
             with self._checks:
@@ -400,7 +400,7 @@ class KnowledgeBase:
                 return doc
             if attempt or not self.settings.query_sync:
                 break
-            self.sync(paths=[path])
+            self.sync(paths=[path], create=False)
         if on_disk == "gone":
             raise DocumentNotFoundError(path)
         raise KensoError(
@@ -582,12 +582,14 @@ class KnowledgeBase:
         progress: Progress | None = None,
         warn: Warn | None = None,
         hand_off: float | None = None,
+        create: bool = True,
     ) -> IngestReport:
         """Bring the index to the state of the work tree, within the scope last ingested.
 
         `paths` (root-relative) limits the look to files a git operation changed; every
         other file is trusted to be as the index last saw it. Creates the index when there
-        is none (as `ingest` of the whole work tree would).
+        is none (as `ingest` of the whole work tree would), unless not `create` (a query's
+        sync: NoIndexError).
 
         Raises:
             WorkerError: a parsing process failed; nothing was written.
@@ -615,6 +617,7 @@ class KnowledgeBase:
                     only=paths,
                     hand_off=left,
                     early=early,
+                    create=create,
                 )
         finally:
             if early is not None:

@@ -36,6 +36,7 @@ from kenso_git.store import trigram
 from kenso_git.store import vectors
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
+from kenso_git.store.connection import PublishedMeanwhileError
 from kenso_git.store.connection import check_pages
 from kenso_git.store.connection import new_build_path
 from kenso_git.store.connection import open_writer
@@ -246,6 +247,7 @@ def run_index(
     verify: bool = False,
     hand_off: float | None = None,
     early: git.EarlyStatus | None = None,
+    create: bool = True,
 ) -> IngestReport:
     """Make the index equal to the Markdown files under `scope` (default: the stored scope).
 
@@ -257,7 +259,9 @@ def run_index(
     for every git hook that asked meanwhile. With `hand_off` (seconds), wait only that long,
     as a hook does: past it the run is left to the lock holder (a query must not wait).
     `early`: the first `git status`, started by the caller (`git.start_status`); the
-    caller stops it if this run did not take it.
+    caller stops it if this run did not take it. Without `create`, a missing index is
+    not built (NoIndexError). A build that finds another writer's index published
+    meanwhile (`rm -rf .kenso` bypassed the lock) updates that index instead.
 
     Raises:
         DatabaseError: the database cannot be written (`IndexLockedError`: the lock stayed
@@ -269,7 +273,7 @@ def run_index(
     def job(round_: int) -> None:
         if round_ == 0:
             once = _Once(
-                scope, head, keep_documents, only, rebuild, verify, hand_off is None, early
+                scope, head, keep_documents, only, rebuild, verify, hand_off is None, early, create
             )
             reports.append(_run_once(ws, settings, db_path, once, progress, warn))
         else:  # a rerun a hook asked for: a full sync of the stored scope
@@ -298,6 +302,7 @@ class _Once(NamedTuple):
     verify: bool
     interactive: bool  # a command the user ran (not a hook or a query): git may refresh
     early: git.EarlyStatus | None = None  # the first git status, started by the caller
+    create: bool = True  # build the index when there is none (a query's sync does not)
 
 
 def _run_once(
@@ -309,15 +314,8 @@ def _run_once(
     warn: Warn | None,
 ) -> IngestReport:
     started = time.perf_counter()
-    # A brand-new index is built in a private file without a journal and published by a
-    # hard link when complete: no reader can see it half-built, a crash leaves only the
-    # private file, and the build skips the WAL's double write.
-    build = new_build_path(db_path) if once.rebuild or not db_path.exists() else None
-    try:
-        conn = open_writer(build or db_path, fresh=build is not None)
-    except NoIndexError:  # removed since we looked (`rm -rf .kenso`): build it anew
-        build = new_build_path(db_path)
-        conn = open_writer(build, fresh=True)
+    published_meanwhile = False
+    conn, build = _open_index(db_path, once)
     if build is not None and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
         exclude_from_git(ws)
     say = warn or (lambda _m: None)
@@ -339,13 +337,39 @@ def _run_once(
             if settings.vectors and vectors.fill(conn):  # in the same transaction (#18)
                 bump_generation(conn)
         if build is not None:
-            publish_build(conn, build, db_path, replace=once.rebuild)
+            try:
+                publish_build(conn, build, db_path, replace=once.rebuild)
+            except PublishedMeanwhileError:
+                if once.rebuild:
+                    raise
+                published_meanwhile = True
     finally:
         close_writer(conn, db_path)  # empties a long WAL: the next process starts with none
         if build is not None:
             build.unlink(missing_ok=True)
+    if published_meanwhile:  # another writer's index is there now: update that one
+        return _run_once(ws, settings, db_path, once._replace(early=None), progress, warn)
     report.elapsed = time.perf_counter() - started
     return report
+
+
+def _open_index(db_path: Path, once: _Once) -> tuple[sqlite3.Connection, Path | None]:
+    """The writer of this run, and the private file it builds in (None: it updates the index).
+
+    A brand-new index is built in a private file without a journal and published by a hard
+    link when complete: no reader can see it half-built, a crash leaves only the private
+    file, and the build skips the WAL's double write.
+    """
+    build = new_build_path(db_path) if once.rebuild or not db_path.exists() else None
+    if build is not None and not once.create:
+        raise NoIndexError(f"no search index at {db_path}", hint="run `kenso-git ingest` once")
+    try:
+        return open_writer(build or db_path, fresh=build is not None), build
+    except NoIndexError:  # removed since we looked (`rm -rf .kenso`): build it anew
+        if not once.create:
+            raise
+        build = new_build_path(db_path)
+        return open_writer(build, fresh=True), build
 
 
 def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) -> None:

@@ -230,6 +230,11 @@ def _alive(pid: int) -> bool:
 SIDE_FILES = ("-wal", "-shm")
 
 
+class PublishedMeanwhileError(DatabaseError):
+    """Another writer published an index at the name this build was for (its lock was
+    bypassed: `rm -rf .kenso` removed the lock file with the index)."""
+
+
 def publish_build(
     conn: sqlite3.Connection, build: Path, db_path: Path, *, replace: bool = False
 ) -> None:
@@ -240,7 +245,7 @@ def publish_build(
     replay that old journal into the new file and corrupt it. Closes `conn`.
 
     Raises:
-        DatabaseError: another process published an index at `db_path` meanwhile.
+        PublishedMeanwhileError: another process published an index at `db_path` meanwhile.
     """
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
@@ -258,7 +263,7 @@ def publish_build(
                 Path(f"{db_path}{suffix}").unlink(missing_ok=True)
         os.link(build, db_path)  # never replaces: an index someone else made stays
     except FileExistsError:
-        raise DatabaseError(
+        raise PublishedMeanwhileError(
             "another kenso-git created the index while this one was building it",
             path=str(db_path),
             hint="run the command again: it will update that index",

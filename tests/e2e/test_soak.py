@@ -44,6 +44,7 @@ pytestmark = [
 
 WORDS = ("widget", "pipeline", "cache", "router", "ledger", "beacon", "harbor", "quartz", "delta")
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
+STEP = ["setup"]  # the step running now: a reader's error report names it
 
 
 class Soak:
@@ -116,6 +117,7 @@ class Soak:
 
     def step(self) -> None:
         roll = self.rng.random()
+        STEP[0] = f"step {roll:.3f}"
         if roll < 0.35:
             self.edit()
         elif roll < 0.55:
@@ -151,7 +153,9 @@ def _reader(root: Path, stop: threading.Event, errors: list[str], reads: list[in
             except NoIndexError:
                 continue  # between `rm -rf .kenso` and the ingest after it
             except Exception as err:
-                errors.append(repr(err))
+                import traceback
+
+                errors.append(f"{err!r} (during {STEP[0]})\n{traceback.format_exc()}")
     finally:
         kb.close()
 
@@ -181,7 +185,7 @@ def test_soak(tmp_path: Path) -> None:
         stop.set()
         for thread in readers:
             thread.join(timeout=60)
-    assert not errors, errors[:5]
+    assert not errors, "\n".join(errors[:3])
     assert wait_until_idle(find_workspace(root), timeout=300)
     soak.run(*soak.kenso("sync", "--quiet"))
     db = root / ".kenso" / "docs.db"
