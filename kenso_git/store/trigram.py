@@ -16,7 +16,11 @@ mode the table was filled with is kept in `meta` (`cjk_mode`).
 
 from __future__ import annotations
 
+import re
 import sqlite3
+
+from kenso_git.store import schema
+from kenso_git.store import textcodec
 
 TABLE = "cjk_fts"
 META_MODE = "cjk_mode"
@@ -42,6 +46,9 @@ CJK_RANGES = (
 GLOB = "*[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]*"
 
 _TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au")
+# The same test in Python, for packed content (a BLOB: SQL sees bytes, not characters).
+_CJK = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]")
+HAS_CJK = "kenso_has_cjk"
 _TITLE = "coalesce({r}.title, '') || coalesce(' ' || {r}.doc_title, '')"
 _TEXT_COLUMNS = ("content", "title", "doc_title", "section_path")
 # The GLOB scan costs about 0.16 s per million characters (27% of a cold ingest of an
@@ -57,13 +64,24 @@ def _column_has_cjk(col: str) -> str:
     return f"(length(CAST({col} AS BLOB)) != length({col}) AND ({leads}) AND {col} GLOB '{GLOB}')"
 
 
+def _content_has_cjk(col: str) -> str:
+    # a packed value is inflated once, by the Python test, not once per byte test below
+    packed = f"{HAS_CJK}({col})"
+    return f"(CASE WHEN typeof({col}) = 'blob' THEN {packed} ELSE {_column_has_cjk(col)} END)"
+
+
 def cjk_condition(row: str) -> str:
     """SQL true when the chunk_rows row `row` holds CJK text in a column the side index keeps."""
-    return "(" + " OR ".join(_column_has_cjk(f"{row}.{c}") for c in _TEXT_COLUMNS) + ")"
+    tests = (
+        _content_has_cjk(f"{row}.{c}") if c == "content" else _column_has_cjk(f"{row}.{c}")
+        for c in _TEXT_COLUMNS
+    )
+    return "(" + " OR ".join(tests) + ")"
 
 
 def _values(row: str) -> str:
-    return f"{row}.id, {_TITLE.format(r=row)}, coalesce({row}.section_path, ''), {row}.content"
+    content = schema.TEXT_OF.format(f"{row}.content")
+    return f"{row}.id, {_TITLE.format(r=row)}, coalesce({row}.section_path, ''), {content}"
 
 
 _COLUMNS = "rowid, title, section_path, content"
@@ -92,6 +110,25 @@ DDL: tuple[str, ...] = (
     END
     """,
 )
+
+
+def _sql_has_cjk(value: object) -> bool:
+    return isinstance(value, str | bytes) and _CJK.search(textcodec.unpack(value)) is not None
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Give `conn` the SQL function the side index's triggers test packed content with."""
+    conn.create_function(HAS_CJK, 1, _sql_has_cjk, deterministic=True)
+
+
+def refresh_triggers(conn: sqlite3.Connection) -> None:
+    """Recreate the side index's triggers (if it has one) from today's DDL."""
+    if not present(conn):
+        return
+    for trigger in _TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    for statement in DDL[1:]:
+        conn.execute(statement)
 
 
 def has_cjk(text: str) -> bool:
