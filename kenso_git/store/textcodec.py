@@ -1,13 +1,14 @@
-"""How chunk text is stored: long text as a raw-deflate BLOB, short text as itself.
+"""How chunk text is stored: long text as a compressed BLOB, short text as itself.
 
-The rule is the column's type: a TEXT value is the text, a BLOB value is its UTF-8 bytes
-compressed by raw deflate (zlib, no header). Readers never see the difference: the
-`chunks` and `chunks_search` views and the FTS triggers read `chunk_rows.content` and
-`search_extra` through the SQL function `kenso_text` (`register` adds it to a connection),
-so rows written as plain text by older writers, or by tools through the `chunks` view,
-stay valid beside packed ones. A connection without the function (the sqlite3 shell)
-cannot read those views: `SELECT kenso_text(content)` needs it registered, or read
-`chunk_rows` and inflate the BLOBs yourself (`zlib.decompress(value, -15)`).
+The rule is the column's type: a TEXT value is the text; a BLOB value is the byte length
+of the text's UTF-8 (4 bytes, big-endian) followed by those bytes compressed by raw
+deflate (zlib, no header). Readers never see the difference: the `chunks` and
+`chunks_search` views and the FTS triggers read `chunk_rows.content` and `search_extra`
+through the SQL function `kenso_text` (`register` adds it to a connection), so rows
+written as plain text by older writers, or by tools through the `chunks` view, stay valid
+beside packed ones. A connection without the function (the sqlite3 shell) cannot read
+those views: register it, or read `chunk_rows` and inflate a BLOB yourself
+(`zlib.decompress(value[4:], -15)`).
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ import sqlite3
 import zlib
 
 FUNCTION = "kenso_text"
+BYTES_FUNCTION = "kenso_text_bytes"
 # Shorter text is kept as it is: deflate saves little on a line or two, and a TEXT value
 # costs readers nothing.
 PACK_FROM = 100  # UTF-8 bytes
-# zlib's default level: on the docs corpus the content shrinks 2.45x for ~0.55 s of CPU in
-# one thread; level 1 saves ~10% of that CPU for a ~10% larger index.
+# zlib's default level: the docs corpus's chunk text shrinks 2.34x (level 1: 2.26x, for
+# about the same CPU on this machine; 9: no smaller).
 LEVEL = 6
 _WBITS = -15  # raw deflate: no 2-byte header and 4-byte checksum per value
+# The text's byte length leads the BLOB, so that the index's text size (`stats`, the
+# health tools) is read without inflating every chunk.
+_LENGTH = 4
 
 
 def pack(text: str) -> str | bytes:
@@ -30,7 +35,7 @@ def pack(text: str) -> str | bytes:
     data = text.encode("utf-8")
     if len(data) < PACK_FROM:
         return text
-    packed = zlib.compress(data, LEVEL, wbits=_WBITS)
+    packed = len(data).to_bytes(_LENGTH, "big") + zlib.compress(data, LEVEL, wbits=_WBITS)
     return packed if len(packed) < len(data) else text
 
 
@@ -42,15 +47,42 @@ def pack_optional(text: str | None) -> str | bytes | None:
 def unpack(value: str | bytes) -> str:
     """The text a stored value holds: a BLOB inflated, TEXT as it is."""
     if isinstance(value, bytes):
-        return zlib.decompress(value, _WBITS).decode("utf-8")
+        return zlib.decompress(memoryview(value)[_LENGTH:], _WBITS).decode("utf-8")
     return value
+
+
+def text_bytes(value: str | bytes) -> int:
+    """The UTF-8 length of the text a stored value holds, without inflating it."""
+    if isinstance(value, bytes):
+        return int.from_bytes(value[:_LENGTH], "big")
+    return len(value.encode("utf-8"))
 
 
 def _sql_text(value: str | bytes | float | None) -> str | float | None:
     # NULL and numbers pass through too: the views apply it to nullable columns
-    return zlib.decompress(value, _WBITS).decode("utf-8") if isinstance(value, bytes) else value
+    return unpack(value) if isinstance(value, bytes) else value
+
+
+def _sql_bytes(value: str | bytes | float | None) -> int | None:
+    return (
+        None
+        if value is None
+        else text_bytes(value if isinstance(value, str | bytes) else str(value))
+    )
+
+
+def total_bytes(conn: sqlite3.Connection) -> int:
+    """The UTF-8 bytes of every chunk's content, packed or not (the index's text size)."""
+    rows = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunk_rows'"
+    table = "chunk_rows" if conn.execute(rows).fetchone() else "chunks"  # schema 1: a table
+    row = conn.execute(
+        f"SELECT COALESCE(SUM(CASE WHEN typeof(content) = 'blob' THEN {BYTES_FUNCTION}(content) "
+        f"ELSE length(CAST(content AS BLOB)) END), 0) FROM {table}"
+    ).fetchone()
+    return int(row[0])
 
 
 def register(conn: sqlite3.Connection) -> None:
-    """Give `conn` the SQL function the views and triggers read chunk text through."""
+    """Give `conn` the SQL functions the views and triggers read chunk text through."""
     conn.create_function(FUNCTION, 1, _sql_text, deterministic=True)
+    conn.create_function(BYTES_FUNCTION, 1, _sql_bytes, deterministic=True)

@@ -34,6 +34,21 @@ def test_long_text_is_packed_and_short_or_incompressible_text_is_kept() -> None:
     assert textcodec.pack_optional(None) is None
 
 
+def test_the_text_size_is_summed_without_inflating_a_chunk(tmp_path: Path) -> None:
+    kb = KnowledgeBase.open(_docs_repo(tmp_path / "repo"))
+    kb.ingest()
+    conn = connect_raw(kb.db_path)
+    stored = [r[0] for r in conn.execute("SELECT content FROM chunk_rows")]
+    inflated = []
+    conn.create_function("kenso_text", 1, lambda v: inflated.append(v) or textcodec.unpack(v))
+    plain = sum(len(textcodec.unpack(v).encode()) for v in stored)
+    assert textcodec.total_bytes(conn) == plain and not inflated
+    conn.close()
+    assert kb.state(check_stale=False).content_bytes == plain
+    assert any(isinstance(v, bytes) for v in stored)
+    kb.close()
+
+
 def test_the_sql_function_inflates_blobs_and_passes_everything_else() -> None:
     conn = connect_raw(":memory:")
     text = "Expanded terms: snake case, ci cd, node js " * 5
