@@ -49,8 +49,9 @@ stat = dict(conn.execute(
     "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 6"))
 conn.close()
 times.sort()
-print(json.dumps({"ingest": ingest, "ingest_cpu": ingest_cpu, "size": size, "p50": times[len(times) // 2],
-                  "state": state, "dbstat": stat, "from": kenso_git.__file__}))
+print(json.dumps({"ingest": ingest, "ingest_cpu": ingest_cpu, "size": size,
+                  "p50": times[len(times) // 2], "state": state, "dbstat": stat,
+                  "from": kenso_git.__file__}))
 """
 
 
@@ -104,13 +105,11 @@ def main() -> None:
                 results[name].append(_one(src, root, Path(tmp), QUERIES))
     med: dict[str, dict[str, float]] = {}
     for name, runs in results.items():
-        med[name] = {
-            key: statistics.median(float(str(r[key])) for r in runs)
-            for key in KEYS
-        }
+        med[name] = {key: statistics.median(float(str(r[key])) for r in runs) for key in KEYS}
         m = med[name]
         print(
-            f"{name}: ingest {m['ingest']:.2f} s ({m['ingest_cpu']:.2f} s CPU), index {m['size'] / 1e6:.2f} MB "
+            f"{name}: ingest {m['ingest']:.2f} s ({m['ingest_cpu']:.2f} s CPU), "
+            f"index {m['size'] / 1e6:.2f} MB "
             f"({m['size'] / corpus:.2f}x corpus {corpus / 1e6:.2f} MB), "
             f"search p50 {m['p50'] * 1e3:.2f} ms, state {m['state'] * 1e3:.1f} ms"
         )
