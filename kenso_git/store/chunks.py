@@ -226,7 +226,7 @@ class BulkInsert:
     the trigger missing.
     """
 
-    __slots__ = ("cjk", "conn", "first", "indexed_to", "last_id", "pending")
+    __slots__ = ("cjk", "cjk_ids", "conn", "first", "indexed_to", "last_id", "pending")
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
@@ -241,6 +241,8 @@ class BulkInsert:
         self.conn = conn
         self.first = self.indexed_to = self.last_id = int(row[0])
         self.pending: list[tuple[object, ...]] = []
+        # the new rows holding CJK text, tested here on the plain text (None: test in SQL)
+        self.cjk_ids: list[int] | None = [] if self.cjk else None
 
     def add(
         self,
@@ -257,6 +259,10 @@ class BulkInsert:
             tags = schema.indexed_labels(doc_tags, heads[0], index)
             labels = schema.indexed_labels(doc_labels, heads[1], index)
             own = c.search_extra
+            if self.cjk_ids is not None and trigram.text_has_cjk(
+                c.title, c.doc_title, c.section_path, c.content
+            ):
+                self.cjk_ids.append(self.last_id)
             extra = own if labels is None else labels if own is None else f"{labels}\n\n{own}"
             self.pending.append(
                 (
@@ -292,6 +298,7 @@ class BulkInsert:
                 (first,),
             )
             self.last_id = max(self.last_id, int(high or first))
+            self.cjk_ids = None
         self.indexed_to = self.last_id
         self.pending.clear()
 
@@ -301,7 +308,7 @@ class BulkInsert:
         _fts_config(self.conn, "automerge", DEFAULT_AUTOMERGE)
         self.conn.execute(schema.insert_trigger_ddl())
         if self.cjk:
-            trigram.resume(self.conn, self.first)
+            trigram.resume(self.conn, self.first, self.cjk_ids)
 
 
 def _fts_config(conn: sqlite3.Connection, key: str, value: int) -> None:

@@ -16,6 +16,7 @@ mode the table was filled with is kept in `meta` (`cjk_mode`).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 
@@ -113,7 +114,13 @@ DDL: tuple[str, ...] = (
 
 
 def _sql_has_cjk(value: object) -> bool:
-    return isinstance(value, str | bytes) and _CJK.search(textcodec.unpack(value)) is not None
+    return isinstance(value, str | bytes) and text_has_cjk(textcodec.unpack(value))
+
+
+def text_has_cjk(*texts: str | None) -> bool:
+    """`cjk_condition` in Python, for the columns of a row the writer holds."""
+    # isascii() is a flag lookup: most chunks of an English tree skip the scan
+    return any(t is not None and not t.isascii() and _CJK.search(t) is not None for t in texts)
 
 
 def register(conn: sqlite3.Connection) -> None:
@@ -183,13 +190,24 @@ def suspend(conn: sqlite3.Connection) -> bool:
     return True
 
 
-def resume(conn: sqlite3.Connection, after_id: int) -> None:
-    """Index the CJK chunks a bulk insert added (ids above `after_id`); restore the trigger."""
-    conn.execute(
-        f"INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values('r')} FROM chunk_rows r "
-        f"WHERE r.id > ? AND {cjk_condition('r')}",
-        (after_id,),
-    )
+def resume(conn: sqlite3.Connection, after_id: int, ids: list[int] | None = None) -> None:
+    """Index the CJK chunks a bulk insert added, restore the trigger: `ids`, the ones the
+    writer found CJK text in (`text_has_cjk`), or else those above `after_id` that hold it.
+
+    The writer's test saves the SQL one, which inflates each packed row (#16).
+    """
+    if ids is None:
+        conn.execute(
+            f"INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values('r')} FROM chunk_rows r "
+            f"WHERE r.id > ? AND {cjk_condition('r')}",
+            (after_id,),
+        )
+    elif ids:
+        conn.execute(
+            f"INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values('r')} FROM chunk_rows r "
+            "WHERE r.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
     conn.execute(DDL[1])
 
 
