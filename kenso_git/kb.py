@@ -45,6 +45,7 @@ from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 from kenso_git.store.owner import check_owner
+from kenso_git.store.textcodec import total_bytes
 
 if TYPE_CHECKING:
     from kenso_git.index.build import IngestReport
@@ -670,10 +671,8 @@ def _db_bytes(path: Path) -> int:
 
 
 def _counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int]:
-    docs, chunks, chars = conn.execute(
-        "SELECT COUNT(DISTINCT file_path), COUNT(*), "
-        "COALESCE(SUM(length(CAST(content AS BLOB))), 0) FROM chunks"
-    ).fetchone()
+    docs, chunks = conn.execute("SELECT COUNT(DISTINCT file_path), COUNT(*) FROM chunks").fetchone()
+    chars = total_bytes(conn)  # packed text: its length is read, not inflated (#16)
     links = conn.execute("SELECT COUNT(*) FROM links").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     return int(docs), int(chunks), int(links), int(chars), int(version)

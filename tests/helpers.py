@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from kenso_git.kb import KnowledgeBase
 
 
@@ -61,6 +64,18 @@ def docs_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
     kb = KnowledgeBase.open(root, db=str(root / "index.db"))
     kb.ingest()
     return kb
+
+
+def connect_raw(database: str | Path, **options: Any) -> sqlite3.Connection:
+    """A plain sqlite3 connection to an index, with the SQL functions its views and
+    triggers call (packed chunk text, schema 4), as kenso-git's own connections have."""
+    import sqlite3
+
+    from kenso_git.store.connection import add_functions
+
+    conn = sqlite3.connect(database, **options)
+    add_functions(conn)
+    return conn
 
 
 def fail_next_ingest(db: Path) -> None:

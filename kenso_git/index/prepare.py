@@ -23,6 +23,7 @@ from kenso_git.repo.discover import document_from_bytes
 from kenso_git.repo.discover import read_bytes
 from kenso_git.repo.status import FileStatus
 from kenso_git.store.chunks import ChunkRow
+from kenso_git.store.chunks import pack_row
 from kenso_git.text.parse import Document
 
 if TYPE_CHECKING:
@@ -116,7 +117,8 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
     extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
     labels, own = search_labels(doc, chunks)
     rows = tuple(
-        ChunkRow(c.title, c.section_path, c.content, extra, extra_title)
+        # packed here, in the parsing worker: the writer would compress serially
+        pack_row(ChunkRow(c.title, c.section_path, c.content, extra, extra_title))
         for c, extra in zip(chunks, own, strict=True)
     )
     return Prepared(

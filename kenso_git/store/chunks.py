@@ -11,7 +11,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from kenso_git.store import schema
+from kenso_git.store import textcodec
 from kenso_git.store import trigram
+
+Packed = tuple[str | bytes, str | bytes | None]  # content and search_extra as stored
 
 
 class ChunkRow(NamedTuple):
@@ -22,6 +25,20 @@ class ChunkRow(NamedTuple):
     content: str
     search_extra: str | None  # searchable text of this chunk alone, after its document's labels
     doc_title: str | None
+    # content and search_extra as stored (`pack_row`), made by the parsing workers so that
+    # the writer does not compress serially; None: the writer packs them
+    packed: Packed | None = None
+
+
+def pack_row(row: ChunkRow) -> ChunkRow:
+    """`row` with its stored values (textcodec.pack) filled in."""
+    return row._replace(packed=_packed(row))
+
+
+def _packed(row: ChunkRow) -> Packed:
+    if row.packed is not None:
+        return row.packed
+    return textcodec.pack(row.content), textcodec.pack_optional(row.search_extra)
 
 
 # The chunks columns a new version of a file may change (all but its identity, hash and
@@ -60,16 +77,18 @@ def _tags_json(tags: Sequence[str]) -> str | None:
 
 # A chunk's values for the _KEPT columns: title, section_path, content, search_extra,
 # category, audience, tags (JSON), doc_title.
-KeptValues = tuple[str, str, str, str | None, str, str, str | None, str | None]
+KeptValues = tuple[str, str, str | bytes, str | bytes | None, str, str, str | None, str | None]
 
 
 def _kept_values(c: ChunkRow, category: str, audience: str, tags_json: str | None) -> KeptValues:
-    """A chunk's values for the _KEPT_COLUMNS, in their order (an empty title is None)."""
+    """A chunk's values for the _KEPT_COLUMNS as stored, in their order (an empty title is
+    None)."""
+    content, extra = _packed(c)
     return (
         c.title,
         c.section_path,
-        c.content,
-        c.search_extra,
+        content,
+        extra,
         category,
         audience,
         tags_json,
@@ -142,7 +161,7 @@ def write_chunks(
         )
         batch = bulk if bulk is not None else local
         if batch is not None:
-            batch.add(enumerate(rows), *label_row)
+            batch.add(enumerate(chunks), category, *label_row)
         if local is not None:
             local.end()
         return
@@ -155,13 +174,13 @@ def write_chunks(
     }
     updates: list[tuple[object, ...]] = []
     inserts: list[tuple[object, ...]] = []
-    added: list[tuple[int, KeptValues]] = []
+    added: list[tuple[int, ChunkRow]] = []
     for index, c in enumerate(chunks):
         values = _kept_values(c, category, audience, None)
         old = have.pop(index, None)
         if old is None:
             inserts.append(_insert_row(path, index, values, content_hash, stamp))
-            added.append((index, values))
+            added.append((index, c))
         elif old[1] != values:
             updates.append((*values, content_hash, stamp, old[0]))
     gone = [(row_id,) for row_id, _ in have.values()]
@@ -169,7 +188,7 @@ def write_chunks(
     conn.executemany(_UPDATE_CHUNK, updates)
     conn.executemany(_INSERT_CHUNK, inserts)
     if bulk is not None:
-        bulk.add(added, *label_row)
+        bulk.add(added, category, *label_row)
     # The rows kept as they were belong to the new version of the file too.
     conn.execute(
         "UPDATE chunk_rows SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
@@ -207,7 +226,7 @@ class BulkInsert:
     the trigger missing.
     """
 
-    __slots__ = ("cjk", "conn", "first", "indexed_to", "last_id", "pending")
+    __slots__ = ("cjk", "cjk_ids", "conn", "first", "indexed_to", "last_id", "pending")
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
@@ -222,29 +241,40 @@ class BulkInsert:
         self.conn = conn
         self.first = self.indexed_to = self.last_id = int(row[0])
         self.pending: list[tuple[object, ...]] = []
+        # the new rows holding CJK text, tested here on the plain text (None: test in SQL)
+        self.cjk_ids: list[int] | None = [] if self.cjk else None
 
     def add(
         self,
-        rows: Iterable[tuple[int, KeptValues]],
+        rows: Iterable[tuple[int, ChunkRow]],
+        category: str,
         doc_tags: str | None,
         doc_labels: str | None,
     ) -> None:
-        """Note the full-text values of rows just inserted (chunk index, `_kept_values`), in
+        """Note the full-text values of rows just inserted (chunk index, plain row), in
         insertion order, under their document's tags and labels (the chunks_search view)."""
         heads = schema.label_head(doc_tags), schema.label_head(doc_labels)
-        for index, values in rows:
-            title, section_path, content, own, category, _audience, own_tags, doc_title = values
+        for index, c in rows:
             self.last_id += 1
-            tags = (
-                schema.indexed_labels(doc_tags, heads[0], index) if own_tags is None else own_tags
-            )
+            tags = schema.indexed_labels(doc_tags, heads[0], index)
             labels = schema.indexed_labels(doc_labels, heads[1], index)
+            own = c.search_extra
+            if self.cjk_ids is not None and trigram.text_has_cjk(
+                c.title, c.doc_title, c.section_path, c.content
+            ):
+                self.cjk_ids.append(self.last_id)
             extra = own if labels is None else labels if own is None else f"{labels}\n\n{own}"
             self.pending.append(
                 (
                     self.last_id,
                     *schema.fts_values(
-                        title, doc_title, section_path, tags, category, content, extra
+                        c.title,
+                        c.doc_title or None,
+                        c.section_path,
+                        tags,
+                        category,
+                        c.content,
+                        extra,
                     ),
                 )
             )
@@ -268,6 +298,7 @@ class BulkInsert:
                 (first,),
             )
             self.last_id = max(self.last_id, int(high or first))
+            self.cjk_ids = None
         self.indexed_to = self.last_id
         self.pending.clear()
 
@@ -277,7 +308,7 @@ class BulkInsert:
         _fts_config(self.conn, "automerge", DEFAULT_AUTOMERGE)
         self.conn.execute(schema.insert_trigger_ddl())
         if self.cjk:
-            trigram.resume(self.conn, self.first)
+            trigram.resume(self.conn, self.first, self.cjk_ids)
 
 
 def _fts_config(conn: sqlite3.Connection, key: str, value: int) -> None:

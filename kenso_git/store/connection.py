@@ -18,6 +18,8 @@ from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.store import budget
 from kenso_git.store import schema
+from kenso_git.store import textcodec
+from kenso_git.store import trigram
 from kenso_git.store import wal
 from kenso_git.store.faults import REBUILD_HINT
 from kenso_git.store.faults import database_failure
@@ -118,6 +120,7 @@ def _connect_reader(db_path: Path) -> tuple[sqlite3.Connection, int, bool]:
     )
     try:
         conn.row_factory = sqlite3.Row
+        add_functions(conn)
         conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
         budget.install(conn)  # a tool call's time budget stops its statements (#13)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -128,6 +131,12 @@ def _connect_reader(db_path: Path) -> tuple[sqlite3.Connection, int, bool]:
         conn.close()
         raise
     return conn, version, has_chunks is not None
+
+
+def add_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions the schema's views and triggers call (schema 4: packed text)."""
+    textcodec.register(conn)
+    trigram.register(conn)
 
 
 def _check_version(db_path: Path, version: int) -> None:
@@ -176,6 +185,7 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
             check_same_thread=False,
         )
         conn.row_factory = sqlite3.Row
+        add_functions(conn)
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
@@ -302,6 +312,10 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
                     from kenso_git.store import migrate
 
                     (migrate.labels_once if step == 1 else migrate.labels_capped)(conn)
+                if step == 3:
+                    from kenso_git.store import migrate_content
+
+                    migrate_content.pack_content(conn)
         conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
 

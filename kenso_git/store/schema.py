@@ -8,8 +8,9 @@ the index's freshness record.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3  # 2: document labels in `documents`, chunk rows in `chunk_rows`
+SCHEMA_VERSION = 4  # 2: document labels in `documents`, chunk rows in `chunk_rows`
 # 3: a document's chunks past its first index at most LABELS_CAP characters of its labels
+# 4: chunk_rows.content and search_extra stored packed (store/textcodec.py)
 APPLICATION_ID = 0x4B454E53  # "KENS": marks the file as a kenso-git index
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -33,10 +34,16 @@ BM25_WEIGHTS = (10.0, 8.0, 7.0, 5.0, 1.0)
 # `labels_head` characters (cut at a label boundary by label_head), so that 100k tags over
 # 300 sections do not cost 300 copies of their postings. The docs corpus's largest labels
 # are 386 characters: no document of it is cut.
+#
+# A row's `content` and `search_extra` are stored packed (long text as a compressed BLOB,
+# store/textcodec.py): every view and trigger reads them through TEXT_OF, the SQL function
+# every kenso-git connection has, so the FTS index sees the plain text.
+TEXT_OF = "kenso_text({})"
+_OWN_EXTRA = TEXT_OF.format("{r}.search_extra")
 TAGS_OF = "coalesce({r}.tags, (SELECT tags FROM documents WHERE path = {r}.file_path))"
 EXTRA_OF = (
-    "coalesce((SELECT labels || coalesce(char(10) || char(10) || {r}.search_extra, '') "
-    "FROM documents WHERE path = {r}.file_path), {r}.search_extra)"
+    f"coalesce((SELECT labels || coalesce(char(10) || char(10) || {_OWN_EXTRA}, '') "
+    f"FROM documents WHERE path = {{r}}.file_path), {_OWN_EXTRA})"
 )
 LABELS_CAP = 2048
 _HEAD = (
@@ -48,14 +55,14 @@ _TAGS_INDEXED = (
 )
 _EXTRA_INDEXED = (
     f"coalesce((SELECT {_HEAD.format(c='labels')} || coalesce(char(10) || char(10) || "
-    "{r}.search_extra, '') FROM documents WHERE path = {r}.file_path), {r}.search_extra)"
+    f"{_OWN_EXTRA}, '') FROM documents WHERE path = {{r}}.file_path), {_OWN_EXTRA})"
 )
 _VIEW_COLUMNS = (
     "{r}.title || coalesce(' ' || {r}.doc_title, '')",
     "coalesce({r}.section_path, '')",
     f"coalesce({_TAGS_INDEXED}, '')",
     "coalesce({r}.category, '')",
-    f"{{r}}.content || coalesce(char(10) || char(10) || {_EXTRA_INDEXED}, '')",
+    f"{TEXT_OF.format('{r}.content')} || coalesce(char(10) || char(10) || {_EXTRA_INDEXED}, '')",
 )
 _BOUNDARIES = (", ", " | ", "\n")  # between tags, aliases, answers and lines (search_labels)
 
@@ -94,7 +101,9 @@ CHUNK_COLUMNS = (
     "updated_at",
 )
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-_OWN = ("search_extra", "tags")  # the view shows these merged with the document's
+# The columns the view does not show as stored: tags and search_extra merged with the
+# document's, content unpacked. A write through the view keeps what it did not change.
+_VIEWED = {"tags": TAGS_OF, "search_extra": EXTRA_OF, "content": TEXT_OF.format("{r}.content")}
 # The chunks columns the full-text index is made from: updating any other column (the
 # file's content_hash on chunks a new version kept) costs the index nothing.
 _INDEXED_COLS = "chunk_index, title, doc_title, section_path, tags, category, content, search_extra"
@@ -160,12 +169,7 @@ DDL: tuple[str, ...] = (
     """,
     f"""
     CREATE VIEW IF NOT EXISTS chunks({", ".join(CHUNK_COLUMNS)}) AS SELECT
-        {
-        ", ".join(
-            (TAGS_OF if c == "tags" else EXTRA_OF if c == "search_extra" else "{r}." + c)
-            for c in CHUNK_COLUMNS
-        ).format(r="r")
-    }
+        {", ".join((_VIEWED.get(c) or "{r}." + c) for c in CHUNK_COLUMNS).format(r="r")}
     FROM chunk_rows r
     """,
     # Writes to the `chunks` view (tests, tools written for the single table) go to the rows.
@@ -188,7 +192,7 @@ DDL: tuple[str, ...] = (
         UPDATE chunk_rows SET {
         ", ".join(
             f"{c} = CASE WHEN new.{c} IS old.{c} THEN {c} ELSE new.{c} END"
-            if c in _OWN
+            if c in _VIEWED
             else f"{c} = new.{c}"
             for c in CHUNK_COLUMNS
         )

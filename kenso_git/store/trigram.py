@@ -16,7 +16,12 @@ mode the table was filled with is kept in `meta` (`cjk_mode`).
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
+
+from kenso_git.store import schema
+from kenso_git.store import textcodec
 
 TABLE = "cjk_fts"
 META_MODE = "cjk_mode"
@@ -42,6 +47,9 @@ CJK_RANGES = (
 GLOB = "*[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]*"
 
 _TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au")
+# The same test in Python, for packed content (a BLOB: SQL sees bytes, not characters).
+_CJK = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]")
+HAS_CJK = "kenso_has_cjk"
 _TITLE = "coalesce({r}.title, '') || coalesce(' ' || {r}.doc_title, '')"
 _TEXT_COLUMNS = ("content", "title", "doc_title", "section_path")
 # The GLOB scan costs about 0.16 s per million characters (27% of a cold ingest of an
@@ -57,13 +65,24 @@ def _column_has_cjk(col: str) -> str:
     return f"(length(CAST({col} AS BLOB)) != length({col}) AND ({leads}) AND {col} GLOB '{GLOB}')"
 
 
+def _content_has_cjk(col: str) -> str:
+    # a packed value is inflated once, by the Python test, not once per byte test below
+    packed = f"{HAS_CJK}({col})"
+    return f"(CASE WHEN typeof({col}) = 'blob' THEN {packed} ELSE {_column_has_cjk(col)} END)"
+
+
 def cjk_condition(row: str) -> str:
     """SQL true when the chunk_rows row `row` holds CJK text in a column the side index keeps."""
-    return "(" + " OR ".join(_column_has_cjk(f"{row}.{c}") for c in _TEXT_COLUMNS) + ")"
+    tests = (
+        _content_has_cjk(f"{row}.{c}") if c == "content" else _column_has_cjk(f"{row}.{c}")
+        for c in _TEXT_COLUMNS
+    )
+    return "(" + " OR ".join(tests) + ")"
 
 
 def _values(row: str) -> str:
-    return f"{row}.id, {_TITLE.format(r=row)}, coalesce({row}.section_path, ''), {row}.content"
+    content = schema.TEXT_OF.format(f"{row}.content")
+    return f"{row}.id, {_TITLE.format(r=row)}, coalesce({row}.section_path, ''), {content}"
 
 
 _COLUMNS = "rowid, title, section_path, content"
@@ -92,6 +111,31 @@ DDL: tuple[str, ...] = (
     END
     """,
 )
+
+
+def _sql_has_cjk(value: object) -> bool:
+    return isinstance(value, str | bytes) and text_has_cjk(textcodec.unpack(value))
+
+
+def text_has_cjk(*texts: str | None) -> bool:
+    """`cjk_condition` in Python, for the columns of a row the writer holds."""
+    # isascii() is a flag lookup: most chunks of an English tree skip the scan
+    return any(t is not None and not t.isascii() and _CJK.search(t) is not None for t in texts)
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Give `conn` the SQL function the side index's triggers test packed content with."""
+    conn.create_function(HAS_CJK, 1, _sql_has_cjk, deterministic=True)
+
+
+def refresh_triggers(conn: sqlite3.Connection) -> None:
+    """Recreate the side index's triggers (if it has one) from today's DDL."""
+    if not present(conn):
+        return
+    for trigger in _TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    for statement in DDL[1:]:
+        conn.execute(statement)
 
 
 def has_cjk(text: str) -> bool:
@@ -146,13 +190,24 @@ def suspend(conn: sqlite3.Connection) -> bool:
     return True
 
 
-def resume(conn: sqlite3.Connection, after_id: int) -> None:
-    """Index the CJK chunks a bulk insert added (ids above `after_id`); restore the trigger."""
-    conn.execute(
-        f"INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values('r')} FROM chunk_rows r "
-        f"WHERE r.id > ? AND {cjk_condition('r')}",
-        (after_id,),
-    )
+def resume(conn: sqlite3.Connection, after_id: int, ids: list[int] | None = None) -> None:
+    """Index the CJK chunks a bulk insert added, restore the trigger: `ids`, the ones the
+    writer found CJK text in (`text_has_cjk`), or else those above `after_id` that hold it.
+
+    The writer's test saves the SQL one, which inflates each packed row (#16).
+    """
+    if ids is None:
+        conn.execute(
+            f"INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values('r')} FROM chunk_rows r "
+            f"WHERE r.id > ? AND {cjk_condition('r')}",
+            (after_id,),
+        )
+    elif ids:
+        conn.execute(
+            f"INSERT INTO {TABLE}({_COLUMNS}) SELECT {_values('r')} FROM chunk_rows r "
+            "WHERE r.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
     conn.execute(DDL[1])
 
 

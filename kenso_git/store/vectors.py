@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from kenso_git.store import schema
+
 TABLE = "chunk_vectors"
 _TRIGGERS = ("vectors_ad", "vectors_au")
 DDL: tuple[str, ...] = (
@@ -54,7 +56,10 @@ def ensure(conn: sqlite3.Connection, on: bool) -> bool:
 
 
 # What a chunk's vector is made from (of chunk_rows `r`): its title line and content.
-EMBEDDED_TEXT = "coalesce(r.title, '') || coalesce(' ' || r.doc_title, '') || char(10) || r.content"
+EMBEDDED_TEXT = (
+    "coalesce(r.title, '') || coalesce(' ' || r.doc_title, '') || char(10) || "
+    + schema.TEXT_OF.format("r.content")
+)
 
 
 def missing(conn: sqlite3.Connection) -> list[tuple[int, str]]:

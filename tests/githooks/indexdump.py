@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
 from kenso_git.kb import KnowledgeBase
+from tests.helpers import connect_raw
 
 # A doc body long enough to be indexed (shared by the hook tests' `indexed` fixture).
 BODY = "explains the widget pipeline in enough words to be indexed properly.\n\n## Usage\n\nMore.\n"
@@ -25,7 +25,7 @@ def hook_env(**extra: str) -> dict[str, str]:
 
 def dump(db_path: Path) -> dict[str, object]:
     """Paths, blob ids, chunks and links of an index, without timestamps or row ids."""
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    conn = connect_raw(f"file:{db_path}?mode=ro", uri=True)
     try:
         files = sorted(conn.execute("SELECT path, blob_id, status FROM files"))
         chunks = sorted(

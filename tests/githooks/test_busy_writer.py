@@ -3,7 +3,6 @@ sqlite3 shell) must not hold git for SQLite's busy timeout (issue #14, item 5)."
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from tests.githooks.indexdump import index_dump
 from tests.githooks.indexdump import is_stale
 from tests.gitrepo import git
 from tests.gitrepo import write
+from tests.helpers import connect_raw
 
 
 def test_a_foreign_writer_sends_the_hook_sync_to_the_background(
@@ -25,7 +25,7 @@ def test_a_foreign_writer_sends_the_hook_sync_to_the_background(
     write(indexed, {"docs/d1.md": f"# Doc 1\n\nDoc 1 now {BODY}"})
     git(indexed, "commit", "-q", "-am", "edit")
     moved = git(indexed, "rev-parse", "HEAD~1", "HEAD").split()
-    shell = sqlite3.connect(indexed / ".kenso" / "docs.db", isolation_level=None)
+    shell = connect_raw(indexed / ".kenso" / "docs.db", isolation_level=None)
     shell.execute("BEGIN IMMEDIATE")  # SQLite's write lock, not kenso-git's
     try:
         # Bounded: the hook used to sit in SQLite's busy handler for 60 s, past this bound.

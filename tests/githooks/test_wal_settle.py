@@ -27,13 +27,14 @@ MANY = 300  # docs whose sync writes well over WAL_RESET_BYTES
 
 
 def _many_docs(tag: str) -> dict[str, str | bytes]:
-    """MANY docs of distinct words, ~15 KB each: their chunks and terms fill a long WAL."""
+    """MANY docs of distinct words, ~20 KB each: their chunks and terms fill a long WAL
+    (the chunk text is stored compressed: the distinct words' postings fill most of it)."""
     return {
         f"docs/{tag}/d{i:03d}.md": doc(
             f"{tag} doc {i}",
             "\n\n".join(
                 f"## Part {j}\n\n"
-                + " ".join(f"w{tag}{i}x{j}y{k} plain words follow here" for k in range(40))
+                + " ".join(f"w{tag}{i}x{j}y{k} plain words follow here" for k in range(56))
                 for j in range(12)
             ),
         )

@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import pytest
 from kenso_git.errors import NoIndexError
 from kenso_git.index.build import KILL_AFTER_ENV
 from kenso_git.kb import KnowledgeBase
+from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.helpers import write
@@ -24,7 +24,7 @@ def _kb(root: Path) -> KnowledgeBase:
 
 
 def _rows(kb: KnowledgeBase, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(kb.db_path) as conn:
+    with connect_raw(kb.db_path) as conn:
         return [tuple(r) for r in conn.execute(sql)]
 
 
@@ -238,7 +238,7 @@ def test_kill_dash_nine_mid_ingest_leaves_the_previous_index(tmp_path):
         env = {**os.environ, KILL_AFTER_ENV: str(files)}
         proc = subprocess.run([sys.executable, "-c", _INGEST, str(root)], env=env, check=False)
         assert proc.returncode == -signal.SIGKILL  # died mid-transaction, not after it
-        with sqlite3.connect(_kb(root).db_path) as conn:
+        with connect_raw(_kb(root).db_path) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         kb = _kb(root)
         alpha = len(kb.search("versionalpha", limit=20).hits)
@@ -365,7 +365,7 @@ def test_bulk_and_single_file_updates_keep_the_fts_index_consistent(tmp_path):
     kb.ingest()  # one file: the trigger path
     assert not kb.search("zq7zq").hits
     assert [h.file_path for h in kb.search("giraffes").hits] == ["d007.md"]
-    with sqlite3.connect(kb.db_path) as conn:
+    with connect_raw(kb.db_path) as conn:
         conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
         rows = conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
         triggers = {r[0] for r in rows}
@@ -494,7 +494,7 @@ def test_an_edit_rewrites_only_the_chunks_that_changed(tmp_path):
     assert [h.section_path for h in kb.search("zebras").hits] == ["Guide > Part 2"]
     assert not kb.search("topic2").hits
     assert [h.file_path for h in kb.search("topic3").hits] == ["guide.md"]
-    with sqlite3.connect(kb.db_path) as conn:
+    with connect_raw(kb.db_path) as conn:
         conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
     shorter = edited.split("## Part 3")[0]
     write(root, {"guide.md": shorter})
@@ -507,7 +507,7 @@ def test_an_index_with_the_old_broad_update_trigger_gets_the_narrow_one(tmp_path
     root = init_repo(tmp_path, {"a.md": doc("Alpha Guide")})
     kb = _kb(root)
     kb.ingest()
-    with sqlite3.connect(kb.db_path) as conn:
+    with connect_raw(kb.db_path) as conn:
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_au'").fetchone()[0]
         conn.execute("DROP TRIGGER chunks_au")
         conn.execute(

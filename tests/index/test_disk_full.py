@@ -16,7 +16,12 @@ from tests.index.test_reliability import DOCS
 from tests.index.test_reliability import cli
 from tests.index.test_reliability import integrity
 
-BIG = {f"docs/big{i}.md": doc(f"Big {i}", "words and more words. " * 3000) for i in range(40)}
+# ~2.6 MB of distinct words: chunk text is stored compressed, so a repeated phrase would
+# fit in what is left of 1 MB; 360,000 distinct words' postings cannot
+BIG = {
+    f"docs/big{i}.md": doc(f"Big {i}", " ".join(f"w{i}x{k}" for k in range(9000)))
+    for i in range(40)
+}
 
 
 @pytest.fixture
@@ -47,7 +52,7 @@ def test_a_full_disk_is_named_and_the_index_there_stays_whole(small_disk: Path) 
     first = cli(root, "ingest", "--no-lint")
     assert first.returncode == 0, first.stderr
     db = root / ".kenso" / "docs.db"
-    write(root, BIG)  # ~2.6 MB of new text: its index cannot fit in what is left of 1 MB
+    write(root, BIG)  # its index cannot fit in what is left of 1 MB
     failed = cli(root, "sync")
     assert failed.returncode == 1
     _honest(failed.stderr)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepo import fixed_git_identity
+from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
@@ -113,7 +113,7 @@ def test_a_hook_does_not_wait_for_a_command_that_is_writing(indexed: Path) -> No
     """The command holds the lock and waits for SQLite (a reader-writer here stands in for
     its long write); the hook hands its sync over and returns within about a second."""
     db = indexed / ".kenso" / "docs.db"
-    blocker = sqlite3.connect(db, isolation_level=None)
+    blocker = connect_raw(db, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
     try:
         ingest = start(indexed, "ingest", "--no-lint")
@@ -130,7 +130,7 @@ def test_a_hook_does_not_wait_for_a_command_that_is_writing(indexed: Path) -> No
         blocker.close()
     assert ingest.communicate(timeout=120)[1] == "" and ingest.returncode == 0
     assert not (indexed / ".kenso" / DIRTY_FILE).exists()  # the holder synced for it
-    conn = sqlite3.connect(db)
+    conn = connect_raw(db)
     try:
         hits = conn.execute("SELECT COUNT(*) FROM chunks WHERE content LIKE '%by a commit%'")
         assert hits.fetchone()[0] == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kenso_git.store.schema import DDL
 from kenso_git.text.terms import content_expansion
+from tests.helpers import connect_raw
 
 # The keys every search_docs item starts with, in kenso's order (spec §5.3).
 ITEM_KEYS = [
@@ -44,7 +45,7 @@ class IndexBuilder:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.conn = sqlite3.connect(path)
+        self.conn = connect_raw(path)
         self.conn.execute("PRAGMA synchronous=OFF")
         for statement in DDL:
             self.conn.execute(statement)
@@ -111,6 +112,6 @@ class IndexBuilder:
     def reader(self) -> sqlite3.Connection:
         """Commit and open a read-only connection like the real reader."""
         self.commit()
-        conn = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, isolation_level=None)
+        conn = connect_raw(f"{self.path.as_uri()}?mode=ro", uri=True, isolation_level=None)
         conn.row_factory = sqlite3.Row
         return conn

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from kenso_git import KnowledgeBase
 from kenso_git.search.cjk import split_terms
 from kenso_git.store import trigram
+from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import fail_next_ingest
 from tests.helpers import git
@@ -65,7 +65,7 @@ def _paths(kb: KnowledgeBase, query: str) -> list[str]:
 
 
 def _side(db: Path) -> list[tuple[int, str, str, str]]:
-    with sqlite3.connect(db) as conn:
+    with connect_raw(db) as conn:
         return conn.execute(
             f"SELECT rowid, title, section_path, content FROM {trigram.TABLE} ORDER BY rowid"
         ).fetchall()
@@ -73,10 +73,10 @@ def _side(db: Path) -> list[tuple[int, str, str, str]]:
 
 def _fresh_side(db: Path) -> list[tuple[str, str, str]]:
     """What a fresh fill from chunk_rows would hold, keyed by content (ids differ)."""
-    with sqlite3.connect(db) as conn:
+    with connect_raw(db) as conn:
         sql = (
             "SELECT coalesce(title, '') || coalesce(' ' || doc_title, ''), "
-            "coalesce(section_path, ''), content FROM chunk_rows"
+            "coalesce(section_path, ''), kenso_text(content) FROM chunk_rows"
         )
         return sorted(r for r in conn.execute(sql) if trigram.has_cjk("".join(r)))
 
@@ -103,7 +103,7 @@ def test_without_the_side_index_the_inner_word_is_not_found(
 ) -> None:
     monkeypatch.setenv("KENSO_CJK", "off")
     kb = _kb(init_repo(tmp_path / "repo", DOCS))
-    assert not trigram.present(sqlite3.connect(kb.db_path))
+    assert not trigram.present(connect_raw(kb.db_path))
     assert _paths(kb, "分词器") == []  # what the switch buys: unicode61 keeps the run whole
 
 
@@ -120,7 +120,7 @@ def test_english_queries_and_docs_are_untouched(kb: KnowledgeBase) -> None:
 
 def test_a_corpus_without_cjk_leaves_the_side_table_empty(tmp_path: Path) -> None:
     kb = _kb(init_repo(tmp_path / "repo", {"docs/en.md": EN, "a.md": doc("Naïve café")}))
-    assert trigram.present(sqlite3.connect(kb.db_path))
+    assert trigram.present(connect_raw(kb.db_path))
     assert _side(kb.db_path) == []
 
 
@@ -147,7 +147,7 @@ def test_switching_the_mode_drops_and_refills(
     before = sorted(r[1:] for r in _side(kb.db_path))
     monkeypatch.setenv("KENSO_CJK", "off")
     _kb(root)
-    assert not trigram.present(sqlite3.connect(kb.db_path))
+    assert not trigram.present(connect_raw(kb.db_path))
     monkeypatch.setenv("KENSO_CJK", "auto")
     again = _kb(root)
     assert sorted(r[1:] for r in _side(again.db_path)) == before
@@ -181,7 +181,7 @@ def test_query_terms() -> None:
 def test_the_sql_test_for_cjk_text_agrees_with_the_python_one() -> None:
     edges = [c for a, b in trigram.CJK_RANGES for c in (a - 1, a, b, b + 1)]
     samples = [f"x{chr(c)}y" for c in edges] + ["plain", "curly ’quotes’ — dash", "é", ""]
-    conn = sqlite3.connect(":memory:")
+    conn = connect_raw(":memory:")
     conn.execute("CREATE TABLE r(content, title, doc_title, section_path)")
     for text in samples:
         conn.execute("DELETE FROM r")
@@ -215,6 +215,6 @@ def test_a_corpus_without_cjk_gets_the_same_main_index(
     for mode in ("off", "auto"):
         monkeypatch.setenv("KENSO_CJK", mode)
         kb = _kb(init_repo(tmp_path / mode, docs))
-        with sqlite3.connect(kb.db_path) as conn:
+        with connect_raw(kb.db_path) as conn:
             layout.append(conn.execute("SELECT count(*) FROM chunks_fts_data").fetchone()[0])
     assert layout[0] == layout[1]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search import fuzzy
+from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
 
@@ -23,7 +23,7 @@ def _repo(tmp_path: Path, n: int = 12) -> Path:
 
 
 def _load(db: Path) -> tuple[fuzzy.Dictionary | None, list[str]]:
-    conn = sqlite3.connect(db)
+    conn = connect_raw(db)
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
     try:

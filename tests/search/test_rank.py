@@ -16,6 +16,7 @@ from kenso_git.search.rank import Evidence
 from kenso_git.search.rank import boosts
 from kenso_git.search.rank import enabled_signals
 from kenso_git.search.rank import words
+from tests.helpers import connect_raw
 from tests.helpers import docs_kb
 
 FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
@@ -75,7 +76,7 @@ def test_a_heading_that_is_the_query_outweighs_one_that_only_shares_a_word(
 
 
 def _conn(kb: KnowledgeBase) -> sqlite3.Connection:
-    return sqlite3.connect(kb.db_path)
+    return connect_raw(kb.db_path)
 
 
 def test_spread_rewards_several_matching_chunks_up_to_a_cap(titled: KnowledgeBase) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search.rank import DEFAULT_ON
 from kenso_git.search.rank import boosts
+from tests.helpers import connect_raw
 from tests.helpers import docs_kb
 
 FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
@@ -34,7 +34,7 @@ def _kb(root: Path) -> KnowledgeBase:
 
 def test_an_exact_heading_beats_partial_title_path_and_heading_matches(tmp_path: Path) -> None:
     kb = _kb(tmp_path)
-    found = boosts(sqlite3.connect(kb.db_path), QUERY, [], [HOWTO, WALK], DEFAULT_ON)
+    found = boosts(connect_raw(kb.db_path), QUERY, [], [HOWTO, WALK], DEFAULT_ON)
     assert found[WALK] > found[HOWTO] > 0
     assert kb.search(QUERY, limit=5).hits[0].file_path == WALK
 
@@ -42,6 +42,6 @@ def test_an_exact_heading_beats_partial_title_path_and_heading_matches(tmp_path:
 def test_an_exact_title_still_beats_an_exact_heading(tmp_path: Path) -> None:
     kb = _kb(tmp_path)
     query = "How to add an event handler using code"
-    found = boosts(sqlite3.connect(kb.db_path), query, [], [HOWTO, WALK], DEFAULT_ON)
+    found = boosts(connect_raw(kb.db_path), query, [], [HOWTO, WALK], DEFAULT_ON)
     assert found[HOWTO] > found.get(WALK, 0.0)
     assert kb.search(query, limit=5).hits[0].file_path == HOWTO

@@ -3,7 +3,8 @@ finding 3), and indexes of schema 1 (every chunk row carrying them) and schema 2
 chunk's FTS entry indexing them whole) are migrated.
 
 `data/schema1.db` is the index kenso-git 627cdd9 wrote for `corpus()`, `data/schema2.db`
-the one 8676e98 wrote for `corpus2()`; rebuild one with
+the one 8676e98 wrote for `corpus2()`, `data/schema3.db` the one 603e974 wrote for
+`corpus3()`; rebuild one with
 
     python tests/store/test_labels.py VERSION /path/to/a/checkout/of/that/commit
 """
@@ -20,6 +21,7 @@ import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.store import schema
+from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.helpers import write
@@ -75,7 +77,7 @@ def _fresh(root: Path) -> KnowledgeBase:
 def _dump(db: Path) -> dict[str, object]:
     """Everything a reader sees, without row ids and timestamps: the `chunks` rows and
     the FTS index entry by entry."""
-    conn = sqlite3.connect(db)
+    conn = connect_raw(db)
     try:
         conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
         chunks = conn.execute(
@@ -92,6 +94,18 @@ def _dump(db: Path) -> dict[str, object]:
         conn.close()
 
 
+def _stored(db: Path) -> list[tuple[object, ...]]:
+    """The chunk rows' text columns as stored, and their types."""
+    conn = connect_raw(db)
+    try:
+        return conn.execute(
+            "SELECT file_path, chunk_index, content, typeof(content), search_extra "
+            "FROM chunk_rows ORDER BY file_path, chunk_index"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
 def test_each_label_is_stored_a_few_times_however_many_chunks_share_it(tmp_path: Path) -> None:
     tags = [f"zq{i:03d}qz" for i in range(300)]
     root = init_repo(tmp_path / "repo", {"docs/big.md": doc("Big", _sections(40), tags=tags)})
@@ -100,7 +114,7 @@ def test_each_label_is_stored_a_few_times_however_many_chunks_share_it(tmp_path:
     chunks = kb.read(lambda c: c.execute("SELECT count(*) FROM chunks").fetchone()[0])
     assert chunks >= 40
     kb.close()
-    conn = sqlite3.connect(root / ".kenso" / "docs.db")
+    conn = connect_raw(root / ".kenso" / "docs.db")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     data = (root / ".kenso" / "docs.db").read_bytes()
@@ -120,7 +134,7 @@ def _label_postings(tmp_path: Path, sections: int) -> tuple[int, int]:
             {"docs/big.md": doc("Big", _sections(sections), tags=labels)},
         )
         _fresh(root).close()
-        conn = sqlite3.connect(root / ".kenso" / "docs.db")
+        conn = connect_raw(root / ".kenso" / "docs.db")
         size.append(conn.execute("SELECT sum(length(block)) FROM chunks_fts_data").fetchone()[0])
         if labels:
             conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, chunks_fts, 'row')")
@@ -172,13 +186,24 @@ def test_new_labels_rewrite_every_chunk_entry_and_a_deleted_file_leaves_none(
     shutil.copytree(root / "notes", fresh / "notes")
     _fresh(fresh).close()
     assert _dump(root / ".kenso" / "docs.db") == _dump(fresh / ".kenso" / "docs.db")
-    conn = sqlite3.connect(root / ".kenso" / "docs.db")
+    conn = connect_raw(root / ".kenso" / "docs.db")
     paths = {r[0] for r in conn.execute("SELECT path FROM documents")}
     conn.close()
     assert paths == {"docs/tagged.md", "docs/plain.md", "notes/desc.md"}
 
 
-_CORPORA = {1: corpus, 2: corpus2}
+def corpus3() -> dict[str, str]:
+    """`corpus2()` and a document whose chunks are long enough to be stored compressed."""
+    prose = "".join(
+        f"## Step {i}\n\n"
+        + f"Step {i} configures the deployment pipeline and its cache. " * 12
+        + "\n\n"
+        for i in range(5)
+    )
+    return {**corpus2(), "docs/long.md": doc("Long Steps", prose, tags=["pipeline"])}
+
+
+_CORPORA = {1: corpus, 2: corpus2, 3: corpus3}
 
 
 @pytest.mark.parametrize("version", sorted(_CORPORA))
@@ -188,14 +213,14 @@ def test_an_older_index_is_migrated_in_place_to_what_a_fresh_ingest_writes(
     files = _CORPORA[version]()
     fresh = init_repo(tmp_path / "fresh", files)
     _fresh(fresh).close()
-    built = sqlite3.connect(fresh / ".kenso" / "docs.db")
+    built = connect_raw(fresh / ".kenso" / "docs.db")
     key = schema.META_SETTINGS
     (settings,) = built.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     built.close()
     old = init_repo(tmp_path / "old", files)
     (old / ".kenso").mkdir()
     shutil.copy(DATA / f"schema{version}.db", old / ".kenso" / "docs.db")
-    before = sqlite3.connect(old / ".kenso" / "docs.db")
+    before = connect_raw(old / ".kenso" / "docs.db")
     assert before.execute("PRAGMA user_version").fetchone()[0] == version
     with before:  # it was built in another folder: say it was built here
         before.execute("UPDATE meta SET value = ? WHERE key = ?", (str(old), schema.META_ROOT))
@@ -211,7 +236,9 @@ def test_an_older_index_is_migrated_in_place_to_what_a_fresh_ingest_writes(
         assert {h.file_path for h in kb.search("lbl0399x").hits} == {"docs/many.md"}
     kb.close()
     assert _dump(old / ".kenso" / "docs.db") == _dump(fresh / ".kenso" / "docs.db")
-    conn = sqlite3.connect(old / ".kenso" / "docs.db")
+    # stored as a fresh ingest stores it: the chunk text packed (schema 4) byte for byte
+    assert _stored(old / ".kenso" / "docs.db") == _stored(fresh / ".kenso" / "docs.db")
+    conn = connect_raw(old / ".kenso" / "docs.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
     own = conn.execute("SELECT count(*) FROM chunk_rows WHERE tags IS NOT NULL").fetchone()[0]
     assert own == 0

@@ -21,6 +21,7 @@ from kenso_git.store.chunks import ChunkRow
 from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import transaction
+from tests.helpers import connect_raw
 
 _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
 _MAYBE = st.none() | _TEXT
@@ -40,7 +41,7 @@ def _consistent(conn: sqlite3.Connection) -> None:
 def test_fts_values_are_what_the_view_shows(
     title, doc_title, section_path, tags, category, content, extra
 ):
-    conn = sqlite3.connect(":memory:")
+    conn = connect_raw(":memory:")
     for ddl in schema.DDL:
         conn.execute(ddl)
     conn.execute(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import tracemalloc
 
 import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.text.parse import parse_document
+from tests.helpers import connect_raw
 from tests.helpers import init_repo
 
 
@@ -60,7 +60,7 @@ def test_an_alias_bomb_is_indexed_without_its_labels_and_warned_about(tmp_path):
     report = KnowledgeBase.open(root).ingest(warn=warnings.append)
     assert report.count("ingested") == 1
     assert [w for w in warnings if w.startswith("docs/bomb.md:7:")]
-    with sqlite3.connect(root / ".kenso" / "docs.db") as conn:
+    with connect_raw(root / ".kenso" / "docs.db") as conn:
         (tags,) = conn.execute(
             "SELECT tags FROM chunks WHERE file_path = 'docs/bomb.md'"
         ).fetchone()
