@@ -155,7 +155,10 @@ def _reader(root: Path, stop: threading.Event, errors: list[str], reads: list[in
             except Exception as err:
                 import traceback
 
-                errors.append(f"{err!r} (during {STEP[0]})\n{traceback.format_exc()}")
+                code = getattr(err, "sqlite_errorname", None) or getattr(
+                    err.__cause__, "sqlite_errorname", ""
+                )
+                errors.append(f"{err!r} {code} (during {STEP[0]})\n{traceback.format_exc()}")
     finally:
         kb.close()
 
