@@ -660,7 +660,7 @@ def _counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int]:
         "SELECT COUNT(DISTINCT file_path), COUNT(*), "
         "COALESCE(SUM(length(CAST(content AS BLOB))), 0) FROM chunks"
     ).fetchone()
-    links = conn.execute("SELECT COUNT(*) FROM links").fetchone()[0]
+    links = conn.execute("SELECT COUNT(*) FROM link_rows").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     return int(docs), int(chunks), int(links), int(chars), int(version)
 

@@ -297,6 +297,10 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
                     from kenso_git.store import migrate
 
                     (migrate.labels_once if step == 1 else migrate.labels_capped)(conn)
+                if step == 3:
+                    from kenso_git.store.migrate_links import normalize_links
+
+                    normalize_links(conn)
         conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
 
