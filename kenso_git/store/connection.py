@@ -177,6 +177,8 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
+        if fresh:  # before the first table: free pages can be returned (wal.too_free)
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
         if wal.deferred():
