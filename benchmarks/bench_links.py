@@ -131,8 +131,8 @@ def main() -> None:
         repos = {}
         for label, src in trees:
             repos[label], results[label] = build(src, args.corpus, Path(tmp), label)
-        for _ in range(args.runs):  # alternating: both trees see the same load
-            for label, src in trees:
+        for run in range(args.runs):  # alternating, each first in turn: the same load
+            for label, src in trees[:: 1 if run % 2 else -1]:
                 db = str(results[label]["db"])
                 reads[label].append(child(src, _TIME, db, str(repos[label])))  # type: ignore[arg-type]
     for label, runs in reads.items():
