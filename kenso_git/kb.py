@@ -184,13 +184,10 @@ class KnowledgeBase:
             self.close()
             conn = None
         if conn is None:
-            conn, identity = open_current_reader(self.db_path)
-            if self.owned:
-                try:
-                    check_owner(conn, self.workspace.root, self.db_path)
-                except BaseException:
-                    conn.close()
-                    raise
+            root, db_path = self.workspace.root, self.db_path
+            conn, identity = open_current_reader(
+                db_path, check=(lambda c: check_owner(c, root, db_path)) if self.owned else None
+            )
             self._local.conn = conn
             self._local.identity = identity
         return conn

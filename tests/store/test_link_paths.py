@@ -18,9 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from kenso_git.errors import DatabaseError
+from kenso_git.errors import UsageError
 from kenso_git.kb import KnowledgeBase
 from kenso_git.store import schema
+from kenso_git.store.connection import WRITE_BUSY_MS
 from kenso_git.store.connection import open_writer
+from kenso_git.store.connection import set_write_wait
 from kenso_git.store.connection import transaction
 from tests.githooks.indexdump import dump
 from tests.helpers import doc
@@ -185,6 +189,67 @@ def test_a_schema_3_index_is_migrated_in_place_to_what_a_fresh_ingest_writes(
     views = {"links": "view", "links_vi": "trigger", "links_vd": "trigger"}
     assert kinds == {**views, "link_rows": "table"}
     assert _orphans(_db(old)) == []
+
+
+def _old_index(tmp_path: Path) -> Path:
+    """A work tree whose index is the schema-3 fixture, recorded as built there."""
+    root = init_repo(tmp_path / "old", corpus())
+    (root / ".kenso").mkdir()
+    shutil.copy(FIXTURE, _db(root))
+    conn = sqlite3.connect(_db(root))
+    with conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = ?", (str(root), schema.META_ROOT))
+    conn.close()
+    return root
+
+
+def test_a_read_of_a_schema_3_index_that_no_sync_writes_migrates_it_first(
+    tmp_path: Path,
+) -> None:
+    root = _old_index(tmp_path)
+    kb = KnowledgeBase.open(root)
+    kb.settings = kb.settings._replace(query_sync=False)  # no sync opens a writer
+    # before: "no such table: link_rows" (sqlite3.OperationalError) from every read
+    assert kb.state(check_stale=False).links == len(_links(FIXTURE))
+    assert [r["related_path"] for r in kb.get_related("docs/other.md")] == [f"{DEEP}/page-00.md"]
+    kb.close()
+    conn = sqlite3.connect(_db(root))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+    conn.close()
+
+
+def test_a_schema_3_index_of_another_work_tree_is_refused_not_upgraded(tmp_path: Path) -> None:
+    root = _old_index(tmp_path)
+    shutil.copy(FIXTURE, _db(root))  # it records the folder it was built in
+    kb = KnowledgeBase.open(root)
+    kb.settings = kb.settings._replace(query_sync=False)
+    with pytest.raises(UsageError):
+        kb.get_related("docs/other.md")
+    kb.close()
+    conn = sqlite3.connect(_db(root))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    conn.close()
+
+
+def test_a_schema_3_index_that_cannot_be_upgraded_is_named_with_what_to_do(
+    tmp_path: Path,
+) -> None:
+    root = _old_index(tmp_path)
+    holder = sqlite3.connect(_db(root), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer holds the write lock throughout
+    kb = KnowledgeBase.open(root)
+    kb.settings = kb.settings._replace(query_sync=False)
+    set_write_wait(0)
+    try:
+        with pytest.raises(DatabaseError) as caught:
+            kb.get_related("docs/other.md")
+    finally:
+        set_write_wait(WRITE_BUSY_MS / 1000)
+        holder.execute("ROLLBACK")
+        holder.close()
+        kb.close()
+    assert "older kenso-git (schema 3)" in caught.value.message
+    assert caught.value.hint is not None and "kenso-git sync" in caught.value.hint
 
 
 def _build(src: Path) -> None:
