@@ -185,13 +185,10 @@ class KnowledgeBase:
             self.close()
             conn = None
         if conn is None:
-            conn, identity = open_current_reader(self.db_path)
-            if self.owned:
-                try:
-                    check_owner(conn, self.workspace.root, self.db_path)
-                except BaseException:
-                    conn.close()
-                    raise
+            root, db_path = self.workspace.root, self.db_path
+            conn, identity = open_current_reader(
+                db_path, check=(lambda c: check_owner(c, root, db_path)) if self.owned else None
+            )
             self._local.conn = conn
             self._local.identity = identity
         return conn
@@ -673,7 +670,7 @@ def _db_bytes(path: Path) -> int:
 def _counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int]:
     docs, chunks = conn.execute("SELECT COUNT(DISTINCT file_path), COUNT(*) FROM chunks").fetchone()
     chars = total_bytes(conn)  # packed text: its length is read, not inflated (#16)
-    links = conn.execute("SELECT COUNT(*) FROM links").fetchone()[0]
+    links = conn.execute("SELECT COUNT(*) FROM link_rows").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     return int(docs), int(chunks), int(links), int(chars), int(version)
 

@@ -35,6 +35,7 @@ from kenso_git.search.rank import boosts
 from kenso_git.search.rank import enabled_signals
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store import budget
+from kenso_git.store import edges
 from kenso_git.store.schema import BM25_WEIGHTS
 
 PathFilter = Callable[[str], bool]
@@ -317,16 +318,10 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     """Boost results linked to other results: score x (1 + 0.15 x in-set links)."""
     if len(rows) < 2:
         return rows
-    paths = json.dumps([r.file_path for r in rows])
     counts: dict[str, int] = {}
-    sql = (
-        f"SELECT source_path, target_path FROM links "
-        f"WHERE source_path IN {_IDS} AND target_path IN {_IDS} "
-        # kenso's boost rests on declared relations; inline links (#17) are graph edges for
-        # get_related and find_related, not ranking evidence until #18 measures them as such
-        f"AND relation_type IS NOT '{INLINE_LINK}'"
-    )
-    for source, target in conn.execute(sql, (paths, paths)):
+    # kenso's boost rests on declared relations; inline links (#17) are graph edges for
+    # get_related and find_related, not ranking evidence until #18 measures them as such
+    for source, target in edges.within(conn, [r.file_path for r in rows], INLINE_LINK):
         counts[source] = counts.get(source, 0) + 1
         counts[target] = counts.get(target, 0) + 1
     if not counts:
@@ -391,14 +386,9 @@ def related_counts(
 ) -> dict[str, int]:
     """Links with each path as source plus links with it as target, counting only links
     whose other end `path_filter` allows (a hidden document is not even counted)."""
-    ids = json.dumps(paths)
     wanted = set(paths)
-    sql = (
-        f"SELECT source_path, target_path FROM links "
-        f"WHERE source_path IN {_IDS} OR target_path IN {_IDS}"
-    )
     counts: dict[str, int] = {}
-    for source, target in conn.execute(sql, (ids, ids)):
+    for source, target, _ in edges.touching(conn, paths):
         for end, other in ((source, target), (target, source)):
             if end in wanted and (path_filter is None or path_filter(other)):
                 counts[end] = counts.get(end, 0) + 1

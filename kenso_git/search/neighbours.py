@@ -18,6 +18,7 @@ from kenso_git.errors import DocumentNotFoundError
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
 from kenso_git.search.results import RelatedPage
+from kenso_git.store import edges
 from kenso_git.text.links import LINKS_TO
 
 PathFilter = Callable[[str], bool]
@@ -44,13 +45,12 @@ def _reasons(conn: sqlite3.Connection, path: str, docs: dict[str, docmeta.Doc]) 
         if relation is not None:
             relations.add(relation)
 
-    sql = "SELECT source_path, target_path, relation_type FROM links WHERE {} = ?"
-    for _, target, relation in conn.execute(sql.format("source_path"), (path,)):
+    for _, target, relation in edges.outgoing(conn, path):
         if relation == LINKS_TO:
             add(target, "links_to")
         else:
             add(target, "relates_to", relation)
-    for source, _, relation in conn.execute(sql.format("target_path"), (path,)):
+    for source, _, relation in edges.incoming(conn, path):
         if relation == LINKS_TO:
             add(source, "linked_from")
         else:

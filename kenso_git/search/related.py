@@ -8,14 +8,13 @@ naming the node a depth >= 2 row was reached from.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 
 from kenso_git.search.results import RelatedRow
+from kenso_git.store import edges
 
 MIN_DEPTH, MAX_DEPTH = 1, 3
-_IDS = "(SELECT value FROM json_each(?))"
 
 # (related path, relation type) -> (direction, via)
 _Level = dict[tuple[str, str], tuple[str, str]]
@@ -29,18 +28,9 @@ def _level(
     path_filter: Callable[[str], bool] | None,
 ) -> _Level:
     """New documents one hop from `frontier`, with the direction relative to `via`."""
-    ids = json.dumps(frontier)
-    sql = (
-        f"SELECT source_path, target_path, relation_type FROM links "
-        f"WHERE (source_path IN {_IDS} OR target_path IN {_IDS})"
-    )
-    params: list[object] = [ids, ids]
-    if relation_type is not None:
-        sql += " AND relation_type = ?"
-        params.append(relation_type)
     nodes = set(frontier)
     found: _Level = {}
-    for source, target, rtype in conn.execute(sql, params):
+    for source, target, rtype in edges.touching(conn, frontier, relation_type):
         ends = []
         if source in nodes:
             ends.append((target, "outgoing", source))

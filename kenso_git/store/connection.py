@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextlib import suppress
@@ -68,8 +69,14 @@ def open_reader(db_path: Path) -> sqlite3.Connection:
     return open_current_reader(db_path)[0]
 
 
-def open_current_reader(db_path: Path) -> tuple[sqlite3.Connection, Identity]:
-    """A read-only connection in autocommit mode, and the identity of the file it reads.
+def open_current_reader(
+    db_path: Path,
+    *,
+    check: Callable[[sqlite3.Connection], None] | None = None,
+    upgrade: bool = True,
+) -> tuple[sqlite3.Connection, Identity]:
+    """A read-only connection in autocommit mode, and the identity of the file it reads;
+    `check` (the owner check) runs on it before an older schema is upgraded.
 
     SQLite opens the database file when it connects, but its `-wal` and `-shm` by name at
     the first read: an index replaced in between (`ingest --rebuild`, `rm -rf .kenso &&
@@ -111,7 +118,33 @@ def open_current_reader(db_path: Path) -> tuple[sqlite3.Connection, Identity]:
     if not has_chunks:
         conn.close()
         raise NoIndexError(f"{db_path} holds no search index yet", hint=_NO_INDEX_HINT)
+    if check is not None:
+        try:
+            check(conn)
+        except BaseException:
+            conn.close()
+            raise
+    if upgrade and 0 < version < schema.SCHEMA_VERSION:
+        # the readers' queries name this schema's tables (schema 4's `link_rows`): an index
+        # an older kenso-git wrote is migrated first (once `check` allowed it), even when
+        # no sync would write to it
+        conn.close()
+        _upgrade(db_path, version)
+        return open_current_reader(db_path, check=check, upgrade=False)
     return conn, before
+
+
+def _upgrade(db_path: Path, version: int) -> None:
+    try:
+        open_writer(db_path).close()
+    except DatabaseError as err:
+        raise DatabaseError(
+            f"the index was written by an older kenso-git (schema {version}) and could not "
+            f"be upgraded here: {err.message}",
+            path=str(db_path),
+            hint="run `kenso-git sync` once where the index is writable, "
+            "or `kenso-git ingest --rebuild` to replace it",
+        ) from err
 
 
 def _connect_reader(db_path: Path) -> tuple[sqlite3.Connection, int, bool]:
@@ -187,6 +220,8 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         conn.row_factory = sqlite3.Row
         add_functions(conn)
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
+        if fresh:  # before the first table: free pages can be returned (wal.too_free)
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
         conn.execute(f"PRAGMA journal_mode={'OFF' if fresh else 'WAL'}")
         conn.execute(f"PRAGMA synchronous={'OFF' if fresh else 'NORMAL'}")
         if wal.deferred():
@@ -302,6 +337,10 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
         return
     _check_version(db_path, version)
     with transaction(conn):
+        # another process (a reader's `_upgrade`, a hook) may have migrated it meanwhile
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == schema.SCHEMA_VERSION:
+            return
         if version == 0:
             _adopt_or_create(conn)
         else:
@@ -314,8 +353,10 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
                     (migrate.labels_once if step == 1 else migrate.labels_capped)(conn)
                 if step == 3:
                     from kenso_git.store import migrate_content
+                    from kenso_git.store.migrate_links import normalize_links
 
                     migrate_content.pack_content(conn)
+                    normalize_links(conn)
         conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
 

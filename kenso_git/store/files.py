@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from kenso_git.repo.status import FileStatus
 from kenso_git.store import schema
+from kenso_git.store.links import replace_links
 
 
 class FileRow(NamedTuple):
@@ -103,7 +104,7 @@ def delete_file(conn: sqlite3.Connection, path: str) -> None:
     """Forget a file: its chunks, its labels, its outgoing links and its files row."""
     conn.execute("DELETE FROM chunk_rows WHERE file_path = ?", (path,))
     conn.execute("DELETE FROM documents WHERE path = ?", (path,))  # after its chunks
-    conn.execute("DELETE FROM links WHERE source_path = ?", (path,))
+    replace_links(conn, path, [])  # its outgoing links, and their paths no link names
     conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
 

@@ -1,10 +1,14 @@
-"""The `links` table: resolved `relates_to` edges of each source file."""
+"""The links: resolved `relates_to` edges and inline Markdown links of each source file.
+
+Each path is stored once, in `paths`; a link row holds the two path ids (store/schema.py).
+A path no link names any more is deleted with its last link (`_forget`), so `paths` holds
+exactly the ends of the links, as a fresh ingest writes them.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -15,36 +19,53 @@ class LinkRow(NamedTuple):
     raw_target: str
 
 
-# One statement for all of a file's links, in (target, relation) order: 133k links of one
-# 2 MB file cost 1.3 s of CPU as executemany in entry order, 0.6 s so (each executed row is
-# a statement of its own, which updates sqlite_sequence; sorted rows extend the UNIQUE and
-# target indexes at their end instead of all over them). The sort is stable, so INSERT OR
-# IGNORE still keeps the first raw form of a duplicate; readers never depend on row order.
-_INSERT = (
-    "INSERT OR IGNORE INTO links(source_path, target_path, relation_type, raw_target, "
-    "created_at) SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
-    "json_extract(value, '$[2]'), ? FROM json_each(?)"
+_ID = "(SELECT id FROM paths WHERE path = {})"
+# The path ids first, then one statement for all the links, in (source, target, relation)
+# id order: 133k links of one 2 MB file cost 1.3 s of CPU as executemany in entry order,
+# 0.6 s so (sorted rows extend the primary key at its end instead of all over it). The
+# entry index breaks ties, so INSERT OR IGNORE still keeps the first raw form of a
+# duplicate; readers never depend on row order.
+_ADD_PATHS = (
+    "INSERT OR IGNORE INTO paths(path) SELECT json_extract(value, '$[0]') FROM json_each(?1) "
+    "UNION SELECT json_extract(value, '$[1]') FROM json_each(?1)"
 )
+_ADD = (
+    "INSERT OR IGNORE INTO link_rows(source_id, target_id, relation_type, raw_target) "
+    "SELECT s.id, t.id, json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]') "
+    "FROM json_each(?) j JOIN paths s ON s.path = json_extract(j.value, '$[0]') "
+    "JOIN paths t ON t.path = json_extract(j.value, '$[1]') ORDER BY 1, 2, 3, j.key"
+)
+# The paths among the ids of ?1 that no link names any more.
+_FORGET = (
+    "DELETE FROM paths WHERE id IN (SELECT value FROM json_each(?1)) "
+    "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE source_id = paths.id) "
+    "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE target_id = paths.id)"
+)
+
+
+def _forget(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
+    wanted = sorted(set(ids))
+    if wanted:
+        conn.execute(_FORGET, (json.dumps(wanted),))
 
 
 def replace_links(conn: sqlite3.Connection, source: str, links: Iterable[LinkRow]) -> None:
     """Make the outgoing links of `source` equal to `links`."""
-    conn.execute("DELETE FROM links WHERE source_path = ?", (source,))
-    rows = sorted(links, key=lambda link: (link.target_path, link.relation_type))
-    if not rows:
-        return
-    now = time.time()
-    stamp = f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(now))}.{int(now * 1000) % 1000:03d}Z"
-    conn.execute(_INSERT, (source, stamp, json.dumps(rows, ensure_ascii=False)))
+    add_links(conn, [(source, link) for link in links], replacing=[source])
 
 
 def clear_links(conn: sqlite3.Connection) -> None:
-    conn.execute("DELETE FROM links")
+    conn.execute("DELETE FROM link_rows")
+    conn.execute("DELETE FROM paths")
 
 
 def clear_links_except(conn: sqlite3.Connection, relation_type: str) -> None:
     """Delete every link but those of `relation_type`."""
-    conn.execute("DELETE FROM links WHERE relation_type != ?", (relation_type,))
+    conn.execute("DELETE FROM link_rows WHERE relation_type != ?", (relation_type,))
+    conn.execute(
+        "DELETE FROM paths WHERE NOT EXISTS (SELECT 1 FROM link_rows WHERE source_id = paths.id) "
+        "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE target_id = paths.id)"
+    )
 
 
 def links_of_type(conn: sqlite3.Connection, relation_type: str) -> set[tuple[str, str]]:
@@ -53,29 +74,50 @@ def links_of_type(conn: sqlite3.Connection, relation_type: str) -> set[tuple[str
     return {(source, target) for source, target in conn.execute(sql, (relation_type,))}
 
 
-_ADD = (
-    "INSERT OR IGNORE INTO links(source_path, target_path, relation_type, raw_target) "
-    "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
-    "json_extract(value, '$[2]'), json_extract(value, '$[3]') FROM json_each(?)"
-)
-
-
-def add_links(conn: sqlite3.Connection, rows: Iterable[tuple[str, LinkRow]]) -> None:
-    """Insert (source, link) rows without touching the source's other links: one sorted
-    statement, as `replace_links` does (a sync re-linking one 2 MB doc of entries wrote
-    them one statement each)."""
-    flat = sorted(
-        ((source, *link) for source, link in rows), key=lambda row: (row[0], row[1], row[2])
-    )
-    if flat:
-        conn.execute(_ADD, (json.dumps(flat, ensure_ascii=False),))
+def add_links(
+    conn: sqlite3.Connection,
+    rows: Iterable[tuple[str, LinkRow]],
+    *,
+    replacing: Iterable[str] = (),
+) -> None:
+    """Insert (source, link) rows without touching the sources' other links (but those
+    of the sources `replacing`, deleted first): one statement for all of them, as one
+    sync may re-link one 2 MB doc of entries."""
+    freed: list[int] = []
+    for source in replacing:
+        # the ends of its old links (no RETURNING: SQLite 3.34 has none)
+        freed.extend(
+            r[0]
+            for r in conn.execute(
+                "SELECT l.target_id FROM paths p JOIN link_rows l ON l.source_id = p.id "
+                "WHERE p.path = ?1 UNION ALL SELECT id FROM paths WHERE path = ?1",
+                (source,),
+            )
+        )
+        conn.execute(f"DELETE FROM link_rows WHERE source_id = {_ID.format('?')}", (source,))
+    flat = json.dumps([(source, *link) for source, link in rows], ensure_ascii=False)
+    if flat != "[]":
+        conn.execute(_ADD_PATHS, (flat,))
+        conn.execute(_ADD, (flat,))
+    _forget(conn, freed)
 
 
 def drop_links(
     conn: sqlite3.Connection, relation_type: str, pairs: Iterable[tuple[str, str]]
 ) -> None:
     """Delete the links of `relation_type` between the (source, target) pairs."""
+    wanted = json.dumps(sorted(pairs), ensure_ascii=False)
+    if wanted == "[]":
+        return
+    found = conn.execute(
+        "SELECT s.id, t.id FROM json_each(?) j "
+        "JOIN paths s ON s.path = json_extract(j.value, '$[0]') "
+        "JOIN paths t ON t.path = json_extract(j.value, '$[1]')",
+        (wanted,),
+    ).fetchall()
     conn.executemany(
-        "DELETE FROM links WHERE source_path = ? AND target_path = ? AND relation_type = ?",
-        [(source, target, relation_type) for source, target in pairs],
+        "DELETE FROM link_rows WHERE source_id = ? AND target_id = ? AND relation_type = ?",
+        [(source_id, target_id, relation_type) for source_id, target_id in found],
     )
+    freed = [end for pair in found for end in pair]
+    _forget(conn, freed)

@@ -7,6 +7,8 @@ import sqlite3
 from kenso_git.store import schema
 
 _EXPANDED = "\n\nExpanded terms: "
+# The schema but the links, which the 3 -> 4 step makes of the old table (migrate_links).
+_DDL = tuple(statement for statement in schema.DDL if statement not in schema.LINKS_DDL)
 
 
 def labels_once(conn: sqlite3.Connection) -> None:
@@ -22,7 +24,7 @@ def labels_once(conn: sqlite3.Connection) -> None:
     conn.execute("DROP VIEW IF EXISTS chunks_search")
     conn.execute("DROP INDEX IF EXISTS idx_chunks_category")
     conn.execute("ALTER TABLE chunks RENAME TO chunk_rows")
-    for statement in schema.DDL:
+    for statement in _DDL:
         if "TRIGGER" not in statement:  # no trigger may fire while rows move
             conn.execute(statement)
     moves: list[tuple[str | None, int]] = []
@@ -36,7 +38,7 @@ def labels_once(conn: sqlite3.Connection) -> None:
         moves.extend(zip(own, (row[0] for row in rows), strict=True))
     conn.executemany("INSERT INTO documents(path, tags, labels) VALUES (?, ?, ?)", docs)
     conn.executemany("UPDATE chunk_rows SET search_extra = ?, tags = NULL WHERE id = ?", moves)
-    for statement in schema.DDL:
+    for statement in _DDL:
         if "TRIGGER" in statement:
             conn.execute(statement)
 
@@ -94,7 +96,7 @@ def labels_capped(conn: sqlite3.Connection) -> None:
     for column in ("tags_head", "labels_head"):
         if column not in have:  # a 1 -> 2 step has just made the table with them
             conn.execute(f"ALTER TABLE documents ADD COLUMN {column} INTEGER")
-    for statement in schema.DDL:
+    for statement in _DDL:
         if "TRIGGER" not in statement:
             conn.execute(statement)
     cut = []
@@ -114,6 +116,6 @@ def labels_capped(conn: sqlite3.Connection) -> None:
             (tags_head, labels_head, path),
         )
         conn.execute(f"INSERT INTO chunks_fts({schema.FTS_COLUMNS}) SELECT {_FTS} " + rows, (path,))
-    for statement in schema.DDL:
+    for statement in _DDL:
         if "TRIGGER" in statement:
             conn.execute(statement)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 SCHEMA_VERSION = 4  # 2: document labels in `documents`, chunk rows in `chunk_rows`
 # 3: a document's chunks past its first index at most LABELS_CAP characters of its labels
-# 4: chunk_rows.content and search_extra stored packed (store/textcodec.py)
+# 4: chunk_rows.content and search_extra stored packed (store/textcodec.py), and each
+# link end stored once, in `paths`; `links` is a view of `link_rows`
 APPLICATION_ID = 0x4B454E53  # "KENS": marks the file as a kenso-git index
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -130,6 +131,63 @@ def fts_values(
     )
 
 
+# The links (#16): kenso's `links` table repeated both paths in the row, its UNIQUE index
+# and two more indexes (4 of the 27 MB of the docs corpus's index). Each path is stored
+# once in `paths` and a link is a row of two ids; the primary key starts with the source
+# (a file's links), idx_link_rows_target finds the links to a path. `links` is a view with
+# kenso's columns for tools and tests that read or write it; its `id` and `created_at` are
+# NULL: no reader (kenso 2.0.0, kenso-git) uses them, and stamping or numbering every link
+# would cost what the change saves.
+_LINKS_VIEW = (
+    "SELECT NULL, s.path, t.path, l.relation_type, l.raw_target, NULL FROM link_rows l "
+    "JOIN paths s ON s.id = l.source_id JOIN paths t ON t.id = l.target_id"
+)
+_ID_OF = "(SELECT id FROM paths WHERE path = {})"
+# A path is inserted only when absent (never REPLACEd by an outer INSERT OR REPLACE, which
+# would give it a new id under its links), and deleted with its last link.
+_ADD_PATH = (
+    "INSERT INTO paths(path) SELECT {0} WHERE NOT EXISTS (SELECT 1 FROM paths WHERE path = {0});"
+)
+_FORGET_PATH = (
+    "DELETE FROM paths WHERE path = {} "
+    "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE source_id = paths.id) "
+    "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE target_id = paths.id);"
+)
+LINKS_DDL: tuple[str, ...] = (
+    "CREATE TABLE IF NOT EXISTS paths (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)",
+    """
+    CREATE TABLE IF NOT EXISTS link_rows (
+        source_id INTEGER NOT NULL,
+        target_id INTEGER NOT NULL,
+        relation_type TEXT NOT NULL DEFAULT 'related',
+        raw_target TEXT,
+        PRIMARY KEY (source_id, target_id, relation_type)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX IF NOT EXISTS idx_link_rows_target ON link_rows(target_id)",
+    "CREATE VIEW IF NOT EXISTS links(id, source_path, target_path, relation_type, raw_target, "
+    f"created_at) AS {_LINKS_VIEW}",
+    f"""
+    CREATE TRIGGER IF NOT EXISTS links_vi INSTEAD OF INSERT ON links BEGIN
+        {_ADD_PATH.format("new.source_path")}
+        {_ADD_PATH.format("new.target_path")}
+        INSERT INTO link_rows(source_id, target_id, relation_type, raw_target) VALUES (
+            {_ID_OF.format("new.source_path")}, {_ID_OF.format("new.target_path")},
+            coalesce(new.relation_type, 'related'), new.raw_target);
+    END
+    """,
+    f"""
+    CREATE TRIGGER IF NOT EXISTS links_vd INSTEAD OF DELETE ON links BEGIN
+        DELETE FROM link_rows WHERE source_id = {_ID_OF.format("old.source_path")}
+            AND target_id = {_ID_OF.format("old.target_path")}
+            AND relation_type = old.relation_type;
+        {_FORGET_PATH.format("old.source_path")}
+        {_FORGET_PATH.format("old.target_path")}
+    END
+    """,
+)
+
+
 def _fts_values(row: str) -> str:
     return ", ".join([f"{row}.id", *(c.format(r=row) for c in _VIEW_COLUMNS)])
 
@@ -244,19 +302,7 @@ DDL: tuple[str, ...] = (
         INSERT INTO chunks_fts({FTS_COLUMNS}) VALUES ({_fts_values("new")});
     END
     """,
-    """
-    CREATE TABLE IF NOT EXISTS links (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        source_path TEXT NOT NULL,
-        target_path TEXT NOT NULL,
-        relation_type TEXT NOT NULL DEFAULT 'related',
-        raw_target TEXT,
-        created_at TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-        UNIQUE (source_path, target_path, relation_type)
-    )
-    """,
-    "CREATE INDEX IF NOT EXISTS idx_links_source ON links(source_path)",
-    "CREATE INDEX IF NOT EXISTS idx_links_target ON links(target_path)",
+    *LINKS_DDL,
     # One row per Markdown file seen by discovery, indexed or skipped. `relations` keeps the
     # file's raw relates_to entries (JSON [[target, relation], ...]) so links can be re-resolved
     # when other files appear or vanish, without re-reading this one.
