@@ -355,8 +355,8 @@ def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
                     from kenso_git.store import migrate_content
                     from kenso_git.store.migrate_links import normalize_links
 
+                    normalize_links(conn)  # first: `links` must be a view for the DDL
                     migrate_content.pack_content(conn)
-                    normalize_links(conn)
         conn.execute(f"PRAGMA application_id={schema.APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
 

@@ -131,10 +131,15 @@ def test_long_cjk_content_reaches_the_side_index_as_text(tmp_path: Path) -> None
 
 
 def test_a_reader_of_schema_4_answers_from_a_schema_3_file(tmp_path: Path) -> None:
+    """The reader upgrades the file first (its graph queries name schema 4's tables); the
+    packed text reads back as the text it was."""
     db = tmp_path / "docs.db"
     shutil.copy(DATA / "schema3.db", db)
-    conn = open_reader(db)  # read-only: nothing is migrated
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3 < schema.SCHEMA_VERSION
+    conn = open_reader(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 4
+    assert conn.execute(
+        "SELECT count(*) FROM chunk_rows WHERE typeof(content) = 'blob'"
+    ).fetchone()[0]
     rows = conn.execute(
         "SELECT c.file_path, c.content FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
         "WHERE chunks_fts MATCH 'deployment'"
