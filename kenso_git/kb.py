@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
     from kenso_git.index.refresh import Freshness
+    from kenso_git.repo.git import EarlyStatus
     from kenso_git.search.agent import SearchRequest
     from kenso_git.search.cascade import SearchResult
     from kenso_git.search.pagination import AgentPage
@@ -581,13 +582,15 @@ class KnowledgeBase:
         warn: Warn | None = None,
         hand_off: float | None = None,
         create: bool = True,
+        early: EarlyStatus | None = None,
     ) -> IngestReport:
         """Bring the index to the state of the work tree, within the scope last ingested.
 
         `paths` (root-relative) limits the look to files a git operation changed; every
         other file is trusted to be as the index last saw it. Creates the index when there
         is none (as `ingest` of the whole work tree would), unless not `create` (a query's
-        sync: NoIndexError).
+        sync: NoIndexError). `early`: the first `git status`, started by the caller
+        (`git.start_status`); it is stopped here if the run does not take it.
 
         Raises:
             WorkerError: a parsing process failed; nothing was written.
@@ -596,9 +599,8 @@ class KnowledgeBase:
         from kenso_git.index.build import run_index
 
         head = self._head()
-        early = None
-        if paths is None and hand_off is None:  # a full sync someone waits for: start git now
-            from kenso_git.repo import git
+        if early is None and paths is None and hand_off is None:
+            from kenso_git.repo import git  # a full sync someone waits for: start git now
 
             early = git.start_status(self.workspace, head=head)
         try:

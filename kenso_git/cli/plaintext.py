@@ -13,6 +13,7 @@ from kenso_git.cli.output import use_color
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
+    from kenso_git.repo.git import EarlyStatus
 
 _STAGE_STYLE = {"AND": "bold_green", "NEAR": "bold_blue", "OR": "bold_yellow"}
 _RELEVANCE_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
@@ -74,15 +75,18 @@ def _checked_limit(kb: KnowledgeBase, limit: int) -> int:
     return used
 
 
-def sync_text(*, as_json: bool, quiet: bool, db_path: str | None) -> str | None:
-    """Sync the index of the work tree around the current folder; the text to print."""
+def sync_text(
+    *, as_json: bool, quiet: bool, db_path: str | None, early: EarlyStatus | None = None
+) -> str | None:
+    """Sync the index of the work tree around the current folder; the text to print.
+    `early`: its first `git status`, already started (`git.start_status`)."""
     from kenso_git.cli.output import finish_progress
     from kenso_git.cli.output import progress_printers
     from kenso_git.kb import KnowledgeBase
 
     kb = KnowledgeBase.open(Path.cwd(), db=db_path)
     progress, warn = progress_printers()
-    report = kb.sync(progress=progress, warn=warn)
+    report = kb.sync(progress=progress, warn=warn, early=early)
     finish_progress()
     counts = {s: report.count(s) for s in ("ingested", "unchanged", "skipped", "removed", "error")}
     if as_json:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,3 +110,30 @@ def test_an_early_status_never_holds_the_git_index_lock_and_leaves_no_child(
     early.discard()  # idempotent
     with pytest.raises(ChildProcessError):
         os.waitpid(pid or 0, os.WNOHANG)  # reaped: no zombie left behind
+
+
+PROBE = """
+import sys
+from kenso_git.repo import git
+real = git.Spawned.__init__
+def spawn(self, argv, env):
+    loaded = "kenso_git.store.connection" in sys.modules
+    sys.stderr.write(f"spawn {argv[3:5]} sqlite-layer-loaded={loaded}\\n")
+    real(self, argv, env)
+git.Spawned.__init__ = spawn
+from kenso_git.entry import main
+sys.argv = ["kenso-git", "sync", "--quiet"]
+main()
+"""
+
+
+def test_the_sync_command_starts_git_before_it_loads_the_index_code(repo: Path) -> None:
+    """`kenso-git sync`'s ~30 ms of imports (the database layer, the indexer) run while
+    git's status of the tree runs: git starts first."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
+    assert spawns == ["spawn ['--no-optional-locks', 'status'] sqlite-layer-loaded=False"], spawns
