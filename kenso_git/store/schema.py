@@ -1,9 +1,11 @@
 """DDL of the index, its schema version and migrations.
 
-`chunks` (a view), `chunks_fts` and `links` follow kenso 2.0.0 so its tools see the same
-data; `chunk_rows`, `documents`, `files` and `meta` are ours: what each chunk holds of its
-own, the labels every chunk of a document shares, the blob id of every indexed file and
-the index's freshness record.
+`chunks` and `links` (views) and `chunks_fts` keep kenso 2.0.0's columns, so queries
+written for its tables still read the same data (`chunks` through the `kenso_text`
+function every kenso-git connection registers: chunk text is stored packed); `chunk_rows`,
+`documents`, `paths`, `link_rows`, `files` and `meta` are ours: what each chunk holds of its
+own, the labels every chunk of a document shares, each link end once, the blob id of every
+indexed file and the index's freshness record.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.helpers import write
+from tests.store.planted import plant_old_index
 
 DATA = Path(__file__).with_name("data")
 
@@ -210,24 +211,9 @@ _CORPORA = {1: corpus, 2: corpus2, 3: corpus3}
 def test_an_older_index_is_migrated_in_place_to_what_a_fresh_ingest_writes(
     tmp_path: Path, version: int
 ) -> None:
-    files = _CORPORA[version]()
-    fresh = init_repo(tmp_path / "fresh", files)
-    _fresh(fresh).close()
-    built = connect_raw(fresh / ".kenso" / "docs.db")
-    key = schema.META_SETTINGS
-    (settings,) = built.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    built.close()
-    old = init_repo(tmp_path / "old", files)
-    (old / ".kenso").mkdir()
-    shutil.copy(DATA / f"schema{version}.db", old / ".kenso" / "docs.db")
-    before = connect_raw(old / ".kenso" / "docs.db")
-    assert before.execute("PRAGMA user_version").fetchone()[0] == version
-    with before:  # it was built in another folder: say it was built here
-        before.execute("UPDATE meta SET value = ? WHERE key = ?", (str(old), schema.META_ROOT))
-        # and with today's parse settings (a newer links format re-parses every file once,
-        # which would hide whether the migration kept the rows)
-        before.execute("UPDATE meta SET value = ? WHERE key = ?", (settings, key))
-    before.close()
+    fresh, old = plant_old_index(
+        tmp_path, _CORPORA[version](), DATA / f"schema{version}.db", version
+    )
     kb = KnowledgeBase.open(old)
     report = kb.ingest()  # the same files: nothing to parse, only the migration
     assert {r.status for r in report.results} == {"unchanged"}

@@ -30,6 +30,7 @@ from tests.githooks.indexdump import dump
 from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.helpers import write
+from tests.store.planted import plant_old_index
 
 DATA = Path(__file__).with_name("data")
 FIXTURE = DATA / "schema3-links.db"
@@ -159,22 +160,7 @@ def test_tools_read_and_write_the_links_view_as_kenso_s_table(tmp_path: Path) ->
 def test_a_schema_3_index_is_migrated_in_place_to_what_a_fresh_ingest_writes(
     tmp_path: Path,
 ) -> None:
-    files = corpus()
-    fresh = init_repo(tmp_path / "fresh", files)
-    _fresh(fresh).close()
-    built = sqlite3.connect(_db(fresh))
-    key = schema.META_SETTINGS
-    (settings,) = built.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    built.close()
-    old = init_repo(tmp_path / "old", files)
-    (old / ".kenso").mkdir()
-    shutil.copy(FIXTURE, _db(old))
-    before = sqlite3.connect(_db(old))
-    assert before.execute("PRAGMA user_version").fetchone()[0] == 3
-    with before:  # built in another folder: say it was built here, with today's settings
-        before.execute("UPDATE meta SET value = ? WHERE key = ?", (str(old), schema.META_ROOT))
-        before.execute("UPDATE meta SET value = ? WHERE key = ?", (settings, key))
-    before.close()
+    fresh, old = plant_old_index(tmp_path, corpus(), FIXTURE, 3)
     kb = KnowledgeBase.open(old)
     report = kb.ingest()  # the same files: nothing to parse, only the migration
     assert {r.status for r in report.results} == {"unchanged"}
