@@ -39,6 +39,7 @@ from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import PublishedMeanwhileError
 from kenso_git.store.connection import check_pages
 from kenso_git.store.connection import new_build_path
+from kenso_git.store.connection import no_index_error
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import publish_build
 from kenso_git.store.connection import transaction
@@ -362,7 +363,7 @@ def _open_index(db_path: Path, once: _Once) -> tuple[sqlite3.Connection, Path | 
     """
     build = new_build_path(db_path) if once.rebuild or not db_path.exists() else None
     if build is not None and not once.create:
-        raise NoIndexError(f"no search index at {db_path}", hint="run `kenso-git ingest` once")
+        raise no_index_error(db_path)
     try:
         return open_writer(build or db_path, fresh=build is not None), build
     except NoIndexError:  # removed since we looked (`rm -rf .kenso`): build it anew

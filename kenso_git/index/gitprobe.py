@@ -116,9 +116,7 @@ def probe(
     from kenso_git.index.freshness import head_commit
 
     if not ws.is_git:
-        if early is not None:
-            early.discard()
-        return None
+        return None  # no `early` either: `git.start_status` starts none outside git
     specs = _pathspecs(scope)
     if early is not None and (specs or not early.usable(head_commit(ws))):
         early.discard()  # another scope, HEAD moved, or it waited too long for the lock

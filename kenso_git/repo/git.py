@@ -466,11 +466,26 @@ class EarlyStatus:
     """
 
     MAX_AGE_NS = 2_000_000_000
-    __slots__ = ("head", "run", "started_ns")
+    __slots__ = ("args", "head", "run", "started_ns")
 
-    def __init__(self, run: Spawned, head: str | None, started_ns: int) -> None:
-        """Hold the started `run` (see `start_status`)."""
-        self.run, self.head, self.started_ns = run, head, started_ns
+    def __init__(self, ws: Workspace, head: str | None) -> None:
+        """Start it (see `start_status`).
+
+        Raises:
+            OSError: git cannot be started.
+        """
+        self.started_ns = time.time_ns()
+        self.args = _status_args(_locks(False), "normal", ())
+        self.run = Spawned(_git_argv(ws, self.args), scrubbed_env())
+        self.head = head
+
+    def answer(self) -> list[str]:
+        """The paths git listed (`_status`'s records).
+
+        Raises:
+            GitError: git failed or timed out.
+        """
+        return _records(_finish(self.args, lambda: self.run.collect(30.0)))
 
     def usable(self, head: str | None) -> bool:
         """Whether it can answer a status asked now, at `head`."""
@@ -490,12 +505,10 @@ def start_status(ws: Workspace, *, head: str | None) -> EarlyStatus | None:
     cannot be started (the caller then asks as usual). The caller must `discard` it."""
     if ws.git_dir is None:
         return None
-    started_ns = time.time_ns()
     try:
-        run = Spawned(_git_argv(ws, _status_args(_locks(False), "normal", ())), scrubbed_env())
+        return EarlyStatus(ws, head)
     except OSError:
         return None
-    return EarlyStatus(run, head, started_ns)
 
 
 def status_paths(
@@ -526,8 +539,7 @@ def status_paths(
     locks = _locks(refresh)
     try:
         if early is not None and not pathspecs:
-            args = _status_args(_locks(False), "normal", ())
-            listed = _records(_finish(args, lambda: early.run.collect(30.0)))
+            listed = early.answer()
         else:
             listed = _status(ws, locks, "normal", pathspecs)
         folders = [path for path in listed if path.endswith("/")]

@@ -37,6 +37,11 @@ _NO_INDEX_HINT = (
 )
 
 
+def no_index_error(db_path: Path) -> NoIndexError:
+    """The error for an index file that is not there (yet, or any more)."""
+    return NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
+
+
 def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
     return database_failure(db_path, err, waited_s=READ_BUSY_MS / 1000)
 
@@ -91,7 +96,7 @@ def open_current_reader(
     for _ in range(_OPEN_ATTEMPTS):
         before = file_identity(db_path)
         if before is None or not db_path.is_file():
-            raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
+            raise no_index_error(db_path)
         try:
             conn, version, has_chunks = _connect_reader(db_path)
         except sqlite3.DatabaseError as err:
@@ -200,16 +205,12 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         NoIndexError: not `fresh`, and there is no file at `db_path` (or it went meanwhile).
         DatabaseError: the file is not a usable SQLite database.
     """
-    try:
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise file_failure(db_path, err) from err
     if fresh:
+        try:
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise file_failure(db_path, err) from err
         _create_private(db_path)
-    elif not db_path.is_file():
-        # removed since the caller looked (`rm -rf .kenso`): creating it here would give a
-        # sync an empty index to write its few changed files into
-        raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
     try:
         conn = sqlite3.connect(
             db_path if fresh else wal.file_uri(db_path, "rw"),
@@ -229,7 +230,9 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         _ensure_schema(conn, db_path)
     except sqlite3.DatabaseError as err:
         if not fresh and not db_path.is_file():
-            raise NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT) from err
+            # removed since the caller looked (`rm -rf .kenso`): `mode=rw` never creates it,
+            # which would give a sync an empty index to write its few changed files into
+            raise no_index_error(db_path) from err
         raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err
     return conn
 

@@ -80,11 +80,11 @@ def _sql_bytes(value: str | bytes | float | None) -> int | None:
 
 def total_bytes(conn: sqlite3.Connection) -> int:
     """The UTF-8 bytes of every chunk's content, packed or not (the index's text size)."""
-    rows = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunk_rows'"
-    table = "chunk_rows" if conn.execute(rows).fetchone() else "chunks"  # schema 1: a table
+    # readers upgrade an older index when they open it (`open_current_reader`): the rows
+    # are always in chunk_rows here
     row = conn.execute(
         f"SELECT COALESCE(SUM(CASE WHEN typeof(content) = 'blob' THEN {BYTES_FUNCTION}(content) "
-        f"ELSE length(CAST(content AS BLOB)) END), 0) FROM {table}"
+        "ELSE length(CAST(content AS BLOB)) END), 0) FROM chunk_rows"
     ).fetchone()
     return int(row[0])
 
