@@ -35,12 +35,13 @@ _ADD = (
     "FROM json_each(?) j JOIN paths s ON s.path = json_extract(j.value, '$[0]') "
     "JOIN paths t ON t.path = json_extract(j.value, '$[1]') ORDER BY 1, 2, 3, j.key"
 )
-# The paths among the ids of ?1 that no link names any more.
-_FORGET = (
-    "DELETE FROM paths WHERE id IN (SELECT value FROM json_each(?1)) "
-    "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE source_id = paths.id) "
+# A `paths` row no link names any more.
+_UNUSED = (
+    "NOT EXISTS (SELECT 1 FROM link_rows WHERE source_id = paths.id) "
     "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE target_id = paths.id)"
 )
+# The paths among the ids of ?1 that no link names any more.
+_FORGET = f"DELETE FROM paths WHERE id IN (SELECT value FROM json_each(?1)) AND {_UNUSED}"
 
 
 def _forget(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
@@ -62,10 +63,7 @@ def clear_links(conn: sqlite3.Connection) -> None:
 def clear_links_except(conn: sqlite3.Connection, relation_type: str) -> None:
     """Delete every link but those of `relation_type`."""
     conn.execute("DELETE FROM link_rows WHERE relation_type != ?", (relation_type,))
-    conn.execute(
-        "DELETE FROM paths WHERE NOT EXISTS (SELECT 1 FROM link_rows WHERE source_id = paths.id) "
-        "AND NOT EXISTS (SELECT 1 FROM link_rows WHERE target_id = paths.id)"
-    )
+    conn.execute(f"DELETE FROM paths WHERE {_UNUSED}")
 
 
 def links_of_type(conn: sqlite3.Connection, relation_type: str) -> set[tuple[str, str]]:
