@@ -19,6 +19,7 @@ from typing import NoReturn
 
 if TYPE_CHECKING:
     from kenso_git.repo.git import EarlyStatus
+    from kenso_git.repo.workspace import Workspace
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -67,17 +68,22 @@ def _run_fast(produce: Callable[[], str | None]) -> NoReturn:
 
 
 def _plain_sync(options: SyncArgs) -> str | None:
-    early = _early_status()  # before the ~30 ms of imports below: git runs meanwhile (#16)
+    ws, early = _early_status()  # before the ~30 ms of imports below: git runs meanwhile (#16)
     from kenso_git.cli.plaintext import sync_text
 
     return sync_text(
-        as_json=options.as_json, quiet=options.quiet, db_path=options.db_path, early=early
+        as_json=options.as_json,
+        quiet=options.quiet,
+        db_path=options.db_path,
+        workspace=ws,
+        early=early,
     )
 
 
-def _early_status() -> EarlyStatus | None:
-    """The sync's first `git status` of the work tree around the current folder, started
-    now (None outside git or on any trouble: the sync then asks git itself)."""
+def _early_status() -> tuple[Workspace | None, EarlyStatus | None]:
+    """The work tree around the current folder, and the sync's first `git status` of it,
+    started now (None, None on any trouble: the sync then finds both itself, and says why
+    it cannot)."""
     from pathlib import Path
 
     from kenso_git.errors import KensoError
@@ -88,8 +94,8 @@ def _early_status() -> EarlyStatus | None:
     try:
         ws = find_workspace(Path.cwd())
     except (KensoError, OSError):
-        return None
-    return git.start_status(ws, head=head_commit(ws))
+        return None, None
+    return ws, git.start_status(ws, head=head_commit(ws))
 
 
 def _plain_search(options: SearchArgs) -> str:

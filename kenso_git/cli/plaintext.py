@@ -14,6 +14,7 @@ from kenso_git.cli.output import use_color
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
     from kenso_git.repo.git import EarlyStatus
+    from kenso_git.repo.workspace import Workspace
 
 _STAGE_STYLE = {"AND": "bold_green", "NEAR": "bold_blue", "OR": "bold_yellow"}
 _RELEVANCE_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
@@ -76,15 +77,25 @@ def _checked_limit(kb: KnowledgeBase, limit: int) -> int:
 
 
 def sync_text(
-    *, as_json: bool, quiet: bool, db_path: str | None, early: EarlyStatus | None = None
+    *,
+    as_json: bool,
+    quiet: bool,
+    db_path: str | None,
+    workspace: Workspace | None = None,
+    early: EarlyStatus | None = None,
 ) -> str | None:
-    """Sync the index of the work tree around the current folder; the text to print.
-    `early`: its first `git status`, already started (`git.start_status`)."""
+    """Sync the index of the work tree around the current folder (`workspace`, when the
+    caller found it already); the text to print. `early`: its first `git status`, already
+    started (`git.start_status`)."""
     from kenso_git.cli.output import finish_progress
     from kenso_git.cli.output import progress_printers
     from kenso_git.kb import KnowledgeBase
 
-    kb = KnowledgeBase.open(Path.cwd(), db=db_path)
+    kb = (
+        KnowledgeBase.open(Path.cwd(), db=db_path)
+        if workspace is None
+        else KnowledgeBase.of_workspace(workspace, db=db_path)
+    )
     progress, warn = progress_printers()
     report = kb.sync(progress=progress, warn=warn, early=early)
     finish_progress()
