@@ -18,7 +18,7 @@ from kenso_git.store.files import indexed_paths
 from kenso_git.store.files import is_indexed
 from kenso_git.store.files import relations_naming
 from kenso_git.store.files import stored_relations
-from kenso_git.store.links import LinkRow
+from kenso_git.store.links import Link
 from kenso_git.store.links import add_links
 from kenso_git.store.links import clear_links_except
 from kenso_git.store.links import drop_links
@@ -81,24 +81,25 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
     entries = [(source, json.loads(relations)) for source, relations in rows]
     many = sources is None or len(sources) > 50 or sum(len(raw) for _, raw in entries) > MAX_LOOKUPS
     resolver = Resolver(indexed_paths(conn) if many else _IndexedPaths(conn), lookup_index=many)
-    declared: list[tuple[str, LinkRow]] = []
-    inline: dict[tuple[str, str], LinkRow] = {}
+    declared: list[Link] = []
+    inline: dict[tuple[str, str], Link] = {}
     for source, raws in entries:
+        relates = [(raw, relation) for raw, relation in raws if relation != LINKS_TO]
+        targets = resolver.targets(source, [raw for raw, _ in relates])
+        declared += (
+            (source, target, relation, raw)
+            for target, (raw, relation) in zip(targets, relates, strict=True)
+        )
         for raw, relation in raws:
-            row = _row(resolver, source, raw, relation)
-            if row is None:
-                continue
-            if relation == LINKS_TO:
-                inline.setdefault((source, row.target_path), row)
-            else:
-                declared.append((source, row))
+            if relation == LINKS_TO and (link := _inline(resolver, source, raw)) is not None:
+                inline.setdefault((source, link[1]), link)
     if sources is not None:
-        add_links(conn, [*declared, *((source, row) for (source, _), row in inline.items())])
+        add_links(conn, [*declared, *inline.values()])
         return
     add_links(conn, declared)
     stored = links_of_type(conn, LINKS_TO)
     drop_links(conn, LINKS_TO, stored - inline.keys())
-    add_links(conn, [(source, inline[(source, t)]) for source, t in inline.keys() - stored])
+    add_links(conn, [inline[pair] for pair in inline.keys() - stored])
 
 
 class _IndexedPaths(Collection[str]):
@@ -125,11 +126,11 @@ class _IndexedPaths(Collection[str]):
         return len(self._paths())
 
 
-def _row(resolver: Resolver, source: str, raw: str, relation: str) -> LinkRow | None:
-    """The link row of one raw entry. An inline Markdown link is kept only when it names an
-    indexed document: a broken link in prose is no relation (a `relates_to` entry is kept
+def _inline(resolver: Resolver, source: str, raw: str) -> Link | None:
+    """The link row of one inline Markdown link: kept only when it names an indexed
+    document. A broken link in prose is no relation (a `relates_to` entry is kept
     unresolved, as kenso does). The rebuild runs again whenever the indexed paths change."""
-    if relation != LINKS_TO:
-        return LinkRow(resolver.target(source, raw), relation, raw)
     target = resolve_link(source, raw, resolver.index)
-    return LinkRow(target, relation, raw) if target is not None and target != source else None
+    if target is None or target == source:
+        return None
+    return (source, target, LINKS_TO, raw)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git.lint.mentions import MentionIndex
 from kenso_git.text.links import PathIndex
-from kenso_git.text.links import resolve_link
+from kenso_git.text.links import resolve_links
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
@@ -58,10 +58,8 @@ def build_facts(
         if not doc.relations:
             continue
         sources.add(doc.path)
-        for rel in doc.relations:
-            resolved = resolve_link(doc.path, rel.target, paths)
-            if resolved is not None:
-                linked.add(resolved)
+        targets = [rel.target for rel in doc.relations]
+        linked.update(found for found in resolve_links(doc.path, targets, paths) if found)
     categories = Counter(doc.category for doc in docs)
     mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
     return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories, mentions)

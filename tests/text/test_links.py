@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
 from kenso_git.text.links import MAX_LINK_SCANS
+from kenso_git.text.links import PathIndex
+from kenso_git.text.links import Resolver
 from kenso_git.text.links import inline_links
 from kenso_git.text.links import raw_relations
+from kenso_git.text.links import resolve_link
+from kenso_git.text.links import resolve_links
 from kenso_git.text.parse import parse_document
 
 BODY = """# Title
@@ -52,3 +60,34 @@ def test_a_pathological_body_is_scanned_a_bounded_number_of_times() -> None:
     body = "# T\n\n" + "](" * (MAX_LINK_SCANS * 3) + "[late](late.md)\n"
     assert inline_links(parse_document("a.md", body)) == []
     assert inline_links(parse_document("a.md", "# T\n\n" + "`" * 10_001 + " [x](x.md)\n")) == []
+
+
+_PATH_PARTS = st.sampled_from(["a", "b", "x.md", "a.md", ".", "..", "", " ", ".x", "*", "?"])
+_TARGETS = st.lists(_PATH_PARTS, min_size=1, max_size=4).map("/".join) | st.sampled_from(
+    ["./a.md", "../b/x.md", "/a.md", " a.md", "a.md ", "a//x.md", "x.md/", "\u00a0a.md"]
+)
+_KNOWN = st.lists(
+    st.sampled_from(["a.md", "x.md", "a/x.md", "b/x.md", "a/b/x.md", "b/a.md", "docs/a.md"]),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    source=st.sampled_from(["s.md", "a/s.md", "a/b/s.md", "docs/s.md"]),
+    targets=st.lists(_TARGETS, max_size=8),
+    known=_KNOWN,
+)
+def test_resolving_a_docs_entries_at_once_answers_as_one_at_a_time(
+    source: str, targets: list[str], known: list[str]
+) -> None:
+    """The bulk loops of #14 (a plain path takes three lookups, no normalising) answer
+    exactly what `resolve_link` and `Resolver.target` answer for each entry."""
+    index = PathIndex(known)
+    assert resolve_links(source, targets, index) == [
+        resolve_link(source, t, index) for t in targets
+    ]
+    resolver = Resolver(known)
+    assert resolver.targets(source, targets) == [resolver.target(source, t) for t in targets]
+    few = Resolver(known, lookup_index=False)
+    assert few.targets(source, targets) == [few.target(source, t) for t in targets]

@@ -11,7 +11,7 @@ from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import column_in_line
 from kenso_git.lint.rules._where import key_line
 from kenso_git.text.links import is_glob
-from kenso_git.text.links import resolve_link
+from kenso_git.text.links import resolve_links
 from kenso_git.text.parse import Document
 
 
@@ -47,10 +47,11 @@ def glob_in_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     impact=1,
 )
 def broken_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    for rel in doc.relations:
-        if is_glob(rel.target):
-            continue
-        if resolve_link(doc.path, rel.target, ctx.corpus.paths) is None:
+    relations = [rel for rel in doc.relations if not is_glob(rel.target)]
+    targets = [rel.target for rel in relations]
+    found = resolve_links(doc.path, targets, ctx.corpus.paths)
+    for rel, resolved in zip(relations, found, strict=True):
+        if resolved is None:
             column = column_in_line(doc, rel.line, rel.target)
             yield Finding(
                 rel.line, column, f'relates_to target "{rel.target}" does not exist', rel.target
@@ -110,7 +111,7 @@ def unlinked_mention(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     index = ctx.corpus.mentions
     if index is None:
         return
-    linked = (resolve_link(doc.path, r.target, ctx.corpus.paths) for r in doc.relations)
+    linked = resolve_links(doc.path, [r.target for r in doc.relations], ctx.corpus.paths)
     for mention in index.find(doc, exclude=[p for p in linked if p is not None]):
         line = doc.line_of(mention.offset)
         start = doc.body.rfind("\n", 0, mention.offset) + 1
