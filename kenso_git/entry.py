@@ -22,8 +22,18 @@ if TYPE_CHECKING:
     from kenso_git.repo.workspace import Workspace
 
 
+# The cyclic collector runs after this many new container objects (Python's default: 700).
+# An ingest or lint makes millions of tuples that refcounting frees and no cycle holds, and
+# at 700 the collector walked the young ones again and again: 18% of a lint of 55k findings,
+# 7% of an ingest of 166k `relates_to` entries (#14). Cycles are still collected.
+GC_THRESHOLD = 50_000
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run `kenso-git` with `argv` (default: the process's arguments)."""
+    import gc
+
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):
         from kenso_git.githooks.runner import hook_main
