@@ -139,6 +139,7 @@ class KnowledgeBase:
         self._writer = threading.RLock()
         self._turns = threading.Lock()
         self.writers_waiting = 0  # threads waiting for their turn to write (tests, health)
+        self._early: EarlyStatus | None = None  # see start_early
 
     @classmethod
     def open(cls, start: Path | None = None, *, db: str | None = None) -> KnowledgeBase:
@@ -230,8 +231,24 @@ class KnowledgeBase:
 
         Runs before every search and document read (not before `state()`, which reports
         what the index holds); never creates an index. Sets `freshness`: stale with the
-        reason when the change was too large for a query or the sync failed.
+        reason when the change was too large for a query or the sync failed. The first
+        check takes the `git status` handed over by `start_early` (if still usable).
         """
+        early, self._early = self._early, None
+        try:
+            self._refresh(early)
+        finally:
+            if early is not None:
+                early.discard()
+
+    def start_early(self, early: EarlyStatus | None) -> None:
+        """Hand the first freshness check a `git status` of the whole tree that the caller
+        started when its process began (`git.start_status`, entry.py): git runs while the
+        search modules load. Left unused (another scope, HEAD moved, no check), it is
+        waited for and dropped."""
+        self._early = early
+
+    def _refresh(self, early: EarlyStatus | None) -> None:
         if not self.settings.query_sync or not self.db_path.exists():
             return
         from kenso_git.index.lock import QUERY_WAIT_S
@@ -256,6 +273,7 @@ class KnowledgeBase:
                 # A query waits a moment at most for another writer: past that the
                 # writer syncs this change too, and the answer is flagged stale.
                 lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S, create=False),
+                early,
             )
         finally:
             with self._checks:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from kenso_git.config import Settings
     from kenso_git.repo.discover import SourceFile
+    from kenso_git.repo.git import EarlyStatus
     from kenso_git.repo.workspace import Workspace
     from kenso_git.store.files import FileRow
 
@@ -95,15 +96,22 @@ def _differing(found: list[SourceFile], stored: dict[str, FileRow]) -> list[str]
     return paths
 
 
-def git_changes(ws: Workspace, settings: Settings, conn: sqlite3.Connection) -> Changes | None:
+def git_changes(
+    ws: Workspace,
+    settings: Settings,
+    conn: sqlite3.Connection,
+    early: EarlyStatus | None = None,
+) -> Changes | None:
     """Like `changes`, looking only at the docs git lists (see `gitprobe`); None: walk.
 
-    Meta and rows come from one read transaction, so the mark and the rows agree.
+    Meta and rows come from one read transaction, so the mark and the rows agree. `early`:
+    the `git status` the caller started when its process began (`git.start_status`), taken
+    when it can answer for this scope and HEAD.
     """
     started = time.perf_counter()
     meta = read_meta(conn)
     scope = meta_scope(meta)
-    now = gitprobe.probe(ws, settings, scope)
+    now = gitprobe.probe(ws, settings, scope, early=early)
     picked = None if now is None else gitprobe.candidates(ws, meta, now)
     if now is None or picked is None:
         return None
@@ -170,11 +178,12 @@ def pending(
     settings: Settings,
     read: Callable[[Callable[[sqlite3.Connection], Changes | None]], Changes | None],
     snapshot: Callable[[], tuple[dict[str, str], dict[str, FileRow]]],
+    early: EarlyStatus | None = None,
 ) -> tuple[Changes, bool]:
     """What changed since the index last looked, and whether a whole sync should leave a
-    new mark: one `git status` against the last sync's mark, else a walk (`snapshot` reads
-    the meta and every files row for it)."""
-    found = read(lambda conn: git_changes(ws, settings, conn)) if ws.is_git else None
+    new mark: one `git status` against the last sync's mark (`early`'s, see `git_changes`),
+    else a walk (`snapshot` reads the meta and every files row for it)."""
+    found = read(lambda conn: git_changes(ws, settings, conn, early)) if ws.is_git else None
     if found is not None:
         return found, False
     meta, stored = snapshot()
@@ -190,6 +199,7 @@ def ensure_fresh(
     read: Callable[[Callable[[sqlite3.Connection], Changes | None]], Changes | None],
     snapshot: Callable[[], tuple[dict[str, str], dict[str, FileRow]]],
     sync: Callable[[list[str] | None], object],
+    early: EarlyStatus | None = None,
 ) -> Freshness:
     """Sync what changed since the index last looked, unless that is too much for a query.
 
@@ -197,11 +207,11 @@ def ensure_fresh(
     every files row (for the walk); `sync` brings the given paths up to date, or with None
     runs a whole sync (the caller's coalesced, locked sync). A sync that fails (a read-only
     database, a writer holding the lock too long) leaves the answer to the index, flagged
-    stale.
+    stale. `early`: see `git_changes`.
     """
     from kenso_git.errors import KensoError
 
-    found, remark = pending(ws, settings, read, snapshot)
+    found, remark = pending(ws, settings, read, snapshot, early)
     if not found.any and not remark:
         return FRESH
     if found.too_many:

@@ -16,6 +16,7 @@ mode the table was filled with is kept in `meta` (`cjk_mode`).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -47,8 +48,16 @@ CJK_RANGES = (
 GLOB = "*[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]*"
 
 _TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au")
+
+
 # The same test in Python, for packed content (a BLOB: SQL sees bytes, not characters).
-_CJK = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]")
+# Compiled when first needed: the class of supplementary-plane ranges takes ~6 ms, which
+# every command paid at import (the connection module imports this one).
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]")
+
+
 HAS_CJK = "kenso_has_cjk"
 _TITLE = "coalesce({r}.title, '') || coalesce(' ' || {r}.doc_title, '')"
 _TEXT_COLUMNS = ("content", "title", "doc_title", "section_path")
@@ -120,7 +129,7 @@ def _sql_has_cjk(value: object) -> bool:
 def text_has_cjk(*texts: str | None) -> bool:
     """`cjk_condition` in Python, for the columns of a row the writer holds."""
     # isascii() is a flag lookup: most chunks of an English tree skip the scan
-    return any(t is not None and not t.isascii() and _CJK.search(t) is not None for t in texts)
+    return any(t is not None and not t.isascii() and _cjk().search(t) is not None for t in texts)
 
 
 def register(conn: sqlite3.Connection) -> None:

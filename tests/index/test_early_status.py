@@ -3,6 +3,7 @@ lstat of every file and the index's opening overlap), and never uses an answer t
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -137,3 +138,49 @@ def test_the_sync_command_starts_git_before_it_loads_the_index_code(repo: Path) 
     assert proc.returncode == 0, proc.stderr
     spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
     assert spawns == ["spawn ['--no-optional-locks', 'status'] sqlite-layer-loaded=False"], spawns
+
+
+def test_a_search_after_an_edit_starts_its_one_git_status_before_loading_the_index_code(
+    repo: Path,
+) -> None:
+    """`kenso-git search`'s freshness check takes the status started at process start (git
+    runs while the search modules load), asks git once, and prints the edit's text; the
+    process leaves without the interpreter's teardown, its output whole."""
+    edited = repo / "docs/d3.md"
+    edited.write_text(doc("Doc 3", "A zqearlyword appeared after the last sync.\n"))
+    script = PROBE.replace('"sync", "--quiet"', '"search", "zqearlyword", "--json"')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
+    assert spawns == ["spawn ['--no-optional-locks', 'status'] sqlite-layer-loaded=False"], spawns
+    hits = json.loads(proc.stdout)
+    assert [hit["file_path"] for hit in hits] == ["docs/d3.md"]
+
+
+def test_a_search_without_query_sync_starts_no_git(repo: Path) -> None:
+    words = "The zqquietword section is long enough for the index to keep it as a chunk."
+    (repo / "docs/d4.md").write_text(doc("Doc 4", words + "\n"))
+    KnowledgeBase.open(repo).sync()
+    script = PROBE.replace('"sync", "--quiet"', '"search", "zqquietword", "--no-sync", "--json"')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "spawn" not in proc.stderr
+    assert "docs/d4.md" in [hit["file_path"] for hit in json.loads(proc.stdout)]
+
+
+def test_a_fast_command_that_fails_keeps_its_exit_code_and_message(tmp_path: Path) -> None:
+    """Leaving without teardown (os._exit) still flushes the error and exits 3."""
+    root = init_repo(tmp_path / "bare", {"a.md": doc("Alpha")})
+    script = PROBE.replace('"sync", "--quiet"', '"search", "alpha"')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "no search index" in proc.stderr
