@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from kenso_git.errors import ConfigError
+from kenso_git.records import NamedTuple
 
 if TYPE_CHECKING:  # the aliases only annotate; Literal[...] costs import time on the hook path
     from typing import Literal

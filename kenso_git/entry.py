@@ -14,8 +14,9 @@ import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 from typing import NoReturn
+
+from kenso_git.records import NamedTuple
 
 if TYPE_CHECKING:
     from kenso_git.repo.git import EarlyStatus

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 from typing import TypeVar
 from typing import cast
 
@@ -30,6 +29,7 @@ from kenso_git.config import load_settings
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoIndexError
+from kenso_git.records import NamedTuple
 from kenso_git.repo.workspace import GLOBAL_DB
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import explicit_db

@@ -8,7 +8,8 @@ flag, its destination, its accepted values and its default cannot differ between
 from __future__ import annotations
 
 from typing import Literal
-from typing import NamedTuple
+
+from kenso_git.records import NamedTuple
 
 # flag: an on/off switch; text: any string; count: a non-negative integer; choice: one of
 # `choices`; dir: an existing directory (checked by click only).

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import NamedTuple
 
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
@@ -31,6 +30,7 @@ from kenso_git.index.lock import LOCK_FILE
 from kenso_git.index.lock import coalesced
 from kenso_git.index.lock import holder
 from kenso_git.index.lock import try_lock
+from kenso_git.records import NamedTuple
 from kenso_git.repo.git import GIT_REPO_VARS
 from kenso_git.repo.git import diff_names
 from kenso_git.repo.git import rebase_will_rewrite

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from kenso_git.config import Settings
 from kenso_git.errors import IndexLockedError
@@ -27,6 +26,7 @@ from kenso_git.index import gitprobe
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
+from kenso_git.records import NamedTuple
 from kenso_git.repo import git
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace

@@ -18,8 +18,8 @@ import os
 from collections.abc import Collection
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.repo import git
 from kenso_git.repo.ignore import IGNORE_FILES
 from kenso_git.repo.workspace import in_scope

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import BinaryIO
-from typing import NamedTuple
 from typing import NoReturn
 
 from kenso_git.errors import WorkerError
+from kenso_git.records import NamedTuple
 from kenso_git.repo.discover import Skip
 from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.discover import document_from_bytes

@@ -14,11 +14,11 @@ import os
 import stat
 import time
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from kenso_git.index import gitprobe
 from kenso_git.index.freshness import head_commit
 from kenso_git.index.freshness import stat_unchanged
+from kenso_git.records import NamedTuple
 from kenso_git.store import schema
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope

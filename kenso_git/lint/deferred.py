@@ -10,12 +10,12 @@ only when a corpus rule will report something about it and needs its text for th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from kenso_git.lint.corpus import CorpusFacts
 from kenso_git.lint.model import Thresholds
 from kenso_git.lint.model import Violation
 from kenso_git.lint.suppress import Suppressions
+from kenso_git.records import NamedTuple
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_link
 from kenso_git.text.parse import Document

@@ -16,10 +16,10 @@ import stat as stat_mod
 from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from kenso_git.config import Settings
 from kenso_git.errors import UsageError
+from kenso_git.records import NamedTuple
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
 from kenso_git.repo.status import FileStatus

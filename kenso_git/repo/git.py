@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from kenso_git.errors import GitError
+from kenso_git.records import NamedTuple
 from kenso_git.repo.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -17,9 +17,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from kenso_git.config import Settings
+from kenso_git.records import NamedTuple
 from kenso_git.repo.gitconfig import excludes_file
 from kenso_git.repo.gitconfig import read_config
 from kenso_git.repo.workspace import Workspace

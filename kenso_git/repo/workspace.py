@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from kenso_git.errors import UsageError
+from kenso_git.records import NamedTuple
 
 GLOBAL_DB = Path("~/.local/share/kenso/docs.db")
 MARKDOWN_SUFFIXES = (".md", ".markdown")

@@ -17,9 +17,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
-from dataclasses import replace
 
+from kenso_git.records import NamedTuple
 from kenso_git.search import cjk
 from kenso_git.search import vectors
 from kenso_git.search.fuzzy import correct
@@ -53,8 +52,7 @@ _SNIPPET = f"snippet(chunks_fts, 4, '<mark>', '</mark>', '...', {SNIPPET_TOKENS}
 _IDS = "(SELECT value FROM json_each(?))"
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """One search result: the best chunk of a file."""
 
     file_path: str
@@ -70,15 +68,13 @@ class Hit:
     related_count: int
 
 
-@dataclass(frozen=True, slots=True)
-class SearchResult:
+class SearchResult(NamedTuple):
     query: str
     hits: tuple[Hit, ...]
     corrected_query: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class _Row:
+class _Row(NamedTuple):
     chunk_id: int
     file_path: str
     title: str
@@ -86,12 +82,11 @@ class _Row:
     category: str
     tags: str | None
     score: float
-    stage: Stage | None
+    stage: Stage | cjk.TrigramStage | None
     tier: int  # index of the cascade stage that found it; earlier tiers rank first
 
 
-@dataclass(frozen=True, slots=True)
-class _Filters:
+class _Filters(NamedTuple):
     category: str | None
     has_path_filter: bool
 
@@ -230,7 +225,7 @@ def _soften(rows: list[_Row]) -> list[_Row]:
     """
     last = max((r.tier for r in rows), default=0)
     return [
-        r if r.tier == last else replace(r, tier=last, score=r.score * SHORT_STAGE_WEIGHT)
+        r if r.tier == last else r._replace(tier=last, score=r.score * SHORT_STAGE_WEIGHT)
         for r in rows
     ]
 
@@ -308,7 +303,7 @@ def _document_rank(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> lis
     evidence = [Evidence(r.file_path, r.score, r.tier) for r in rows]
     found = boosts(conn, text, evidence, [r.file_path for r in best], signals)
     boosted = [
-        replace(r, score=r.score * (1 + found[r.file_path])) if r.file_path in found else r
+        r._replace(score=r.score * (1 + found[r.file_path])) if r.file_path in found else r
         for r in best
     ]
     return sorted(boosted, key=_order)
@@ -327,7 +322,7 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     if not counts:
         return rows
     boosted = [
-        replace(r, score=r.score * (1 + RELATION_BOOST * counts[r.file_path]))
+        r._replace(score=r.score * (1 + RELATION_BOOST * counts[r.file_path]))
         if r.file_path in counts
         else r
         for r in rows
@@ -341,7 +336,7 @@ def _blend(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> list[_Row]:
     if not cosine:
         return rows
     weight = vectors.WEIGHT
-    blended = [replace(r, score=r.score * (1 + weight * cosine.get(r.chunk_id, 0.0))) for r in rows]
+    blended = [r._replace(score=r.score * (1 + weight * cosine.get(r.chunk_id, 0.0))) for r in rows]
     return sorted(blended, key=_order)
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from kenso_git.records import NamedTuple
 from kenso_git.search.preview import ELLIPSIS
 from kenso_git.search.preview import MARK_CLOSE
 from kenso_git.search.preview import MARK_OPEN
@@ -25,7 +25,6 @@ from kenso_git.search.query import AND
 from kenso_git.search.query import MAX_QUERY_TERMS
 from kenso_git.search.query import OR
 from kenso_git.search.query import STOP_WORDS
-from kenso_git.search.query import Stage
 from kenso_git.store import budget
 from kenso_git.store import trigram
 
@@ -37,10 +36,11 @@ _COLS = "c.id, c.file_path, c.title, c.section_path, c.category, c.tags"
 _LEAD, _SPAN = 30, 100  # highlight: characters before the first match, and in all
 
 
-@dataclass(frozen=True, slots=True)
-class TrigramStage(Stage):
-    """A stage answered by `cjk_fts`; `terms` are what its highlight marks."""
+class TrigramStage(NamedTuple):
+    """A stage answered by `cjk_fts` (a `Stage` with the terms its highlight marks)."""
 
+    expression: str
+    label: str
     terms: tuple[str, ...] = ()
 
 

@@ -17,8 +17,8 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from collections.abc import Mapping
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.search.query import STOP_WORDS
 from kenso_git.search.query import clean
 from kenso_git.store import budget

@@ -11,9 +11,9 @@ The fuzzy (typo) fallback of spec §4.7 is `search.fuzzy`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from kenso_git.errors import QueryError
+from kenso_git.records import NamedTuple
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.text.terms import expand_word
 
@@ -57,16 +57,14 @@ def check_query(query: str) -> None:
         raise QueryError(reply, reply=reply, hint="search for a few distinctive words")
 
 
-@dataclass(frozen=True, slots=True)
-class Stage:
+class Stage(NamedTuple):
     """One FTS5 MATCH expression and the cascade label its hits carry."""
 
     expression: str
     label: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Item:
+class _Item(NamedTuple):
     """A query term (`word` plus compound `parts`) or a synonym group (`variants`)."""
 
     word: str = ""

@@ -35,8 +35,8 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.search.rankdocs import Doc
 from kenso_git.search.rankdocs import docs as read_docs
 from kenso_git.search.rankdocs import path_words

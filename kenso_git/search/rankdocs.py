@@ -13,8 +13,8 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.search.query import STOP_WORDS
 
 _WORD = re.compile(r"[^\W_]+")

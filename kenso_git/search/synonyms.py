@@ -15,19 +15,18 @@ import threading
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from pathlib import PurePosixPath
 
 from kenso_git.errors import ConfigError
+from kenso_git.records import NamedTuple
 
 ENV_VAR = "KENSO_SYNONYMS_PATH"
 
 Entry = tuple[tuple[str, ...], int]  # (entry words, index of its group)
 
 
-@dataclass(frozen=True, slots=True)
-class Synonyms:
+class Synonyms(NamedTuple):
     """Synonym groups plus a lookup from an entry's first word to its entries, longest first."""
 
     groups: tuple[tuple[str, ...], ...]

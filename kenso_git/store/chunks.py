@@ -8,8 +8,8 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.store import schema
 from kenso_git.store import textcodec
 from kenso_git.store import trigram

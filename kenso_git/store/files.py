@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Collection
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.repo.status import FileStatus
 from kenso_git.store import schema
 from kenso_git.store.links import replace_links

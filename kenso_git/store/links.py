@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from typing import NamedTuple
+
+from kenso_git.records import NamedTuple
 
 
 class LinkRow(NamedTuple):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.text import terms
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Heading

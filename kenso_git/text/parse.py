@@ -9,8 +9,8 @@ import bisect
 import posixpath
 import re
 from collections.abc import Mapping
-from typing import NamedTuple
 
+from kenso_git.records import NamedTuple
 from kenso_git.text.frontmatter import load_frontmatter
 from kenso_git.text.frontmatter import split_frontmatter
 from kenso_git.text.lines import entry_lines
