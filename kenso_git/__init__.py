@@ -7,7 +7,9 @@ settings, its errors and the JSON shapes it returns. Names are imported on first
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+# Not `from typing import TYPE_CHECKING`: every command imports this package first, and
+# `sync` and `search` start git before typing loads (repo/prestart.py).
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 

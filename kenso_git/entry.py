@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-from typing import NoReturn
 
 from kenso_git.records import NamedTuple
 
+# No `typing` import here: `sync` and `search` start git (repo/prestart.py) before it loads.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from collections.abc import Sequence
+    from typing import NoReturn
+
     from kenso_git.repo.git import EarlyStatus
+    from kenso_git.repo.prestart import Started
     from kenso_git.repo.workspace import Workspace
 
 
@@ -43,14 +46,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         _exit_now()
     # The process's own command line (not a caller's `main([...])`): exit without teardown.
     own = argv is None
+    started = _prestart(args)
     if args and args[0] == "sync":
         sync = parse_sync_args(args[1:])
         if sync is not None:
-            _run_fast(lambda: _plain_sync(sync), exit_now=own)
+            _run_fast(lambda: _plain_sync(sync, started), exit_now=own)
     if args and args[0] == "search" and not os.environ.get("KENSO_LOG_LEVEL"):
         search = parse_search_args(args[1:])
         if search is not None:
-            _run_fast(lambda: _plain_search(search), exit_now=own)
+            _run_fast(lambda: _plain_search(search, started), exit_now=own)
+    _drop(started)
     from kenso_git.cli.main import main as cli_main
 
     cli_main(args)
@@ -93,8 +98,30 @@ def _run_fast(produce: Callable[[], str | None], *, exit_now: bool = False) -> N
         _exit_now(code)
 
 
-def _plain_sync(options: SyncArgs) -> str | None:
-    ws, early = _early_status()  # before the ~30 ms of imports below: git runs meanwhile (#16)
+def _prestart(args: list[str]) -> Started | None:
+    """The first `git status` of a plain `sync`, or of a `search` that checks freshness,
+    started before anything else is imported (#16: at 48,600 docs git takes ~130 ms, and
+    only what runs after it starts overlaps it). A command line that turns out not to be
+    plain drops it (`_drop`)."""
+    if not args or args[0] not in ("sync", "search") or "--no-sync" in args:
+        return None
+    if any(arg in ("-h", "--help") for arg in args):
+        return None
+    from kenso_git.repo import prestart
+
+    return prestart.start()
+
+
+def _drop(started: Started | None) -> None:
+    """Wait for a status that no one will read (never killed: see repo.git.EarlyStatus)."""
+    if started is not None:
+        from kenso_git.repo.git import Spawned
+
+        Spawned.adopt(started).collect(30.0)
+
+
+def _plain_sync(options: SyncArgs, started: Started | None = None) -> str | None:
+    ws, early = _early_status(started)  # before the ~30 ms of imports below (#16)
     from kenso_git.cli.plaintext import sync_text
 
     return sync_text(
@@ -106,10 +133,12 @@ def _plain_sync(options: SyncArgs) -> str | None:
     )
 
 
-def _early_status() -> tuple[Workspace | None, EarlyStatus | None]:
-    """The work tree around the current folder, and the sync's first `git status` of it,
-    started now (None, None on any trouble: the sync then finds both itself, and says why
-    it cannot)."""
+def _early_status(
+    started: Started | None = None,
+) -> tuple[Workspace | None, EarlyStatus | None]:
+    """The work tree around the current folder, and the first `git status` of it: `started`
+    when it looked at this work tree, else one started now (None, None on any trouble: the
+    caller then finds both itself, and says why it cannot)."""
     from pathlib import Path
 
     from kenso_git.errors import KensoError
@@ -120,13 +149,17 @@ def _early_status() -> tuple[Workspace | None, EarlyStatus | None]:
     try:
         ws = find_workspace(Path.cwd())
     except (KensoError, OSError):
+        _drop(started)
         return None, None
-    return ws, git.start_status(ws, head=head_commit(ws))
+    early = None if started is None else git.adopt_status(ws, started)
+    return ws, early if early is not None else git.start_status(ws, head=head_commit(ws))
 
 
-def _plain_search(options: SearchArgs) -> str:
+def _plain_search(options: SearchArgs, started: Started | None = None) -> str:
     # The freshness check's `git status`, before the ~60 ms of imports below (#16)
-    ws, early = (None, None) if options.no_sync else _early_status()
+    ws, early = (None, None) if options.no_sync else _early_status(started)
+    if options.no_sync:
+        _drop(started)
     try:
         from pathlib import Path
 

@@ -13,12 +13,13 @@ Every module of the package takes `NamedTuple` from here (tests/test_records.py 
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING
-from typing import Any
 
 __all__ = ["NamedTuple"]
 
+# No `typing` import at run time: the entry starts git before typing loads (repo/prestart.py).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
     from typing import NamedTuple as NamedTuple  # noqa: TID251  # what checkers see
 else:
     # what typing.NamedTuple refuses in a class body, and what it does not copy from it

@@ -31,10 +31,10 @@ from kenso_git.index.lock import coalesced
 from kenso_git.index.lock import holder
 from kenso_git.index.lock import try_lock
 from kenso_git.records import NamedTuple
-from kenso_git.repo.git import GIT_REPO_VARS
 from kenso_git.repo.git import diff_names
 from kenso_git.repo.git import rebase_will_rewrite
-from kenso_git.repo.git import scrubbed_env
+from kenso_git.repo.prestart import GIT_REPO_VARS
+from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import is_markdown

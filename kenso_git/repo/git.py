@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
+from kenso_git.repo import prestart
+from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -29,33 +31,6 @@ GITLINK_MODE = 0o160000
 SYMLINK_MODE = 0o120000
 ZERO_OID = "0" * 40
 _SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for it
-
-# Variables git exports into hooks that would point us at the wrong repository or index.
-# GIT_CONFIG_* (git -c, GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL...) are kept.
-GIT_REPO_VARS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-    "GIT_QUARANTINE_PATH",
-    "GIT_CEILING_DIRECTORIES",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-    "GIT_EXEC_PATH",
-    "GIT_REFLOG_ACTION",
-    "GIT_INTERNAL_SUPER_PREFIX",
-    "GIT_SHALLOW_FILE",
-    "GIT_REPLACE_REF_BASE",
-    "GIT_GRAFT_FILE",
-    "GIT_NO_REPLACE_OBJECTS",
-    "GIT_LITERAL_PATHSPECS",
-    "GIT_GLOB_PATHSPECS",
-    "GIT_NOGLOB_PATHSPECS",
-    "GIT_ICASE_PATHSPECS",
-)
 
 
 class HeadState(NamedTuple):
@@ -87,12 +62,6 @@ def blob_id(data: bytes) -> str:
     digest = hashlib.sha1(header, usedforsecurity=False)
     digest.update(data)
     return digest.hexdigest()
-
-
-def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A copy of the environment without the repository-locating GIT_* variables."""
-    source = os.environ if environ is None else environ
-    return {k: v for k, v in source.items() if k not in GIT_REPO_VARS}
 
 
 def _open(ws: Workspace) -> pygit2.Repository:
@@ -330,27 +299,15 @@ class Spawned:
             OSError: the program cannot be started.
         """
         self.argv = argv
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        try:
-            self.pid: int | None = os.posix_spawnp(
-                argv[0],
-                argv,
-                env,
-                file_actions=[
-                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                    (os.POSIX_SPAWN_DUP2, out_w, 1),
-                    (os.POSIX_SPAWN_DUP2, err_w, 2),
-                ],
-            )
-        except BaseException:
-            os.close(out_r)
-            os.close(err_r)
-            raise
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-        self._out, self._err = out_r, err_r
+        self.pid: int | None
+        self.pid, self._out, self._err = prestart.spawn(argv, env)
+
+    @classmethod
+    def adopt(cls, started: prestart.Started) -> Spawned:
+        """The program `prestart.start` started, to collect here."""
+        run = cls.__new__(cls)
+        run.argv, run.pid, run._out, run._err = started.argv, started.pid, started.out, started.err
+        return run
 
     def collect(self, timeout: float) -> tuple[int, bytes, bytes]:
         """Wait for the program; (exit status, stdout, stderr).
@@ -475,9 +432,17 @@ class EarlyStatus:
             OSError: git cannot be started.
         """
         self.started_ns = time.time_ns()
-        self.args = _status_args(_locks(False), "normal", ())
+        self.args = list(prestart.STATUS_ARGS)
         self.run = Spawned(_git_argv(ws, self.args), scrubbed_env())
         self.head = head
+
+    @classmethod
+    def adopt(cls, started: prestart.Started) -> EarlyStatus:
+        """The status `prestart.start` started before the workspace was found."""
+        early = cls.__new__(cls)
+        early.started_ns, early.head = started.started_ns, started.head
+        early.args, early.run = list(prestart.STATUS_ARGS), Spawned.adopt(started)
+        return early
 
     def answer(self) -> list[str]:
         """The paths git listed (`_status`'s records).
@@ -498,6 +463,16 @@ class EarlyStatus:
         if self.run.pid is not None:
             with contextlib.suppress(OSError, TimeoutError):
                 self.run.collect(30.0)
+
+
+def adopt_status(ws: Workspace, started: prestart.Started) -> EarlyStatus | None:
+    """`started` as the `EarlyStatus` of `ws`, when it looked at `ws`'s work tree; else it
+    is waited for and dropped, and None returned."""
+    early = EarlyStatus.adopt(started)
+    if started.root == str(ws.root) and ws.git_dir is not None:
+        return early
+    early.discard()
+    return None
 
 
 def start_status(ws: Workspace, *, head: str | None) -> EarlyStatus | None:

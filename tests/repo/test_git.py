@@ -12,8 +12,8 @@ from kenso_git.repo import git as gitrepo
 from kenso_git.repo.git import blob_id
 from kenso_git.repo.git import head_state
 from kenso_git.repo.git import hooks_dir
-from kenso_git.repo.git import scrubbed_env
 from kenso_git.repo.git import worktree_blob_ids
+from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import find_workspace
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
