@@ -107,6 +107,8 @@ def _prestart(args: list[str]) -> Started | None:
         return None
     if any(arg in ("-h", "--help") for arg in args):
         return None
+    if args[0] == "search" and os.environ.get("KENSO_LOG_LEVEL"):
+        return None  # the click command answers it
     from kenso_git.repo import prestart
 
     return prestart.start()
@@ -115,9 +117,12 @@ def _prestart(args: list[str]) -> Started | None:
 def _drop(started: Started | None) -> None:
     """Wait for a status that no one will read (never killed: see repo.git.EarlyStatus)."""
     if started is not None:
+        import contextlib
+
         from kenso_git.repo.git import Spawned
 
-        Spawned.adopt(started).collect(30.0)
+        with contextlib.suppress(OSError, TimeoutError):
+            Spawned.adopt(started).collect(30.0)
 
 
 def _plain_sync(options: SyncArgs, started: Started | None = None) -> str | None:
