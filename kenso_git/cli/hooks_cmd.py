@@ -64,6 +64,11 @@ def install() -> None:
         click.echo(report.snippet)
     if not report.changed and report.owner is None:
         click.echo(f"kenso-git hooks already installed in {folder}", err=True)
+    from kenso_git.repo.git import untracked_cache_tip
+
+    tip = untracked_cache_tip(ws)
+    if tip is not None:
+        click.echo(tip, err=True)
     from kenso_git.kb import KnowledgeBase
 
     if not KnowledgeBase.of_workspace(ws).has_index():

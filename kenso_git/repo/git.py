@@ -379,6 +379,48 @@ def hooks_path_setting(ws: Workspace) -> str | None:
     return out or None
 
 
+# Past this many tracked files, git's untracked cache is worth recommending (#16).
+MANY_FILES = 10_000
+
+
+def index_entries(ws: Workspace) -> int | None:
+    """How many entries git's index holds (its header's count; no git call), or None."""
+    if ws.git_dir is None:
+        return None
+    try:
+        with open(ws.git_dir / "index", "rb") as index:
+            header = index.read(12)
+    except OSError:
+        return None
+    if len(header) < 12 or header[:4] != b"DIRC":
+        return None
+    return int.from_bytes(header[8:12], "big")
+
+
+def untracked_cache_tip(ws: Workspace) -> str | None:
+    """One line recommending git's untracked cache for a large work tree that does not use
+    it, else None. With it, `git status` (every freshness check of kenso-git runs one)
+    rereads only the folders whose mtime changed: at 48,600 files ~100 of its ~230 ms."""
+    entries = index_entries(ws)
+    if entries is None or entries < MANY_FILES:
+        return None
+    try:
+        cache = run_git(ws, "config", "--type=bool", "--get", "core.untrackedCache").strip()
+    except GitError:  # unset (exit 1), or not a boolean ("keep")
+        cache = ""
+    try:
+        many = run_git(ws, "config", "--type=bool", "--get", "feature.manyFiles").strip()
+    except GitError:
+        many = ""
+    if cache or many == "true":
+        return None  # set either way: the user decided
+    return (
+        f"tip: {entries:,} files are tracked here; `git config core.untrackedCache true` "
+        "lets every git status (kenso-git's freshness checks run one) skip the folders "
+        "that did not change"
+    )
+
+
 def diff_names(ws: Workspace, old: str, new: str) -> list[str] | None:
     """Every path that differs between commits `old` and `new` (renames as delete + add).
 
