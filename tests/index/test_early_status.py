@@ -130,17 +130,28 @@ main()
 """
 
 
-def test_the_sync_command_starts_git_before_it_loads_the_index_code(repo: Path) -> None:
-    """`kenso-git sync`'s ~30 ms of imports (the database layer, the indexer) run while
-    git's status of the tree runs: git starts first."""
+def _probe(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`kenso-git ARGV...` as the process's own command (os._exit at the end), in `root`,
+    reporting each process it spawns (PROBE)."""
+    script = PROBE.replace('"sync", "--quiet"', ", ".join(f'"{arg}"' for arg in argv))
     env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=repo, env=env, capture_output=True, text=True
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True
     )
+
+
+def _spawned_first(proc: subprocess.CompletedProcess[str]) -> None:
+    """The one git spawned is the whole tree's status, before typing and SQLite load."""
     assert proc.returncode == 0, proc.stderr
     spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
     assert spawns == ["spawn ['--no-optional-locks', 'status'] sqlite-layer-loaded=False"], spawns
     assert "typing-loaded" not in proc.stderr  # git starts before typing loads (prestart.py)
+
+
+def test_the_sync_command_starts_git_before_it_loads_the_index_code(repo: Path) -> None:
+    """`kenso-git sync`'s ~30 ms of imports (the database layer, the indexer) run while
+    git's status of the tree runs: git starts first."""
+    _spawned_first(_probe(repo, "sync", "--quiet"))
 
 
 def test_a_search_after_an_edit_starts_its_one_git_status_before_loading_the_index_code(
@@ -151,15 +162,8 @@ def test_a_search_after_an_edit_starts_its_one_git_status_before_loading_the_ind
     process leaves without the interpreter's teardown, its output whole."""
     edited = repo / "docs/d3.md"
     edited.write_text(doc("Doc 3", "A zqearlyword appeared after the last sync.\n"))
-    script = PROBE.replace('"sync", "--quiet"', '"search", "zqearlyword", "--json"')
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True
-    )
-    assert proc.returncode == 0, proc.stderr
-    spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
-    assert spawns == ["spawn ['--no-optional-locks', 'status'] sqlite-layer-loaded=False"], spawns
-    assert "typing-loaded" not in proc.stderr  # git starts before typing loads (prestart.py)
+    proc = _probe(repo, "search", "zqearlyword", "--json")
+    _spawned_first(proc)
     hits = json.loads(proc.stdout)
     assert [hit["file_path"] for hit in hits] == ["docs/d3.md"]
 
@@ -168,11 +172,7 @@ def test_a_search_without_query_sync_starts_no_git(repo: Path) -> None:
     words = "The zqquietword section is long enough for the index to keep it as a chunk."
     (repo / "docs/d4.md").write_text(doc("Doc 4", words + "\n"))
     KnowledgeBase.open(repo).sync()
-    script = PROBE.replace('"sync", "--quiet"', '"search", "zqquietword", "--no-sync", "--json"')
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", script], cwd=repo, env=env, capture_output=True, text=True
-    )
+    proc = _probe(repo, "search", "zqquietword", "--no-sync", "--json")
     assert proc.returncode == 0, proc.stderr
     assert "spawn" not in proc.stderr
     assert "docs/d4.md" in [hit["file_path"] for hit in json.loads(proc.stdout)]
@@ -181,10 +181,6 @@ def test_a_search_without_query_sync_starts_no_git(repo: Path) -> None:
 def test_a_fast_command_that_fails_keeps_its_exit_code_and_message(tmp_path: Path) -> None:
     """Leaving without teardown (os._exit) still flushes the error and exits 3."""
     root = init_repo(tmp_path / "bare", {"a.md": doc("Alpha")})
-    script = PROBE.replace('"sync", "--quiet"', '"search", "alpha"')
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
-    proc = subprocess.run(
-        [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True
-    )
+    proc = _probe(root, "search", "alpha")
     assert proc.returncode == 3, proc.stderr
     assert "no search index" in proc.stderr
