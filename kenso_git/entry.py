@@ -98,6 +98,15 @@ def _run_fast(produce: Callable[[], str | None], *, exit_now: bool = False) -> N
         _exit_now(code)
 
 
+_OFF = ("0", "false", "no", "off")  # how KENSO_QUERY_SYNC says no (config.py reads it alike)
+
+
+def _query_sync_by_env() -> bool:
+    """False when KENSO_QUERY_SYNC turns the freshness check off (the settings file is read
+    later: a status started for it is then stopped unread)."""
+    return os.environ.get("KENSO_QUERY_SYNC", "").strip().lower() not in _OFF
+
+
 def _prestart(args: list[str]) -> Started | None:
     """The first `git status` of a plain `sync`, or of a `search` that checks freshness,
     started before anything else is imported (#16: at 48,600 docs git takes ~130 ms, and
@@ -109,20 +118,19 @@ def _prestart(args: list[str]) -> Started | None:
         return None
     if args[0] == "search" and os.environ.get("KENSO_LOG_LEVEL"):
         return None  # the click command answers it
+    if args[0] == "search" and not _query_sync_by_env():
+        return None  # no freshness check to answer
     from kenso_git.repo import prestart
 
     return prestart.start()
 
 
 def _drop(started: Started | None) -> None:
-    """Wait for a status that no one will read (never killed: see repo.git.EarlyStatus)."""
+    """Stop a status that no one will read (see repo.git.EarlyStatus.discard)."""
     if started is not None:
-        import contextlib
-
         from kenso_git.repo.git import Spawned
 
-        with contextlib.suppress(OSError, TimeoutError):
-            Spawned.adopt(started).collect(30.0)
+        Spawned.adopt(started).stop()
 
 
 def _plain_sync(options: SyncArgs, started: Started | None = None) -> str | None:
@@ -162,8 +170,9 @@ def _early_status(
 
 def _plain_search(options: SearchArgs, started: Started | None = None) -> str:
     # The freshness check's `git status`, before the ~60 ms of imports below (#16)
-    ws, early = (None, None) if options.no_sync else _early_status(started)
-    if options.no_sync:
+    checks = not options.no_sync and _query_sync_by_env()
+    ws, early = _early_status(started) if checks else (None, None)
+    if not checks:
         _drop(started)
     try:
         from pathlib import Path

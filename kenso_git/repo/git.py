@@ -309,6 +309,19 @@ class Spawned:
         run.argv, run.pid, run._out, run._err = started.argv, started.pid, started.out, started.err
         return run
 
+    def stop(self) -> None:
+        """Kill the program unless collected already, and reap it (idempotent)."""
+        pid, self.pid = self.pid, None
+        if pid is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, _SIGKILL)
+        for fd in (self._out, self._err):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
     def collect(self, timeout: float) -> tuple[int, bytes, bytes]:
         """Wait for the program; (exit status, stdout, stderr).
 
@@ -500,16 +513,16 @@ class EarlyStatus:
         return self.run.pid is not None and fresh and head == self.head
 
     def discard(self) -> None:
-        """Wait for git and drop its answer, unless it was taken (idempotent). Never
-        killed: git cleans up after itself."""
-        if self.run.pid is not None:
-            with contextlib.suppress(OSError, TimeoutError):
-                self.run.collect(30.0)
+        """Stop git and drop its answer, unless it was taken (idempotent). A status that
+        takes no optional lock holds no lock and writes nothing, so stopping it leaves
+        nothing behind, and a command that does not need its answer (query-sync off in the
+        settings, HEAD moved) does not wait for git's whole scan of the tree."""
+        self.run.stop()
 
 
 def adopt_status(ws: Workspace, started: prestart.Started) -> EarlyStatus | None:
     """`started` as the `EarlyStatus` of `ws`, when it looked at `ws`'s work tree; else it
-    is waited for and dropped, and None returned."""
+    is stopped, and None returned."""
     early = EarlyStatus.adopt(started)
     if started.root == str(ws.root) and ws.git_dir is not None:
         return early

@@ -130,11 +130,11 @@ main()
 """
 
 
-def _probe(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+def _probe(root: Path, *argv: str, **extra: str) -> subprocess.CompletedProcess[str]:
     """`kenso-git ARGV...` as the process's own command (os._exit at the end), in `root`,
-    reporting each process it spawns (PROBE)."""
+    reporting each process it spawns (PROBE); `extra`: environment variables to set."""
     script = PROBE.replace('"sync", "--quiet"', ", ".join(f'"{arg}"' for arg in argv))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KENSO_")} | extra
     return subprocess.run(
         [sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True
     )
@@ -184,3 +184,23 @@ def test_a_fast_command_that_fails_keeps_its_exit_code_and_message(tmp_path: Pat
     proc = _probe(root, "search", "alpha")
     assert proc.returncode == 3, proc.stderr
     assert "no search index" in proc.stderr
+
+
+@pytest.mark.parametrize("how", ["environment", "settings file"])
+def test_a_search_with_query_sync_turned_off_does_not_wait_for_a_status(
+    repo: Path, how: str
+) -> None:
+    """KENSO_QUERY_SYNC=0 starts no git; `query-sync = false` in the settings (read after git
+    started) stops the status unread: a stopped git leaves no lock and no child."""
+    words = "The zqoffword section is long enough for the index to keep it as a chunk."
+    (repo / "docs/d5.md").write_text(doc("Doc 5", words + "\n"))
+    KnowledgeBase.open(repo).sync()
+    extra = {"KENSO_QUERY_SYNC": "0"} if how == "environment" else {}
+    if how == "settings file":
+        (repo / ".kenso.toml").write_text("query-sync = false\n")
+    proc = _probe(repo, "search", "zqoffword", "--json", **extra)
+    assert proc.returncode == 0, proc.stderr
+    spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
+    assert len(spawns) == (0 if how == "environment" else 1)
+    assert "docs/d5.md" in [hit["file_path"] for hit in json.loads(proc.stdout)]
+    assert not (repo / ".git/index.lock").exists()

@@ -263,3 +263,15 @@ def test_a_large_work_tree_without_the_untracked_cache_is_told_about_it(
         assert gitrepo.untracked_cache_tip(ws) is None  # the user decided
         git(root, "config", "--unset", key)
     assert gitrepo.untracked_cache_tip(ws) is not None
+
+
+def test_a_program_no_one_will_read_is_stopped_and_reaped_at_once() -> None:
+    """EarlyStatus.discard stops git rather than waiting for its whole scan of the tree."""
+    run = gitrepo.Spawned(["sleep", "30"], dict(os.environ))
+    pid = run.pid
+    assert pid is not None
+    run.stop()
+    run.stop()  # idempotent
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no zombie, and it did not run its 30 s
+    assert run.pid is None
