@@ -245,7 +245,7 @@ class KnowledgeBase:
         """Hand the first freshness check a `git status` of the whole tree that the caller
         started when its process began (`git.start_status`, entry.py): git runs while the
         search modules load. Left unused (another scope, HEAD moved, no check), it is
-        waited for and dropped."""
+        stopped unread."""
         self._early = early
 
     def _refresh(self, early: EarlyStatus | None) -> None:

@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING
 from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
 from kenso_git.repo import prestart
+from kenso_git.repo.gitconfig import is_false
+from kenso_git.repo.gitconfig import is_true
+from kenso_git.repo.gitconfig import read_config
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import Workspace
 
@@ -417,15 +420,9 @@ def untracked_cache_tip(ws: Workspace) -> str | None:
     entries = index_entries(ws)
     if entries is None or entries < MANY_FILES:
         return None
-    try:
-        cache = run_git(ws, "config", "--type=bool", "--get", "core.untrackedCache").strip()
-    except GitError:  # unset (exit 1), or not a boolean ("keep")
-        cache = ""
-    try:
-        many = run_git(ws, "config", "--type=bool", "--get", "feature.manyFiles").strip()
-    except GitError:
-        many = ""
-    if cache or many == "true":
+    config = read_config(ws)
+    cache = config.get("core.untrackedcache", "")  # `keep` (git's default) decides nothing
+    if is_true(cache) or is_false(cache) or is_true(config.get("feature.manyfiles", "")):
         return None  # set either way: the user decided
     return (
         f"tip: {entries:,} files are tracked here; `git config core.untrackedCache true` "
@@ -478,26 +475,17 @@ class EarlyStatus:
     """
 
     MAX_AGE_NS = 2_000_000_000
-    __slots__ = ("args", "head", "run", "started_ns")
+    __slots__ = ("head", "run", "started_ns")
 
-    def __init__(self, ws: Workspace, head: str | None) -> None:
-        """Start it (see `start_status`).
-
-        Raises:
-            OSError: git cannot be started.
-        """
-        self.started_ns = time.time_ns()
-        self.args = list(prestart.STATUS_ARGS)
-        self.run = Spawned(_git_argv(ws, self.args), scrubbed_env())
-        self.head = head
+    def __init__(self, run: Spawned, head: str | None, started_ns: int) -> None:
+        """The status `run` (git with `prestart.STATUS_ARGS`), started at `started_ns` with
+        HEAD at `head`: see `start_status` and `adopt`."""
+        self.run, self.head, self.started_ns = run, head, started_ns
 
     @classmethod
     def adopt(cls, started: prestart.Started) -> EarlyStatus:
         """The status `prestart.start` started before the workspace was found."""
-        early = cls.__new__(cls)
-        early.started_ns, early.head = started.started_ns, started.head
-        early.args, early.run = list(prestart.STATUS_ARGS), Spawned.adopt(started)
-        return early
+        return cls(Spawned.adopt(started), started.head, started.started_ns)
 
     def answer(self) -> list[str]:
         """The paths git listed (`_status`'s records).
@@ -505,7 +493,7 @@ class EarlyStatus:
         Raises:
             GitError: git failed or timed out.
         """
-        return _records(_finish(self.args, lambda: self.run.collect(30.0)))
+        return _records(_finish(prestart.STATUS_ARGS, lambda: self.run.collect(30.0)))
 
     def usable(self, head: str | None) -> bool:
         """Whether it can answer a status asked now, at `head`."""
@@ -535,10 +523,12 @@ def start_status(ws: Workspace, *, head: str | None) -> EarlyStatus | None:
     cannot be started (the caller then asks as usual). The caller must `discard` it."""
     if ws.git_dir is None:
         return None
+    started_ns = time.time_ns()
     try:
-        return EarlyStatus(ws, head)
+        run = Spawned(_git_argv(ws, prestart.STATUS_ARGS), scrubbed_env())
     except OSError:
         return None
+    return EarlyStatus(run, head, started_ns)
 
 
 def status_paths(

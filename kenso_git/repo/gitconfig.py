@@ -12,7 +12,19 @@ from pathlib import Path
 
 from kenso_git.repo.workspace import Workspace
 
-_TRUE = {"true", "yes", "on", "1", "input"}
+_TRUE = {"true", "yes", "on", "1", "input"}  # core.autocrlf's values that convert
+_BOOL_TRUE = frozenset({"true", "yes", "on", "1"})
+_BOOL_FALSE = frozenset({"false", "no", "off", "0"})
+
+
+def is_true(value: str) -> bool:
+    """A git boolean that says yes (`git config --type=bool` prints `true`)."""
+    return value.strip().lower() in _BOOL_TRUE
+
+
+def is_false(value: str) -> bool:
+    """A git boolean that says no."""
+    return value.strip().lower() in _BOOL_FALSE
 
 
 def _config_files(ws: Workspace) -> list[Path]:

@@ -26,14 +26,14 @@ Link = tuple[str, str, str, str]
 
 
 _ID = "(SELECT id FROM paths WHERE path = {})"
-# The path ids first, then one statement for all the links, in (source, target, relation)
-# id order: 133k links of one 2 MB file cost 1.3 s of CPU as executemany in entry order,
-# 0.6 s so (sorted rows extend the primary key at its end instead of all over it). The
-# entry index breaks ties, so INSERT OR IGNORE still keeps the first raw form of a
-# duplicate; readers never depend on row order.
-# The ends go in as one sorted array of distinct strings: read from the link rows with a
-# UNION, 166k ends cost 0.7 s of SQL, so 0.1 s.
+# The path ids first: the ends go in as one sorted array of distinct strings (read from
+# the link rows with a UNION, 166k ends cost 0.7 s of SQL; so, 0.1 s).
 _ADD_PATHS = "INSERT OR IGNORE INTO paths(path) SELECT value FROM json_each(?)"
+# Then one statement for all the links, in (source, target, relation) id order: 133k
+# links of one 2 MB file cost 1.3 s of CPU as executemany in entry order, 0.6 s so (sorted
+# rows extend the primary key at its end instead of all over it). The entry index breaks
+# ties, so INSERT OR IGNORE still keeps the first raw form of a duplicate; readers never
+# depend on row order.
 _ADD = (
     "INSERT OR IGNORE INTO link_rows(source_id, target_id, relation_type, raw_target) "
     "SELECT s.id, t.id, json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]') "
@@ -83,9 +83,9 @@ def add_links(
     *,
     replacing: Iterable[str] = (),
 ) -> None:
-    """Insert (source, link) rows without touching the sources' other links (but those
-    of the sources `replacing`, deleted first): one statement for all of them, as one
-    sync may re-link one 2 MB doc of entries."""
+    """Insert `rows` (`Link`: source, target, relation, raw target) without touching the
+    sources' other links (but those of the sources `replacing`, deleted first): one
+    statement for all of them, as one sync may re-link one 2 MB doc of entries."""
     freed: list[int] = []
     for source in replacing:
         # the ends of its old links (no RETURNING: SQLite 3.34 has none)

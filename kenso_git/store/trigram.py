@@ -45,7 +45,8 @@ CJK_RANGES = (
 )
 # SQLite's GLOB compares code points in a [a-b] class, so this one pattern finds CJK text
 # in C at ingest, with no Python function that other writers of the file would lack.
-GLOB = "*[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]*"
+_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES)  # `[...]` of GLOB and _cjk
+GLOB = f"*[{_CLASS}]*"
 
 _TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au")
 
@@ -55,7 +56,7 @@ _TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au")
 # every command paid at import (the connection module imports this one).
 @functools.cache
 def _cjk() -> re.Pattern[str]:
-    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES) + "]")
+    return re.compile(f"[{_CLASS}]")
 
 
 HAS_CJK = "kenso_has_cjk"
