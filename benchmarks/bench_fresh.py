@@ -271,12 +271,12 @@ def _scaled_round(
     subprocess.run([exe, "hooks", "install"], cwd=root, check=True, capture_output=True, env=env)
     subprocess.run([exe, "sync"], cwd=root, check=True, capture_output=True, env=env)
     syncs = [_timed(root, [exe, "sync"], env) for _ in range(runs)]
+    # Interleaved, a checkout without hooks then one with them, so that the host's drift
+    # (its speed varies up to 2x over minutes) falls on both alike.
     without, with_hooks = [], []
-    for _ in range(max(5, runs // 2)):
+    for _ in range(max(9, runs)):
         without.append(_timed(root, [*plain, "checkout", "-q", "ten"], env)[0])
         _timed(root, [*plain, "checkout", "-q", "main"], env)
-    subprocess.run([exe, "sync"], cwd=root, check=True, capture_output=True, env=env)
-    for _ in range(max(5, runs // 2)):
         with_hooks.append(_timed(root, ["git", "checkout", "-q", "ten"], env)[0])
         _timed(root, ["git", "checkout", "-q", "main"], env)
     target = sorted(root.glob("d07/**/*.md"))[3]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
 from kenso_git.repo import prestart
+from kenso_git.repo import statusindex
 from kenso_git.repo.gitconfig import is_false
 from kenso_git.repo.gitconfig import is_true
 from kenso_git.repo.gitconfig import read_config
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
 GITLINK_MODE = 0o160000
 SYMLINK_MODE = 0o120000
 ZERO_OID = "0" * 40
-_SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for it
+_SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for them
+_SIGTERM = 15
 
 
 class HeadState(NamedTuple):
@@ -317,13 +319,22 @@ class Spawned:
         pid, self.pid = self.pid, None
         if pid is None:
             return
+        # SIGTERM first: git then removes its lock files (the status copy's, see
+        # repo/statusindex.py) on the way out; SIGKILL if it has not gone within a second.
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, _SIGKILL)
+            os.kill(pid, _SIGTERM)
         for fd in (self._out, self._err):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        deadline = time.monotonic() + 1.0
         with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() > deadline:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, _SIGKILL)
+                    os.waitpid(pid, 0)
+                    break
+                time.sleep(0.0005)
 
     def collect(self, timeout: float) -> tuple[int, bytes, bytes]:
         """Wait for the program; (exit status, stdout, stderr).
@@ -415,8 +426,9 @@ def index_entries(ws: Workspace) -> int | None:
 
 def untracked_cache_tip(ws: Workspace) -> str | None:
     """One line recommending git's untracked cache for a large work tree that does not use
-    it, else None. With it, `git status` (every freshness check of kenso-git runs one)
-    rereads only the folders whose mtime changed: at 48,600 files ~100 of its ~230 ms."""
+    it, else None. With it, the user's own `git status` rereads only the folders whose mtime
+    changed: at 48,600 files ~100 of its ~230 ms. (kenso-git's statuses have it either way,
+    in their copy of the index: repo/statusindex.py.)"""
     entries = index_entries(ws)
     if entries is None or entries < MANY_FILES:
         return None
@@ -426,8 +438,8 @@ def untracked_cache_tip(ws: Workspace) -> str | None:
         return None  # set either way: the user decided
     return (
         f"tip: {entries:,} files are tracked here; `git config core.untrackedCache true` "
-        "lets every git status (kenso-git's freshness checks run one) skip the folders "
-        "that did not change"
+        "lets your own git status skip the folders that did not change (kenso-git's "
+        "checks do so already, on their copy of git's index)"
     )
 
 
@@ -468,24 +480,29 @@ class EarlyStatus:
     """A `git status` of the whole tree started before the caller needs it (`start_status`):
     git's parallel lstat of every tracked file runs while the caller opens its index.
 
-    It takes no optional lock, even for a command the user ran: its output is read later,
-    and git blocked on a full pipe must not hold `index.lock` meanwhile (the user's next
-    git command would fail on it). Used only while `usable`: the same HEAD, within
-    `MAX_AGE_NS` of its start (a sync that waited for the write lock asks git again).
+    It never takes git's `index.lock`, even for a command the user ran: its output is read
+    later, and git blocked on a full pipe must not hold that lock meanwhile (the user's next
+    git command would fail on it). It runs on kenso-git's copy of the index where it can
+    (`private`, repo/statusindex.py), whose lock only other kenso-git statuses want. Used
+    only while `usable`: the same HEAD, within `MAX_AGE_NS` of its start (a sync that
+    waited for the write lock asks git again).
     """
 
     MAX_AGE_NS = 2_000_000_000
-    __slots__ = ("head", "run", "started_ns")
+    __slots__ = ("head", "private", "run", "started_ns")
 
-    def __init__(self, run: Spawned, head: str | None, started_ns: int) -> None:
+    def __init__(
+        self, run: Spawned, head: str | None, started_ns: int, private: str | None
+    ) -> None:
         """The status `run` (git with `prestart.STATUS_ARGS`), started at `started_ns` with
-        HEAD at `head`: see `start_status` and `adopt`."""
-        self.run, self.head, self.started_ns = run, head, started_ns
+        HEAD at `head` on the index copy `private` (None: git's own): see `start_status`
+        and `adopt`."""
+        self.run, self.head, self.started_ns, self.private = run, head, started_ns, private
 
     @classmethod
     def adopt(cls, started: prestart.Started) -> EarlyStatus:
         """The status `prestart.start` started before the workspace was found."""
-        return cls(Spawned.adopt(started), started.head, started.started_ns)
+        return cls(Spawned.adopt(started), started.head, started.started_ns, started.private)
 
     def answer(self) -> list[str]:
         """The paths git listed (`_status`'s records).
@@ -501,10 +518,11 @@ class EarlyStatus:
         return self.run.pid is not None and fresh and head == self.head
 
     def discard(self) -> None:
-        """Stop git and drop its answer, unless it was taken (idempotent). A status that
-        takes no optional lock holds no lock and writes nothing, so stopping it leaves
-        nothing behind, and a command that does not need its answer (query-sync off in the
-        settings, HEAD moved) does not wait for git's whole scan of the tree."""
+        """Stop git and drop its answer, unless it was taken (idempotent). A status holds no
+        lock of git's and writes nothing git reads (at most kenso-git's copy of the index,
+        whose lock git removes as it stops), so stopping it leaves nothing behind, and a
+        command that does not need its answer (query-sync off in the settings, HEAD moved)
+        does not wait for git's whole scan of the tree."""
         self.run.stop()
 
 
@@ -524,11 +542,12 @@ def start_status(ws: Workspace, *, head: str | None) -> EarlyStatus | None:
     if ws.git_dir is None:
         return None
     started_ns = time.time_ns()
+    command = _status_command(ws, "normal", ())
     try:
-        run = Spawned(_git_argv(ws, prestart.STATUS_ARGS), scrubbed_env())
+        run = Spawned(command.argv, command.env)
     except OSError:
         return None
-    return EarlyStatus(run, head, started_ns)
+    return EarlyStatus(run, head, started_ns, command.private)
 
 
 def status_paths(
@@ -540,15 +559,17 @@ def status_paths(
 ) -> list[str] | None:
     """Every path under `pathspecs` whose work-tree or staged state differs from HEAD.
 
-    One `git status` (C, parallel lstat; it uses the untracked cache and fsmonitor where
-    the repository enabled them). Without `refresh` it takes no optional lock, so it never
-    holds `index.lock` when the user's next git command wants it; with `refresh` (a command
-    the user ran) git may rewrite its index's stat data, so that files it had to re-read
-    (written in the same second as the index) are not re-read by every later status.
-    Untracked files are listed one by one, ignored files not at all. None when git cannot
-    tell (not a repository, git missing or failing). `early`: that first status, already
-    started for the whole tree (`start_status`, without `refresh`; the caller checked it is
-    `usable`), is taken when `pathspecs` is the whole tree.
+    One `git status` (C, parallel lstat; with the untracked cache, and fsmonitor where the
+    repository enabled it), on kenso-git's copy of the index (repo/statusindex.py), which
+    git may update: git's own index is never written. Where no copy can be made, git's
+    own index is read without optional locks, so git never holds `index.lock` when the
+    user's next git command wants it; with `refresh` (a command the user ran) git may then
+    rewrite its index's stat data, so that files it had to re-read (written in the same
+    second as the index) are not re-read by every later status. Untracked files are
+    listed one by one, ignored files not at all. None when git cannot tell (not a
+    repository, git missing or failing). `early`: that first status, already started for
+    the whole tree (`start_status`, without `refresh`; the caller checked it is `usable`),
+    is taken when `pathspecs` is the whole tree.
 
     git is asked for untracked directories as such (`-unormal`), then, only when it named
     some, for the files in them: `-uall` over the whole scope made git read every
@@ -556,34 +577,86 @@ def status_paths(
     """
     if ws.git_dir is None:
         return None
-    locks = _locks(refresh)
     try:
         if early is not None and not pathspecs:
-            listed = early.answer()
+            listed = _early_answer(ws, early, refresh)
         else:
-            listed = _status(ws, locks, "normal", pathspecs)
+            listed = _status(ws, "normal", pathspecs, refresh=refresh)
         folders = [path for path in listed if path.endswith("/")]
         if folders:
-            inside = _status(ws, ("--literal-pathspecs", *locks), "all", folders)
-            listed = [path for path in listed if not path.endswith("/")] + inside
+            # The second status lists the tracked changes under those folders again (a
+            # staged deletion beside the untracked files): each path once.
+            inside = _status(ws, "all", folders, refresh=refresh, literal=True)
+            listed = list(dict.fromkeys([p for p in listed if not p.endswith("/")] + inside))
     except GitError:
         return None
     return listed
 
 
-def _locks(refresh: bool) -> tuple[str, ...]:
-    return () if refresh else ("--no-optional-locks",)
+def _early_answer(ws: Workspace, early: EarlyStatus, refresh: bool) -> list[str]:
+    try:
+        return early.answer()
+    except GitError:
+        if early.private is None:
+            raise
+    _forget_copy(ws)  # as `_status` does
+    return _status(ws, "normal", (), refresh=refresh, use_copy=False)
+
+
+class _StatusCommand(NamedTuple):
+    argv: list[str]
+    env: dict[str, str]
+    private: str | None  # the copy of git's index it runs on; None: git's own
+
+
+def _status_command(
+    ws: Workspace,
+    untracked: str,
+    pathspecs: Sequence[str],
+    *,
+    refresh: bool = False,
+    literal: bool = False,
+    use_copy: bool = True,
+) -> _StatusCommand:
+    assert ws.git_dir is not None and ws.common_dir is not None
+    flags, env, private = statusindex.status_setup(
+        str(ws.git_dir), str(ws.common_dir), scrubbed_env(), refresh=refresh, use_copy=use_copy
+    )
+    literal_flag = ("--literal-pathspecs",) if literal else ()
+    args = [*flags, *literal_flag, *_status_args(untracked, pathspecs)]
+    return _StatusCommand(_git_argv(ws, args), env, private)
 
 
 def _status(
-    ws: Workspace, flags: Sequence[str], untracked: str, pathspecs: Sequence[str]
+    ws: Workspace,
+    untracked: str,
+    pathspecs: Sequence[str],
+    *,
+    refresh: bool = False,
+    literal: bool = False,
+    use_copy: bool = True,
 ) -> list[str]:
-    return _records(run_git(ws, *_status_args(flags, untracked, pathspecs)))
+    """The records of one status; one that fails on kenso-git's copy of the index (a copy
+    git cannot read, say after a crash) drops the copy and asks git's own index instead."""
+    command = _status_command(
+        ws, untracked, pathspecs, refresh=refresh, literal=literal, use_copy=use_copy
+    )
+    try:
+        return _records(_finish(command.argv[3:], lambda: capture(command.argv, command.env, 30.0)))
+    except GitError:
+        if command.private is None:
+            raise
+    _forget_copy(ws)
+    return _status(ws, untracked, pathspecs, refresh=refresh, literal=literal, use_copy=False)
 
 
-def _status_args(flags: Sequence[str], untracked: str, pathspecs: Sequence[str]) -> list[str]:
+def _forget_copy(ws: Workspace) -> None:
+    assert ws.git_dir is not None
+    statusindex.forget(str(ws.git_dir))
+
+
+def _status_args(untracked: str, pathspecs: Sequence[str]) -> list[str]:
     return [
-        *flags,
         "status",
         "--porcelain=v1",
         "-z",

@@ -2,9 +2,10 @@
 
 At 48,600 docs git's status of the work tree takes ~130 ms, and what kenso-git does meanwhile
 (start-up, imports, opening the index) ~70: only what runs after git starts overlaps it. This
-module needs nothing but `os` and `time` (no `typing`, `pathlib` or `re`: ~20 ms before git
-could start), so the entry starts git first. It finds the work tree the plain way only (a
-`.git` folder in the current folder or above it) and gives up on anything else;
+module needs nothing but `os`, `time` and `statusindex` (which needs no more; no `typing`,
+`pathlib` or `re`: ~20 ms before git could start), so the entry starts git first. It finds
+the work tree the plain way only (a `.git` folder in the current folder or above it) and
+gives up on anything else;
 `repo.git.adopt_status` hands the running status over once the workspace is found the full
 way, and drops it when the two disagree.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import os
 import time
+
+from kenso_git.repo import statusindex
 
 TYPE_CHECKING = False  # typing is not imported here (see above); checkers read the block
 if TYPE_CHECKING:
@@ -44,9 +47,8 @@ GIT_REPO_VARS = (
     "GIT_NOGLOB_PATHSPECS",
     "GIT_ICASE_PATHSPECS",
 )
-# The whole tree's status, taking no optional lock (repo.git.EarlyStatus says why).
+# The whole tree's status (repo/statusindex.py adds the options that say which index).
 STATUS_ARGS = (
-    "--no-optional-locks",
     "status",
     "--porcelain=v1",
     "-z",
@@ -97,14 +99,18 @@ def spawn(argv: list[str], env: Mapping[str, str]) -> tuple[int, int, int]:
 
 
 class Started:
-    """A status started by `start`: the work tree it looked at, HEAD then, the process."""
+    """A status started by `start`: the work tree it looked at, HEAD then, the process, and
+    the copy of git's index it runs on (None: git's own)."""
 
-    __slots__ = ("argv", "err", "head", "out", "pid", "root", "started_ns")
+    __slots__ = ("argv", "err", "head", "out", "pid", "private", "root", "started_ns")
 
-    def __init__(self, root: str, head: str | None, argv: list[str]) -> None:
-        self.root, self.head, self.argv = root, head, argv
+    def __init__(self, root: str, head: str | None) -> None:
+        self.root, self.head = root, head
         self.started_ns = time.time_ns()
-        self.pid, self.out, self.err = spawn(argv, scrubbed_env())
+        git_dir = os.path.join(root, ".git")
+        flags, env, self.private = statusindex.status_setup(git_dir, git_dir, scrubbed_env())
+        self.argv = ["git", "-C", root, *flags, *STATUS_ARGS]
+        self.pid, self.out, self.err = spawn(self.argv, env)
 
 
 def start() -> Started | None:
@@ -115,7 +121,7 @@ def start() -> Started | None:
         root = _plain_root(os.path.realpath(os.getcwd()))
         if root is None:
             return None
-        return Started(root, _head(os.path.join(root, ".git")), ["git", "-C", root, *STATUS_ARGS])
+        return Started(root, _head(os.path.join(root, ".git")))
     except OSError:
         return None
 

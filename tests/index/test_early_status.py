@@ -37,6 +37,17 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def _subcommand(argv: list[str]) -> str:
+    """The git command of `git -C ROOT [OPTIONS] COMMAND ...` (`-c NAME=VALUE` included)."""
+    args = iter(argv[3:])
+    for arg in args:
+        if arg == "-c":
+            next(args)
+        elif not arg.startswith("-"):
+            return arg
+    return ""
+
+
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The order in which this process starts git commands and opens SQLite files."""
     events: list[str] = []
@@ -44,7 +55,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real_connect = sqlite3.connect
 
     def spawn(self: gitmod.Spawned, argv: list[str], env: Any) -> None:
-        events.append("git " + next(a for a in argv[3:] if not a.startswith("-")))
+        events.append("git " + _subcommand(argv))
         real_spawn(self, argv, env)
 
     def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
@@ -119,7 +130,8 @@ from kenso_git.repo import prestart
 real = prestart.spawn
 def spawn(argv, env):
     loaded = "kenso_git.store.connection" in sys.modules
-    sys.stderr.write(f"spawn {argv[3:5]} sqlite-layer-loaded={loaded}\\n")
+    command = [a for a in argv[3:] if a in ("status", "--no-optional-locks")]
+    sys.stderr.write(f"spawn {command} sqlite-layer-loaded={loaded}\\n")
     if "typing" in sys.modules and "coverage" not in sys.modules:  # coverage loads typing
         sys.stderr.write("typing-loaded\\n")
     return real(argv, env)
@@ -144,7 +156,8 @@ def _spawned_first(proc: subprocess.CompletedProcess[str]) -> None:
     """The one git spawned is the whole tree's status, before typing and SQLite load."""
     assert proc.returncode == 0, proc.stderr
     spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
-    assert spawns == ["spawn ['--no-optional-locks', 'status'] sqlite-layer-loaded=False"], spawns
+    # on kenso-git's copy of the index: no `--no-optional-locks` (repo/statusindex.py)
+    assert spawns == ["spawn ['status'] sqlite-layer-loaded=False"], spawns
     assert "typing-loaded" not in proc.stderr  # git starts before typing loads (prestart.py)
 
 

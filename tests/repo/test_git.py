@@ -275,3 +275,21 @@ def test_a_program_no_one_will_read_is_stopped_and_reaped_at_once() -> None:
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no zombie, and it did not run its 30 s
     assert run.pid is None
+
+
+def test_status_paths_names_a_staged_deletion_once_beside_a_new_folder_of_untracked_docs(
+    tmp_path: Path,
+) -> None:
+    """The folder's only tracked doc deleted and staged, a new doc beside it: git lists the
+    folder as untracked, and the second status of its files lists the deletion again (found
+    by tests/repo/test_statusindex.py's property test)."""
+    root = tmp_path / "repo"
+    write(root, {"docs/a/x.md": "# X\n", "docs/b/y.md": "# Y\n"})
+    git(root.parent, "init", "-q", str(root))
+    commit_all(root)
+    (root / "docs/b/y.md").unlink()
+    git(root, "add", "-A")
+    (root / "docs/b/new.md").write_text("# New\n")
+    listed = gitrepo.status_paths(find_workspace(root), [])
+    assert listed is not None
+    assert sorted(listed) == ["docs/b/new.md", "docs/b/y.md"]

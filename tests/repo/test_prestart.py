@@ -32,7 +32,7 @@ def _answer(started: prestart.Started) -> list[str]:
 
 
 def test_its_status_is_the_one_the_full_way_asks(repo: Path) -> None:
-    assert list(prestart.STATUS_ARGS) == gitrepo._status_args(gitrepo._locks(False), "normal", ())
+    assert list(prestart.STATUS_ARGS) == gitrepo._status_args("normal", ())
 
 
 def test_from_a_subfolder_it_looks_at_the_work_tree_and_answers_as_git_status_does(
