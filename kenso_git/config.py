@@ -145,8 +145,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(None, None, "str", None, "KENSO_HOOKS", "env",
             "`0`, `off`, `false` or `no` turns the installed git hooks into no-ops (chained "
             "hooks still run)."),
-    Setting(None, None, "int", 50, "KENSO_HOOK_BACKGROUND_THRESHOLD", "env",
-            "A hook syncs in the background when more Markdown paths than this changed."),
+    Setting(None, None, "int", None, "KENSO_HOOK_BACKGROUND_THRESHOLD", "env",
+            "Unset: a checkout's, merge's or rebase's sync runs detached from git, which "
+            "returns at once. Set: those syncs run before git returns when at most this many "
+            "Markdown paths changed (50 when not a number), in the background above it."),
     Setting(None, None, "str", None, "KENSO_HOOK_VERBOSE", "env",
             "Any value: `kenso-git hook` prints what it decided and why on stderr."),
     Setting(None, None, "str", None, "NO_COLOR", "env",

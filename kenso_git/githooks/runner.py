@@ -44,6 +44,8 @@ from kenso_git.store.faults import file_failure
 PRE_COMMIT_HOOK = "pre-commit-framework"
 NO_INDEX_REASON = "no index here yet (run `kenso-git ingest` once)"
 THRESHOLD_ENV = "KENSO_HOOK_BACKGROUND_THRESHOLD"
+# Set by the shim when it ran this hook detached from git (a checkout, merge or rebase).
+DETACHED_ENV = "KENSO_HOOK_DETACHED"
 DEFAULT_THRESHOLD = 50  # changed Markdown paths above which the sync runs in the background
 UNKNOWN_SIZE = 10_000  # what an unknown change counts as
 LOG_FILE = "sync.log"
@@ -291,6 +293,8 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
     for var in GIT_REPO_VARS:
         os.environ.pop(var, None)
     ws = find_workspace(start)
+    if is_detached():
+        _say_into_log(ws)
     decided = plan(ws, call, os.environ)
     if name == PRE_COMMIT_HOOK and decided.reason == NO_INDEX_REASON:
         # Shims installed by `hooks install` wait for an ingest; a kenso-reindex hook in
@@ -316,13 +320,32 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
     return decided
 
 
+def is_detached() -> bool:
+    """Whether the shim ran this hook in the background, detached from git."""
+    return bool(os.environ.get(DETACHED_ENV))
+
+
+def _say_into_log(ws: Workspace) -> None:
+    """A detached hook has no terminal: what it says goes to the log beside the index."""
+    try:
+        folder = state_dir(ws)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOG_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except (OSError, KensoError):
+        return
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
 def hook_main(name: str, args: Sequence[str]) -> None:
     """`kenso-git hook NAME ARGS...`: never fails or blocks git; one stderr line on trouble."""
     from kenso_git.store.wal import defer_checkpoints
 
     # The commit only appends to the WAL; copying it into the database (three fsyncs, and
-    # at 30x the whole WAL) happens after git has its exit status (`_settle`).
-    defer_checkpoints()
+    # at 30x the whole WAL) happens after git has its exit status (`_settle`). A detached
+    # hook holds up no git and checkpoints as it goes.
+    if not is_detached():
+        defer_checkpoints()
     try:
         decided = run_hook(name, args)
         _settle(decided)
@@ -342,7 +365,7 @@ def hook_main(name: str, args: Sequence[str]) -> None:
 
 def _settle(decided: Plan) -> None:
     """After a foreground sync, empty a long WAL in a detached child."""
-    if decided.action != Mode.FOREGROUND:
+    if decided.action != Mode.FOREGROUND or is_detached():
         return
     from kenso_git.store.wal import settle_detached
 

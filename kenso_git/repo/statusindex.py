@@ -121,6 +121,9 @@ def _copy(git_dir: str, real: str) -> bool:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+        # git's index's own mtime: git re-reads by content the entries written as late as
+        # its index (racily clean), and a later mtime on the copy would hide them.
+        os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns))
         os.close(fd)
         fd = -1
         source_file = os.path.join(git_dir, SOURCE)

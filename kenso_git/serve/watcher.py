@@ -42,6 +42,9 @@ QUIET_MS = 20  # a batch is synced once this long passes without a new event (wa
 MAX_BATCH_MS = 1000  # ... or when it has been growing this long (a long checkout)
 POLL_S = 1.0  # the fallback's period
 HAND_OFF_S = 1.0  # the watcher waits this long for another writer, then hands it the sync
+# watchfiles' wait wakes after this long without events (once armed, we catch up once more;
+# later wake-ups do nothing: ~4 a second of a loop step, nothing measurable idle).
+ARMED_CHECK_MS = 250
 RELEASE_AFTER_FILES = 5000  # after comparing this many rows, give the memory back to the OS
 
 
@@ -174,17 +177,27 @@ class Watcher:
             heads = ws.common_dir / "refs" / "heads" if ws.common_dir is not None else None
             if heads is not None and heads.is_dir():
                 paths.append(str(heads))  # ... and its branch's commits in the shared refs
-        self._set(self._ok, "events", self._reason)
+        armed = False
         for changes in watchfiles.watch(
             *paths,
             watch_filter=None,  # the ignore rules decide, in _classify
             debounce=MAX_BATCH_MS,
             step=QUIET_MS,
             stop_event=self._stop,
-            rust_timeout=0,
+            rust_timeout=ARMED_CHECK_MS,
+            yield_on_timeout=True,
             raise_interrupt=False,
             ignore_permission_denied=True,
         ):
+            if not armed:
+                # watchfiles arms its watches before it first waits: a change made between
+                # the catch-up and now fired no event we will see (a commit, which touches
+                # no doc, then waited for the next event forever). Check once more.
+                armed = True
+                self._set(self._ok, "events", self._reason)
+                self._guarded(lambda: self._full("start"))
+            if not changes:
+                continue  # the wait timed out: nothing changed
             batch = self._classify(path for _change, path in changes)
             if batch.full or batch.paths:
                 self._guarded(functools.partial(self._run_batch, batch))

@@ -83,3 +83,19 @@ def is_stale(root: Path) -> bool | None:
         return kb.state().stale
     finally:
         kb.close()
+
+
+def wait_for_detached_sync(root: Path, timeout: float = 30.0) -> None:
+    """Wait until the sync a hook ran detached from git has landed: the index no longer
+    stale and no sync running or pending. (`wait_until_idle` alone could return before the
+    detached process has even started.)"""
+    import time
+
+    from kenso_git.githooks.runner import wait_until_idle
+    from kenso_git.repo.workspace import find_workspace
+
+    deadline = time.monotonic() + timeout
+    while is_stale(root) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert wait_until_idle(find_workspace(root), timeout=max(0.0, deadline - time.monotonic()))
+    assert is_stale(root) is False, "the detached sync did not land"

@@ -6,6 +6,7 @@ import fcntl
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from tests.githooks.indexdump import hook_env
 from tests.githooks.indexdump import index_dump
 from tests.githooks.indexdump import ingest
 from tests.githooks.indexdump import is_stale
+from tests.githooks.indexdump import wait_for_detached_sync
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
@@ -162,8 +164,41 @@ def test_hooked_commit_and_checkout_keep_the_index_exact(indexed: Path, tmp_path
     assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
     assert is_stale(indexed) is False
     run_git_with_hooks(indexed, "checkout", "-q", "HEAD~1")
+    wait_for_detached_sync(indexed)  # the sync runs detached from git
     assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
     assert is_stale(indexed) is False
+    # KENSO_HOOK_BACKGROUND_THRESHOLD set: the sync of a few docs is done when git returns
+    run_git_with_hooks(indexed, "checkout", "-q", "-", KENSO_HOOK_BACKGROUND_THRESHOLD="50")
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+
+
+def test_a_checkout_does_not_wait_for_its_sync_and_a_search_right_after_answers_fresh(
+    indexed: Path, tmp_path: Path
+) -> None:
+    """git returns before the hook's sync (the shim runs it detached): with the index's write
+    lock held by another writer, a foreground hook would hold git for HOOK_WAIT_S. A search
+    meanwhile checks freshness first, so it answers from the branch git just checked out."""
+    install.install(find_workspace(indexed))
+    git(indexed, "checkout", "-q", "-b", "zebra")
+    write(indexed, {"docs/d1.md": doc("Doc 1", "Zebras live on this branch only.")})
+    git(indexed, "commit", "-q", "-am", "zebras")
+    git(indexed, "checkout", "-q", "main")
+    KnowledgeBase.open(indexed).sync()
+    folder = hooks.state_dir(find_workspace(indexed))
+    held = hooks.try_lock(folder / hooks.LOCK_FILE)
+    assert held is not None
+    try:
+        started = time.monotonic()
+        run_git_with_hooks(indexed, "checkout", "-q", "zebra")
+        assert time.monotonic() - started < hooks.HOOK_WAIT_S  # git did not wait for the lock
+    finally:
+        os.close(held)
+    hits = KnowledgeBase.open(indexed).search("zebras").hits
+    assert [hit.file_path for hit in hits] == ["docs/d1.md"]
+    wait_for_detached_sync(indexed)
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+    log = (folder / hooks.LOG_FILE).read_text(encoding="utf-8")
+    assert "Traceback" not in log
 
 
 def test_hook_scrubs_git_dir_and_index_file(indexed: Path, tmp_path: Path) -> None:
@@ -268,6 +303,17 @@ def test_verbose_hook_line_names_the_mode_by_its_plain_word(indexed: Path) -> No
     write(indexed, {"docs/d1.md": doc("Doc 1", "Changed again.")})
     run_git_with_hooks(indexed, "add", "-A")
     run_git_with_hooks(indexed, "commit", "-q", "-m", "edit")
-    done = run_git_with_hooks(indexed, "checkout", "-q", "HEAD~1", KENSO_HOOK_VERBOSE="1")
-    assert "kenso-git: post-checkout: foreground: 1 Markdown paths changed\n" in done.stderr
+    line = "kenso-git: post-checkout: foreground: 1 Markdown paths changed\n"
+    foreground = {"KENSO_HOOK_VERBOSE": "1", hooks.THRESHOLD_ENV: "50"}
+    done = run_git_with_hooks(indexed, "checkout", "-q", "HEAD~1", **foreground)
+    assert line in done.stderr
+    # detached from git (the default): the line goes to the log beside the index
+    done = run_git_with_hooks(indexed, "checkout", "-q", "-", KENSO_HOOK_VERBOSE="1")
+    assert line not in done.stderr
+    wait_for_detached_sync(indexed)
+    log = hooks.state_dir(find_workspace(indexed)) / hooks.LOG_FILE
+    deadline = time.monotonic() + 10  # said as the hook ends, after its sync
+    while not (log.is_file() and line in log.read_text(encoding="utf-8")):
+        assert time.monotonic() < deadline, "the detached hook's line never reached the log"
+        time.sleep(0.02)
     assert [str(mode) for mode in hooks.Mode] == ["skip", "foreground", "background"]

@@ -219,3 +219,13 @@ def test_no_index_yet_means_no_copy(tmp_path: Path) -> None:
     assert statusindex.prepare(str(root / ".git")) is None
     (root / "a.md").write_text(doc("A"))
     assert _ours(root) == ["a.md"]
+
+
+def test_the_copy_keeps_the_mtime_of_gits_index_so_racily_clean_entries_are_reread(
+    repo: Path,
+) -> None:
+    """git re-reads by content the entries whose mtime is not before its index's (written in
+    the same tick: their stat data cannot tell an edit); the copy must not move that line."""
+    copy = statusindex.prepare(str(repo / ".git"))
+    assert copy is not None
+    assert Path(copy).stat().st_mtime_ns == (repo / ".git/index").stat().st_mtime_ns

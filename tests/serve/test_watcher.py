@@ -238,3 +238,34 @@ def test_a_whole_scope_check_asks_git_instead_of_walking(
     _save(repo / "docs" / "walkless.md", _text("Walkless", "pangolin"))
     run.watcher._full("poll")
     assert run.paths("pangolin") == ["docs/walkless.md"]
+
+
+def test_a_commit_made_while_the_watch_is_being_armed_is_still_recorded(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit changes no doc: its only events are in the git dir. One made after the
+    watcher's first catch-up but before watchfiles armed its watches fired nothing the
+    watcher saw, and the index kept the old HEAD until some later event (found by
+    test_watcher_property.py under load)."""
+    import threading
+
+    run = Running(_kb(repo))
+    catch_up = Watcher._catch_up
+    committed = threading.Event()
+
+    def then_commit(self: Watcher) -> None:
+        catch_up(self)
+        git(repo, "commit", "-q", "--allow-empty", "-m", "in the gap")  # not armed yet
+        committed.set()
+
+    monkeypatch.setattr(Watcher, "_catch_up", then_commit)
+    run.watcher.start()
+    try:
+        assert committed.wait(WAIT_S)
+        head = git(repo, "rev-parse", "HEAD").strip()
+        status = run.watcher.wait_until(
+            lambda st: run.kb.state(check_stale=False).as_of == head, WAIT_S
+        )
+        assert run.kb.state(check_stale=False).as_of == head, status
+    finally:
+        run.watcher.stop()
