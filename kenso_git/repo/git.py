@@ -542,7 +542,7 @@ def start_status(ws: Workspace, *, head: str | None) -> EarlyStatus | None:
     if ws.git_dir is None:
         return None
     started_ns = time.time_ns()
-    command = _status_command(ws, "normal", ())
+    command = _status_command(ws, _status_args("normal", ()))
     try:
         run = Spawned(command.argv, command.env)
     except OSError:
@@ -599,8 +599,8 @@ def _early_answer(ws: Workspace, early: EarlyStatus, refresh: bool) -> list[str]
     except GitError:
         if early.private is None:
             raise
-    _forget_copy(ws)  # as `_status` does
-    return _status(ws, "normal", (), refresh=refresh, use_copy=False)
+    _forget_copy(ws)  # as `_ask` does
+    return _ask(ws, _status_args("normal", ()), refresh, use_copy=False)
 
 
 class _StatusCommand(NamedTuple):
@@ -610,21 +610,14 @@ class _StatusCommand(NamedTuple):
 
 
 def _status_command(
-    ws: Workspace,
-    untracked: str,
-    pathspecs: Sequence[str],
-    *,
-    refresh: bool = False,
-    literal: bool = False,
-    use_copy: bool = True,
+    ws: Workspace, args: Sequence[str], *, refresh: bool = False, use_copy: bool = True
 ) -> _StatusCommand:
+    """git with the status `args`, on kenso-git's copy of the index where it can be made."""
     assert ws.git_dir is not None and ws.common_dir is not None
     flags, env, private = statusindex.status_setup(
         str(ws.git_dir), str(ws.common_dir), scrubbed_env(), refresh=refresh, use_copy=use_copy
     )
-    literal_flag = ("--literal-pathspecs",) if literal else ()
-    args = [*flags, *literal_flag, *_status_args(untracked, pathspecs)]
-    return _StatusCommand(_git_argv(ws, args), env, private)
+    return _StatusCommand(_git_argv(ws, [*flags, *args]), env, private)
 
 
 def _status(
@@ -634,20 +627,22 @@ def _status(
     *,
     refresh: bool = False,
     literal: bool = False,
-    use_copy: bool = True,
 ) -> list[str]:
+    literal_flag = ("--literal-pathspecs",) if literal else ()
+    return _ask(ws, [*literal_flag, *_status_args(untracked, pathspecs)], refresh)
+
+
+def _ask(ws: Workspace, args: Sequence[str], refresh: bool, *, use_copy: bool = True) -> list[str]:
     """The records of one status; one that fails on kenso-git's copy of the index (a copy
     git cannot read, say after a crash) drops the copy and asks git's own index instead."""
-    command = _status_command(
-        ws, untracked, pathspecs, refresh=refresh, literal=literal, use_copy=use_copy
-    )
+    command = _status_command(ws, args, refresh=refresh, use_copy=use_copy)
     try:
-        return _records(_finish(command.argv[3:], lambda: capture(command.argv, command.env, 30.0)))
+        return _records(_finish(args, lambda: capture(command.argv, command.env, 30.0)))
     except GitError:
         if command.private is None:
             raise
     _forget_copy(ws)
-    return _status(ws, untracked, pathspecs, refresh=refresh, literal=literal, use_copy=False)
+    return _ask(ws, args, refresh, use_copy=False)
 
 
 def _forget_copy(ws: Workspace) -> None:
