@@ -38,15 +38,31 @@ def take(log: Path) -> list[str]:
     return lines
 
 
-def take_background(log: Path, timeout: float = 10.0) -> list[str]:
-    """Calls the shim handed to the background: wait for the first, then a little more, so
-    a second call (which would be a bug) has time to show up too."""
+def take_background(log: Path, lines: int = 1, timeout: float = 10.0) -> list[str]:
+    """Calls the shim handed to the background: wait for the first `lines`, then a little
+    more, so one more call (which would be a bug) has time to show up too."""
     import time
 
     deadline = time.monotonic() + timeout
-    while not log.read_text(encoding="utf-8") and time.monotonic() < deadline:
+    while (
+        len(log.read_text(encoding="utf-8").splitlines()) < lines
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.02)
     time.sleep(0.2)
+    return take(log)
+
+
+def take_checkouts(log: Path, count: int, timeout: float = 10.0) -> list[str]:
+    """The calls so far, once the background syncs of the last `count` checkouts have landed:
+    a detached post-checkout may still be on its way when git returns."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.read_text(encoding="utf-8").count(" post-checkout ") >= count:
+            break
+        time.sleep(0.02)
     return take(log)
 
 
@@ -67,7 +83,7 @@ def test_rebase_runs_kenso_git_once_in_post_rewrite(repo: Path, calls: Path) -> 
     write(repo, {"m.md": "# M\n"})
     commit_all(repo, "m")
     git(repo, "checkout", "-q", "side")
-    take(calls)
+    take_checkouts(calls, 3)
     git(repo, "rebase", "-q", "main")
     # the shim hands a rebase's sync to the background: it may land after git returns
     assert take_background(calls) == ["hook post-rewrite rebase"]
@@ -79,9 +95,9 @@ def test_fast_forward_rebase_syncs_from_its_checkout(repo: Path, calls: Path) ->
     write(repo, {"s.md": "# S\n"})
     commit_all(repo, "s")
     git(repo, "checkout", "-q", "main")
-    take(calls)
+    take_checkouts(calls, 2)
     git(repo, "rebase", "-q", "side")  # main is behind side: nothing is rewritten
-    assert "post-checkout" in [c.split(" ")[1] for c in take_background(calls)]
+    assert "post-checkout" in [c.split(" ")[1] for c in take_checkouts(calls, 1)]
 
 
 def test_index_only_writes_do_not_call_kenso_git(repo: Path, calls: Path) -> None:
@@ -112,7 +128,7 @@ def test_branch_checkout_calls_only_post_checkout(repo: Path, calls: Path) -> No
     git(repo, "checkout", "-q", "-b", "side")
     write(repo, {"b.md": "# B\n"})
     second = commit_all(repo, "b")
-    take(calls)
+    take_checkouts(calls, 1)
     git(repo, "checkout", "-q", "main")
     # a checkout's sync runs detached from git: it may land after git returns
     assert take_background(calls) == [f"hook post-checkout {second} {first} 1"]
@@ -135,7 +151,7 @@ def test_every_form_of_a_branch_switch_skips_post_index_change(
     git(repo, "checkout", "-q", "-b", "side")
     write(repo, {"b.md": "# B\n"})
     commit_all(repo, "b")
-    take(calls)
+    take_checkouts(calls, 1)
     git(repo, *command)
     assert [line.split()[1] for line in take_background(calls)] == ["post-checkout"]
 
@@ -151,7 +167,7 @@ def test_chained_hook_runs_first_with_its_exit_status(repo: Path, calls: Path) -
     assert proc.returncode == 1  # git reports the user hook's failure, as without us
     head = git(repo, "rev-parse", "HEAD").strip()
     expected = [f"user {head} {head} 1", f"hook post-checkout {head} {head} 1"]
-    assert take_background(calls) == expected  # ours after the user's, in the background
+    assert take_background(calls, lines=2) == expected  # ours after the user's, in the background
 
 
 def test_shim_uses_the_recorded_executable_when_not_on_path(
