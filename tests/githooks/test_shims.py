@@ -44,10 +44,7 @@ def take_background(log: Path, lines: int = 1, timeout: float = 10.0) -> list[st
     import time
 
     deadline = time.monotonic() + timeout
-    while (
-        len(log.read_text(encoding="utf-8").splitlines()) < lines
-        and time.monotonic() < deadline
-    ):
+    while len(log.read_text(encoding="utf-8").splitlines()) < lines and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.2)
     return take(log)
