@@ -98,3 +98,11 @@ def test_plain_search_never_imports_click_or_mcp(indexed: Path) -> None:
     )
     assert proc.stderr == "[]"
     assert "Alpha Guide" in proc.stdout or "alpha" in proc.stdout
+
+
+def test_the_early_check_of_query_sync_reads_the_off_words_as_the_settings_do() -> None:
+    from kenso_git import config
+
+    # entry restates them: importing config before the early status starts costs its lead
+    off = {word for word, on in config._ENV_BOOLS.items() if not on}
+    assert set(entry._OFF) == off

@@ -260,15 +260,9 @@ def start_background_sync(ws: Workspace, *, after_pid: int | None = None) -> int
     folder = state_dir(ws)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / DIRTY_FILE).touch()  # pending from now on, so waiters see it before the worker runs
-    log = folder / LOG_FILE
-    try:
-        if log.stat().st_size > LOG_LIMIT:
-            log.unlink()
-    except FileNotFoundError:
-        pass
     import subprocess  # only here: the foreground hook path never pays for the import
 
-    with open(log, "ab") as out:
+    with os.fdopen(_open_log(folder), "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kenso_git.githooks.runner", str(ws.root), str(after_pid or 0)],
             cwd=ws.root,
@@ -330,11 +324,22 @@ def _say_into_log(ws: Workspace) -> None:
     try:
         folder = state_dir(ws)
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / LOG_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = _open_log(folder)
     except (OSError, KensoError):
         return
     os.dup2(fd, 2)
     os.close(fd)
+
+
+def _open_log(folder: Path) -> int:
+    """The background syncs' log, for appending; it restarts once past LOG_LIMIT bytes."""
+    log = folder / LOG_FILE
+    try:
+        if os.stat(log).st_size > LOG_LIMIT:
+            os.unlink(log)
+    except FileNotFoundError:
+        pass
+    return os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
 
 def hook_main(name: str, args: Sequence[str]) -> None:

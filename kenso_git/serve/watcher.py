@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
+from kenso_git.serve.watch_batch import CONFIG_FILES
+from kenso_git.serve.watch_batch import RULE_FILES
 from kenso_git.serve.watch_batch import Batch
 from kenso_git.serve.watch_batch import classify
 from kenso_git.serve.watch_batch import is_temporary
@@ -205,12 +207,34 @@ class Watcher:
     def _poll(self) -> None:
         self._set(self._ok, "polling", self._reason)
         pause = self.poll_s
+        rules = self._rule_files()
         while not self._stop.wait(pause):
             started = time.monotonic()
+            now = self._rule_files()
+            if now != rules and self.on_rules is not None:
+                rules = now  # an edited config or ignore file: the owner re-reads it first
+                self._guarded(self.on_rules)
             self._guarded(lambda: self._full("poll"))
             # A check of a monorepo's scope can take a second: rest ten times as long, so
             # the fallback never costs more than a tenth of a core.
             pause = max(self.poll_s, 10 * (time.monotonic() - started))
+
+    def _rule_files(self) -> list[tuple[int, int, int] | None]:
+        """The stat data of the checkout's top-level rule and config files (and git's
+        info/exclude): the fallback has no events to say one was edited."""
+        ws = self.kb.workspace
+        paths = [self.root / name for name in sorted(RULE_FILES | CONFIG_FILES)]
+        if ws.git_dir is not None:
+            paths.append(ws.git_dir / "info" / "exclude")
+        seen: list[tuple[int, int, int] | None] = []
+        for path in paths:
+            try:
+                st = path.stat()
+            except OSError:
+                seen.append(None)
+                continue
+            seen.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        return seen
 
     def _guarded(self, work: Callable[[], None]) -> None:
         """Run one step; whatever fails is reported, never raised (the server lives on)."""

@@ -317,3 +317,19 @@ def test_verbose_hook_line_names_the_mode_by_its_plain_word(indexed: Path) -> No
         assert time.monotonic() < deadline, "the detached hook's line never reached the log"
         time.sleep(0.02)
     assert [str(mode) for mode in hooks.Mode] == ["skip", "foreground", "background"]
+
+
+def test_a_detached_hook_restarts_a_log_grown_past_its_limit(indexed: Path) -> None:
+    install.install(find_workspace(indexed))
+    log = hooks.state_dir(find_workspace(indexed)) / hooks.LOG_FILE
+    log.write_bytes(b"old line\n" * (hooks.LOG_LIMIT // 9 + 1))
+    write(indexed, {"docs/d1.md": doc("Doc 1", "Changed for the log.")})
+    run_git_with_hooks(indexed, "commit", "-q", "-am", "edit")
+    line = "kenso-git: post-checkout: foreground: 1 Markdown paths changed\n"
+    run_git_with_hooks(indexed, "checkout", "-q", "HEAD~1", KENSO_HOOK_VERBOSE="1")
+    wait_for_detached_sync(indexed)
+    deadline = time.monotonic() + 10
+    while line not in log.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, "the detached hook's line never reached the log"
+        time.sleep(0.02)
+    assert log.stat().st_size < 1000  # the old lines are gone: the log restarted
