@@ -153,6 +153,9 @@ class Watcher:
     # -- the loop ------------------------------------------------------------------------
 
     def _main(self) -> None:
+        # Before the catch-up: an edit made once the fallback has said it polls is then
+        # never taken for the state it started from.
+        rules = self._rule_files() if self.on_rules is not None else []
         self._guarded(self._catch_up)
         if not self.poll_only:
             try:
@@ -167,7 +170,7 @@ class Watcher:
                     err,
                     self.poll_s,
                 )
-        self._poll()
+        self._poll(rules)
 
     def _watch_events(self) -> None:
         import watchfiles
@@ -204,10 +207,9 @@ class Watcher:
             if batch.full or batch.paths:
                 self._guarded(functools.partial(self._run_batch, batch))
 
-    def _poll(self) -> None:
+    def _poll(self, rules: list[tuple[int, int, int] | None]) -> None:
         self._set(self._ok, "polling", self._reason)
         pause = self.poll_s
-        rules = self._rule_files()
         while not self._stop.wait(pause):
             started = time.monotonic()
             now = self._rule_files()
