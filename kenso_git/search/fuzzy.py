@@ -10,6 +10,7 @@ corrected, and a word counts only for callers who may see a document it comes fr
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import os
@@ -29,6 +30,7 @@ FUZZY_MIN_CHARS = 3
 _STRIP = ".,;:!?()[]{}\"'`"
 # past this share of changed documents one full read is cheaper than a read per document
 _FULL_READ_SHARE = 0.3
+_NONE: frozenset[str] = frozenset()
 
 
 class Dictionary(NamedTuple):
@@ -119,6 +121,46 @@ def _build(per_doc: Mapping[str, frozenset[str]]) -> Dictionary | None:
     )
 
 
+def _patched(
+    dictionary: Dictionary, edits: Mapping[str, tuple[frozenset[str], frozenset[str]]]
+) -> Dictionary | None:
+    """`dictionary` after some documents' words changed (path -> (words before, after)):
+    what `_build` of the new words gives, at the cost of the change, not of the index (at
+    48,600 docs a rebuild took the first zero-hit search after every write ~0.7 s)."""
+    owners = dict(dictionary.owners)
+    added: set[str] = set()
+    removed: set[str] = set()
+    for path in sorted(edits):
+        before, after = edits[path]
+        for word in before - after:
+            left = [p for p in owners[word] if p != path]
+            if left:
+                owners[word] = tuple(left)
+            else:
+                del owners[word]
+                removed.add(word)
+        for word in after - before:
+            paths = list(owners.get(word, ()))
+            if not paths:
+                added.add(word)
+            bisect.insort(paths, path)
+            owners[word] = tuple(paths)
+    if not owners or len(owners) > FUZZY_MAX_TERMS:
+        return None
+    if not added and not removed:
+        return Dictionary(dictionary.words, dictionary.by_length, owners)
+    by_length = dict(dictionary.by_length)
+    for n in {len(w) for w in added | removed}:
+        bucket = set(by_length.get(n, ()))
+        bucket.difference_update(w for w in removed if len(w) == n)
+        bucket.update(w for w in added if len(w) == n)
+        if bucket:
+            by_length[n] = tuple(sorted(bucket))
+        else:
+            by_length.pop(n, None)
+    return Dictionary(frozenset(owners), by_length, owners)
+
+
 def _meta(conn: sqlite3.Connection, key: str) -> object:
     try:
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -142,16 +184,30 @@ def load_dictionary(conn: sqlite3.Connection) -> Dictionary | None:
     versions = dict(conn.execute("SELECT path, blob_id FROM files"))
     if cached is None or generation is None or cached.settings != settings:
         per_doc = _read_words(conn, None)
+        dictionary = _build(per_doc)
     else:
         changed = [p for p, blob in versions.items() if cached.versions.get(p) != blob]
+        gone = [p for p in cached.per_doc if p not in versions]
         if len(changed) > _FULL_READ_SHARE * max(len(versions), 1):
             per_doc = _read_words(conn, None)
+            dictionary = _build(per_doc)
         else:
-            per_doc = {p: w for p, w in cached.per_doc.items() if p in versions}
-            for path in changed:
-                per_doc.pop(path, None)
-            per_doc.update(_read_words(conn, changed))
-    dictionary = _build(per_doc)
+            fresh = _read_words(conn, changed)
+            per_doc = dict(cached.per_doc)
+            edits: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+            for path in [*changed, *gone]:
+                old = per_doc.pop(path, _NONE)
+                new = fresh.get(path, _NONE)
+                if new:
+                    per_doc[path] = new
+                if old != new:
+                    edits[path] = (old, new)
+            if cached.dictionary is None:  # empty or too large before: whatever it is now
+                dictionary = _build(per_doc)
+            elif edits:
+                dictionary = _patched(cached.dictionary, edits)
+            else:
+                dictionary = cached.dictionary
     if db is not None and generation is not None:
         with _cache_lock:
             _cache[db] = _Cached(generation, settings, versions, per_doc, dictionary)

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import assume
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search import fuzzy
 from tests.helpers import connect_raw
@@ -65,3 +70,23 @@ def test_correction_sees_a_new_title_word_after_a_write(tmp_path: Path) -> None:
     kb.sync()
     result = kb.search("turbnie")
     assert result.corrected_query == "turbine"
+
+
+_WORDS = st.frozensets(st.sampled_from(["gate", "gates", "key", "keys", "rotate", "ab", "zeta"]))
+_DOCS = st.dictionaries(st.sampled_from([f"d{i}.md" for i in range(6)]), _WORDS, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=_DOCS, after=_DOCS)
+def test_patching_the_dictionary_equals_building_it_again(
+    before: dict[str, frozenset[str]], after: dict[str, frozenset[str]]
+) -> None:
+    old = fuzzy._build(before)
+    assume(old is not None)
+    none: frozenset[str] = frozenset()
+    edits = {
+        p: (before.get(p, none), after.get(p, none))
+        for p in set(before) | set(after)
+        if before.get(p, none) != after.get(p, none)
+    }
+    assert fuzzy._patched(old, edits) == fuzzy._build(after)
