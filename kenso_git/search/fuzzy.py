@@ -2,9 +2,10 @@
 
 A dictionary of title, tag and category words, held as a set bucketed by word length and
 cached per database file and `generation` (so other processes' writes are seen). A new
-generation re-reads only the documents whose blob changed: with a watcher or a query-time
-sync writing on every save, rebuilding the whole dictionary cost the first zero-hit search
-after each write about a fifth of a second on the docs corpus (#16). Stop words are never
+generation re-reads only the documents whose blob changed, and patches the dictionary with
+their words: with a watcher or a query-time sync writing on every save, rebuilding the whole
+dictionary cost the first zero-hit search after each write about a fifth of a second on the
+docs corpus, and 0.3-0.5 s at 48,600 docs (#16). Stop words are never
 corrected, and a word counts only for callers who may see a document it comes from.
 """
 
@@ -79,20 +80,44 @@ _WORDS_SQL = "SELECT DISTINCT title, doc_title, tags, category, file_path FROM c
 def _doc_words(
     rows: Iterable[tuple[str | None, str | None, str | None, str | None, str]],
 ) -> dict[str, set[str]]:
-    """Each document's title, tag and category words (of two characters or more)."""
+    """Each document's title, tag and category words (of two characters or more). A text
+    seen before (a heading, a category or a tag list: most repeat across a repository) is
+    split once, and each word is one shared string."""
     per_doc: dict[str, set[str]] = {}
-    for title, doc_title, tags, category, path in rows:
-        found = per_doc.setdefault(path, set())
-        for text in (title, doc_title, category):
-            if text:
-                found.update(w for w in clean(text.lower()).split() if len(w) >= 2)
-        if tags:
+    split: dict[str, tuple[str, ...]] = {}
+    split_tags: dict[str, tuple[str, ...]] = {}
+    shared: dict[str, str] = {}
+
+    def words(text: str) -> tuple[str, ...]:
+        found = split.get(text)
+        if found is None:
+            found = split[text] = tuple(
+                shared.setdefault(w, w) for w in clean(text.lower()).split() if len(w) >= 2
+            )
+        return found
+
+    def tag_words(tags: str) -> tuple[str, ...]:
+        found = split_tags.get(tags)
+        if found is None:
             try:
                 decoded = json.loads(tags)
             except ValueError:
                 decoded = []
-            for tag in decoded if isinstance(decoded, list) else []:
-                found.update(w for w in str(tag).lower().split() if len(w) >= 2)
+            found = split_tags[tags] = tuple(
+                shared.setdefault(w, w)
+                for tag in (decoded if isinstance(decoded, list) else [])
+                for w in str(tag).lower().split()
+                if len(w) >= 2
+            )
+        return found
+
+    for title, doc_title, tags, category, path in rows:
+        found = per_doc.setdefault(path, set())
+        for text in (title, doc_title, category):
+            if text:
+                found.update(words(text))
+        if tags:
+            found.update(tag_words(tags))
     return per_doc
 
 
@@ -105,11 +130,7 @@ def _read_words(conn: sqlite3.Connection, paths: list[str] | None) -> dict[str, 
     else:
         sql = _WORDS_SQL + " WHERE file_path IN (SELECT value FROM json_each(?))"
         rows = conn.execute(sql, (json.dumps(paths),))
-    shared: dict[str, str] = {}
-    return {
-        path: tuple(sorted(shared.setdefault(w, w) for w in words))
-        for path, words in _doc_words(rows).items()
-    }
+    return {path: tuple(sorted(words)) for path, words in _doc_words(rows).items()}
 
 
 def _build(per_doc: Mapping[str, Iterable[str]]) -> Dictionary | None:
@@ -133,8 +154,7 @@ def _patched(
     dictionary: Dictionary, edits: Mapping[str, tuple[frozenset[str], frozenset[str]]]
 ) -> Dictionary | None:
     """`dictionary` after some documents' words changed (path -> (words before, after)):
-    what `_build` of the new words gives, at the cost of the change, not of the index (at
-    48,600 docs a rebuild took the first zero-hit search after every write ~0.7 s)."""
+    what `_build` of the new words gives, at the cost of the change, not of the index."""
     owners = dict(dictionary.owners)
     added: set[str] = set()
     removed: set[str] = set()
