@@ -31,6 +31,7 @@ from kenso_git.repo import git
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
+from kenso_git.store import docwords
 from kenso_git.store import schema
 from kenso_git.store import trigram
 from kenso_git.store import vectors
@@ -213,6 +214,7 @@ class _Run:
             bulk=self.bulk,
             labels=prep.labels,
         )
+        docwords.write(self.conn, sf.path, prep.blob, prep.words)
         row = self.file_row(sf, prep.blob, FileStatus.INDEXED)._replace(
             title=prep.title,
             category=prep.category,
@@ -227,6 +229,7 @@ class _Run:
     def skip(self, sf: SourceFile, blob: str, reason: str, detail: str) -> None:
         self.wrote = True
         delete_file(self.conn, sf.path)
+        docwords.write(self.conn, sf.path, blob, ())  # it has none: no chunks to read them from
         upsert_file(self.conn, self.file_row(sf, blob, reason)._replace(detail=detail))
         if reason != FileStatus.SHORT:
             self.warn(f"{sf.path}: {detail}, skipped")
@@ -326,6 +329,7 @@ def _run_once(
                 check_pages(conn, db_path)
         with writing(conn, db_path), transaction(conn):
             meta = read_meta(conn)
+            docwords.ensure(conn)
             cjk_changed = trigram.ensure(conn, settings.cjk, meta.get(trigram.META_MODE))
             if vectors.ensure(conn, settings.vectors) or cjk_changed:
                 bump_generation(conn)  # a side index appeared or went (#18)

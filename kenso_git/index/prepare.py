@@ -25,6 +25,7 @@ from kenso_git.repo.status import FileStatus
 from kenso_git.store.chunks import ChunkRow
 from kenso_git.store.chunks import pack_row
 from kenso_git.text.parse import Document
+from kenso_git.text.titlewords import document_words
 
 if TYPE_CHECKING:
     from kenso_git.repo.workspace import Workspace
@@ -67,6 +68,7 @@ class Prepared(NamedTuple):
     relations: str | None = None
     problems: tuple[str, ...] = ()  # "line: message" warnings
     document: Document | None = None
+    words: tuple[str, ...] = ()  # its typo-correction words (text.titlewords), for doc_words
 
 
 class Options(NamedTuple):
@@ -134,6 +136,7 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
         relations=links.raw_relations(doc),
         problems=problems,
         document=kept,
+        words=document_words([*(c.title for c in chunks), extra_title], doc.category, doc.tags),
     )
 
 

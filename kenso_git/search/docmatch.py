@@ -10,10 +10,10 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
-from kenso_git.search.query import clean
 from kenso_git.search.query import has_token
 from kenso_git.search.querylang import Term
 from kenso_git.store.schema import BM25_WEIGHTS
+from kenso_git.text.titlewords import clean
 
 _BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
 _IDS = "(SELECT value FROM json_each(?))"

@@ -16,6 +16,7 @@ from kenso_git.errors import QueryError
 from kenso_git.records import NamedTuple
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.text.terms import expand_word
+from kenso_git.text.titlewords import clean
 
 _STOP_WORDS_TEXT = """
 a an the is are was were be been being have has had do does did will would could should can may
@@ -24,7 +25,6 @@ those in on at to for of with from by about and or not but if so
 """
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())  # spec App. A5
 _TOKEN = re.compile(r"[^\W_]+")
-_FTS_SPECIAL = str.maketrans("", "", '"*()-+^:')
 NEAR_DISTANCE = 10
 PREFIX_MIN_CHARS = 3
 
@@ -95,11 +95,6 @@ class _Item(NamedTuple):
         if self.is_group:
             return [_quote(v) for v in self.variants]
         return [_quote(self.word), *(_quote(p) for p in self.parts)]
-
-
-def clean(term: str) -> str:
-    """`term` with the FTS5 special characters deleted (spec App. A7)."""
-    return term.translate(_FTS_SPECIAL)
 
 
 def has_token(text: str) -> bool:

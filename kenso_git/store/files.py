@@ -8,6 +8,7 @@ from collections.abc import Collection
 
 from kenso_git.records import NamedTuple
 from kenso_git.repo.status import FileStatus
+from kenso_git.store import docwords
 from kenso_git.store import schema
 from kenso_git.store.links import replace_links
 
@@ -101,9 +102,10 @@ def upsert_file(conn: sqlite3.Connection, row: FileRow) -> None:
 
 
 def delete_file(conn: sqlite3.Connection, path: str) -> None:
-    """Forget a file: its chunks, its labels, its outgoing links and its files row."""
+    """Forget a file: its chunks, its labels and words, its outgoing links and its files row."""
     conn.execute("DELETE FROM chunk_rows WHERE file_path = ?", (path,))
     conn.execute("DELETE FROM documents WHERE path = ?", (path,))  # after its chunks
+    docwords.forget(conn, path)
     replace_links(conn, path, [])  # its outgoing links, and their paths no link names
     conn.execute("DELETE FROM files WHERE path = ?", (path,))
 

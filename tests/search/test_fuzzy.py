@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search import fuzzy
+from kenso_git.store import docwords
+from kenso_git.text.titlewords import WordSplitter
 from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
@@ -55,8 +57,38 @@ def test_an_edit_re_reads_that_document_only_and_equals_a_full_read(tmp_path: Pa
     assert "handbook" in after.words and "topic3.md" not in str(after.owners["handbook"])
     fuzzy._cache.clear()
     full, statements = _load(db)
-    assert [s for s in statements if s.strip() == FULL_READ]
+    assert not [s for s in statements if s.strip() == FULL_READ]  # from doc_words
     assert after == full  # the same words, lengths and owners as a read from scratch
+    conn = connect_raw(db)
+    conn.execute("DROP TABLE doc_words")  # an index written before the table
+    conn.commit()
+    conn.close()
+    fuzzy._cache.clear()
+    from_chunks, statements = _load(db)
+    assert [s for s in statements if s.strip() == FULL_READ]
+    assert from_chunks == full  # the writer's words are those the chunks give
+
+
+def test_words_a_writer_left_for_another_version_of_a_file_are_not_used(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    db = root / ".kenso" / "docs.db"
+    fuzzy._cache.clear()
+    right, _ = _load(db)
+    # what a writer that does not know the table leaves: a row of an older blob
+    conn = connect_raw(db)
+    conn.execute(
+        "UPDATE doc_words SET blob_id = ?, words = 'zebra' WHERE path = 'docs/gateway.md'",
+        ("0" * 40,),
+    )
+    conn.commit()
+    conn.close()
+    fuzzy._cache.clear()
+    read, statements = _load(db)
+    assert read is not None and "zebra" not in read.words and "gateway" in read.words
+    assert read == right
+    assert [s for s in statements if "json_each" in s and "FROM chunks" in s]
 
 
 def test_correction_sees_a_new_title_word_after_a_write(tmp_path: Path) -> None:
@@ -90,3 +122,27 @@ def test_patching_the_dictionary_equals_building_it_again(
         if before.get(p, none) != after.get(p, none)
     }
     assert fuzzy._patched(old, edits) == fuzzy._build(after)
+
+
+def test_the_words_kept_at_write_time_are_those_the_chunks_give(tmp_path: Path) -> None:
+    tagged = (
+        "---\ntitle: Front Matter Title (beta)\n"
+        'tags: [Alpha Tag, "gamma-ray", 42, "x", "Mixed CASE words"]\ncategory: Ops Guides\n'
+        "---\n# Heading One: intro\n\nBody text long enough to be indexed by the tool.\n\n"
+        '## Second "quoted" heading + more\n\nMore text, so that this chunk is indexed too.\n'
+    )
+    root = init_repo(tmp_path / "repo", {"docs/tagged.md": tagged, "docs/plain.md": doc("Plain")})
+    KnowledgeBase.open(root).ingest()
+    conn = connect_raw(root / ".kenso" / "docs.db")
+    try:
+        kept = {p: tuple(w.split()) for p, (_b, w) in docwords.read(conn, None).items()}
+        rows = conn.execute(fuzzy._WORDS_SQL)
+        from_chunks = {
+            p: tuple(sorted(w)) for p, w in fuzzy._doc_words(rows, WordSplitter()).items()
+        }
+    finally:
+        conn.close()
+    assert kept == from_chunks
+    assert {"alpha", "gamma-ray", "42", "mixed", "ops", "beta", "quoted"} <= set(
+        kept["docs/tagged.md"]
+    )
