@@ -28,38 +28,30 @@ def ensure(conn: sqlite3.Connection) -> None:
 
 def write(conn: sqlite3.Connection, path: str, blob_id: str, words: Sequence[str]) -> None:
     """Record `path`'s words, made from the file `blob_id` (no-op without the table)."""
-    try:
-        conn.execute(
-            f"INSERT OR REPLACE INTO {TABLE}(path, blob_id, words) VALUES (?, ?, ?)",
-            (path, blob_id, " ".join(words)),
-        )
-    except sqlite3.OperationalError as err:
-        if "no such table" not in str(err):
-            raise
+    sql = f"INSERT OR REPLACE INTO {TABLE}(path, blob_id, words) VALUES (?, ?, ?)"
+    _execute(conn, sql, (path, blob_id, " ".join(words)))
 
 
 def forget(conn: sqlite3.Connection, path: str) -> None:
     """Drop `path`'s words (no-op without the table)."""
-    try:
-        conn.execute(f"DELETE FROM {TABLE} WHERE path = ?", (path,))
-    except sqlite3.OperationalError as err:
-        if "no such table" not in str(err):
-            raise
+    _execute(conn, f"DELETE FROM {TABLE} WHERE path = ?", (path,))
 
 
 def read(conn: sqlite3.Connection, paths: Sequence[str] | None) -> dict[str, tuple[str, str]]:
     """path -> (blob id, space-separated words) of every document (or of `paths`) with a
     row; empty when the index has no table."""
     sql = f"SELECT path, blob_id, words FROM {TABLE}"
+    if paths is not None:
+        sql += " WHERE path IN (SELECT value FROM json_each(?))"
+    rows = _execute(conn, sql, () if paths is None else (json.dumps(list(paths)),))
+    return {path: (blob, words) for path, blob, words in rows}
+
+
+def _execute(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> list[tuple[str, ...]]:
+    """The rows of `sql`; none when the index has no table (made before it, or read-only)."""
     try:
-        if paths is None:
-            rows = conn.execute(sql)
-        else:
-            rows = conn.execute(
-                sql + " WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(list(paths)),)
-            )
-        return {path: (blob, words) for path, blob, words in rows}
+        return conn.execute(sql, args).fetchall()
     except sqlite3.OperationalError as err:
         if "no such table" not in str(err):
             raise
-        return {}
+        return []

@@ -63,14 +63,11 @@ class WordSplitter:
 
 
 def document_words(
-    titles: Iterable[str | None],
-    category: str | None,
-    tags: Iterable[object],
-    splitter: WordSplitter | None = None,
+    titles: Iterable[str | None], category: str | None, tags: Iterable[object]
 ) -> tuple[str, ...]:
     """A document's words, sorted and distinct: `titles` are its chunks' titles and
     document titles."""
-    split = splitter or WordSplitter()
+    split = WordSplitter()
     found: set[str] = set()
     for text in (*titles, category):
         if text:
