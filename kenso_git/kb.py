@@ -387,9 +387,19 @@ class KnowledgeBase:
             )
         )
 
-    def get_doc(self, path: str, *, max_length: int | None = None) -> DocResult:
+    def get_doc(
+        self,
+        path: str,
+        *,
+        max_length: int | None = None,
+        file_stat: Callable[[str], os.stat_result | None] | None = None,
+    ) -> DocResult:
         """The `get_doc` payload: the stored document at `path`, its content cut to
         `max_length` characters (plus `...` and `truncated: true`) when longer.
+
+        The stored text is served only while the file on disk is the one it was read from:
+        `file_stat` looks it up (the scope gate's `Scope.file_stat`, which never follows a
+        link it did not approve); by default `os.stat` of the path.
 
         Raises:
             DocumentNotFoundError: the index holds no document at `path`, or the file is gone.
@@ -412,7 +422,7 @@ class KnowledgeBase:
             )
             # The file may have changed after the check (or with the check off): the stored
             # text is served only while the file on disk is still the one indexed.
-            on_disk = disk_state(str(self.workspace.root), row)
+            on_disk = disk_state(row, (file_stat or self._stat)(path))
             if on_disk == "same":
                 return doc
             if attempt or not self.settings.query_sync:
@@ -425,6 +435,21 @@ class KnowledgeBase:
             hint="run `kenso-git sync` (or turn query-sync on), then read it again",
             path=path,
         )
+
+    def _stat(self, path: str) -> os.stat_result | None:
+        try:
+            return os.stat(os.path.join(self.workspace.root, path))
+        except OSError:
+            return None
+
+    def indexed_from(self, path: str, st: os.stat_result) -> bool:
+        """Whether the index's text of `path` was read from the file `st` describes (its
+        inode): a scope gate's check that a hit never carries another file's text (#27).
+        Reads on this thread's connection, inside the caller's read transaction if any."""
+        from kenso_git.store.files import indexed_inode
+
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        return indexed_inode(conn or self._reader(), path) == st.st_ino
 
     def get_related(
         self,

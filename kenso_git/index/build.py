@@ -181,6 +181,9 @@ class _Run:
 
     def apply(self, sf: SourceFile, prep: Prepared, stored: FileRow | None) -> None:
         """Write what `prepare` found out about one file."""
+        if prep.seen is not None:  # the row describes the file the text was read from
+            size, mtime_ns, ctime_ns, inode = prep.seen
+            sf = sf._replace(size=size, mtime_ns=mtime_ns, ctime_ns=ctime_ns, inode=inode)
         for problem in prep.problems:
             self.warn(f"{sf.path}:{problem}")
         if prep.document is not None:

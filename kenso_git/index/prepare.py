@@ -17,10 +17,11 @@ from typing import NoReturn
 
 from kenso_git.errors import WorkerError
 from kenso_git.records import NamedTuple
+from kenso_git.repo.discover import Read
 from kenso_git.repo.discover import Skip
 from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.discover import document_from_bytes
-from kenso_git.repo.discover import read_bytes
+from kenso_git.repo.discover import read_file
 from kenso_git.repo.status import FileStatus
 from kenso_git.store.chunks import ChunkRow
 from kenso_git.store.chunks import pack_row
@@ -69,6 +70,14 @@ class Prepared(NamedTuple):
     problems: tuple[str, ...] = ()  # "line: message" warnings
     document: Document | None = None
     words: tuple[str, ...] = ()  # its typo-correction words (text.titlewords), for doc_words
+    # the stat data of the file actually read, when it is not the SourceFile's (#27): the
+    # files row must describe the file the text came from; RACY: read it again next time
+    seen: tuple[int, int, int, int] | None = None
+
+
+# stat data no file has: the row of a file that changed while it was read never matches the
+# file's own, so the next sync (or query-time check) reads it again
+RACY = (-1, -1, -1, -1)
 
 
 class Options(NamedTuple):
@@ -83,23 +92,29 @@ def prepare(job: Job, opts: Options) -> Prepared:
     from kenso_git.repo.git import blob_id
 
     sf = job.sf
-    data: bytes | Skip | None = None
+    read: Read | Skip | None = None
     if job.use_git_ids:
         blob = job.known_blob
         if blob is None:
             return Prepared(sf.path, "", "skipped", FileStatus.UNREADABLE, "cannot be hashed")
     else:
-        data = read_bytes(sf, opts.max_file_size)
-        if isinstance(data, Skip):
-            return Prepared(sf.path, "", "skipped", data.reason, data.detail)
-        blob = blob_id(data)
+        read = read_file(sf, opts.max_file_size)
+        if isinstance(read, Skip):
+            return _skipped(read, "")
+        blob = blob_id(read.data)
     if blob == job.stored_blob:
-        return Prepared(sf.path, blob, "unchanged")
-    if data is None:
-        data = read_bytes(sf, opts.max_file_size)
-    if isinstance(data, Skip):
-        return Prepared(sf.path, blob, "skipped", data.reason, data.detail)
-    return _parse(sf.path, blob, data, opts)
+        seen = read.seen if isinstance(read, Read) else None
+        return Prepared(sf.path, blob, "unchanged", seen=seen)
+    if read is None:
+        read = read_file(sf, opts.max_file_size)
+    if isinstance(read, Skip):
+        return _skipped(read, blob)
+    return _parse(sf.path, blob, read.data, opts)._replace(seen=read.seen)
+
+
+def _skipped(skip: Skip, blob: str) -> Prepared:
+    seen = RACY if skip.racy else None
+    return Prepared(skip.path, blob, "skipped", skip.reason, skip.detail, seen=seen)
 
 
 def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:

@@ -70,6 +70,7 @@ class Freshness(NamedTuple):
 
     stale: bool
     reason: str | None = None
+    too_many: bool = False  # more docs changed than a query syncs (the reason counts them)
 
 
 FRESH = Freshness(False)
@@ -151,20 +152,19 @@ def _same_regular_file(root: Path, rel: str, row: FileRow | None) -> bool:
     )
 
 
-def disk_state(root: str, row: FileRow | None) -> str:
-    """`same`, `changed` or `gone`: the file on disk against the index's stat data for it.
+def disk_state(row: FileRow | None, st: os.stat_result | None) -> str:
+    """`same`, `changed` or `gone`: the file on disk (`st`, None when nothing is there)
+    against the index's stat data for it.
 
-    `get_doc` calls this right after reading, so that a file edited or deleted after the
-    query-time check (or with the check off) is never served with its old text.
+    `get_doc` calls this right after reading, so that a file edited, deleted or replaced
+    (by another file or through a link) after the query-time check, or with the check off,
+    is never served with its old text.
     """
-    if row is None:
-        return "gone"
-    try:
-        st = os.stat(os.path.join(root, row.path))
-    except OSError:
+    if row is None or st is None:
         return "gone"
     same = (
-        row.size == st.st_size
+        stat.S_ISREG(st.st_mode)
+        and row.size == st.st_size
         and row.mtime_ns == st.st_mtime_ns
         and row.ctime_ns == st.st_ctime_ns
         and row.inode == st.st_ino
@@ -219,6 +219,7 @@ def ensure_fresh(
             True,
             f"{len(found.paths)} docs changed since the last sync, more than a query syncs "
             f"({MAX_QUERY_SYNC_FILES}); run `kenso-git sync`",
+            too_many=True,
         )
     try:
         # HEAD moved past the mark: a whole sync (itself walk-free) records a new mark, so

@@ -22,6 +22,8 @@ from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
+from kenso_git.repo.safeopen import LINK_ERRNOS
+from kenso_git.repo.safeopen import open_beneath
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
@@ -51,10 +53,17 @@ class SourceFile(NamedTuple):
     mtime_ns: int
     ctime_ns: int
     inode: int
+    # a symlink's vetted real target, root-relative: what is read ("" = the path itself)
+    real: str = ""
 
     @property
     def abspath(self) -> Path:
         return Path(self.location)
+
+    @property
+    def root(self) -> str:
+        """The work tree's root, as `location` spells it."""
+        return self.location[: len(self.location) - len(self.path) - 1]
 
 
 class WalkFacts:
@@ -74,6 +83,15 @@ class Skip(NamedTuple):
     path: str
     reason: FileStatus  # why it is not indexed
     detail: str
+    racy: bool = False  # the file changed while it was read: read it again next time
+
+
+class Read(NamedTuple):
+    """A file's bytes, and the stat data of the file they were read from when it is not the
+    one discovery saw (replaced since): the index records what it read (#27)."""
+
+    data: bytes
+    seen: tuple[int, int, int, int] | None = None  # (size, mtime_ns, ctime_ns, inode)
 
 
 def _ignore_warning(_message: str) -> None:
@@ -248,6 +266,7 @@ def _markdown_entry(
     `linked=False` is the walker's word that no component of `location` is a symlink; any
     other caller pays one realpath, which also catches a symlinked parent folder.
     """
+    target = ""
     if linked:
         real = os.path.realpath(location)  # never raises, even on a loop
         if real != os.path.normpath(location):
@@ -255,7 +274,8 @@ def _markdown_entry(
             if refusal is not None:
                 say(f"{rel}: symlink {refusal}, skipped")
                 return None
-    return _source_file(rel, location, say)
+            target = real[len(str(root)) + 1 :].replace(os.sep, "/")
+    return _source_file(rel, location, say, target)
 
 
 def _link_refusal(root: Path, rules: IgnoreRules, real: str) -> str | None:
@@ -277,7 +297,7 @@ def _link_refusal(root: Path, rules: IgnoreRules, real: str) -> str | None:
     return None
 
 
-def _source_file(rel: str, location: str, say: Warn) -> SourceFile | None:
+def _source_file(rel: str, location: str, say: Warn, real: str = "") -> SourceFile | None:
     try:
         st = os.stat(location)
     except OSError as err:
@@ -285,25 +305,56 @@ def _source_file(rel: str, location: str, say: Warn) -> SourceFile | None:
         return None
     if not stat_mod.S_ISREG(st.st_mode):
         return None
-    return SourceFile(rel, location, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return SourceFile(rel, location, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, real)
 
 
 def read_bytes(sf: SourceFile, max_size: int) -> bytes | Skip:
     """The file's bytes, or a Skip for files larger than `max_size`, binary or unreadable."""
+    read = read_file(sf, max_size)
+    return read if isinstance(read, Skip) else read.data
+
+
+def read_file(sf: SourceFile, max_size: int) -> Read | Skip:
+    """The file's bytes, or a Skip for files larger than `max_size`, binary or unreadable.
+
+    The file is opened at the path discovery vetted (a symlink's real target, or the path
+    itself) with no link followed on the way (`safeopen`): a link swapped in since is
+    refused, never read, so the text indexed under a path is always that of a file it was
+    allowed to hold (#27). A file replaced since discovery is read, and its own stat data
+    comes back with the bytes.
+    """
     if sf.size > max_size:
-        return Skip(
-            sf.path,
-            FileStatus.LARGE,
-            f"{sf.size:,} bytes is over the {max_size:,}-byte cap "
-            "(raise max-file-size in [tool.kenso] to index it)",
-        )
+        return _too_large(sf, sf.size, max_size)
     try:
-        data = sf.abspath.read_bytes()
+        fd = open_beneath(sf.root, sf.real or sf.path)
     except OSError as err:
+        if err.errno in LINK_ERRNOS:
+            detail = (
+                "a symbolic link appeared on its path while it was read; the next sync reads it"
+            )
+            return Skip(sf.path, FileStatus.UNREADABLE, detail, racy=True)
         return Skip(sf.path, FileStatus.UNREADABLE, f"cannot read: {err.strerror}")
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        try:
+            data = handle.read(max_size + 1)
+        except OSError as err:
+            return Skip(sf.path, FileStatus.UNREADABLE, f"cannot read: {err.strerror}")
+    if len(data) > max_size:
+        return _too_large(sf, st.st_size, max_size)
     if b"\x00" in data[:BINARY_PROBE] and unicode_bom(data) is None:
         return Skip(sf.path, FileStatus.BINARY, "looks binary (NUL bytes), not Markdown")
-    return data
+    seen = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return Read(data, None if seen == (sf.size, sf.mtime_ns, sf.ctime_ns, sf.inode) else seen)
+
+
+def _too_large(sf: SourceFile, size: int, max_size: int) -> Skip:
+    return Skip(
+        sf.path,
+        FileStatus.LARGE,
+        f"{size:,} bytes is over the {max_size:,}-byte cap "
+        "(raise max-file-size in [tool.kenso] to index it)",
+    )
 
 
 def document_from_bytes(path: str, data: bytes) -> Document:

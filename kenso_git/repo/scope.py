@@ -7,12 +7,19 @@ paths are never trimmed into something acceptable. Results read from the index a
 filtered with `Scope.allows` (or a per-call `Scope.gate()`), which applies the same checks
 to the same real path, so an agent never sees documents outside its scope, whichever tool
 it asks (docs/security.md: "one rule for every door").
+
+The files themselves are looked up and opened without following a link the gate did not
+approve (`repo/safeopen.py`): `open_file` reads the file at the approved real path, and a
+gate given `same_file` lets an index path through only when the file there is the one its
+text was read from, so a link swapped in after a check never leads anywhere (#27).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,8 +31,10 @@ from typing import NewType
 from kenso_git.config import Settings
 from kenso_git.errors import ConfigError
 from kenso_git.errors import ScopeError
+from kenso_git.repo import safeopen
 from kenso_git.repo.workspace import Workspace
 
+SameFile = Callable[[str, os.stat_result], bool]
 RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
 
@@ -35,6 +44,7 @@ MAX_PATH_CHARS = 4096
 # docs tree is 64 folders deep.
 MAX_PATH_DEPTH = 64
 MAX_CACHED_VERDICTS = 200_000
+MAX_OPEN_TRIES = 3  # a path that changes this often while it is opened is refused
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -117,49 +127,116 @@ class Scope:
                 "the path is excluded by .gitignore, .cursorignore, .kensoignore or `exclude`",
             )
 
-    def allows(self, rel_path: str, realpath: Callable[[str], str] = os.path.realpath) -> bool:
+    def allows(self, rel_path: str) -> bool:
         """True when an index path (repo-relative POSIX) passes the gate `resolve` applies:
         the path itself and its real path (through symlinks) are in scope and not ignored."""
-        if not self._lexical(rel_path):
-            return False
-        lexical = os.path.join(self.root, rel_path)
-        real = realpath(lexical)
-        if real == os.path.normpath(lexical):
-            return True
-        base = str(self.root)
-        if not real.startswith(base + os.sep):
-            return False
-        return self._lexical(real[len(base) + 1 :].replace(os.sep, "/"))
+        return self._admits(rel_path, None)
 
-    def gate(self) -> Callable[[str], bool]:
+    def gate(self, same_file: SameFile | None = None) -> Callable[[str], bool]:
         """`allows` memoised for one call, after applying changed ignore files: a search
         asks about each path many times, and the links on disk may change between calls,
-        so nothing outlives the call."""
+        so nothing outlives the call.
+
+        With `same_file`, a path passes only when something is there and `same_file(path,
+        lstat)` accepts the file found at its approved real path (looked up without
+        following a link): the caller checks that the index's text of `path` was read from
+        that very file, so a hit never carries another file's text (#27).
+        """
         self.reload_if_changed()
         seen: dict[str, bool] = {}
-        folders: dict[str, str] = {}
-
-        def realpath(path: str) -> str:
-            # realpath stats every component; a call resolves each folder once, then only
-            # asks whether the file itself is a link (`allows` refused `..` already).
-            folder, _, name = path.rpartition(os.sep)
-            real = folders.get(folder)
-            if real is None:
-                if len(folders) >= MAX_CACHED_VERDICTS:
-                    folders.clear()
-                real = folders[folder] = os.path.realpath(folder)
-            joined = os.path.join(real, name)
-            return os.path.realpath(joined) if os.path.islink(joined) else joined
 
         def check(rel_path: str) -> bool:
             verdict = seen.get(rel_path)
             if verdict is None:
                 if len(seen) >= MAX_CACHED_VERDICTS:
                     seen.clear()
-                verdict = seen[rel_path] = self.allows(rel_path, realpath)
+                verdict = seen[rel_path] = self._admits(rel_path, same_file)
             return verdict
 
         return check
+
+    def file_stat(self, rel: str) -> os.stat_result | None:
+        """The `lstat` of what is at `rel`'s approved real path (the path itself, or where its
+        symbolic links lead), looked up without following a link the gate did not approve;
+        None when nothing is there.
+
+        Raises:
+            ScopeError: the path, or its real path as it is now, is refused.
+        """
+        return self._located(rel)[1]
+
+    def open_file(self, rel: str) -> int:
+        """A read-only descriptor of the regular file at `rel`'s approved real path, opened
+        without following any link: a link swapped in after the check is refused, never read.
+
+        Raises:
+            ScopeError: the path is refused, or kept changing while it was opened.
+            OSError: nothing is there (`FileNotFoundError`), a folder (`IsADirectoryError`),
+                not a regular file, or unreadable.
+        """
+        for _ in range(MAX_OPEN_TRIES):
+            real, found = self._located(rel)
+            if found is None:
+                raise FileNotFoundError(errno.ENOENT, "no such file", rel)
+            try:
+                return safeopen.open_beneath(str(self.root), real)
+            except OSError as err:
+                if err.errno not in safeopen.LINK_ERRNOS:
+                    raise
+                # a link appeared on the way since we looked: look again, as the gate does
+        raise _refuse(
+            "symlink-escape", rel, "a symbolic link kept appearing on the path while it was read"
+        )
+
+    def _located(self, rel: str) -> tuple[str, os.stat_result | None]:
+        found = self._locate(rel) if self._lexical(rel) else None
+        if found is None:
+            raise _refuse("symlink-escape", rel, "a symbolic link leads outside the agent scope")
+        return found
+
+    def _admits(self, rel_path: str, same_file: SameFile | None) -> bool:
+        if not self._lexical(rel_path):
+            return False
+        found = self._locate(rel_path)
+        if found is None:
+            return False
+        if same_file is None:
+            return True  # a vanished file passes: the index may still answer for its path
+        st = found[1]
+        return st is not None and stat.S_ISREG(st.st_mode) and same_file(rel_path, st)
+
+    def _locate(self, rel: str) -> tuple[str, os.stat_result | None] | None:
+        """(real repo-relative path, its lstat or None when nothing is there) of a path that
+        passed the lexical checks; None when the real path is refused.
+
+        The path is first looked up with no link followed (the common case: one `lstat` per
+        component, all relative to a folder's descriptor). Only when a link is met is the
+        real path resolved, checked like the path, and looked up the same way: a link that
+        appears meanwhile is refused, never followed.
+        """
+        base = str(self.root)
+        try:
+            found = safeopen.lstat_beneath(base, rel)
+        except FileNotFoundError:
+            return rel, None
+        except OSError:
+            found = None  # a folder on the way is a link (or not a folder)
+        if found is not None and not stat.S_ISLNK(found.st_mode):
+            return rel, found
+        real = os.path.realpath(os.path.join(base, rel))  # never raises, even on a loop
+        if not real.startswith(base + os.sep):
+            return None
+        real_rel = real[len(base) + 1 :].replace(os.sep, "/")
+        if real_rel != rel and not self._lexical(real_rel):
+            return None
+        try:
+            return real_rel, safeopen.lstat_beneath(base, real_rel)
+        except FileNotFoundError:
+            return real_rel, None  # a dangling link
+        except OSError as err:
+            if real_rel == rel and err.errno == errno.ENOTDIR:
+                return rel, None  # a file where a folder should be: nothing is there
+            return None  # it changed again while we looked: refused, not followed
 
     def _lexical(self, rel_path: str) -> bool:
         """The checks on the path as written (cached: the rules are fixed for a Scope)."""

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kenso_git.repo.safeopen import open_beneath
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
 from kenso_git.search.docmeta import Doc
@@ -56,9 +57,11 @@ def _wanted(doc: Doc, request: RegexRequest, path_filter: PathFilter | None) -> 
 
 
 def _read(root: str, rel: str, limit: int) -> bytes | None:
-    """The file's bytes, or None when it is gone, a symbolic link, too large or binary."""
+    """The file's bytes, or None when it is gone, too large, binary, or reached through a
+    symbolic link: the path itself or any folder on it (#27: a link swapped in after the
+    scope gate's check leads nowhere; `safeopen` follows none)."""
     try:
-        fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = open_beneath(root, rel)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:

@@ -3,7 +3,8 @@
 `/search?q=...` answers with the JSON of the `search` tool, its parameters given as
 query-string fields, through the same scope gate. `/events` is a stream that says
 `event: index` with `{generation, as_of}` when the index changes (a sync by the watcher, a
-hook or the CLI) and a keepalive comment every 15 s. Both sit behind `http.Guard` (token,
+hook or the CLI; under `agent-scoped-roots`, only a change of a document the scope shows)
+and a keepalive comment every 15 s. Both sit behind `http.Guard` (token,
 Origin, Host). A stream holds no worker thread: it waits on the event loop and reads the
 generation through one shared thread slot; at most `MAX_STREAMS` are open at a time and
 each ends after `MAX_STREAM_S` (clients reconnect), so streams cannot starve `/mcp`.
@@ -55,6 +56,8 @@ class Routes:
         self.poll_s = poll_s
         self.streams = 0  # touched on the event loop only
         self._reads = anyio.CapacityLimiter(1)  # every stream's reads share one thread
+        # (generation, digest of the visible docs): shared by the streams, read in `_reads`
+        self._visible: tuple[str | None, str] | None = None
 
     def table(self) -> dict[str, Handler]:
         """Path -> handler, for `http.Guard`'s dispatch."""
@@ -123,15 +126,15 @@ class Routes:
         started = time.monotonic()
         wake = Wake(self.service.watcher)  # a sync by our watcher is sent without a poll's delay
         try:
-            last = await self._mark()
-            await _send(send, _event("index", last))
+            last, data = await self._mark()
+            await _send(send, _event("index", data))
             sent = time.monotonic()
             while time.monotonic() - started < MAX_STREAM_S:
                 await wake.wait(self.poll_s)
-                mark = await self._mark()
+                mark, data = await self._mark()
                 if mark != last:
                     last = mark
-                    await _send(send, _event("index", mark))
+                    await _send(send, _event("index", data))
                     sent = time.monotonic()
                 elif time.monotonic() - sent >= self.keepalive_s:
                     await _send(send, b": keepalive\n\n")
@@ -139,23 +142,32 @@ class Routes:
         finally:
             wake.close()
 
-    async def _mark(self) -> dict[str, Any]:
+    async def _mark(self) -> tuple[object, dict[str, Any]]:
         return await anyio.to_thread.run_sync(self._read_mark, limiter=self._reads)
 
-    def _read_mark(self) -> dict[str, Any]:
-        """`{generation, as_of}` of the index now (None, None without one)."""
+    def _read_mark(self) -> tuple[object, dict[str, Any]]:
+        """What a change is judged by, and the event's `{generation, as_of}` (None, None
+        without an index). Under `agent-scoped-roots` a change is one of a document the
+        scope shows (#27): the digest of their blob ids, worked out again only when the
+        index's generation moved; otherwise every new generation is a change."""
         from kenso_git.store import schema
         from kenso_git.store.meta import read_meta
 
         try:
             meta = self.service.kb().read(read_meta)
+            generation = meta.get(schema.META_GENERATION)
+            data = {
+                "generation": int(generation) if generation else 0,
+                "as_of": meta.get(schema.META_HEAD) or None,
+            }
+            if not self.service.scoped:
+                return data, data
+            if self._visible is None or self._visible[0] != generation:
+                self._visible = (generation, self.service.visible_docs())
         except KensoError:  # no index yet, or one being replaced: say so, keep streaming
-            return {"generation": None, "as_of": None}
-        generation = meta.get(schema.META_GENERATION)
-        return {
-            "generation": int(generation) if generation else 0,
-            "as_of": meta.get(schema.META_HEAD) or None,
-        }
+            gone = {"generation": None, "as_of": None}
+            return gone, gone
+        return self._visible[1], data
 
 
 def _event(name: str, data: dict[str, Any]) -> bytes:

@@ -9,12 +9,15 @@ errors, which the library raises (`QueryError`, `DocumentNotFoundError`), come b
 
 from __future__ import annotations
 
+import errno
 import functools
+import hashlib
 import json
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 from typing import Concatenate
 from typing import ParamSpec
@@ -55,9 +58,11 @@ if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
     from kenso_git.search.pagination import AgentPage
     from kenso_git.serve.watcher import Watcher
+    from kenso_git.store.counts import ScopedCounts
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000
+SYNC_HINT = "run `kenso-git sync`"
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
 P = ParamSpec("P")
@@ -210,6 +215,38 @@ class Service:
         root = str(self.workspace.root)
         return str(text).replace(root + os.sep, "").replace(root, ".")
 
+    def _gate(self) -> Callable[[str], bool]:
+        """This call's scope gate: a path passes when it and its real path are in scope and
+        the file there is the one the index read its text from (#27)."""
+        return self.scope.gate(self.kb().indexed_from)
+
+    @property
+    def scoped(self) -> bool:
+        """Whether `agent-scoped-roots` narrows the scope below the whole checkout."""
+        return self.scope.roots != (self.scope.root,)
+
+    def visible_counts(self, kb: KnowledgeBase) -> ScopedCounts:
+        """The documents, chunks and links the scope shows (#27: never the hidden ones)."""
+        from kenso_git.store.counts import scoped_counts
+
+        shows, names = self._gate(), self.scope.gate()
+        return kb.read(lambda conn: scoped_counts(conn, shows, names))
+
+    def visible_docs(self) -> str:
+        """A digest of the (path, blob id) of every document the scope shows: it changes
+        when, and only when, a visible document changed (`GET /events` compares it)."""
+        from kenso_git.store.counts import indexed_blobs
+
+        gate = self._gate()
+        rows = self.kb().read(lambda conn: [row for row in indexed_blobs(conn) if gate(row[0])])
+        return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+    def _why_empty(self, indexed: int) -> str:
+        if indexed and self.scoped:
+            roots = ", ".join(self.scope.rel_roots)
+            return f"no indexed document lies in the agent scope ({roots})"
+        return "the index is empty; run `kenso-git ingest`"
+
     def _limit(self, limit: int) -> int:
         return max(1, min(int(limit), self.settings.search_limit_max))
 
@@ -218,7 +255,7 @@ class Service:
         """`search_docs` within the scope, cut to the result cap; a blank query: kenso's error."""
         try:
             raw = self.kb().search_docs(
-                query, category=category, limit=self._limit(limit), path_filter=self.scope.gate()
+                query, category=category, limit=self._limit(limit), path_filter=self._gate()
             )
         except QueryError as err:
             return _refusal(err)
@@ -231,7 +268,7 @@ class Service:
         """`search_multi` within the scope, cut to the result cap; no queries: kenso's error."""
         try:
             raw = self.kb().search_multi(
-                queries, category=category, limit=self._limit(limit), path_filter=self.scope.gate()
+                queries, category=category, limit=self._limit(limit), path_filter=self._gate()
             )
         except QueryError as err:
             return _refusal(err)
@@ -254,10 +291,12 @@ class Service:
             else min(max_length, GET_DOC_MAX_CHARS)
         )
         try:
-            doc = kb.get_doc(rel, max_length=cap)
+            # the file is looked up again at its approved real path, without following a
+            # link swapped in since: the stored text is served only while it is that file
+            doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
             while not _fits(doc) and cap > 1000:
                 cap //= 2  # escaping (quotes, non-ASCII) can inflate the JSON beyond the length
-                doc = kb.get_doc(rel, max_length=cap)
+                doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
         except DocumentNotFoundError as err:
             return _refusal(err)
         return doc, doc.copy()
@@ -274,7 +313,7 @@ class Service:
         rel = self.scope.resolve(path)
         depth = max(1, min(int(depth), 3))
         raw = self.kb().get_related(
-            rel, depth=depth, relation_type=relation_type, path_filter=self.scope.gate()
+            rel, depth=depth, relation_type=relation_type, path_filter=self._gate()
         )
         rows, cut = _fit_list(raw)
         out: RelatedList = {"results": rows}
@@ -295,7 +334,7 @@ class Service:
         """
         rel = self.scope.resolve(path)
         page = self.kb().find_related(
-            rel, page_size=page_size, cursor=cursor, path_filter=self.scope.allows
+            rel, page_size=page_size, cursor=cursor, path_filter=self._gate()
         )
         return page, page
 
@@ -312,14 +351,13 @@ class Service:
         """
         rel = self.scope.resolve(path)
         self.require_index()  # no index, no tools: the same clear error everywhere
-        target = self.scope.root / rel
-        if target.suffix.lower() not in SNIPPET_SUFFIXES:
+        if PurePosixPath(rel).suffix.lower() not in SNIPPET_SUFFIXES:
             raise ScopeError(
                 f"path refused (not-markdown): {rel!r}: read_snippet reads Markdown files only",
                 rule="not-markdown",
                 path=rel,
             )
-        data = _read_limited(target, rel, self.settings.max_file_size)
+        data = _read_limited(self.scope, rel, self.settings.max_file_size)
         text = data.decode("utf-8", errors="replace")
         snip = make_snippet(text, query, max_tokens)
         if snip is None:
@@ -362,6 +400,7 @@ class Service:
             kb = self.kb()
             kb.refresh()  # like every read tool: answer about the work tree as it is now
             st = kb.state()
+            seen = self.visible_counts(kb)
         except NoIndexError as err:
             out["reason"] = self.shown(_reason(err))
             return out, out
@@ -369,15 +408,15 @@ class Service:
             out["index"] = "error"
             out["reason"] = self.shown(_reason(err))
             return out, out
-        usable = st.documents > 0
+        usable = seen.documents > 0
         out["ok"] = usable
-        out["reason"] = None if usable else "the index is empty; run `kenso-git ingest`"
+        out["reason"] = None if usable else self._why_empty(st.documents)
         out["index"] = "ok" if usable else "empty"
-        out["documents"] = st.documents
-        out["chunks"] = st.chunks
+        out["documents"] = seen.documents
+        out["chunks"] = seen.chunks
         out["schema_version"] = st.schema_version
         out["as_of"] = st.as_of
-        out["stale"], out["stale_reason"] = _staleness(kb, st)
+        out["stale"], out["stale_reason"] = _staleness(kb, st, scoped=self.scoped)
         out["worktree_differs"] = st.worktree_differs
         return out, out
 
@@ -392,11 +431,12 @@ class Service:
         kb = self.kb()
         kb.refresh()
         st = kb.state()
-        stale, reason = _staleness(kb, st)
+        seen = self.visible_counts(kb)
+        stale, reason = _staleness(kb, st, scoped=self.scoped)
         out: StateResult = {
-            "documents": st.documents,
-            "chunks": st.chunks,
-            "links": st.links,
+            "documents": seen.documents,
+            "chunks": seen.chunks,
+            "links": seen.links,
             "db_bytes": st.db_bytes,
             "schema_version": st.schema_version,
             "as_of": st.as_of,
@@ -404,7 +444,8 @@ class Service:
             "stale": stale,
             "stale_reason": reason,
             "worktree_differs": st.worktree_differs,
-            "root": str(st.root),
+            # an agent confined to some folders need not learn where the checkout lives
+            "root": "." if self.scoped else str(st.root),
             "scoped_roots": list(self.scope.rel_roots),
         }
         return out, out
@@ -418,11 +459,11 @@ class Service:
         """
         kb = self.require_index()
         report = kb.sync()
-        st = kb.state()
+        seen = self.visible_counts(kb)
         out: ReindexResult = {
             "changed": report.changed,
-            "documents": st.documents,
-            "chunks": st.chunks,
+            "documents": seen.documents,
+            "chunks": seen.chunks,
         }
         return out, out
 
@@ -453,7 +494,7 @@ class Service:
         for given in parse(query).of("in"):
             self.scope.resolve(given.value)  # refused, like get_doc, rather than trimmed
         request = SearchRequest(query, page_size, cursor, mode, folder, ext, modified_after)
-        page = self.kb().agent_search(request, path_filter=self.scope.gate())
+        page = self.kb().agent_search(request, path_filter=self._gate())
         return page, page
 
     @_hides_root
@@ -478,13 +519,18 @@ class Service:
 
         folder = self.scope.resolve(path) if path else None
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
-        page = self.kb().agent_search(request, path_filter=self.scope.gate())
+        page = self.kb().agent_search(request, path_filter=self._gate())
         return page, page
 
 
-def _staleness(kb: KnowledgeBase, st: IndexState) -> tuple[bool | None, str | None]:
-    """`stale` and its reason: the query-time sync's verdict, else the state's own check."""
+def _staleness(
+    kb: KnowledgeBase, st: IndexState, *, scoped: bool
+) -> tuple[bool | None, str | None]:
+    """`stale` and its reason: the query-time sync's verdict, else the state's own check.
+    `scoped`: the reason counts no docs (the count would include hidden ones)."""
     if kb.freshness is not None and kb.freshness.stale:
+        if scoped and kb.freshness.too_many:
+            return True, f"more docs changed than a query syncs; {SYNC_HINT}"
         return True, kb.freshness.reason
     if st.stale:
         off = "" if kb.settings.query_sync else " and query-sync is off"
@@ -492,9 +538,12 @@ def _staleness(kb: KnowledgeBase, st: IndexState) -> tuple[bool | None, str | No
     return st.stale, None
 
 
-def _read_limited(target: Path, rel: str, limit: int) -> bytes:
+def _read_limited(scope: Scope, rel: str, limit: int) -> bytes:
+    """The bytes of the file at `rel`'s approved real path, read from the one descriptor
+    `Scope.open_file` opened without following a link (#27: never what a link swapped in
+    after the check leads to)."""
     try:
-        with target.open("rb") as handle:
+        with os.fdopen(scope.open_file(rel), "rb") as handle:
             data = handle.read(limit + 1)
     except FileNotFoundError:
         raise KensoError(
@@ -503,6 +552,10 @@ def _read_limited(target: Path, rel: str, limit: int) -> bytes:
     except IsADirectoryError:
         raise KensoError(f"{rel} is a folder", hint="pass a Markdown file", path=rel) from None
     except OSError as err:
+        if err.errno == errno.EINVAL:
+            raise KensoError(
+                f"{rel} is not a regular file", hint="pass a Markdown file", path=rel
+            ) from None
         raise KensoError(f"cannot read {rel}: {err.strerror}", path=rel) from None
     if len(data) > limit:
         raise ScopeError(

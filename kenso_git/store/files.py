@@ -51,6 +51,14 @@ def load_files(
     return {row[0]: FileRow(*row) for row in rows}
 
 
+def indexed_inode(conn: sqlite3.Connection, path: str) -> int | None:
+    """The inode of the file the index read `path`'s text from; None: not indexed."""
+    row = conn.execute(
+        "SELECT inode FROM files WHERE path = ? AND status = ?", (path, FileStatus.INDEXED)
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 # meta key: JSON [write generation, indexed rows, other rows]. Counting the rows reads
 # every (wide) files row, 20-70 ms at 30x, on every no-change sync; every write that can
 # change a row's status bumps the generation, so a matching one proves the counts current.

@@ -29,6 +29,9 @@ trees = st.fixed_dictionaries(
         ),
         "ignore": st.lists(st.sampled_from(PATTERNS), max_size=3),
         "scoped": st.sampled_from([(), ("docs",), ("docs/sub", "private")]),
+        # #27: after the ingest, these links become regular files, with query-sync off, so
+        # the index keeps their targets' text under paths that now hold other files
+        "flipped": st.lists(st.integers(min_value=0, max_value=4), max_size=3),
     }
 )
 
@@ -61,9 +64,21 @@ def _build(root: Path, tree: dict[str, object]) -> None:
     for i, (folder, target) in enumerate(tree["links"]):  # type: ignore[attr-defined]
         link = root / folder / f"link{i}.md"
         link.symlink_to(os.path.relpath(root / target, link.parent))
+    config = "query-sync = false\n" if tree["flipped"] else ""
     if tree["scoped"]:
         roots = ", ".join(f'"{r}"' for r in tree["scoped"])  # type: ignore[attr-defined]
-        (root / ".kenso.toml").write_text(f"agent-scoped-roots = [{roots}]\n", encoding="utf-8")
+        config += f"agent-scoped-roots = [{roots}]\n"
+    (root / ".kenso.toml").write_text(config, encoding="utf-8")
+
+
+def _flip(root: Path, tree: dict[str, object]) -> None:
+    """Replace the chosen links by regular files of their own (no sync follows)."""
+    links = tree["links"]
+    for i in sorted(set(tree["flipped"])):  # type: ignore[call-overload]
+        if i < len(links):  # type: ignore[arg-type]
+            link = root / links[i][0] / f"link{i}.md"  # type: ignore[index]
+            link.unlink()
+            link.write_text(_body(f"flip{i}"), encoding="utf-8")
 
 
 def _related(service: Service, path: str) -> set[str] | None:
@@ -92,6 +107,7 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         root = Path(tmp) / "repo"
         _build(root, tree)
         KnowledgeBase.open(root).ingest()
+        _flip(root, tree)
         service = Service(root)
         revealed: set[str] = set()
         hits, _ = service.search_docs("marker", None, 50)
@@ -119,3 +135,11 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         for path in sorted(candidates):
             if not _served(service, path):  # refused or not indexed: find_related says so
                 assert _related(service, path) is None, (path, tree)
+        # #27: the counts are those of the documents get_doc serves, and nothing else
+        indexed = KnowledgeBase.open(root).read(
+            lambda conn: [r[0] for r in conn.execute("SELECT DISTINCT file_path FROM chunks")]
+        )
+        state, _ = service.state()
+        health, _ = service.health()
+        served = sum(1 for path in indexed if _served(service, path))
+        assert state["documents"] == health["documents"] == served, tree

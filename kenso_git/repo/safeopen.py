@@ -1,0 +1,132 @@
+"""Reading work-tree files without following symbolic links, and the private `.kenso/` folder.
+
+A path the scope gate approved can change before it is read: a local process may swap
+`docs/x.md`, or a folder above it, for a symbolic link between the check and the open
+(#27). So a file an agent can reach is opened at its approved real path one component at a
+time: the first folder by its absolute path (the checkout root itself is trusted, links
+above it included), each later one relative to the descriptor of the folder above it, every
+component with `O_NOFOLLOW` (folders also with `O_DIRECTORY`). A link that appears anywhere
+on the way makes the open fail (`ELOOP`, `ENOTDIR`) instead of leading elsewhere, and the
+descriptor's `fstat` is the identity of what is read. A FIFO or a device is never waited on
+(`O_NONBLOCK`) and never read.
+
+The hook path imports this module: it needs only `os`, `stat` and `errno`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from kenso_git.repo.workspace import DB_DIRNAME
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# O_PATH (Linux): a folder can be walked through without read permission on it, and opening
+# one costs no permission check; elsewhere folders are opened read-only.
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC | getattr(os, "O_PATH", 0)
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
+# what an open reports when a link (or a non-folder) sits where a folder or the file should be
+LINK_ERRNOS = frozenset({errno.ELOOP, errno.ENOTDIR})
+PRIVATE_DIR_MODE = 0o700
+
+
+def _parent(root: str, parts: list[str]) -> int:
+    """The descriptor of the folder holding `parts[-1]`, no component of `parts` followed."""
+    fd = os.open(os.path.join(root, parts[0]), _DIR_FLAGS)
+    try:
+        for part in parts[1:-1]:
+            inner = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def lstat_beneath(root: str, rel: str) -> os.stat_result:
+    """The `lstat` of `root/rel`, with no symbolic link followed on the way from `root`
+    (a link as the last component is described, not followed).
+
+    Raises:
+        OSError: `ENOENT` when something is missing, `ENOTDIR` when a folder on the way is a
+            link or not a folder.
+    """
+    parts = rel.split("/")
+    if len(parts) == 1:
+        return os.stat(os.path.join(root, rel), follow_symlinks=False)
+    fd = _parent(root, parts)
+    try:
+        return os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+    finally:
+        os.close(fd)
+
+
+def open_beneath(root: str, rel: str) -> int:
+    """A read-only descriptor of the regular file `root/rel`, opened without following a
+    symbolic link in any component of `rel`; `os.fstat` of it is what will be read.
+
+    Raises:
+        OSError: `ELOOP`/`ENOTDIR` when a component is a link, `ENOENT` when it is missing,
+            `EISDIR` for a folder, `EINVAL` for anything else that is not a regular file.
+    """
+    parts = rel.split("/")
+    if len(parts) == 1:
+        fd = os.open(os.path.join(root, rel), _FILE_FLAGS)
+    else:
+        parent = _parent(root, parts)
+        try:
+            fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=parent)
+        finally:
+            os.close(parent)
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISREG(mode):
+        return fd
+    os.close(fd)
+    code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+    raise OSError(code, "not a regular file" if code == errno.EINVAL else os.strerror(code), rel)
+
+
+def ensure_private_dir(folder: Path) -> None:
+    """Create `folder` owner-only (0700; its parents as usual), or tighten an existing
+    `.kenso/` of ours that others may read: it holds the index, the token, the lock and the
+    hook log, whatever the umask.
+
+    An existing folder is changed only when it is named `.kenso`, is a real folder (never
+    through a link) and belongs to this user; any other folder (`--db` elsewhere) is left as
+    it is.
+
+    Raises:
+        OSError: the folder cannot be created.
+    """
+    try:
+        os.mkdir(folder, PRIVATE_DIR_MODE)
+        return
+    except FileNotFoundError:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.mkdir(folder, PRIVATE_DIR_MODE)
+            return
+        except FileExistsError:
+            pass
+    except FileExistsError:
+        pass
+    if folder.name == DB_DIRNAME:
+        _tighten(folder)
+
+
+def _tighten(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC)
+    except OSError:
+        return  # a link, or not a folder: whoever opens the files inside reports it
+    try:
+        st = os.fstat(fd)
+        if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077:
+            os.fchmod(fd, stat.S_IMODE(st.st_mode) & PRIVATE_DIR_MODE)
+    except OSError:
+        pass  # a folder we may not change (a read-only mount): it works as it is
+    finally:
+        os.close(fd)
