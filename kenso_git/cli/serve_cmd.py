@@ -168,11 +168,14 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
 def _check(client: str, root: Path, user: bool) -> None:
     from kenso_git.serve.connect import client_spec
     from kenso_git.serve.connect import config_path
+    from kenso_git.serve.connect import refuse_links
     from kenso_git.serve.connect_check import check_entry
     from kenso_git.serve.connect_check import configured_entry
 
     spec = client_spec(client)
     path = config_path(spec, root, Path.home(), user=user)
+    if not user:
+        refuse_links(spec, root)  # a planted link must not choose what --check starts
     outcome = check_entry(configured_entry(spec, path))
     click.echo(f"{client} ({path}): {outcome.message}")
     if not outcome.ok:

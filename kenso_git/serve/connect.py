@@ -18,6 +18,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 
 from kenso_git.errors import UsageError
@@ -71,6 +72,7 @@ class ConnectPlan:
     merged: str | None  # the whole file with our entry merged in; None: leave it alone
     exists: bool
     why_untouched: str = ""  # set when `merged` is None
+    project_root: Path | None = None  # the repository, for a project file (not --global)
 
 
 def server_command() -> str:
@@ -117,6 +119,8 @@ def plan(
     """
     spec = client_spec(client)
     path = config_path(spec, root, home, user=user)
+    if not user:
+        refuse_links(spec, root)
     entry = server_entry(spec, command or server_command(), root)
     exists = path.is_file()
     current = read_text(path) if exists else ""
@@ -129,7 +133,7 @@ def plan(
 
         snippet = toml_block(spec.key, SERVER_NAME, entry)
         merged, why = merge_toml(current, path, spec.key, SERVER_NAME, entry, OUR_KEYS), ""
-    return ConnectPlan(spec, path, entry, snippet, merged, exists, why)
+    return ConnectPlan(spec, path, entry, snippet, merged, exists, why, None if user else root)
 
 
 def backup_path(path: Path) -> Path:
@@ -141,6 +145,8 @@ def write(p: ConnectPlan) -> Path | None:
     """Save the merged file atomically; return the backup when this write created it."""
     if p.merged is None:
         raise UsageError(p.why_untouched, path=str(p.path), hint="paste the entry printed above")
+    if p.project_root is not None:
+        refuse_links(p.client, p.project_root)  # again: the tree may have changed since
     p.path.parent.mkdir(parents=True, exist_ok=True)
     backup: Path | None = None
     if p.exists and not backup_path(p.path).exists():  # the first backup is the original
@@ -159,6 +165,31 @@ def write(p: ConnectPlan) -> Path | None:
         Path(tmp).unlink(missing_ok=True)
         raise
     return backup
+
+
+def refuse_links(spec: ClientSpec, root: Path) -> None:
+    """Refuse a project file reached through a symbolic link: the file itself, a folder
+    on its way (`.cursor -> ~/.cursor`) or its backup. A branch can commit such a link, and
+    following it would copy a secret file into the work tree or rewrite the user's global
+    configuration (#27).
+
+    Raises:
+        UsageError: a component of the project file's path (or of its backup) is a link.
+    """
+    parts = PurePosixPath(spec.project).parts
+    folders = [root.joinpath(*parts[: i + 1]) for i in range(len(parts) - 1)]
+    file = root.joinpath(*parts)
+    for path in (*folders, file, backup_path(file)):
+        if path.is_symlink():
+            rel = path.relative_to(root).as_posix()
+            raise UsageError(
+                f"{rel} is a symbolic link (to {os.readlink(path)}): kenso-git never "
+                "follows a link for a project file",
+                path=str(path),
+                hint="a branch may have planted it to read or rewrite a file outside the "
+                f"repository: remove the link (`rm {rel}`) and run the command again, or "
+                "write your user file with --global",
+            )
 
 
 def read_text(path: Path) -> str:
