@@ -186,7 +186,8 @@ def parse(text: str, *, now: float | None = None) -> Query:
 
     Raises:
         QuerySyntaxError: a token is malformed (unknown field, bad value, open quote), the
-            query is longer than `MAX_QUERY_CHARS` or has more than `MAX_TOKENS` tokens.
+            query holds a NUL byte, is longer than `MAX_QUERY_CHARS` or has more than
+            `MAX_TOKENS` tokens.
     """
     if len(text) > MAX_QUERY_CHARS:
         raise QuerySyntaxError(
@@ -194,6 +195,14 @@ def parse(text: str, *, now: float | None = None) -> Query:
             token=text[:20],
             column=1,
             hint="shorten the query; filters narrow better than many words",
+        )
+    nul = text.find("\x00")
+    if nul >= 0:  # FTS5 reads a NUL as the end of its query string: refuse it by name (#27)
+        raise QuerySyntaxError(
+            "the query contains a NUL byte",
+            token=_token_at(text, nul),
+            column=nul + 1,
+            hint="remove the NUL byte; search for plain words",
         )
     clock = time.time() if now is None else now
     terms: list[Term] = []
@@ -230,6 +239,17 @@ def parse(text: str, *, now: float | None = None) -> Query:
         elif body:
             terms.append(Term(body, negated=negated))
     return Query(tuple(terms), tuple(filters))
+
+
+def _token_at(text: str, i: int) -> str:
+    """The whitespace-delimited token around index `i`."""
+    start = i
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    end = i
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[start:end]
 
 
 def _filter(

@@ -105,3 +105,11 @@ def test_the_reference_page_is_generated_from_the_grammar() -> None:
         "docs/query-language.md is stale: run "
         "`python -m kenso_git.search.querylang > docs/query-language.md`"
     )
+
+
+@pytest.mark.parametrize("query", ["pay\x00ment", '"a\x00b"', "tag:a\x00b", 'word re:"x\x00"'])
+def test_a_nul_byte_anywhere_is_refused_by_name(query: str) -> None:
+    with pytest.raises(QuerySyntaxError) as refused:
+        parse(query)
+    assert "NUL byte" in refused.value.message and refused.value.column == query.index("\x00") + 1
+    assert refused.value.hint is not None and "remove the NUL byte" in refused.value.hint
