@@ -35,6 +35,7 @@ from kenso_git.repo.git import diff_names
 from kenso_git.repo.git import rebase_will_rewrite
 from kenso_git.repo.prestart import GIT_REPO_VARS
 from kenso_git.repo.prestart import scrubbed_env
+from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import is_markdown
@@ -258,7 +259,7 @@ def start_background_sync(ws: Workspace, *, after_pid: int | None = None) -> int
     With `after_pid`, the process first waits (bounded) for that process (git) to exit.
     """
     folder = state_dir(ws)
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(folder)
     (folder / DIRTY_FILE).touch()  # pending from now on, so waiters see it before the worker runs
     import subprocess  # only here: the foreground hook path never pays for the import
 
@@ -323,7 +324,7 @@ def _say_into_log(ws: Workspace) -> None:
     """A detached hook has no terminal: what it says goes to the log beside the index."""
     try:
         folder = state_dir(ws)
-        folder.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(folder)
         fd = _open_log(folder)
     except (OSError, KensoError):
         return

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kenso_git.errors import IndexLockedError
+from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.store.faults import file_failure
 
 LOCK_FILE = "sync.lock"
@@ -35,7 +36,7 @@ Say = Callable[[str], None]
 
 def _open_lock(path: Path) -> int:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(path.parent)
         return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as err:
         raise file_failure(path, err) from err
@@ -165,7 +166,7 @@ def coalesced(
 
 def _mark(dirty: Path) -> None:
     try:
-        dirty.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(dirty.parent)
         dirty.touch()
     except OSError as err:
         raise file_failure(dirty, err) from err

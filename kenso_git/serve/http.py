@@ -34,6 +34,7 @@ from starlette.types import Scope
 from starlette.types import Send
 
 from kenso_git.errors import UsageError
+from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.serve.limits import CallLanes
@@ -75,7 +76,7 @@ def ensure_token(path: Path) -> str:
         UsageError: the token file is readable by other users, or cannot be written.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return _read_token(path)

@@ -17,6 +17,7 @@ from pathlib import Path
 from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
+from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.store import budget
 from kenso_git.store import schema
 from kenso_git.store import textcodec
@@ -205,11 +206,13 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         NoIndexError: not `fresh`, and there is no file at `db_path` (or it went meanwhile).
         DatabaseError: the file is not a usable SQLite database.
     """
-    if fresh:
-        try:
-            db_path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
+    try:
+        # 0700 whatever the umask; an existing `.kenso/` of ours is tightened here (#27)
+        ensure_private_dir(db_path.parent)
+    except OSError as err:
+        if fresh:
             raise file_failure(db_path, err) from err
+    if fresh:
         _create_private(db_path)
     try:
         conn = sqlite3.connect(
@@ -255,7 +258,7 @@ BUILD_SUFFIX = ".building-"
 def new_build_path(db_path: Path) -> Path:
     """A private file to build a new index in; leftovers of dead builds are removed."""
     try:
-        db_path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(db_path.parent)
         for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
             pid = stale.name.split(BUILD_SUFFIX, 1)[-1].split("-", 1)[0]
             if not pid.isdigit() or not _alive(int(pid)):
