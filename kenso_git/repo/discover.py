@@ -24,6 +24,7 @@ from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
 from kenso_git.repo.safeopen import LINK_ERRNOS
 from kenso_git.repo.safeopen import open_beneath
+from kenso_git.repo.safeopen import real_path
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
@@ -268,7 +269,10 @@ def _markdown_entry(
     """
     target = ""
     if linked:
-        real = os.path.realpath(location)  # never raises, even on a loop
+        real = real_path(location)
+        if real is None:
+            say(f"{rel}: symlink changed while it was read, skipped; the next sync reads it")
+            return None
         if real != os.path.normpath(location):
             refusal = _link_refusal(root, rules, real)
             if refusal is not None:

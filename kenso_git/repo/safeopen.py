@@ -89,6 +89,16 @@ def open_beneath(root: str, rel: str) -> int:
     raise OSError(code, "not a regular file" if code == errno.EINVAL else os.strerror(code), rel)
 
 
+def real_path(path: str) -> str | None:
+    """`os.path.realpath(path)`, or None when a link on it changed while it was resolved
+    (`realpath` lstat's a link, then reads it: a file swapped in between makes the read
+    fail with `EINVAL`). Never raises, even on a loop."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
+
+
 def ensure_private_dir(folder: Path) -> None:
     """Create `folder` owner-only (0700; its parents as usual), or tighten an existing
     `.kenso/` of ours that others may read: it holds the index, the token, the lock and the

@@ -105,7 +105,10 @@ class Scope:
         else:
             rel = PurePosixPath(_lexical_norm(lexical))
         self._check_inside(rel, text, real=False)
-        real = Path(os.path.realpath(self.root / rel))  # Path.resolve raises on a loop
+        found = safeopen.real_path(str(self.root / rel))  # Path.resolve raises on a loop
+        if found is None:
+            raise _refuse("symlink-escape", text, "a symbolic link on the path kept changing")
+        real = Path(found)
         if not real.is_relative_to(self.root):
             raise _refuse("symlink-escape", text, "a symbolic link leads outside the repository")
         real_rel = PurePosixPath(real.relative_to(self.root).as_posix())
@@ -223,8 +226,8 @@ class Scope:
             found = None  # a folder on the way is a link (or not a folder)
         if found is not None and not stat.S_ISLNK(found.st_mode):
             return rel, found
-        real = os.path.realpath(os.path.join(base, rel))  # never raises, even on a loop
-        if not real.startswith(base + os.sep):
+        real = safeopen.real_path(os.path.join(base, rel))
+        if real is None or not real.startswith(base + os.sep):
             return None
         real_rel = real[len(base) + 1 :].replace(os.sep, "/")
         if real_rel != rel and not self._lexical(real_rel):

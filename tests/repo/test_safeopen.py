@@ -6,12 +6,14 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.repo.safeopen import lstat_beneath
 from kenso_git.repo.safeopen import open_beneath
+from kenso_git.repo.safeopen import real_path
 
 
 @pytest.fixture
@@ -78,3 +80,22 @@ def test_only_an_existing_kenso_folder_is_tightened(tmp_path: Path) -> None:
         ensure_private_dir(tmp_path / name)
     assert stat.S_IMODE((tmp_path / ".kenso").stat().st_mode) == 0o700
     assert stat.S_IMODE((tmp_path / "other").stat().st_mode) == 0o775
+
+
+def test_real_path_says_none_when_a_link_becomes_a_file_while_it_is_resolved(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`os.path.realpath` lstat's a link, then reads it; a file swapped in between made it
+    raise EINVAL (the old code's query-time sync crashed on it in the race probe)."""
+    link = tree / "docs" / "to-secret.md"
+    readlink = os.readlink
+
+    def swapped_first(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path) == link and link.is_symlink():
+            link.unlink()
+            link.write_text("now a file", encoding="utf-8")
+        return readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", swapped_first)
+    assert real_path(str(link)) is None
+    assert real_path(str(link)) == str(link)  # a plain file now

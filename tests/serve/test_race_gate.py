@@ -298,3 +298,29 @@ def test_a_file_replaced_between_discovery_and_read_is_recorded_as_read(
 def _text_of(conn: Any, path: str) -> str:
     query = "SELECT group_concat(content) FROM chunks WHERE file_path = ?"
     return str(conn.execute(query, (path,)).fetchone()[0])
+
+
+@pytest.mark.parametrize("tool", ["get_doc", "read_snippet", "search_docs"])
+def test_a_link_turning_into_a_file_while_it_is_resolved_is_no_crash(
+    race_repo: Path, monkeypatch: pytest.MonkeyPatch, tool: str
+) -> None:
+    """`os.path.realpath` raised EINVAL when the link it was reading became a file: the
+    old code's tools (and its query-time sync) failed with a bare OSError."""
+    x = race_repo / "docs" / "x.md"
+    x.unlink()
+    x.symlink_to("deploy.md")
+    service = Service(race_repo)
+    readlink = os.readlink
+
+    def swapped_first(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path) == x and x.is_symlink():
+            swap_to_file(x)
+        return readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", swapped_first)
+    calls: dict[str, Callable[[], Any]] = {
+        "get_doc": lambda: service.get_doc("docs/x.md", None),
+        "read_snippet": lambda: service.read_snippet("docs/x.md", "", 256),
+        "search_docs": lambda: service.search_docs("quokka", None, 20),
+    }
+    answer(calls[tool])  # an answer or a KensoError, never another exception
