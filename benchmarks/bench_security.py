@@ -7,6 +7,13 @@
    from others (target: < 1 s), as the median of `--rounds` rounds, and its ratio to the same
    search with no other client. `--src DIR` runs the server of another checkout (a baseline:
    `git worktree add /tmp/h13-base 627cdd9`); `--only http` skips part 1.
+3. `--only race` (#27 finding 1): a separate process flips `docs/x.md` between a regular
+   in-scope file and a link to a canary (`../.env`, a file outside the repository, an
+   out-of-scope doc) while the tools read it; answers holding a canary are counted (target
+   0 in 10 minutes: `--race-seconds 600`, the default).
+4. `--only stale` (#27 finding 2): `docs/x.md` is indexed as a link to the out-of-scope
+   canary doc, then becomes a regular file with no sync, with `query-sync = false` and in the
+   window after a bulk change of > 200 docs; answers holding the canary are counted (target 0).
 """
 
 from __future__ import annotations
@@ -137,24 +144,160 @@ def concurrent_calls(root: Path, rounds: int, extra: dict[str, str]) -> None:
     )
 
 
+# -- #27: the race and the stale window -------------------------------------------------
+
+CANARIES = {"env": "zebracornsecret", "outside": "farawaycanary", "private": "hiddenroadmapword"}
+X_TEXT = "# X Page\n\nThe flipword page, a harmless in-scope doc long enough to be indexed.\n"
+FLIPPER = """
+import os, sys, time
+x, targets, stop = sys.argv[1], sys.argv[2:-1], float(sys.argv[-1])
+text = open(x + ".text", "rb").read()
+i = 0
+while time.time() < stop:
+    tmp = x + ".swap"
+    if i % 2:
+        with open(tmp, "wb") as out:
+            out.write(text)
+    else:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        os.symlink(targets[(i // 2) % len(targets)], tmp)
+    os.replace(tmp, x)
+    i += 1
+print(i)
+"""
+
+
+def _probe_repo(docs: Path, tmp: Path, config: str) -> Path:
+    """The corpus under docs/ (the agent scope), a private doc, `.env` and a file outside
+    the repository, each holding its canary word."""
+    root = tmp / "repo"
+    shutil.copytree(docs, root / "docs")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".kenso.toml").write_text('agent-scoped-roots = ["docs"]\n' + config)
+    (root / ".env").write_text(f"API_TOKEN={CANARIES['env']}\n" * 4)
+    (root / "private").mkdir()
+    private = f"# Private Plan\n\nThe {CANARIES['private']} flipword plan agents must not see.\n"
+    (root / "private" / "plan.md").write_text(private)
+    (tmp / "outside.md").write_text(f"# Outside\n\nThe {CANARIES['outside']} flipword text.\n")
+    (root / "docs" / "x.md").write_text(X_TEXT)
+    (root / "docs" / "x.md.text").write_bytes(X_TEXT.encode())
+    KnowledgeBase.open(root).ingest()
+    return root
+
+
+def _leaks(answer: object) -> str | None:
+    text = str(answer).lower()
+    return next((k for k, word in CANARIES.items() if word.lower() in text), None)
+
+
+def _probe_calls(service: Service) -> dict[str, object]:
+    # get_doc last: its own sync of a changed path would end a stale window for the others
+    return {
+        "search_docs": lambda: service.search_docs("flipword", None, 20),
+        "search": lambda: service.search("flipword", page_size=20),
+        "regex_search": lambda: service.regex_search("flipword", page_size=20),
+        "read_snippet": lambda: service.read_snippet("docs/x.md", "", 256),
+        "get_doc": lambda: service.get_doc("docs/x.md", None),
+    }
+
+
+def _turn(calls: dict[str, object], table: dict[str, list[int]]) -> None:
+    """Call each tool once: per tool [answers, refusals, answers holding a canary]."""
+    for name, call in calls.items():
+        row = table.setdefault(name, [0, 0, 0])
+        try:
+            got = call()  # type: ignore[operator]
+        except KensoError as err:
+            got, row[1] = err.message, row[1] + 1
+        except Exception as err:  # a baseline (--src) may crash: a refusal that says nothing
+            got, row[1] = repr(err), row[1] + 1
+        row[0] += 1
+        row[2] += _leaks(got) is not None
+
+
+def _table(title: str, table: dict[str, list[int]]) -> None:
+    print(f"  {title}")
+    print(f"    {'tool':<14} {'answers':>8} {'refused':>8} {'canary':>7}")
+    for name, (answers, refused, leaked) in table.items():
+        print(f"    {name:<14} {answers:>8} {refused:>8} {leaked:>7}")
+    total = sum(row[2] for row in table.values())
+    print(f"    answers holding a canary: {total} (target 0)")
+
+
+def race_probe(docs: Path, seconds: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = _probe_repo(docs, Path(tmp), "")
+        x = root / "docs" / "x.md"
+        targets = ["../.env", str(Path(tmp) / "outside.md"), "../private/plan.md"]
+        stop = time.time() + seconds
+        flipper = subprocess.Popen(
+            [sys.executable, "-c", FLIPPER, str(x), *targets, str(stop)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        table: dict[str, list[int]] = {}
+        calls = _probe_calls(Service(root))
+        try:
+            while time.time() < stop:
+                _turn(calls, table)
+        finally:
+            flips = flipper.communicate(timeout=60)[0].strip()
+        _table(f"race: {seconds:.0f} s, {flips} flips of docs/x.md", table)
+
+
+def stale_probe(docs: Path, rounds: int) -> None:
+    for mode, config in (
+        ("query-sync = false, watch = false", "query-sync = false\nwatch = false\n"),
+        ("defaults, after a bulk change of > 200 docs", ""),
+    ):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = _probe_repo(docs, Path(tmp), config)
+            x = root / "docs" / "x.md"
+            if not config:  # edited in place, never synced: every query gives up and says stale
+                for path in sorted((root / "docs").rglob("*.md"))[:250]:
+                    with path.open("a", encoding="utf-8") as out:
+                        out.write("\nEdited by the stale-window probe.\n")
+            kb, service = KnowledgeBase.open(root), Service(root)
+            table: dict[str, list[int]] = {}
+            for _ in range(rounds):
+                x.unlink()
+                x.symlink_to("../private/plan.md")
+                kb.sync(paths=["docs/x.md"])  # the index now holds the plan under docs/x.md
+                x.unlink()
+                x.write_text(X_TEXT)  # a regular file again; no sync follows
+                _turn(_probe_calls(service), table)
+            _table(f"stale window ({mode}): {rounds} rounds", table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--corpus", default="docs-desktop")
     parser.add_argument("--src", help="checkout whose kenso_git is measured (default: this one)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=("single", "http"))
+    parser.add_argument("--only", choices=("single", "http", "race", "stale"))
+    parser.add_argument("--race-seconds", type=float, default=600.0, help="race probe length")
+    parser.add_argument("--stale-rounds", type=int, default=200, help="stale-window rounds")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server")
     args = parser.parse_args()
     os.environ["PYTHONPATH"] = str(SRC)  # the ingest below runs in-process: same code
     docs = ROOT.parent / "shared" / "corpora" / args.corpus / "docs"
     if not docs.is_dir():
         docs = Path("/work/shared/corpora") / args.corpus / "docs"
+    print(f"kenso_git from {SRC}, corpus {args.corpus}")
+    if args.only == "race":
+        race_probe(docs, args.race_seconds)
+        return
+    if args.only == "stale":
+        stale_probe(docs, args.stale_rounds)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         shutil.copytree(docs, root / "docs")
         subprocess.run(["git", "init", "-q", str(root)], check=True)
         KnowledgeBase.open(root).ingest()
-        print(f"kenso_git from {SRC}, corpus {args.corpus}")
         if args.only != "http":
             print("single hostile calls")
             single_calls(root)
