@@ -97,6 +97,10 @@ class IndexState(NamedTuple):
         return cast("IndexStateDict", data)
 
 
+# a gate's identity check reads one files row per path, then all of them past this many
+BULK_INODES_AFTER = 256
+
+
 class _Snapshot(NamedTuple):
     """What `state()` reads, all in one read transaction (one committed index)."""
 
@@ -442,14 +446,28 @@ class KnowledgeBase:
         except OSError:
             return None
 
-    def indexed_from(self, path: str, st: os.stat_result) -> bool:
-        """Whether the index's text of `path` was read from the file `st` describes (its
-        inode): a scope gate's check that a hit never carries another file's text (#27).
-        Reads on this thread's connection, inside the caller's read transaction if any."""
+    def same_file(self) -> Callable[[str, os.stat_result], bool]:
+        """For one call's scope gate: whether the index's text of a path was read from the
+        file `st` describes (its inode), so a hit never carries another file's text (#27).
+        Reads on this thread's connection, inside the caller's read transaction: a path at
+        a time, then, past `BULK_INODES_AFTER` paths, every indexed inode at once."""
         from kenso_git.store.files import indexed_inode
+        from kenso_git.store.files import indexed_inodes
 
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        return indexed_inode(conn or self._reader(), path) == st.st_ino
+        known: dict[str, int] | None = None
+        asked = 0
+
+        def check(path: str, st: os.stat_result) -> bool:
+            nonlocal known, asked
+            conn: sqlite3.Connection = getattr(self._local, "conn", None) or self._reader()
+            if known is None:
+                asked += 1
+                if asked <= BULK_INODES_AFTER:
+                    return indexed_inode(conn, path) == st.st_ino
+                known = indexed_inodes(conn)
+            return known.get(path) == st.st_ino
+
+        return check
 
     def get_related(
         self,

@@ -30,6 +30,7 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
 # what an open reports when a link (or a non-folder) sits where a folder or the file should be
 LINK_ERRNOS = frozenset({errno.ELOOP, errno.ENOTDIR})
 PRIVATE_DIR_MODE = 0o700
+MAX_KEPT_FOLDERS = 256  # a Walker's open folders; past this it closes them all and goes on
 
 
 def _parent(root: str, parts: list[str]) -> int:
@@ -62,6 +63,59 @@ def lstat_beneath(root: str, rel: str) -> os.stat_result:
         return os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
     finally:
         os.close(fd)
+
+
+class Walker:
+    """`lstat_beneath` for the many paths of one call: each folder is opened (no link
+    followed) once and kept until `close`, so a path costs one `fstatat`.
+
+    A kept folder is the one that was at its path when it was opened; a folder moved since
+    is still where later lookups look, so a lookup finds what was at its approved path at
+    some instant of the call, never what a link swapped in since leads to.
+    """
+
+    __slots__ = ("_folders", "_root")
+
+    def __init__(self, root: str) -> None:
+        self._root = root
+        self._folders: dict[str, int] = {}
+
+    def lstat(self, rel: str) -> os.stat_result:
+        """Like `lstat_beneath(root, rel)`.
+
+        Raises:
+            OSError: as `lstat_beneath`.
+        """
+        folder, _, name = rel.rpartition("/")
+        if not folder:
+            return os.stat(os.path.join(self._root, rel), follow_symlinks=False)
+        return os.stat(name, dir_fd=self._folder(folder), follow_symlinks=False)
+
+    def _folder(self, folder: str) -> int:
+        fd = self._folders.get(folder)
+        if fd is not None:
+            return fd
+        if len(self._folders) >= MAX_KEPT_FOLDERS:
+            self.close()
+        parent, _, name = folder.rpartition("/")
+        if parent:
+            fd = os.open(name, _DIR_FLAGS, dir_fd=self._folder(parent))
+        else:
+            fd = os.open(os.path.join(self._root, name), _DIR_FLAGS)
+        self._folders[folder] = fd
+        return fd
+
+    def close(self) -> None:
+        """Close the kept folders (a later lookup opens them again)."""
+        folders, self._folders = self._folders, {}
+        for fd in folders.values():
+            os.close(fd)
+
+    def __enter__(self) -> Walker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def open_beneath(root: str, rel: str) -> int:

@@ -16,11 +16,13 @@ text was read from, so a link swapped in after a check never leads anywhere (#27
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import stat
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -35,6 +37,7 @@ from kenso_git.repo import safeopen
 from kenso_git.repo.workspace import Workspace
 
 SameFile = Callable[[str, os.stat_result], bool]
+Lstat = Callable[[str], os.stat_result]
 RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
 
@@ -133,9 +136,11 @@ class Scope:
     def allows(self, rel_path: str) -> bool:
         """True when an index path (repo-relative POSIX) passes the gate `resolve` applies:
         the path itself and its real path (through symlinks) are in scope and not ignored."""
-        return self._admits(rel_path, None)
+        return self._admits(rel_path, None, None)
 
-    def gate(self, same_file: SameFile | None = None) -> Callable[[str], bool]:
+    def gate(
+        self, same_file: SameFile | None = None, walker: safeopen.Walker | None = None
+    ) -> Callable[[str], bool]:
         """`allows` memoised for one call, after applying changed ignore files: a search
         asks about each path many times, and the links on disk may change between calls,
         so nothing outlives the call.
@@ -143,20 +148,29 @@ class Scope:
         With `same_file`, a path passes only when something is there and `same_file(path,
         lstat)` accepts the file found at its approved real path (looked up without
         following a link): the caller checks that the index's text of `path` was read from
-        that very file, so a hit never carries another file's text (#27).
+        that very file, so a hit never carries another file's text (#27). `walker` keeps
+        the folders it opened for the call (see `gating`).
         """
         self.reload_if_changed()
         seen: dict[str, bool] = {}
+        lstat = None if walker is None else walker.lstat
 
         def check(rel_path: str) -> bool:
             verdict = seen.get(rel_path)
             if verdict is None:
                 if len(seen) >= MAX_CACHED_VERDICTS:
                     seen.clear()
-                verdict = seen[rel_path] = self._admits(rel_path, same_file)
+                verdict = seen[rel_path] = self._admits(rel_path, same_file, lstat)
             return verdict
 
         return check
+
+    @contextlib.contextmanager
+    def gating(self, same_file: SameFile | None = None) -> Iterator[Callable[[str], bool]]:
+        """`gate` for the body of a `with`: the folders it opens to look files up are kept
+        until the end of the block, so each path costs one `fstatat`."""
+        with safeopen.Walker(str(self.root)) as walker:
+            yield self.gate(same_file, walker)
 
     def file_stat(self, rel: str) -> os.stat_result | None:
         """The `lstat` of what is at `rel`'s approved real path (the path itself, or where its
@@ -197,10 +211,10 @@ class Scope:
             raise _refuse("symlink-escape", rel, "a symbolic link leads outside the agent scope")
         return found
 
-    def _admits(self, rel_path: str, same_file: SameFile | None) -> bool:
+    def _admits(self, rel_path: str, same_file: SameFile | None, lstat: Lstat | None) -> bool:
         if not self._lexical(rel_path):
             return False
-        found = self._locate(rel_path)
+        found = self._locate(rel_path, lstat)
         if found is None:
             return False
         if same_file is None:
@@ -208,7 +222,9 @@ class Scope:
         st = found[1]
         return st is not None and stat.S_ISREG(st.st_mode) and same_file(rel_path, st)
 
-    def _locate(self, rel: str) -> tuple[str, os.stat_result | None] | None:
+    def _locate(
+        self, rel: str, lstat: Lstat | None = None
+    ) -> tuple[str, os.stat_result | None] | None:
         """(real repo-relative path, its lstat or None when nothing is there) of a path that
         passed the lexical checks; None when the real path is refused.
 
@@ -219,7 +235,7 @@ class Scope:
         """
         base = str(self.root)
         try:
-            found = safeopen.lstat_beneath(base, rel)
+            found = lstat(rel) if lstat is not None else safeopen.lstat_beneath(base, rel)
         except FileNotFoundError:
             return rel, None
         except OSError:

@@ -32,6 +32,7 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import ScopeError
 from kenso_git.errors import UsageError
+from kenso_git.serve import status
 from kenso_git.serve.service import Service
 from kenso_git.serve.wake import Wake
 
@@ -163,7 +164,7 @@ class Routes:
             if not self.service.scoped:
                 return data, data
             if self._visible is None or self._visible[0] != generation:
-                self._visible = (generation, self.service.visible_docs())
+                self._visible = (generation, status.visible_docs(self.service))
         except KensoError:  # no index yet, or one being replaced: say so, keep streaming
             gone = {"generation": None, "as_of": None}
             return gone, gone

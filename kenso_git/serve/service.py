@@ -9,9 +9,9 @@ errors, which the library raises (`QueryError`, `DocumentNotFoundError`), come b
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
-import hashlib
 import json
 import os
 import threading
@@ -23,7 +23,6 @@ from typing import Concatenate
 from typing import ParamSpec
 from typing import TypeVar
 
-from kenso_git import __version__
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import DocumentNotFoundError
@@ -51,18 +50,16 @@ from kenso_git.search.results import SearchMultiResult
 from kenso_git.search.results import SnippetResult
 from kenso_git.search.results import StateResult
 from kenso_git.search.snippet import make_snippet
+from kenso_git.serve import status
 from kenso_git.store.budget import call_budget
 
 if TYPE_CHECKING:
-    from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
     from kenso_git.search.pagination import AgentPage
     from kenso_git.serve.watcher import Watcher
-    from kenso_git.store.counts import ScopedCounts
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000
-SYNC_HINT = "run `kenso-git sync`"
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
 P = ParamSpec("P")
@@ -117,10 +114,6 @@ def _refusal(err: QueryError | DocumentNotFoundError) -> Reply[ErrorResult, Erro
     """kenso's contract error payload for a request the library refused."""
     body: ErrorResult = {"error": err.reply}
     return body, body
-
-
-def _reason(err: KensoError) -> str:
-    return f"{err.message}; {err.hint}" if err.hint else err.message
 
 
 def _hides_root(
@@ -215,37 +208,15 @@ class Service:
         root = str(self.workspace.root)
         return str(text).replace(root + os.sep, "").replace(root, ".")
 
-    def _gate(self) -> Callable[[str], bool]:
-        """This call's scope gate: a path passes when it and its real path are in scope and
-        the file there is the one the index read its text from (#27)."""
-        return self.scope.gate(self.kb().indexed_from)
+    def gated(self) -> contextlib.AbstractContextManager[Callable[[str], bool]]:
+        """This call's scope gate, for a `with` block: a path passes when it and its real
+        path are in scope and the file there is the one the index read its text from (#27)."""
+        return self.scope.gating(self.kb().same_file())
 
     @property
     def scoped(self) -> bool:
         """Whether `agent-scoped-roots` narrows the scope below the whole checkout."""
         return self.scope.roots != (self.scope.root,)
-
-    def visible_counts(self, kb: KnowledgeBase) -> ScopedCounts:
-        """The documents, chunks and links the scope shows (#27: never the hidden ones)."""
-        from kenso_git.store.counts import scoped_counts
-
-        shows, names = self._gate(), self.scope.gate()
-        return kb.read(lambda conn: scoped_counts(conn, shows, names))
-
-    def visible_docs(self) -> str:
-        """A digest of the (path, blob id) of every document the scope shows: it changes
-        when, and only when, a visible document changed (`GET /events` compares it)."""
-        from kenso_git.store.counts import indexed_blobs
-
-        gate = self._gate()
-        rows = self.kb().read(lambda conn: [row for row in indexed_blobs(conn) if gate(row[0])])
-        return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
-
-    def _why_empty(self, indexed: int) -> str:
-        if indexed and self.scoped:
-            roots = ", ".join(self.scope.rel_roots)
-            return f"no indexed document lies in the agent scope ({roots})"
-        return "the index is empty; run `kenso-git ingest`"
 
     def _limit(self, limit: int) -> int:
         return max(1, min(int(limit), self.settings.search_limit_max))
@@ -254,9 +225,10 @@ class Service:
     def search_docs(self, query: str, category: str | None, limit: int) -> SearchReply:
         """`search_docs` within the scope, cut to the result cap; a blank query: kenso's error."""
         try:
-            raw = self.kb().search_docs(
-                query, category=category, limit=self._limit(limit), path_filter=self._gate()
-            )
+            with self.gated() as gate:
+                raw = self.kb().search_docs(
+                    query, category=category, limit=self._limit(limit), path_filter=gate
+                )
         except QueryError as err:
             return _refusal(err)
         return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
@@ -267,9 +239,10 @@ class Service:
     ) -> SearchReply:
         """`search_multi` within the scope, cut to the result cap; no queries: kenso's error."""
         try:
-            raw = self.kb().search_multi(
-                queries, category=category, limit=self._limit(limit), path_filter=self._gate()
-            )
+            with self.gated() as gate:
+                raw = self.kb().search_multi(
+                    queries, category=category, limit=self._limit(limit), path_filter=gate
+                )
         except QueryError as err:
             return _refusal(err)
         return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
@@ -312,9 +285,10 @@ class Service:
         """
         rel = self.scope.resolve(path)
         depth = max(1, min(int(depth), 3))
-        raw = self.kb().get_related(
-            rel, depth=depth, relation_type=relation_type, path_filter=self._gate()
-        )
+        with self.gated() as gate:
+            raw = self.kb().get_related(
+                rel, depth=depth, relation_type=relation_type, path_filter=gate
+            )
         rows, cut = _fit_list(raw)
         out: RelatedList = {"results": rows}
         if cut:
@@ -333,9 +307,8 @@ class Service:
             CursorError: the cursor is not one of this request's.
         """
         rel = self.scope.resolve(path)
-        page = self.kb().find_related(
-            rel, page_size=page_size, cursor=cursor, path_filter=self._gate()
-        )
+        with self.gated() as gate:
+            page = self.kb().find_related(rel, page_size=page_size, cursor=cursor, path_filter=gate)
         return page, page
 
     @_hides_root
@@ -378,46 +351,7 @@ class Service:
 
     def health(self) -> Reply[HealthResult, HealthResult]:
         """Whether the index is usable; never raises for a missing or broken index."""
-        out: HealthResult = {
-            "ok": False,
-            "reason": None,
-            "index": "missing",
-            "documents": 0,
-            "chunks": 0,
-            "schema_version": None,
-            "as_of": None,
-            "stale": None,
-            "stale_reason": None,
-            "worktree_differs": None,
-            "version": __version__,
-            "read_only": not self.settings.allow_reindex,
-            "watcher_ok": None,
-            "watcher_reason": None,
-        }
-        out["watcher_ok"], out["watcher_reason"] = self.watcher_health()
-        self.after_catch_up()
-        try:
-            kb = self.kb()
-            kb.refresh()  # like every read tool: answer about the work tree as it is now
-            st = kb.state()
-            seen = self.visible_counts(kb)
-        except NoIndexError as err:
-            out["reason"] = self.shown(_reason(err))
-            return out, out
-        except KensoError as err:
-            out["index"] = "error"
-            out["reason"] = self.shown(_reason(err))
-            return out, out
-        usable = seen.documents > 0
-        out["ok"] = usable
-        out["reason"] = None if usable else self._why_empty(st.documents)
-        out["index"] = "ok" if usable else "empty"
-        out["documents"] = seen.documents
-        out["chunks"] = seen.chunks
-        out["schema_version"] = st.schema_version
-        out["as_of"] = st.as_of
-        out["stale"], out["stale_reason"] = _staleness(kb, st, scoped=self.scoped)
-        out["worktree_differs"] = st.worktree_differs
+        out = status.health_of(self)
         return out, out
 
     @_hides_root
@@ -427,27 +361,7 @@ class Service:
         Raises:
             NoIndexError: there is no index.
         """
-        self.after_catch_up()
-        kb = self.kb()
-        kb.refresh()
-        st = kb.state()
-        seen = self.visible_counts(kb)
-        stale, reason = _staleness(kb, st, scoped=self.scoped)
-        out: StateResult = {
-            "documents": seen.documents,
-            "chunks": seen.chunks,
-            "links": seen.links,
-            "db_bytes": st.db_bytes,
-            "schema_version": st.schema_version,
-            "as_of": st.as_of,
-            "synced_at": st.synced_at,
-            "stale": stale,
-            "stale_reason": reason,
-            "worktree_differs": st.worktree_differs,
-            # an agent confined to some folders need not learn where the checkout lives
-            "root": "." if self.scoped else str(st.root),
-            "scoped_roots": list(self.scope.rel_roots),
-        }
+        out = status.state_of(self)
         return out, out
 
     @_hides_root
@@ -459,7 +373,7 @@ class Service:
         """
         kb = self.require_index()
         report = kb.sync()
-        seen = self.visible_counts(kb)
+        seen = status.visible_counts(self, kb)
         out: ReindexResult = {
             "changed": report.changed,
             "documents": seen.documents,
@@ -494,7 +408,8 @@ class Service:
         for given in parse(query).of("in"):
             self.scope.resolve(given.value)  # refused, like get_doc, rather than trimmed
         request = SearchRequest(query, page_size, cursor, mode, folder, ext, modified_after)
-        page = self.kb().agent_search(request, path_filter=self._gate())
+        with self.gated() as gate:
+            page = self.kb().agent_search(request, path_filter=gate)
         return page, page
 
     @_hides_root
@@ -519,23 +434,9 @@ class Service:
 
         folder = self.scope.resolve(path) if path else None
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
-        page = self.kb().agent_search(request, path_filter=self._gate())
+        with self.gated() as gate:
+            page = self.kb().agent_search(request, path_filter=gate)
         return page, page
-
-
-def _staleness(
-    kb: KnowledgeBase, st: IndexState, *, scoped: bool
-) -> tuple[bool | None, str | None]:
-    """`stale` and its reason: the query-time sync's verdict, else the state's own check.
-    `scoped`: the reason counts no docs (the count would include hidden ones)."""
-    if kb.freshness is not None and kb.freshness.stale:
-        if scoped and kb.freshness.too_many:
-            return True, f"more docs changed than a query syncs; {SYNC_HINT}"
-        return True, kb.freshness.reason
-    if st.stale:
-        off = "" if kb.settings.query_sync else " and query-sync is off"
-        return True, f"the work tree changed since the last sync{off}; run `kenso-git sync`"
-    return st.stale, None
 
 
 def _read_limited(scope: Scope, rel: str, limit: int) -> bytes:

@@ -59,6 +59,14 @@ def indexed_inode(conn: sqlite3.Connection, path: str) -> int | None:
     return None if row is None else int(row[0])
 
 
+def indexed_inodes(conn: sqlite3.Connection) -> dict[str, int]:
+    """path -> inode of every indexed file (see `indexed_inode`)."""
+    rows = conn.execute(
+        "SELECT path, inode FROM files WHERE status = ?", (FileStatus.INDEXED,)
+    ).fetchall()
+    return {str(path): int(inode) for path, inode in rows}
+
+
 # meta key: JSON [write generation, indexed rows, other rows]. Counting the rows reads
 # every (wide) files row, 20-70 ms at 30x, on every no-change sync; every write that can
 # change a row's status bumps the generation, so a matching one proves the counts current.

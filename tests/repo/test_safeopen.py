@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kenso_git.repo.safeopen import Walker
 from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.repo.safeopen import lstat_beneath
 from kenso_git.repo.safeopen import open_beneath
@@ -99,3 +100,21 @@ def test_real_path_says_none_when_a_link_becomes_a_file_while_it_is_resolved(
     monkeypatch.setattr(os, "readlink", swapped_first)
     assert real_path(str(link)) is None
     assert real_path(str(link)) == str(link)  # a plain file now
+
+
+def test_a_walker_keeps_its_folders_and_refuses_links_like_lstat_beneath(tree: Path) -> None:
+    with Walker(str(tree)) as walker:
+        assert stat.S_ISREG(walker.lstat("docs/sub/a.md").st_mode)
+        assert stat.S_ISREG(walker.lstat("top.md").st_mode)
+        assert stat.S_ISLNK(walker.lstat("docs/to-secret.md").st_mode)
+        with pytest.raises(NotADirectoryError):
+            walker.lstat("linked/sub/a.md")
+        # a folder swapped for a link after it was opened: the kept one is looked in,
+        # never the link's target
+        (tree / "docs").rename(tree / "moved")
+        (tree / "docs").symlink_to(tree.parent)
+        assert stat.S_ISREG(walker.lstat("docs/sub/a.md").st_mode)
+        with pytest.raises(FileNotFoundError):
+            walker.lstat("docs/secret.md")  # tree.parent/secret.md exists, beyond the link
+    with Walker(str(tree)) as fresh, pytest.raises(NotADirectoryError):
+        fresh.lstat("docs/sub/a.md")

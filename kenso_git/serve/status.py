@@ -1,0 +1,145 @@
+"""The `health_check` and `index_state` answers, and what an agent scope shows of the index.
+
+Under `agent-scoped-roots` an agent learns nothing of the documents its scope hides (#27):
+the counts are those of the documents, chunks and links the scope gate shows, `root` is
+`"."` rather than the checkout's absolute path, a stale reason counts no docs, and
+`GET /events` compares a digest of the visible documents (`visible_docs`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING
+
+from kenso_git import __version__
+from kenso_git.errors import KensoError
+from kenso_git.errors import NoIndexError
+from kenso_git.search.results import HealthResult
+from kenso_git.search.results import StateResult
+
+if TYPE_CHECKING:
+    from kenso_git.kb import IndexState
+    from kenso_git.kb import KnowledgeBase
+    from kenso_git.serve.service import Service
+    from kenso_git.store.counts import ScopedCounts
+
+SYNC_HINT = "run `kenso-git sync`"
+
+
+def visible_counts(service: Service, kb: KnowledgeBase) -> ScopedCounts:
+    """The documents, chunks and links the scope shows (#27: never the hidden ones)."""
+    from kenso_git.store.counts import scoped_counts
+
+    with service.gated() as shows, service.scope.gating() as names:
+        return kb.read(lambda conn: scoped_counts(conn, shows, names))
+
+
+def visible_docs(service: Service) -> str:
+    """A digest of the (path, blob id) of every document the scope shows: it changes when,
+    and only when, a visible document changed (`GET /events` compares it)."""
+    from kenso_git.store.counts import indexed_blobs
+
+    with service.gated() as gate:
+        rows = service.kb().read(lambda conn: [r for r in indexed_blobs(conn) if gate(r[0])])
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
+def health_of(service: Service) -> HealthResult:
+    """Whether the index is usable; never raises for a missing or broken index."""
+    out: HealthResult = {
+        "ok": False,
+        "reason": None,
+        "index": "missing",
+        "documents": 0,
+        "chunks": 0,
+        "schema_version": None,
+        "as_of": None,
+        "stale": None,
+        "stale_reason": None,
+        "worktree_differs": None,
+        "version": __version__,
+        "read_only": not service.settings.allow_reindex,
+        "watcher_ok": None,
+        "watcher_reason": None,
+    }
+    out["watcher_ok"], out["watcher_reason"] = service.watcher_health()
+    service.after_catch_up()
+    try:
+        kb = service.kb()
+        kb.refresh()  # like every read tool: answer about the work tree as it is now
+        st = kb.state()
+        seen = visible_counts(service, kb)
+    except NoIndexError as err:
+        out["reason"] = service.shown(_reason(err))
+        return out
+    except KensoError as err:
+        out["index"] = "error"
+        out["reason"] = service.shown(_reason(err))
+        return out
+    usable = seen.documents > 0
+    out["ok"] = usable
+    out["reason"] = None if usable else _why_empty(service, st.documents)
+    out["index"] = "ok" if usable else "empty"
+    out["documents"] = seen.documents
+    out["chunks"] = seen.chunks
+    out["schema_version"] = st.schema_version
+    out["as_of"] = st.as_of
+    out["stale"], out["stale_reason"] = _staleness(kb, st, scoped=service.scoped)
+    out["worktree_differs"] = st.worktree_differs
+    return out
+
+
+def state_of(service: Service) -> StateResult:
+    """Counts, size and freshness of the index, and the scoped roots.
+
+    Raises:
+        NoIndexError: there is no index.
+    """
+    service.after_catch_up()
+    kb = service.kb()
+    kb.refresh()
+    st = kb.state()
+    seen = visible_counts(service, kb)
+    stale, reason = _staleness(kb, st, scoped=service.scoped)
+    return {
+        "documents": seen.documents,
+        "chunks": seen.chunks,
+        "links": seen.links,
+        "db_bytes": st.db_bytes,
+        "schema_version": st.schema_version,
+        "as_of": st.as_of,
+        "synced_at": st.synced_at,
+        "stale": stale,
+        "stale_reason": reason,
+        "worktree_differs": st.worktree_differs,
+        # an agent confined to some folders need not learn where the checkout lives
+        "root": "." if service.scoped else str(st.root),
+        "scoped_roots": list(service.scope.rel_roots),
+    }
+
+
+def _reason(err: KensoError) -> str:
+    return f"{err.message}; {err.hint}" if err.hint else err.message
+
+
+def _why_empty(service: Service, indexed: int) -> str:
+    if indexed and service.scoped:
+        roots = ", ".join(service.scope.rel_roots)
+        return f"no indexed document lies in the agent scope ({roots})"
+    return "the index is empty; run `kenso-git ingest`"
+
+
+def _staleness(
+    kb: KnowledgeBase, st: IndexState, *, scoped: bool
+) -> tuple[bool | None, str | None]:
+    """`stale` and its reason: the query-time sync's verdict, else the state's own check.
+    `scoped`: the reason counts no docs (the count would include hidden ones)."""
+    if kb.freshness is not None and kb.freshness.stale:
+        if scoped and kb.freshness.too_many:
+            return True, f"more docs changed than a query syncs; {SYNC_HINT}"
+        return True, kb.freshness.reason
+    if st.stale:
+        off = "" if kb.settings.query_sync else " and query-sync is off"
+        return True, f"the work tree changed since the last sync{off}; {SYNC_HINT}"
+    return st.stale, None
