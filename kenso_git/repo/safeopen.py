@@ -153,10 +153,10 @@ def real_path(path: str) -> str | None:
         return None
 
 
-def ensure_private_dir(folder: Path) -> None:
+def ensure_private_dir(folder: Path, *, create: bool = True) -> None:
     """Create `folder` owner-only (0700; its parents as usual), or tighten an existing
     `.kenso/` of ours that others may read: it holds the index, the token, the lock and the
-    hook log, whatever the umask.
+    hook log, whatever the umask. `create=False` only tightens.
 
     An existing folder is changed only when it is named `.kenso`, is a real folder (never
     through a link) and belongs to this user; any other folder (`--db` elsewhere) is left as
@@ -165,6 +165,10 @@ def ensure_private_dir(folder: Path) -> None:
     Raises:
         OSError: the folder cannot be created.
     """
+    if not create:
+        if folder.name == DB_DIRNAME:
+            _tighten(folder)
+        return
     try:
         os.mkdir(folder, PRIVATE_DIR_MODE)
         return

@@ -206,14 +206,14 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         NoIndexError: not `fresh`, and there is no file at `db_path` (or it went meanwhile).
         DatabaseError: the file is not a usable SQLite database.
     """
-    try:
-        # 0700 whatever the umask; an existing `.kenso/` of ours is tightened here (#27)
-        ensure_private_dir(db_path.parent)
-    except OSError as err:
-        if fresh:
-            raise file_failure(db_path, err) from err
     if fresh:
+        try:
+            ensure_private_dir(db_path.parent)  # 0700 whatever the umask (#27)
+        except OSError as err:
+            raise file_failure(db_path, err) from err
         _create_private(db_path)
+    else:
+        ensure_private_dir(db_path.parent, create=False)  # an older `.kenso/` of ours: 0700
     try:
         conn = sqlite3.connect(
             db_path if fresh else wal.file_uri(db_path, "rw"),
