@@ -11,6 +11,8 @@ import anyio
 import pytest
 from mcp import Client
 
+from kenso_git.cli.main import main
+from kenso_git.errors import ExitCode
 from kenso_git.serve.routes import Routes
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
@@ -64,3 +66,18 @@ async def test_get_search_answers_400_naming_the_nul_byte(
     status, body = await _get(Service(root), "/search", query)
     assert status == 400 and "NUL byte" in body["error"], body
     assert "remove the NUL byte" in body["hint"]
+
+
+@pytest.mark.parametrize("flags", [[], ["--path", "docs"], ["--json"]])
+def test_the_cli_refuses_it_by_name_with_exit_2(
+    root: Path,
+    flags: list[str],
+    anyio_backend: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(root)
+    with pytest.raises(SystemExit) as exited:
+        main(["search", "pay\x00ment", *flags])
+    assert exited.value.code == ExitCode.USAGE
+    assert "NUL byte" in capsys.readouterr().err
