@@ -34,18 +34,25 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_core import ensure_kenso  # noqa: E402 - the benchmark folder is not a package
-from bench_quality import _FENCE  # noqa: E402
-from bench_quality import _FRONTMATTER  # noqa: E402
-from bench_quality import _HEADING  # noqa: E402
-from bench_quality import DEPTH  # noqa: E402
-from bench_quality import _field  # noqa: E402
-from bench_quality import _plain  # noqa: E402
-from bench_quality import kenso  # noqa: E402
 from bench_quality import kind_rows  # noqa: E402
+from quality_queries import plain as _plain  # noqa: E402
+from quality_tools import DEPTH  # noqa: E402
+from quality_tools import kenso  # noqa: E402
 
 KINDS = ("title", "heading", "sentence", "paraphrase")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 Triple = tuple[str, str, set[str]]
+_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
+_HEADING = re.compile(r"^(#{1,4})[ \t]+(.+?)[ \t#]*$", re.M)
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+
+
+def _field(frontmatter: str, key: str) -> str | None:
+    match = re.search(rf"^{key}:[ \t]*(.+)$", frontmatter, re.M)
+    if match is None:
+        return None
+    value = match.group(1).strip().strip("\"'")
+    return value if value and value not in ("|", ">", ">-", "|-") else None
 
 
 def _queries_of(text: str) -> dict[str, list[str]]:
@@ -122,7 +129,7 @@ def quality(source: Path, kenso_venv: Path | None, per_kind: int, seed: int) -> 
         triples = build_queries(corpus, per_kind, seed)
         queries = [q for _, q, _ in triples]
         runs = {
-            "kenso 2.0.0": kenso(kenso_py, corpus, work / "kenso.db", queries, work),
+            "kenso 2.0.0": kenso(kenso_py, corpus, work / "kenso.db", queries, None),
             "cjk off": ours(corpus, work / "off.db", queries, "off"),
             "cjk auto": ours(corpus, work / "auto.db", queries, "auto"),
         }

@@ -1,322 +1,234 @@
-"""Search quality against kenso 2.0.0: known-item queries drawn from a corpus, both tools.
+"""Search quality against kenso 2.0.0: known-item queries drawn from real docs, both tools.
 
-    python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--held-out CORPUS ...] [--ablate]
-        [--kenso-venv DIR] [--per-kind 150] [--kenso-cache DIR]
+    python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--held-out CORPUS ...]
+        [--kenso-venv DIR] [--per-kind 150] [--kenso-cache DIR] [--ablate]
+        [--kinds KIND,...] [--dump DIR] [--json FILE]
 
-Each corpus folder is copied to a plain temporary folder and indexed by both tools. The
-queries are made from the documents themselves, by rules that know nothing of either
-tool, and each has the document it came from as its answer:
+Each corpus folder is copied to a temporary folder, queries are drawn from its pages
+(quality_queries.py: the plain kinds `title`, `description`, `heading`, `sentence`,
+`paraphrase`, asked of the corpus as it is, and the stripped kinds, asked of a copy per
+kind from which the text each query was made from is cut out of its page, as a user's
+question does not quote the page), and each copy is indexed and searched by kenso-git
+through `search_docs` (= `kenso-git search --json`) and through the agent `search`
+tool's ranked first page (= `kenso-git search QUERY --format json`), and by kenso 2.0.0
+(quality_tools.py).
 
-- `title`: a document's frontmatter `title`, else its first `# ` heading;
-- `description`: its frontmatter `description` (how people describe what they look for);
-- `heading`: an H2-H4 heading (the answer: any document with that heading);
-- `sentence`: the first 8 words of a body paragraph (prose, not code, lists or tables);
-- `paraphrase`: a question built from the document without its wording: its frontmatter
-  `answers:`/`aliases:` entries when it has them, else the content words of its
-  description (or first paragraph) with a third dropped, the rest shuffled, a small fixed
-  synonym table applied, and a question word in front (see `paraphrase()`).
-
-Per kind it prints the share of queries whose answer is the first result (hit@1), among
-the first five (hit@5), and the mean reciprocal rank within ten (MRR@10), for both tools,
-and then the queries where kenso ranks the answer higher. Queries are sampled with a
-fixed seed. Not run in CI.
+Per corpus and kind it prints MRR@10, hit@1 and hit@5 of the three; the stripped kinds
+pooled are the headline. Then a summary of every corpus (tuning half first, held-out
+last), and kenso's own 36-query eval measured the same way. Queries are sampled with a
+fixed seed. For the tuning corpora only it lists the queries kenso ranks higher, and
+`--dump DIR` writes each query's results there (JSON lines) to read misses by; held-out
+corpora are reported as numbers only. Not run in CI.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import random
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-from collections import defaultdict
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_core import ensure_kenso  # noqa: E402 - the benchmark folder is not a package
+# the benchmark folder is not a package
+import quality_queries  # noqa: E402
+from bench_core import ensure_kenso  # noqa: E402
+from quality_queries import KINDS  # noqa: E402
+from quality_queries import PLAIN  # noqa: E402
+from quality_queries import STRIPPED  # noqa: E402
+from quality_queries import Query  # noqa: E402
+from quality_queries import strip_copy  # noqa: E402
+from quality_tools import DEPTH  # noqa: E402
+from quality_tools import SURFACES  # noqa: E402
+from quality_tools import Runs  # noqa: E402
+from quality_tools import kenso  # noqa: E402
+from quality_tools import kenso_eval  # noqa: E402
+from quality_tools import ours  # noqa: E402
 
-KINDS = ("title", "description", "heading", "sentence", "paraphrase")
-DEPTH = 10
-KENSO_QUERIES = """
-import asyncio, json, sys
-from kenso.backend import Backend
-from kenso.config import KensoConfig
-from kenso.ingest import ingest_path
-cfg = KensoConfig(database_url=sys.argv[1])
-asyncio.run(ingest_path(cfg, sys.argv[2]))
-queries = json.loads(open(sys.argv[3], encoding="utf-8").read())
-async def main():
-    b = Backend(cfg)
-    await b.startup()
-    out = []
-    for q in queries:
-        out.append([hit["file_path"] for hit in await b.search(q, limit=int(sys.argv[4]))])
-    await b.shutdown()
-    print(json.dumps(out))
-asyncio.run(main())
-"""
-
-_FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
-_HEADING = re.compile(r"^(#{1,4})[ \t]+(.+?)[ \t#]*$", re.M)
-_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
-_MARKUP = re.compile(r"\]\([^)]*\)|[`*_\[\]()<>{}|#\"]")
-
+GROUPS = {"plain (all)": PLAIN, "STRIPPED (all)": STRIPPED}
+Scores = tuple[int, float, float, float]  # n, MRR@10, hit@1, hit@5
 Triple = tuple[str, str, set[str]]  # (kind, query, the documents that answer it)
 
 
-def _field(frontmatter: str, key: str) -> str | None:
-    match = re.search(rf"^{key}:[ \t]*(.+)$", frontmatter, re.M)
-    if match is None:
-        return None
-    value = match.group(1).strip().strip("\"'")
-    return value if value and value not in ("|", ">", ">-", "|-") else None
+@dataclass
+class Measured:
+    """One corpus: its queries and every run's results, aligned with the queries."""
+
+    name: str
+    half: str
+    queries: list[Query]
+    runs: Runs
 
 
-def _plain(text: str) -> str:
-    return " ".join(_MARKUP.sub(" ", text).split())
+def short(name: str) -> str:
+    """A corpus's label: its folder's name, or its parent's for `docs`, `content`, `en`."""
+    parts = [p for p in Path(name).parts if p not in ("docs", "content", "en", "/")]
+    return parts[-1] if parts else Path(name).name
 
 
-def _queries_of(text: str) -> dict[str, list[str]]:
-    """Candidate queries of one document, by kind."""
-    out: dict[str, list[str]] = defaultdict(list)
-    match = _FRONTMATTER.match(text)
-    front, body = (match.group(1), text[match.end() :]) if match else ("", text)
-    body = _FENCE.sub("", body)
-    headings = [(len(m.group(1)), _plain(m.group(2))) for m in _HEADING.finditer(body)]
-    title = _field(front, "title") or next((h for level, h in headings if level == 1), None)
-    if title and len(title) >= 4:
-        out["title"].append(_plain(title))
-    description = _field(front, "description")
-    if description and len(description.split()) >= 3:
-        out["description"].append(_plain(description))
-    out["heading"].extend(h for level, h in headings if level >= 2 and len(h.split()) >= 2)
-    first_prose = None
-    for paragraph in re.split(r"\n\s*\n", body):
-        line = paragraph.strip()
-        if not line or line[0] in "#|>-*+<!0123456789[" or paragraph.startswith("    "):
-            continue
-        words = _plain(line).split()
-        if len(words) >= 12:
-            out["sentence"].append(" ".join(words[:8]))
-            first_prose = first_prose or " ".join(words[:24])
-    listed = _list_field(front, "answers") + _list_field(front, "aliases")
-    if listed:
-        out["paraphrase"].extend(_plain(v) for v in listed if len(v.split()) >= 2)
-    elif description or first_prose:
-        question = paraphrase(_plain(description or first_prose or ""), title or "")
-        if question:
-            out["paraphrase"].append(question)
-    return out
-
-
-# A small, fixed table of everyday words people use for the words docs use.
-SYNONYMS = {
-    "create": "make",
-    "delete": "remove",
-    "remove": "get rid of",
-    "configure": "set up",
-    "configuration": "settings",
-    "install": "set up",
-    "installation": "setup",
-    "display": "show",
-    "displays": "shows",
-    "modify": "change",
-    "update": "change",
-    "retrieve": "get",
-    "returns": "gives back",
-    "return": "give back",
-    "execute": "run",
-    "executes": "runs",
-    "specify": "give",
-    "specified": "given",
-    "enable": "turn on",
-    "disable": "turn off",
-    "enables": "turns on",
-    "allows": "lets",
-    "allow": "let",
-    "use": "work with",
-    "uses": "works with",
-    "using": "with",
-    "provides": "offers",
-    "provide": "offer",
-    "application": "app",
-    "applications": "apps",
-    "directory": "folder",
-    "directories": "folders",
-    "error": "failure",
-    "errors": "failures",
-    "start": "begin",
-    "starts": "begins",
-    "stop": "halt",
-    "information": "info",
-    "multiple": "several",
-    "default": "standard",
-    "method": "function",
-    "parameter": "argument",
-    "parameters": "arguments",
-    "option": "setting",
-    "options": "settings",
-    "manage": "handle",
-    "manages": "handles",
-    "build": "compile",
-    "view": "look at",
-    "check": "verify",
-    "requires": "needs",
-    "require": "need",
-    "available": "offered",
-    "following": "these",
-    "describes": "explains",
-    "explains": "describes",
-    "document": "page",
-    "documentation": "docs",
-    "file": "document",
-}
-_QUESTION_WORDS = ("how do I", "what is", "where can I find", "how to", "why does")
-_STOP_TEXT = (
-    "a an the is are was were be been being have has had do does did will would could should "
-    "can may might shall how what when where which who why it i my we our you your they "
-    "their this that these those in on at to for of with from by about and or not but if so "
-    "its as into also than then there here such each all any more most some only other"
-)
-_STOP = frozenset(_STOP_TEXT.split())
-
-
-def paraphrase(text: str, title: str) -> str | None:
-    """A question about `text` that does not repeat it: a deterministic word-drop, shuffle
-    and synonym swap, seeded by the text itself (so the same docs give the same queries)."""
-    words = [w.strip(".,;:!?'").lower() for w in text.split()]
-    content = [w for w in dict.fromkeys(words) if w and w not in _STOP and w.isascii()]
-    if len(content) < 4:
-        return None
-    rng = random.Random(text)
-    keep = sorted(rng.sample(range(len(content)), max(3, min(6, (len(content) * 2) // 3))))
-    chosen = [SYNONYMS.get(content[i], content[i]) for i in keep]
-    rng.shuffle(chosen)
-    question = f"{rng.choice(_QUESTION_WORDS)} {' '.join(chosen)}"
-    # a question that is a substring of the source or its title is not a paraphrase
-    return None if question.lower() in (text.lower(), title.lower()) else question
-
-
-def _list_field(frontmatter: str, key: str) -> list[str]:
-    """The entries of a YAML list field, inline (`[a, b]`) or in block form (`- a`)."""
-    match = re.search(rf"^{key}:[ \t]*(.*)$", frontmatter, re.M)
-    if match is None:
-        return []
-    inline = match.group(1).strip()
-    if inline.startswith("["):
-        return [v.strip().strip("\"'") for v in inline.strip("[]").split(",") if v.strip()]
-    if inline:
-        return [inline.strip("\"'")]
-    items = []
-    for line in frontmatter[match.end() :].splitlines()[1:]:
-        item = re.match(r"^[ \t]+-[ \t]+(.+)$", line)
-        if item is None:
-            break
-        items.append(item.group(1).strip().strip("\"'"))
-    return items
-
-
-def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Triple]:
-    """A fixed-seed sample of up to `per_kind` queries of each kind."""
-    found: dict[str, dict[str, set[str]]] = {kind: defaultdict(set) for kind in KINDS}
-    for path in sorted(corpus.rglob("*.md")):
-        rel = path.relative_to(corpus).as_posix()
-        text = path.read_text(encoding="utf-8", errors="replace")
-        for kind, queries in _queries_of(text).items():
-            for query in queries:
-                found[kind][query].add(rel)
-    rng = random.Random(seed)
-    out: list[Triple] = []
-    for kind in KINDS:
-        # a query that more than three documents answer is not a known item
-        pool = sorted((q, a) for q, a in found[kind].items() if len(a) <= 3)
-        out.extend((kind, q, a) for q, a in rng.sample(pool, min(per_kind, len(pool))))
-    return out
-
-
-def rank_of(results: list[str], answers: set[str]) -> int | None:
+def rank_of(results: list[str], answers: frozenset[str]) -> int | None:
     """The rank of the first answer among the distinct documents of `results`, or None."""
     documents = list(dict.fromkeys(results))[:DEPTH]
     return next((i for i, path in enumerate(documents, 1) if path in answers), None)
 
 
-def ours(
-    corpus: Path, db: Path, queries: list[str], configs: list[str]
-) -> dict[str, list[list[str]]]:
-    """kenso-git's results per `KENSO_GIT_RANK` setting (`""`: the defaults), one index."""
-    import os
+def scores(m: Measured, run: str, kinds: tuple[str, ...]) -> Scores:
+    ranks = [
+        rank_of(results, q.answers)
+        for results, q in zip(m.runs[run], m.queries, strict=True)
+        if q.kind in kinds
+    ]
+    if not ranks:
+        return 0, 0.0, 0.0, 0.0
+    mrr = statistics.fmean(1 / r if r else 0.0 for r in ranks)
+    hit1 = sum(r == 1 for r in ranks) / len(ranks)
+    hit5 = sum(r is not None and r <= 5 for r in ranks) / len(ranks)
+    return len(ranks), mrr, hit1, hit5
 
-    from kenso_git.kb import KnowledgeBase
 
-    # the corpus does not change during the run: a sync check before each query would only
-    # add time (5x a search on docs-desktop), never a result
-    os.environ["KENSO_QUERY_SYNC"] = "0"
-    kb = KnowledgeBase.open(corpus, db=str(db))
-    kb.ingest()
-    out = {}
-    for config in configs:
-        os.environ["KENSO_GIT_RANK"] = config
-        out[config] = [[hit.file_path for hit in kb.search(q, limit=DEPTH).hits] for q in queries]
-    os.environ.pop("KENSO_GIT_RANK", None)
+def measure(source: Path, half: str, number: int, work: Path, args: argparse.Namespace) -> Measured:
+    """Index every copy of one corpus with both tools and ask each its queries."""
+    base = work / f"corpus{number}"
+    shutil.copytree(source.resolve(), base)
+    kinds = tuple(k for k in KINDS if k in args.kinds)
+    drawn = quality_queries.build_queries(base, args.per_kind, args.seed)
+    queries = [q for q in drawn if q.kind in kinds]
+    runs: Runs = {}
+    groups = [("plain", [k for k in kinds if k in PLAIN]), *((k, [k]) for k in STRIPPED)]
+    for label, group in groups:
+        rows = [i for i, q in enumerate(queries) if q.kind in group]
+        if not rows:
+            continue
+        corpus = base
+        if label != "plain":
+            corpus = work / f"corpus{number}-{label}"
+            shutil.copytree(base, corpus)
+            strip_copy(corpus, [queries[i] for i in rows])
+        started = time.perf_counter()
+        texts = [queries[i].text for i in rows]
+        got = ours(corpus, work / f"ours{number}-{label}.db", texts, args.configs)
+        db = work / f"kenso{number}-{label}.db"
+        got["kenso"] = kenso(args.kenso_python, corpus, db, texts, args.kenso_cache)
+        for name, results in got.items():
+            runs.setdefault(name, [[] for _ in queries])
+            for i, result in zip(rows, results, strict=True):
+                runs[name][i] = result
+        took = time.perf_counter() - started
+        print(f"  {source.name} {label}: {len(rows)} queries, {took:.0f} s", file=sys.stderr)
+        if corpus != base:
+            shutil.rmtree(corpus, ignore_errors=True)
+    shutil.rmtree(base, ignore_errors=True)
+    return Measured(str(source), half, queries, runs)
+
+
+def _cells(m: Measured, kinds: tuple[str, ...]) -> str:
+    cells = ""
+    for run in SURFACES:
+        _, mrr, hit1, hit5 = scores(m, run, kinds)
+        cells += f"   {mrr:.3f} {hit1:.3f} {hit5:.3f}"
+    return cells
+
+
+def report(m: Measured) -> None:
+    print(f"\n{m.name} ({m.half}): {len(m.queries)} queries; cells MRR@10 hit@1 hit@5")
+    head = "".join(f"   {name:^17}" for name in ("search_docs", "search tool", "kenso 2.0.0"))
+    print(f"{'kind':24} {'n':>4}{head}")
+    rows = [*((k, (k,)) for k in KINDS), *GROUPS.items()]
+    for label, kinds in rows:
+        n = scores(m, "kenso", kinds)[0]
+        if n:
+            print(f"{label:24} {n:>4}{_cells(m, kinds)}")
+    if m.half != "tuning":
+        return  # a held-out corpus's misses are not read
+    worse = []
+    for i, q in enumerate(m.queries):
+        ours_rank, theirs = (rank_of(m.runs[r][i], q.answers) for r in ("search_docs", "kenso"))
+        if q.kind in STRIPPED and (theirs or DEPTH + 1) < (ours_rank or DEPTH + 1):
+            ranks = f"kenso-git {ours_rank or '-'}, kenso {theirs}"
+            worse.append(f"  [{q.kind}] {q.text[:80]!r}: {ranks}")
+    print(f"kenso ranks the answer higher for {len(worse)} stripped queries:")
+    print("\n".join(worse[:12]))
+
+
+def ablation(m: Measured, configs: list[str]) -> None:
+    print(f"\nablation on {m.name} (KENSO_GIT_RANK: MRR@10 / hit@1, plain kinds | stripped kinds)")
+    for config in ["", *configs]:
+        run = f"rank={config}" if config else "search_docs"
+        _, pm, p1, _ = scores(m, run, PLAIN)
+        _, sm, s1, _ = scores(m, run, STRIPPED)
+        print(f"  {config or 'default':16} {pm:.3f} / {p1:.3f} | {sm:.3f} / {s1:.3f}")
+
+
+def summary(measured: list[Measured]) -> None:
+    """The headline: per corpus, the stripped kinds pooled and each stripped kind."""
+    for label, kinds in (("STRIPPED kinds pooled (headline)", STRIPPED), ("plain kinds", PLAIN)):
+        print(f"\nsummary, {label}: MRR@10 and hit@1, kenso-git search_docs vs kenso (diff),")
+        print("hit@5 of both, and the search tool's MRR@10 / hit@1")
+        for m in measured:
+            n, am, a1, a5 = scores(m, "search_docs", kinds)
+            _, bm, b1, b5 = scores(m, "kenso", kinds)
+            _, tm, t1, _ = scores(m, "search", kinds)
+            print(
+                f"  {short(m.name):14} {m.half:8} {n:4}  MRR {am:.3f}/{bm:.3f} ({am - bm:+.3f})"
+                f"  hit@1 {a1:.3f}/{b1:.3f} ({a1 - b1:+.3f})  hit@5 {a5:.3f}/{b5:.3f}"
+                f"  tool {tm:.3f}/{t1:.3f}"
+            )
+    print("\nper stripped kind: MRR@10 search_docs / kenso (diff), hit@1 diff")
+    for m in measured:
+        for kind in STRIPPED:
+            n, am, a1, _ = scores(m, "search_docs", (kind,))
+            _, bm, b1, _ = scores(m, "kenso", (kind,))
+            if n:
+                name = short(m.name)
+                print(
+                    f"  {name:14} {m.half:8} {kind:24} {n:4}  {am:.3f} / {bm:.3f} "
+                    f"({am - bm:+.3f})  hit@1 {a1 - b1:+.3f}"
+                )
+
+
+def dump(directory: Path, m: Measured) -> None:
+    """Each query of a tuning corpus with every run's results (to read misses by)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / f"{short(m.name)}.jsonl").open("w", encoding="utf-8") as out:
+        for i, q in enumerate(m.queries):
+            row: dict[str, object] = {"kind": q.kind, "query": q.text}
+            row["answers"] = sorted(q.answers)
+            for run, results in m.runs.items():
+                row[run] = list(dict.fromkeys(results[i]))[:DEPTH]
+                row[f"{run}_rank"] = rank_of(results[i], q.answers)
+            out.write(json.dumps(row) + "\n")
+
+
+def numbers(measured: list[Measured]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for m in measured:
+        kinds = [*((k, (k,)) for k in KINDS), *GROUPS.items()]
+        out[m.name] = {
+            "half": m.half,
+            "kinds": {
+                label: {run: scores(m, run, ks) for run in m.runs}
+                for label, ks in kinds
+                if scores(m, "kenso", ks)[0]
+            },
+        }
     return out
 
 
-def _cache_key(corpus: Path, queries: list[str]) -> str:
-    """What kenso's answers depend on: every file's path and bytes, the queries, the depth."""
-    digest = hashlib.sha256(json.dumps([queries, DEPTH]).encode())
-    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(corpus).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:24]
-
-
-def kenso(
-    python: Path, corpus: Path, db: Path, queries: list[str], work: Path, cache: Path | None
-) -> list[list[str]]:
-    """kenso 2.0.0's results; with `cache`, kept there per corpus content and query list
-    (kenso does not change, and re-running it is most of an iteration's time)."""
-    cached = cache / f"kenso-{_cache_key(corpus, queries)}.json" if cache else None
-    if cached is not None and cached.is_file():
-        hit: list[list[str]] = json.loads(cached.read_text(encoding="utf-8"))
-        return hit
-    results = _run_kenso(python, corpus, db, queries, work)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        cached.write_text(json.dumps(results), encoding="utf-8")
-    return results
-
-
-def _run_kenso(
-    python: Path, corpus: Path, db: Path, queries: list[str], work: Path
-) -> list[list[str]]:
-    query_file = work / "queries.json"
-    query_file.write_text(json.dumps(queries), encoding="utf-8")
-    proc = subprocess.run(
-        [str(python), "-c", KENSO_QUERIES, str(db), str(corpus), str(query_file), str(DEPTH)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    results: list[list[str]] = json.loads(proc.stdout)
-    return results
-
-
-def _scores(ranks: list[int | None]) -> tuple[float, float, float]:
-    hit1 = sum(r == 1 for r in ranks) / len(ranks)
-    hit5 = sum(r is not None and r <= 5 for r in ranks) / len(ranks)
-    mrr = statistics.fmean(1 / r if r else 0.0 for r in ranks)
-    return hit1, hit5, mrr
+def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Triple]:
+    """The plain kinds' queries as (kind, query, answers), asked of the corpus as it is
+    (bench_vectors.py, bench_labels.py and bench_cjk.py read these)."""
+    drawn = quality_queries.build_queries(corpus, per_kind, seed)
+    return [(q.kind, q.text, set(q.answers)) for q in drawn if q.kind in PLAIN]
 
 
 def kind_rows(
-    triples: list[Triple], runs: dict[str, list[list[str]]], kinds: tuple[str, ...] = KINDS
+    triples: list[Triple], runs: dict[str, list[list[str]]], kinds: tuple[str, ...] = PLAIN
 ) -> list[str]:
     """One line per kind of query (and "all"): its count and each run's MRR@10 / hit@1."""
     lines = [f"{'kind':12} {'n':>4}" + "".join(f"   {name:^15}" for name in runs)]
@@ -326,95 +238,65 @@ def kind_rows(
             continue
         cells = ""
         for results in runs.values():
-            hit1, _, mrr = _scores([rank_of(results[i], triples[i][2]) for i in rows])
+            ranks = [rank_of(results[i], frozenset(triples[i][2])) for i in rows]
+            hit1 = sum(r == 1 for r in ranks) / len(ranks)
+            mrr = statistics.fmean(1 / r if r else 0.0 for r in ranks)
             cells += f"   {mrr:.3f} / {hit1:.3f}"
         lines.append(f"{kind:12} {len(rows):>4}{cells}")
     return lines
 
 
-def report(name: str, triples: list[Triple], a: list[list[str]], b: list[list[str]]) -> None:
-    print(f"\n{name}: {len(triples)} queries (each cell: kenso-git / kenso)")
-    print(f"{'kind':12} {'n':>4}   {'hit@1':^17}   {'hit@5':^17}   {'MRR@10':^13}")
-    worse: list[tuple[int, int | None, int | None]] = []
-    for kind in (*KINDS, "all"):
-        rows = [i for i, t in enumerate(triples) if kind in ("all", t[0])]
-        if not rows:
-            continue
-        ra = [rank_of(a[i], triples[i][2]) for i in rows]
-        rb = [rank_of(b[i], triples[i][2]) for i in rows]
-        (a1, a5, am), (b1, b5, bm) = _scores(ra), _scores(rb)
-        cells = f"{a1:7.1%} / {b1:7.1%}   {a5:7.1%} / {b5:7.1%}   {am:.3f} / {bm:.3f}"
-        print(f"{kind:12} {len(rows):>4}   {cells}")
-        if kind == "all":
-            pairs = zip(rows, ra, rb, strict=True)
-            worse = [(i, x, y) for i, x, y in pairs if (y or DEPTH + 1) < (x or DEPTH + 1)]
-    print(f"kenso ranks the answer higher for {len(worse)} queries:")
-    for i, x, y in worse[:15]:
-        kind, query, _ = triples[i]
-        print(f"  [{kind}] {query!r}: kenso-git {x or '-'}, kenso {y}")
-
-
-def ablation(name: str, triples: list[Triple], runs: dict[str, list[list[str]]]) -> None:
-    """MRR@10 and hit@1 over all queries for each signal setting."""
-    print(f"\nablation on {name} (KENSO_GIT_RANK setting: MRR@10 / hit@1)")
-    for config, results in runs.items():
-        hit1, _, mrr = _scores([rank_of(r, t[2]) for r, t in zip(results, triples, strict=True)])
-        print(f"  {config or 'default':16} {mrr:.3f} / {hit1:.3f}")
-
-
-Summary = tuple[str, str, float, float, float, float]
-
-
-def summary(rows: list[Summary]) -> None:
-    """One line per corpus: all queries, both tools, and the differences."""
-    print("\nsummary (all kinds): corpus, half, MRR@10 kenso-git / kenso (diff), hit@1 (diff)")
-    for name, half, am, bm, a1, b1 in rows:
-        print(
-            f"  {name:45} {half:8} {am:.3f} / {bm:.3f} ({am - bm:+.3f})"
-            f"   {a1:.3f} / {b1:.3f} ({a1 - b1:+.3f})"
-        )
-
-
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("corpora", nargs="+", type=Path)
-    ap.add_argument("--kenso-venv", type=Path, default=None)
-    ap.add_argument("--per-kind", type=int, default=150)
-    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("corpora", nargs="+", type=Path, help="the tuning corpora")
     ap.add_argument("--held-out", type=Path, nargs="*", default=[], help="corpora never tuned on")
+    ap.add_argument("--kenso-venv", type=Path, default=None)
+    ap.add_argument("--per-kind", type=int, default=150, help="queries per kind per corpus")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds to ask")
     ap.add_argument("--ablate", action="store_true", help="also run each signal switched off")
-    ap.add_argument(
-        "--kenso-cache", type=Path, default=None, help="keep kenso's results here between runs"
-    )
+    ap.add_argument("--kenso-cache", type=Path, default=None, help="keep kenso's results here")
+    ap.add_argument("--dump", type=Path, default=None, help="tuning corpora's results, JSONL")
+    ap.add_argument("--json", type=Path, default=None, help="write every score here")
+    ap.add_argument("--no-kenso-eval", action="store_true", help="skip kenso's 36-query eval")
     args = ap.parse_args()
-    from kenso_git.search.rank import DEFAULT_ON
-    from kenso_git.search.rank import SIGNALS
+    args.kinds = set(args.kinds.split(","))
+    unknown = args.kinds - set(KINDS)
+    if unknown:
+        ap.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
+    args.configs = []
+    if args.ablate:
+        from kenso_git.search.rank import DEFAULT_ON
+        from kenso_git.search.rank import SIGNALS
 
-    # each default signal switched off, each signal that is off by default switched on
-    toggles = [f"-{s}" if s in DEFAULT_ON else f"+{s}" for s in SIGNALS]
-    configs = ["", "off", *toggles] if args.ablate else [""]
-    rows: list[Summary] = []
+        # every default signal switched off, every signal off by default switched on
+        args.configs = ["off", *(f"-{s}" if s in DEFAULT_ON else f"+{s}" for s in SIGNALS)]
+    return args
+
+
+def main() -> None:
+    args = _arguments()
     work = Path(tempfile.mkdtemp(prefix="kenso-quality-"))
+    measured: list[Measured] = []
     try:
-        kenso_py = ensure_kenso(args.kenso_venv, work)
-        for number, source in enumerate([*args.corpora, *args.held_out]):
-            corpus = work / f"corpus{number}"
-            shutil.copytree(source.resolve(), corpus)
-            triples = build_queries(corpus, args.per_kind, args.seed)
-            queries = [query for _, query, _ in triples]
-            runs = ours(corpus, work / f"ours{number}.db", queries, configs)
-            b = kenso(kenso_py, corpus, work / f"kenso{number}.db", queries, work, args.kenso_cache)
-            report(str(source), triples, runs[""], b)
+        args.kenso_python = ensure_kenso(args.kenso_venv, work)
+        halves = [*((c, "tuning") for c in args.corpora), *((c, "held-out") for c in args.held_out)]
+        for number, (source, half) in enumerate(halves):
+            m = measure(source, half, number, work, args)
+            measured.append(m)
+            report(m)
             if args.ablate:
-                ablation(str(source), triples, runs)
-            ra = [rank_of(r, t[2]) for r, t in zip(runs[""], triples, strict=True)]
-            rb = [rank_of(r, t[2]) for r, t in zip(b, triples, strict=True)]
-            (a1, _, am), (b1, _, bm) = _scores(ra), _scores(rb)
-            half = "held-out" if number >= len(args.corpora) else "tuning"
-            rows.append((str(source), half, am, bm, a1, b1))
-        summary(rows)
+                ablation(m, args.configs)
+            if args.dump and half == "tuning":
+                dump(args.dump, m)
+        summary(measured)
+        if not args.no_kenso_eval:
+            print()
+            print("\n".join(kenso_eval(args.kenso_python, work)))
+        if args.json:
+            args.json.write_text(json.dumps(numbers(measured), indent=1), encoding="utf-8")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -30,9 +30,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_quality import DEPTH  # noqa: E402 - the benchmark folder is not a package
 from bench_quality import build_queries  # noqa: E402
 from bench_quality import kind_rows  # noqa: E402
+from quality_tools import DEPTH  # noqa: E402 - the benchmark folder is not a package
 
 _TIER = {"AND": 0, "NEAR": 1, "OR": 2}
 
