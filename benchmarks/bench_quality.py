@@ -2,7 +2,7 @@
 
     python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--held-out CORPUS ...]
         [--kenso-venv DIR] [--per-kind 150] [--kenso-cache DIR] [--ablate]
-        [--kinds KIND,...] [--dump DIR] [--json FILE]
+        [--kinds KIND,...] [--strip page|everywhere] [--dump DIR] [--json FILE]
 
 Each corpus folder is copied to a temporary folder, queries are drawn from its pages
 (quality_queries.py: the plain kinds `title`, `description`, `heading`, `sentence`,
@@ -11,7 +11,9 @@ kind from which the text each query was made from is cut out of its page, as a u
 question does not quote the page), and each copy is indexed and searched by kenso-git
 through `search_docs` (= `kenso-git search --json`) and through the agent `search`
 tool's ranked first page (= `kenso-git search QUERY --format json`), and by kenso 2.0.0
-(quality_tools.py).
+(quality_tools.py). With `--strip everywhere` a stripped kind's copy loses that field on
+every page that has it, not only on the pages its queries came from (then no competitor
+keeps a description the answer lost).
 
 Per corpus and kind it prints MRR@10, hit@1 and hit@5 of the three; the stripped kinds
 pooled are the headline. Then a summary of every corpus (tuning half first, held-out
@@ -109,7 +111,10 @@ def measure(source: Path, half: str, number: int, work: Path, args: argparse.Nam
         if label != "plain":
             corpus = work / f"corpus{number}-{label}"
             shutil.copytree(base, corpus)
-            strip_copy(corpus, [queries[i] for i in rows])
+            cut = [queries[i] for i in rows]
+            if args.strip == "everywhere":
+                cut = quality_queries.every_cut(base, label)
+            strip_copy(corpus, cut)
         started = time.perf_counter()
         texts = [queries[i].text for i in rows]
         got = ours(corpus, work / f"ours{number}-{label}.db", texts, args.configs)
@@ -256,6 +261,13 @@ def _arguments() -> argparse.Namespace:
     ap.add_argument("--per-kind", type=int, default=150, help="queries per kind per corpus")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds to ask")
+    ap.add_argument(
+        "--strip",
+        choices=("page", "everywhere"),
+        default="page",
+        help="cut a stripped kind's field from the pages its queries came from (default), "
+        "or from every page that has it",
+    )
     ap.add_argument("--ablate", action="store_true", help="also run each signal switched off")
     ap.add_argument("--kenso-cache", type=Path, default=None, help="keep kenso's results here")
     ap.add_argument("--dump", type=Path, default=None, help="tuning corpora's results, JSONL")

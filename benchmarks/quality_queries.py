@@ -303,9 +303,7 @@ def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Query]:
     """A fixed-seed sample of up to `per_kind` queries of each kind. A stripped kind is
     sampled with the seed of its plain kind, so `description` and `description-stripped`
     ask the same questions when every description can be cut."""
-    found: Found = {kind: defaultdict(dict) for kind in KINDS}
-    for path in sorted(p for p in corpus.rglob("*") if p.suffix in SUFFIXES and p.is_file()):
-        collect(Page(path.relative_to(corpus).as_posix(), read_page(path)), found)
+    found = _found(corpus)
     out: list[Query] = []
     for kind in KINDS:
         pool = sorted((q, pages) for q, pages in found[kind].items() if len(pages) <= MAX_ANSWERS)
@@ -314,6 +312,23 @@ def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Query]:
             cuts = tuple(cut for page_cuts in pages.values() for cut in page_cuts)
             out.append(Query(kind, text, frozenset(pages), cuts))
     return out
+
+
+def _found(corpus: Path) -> Found:
+    found: Found = {kind: defaultdict(dict) for kind in KINDS}
+    for path in sorted(p for p in corpus.rglob("*") if p.suffix in SUFFIXES and p.is_file()):
+        collect(Page(path.relative_to(corpus).as_posix(), read_page(path)), found)
+    return found
+
+
+def every_cut(corpus: Path, kind: str) -> list[Query]:
+    """One query per page holding `kind`'s field, whatever answers it: cutting them all
+    strips that field from every page (`--strip everywhere`)."""
+    found = _found(corpus)[kind]
+    return [
+        Query(kind, text, frozenset(pages), tuple(c for cuts in pages.values() for c in cuts))
+        for text, pages in found.items()
+    ]
 
 
 def strip_copy(corpus: Path, queries: list[Query]) -> int:
