@@ -179,6 +179,8 @@ def summary(measured: list[Measured]) -> None:
             n, am, a1, a5 = scores(m, "search_docs", kinds)
             _, bm, b1, b5 = scores(m, "kenso", kinds)
             _, tm, t1, _ = scores(m, "search", kinds)
+            if not n:
+                continue
             print(
                 f"  {short(m.name):14} {m.half:8} {n:4}  MRR {am:.3f}/{bm:.3f} ({am - bm:+.3f})"
                 f"  hit@1 {a1:.3f}/{b1:.3f} ({a1 - b1:+.3f})  hit@5 {a5:.3f}/{b5:.3f}"
