@@ -49,7 +49,6 @@ def trial(source: Path, per_kind: int, weights: list[float], candidates: int) ->
     import numpy as np
 
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.store.connection import add_functions
 
     started = time.perf_counter()
     model = load_model()
@@ -63,9 +62,8 @@ def trial(source: Path, per_kind: int, weights: list[float], candidates: int) ->
         kb = KnowledgeBase.open(corpus, db=str(work / "db"))
         kb.ingest()
         conn = sqlite3.connect(work / "db")
-        add_functions(conn)  # kenso_text: the content is stored packed (schema 4)
         chunks = conn.execute(
-            "SELECT file_path, coalesce(title, '') || ' ' || kenso_text(content) FROM chunk_rows"
+            "SELECT file_path, coalesce(title, '') || ' ' || content FROM chunk_rows"
         ).fetchall()
         started = time.perf_counter()
         matrix = model.embed([text[:2000] for _, text in chunks], norm=True)  # type: ignore[attr-defined]

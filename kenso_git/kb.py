@@ -45,7 +45,6 @@ from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 from kenso_git.store.owner import check_owner
-from kenso_git.store.textcodec import total_bytes
 
 if TYPE_CHECKING:
     from kenso_git.index.build import IngestReport
@@ -732,7 +731,9 @@ def _db_bytes(path: Path) -> int:
 
 def _counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int]:
     docs, chunks = conn.execute("SELECT COUNT(DISTINCT file_path), COUNT(*) FROM chunks").fetchone()
-    chars = total_bytes(conn)  # packed text: its length is read, not inflated (#16)
+    (chars,) = conn.execute(
+        "SELECT COALESCE(SUM(length(CAST(content AS BLOB))), 0) FROM chunk_rows"
+    ).fetchone()
     links = conn.execute("SELECT COUNT(*) FROM link_rows").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     return int(docs), int(chunks), int(links), int(chars), int(version)

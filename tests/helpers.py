@@ -67,8 +67,9 @@ def docs_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
 
 
 def connect_raw(database: str | Path, **options: Any) -> sqlite3.Connection:
-    """A plain sqlite3 connection to an index, with the SQL functions its views and
-    triggers call (packed chunk text, schema 4), as kenso-git's own connections have."""
+    """A plain sqlite3 connection to an index, with the SQL function its FTS triggers call
+    (a chunk's expanded terms, schema 5), as kenso-git's own connections have: tests may
+    write rows. Reading needs none (tests/store/test_plain_text.py)."""
     import sqlite3
 
     from kenso_git.store.connection import add_functions
@@ -76,6 +77,39 @@ def connect_raw(database: str | Path, **options: Any) -> sqlite3.Connection:
     conn = sqlite3.connect(database, **options)
     add_functions(conn)
     return conn
+
+
+def check_index(conn: sqlite3.Connection) -> None:
+    """Fail unless the FTS index is sound and holds exactly what its triggers give it for
+    every chunk row (schema.FTS_SOURCE), term by term and position by position.
+
+    FTS5's `integrity-check` with rank 1 compares the index with its external content,
+    `chunks_search`, which does not show a chunk's expanded terms (schema 5): the index is
+    compared here with a second FTS table made from the triggers' values instead.
+    """
+    from kenso_git.store import schema
+
+    conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+    conn.execute("DROP TABLE IF EXISTS temp.fresh_fts")
+    conn.execute(
+        "CREATE VIRTUAL TABLE temp.fresh_fts USING fts5(title, section_path, tags, category, "
+        f"searchable_content, tokenize='{schema.TOKENIZER}')"
+    )
+    conn.execute(f"INSERT INTO temp.fresh_fts({schema.FTS_COLUMNS}) {schema.FTS_SOURCE}")
+    entries = []
+    for db, table in (("main", "chunks_fts"), ("temp", "fresh_fts")):
+        conn.execute(f"DROP TABLE IF EXISTS temp.{table}_vocab")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE temp.{table}_vocab USING fts5vocab({db}, {table}, 'instance')"
+        )
+        entries.append(
+            conn.execute(
+                f"SELECT term, doc, col, offset FROM temp.{table}_vocab ORDER BY 1, 2, 3, 4"
+            ).fetchall()
+        )
+        conn.execute(f"DROP TABLE temp.{table}_vocab")
+    conn.execute("DROP TABLE temp.fresh_fts")
+    assert entries[0] == entries[1], "the FTS index is not what its triggers would make"
 
 
 def fail_next_ingest(db: Path) -> None:

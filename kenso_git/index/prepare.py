@@ -24,7 +24,6 @@ from kenso_git.repo.discover import document_from_bytes
 from kenso_git.repo.discover import read_file
 from kenso_git.repo.status import FileStatus
 from kenso_git.store.chunks import ChunkRow
-from kenso_git.store.chunks import pack_row
 from kenso_git.text.parse import Document
 from kenso_git.text.titlewords import document_words
 
@@ -134,8 +133,7 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
     extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
     labels, own = search_labels(doc, chunks)
     rows = tuple(
-        # packed here, in the parsing worker: the writer would compress serially
-        pack_row(ChunkRow(c.title, c.section_path, c.content, extra, extra_title))
+        ChunkRow(c.title, c.section_path, c.content, extra, extra_title, expanded=True)
         for c, extra in zip(chunks, own, strict=True)
     )
     return Prepared(

@@ -74,8 +74,12 @@ def clean_highlight(snippet: str, content: str, terms: Sequence[str]) -> str:
     """The FTS5 snippet when it lies in the chunk content; otherwise a content-built highlight.
 
     A snippet that runs from the content into the internal lines is cut before the first
-    internal label; one that lies in the internal lines is rebuilt from `content`.
+    internal label; one that lies in the internal lines is rebuilt from `content`, and so
+    is one without a marked word: the index matched a chunk's expanded terms, which its
+    external content does not show (store/schema.py, TERMS_OF), so FTS5 marked nothing.
     """
+    if MARK_OPEN not in snippet:
+        return content_highlight(content, terms)
     kept = _in_content(snippet, content)
     if kept is not None:
         return kept

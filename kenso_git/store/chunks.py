@@ -11,10 +11,7 @@ from collections.abc import Sequence
 
 from kenso_git.records import NamedTuple
 from kenso_git.store import schema
-from kenso_git.store import textcodec
 from kenso_git.store import trigram
-
-Packed = tuple[str | bytes, str | bytes | None]  # content and search_extra as stored
 
 
 class ChunkRow(NamedTuple):
@@ -25,20 +22,14 @@ class ChunkRow(NamedTuple):
     content: str
     search_extra: str | None  # searchable text of this chunk alone, after its document's labels
     doc_title: str | None
-    # content and search_extra as stored (`pack_row`), made by the parsing workers so that
-    # the writer does not compress serially; None: the writer packs them
-    packed: Packed | None = None
+    # True: `search_extra` is the content's expanded line (text.terms.expanded_line), which
+    # the index makes again from the content (schema.TERMS_OF): it is not stored
+    expanded: bool = False
 
 
-def pack_row(row: ChunkRow) -> ChunkRow:
-    """`row` with its stored values (textcodec.pack) filled in."""
-    return row._replace(packed=_packed(row))
-
-
-def _packed(row: ChunkRow) -> Packed:
-    if row.packed is not None:
-        return row.packed
-    return textcodec.pack(row.content), textcodec.pack_optional(row.search_extra)
+def _own(row: ChunkRow) -> str | None:
+    """The row's `search_extra` as stored."""
+    return None if row.expanded else row.search_extra
 
 
 # The chunks columns a new version of a file may change (all but its identity, hash and
@@ -77,18 +68,17 @@ def _tags_json(tags: Sequence[str]) -> str | None:
 
 # A chunk's values for the _KEPT columns: title, section_path, content, search_extra,
 # category, audience, tags (JSON), doc_title.
-KeptValues = tuple[str, str, str | bytes, str | bytes | None, str, str, str | None, str | None]
+KeptValues = tuple[str, str, str, str | None, str, str, str | None, str | None]
 
 
 def _kept_values(c: ChunkRow, category: str, audience: str, tags_json: str | None) -> KeptValues:
     """A chunk's values for the _KEPT_COLUMNS as stored, in their order (an empty title is
     None)."""
-    content, extra = _packed(c)
     return (
         c.title,
         c.section_path,
-        content,
-        extra,
+        c.content,
+        _own(c),
         category,
         audience,
         tags_json,
@@ -219,11 +209,11 @@ class BulkInsert:
     written in batches (`flush`) from the values the writer already holds.
 
     Feeding the FTS index those values, not reading each new row back through the
-    `chunks_search` view, costs the writer ~12% fewer instructions on a cold ingest. The
-    values come from `schema.fts_values`, the view's own rules, and go in under the ids
+    triggers' SQL, costs the writer ~12% fewer instructions on a cold ingest. The
+    values come from `schema.fts_values`, the triggers' own rules, and go in under the ids
     SQLite gave the rows: a batch whose ids do not match (they always should) is indexed
-    through the view instead. Lives inside the caller's transaction: readers never see
-    the trigger missing.
+    from the rows instead (`schema.FTS_SOURCE`). Lives inside the caller's transaction:
+    readers never see the trigger missing.
     """
 
     __slots__ = ("cjk", "cjk_ids", "conn", "first", "indexed_to", "last_id", "pending")
@@ -251,14 +241,14 @@ class BulkInsert:
         doc_tags: str | None,
         doc_labels: str | None,
     ) -> None:
-        """Note the full-text values of rows just inserted (chunk index, plain row), in
-        insertion order, under their document's tags and labels (the chunks_search view)."""
+        """Note the full-text values of rows just inserted (chunk index, row), in insertion
+        order, under their document's tags and labels (what the triggers would index)."""
         heads = schema.label_head(doc_tags), schema.label_head(doc_labels)
         for index, c in rows:
             self.last_id += 1
             tags = schema.indexed_labels(doc_tags, heads[0], index)
             labels = schema.indexed_labels(doc_labels, heads[1], index)
-            own = c.search_extra
+            own = _indexed_own(c)
             if self.cjk_ids is not None and trigram.text_has_cjk(
                 c.title, c.doc_title, c.section_path, c.content
             ):
@@ -292,9 +282,7 @@ class BulkInsert:
             )
         else:  # ids not as expected: index exactly what the table holds
             conn.execute(
-                f"INSERT INTO chunks_fts({schema.FTS_COLUMNS}) "
-                f"SELECT {schema.FTS_COLUMNS.replace('rowid', 'id')} "
-                "FROM chunks_search WHERE id > ?",
+                f"INSERT INTO chunks_fts({schema.FTS_COLUMNS}) {schema.FTS_SOURCE} WHERE r.id > ?",
                 (first,),
             )
             self.last_id = max(self.last_id, int(high or first))
@@ -314,3 +302,13 @@ class BulkInsert:
 def _fts_config(conn: sqlite3.Connection, key: str, value: int) -> None:
     """Set an FTS5 option of the index (kept in its config table)."""
     conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES (?, ?)", (key, value))
+
+
+def _indexed_own(row: ChunkRow) -> str | None:
+    """The row's own last part as the triggers index it: stored, or else the expanded line
+    `kenso_terms` makes from its content (a row not from the parsing workers may lack it)."""
+    if row.expanded or row.search_extra is not None:
+        return row.search_extra
+    from kenso_git.text.terms import expanded_line
+
+    return expanded_line(row.content)

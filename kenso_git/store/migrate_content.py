@@ -1,28 +1,45 @@
-"""Schema 3 -> 4: chunk text stored packed (store/textcodec.py)."""
+"""Schema 4 -> 5: chunk text stored plain, and each chunk's expanded terms not stored.
+
+Schema 4 stored `chunk_rows.content` and `search_extra` of 100 bytes or more as a BLOB
+when that was smaller: the text's UTF-8 byte length (4 bytes, big-endian), then its raw
+deflate. Its views read them through a function only kenso-git registered (`kenso_text`),
+so no other SQLite client could read `chunks` (#26). An index of schema 1 to 3 passes
+this step too: its rows are plain already, but its own extras hold the expanded terms.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+import zlib
 
 from kenso_git.store import schema
-from kenso_git.store import textcodec
 from kenso_git.store import trigram
 from kenso_git.store import vectors
+from kenso_git.text.terms import expanded_line
 
-# Every trigger of the versioned schema: the views they belong to, or the text they read,
-# change. The side tables' update triggers are off while rows are rewritten: the text they
-# index does not change, and vectors_au would throw away every chunk's vector.
+# Every trigger of the versioned schema, and the side tables' ones that named schema 4's
+# functions (`kenso_text`, `kenso_has_cjk`): each is made again from today's DDL, once
+# the rows are plain. No trigger fires while rows are rewritten: the text the FTS and CJK
+# indexes hold does not change, and vectors_au would throw away every chunk's vector.
 _TRIGGERS = ("chunks_ai", "chunks_ad", "chunks_au", "documents_bu", "documents_bd")
-_SIDE_TRIGGERS = ("cjk_au", "vectors_au")
+_SIDE_TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au", "vectors_ad", "vectors_au")
 BATCH = 2000  # rows read and rewritten at a time: memory stays bounded on big indexes
+_LENGTH = 4  # schema 4's BLOB: the text's byte length, then its raw deflate
 
 
-def pack_content(conn: sqlite3.Connection) -> None:
-    """Store every chunk row's `content` and `search_extra` as `textcodec.pack` does.
+def _text(value: str | bytes | None) -> str | None:
+    if isinstance(value, bytes):
+        return zlib.decompress(memoryview(value)[_LENGTH:], -15).decode("utf-8")
+    return value
 
-    The views and triggers are made again to read the text through `kenso_text`; the FTS
-    index is left as it is, since the text they show it is unchanged. Runs inside the
-    caller's transaction.
+
+def plain_content(conn: sqlite3.Connection) -> None:
+    """Store every chunk row's text plain and drop its own extra where it is the
+    content's expanded line, which the triggers now make (schema.TERMS_OF).
+
+    The views and triggers are made again; the FTS index is left as it is: the values
+    the triggers give it are the ones it was made with. Runs inside the caller's
+    transaction.
     """
     for trigger in (*_TRIGGERS, *_SIDE_TRIGGERS):
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
@@ -40,20 +57,28 @@ def pack_content(conn: sqlite3.Connection) -> None:
         if not rows:
             break
         after = rows[-1][0]
-        changed = []
-        for row_id, content, extra in rows:
-            packed = (
-                textcodec.pack(textcodec.unpack(content)),
-                None if extra is None else textcodec.pack(textcodec.unpack(extra)),
-            )
-            if packed != (content, extra):
-                changed.append((*packed, row_id))
+        changed = [_plain_row(*row) for row in rows]
         conn.executemany(
-            "UPDATE chunk_rows SET content = ?, search_extra = ? WHERE id = ?", changed
+            "UPDATE chunk_rows SET content = ?, search_extra = ? WHERE id = ?",
+            [row for row in changed if row is not None],
         )
     for statement in schema.DDL:
         if "TRIGGER" in statement:
             conn.execute(statement)
-    trigram.refresh_triggers(conn)  # its insert trigger read the content column as text
+    trigram.refresh_triggers(conn)
     if vectors.present(conn):
-        conn.execute(next(d for d in vectors.DDL if "vectors_au" in d))
+        for statement in vectors.DDL[1:]:
+            conn.execute(statement)
+
+
+def _plain_row(
+    row_id: int, content: str | bytes, extra: str | bytes | None
+) -> tuple[str, str | None, int] | None:
+    """A row's new (content, search_extra, id), or None when it stays as it is."""
+    text, own = _text(content) or "", _text(extra)
+    line = expanded_line(text)
+    if own is not None and own == line:
+        own = None
+    elif own is None and line is not None:
+        own = ""  # a tool's row indexed without the line: '' adds no token either
+    return None if (text, own) == (content, extra) else (text, own, row_id)

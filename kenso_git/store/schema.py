@@ -1,19 +1,19 @@
 """DDL of the index, its schema version and migrations.
 
 `chunks` and `links` (views) and `chunks_fts` keep kenso 2.0.0's columns, so queries
-written for its tables still read the same data (`chunks` through the `kenso_text`
-function every kenso-git connection registers: chunk text is stored packed); `chunk_rows`,
-`documents`, `paths`, `link_rows`, `files` and `meta` are ours: what each chunk holds of its
-own, the labels every chunk of a document shares, each link end once, the blob id of every
-indexed file and the index's freshness record.
+written for its tables still read the same data, from any SQLite client: no view calls a
+function of ours. `chunk_rows`, `documents`, `paths`, `link_rows`, `files` and `meta` are
+ours: what each chunk holds of its own, the labels every chunk of a document shares, each
+link end once, the blob id of every indexed file and the index's freshness record.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4  # 2: document labels in `documents`, chunk rows in `chunk_rows`
+SCHEMA_VERSION = 5  # 2: document labels in `documents`, chunk rows in `chunk_rows`
 # 3: a document's chunks past its first index at most LABELS_CAP characters of its labels
-# 4: chunk_rows.content and search_extra stored packed (store/textcodec.py), and each
-# link end stored once, in `paths`; `links` is a view of `link_rows`
+# 4: each link end stored once, in `paths`; `links` is a view of `link_rows` (and chunk
+# text stored packed, which 5 undoes)
+# 5: chunk text stored plain, and a chunk's expanded terms not stored (TERMS_OF)
 APPLICATION_ID = 0x4B454E53  # "KENS": marks the file as a kenso-git index
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -27,26 +27,39 @@ BM25_WEIGHTS = (10.0, 8.0, 7.0, 5.0, 1.0)
 # (`doc_title`), giving the declared title the title column's 10x weight.
 #
 # The labels every chunk of a document repeats (its tags, and the labelled lines of its
-# search extra) are stored once, in `documents`; a chunk row keeps its own part (its
-# "Expanded terms:" line). A row's `tags`/`search_extra` of its own, set only by writers
-# that predate `documents` (tests, tools), still count: `tags` overrides the document's,
-# `search_extra` follows its labels. The FTS index still holds every chunk's labels, so
-# BM25 ranks exactly as when each row carried them (issue #14, finding 3), but for labels
-# longer than LABELS_CAP characters (the tags JSON, or the labelled lines): the document's
-# first chunk indexes them whole, each other chunk only their first `tags_head` /
-# `labels_head` characters (cut at a label boundary by label_head), so that 100k tags over
-# 300 sections do not cost 300 copies of their postings. The docs corpus's largest labels
-# are 386 characters: no document of it is cut.
+# search extra) are stored once, in `documents`; a chunk row keeps its own part. A row's
+# `tags`/`search_extra` of its own, set only by writers that predate `documents` (tests,
+# tools), still count: `tags` overrides the document's, `search_extra` follows its labels.
+# The FTS index still holds every chunk's labels, so BM25 ranks exactly as when each row
+# carried them (issue #14, finding 3), but for labels longer than LABELS_CAP characters
+# (the tags JSON, or the labelled lines): the document's first chunk indexes them whole,
+# each other chunk only their first `tags_head` / `labels_head` characters (cut at a label
+# boundary by label_head), so that 100k tags over 300 sections do not cost 300 copies of
+# their postings. The docs corpus's largest labels are 386 characters: no document of it
+# is cut.
 #
-# A row's `content` and `search_extra` are stored packed (long text as a compressed BLOB,
-# store/textcodec.py): every view and trigger reads them through TEXT_OF, the SQL function
-# every kenso-git connection has, so the FTS index sees the plain text.
-TEXT_OF = "kenso_text({})"
-_OWN_EXTRA = TEXT_OF.format("{r}.search_extra")
+# A chunk's own last line, its "Expanded terms: ..." (spec §3.7, item 8), is made from its
+# content by a fixed rule (text.terms.expanded_line), so it is not stored (#26: 2 MB of the
+# docs corpus's 9 MB, 60 MB at 30x): a row whose own `search_extra` is NULL is indexed
+# with the line the SQL function `kenso_terms` makes from its content. Only the FTS
+# triggers call it, on the writer's connections (store.connection.add_functions); every
+# view is plain SQL, so `chunks`, `chunks_search` and `chunks_fts` (its highlight() and
+# snippet() included) read the same in a sqlite3 shell. `chunks_search` shows the FTS
+# index each row's text without that line: FTS5 takes an external content table's text
+# only to show it (highlight, snippet, column values), so a hit on an expanded term is
+# ranked as before and highlighted from the content (search/preview.py). The bulk path
+# gives FTS5 the line the parsing worker made (chunks.BulkInsert), and every delete
+# computes it again: the rule must give the same line for the same content in every
+# version. A change to it needs a schema step that rebuilds the FTS index from the rows
+# ('delete-all', then every row again), not one that deletes entries one by one.
+TERMS_FUNCTION = "kenso_terms"
+TERMS_OF = TERMS_FUNCTION + "({r}.content)"
+_OWN_SHOWN = "{r}.search_extra"
+_OWN_INDEXED = f"coalesce({{r}}.search_extra, {TERMS_OF})"
 TAGS_OF = "coalesce({r}.tags, (SELECT tags FROM documents WHERE path = {r}.file_path))"
 EXTRA_OF = (
-    f"coalesce((SELECT labels || coalesce(char(10) || char(10) || {_OWN_EXTRA}, '') "
-    f"FROM documents WHERE path = {{r}}.file_path), {_OWN_EXTRA})"
+    f"coalesce((SELECT labels || coalesce(char(10) || char(10) || {_OWN_SHOWN}, '') "
+    f"FROM documents WHERE path = {{r}}.file_path), {_OWN_SHOWN})"
 )
 LABELS_CAP = 2048
 _HEAD = (
@@ -56,17 +69,25 @@ _TAGS_INDEXED = (
     f"coalesce({{r}}.tags, (SELECT {_HEAD.format(c='tags')} FROM documents "
     "WHERE path = {r}.file_path))"
 )
-_EXTRA_INDEXED = (
-    f"coalesce((SELECT {_HEAD.format(c='labels')} || coalesce(char(10) || char(10) || "
-    f"{_OWN_EXTRA}, '') FROM documents WHERE path = {{r}}.file_path), {_OWN_EXTRA})"
-)
-_VIEW_COLUMNS = (
-    "{r}.title || coalesce(' ' || {r}.doc_title, '')",
-    "coalesce({r}.section_path, '')",
-    f"coalesce({_TAGS_INDEXED}, '')",
-    "coalesce({r}.category, '')",
-    f"{TEXT_OF.format('{r}.content')} || coalesce(char(10) || char(10) || {_EXTRA_INDEXED}, '')",
-)
+
+
+def _columns(own: str) -> tuple[str, ...]:
+    """The FTS columns of a chunk_rows row `{r}`, with `own` as its own last part."""
+    extra = (
+        f"coalesce((SELECT {_HEAD.format(c='labels')} || coalesce(char(10) || char(10) || "
+        f"{own}, '') FROM documents WHERE path = {{r}}.file_path), {own})"
+    )
+    return (
+        "{r}.title || coalesce(' ' || {r}.doc_title, '')",
+        "coalesce({r}.section_path, '')",
+        f"coalesce({_TAGS_INDEXED}, '')",
+        "coalesce({r}.category, '')",
+        f"{{r}}.content || coalesce(char(10) || char(10) || {extra}, '')",
+    )
+
+
+_VIEW_COLUMNS = _columns(_OWN_SHOWN)  # chunks_search: plain SQL, any client reads it
+_INDEXED_COLUMNS = _columns(_OWN_INDEXED)  # what the triggers give the FTS index
 _BOUNDARIES = (", ", " | ", "\n")  # between tags, aliases, answers and lines (search_labels)
 
 
@@ -105,8 +126,8 @@ CHUNK_COLUMNS = (
 )
 _NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 # The columns the view does not show as stored: tags and search_extra merged with the
-# document's, content unpacked. A write through the view keeps what it did not change.
-_VIEWED = {"tags": TAGS_OF, "search_extra": EXTRA_OF, "content": TEXT_OF.format("{r}.content")}
+# document's. A write through the view keeps what it did not change.
+_VIEWED = {"tags": TAGS_OF, "search_extra": EXTRA_OF}
 # The chunks columns the full-text index is made from: updating any other column (the
 # file's content_hash on chunks a new version kept) costs the index nothing.
 _INDEXED_COLS = "chunk_index, title, doc_title, section_path, tags, category, content, search_extra"
@@ -122,8 +143,9 @@ def fts_values(
     content: str,
     search_extra: str | None,
 ) -> tuple[str | None, str, str, str, str]:
-    """What `chunks_search` shows the FTS index for one chunks row, computed in Python:
-    the same rules as _VIEW_COLUMNS (a test holds the two equal)."""
+    """What the triggers give the FTS index for one chunks row (FTS_SOURCE), computed in
+    Python: the same rules as _INDEXED_COLUMNS (a test holds the two equal). `search_extra`
+    is the row's whole extra: its document's labels, then its own part or expanded line."""
     return (
         None if title is None else title if doc_title is None else f"{title} {doc_title}",
         section_path or "",
@@ -191,7 +213,11 @@ LINKS_DDL: tuple[str, ...] = (
 
 
 def _fts_values(row: str) -> str:
-    return ", ".join([f"{row}.id", *(c.format(r=row) for c in _VIEW_COLUMNS)])
+    return ", ".join([f"{row}.id", *(c.format(r=row) for c in _INDEXED_COLUMNS)])
+
+
+# The FTS values of every chunk_rows row `r` (add `WHERE ...`): what the triggers index.
+FTS_SOURCE = f"SELECT {_fts_values('r')} FROM chunk_rows r"
 
 
 DDL: tuple[str, ...] = (

@@ -21,9 +21,6 @@ import json
 import re
 import sqlite3
 
-from kenso_git.store import schema
-from kenso_git.store import textcodec
-
 TABLE = "cjk_fts"
 META_MODE = "cjk_mode"
 MODES = ("auto", "off")
@@ -51,7 +48,7 @@ GLOB = f"*[{_CLASS}]*"
 _TRIGGERS = ("cjk_ai", "cjk_ad", "cjk_au")
 
 
-# The same test in Python, for packed content (a BLOB: SQL sees bytes, not characters).
+# The same test in Python, for the text a bulk insert holds (BulkInsert).
 # Compiled when first needed: the class of supplementary-plane ranges takes ~6 ms, which
 # every command paid at import (the connection module imports this one).
 @functools.cache
@@ -59,7 +56,6 @@ def _cjk() -> re.Pattern[str]:
     return re.compile(f"[{_CLASS}]")
 
 
-HAS_CJK = "kenso_has_cjk"
 _TITLE = "coalesce({r}.title, '') || coalesce(' ' || {r}.doc_title, '')"
 _TEXT_COLUMNS = ("content", "title", "doc_title", "section_path")
 # The GLOB scan costs about 0.16 s per million characters (27% of a cold ingest of an
@@ -75,24 +71,13 @@ def _column_has_cjk(col: str) -> str:
     return f"(length(CAST({col} AS BLOB)) != length({col}) AND ({leads}) AND {col} GLOB '{GLOB}')"
 
 
-def _content_has_cjk(col: str) -> str:
-    # a packed value is inflated once, by the Python test, not once per byte test below
-    packed = f"{HAS_CJK}({col})"
-    return f"(CASE WHEN typeof({col}) = 'blob' THEN {packed} ELSE {_column_has_cjk(col)} END)"
-
-
 def cjk_condition(row: str) -> str:
     """SQL true when the chunk_rows row `row` holds CJK text in a column the side index keeps."""
-    tests = (
-        _content_has_cjk(f"{row}.{c}") if c == "content" else _column_has_cjk(f"{row}.{c}")
-        for c in _TEXT_COLUMNS
-    )
-    return "(" + " OR ".join(tests) + ")"
+    return "(" + " OR ".join(_column_has_cjk(f"{row}.{c}") for c in _TEXT_COLUMNS) + ")"
 
 
 def _values(row: str) -> str:
-    content = schema.TEXT_OF.format(f"{row}.content")
-    return f"{row}.id, {_TITLE.format(r=row)}, coalesce({row}.section_path, ''), {content}"
+    return f"{row}.id, {_TITLE.format(r=row)}, coalesce({row}.section_path, ''), {row}.content"
 
 
 _COLUMNS = "rowid, title, section_path, content"
@@ -123,19 +108,10 @@ DDL: tuple[str, ...] = (
 )
 
 
-def _sql_has_cjk(value: object) -> bool:
-    return isinstance(value, str | bytes) and text_has_cjk(textcodec.unpack(value))
-
-
 def text_has_cjk(*texts: str | None) -> bool:
     """`cjk_condition` in Python, for the columns of a row the writer holds."""
     # isascii() is a flag lookup: most chunks of an English tree skip the scan
     return any(t is not None and not t.isascii() and _cjk().search(t) is not None for t in texts)
-
-
-def register(conn: sqlite3.Connection) -> None:
-    """Give `conn` the SQL function the side index's triggers test packed content with."""
-    conn.create_function(HAS_CJK, 1, _sql_has_cjk, deterministic=True)
 
 
 def refresh_triggers(conn: sqlite3.Connection) -> None:
@@ -204,7 +180,7 @@ def resume(conn: sqlite3.Connection, after_id: int, ids: list[int] | None = None
     """Index the CJK chunks a bulk insert added, restore the trigger: `ids`, the ones the
     writer found CJK text in (`text_has_cjk`), or else those above `after_id` that hold it.
 
-    The writer's test saves the SQL one, which inflates each packed row (#16).
+    The writer's test saves the SQL one: a GLOB scan of each row's text.
     """
     if ids is None:
         conn.execute(

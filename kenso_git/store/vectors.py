@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from kenso_git.store import schema
-
 TABLE = "chunk_vectors"
 _TRIGGERS = ("vectors_ad", "vectors_au")
 DDL: tuple[str, ...] = (
@@ -56,10 +54,7 @@ def ensure(conn: sqlite3.Connection, on: bool) -> bool:
 
 
 # What a chunk's vector is made from (of chunk_rows `r`): its title line and content.
-EMBEDDED_TEXT = (
-    "coalesce(r.title, '') || coalesce(' ' || r.doc_title, '') || char(10) || "
-    + schema.TEXT_OF.format("r.content")
-)
+EMBEDDED_TEXT = "coalesce(r.title, '') || coalesce(' ' || r.doc_title, '') || char(10) || r.content"
 
 
 def missing(conn: sqlite3.Connection) -> list[tuple[int, str]]:

@@ -256,8 +256,5 @@ def search_labels(doc: Document, chunks: Sequence[Chunk]) -> tuple[str, list[str
     if doc.tags:
         labels.append("Keywords: " + ", ".join(doc.tags))
     labels.append("Source: " + doc.path)
-    own: list[str | None] = []
-    for chunk in chunks:
-        expanded = terms.content_expansion(chunk.content)
-        own.append(f"Expanded terms: {' '.join(expanded)}" if expanded else None)
+    own = [terms.expanded_line(chunk.content) for chunk in chunks]
     return "\n\n".join(labels), own

@@ -129,3 +129,16 @@ def _compiled_expansion() -> Callable[[str], list[str]]:
 
 
 content_expansion = _compiled_expansion()
+
+EXPANDED_LABEL = "Expanded terms: "
+
+
+def expanded_line(content: str) -> str | None:
+    """The `Expanded terms:` line the index adds to a chunk's searchable text (spec §3.7,
+    item 8), or None when no token of `content` is a compound.
+
+    Stored nowhere: the index's triggers compute it from the stored content (the SQL
+    function `kenso_terms`) and the parsing workers for the bulk path, so both must give
+    the same line for the same content, in every version (see store/schema.py)."""
+    parts = content_expansion(content)
+    return EXPANDED_LABEL + " ".join(parts) if parts else None

@@ -13,6 +13,7 @@ import pytest
 from kenso_git.errors import NoIndexError
 from kenso_git.index.build import KILL_AFTER_ENV
 from kenso_git.kb import KnowledgeBase
+from tests.helpers import check_index
 from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
@@ -366,7 +367,7 @@ def test_bulk_and_single_file_updates_keep_the_fts_index_consistent(tmp_path):
     assert not kb.search("zq7zq").hits
     assert [h.file_path for h in kb.search("giraffes").hits] == ["d007.md"]
     with connect_raw(kb.db_path) as conn:
-        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        check_index(conn)
         rows = conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
         triggers = {r[0] for r in rows}
     assert triggers >= {"chunks_ai", "chunks_ad", "chunks_au"}  # the bulk path restored them
@@ -495,7 +496,7 @@ def test_an_edit_rewrites_only_the_chunks_that_changed(tmp_path):
     assert not kb.search("topic2").hits
     assert [h.file_path for h in kb.search("topic3").hits] == ["guide.md"]
     with connect_raw(kb.db_path) as conn:
-        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        check_index(conn)
     shorter = edited.split("## Part 3")[0]
     write(root, {"guide.md": shorter})
     kb.ingest()

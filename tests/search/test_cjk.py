@@ -76,7 +76,7 @@ def _fresh_side(db: Path) -> list[tuple[str, str, str]]:
     with connect_raw(db) as conn:
         sql = (
             "SELECT coalesce(title, '') || coalesce(' ' || doc_title, ''), "
-            "coalesce(section_path, ''), kenso_text(content) FROM chunk_rows"
+            "coalesce(section_path, ''), content FROM chunk_rows"
         )
         return sorted(r for r in conn.execute(sql) if trigram.has_cjk("".join(r)))
 

@@ -100,6 +100,16 @@ def test_highlight_inside_internal_lines_is_rebuilt_from_content() -> None:
     )
 
 
+def test_a_snippet_that_marks_nothing_is_rebuilt_from_content() -> None:
+    """The index matched the chunk's expanded terms, which its external content does not
+    show (schema 5): FTS5's snippet is then the text's tail, unmarked."""
+    content = "Intro words here. The orderMatchingEngine pairs bids. " + "More words. " * 10
+    assert clean_highlight("...More words.", content, ["matching"]) == (
+        content_highlight(content, ["matching"])
+    )
+    assert "<mark>orderMatchingEngine</mark>" in content_highlight(content, ["matching"])
+
+
 def test_content_highlight_windows_long_content() -> None:
     content = " ".join(f"w{i}" for i in range(100)) + " target " + "tail " * 50
     text = content_highlight(content, ["target"])

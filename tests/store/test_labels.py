@@ -4,7 +4,7 @@ chunk's FTS entry indexing them whole) are migrated.
 
 `data/schema1.db` is the index kenso-git 627cdd9 wrote for `corpus()`, `data/schema2.db`
 the one 8676e98 wrote for `corpus2()`, `data/schema3.db` the one 603e974 wrote for
-`corpus3()`; rebuild one with
+`corpus3()`, `data/schema4.db` the one ec6b1c4 wrote for `corpus4()`; rebuild one with
 
     python tests/store/test_labels.py VERSION /path/to/a/checkout/of/that/commit
 """
@@ -21,6 +21,7 @@ import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.store import schema
+from tests.helpers import check_index
 from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
@@ -80,7 +81,7 @@ def _dump(db: Path) -> dict[str, object]:
     the FTS index entry by entry."""
     conn = connect_raw(db)
     try:
-        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        check_index(conn)
         chunks = conn.execute(
             "SELECT file_path, chunk_index, title, section_path, content, search_extra, "
             "category, audience, tags, doc_title FROM chunks ORDER BY file_path, chunk_index"
@@ -204,7 +205,26 @@ def corpus3() -> dict[str, str]:
     return {**corpus2(), "docs/long.md": doc("Long Steps", prose, tags=["pipeline"])}
 
 
-_CORPORA = {1: corpus, 2: corpus2, 3: corpus3}
+def corpus4() -> dict[str, str]:
+    """`corpus3()` and documents whose chunks have expanded terms (schema 5 stores none),
+    one of them long enough to be stored compressed by schema 4, and one in Chinese (the
+    CJK side index, whose triggers read schema 4's packed text through a function)."""
+    compounds = "".join(
+        f"## Part {i}\n\n"
+        + f"The orderMatchingEngine{i} reads snake_case_{i} keys from node.js over CI/CD. " * 9
+        + "\n\n"
+        for i in range(3)
+    )
+    zh = "本文介绍如何配置全文检索引擎的分词器和索引参数，以及数据库文件的位置。" * 6
+    return {
+        **corpus3(),
+        "docs/engine.md": doc("Engine Notes", compounds, tags=["matching"]),
+        "docs/short.md": doc("Short Notes", "The kebab-case name and camelCase id, briefly.\n"),
+        "docs/zh.md": doc("检索", "## 配置\n\n" + zh),
+    }
+
+
+_CORPORA = {1: corpus, 2: corpus2, 3: corpus3, 4: corpus4}
 
 
 @pytest.mark.parametrize("version", sorted(_CORPORA))

@@ -21,6 +21,8 @@ from kenso_git.store.chunks import ChunkRow
 from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import transaction
+from kenso_git.text.terms import expanded_line
+from tests.helpers import check_index
 from tests.helpers import connect_raw
 
 _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
@@ -32,13 +34,12 @@ def _writer(tmp_path: Path) -> sqlite3.Connection:
 
 
 def _consistent(conn: sqlite3.Connection) -> None:
-    # rank 1: also compare the index with the external content (the view), row by row
-    conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+    check_index(conn)
 
 
 @settings(max_examples=150, deadline=None)
 @given(_MAYBE, _MAYBE, _MAYBE, _MAYBE, _MAYBE, _TEXT, _MAYBE)
-def test_fts_values_are_what_the_view_shows(
+def test_fts_values_are_what_the_triggers_index_and_the_view_shows(
     title, doc_title, section_path, tags, category, content, extra
 ):
     conn = connect_raw(":memory:")
@@ -49,12 +50,18 @@ def test_fts_values_are_what_the_view_shows(
         "content, search_extra) VALUES ('a.md', ?, ?, ?, ?, ?, ?, ?)",
         (title, doc_title, section_path, tags, category, content, extra),
     )
+    indexed = conn.execute(schema.FTS_SOURCE).fetchone()[1:]
+    own = extra if extra is not None else expanded_line(content)  # made, not stored
+    assert schema.fts_values(title, doc_title, section_path, tags, category, content, own) == tuple(
+        indexed
+    )
     viewed = conn.execute(
         "SELECT title, section_path, tags, category, searchable_content FROM chunks_search"
     ).fetchone()
     assert schema.fts_values(
         title, doc_title, section_path, tags, category, content, extra
     ) == tuple(viewed)
+    check_index(conn)
 
 
 def _chunks(n: int, word: str) -> list[ChunkRow]:
@@ -116,8 +123,7 @@ def test_bulk_insert_merges_more_segments_at_a_time_only_while_it_lasts(tmp_path
         _write(conn, "a.md", _chunks(3, "alpha"), bulk)
         bulk.end()
         assert automerge() == DEFAULT_AUTOMERGE
-    # raises if the index does not match the table
-    conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+    check_index(conn)
 
 
 def test_bulk_insert_falls_back_to_the_view_when_ids_are_not_as_expected(tmp_path):

@@ -16,10 +16,11 @@ from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import transaction
 from kenso_git.store.links import LinkRow
 from kenso_git.store.links import replace_links
+from tests.helpers import check_index
 
 
 def _entries(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
-    conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+    check_index(conn)
     conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, chunks_fts, 'instance')"
     )
