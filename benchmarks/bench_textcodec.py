@@ -1,13 +1,16 @@
-"""Packed chunk text (#16): index size, cold ingest and search p50 of two source trees.
+"""How chunk text is stored (#16, #26): index size, cold ingest and search p50 of two trees.
 
     python benchmarks/bench_textcodec.py BASE_SRC [NEW_SRC] [--corpus DIR] [--runs 3]
+                                         [--scale N]
 
-Ingests CORPUS (default ../shared/corpora/docs-desktop/docs, one git commit) with the
-kenso-git of each tree in turn, alternating, each run in a fresh process and a fresh
-database: cold ingest seconds, index bytes (db + -wal + -shm) against the corpus, the
-dbstat breakdown of the largest tables, the ingest's CPU seconds (writer and workers),
-in-process search p50 over bench_core's queries
-and `state()` time. Prints medians and new/base ratios. Not run in CI.
+Ingests CORPUS (default ../shared/corpora/docs-desktop/docs, one git commit; `--scale 30`:
+30 copies of it, the monorepo size of #16 and #26) with the kenso-git of each tree in
+turn, alternating, each run in a fresh process and a fresh database: cold ingest seconds,
+index bytes (db + -wal + -shm) against the corpus, the dbstat breakdown of the largest
+tables, the ingest's CPU seconds (writer and workers), in-process search p50 over
+bench_core's queries and `state()` time. Prints medians and new/base ratios; #26's targets
+are an index <= 2.5x the corpus at 30x, and ingest and search within 5% of the base tree.
+BASE_SRC is a source tree (say `git archive` of an older commit). Not run in CI.
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ def main() -> None:
     ap.add_argument("new", type=Path, nargs="?", default=HERE.parent)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--scale", type=int, default=1, help="copies of the corpus (30: monorepo)")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     from bench_core import QUERIES
@@ -94,7 +98,10 @@ def main() -> None:
     trees = {"base": args.base.resolve(), "new": args.new.resolve()}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
-        shutil.copytree(args.corpus, root / "docs")
+        for i in range(args.scale):
+            shutil.copytree(
+                args.corpus, root / "docs" / f"d{i:02d}" if args.scale > 1 else root / "docs"
+            )
         _git(root, "init", "-q", "-b", "main")
         _git(root, "add", "-A")
         _git(root, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "c")
@@ -118,6 +125,7 @@ def main() -> None:
         print("   dbstat MB: " + ", ".join(f"{k} {v / 1e6:.2f}" for k, v in stat.items()))
     for key in KEYS:
         print(f"new/base {key}: {med['new'][key] / med['base'][key]:.3f}")
+    print(f"x{args.scale}, {args.runs} runs, load {os.getloadavg()}")
 
 
 if __name__ == "__main__":

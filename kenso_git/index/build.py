@@ -23,6 +23,7 @@ from kenso_git.errors import IndexLockedError
 from kenso_git.errors import NoIndexError
 from kenso_git.index import freshness
 from kenso_git.index import gitprobe
+from kenso_git.index.freshness import cap_decides_anew
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
@@ -395,7 +396,14 @@ def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool)
     run.targeted = only is not None
     stored, found, facts, saw_attributes = _look(run, only)
     live = {sf.path for sf in found}
-    suspects = [sf for sf in found if rechunk_all or not stat_unchanged(sf, stored.get(sf.path))]
+    cap = run.settings.max_file_size
+    suspects = [
+        sf
+        for sf in found
+        if rechunk_all
+        or not stat_unchanged(sf, row := stored.get(sf.path))
+        or cap_decides_anew(row, cap)
+    ]
     jobs = _jobs(run, suspects, stored, rechunk_all, saw_attributes=saw_attributes)
     prepared = _prepare(run, jobs)
     bulk = run.bulk = BulkInsert(conn) if len(jobs) >= BULK_THRESHOLD else None
@@ -577,10 +585,13 @@ def _jobs(
 
     git_ids = git_blob_ids(run.ws, [sf.path for sf in suspects], saw_attributes=saw_attributes)
     use_git = git_ids is not None
+    cap = run.settings.max_file_size
     jobs = []
     for sf in suspects:
         row = stored.get(sf.path)
-        known = row.blob_id if row is not None and not rechunk_all else None
+        # a file the cap in force judges anew is read again: its blob id does not say
+        keep = row is not None and not rechunk_all and not cap_decides_anew(row, cap)
+        known = row.blob_id if keep else None
         jobs.append(Job(sf, known, git_ids.get(sf.path) if git_ids else None, use_git))
     return jobs
 

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.store import schema
 
@@ -69,6 +70,19 @@ def stat_unchanged(sf: SourceFile, row: FileRow | None) -> bool:
         and row.inode == sf.inode
         and sf.mtime_ns < row.seen_ns
     )
+
+
+def cap_decides_anew(row: FileRow | None, cap: int) -> bool:
+    """True when the size cap in force would not leave `row` as it is: a file it skipped
+    now fits, or would be skipped with another cap quoted; a file it indexed is now over it.
+    Such a file is looked at again even when its stat data did not change (#26)."""
+    if row is None:
+        return False
+    if row.status == FileStatus.LARGE:
+        from kenso_git.repo.discover import too_large_detail
+
+        return row.size <= cap or row.detail != too_large_detail(row.size, cap)
+    return row.status == FileStatus.INDEXED and row.size > cap
 
 
 def is_stale(

@@ -94,7 +94,10 @@ def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list
     # rule file that is not listed holds HEAD's text, which the mark's HEAD pins down.
     keys = {path: _stat_key(path) for path in shared}
     keys.update({path: _stat_key(os.path.join(ws.root, path)) for path in listed})
-    return json.dumps([list(scope), list(settings.exclude), sorted(keys.items())])
+    # the size cap decides which files are indexed too: a new one walks every doc (#26)
+    return json.dumps(
+        [list(scope), list(settings.exclude), sorted(keys.items()), settings.max_file_size]
+    )
 
 
 def probe(

@@ -353,11 +353,14 @@ def read_file(sf: SourceFile, max_size: int) -> Read | Skip:
 
 
 def _too_large(sf: SourceFile, size: int, max_size: int) -> Skip:
-    return Skip(
-        sf.path,
-        FileStatus.LARGE,
+    return Skip(sf.path, FileStatus.LARGE, too_large_detail(size, max_size))
+
+
+def too_large_detail(size: int, max_size: int) -> str:
+    """Why a file of `size` bytes is skipped under the cap `max_size`, quoting that cap."""
+    return (
         f"{size:,} bytes is over the {max_size:,}-byte cap "
-        "(raise max-file-size in [tool.kenso] to index it)",
+        "(raise max-file-size in [tool.kenso] or KENSO_MAX_FILE_SIZE to index it)"
     )
 
 
