@@ -145,15 +145,19 @@ def select_documents(
     def picked(path: str) -> bool:
         return scope == [""] or path in wanted or path.startswith(prefixes)
 
+    def about_picked(message: str) -> None:
+        # the whole tree is read for the corpus facts, but `lint FILE` speaks of FILE only
+        if warn is not None and picked(message.split(": ", 1)[0].split(", ", 1)[0]):
+            warn(message)
+
     corpus: list[Document] = []
     sources: dict[str, SourceFile] = {}
     parts: dict[str, Partial] = {}
     kept = 0
-    for sf in sorted(discover(ws, settings, warn=warn), key=lambda sf: sf.path):
+    for sf in sorted(discover(ws, settings, warn=about_picked), key=lambda sf: sf.path):
         loaded = load_document(sf, settings)
         if isinstance(loaded, Skip):
-            if warn is not None:
-                warn(f"{loaded.path}: {loaded.detail}")
+            about_picked(f"{loaded.path}: {loaded.detail}")
             continue
         kept += len(loaded.text)
         if kept > KEEP_CHARS:

@@ -366,7 +366,7 @@ def too_large_detail(size: int, max_size: int) -> str:
 
 def document_from_bytes(path: str, data: bytes) -> Document:
     """Decode and parse; decoding problems travel in `Document.problems`."""
-    text, problems = decode(data, path)
+    text, problems = decode(data)
     doc = parse_document(path, text)
     if problems:
         doc = doc._replace(problems=(*problems, *doc.problems))

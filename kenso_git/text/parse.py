@@ -42,6 +42,14 @@ class Problem(NamedTuple):
 
     message: str
     line: int  # 1-based file line
+    kind: str = ""  # ENCODING, FRONTMATTER or RELATES_TO: which lint rule reports it
+    column: int = 1  # 1-based, in characters of the decoded line
+
+
+# Problem kinds
+ENCODING = "encoding"  # bytes the codec could not read, replaced with U+FFFD (KS021)
+FRONTMATTER = "frontmatter"  # YAML that did not load: fields salvaged line by line (KS020)
+RELATES_TO = "relates_to"  # a relates_to entry that names no path
 
 
 class Document(NamedTuple):
@@ -133,7 +141,7 @@ def unicode_bom(data: bytes) -> str | None:
     return next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
 
 
-def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
+def decode(data: bytes) -> tuple[str, list[Problem]]:
     """Text of a file: UTF-8 (a leading BOM dropped, bad bytes replaced with one Problem), or
     UTF-16/UTF-32 when a byte-order mark says so; CRLF kept."""
     wide = unicode_bom(data)
@@ -142,21 +150,24 @@ def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
             return data.decode(wide), []  # the codec reads and drops the BOM
         except UnicodeDecodeError as exc:
             message = (
-                f"{path} is not valid {wide} (bad bytes at byte {exc.start:,}); they were "
+                f"the text is not valid {wide} (bad bytes at byte {exc.start:,}); they were "
                 "replaced with U+FFFD: re-save the file as utf-8"
             )
-            return data.decode(wide, errors="replace"), [Problem(message, 1)]
+            return data.decode(wide, errors="replace"), [Problem(message, 1, ENCODING)]
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
+        # the line decodes up to the first bad byte: its characters give the column
+        column = len(data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8")) + 1
         message = (
-            f"{path} is not valid utf-8 (first bad byte on line {line}); the bad bytes were "
-            "replaced with U+FFFD: re-save the file as utf-8"
+            f"the text is not valid utf-8 (byte 0x{data[exc.start]:02x} at column {column}); "
+            "bad bytes were replaced with U+FFFD: re-save the file as utf-8"
         )
-        return data.decode("utf-8", errors="replace"), [Problem(message, line)]
+        problem = Problem(message, line, ENCODING, column)
+        return data.decode("utf-8", errors="replace"), [problem]
 
 
 def derive_category(path: str, frontmatter: Mapping[str, object]) -> str:
@@ -235,7 +246,7 @@ def _raw_relations(
             target = "" if path is None else str(path).strip()
             if not target:
                 message = "a relates_to entry has no path; add `path: <file>.md` or remove it"
-                problems.append(Problem(message, key_line))
+                problems.append(Problem(message, key_line, RELATES_TO))
                 continue
             relation = item.get("relation")
             name = str(relation).strip() if relation else DEFAULT_RELATION
@@ -331,10 +342,10 @@ def parse_document(path: str, text: str) -> Document:
     if block is not None:
         frontmatter, error = load_frontmatter(block, first_line)
         if error is not None:
-            problems.append(Problem(*error))
+            problems.append(Problem(*error, FRONTMATTER))
     elif text.startswith("---") and text.split("\n", 1)[0].rstrip("\r") == "---":
         message = "frontmatter opened with `---` is never closed; add a `---` line after it"
-        problems.append(Problem(message, 1))
+        problems.append(Problem(message, 1, FRONTMATTER))
     body = text[body_start:]
     body_line = text.count("\n", 0, body_start) + 1
     headings, fences = _scan_body(body, body_line)

@@ -154,3 +154,39 @@ def test_color_resolution_precedence() -> None:
     assert resolve_color("auto", isatty=False, environ={"FORCE_COLOR": "1"}) is True
     assert resolve_color("auto", isatty=True, environ={"TERM": "dumb"}) is False
     assert resolve_color("auto", isatty=True, environ={"TERM": "xterm"}) is True
+
+
+def test_frontmatter_that_is_not_valid_yaml_fails_the_run_at_its_line(repo: Path) -> None:
+    """#26: the salvaged tag `{a: b` reached agents while lint said nothing."""
+    write_tree(
+        repo, {"docs/flow.md": "---\ntags: {a: b\ntitle: Flow\n---\n" + GOOD[GOOD.index("#") :]}
+    )
+    result = run(repo, "docs/flow.md")
+    assert result.returncode == 1, result.stdout
+    line = next(x for x in result.stdout.splitlines() if x.startswith("docs/flow.md:"))
+    assert line.startswith("docs/flow.md:3:1: KS020 frontmatter is not valid yaml"), line
+    assert line.endswith("(invalid-frontmatter)")
+
+
+def test_text_that_is_not_utf8_fails_the_run_at_its_line_and_column(repo: Path) -> None:
+    latin = (GOOD + "\nCaf\xe9 au lait, as an old editor saved it.\n").encode("latin-1")
+    (repo / "docs" / "latin.md").write_bytes(latin)
+    result = run(repo, "docs/latin.md", "--json")
+    assert result.returncode == 1, result.stdout
+    issues = json.loads(result.stdout)["violations"][0]["issues"]
+    bad = [i for i in issues if i["rule"] == "KS021"]
+    line = latin.split(b"\n").index(b"Caf\xe9 au lait, as an old editor saved it.") + 1
+    assert [(i["line"], i["column"], i["severity"]) for i in bad] == [(line, 4, "error")]
+    assert "not valid utf-8 (byte 0xe9 at column 4)" in bad[0]["message"]
+
+
+def test_lint_of_a_file_speaks_of_that_file_only(repo: Path) -> None:
+    (repo / "docs" / "bad").mkdir()
+    (repo / "docs" / "bad" / "binary.md").write_bytes(b"abc\x00def")
+    result = run(repo, "docs/good.md")
+    assert result.returncode == 0
+    assert "binary" not in result.stderr, result.stderr
+    whole = run(repo)  # the folder holding it still hears of it
+    assert "docs/bad/binary.md: looks binary" in whole.stderr
+    itself = run(repo, "docs/bad/binary.md")
+    assert "docs/bad/binary.md: looks binary" in itself.stderr
