@@ -590,8 +590,8 @@ def _jobs(
     for sf in suspects:
         row = stored.get(sf.path)
         # a file the cap in force judges anew is read again: its blob id does not say
-        keep = row is not None and not rechunk_all and not cap_decides_anew(row, cap)
-        known = row.blob_id if keep else None
+        fresh = rechunk_all or row is None or cap_decides_anew(row, cap)
+        known = None if fresh or row is None else row.blob_id
         jobs.append(Job(sf, known, git_ids.get(sf.path) if git_ids else None, use_git))
     return jobs
 
