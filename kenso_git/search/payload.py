@@ -85,6 +85,12 @@ def search_docs_payload(
     return items
 
 
+def multi_queries(queries: Sequence[str] | None) -> list[str]:
+    """The queries `search_multi` is given, trimmed, blank ones dropped: the first
+    MULTI_MAX_QUERIES of them are run."""
+    return [q.strip() for q in queries or () if q and q.strip()]
+
+
 def search_multi_payload(
     conn: sqlite3.Connection,
     queries: Sequence[str] | None,
@@ -103,7 +109,7 @@ def search_multi_payload(
     """
     if not queries:
         raise NoQueriesError()
-    kept = [q.strip() for q in queries if q and q.strip()][:MULTI_MAX_QUERIES]
+    kept = multi_queries(queries)[:MULTI_MAX_QUERIES]
     if not kept:
         return []
     limit = min(max(1, int(limit)), max(1, limit_max))

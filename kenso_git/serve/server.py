@@ -150,8 +150,9 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
         """Run 2-5 phrasings of one question and merge them (Reciprocal Rank Fusion).
 
         Returns the same JSON array shape as search_docs, ranked by the fused score.
-        More than 5 queries are truncated to the first 5. Use it when one wording may
-        miss: synonyms, an acronym and its expansion, a question and its keywords.
+        At most 5 queries are run: with more, the first 5 answer and the structured
+        result says truncated: true. Use it when one wording may miss: synonyms, an
+        acronym and its expansion, a question and its keywords.
         """
         return _call(lambda: service.search_multi(queries, category, limit))
 

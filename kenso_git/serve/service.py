@@ -237,7 +237,11 @@ class Service:
     def search_multi(
         self, queries: list[str] | None, category: str | None, limit: int
     ) -> SearchReply:
-        """`search_multi` within the scope, cut to the result cap; no queries: kenso's error."""
+        """`search_multi` within the scope, cut to the result cap; no queries: kenso's error.
+        Queries past the fifth are not run: `truncated` says so in the structured copy."""
+        from kenso_git.search.payload import MULTI_MAX_QUERIES
+        from kenso_git.search.payload import multi_queries
+
         try:
             with self.gated() as gate:
                 raw = self.kb().search_multi(
@@ -245,7 +249,10 @@ class Service:
                 )
         except QueryError as err:
             return _refusal(err)
-        return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
+        text, structured = _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
+        if len(multi_queries(queries)) > MULTI_MAX_QUERIES:
+            structured["truncated"] = True
+        return text, structured
 
     @_hides_root
     def get_doc(

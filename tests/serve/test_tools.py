@@ -124,6 +124,22 @@ async def test_a_corrected_query_keeps_kensos_object_in_text_and_structured(repo
     assert result.structured_content == body
 
 
+async def test_search_multi_answers_its_first_five_queries_and_says_it_dropped_the_rest(
+    repo: Path,
+) -> None:
+    """#26: a sixth query vanished without a word; the first five answer, and `truncated`
+    says the answer does not cover every query (kenso's text shape has no room for it)."""
+    five = ["zz1", "zz2", "zz3", "zz4", "zz5"]
+    result, hits = await call(repo, "search_multi", {"queries": [*five, "billing"]})
+    assert not result.is_error
+    assert hits == []  # billing, the sixth, is not run: the cap stays kenso's
+    assert result.structured_content == {"results": [], "truncated": True}
+    result, hits = await call(repo, "search_multi", {"queries": ["billing", *five[1:]]})
+    assert hits and result.structured_content == {"results": hits}  # five: no flag
+    result, hits = await call(repo, "search_multi", {"queries": [*five, " ", ""]})
+    assert result.structured_content == {"results": []}  # blank ones are not queries
+
+
 def _hits(payload: object) -> list[Any]:
     """The hits of a search text payload, in whichever of kenso's shapes it came."""
     assert isinstance(payload, list | dict)
