@@ -17,6 +17,7 @@ from kenso_git.errors import UsageError
 from kenso_git.serve.connect import CLIENTS
 from kenso_git.serve.connect import plan
 from kenso_git.serve.connect import write
+from kenso_git.serve.connect import write_command
 
 if TYPE_CHECKING:
     from kenso_git.serve.service import Service
@@ -136,15 +137,17 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
     gemini       .gemini/settings.json  ~/.gemini/settings.json
     The entry names this installation's kenso-git by absolute path and the repository
     with --root, so it works however the client is launched. --write keeps the other
-    entries and your keys in ours (env, timeout...), keeps the original as a .bak copy
-    and replaces the file atomically; --check starts the configured entry from / with
-    a minimal PATH and says whether it finds the index (exit 1 when it does not).
+    entries and your keys in ours (env, timeout...), keeps the original (a project
+    file's in .kenso/backup/, which git does not see) and replaces the file atomically;
+    --check starts the configured entry from / with a minimal PATH and says whether it
+    finds the index, and what to run when it does not (exit 1).
     """
     from kenso_git.repo.workspace import find_workspace
 
     workspace = find_workspace(root)
+    fix = write_command(client, user=user, root=workspace.root if root is not None else None)
     if do_check:
-        _check(client, workspace.root, user)
+        _check(client, workspace.root, user, fix)
         return
     result = plan(client, workspace.root, Path.home(), user=user)
     if not do_write:
@@ -159,13 +162,13 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
         raise UsageError(
             f"cannot write {result.path}: {err.strerror}", path=str(result.path)
         ) from err
-    note = f" (the original is kept in {backup.name})" if backup else ""
+    note = f" (the original is kept in {backup})" if backup else ""
     click.echo(f"wrote the {client} entry to {result.path}{note}")
     if client == "codex" and not user:
         click.echo("Codex reads .codex/config.toml only in a project you marked as trusted.")
 
 
-def _check(client: str, root: Path, user: bool) -> None:
+def _check(client: str, root: Path, user: bool, fix: str) -> None:
     from kenso_git.serve.connect import client_spec
     from kenso_git.serve.connect import config_path
     from kenso_git.serve.connect import refuse_links
@@ -176,7 +179,9 @@ def _check(client: str, root: Path, user: bool) -> None:
     path = config_path(spec, root, Path.home(), user=user)
     if not user:
         refuse_links(spec, root)  # a planted link must not choose what --check starts
-    outcome = check_entry(configured_entry(spec, path))
+    outcome = check_entry(configured_entry(spec, path, fix), fix)
     click.echo(f"{client} ({path}): {outcome.message}")
+    if outcome.hint:
+        click.echo(f"  hint: {outcome.hint}")
     if not outcome.ok:
         sys.exit(int(ExitCode.FAILURE))

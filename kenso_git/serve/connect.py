@@ -5,9 +5,11 @@ user. The entry must survive however the client is launched (from a desktop menu
 virtualenv on PATH, in another folder): the command is this installation's absolute script
 path and the repository is passed as `--root` (and as `cwd` where the client reads one).
 `plan` computes the entry and the merged file; `write` saves it atomically after keeping the
-original as `<name>.bak` (never overwritten by a later write). Only our entry changes, and
-only its command, args, cwd and type: other servers, the user's keys (env, timeout, trust...)
-and the rest of a TOML file's text are kept.
+original (never overwritten by a later write): a project file's in `.kenso/backup/`, where
+git does not see it (#26: a `.bak` beside it was picked up by `git add -A`), a user file's
+beside it as `<name>.bak`. Only our entry changes, and only its command, args, cwd and
+type: other servers, the user's keys (env, timeout, trust...) and the rest of a TOML file's
+text are kept.
 """
 
 from __future__ import annotations
@@ -136,21 +138,39 @@ def plan(
     return ConnectPlan(spec, path, entry, snippet, merged, exists, why, None if user else root)
 
 
-def backup_path(path: Path) -> Path:
-    """Where the original of `path` is kept."""
-    return path.with_name(path.name + ".bak")
+BACKUP_DIR = ".kenso/backup"  # a project file's original, under its path in the repository
+
+
+def backup_path(path: Path, project_root: Path | None = None) -> Path:
+    """Where the original of `path` is kept: beside it for a user file; for a project file
+    (`project_root` given) under `.kenso/backup/`, which git does not see."""
+    if project_root is None:
+        return path.with_name(path.name + ".bak")
+    return project_root / BACKUP_DIR / f"{path.relative_to(project_root).as_posix()}.bak"
+
+
+def write_command(client: str, *, user: bool, root: Path | None = None) -> str:
+    """The command that writes `client`'s entry: `--global` for the user file, `--root`
+    when the repository is not the current folder's."""
+    flags = " --global" if user else ""
+    where = f" --root {root}" if root is not None else ""
+    return f"kenso-git connect {client} --write{flags}{where}"
 
 
 def write(p: ConnectPlan) -> Path | None:
     """Save the merged file atomically; return the backup when this write created it."""
     if p.merged is None:
         raise UsageError(p.why_untouched, path=str(p.path), hint="paste the entry printed above")
-    if p.project_root is not None:
-        refuse_links(p.client, p.project_root)  # again: the tree may have changed since
+    kept = backup_path(p.path, p.project_root)
+    first = p.exists and not kept.exists()  # the first backup is the original: kept for good
+    if p.project_root is not None:  # again: the tree may have changed since
+        refuse_links(p.client, p.project_root, backup=first)
     p.path.parent.mkdir(parents=True, exist_ok=True)
     backup: Path | None = None
-    if p.exists and not backup_path(p.path).exists():  # the first backup is the original
-        backup = backup_path(p.path)
+    if first:
+        if p.project_root is not None:
+            _backup_folder(p.project_root, kept.parent)
+        backup = kept
         shutil.copy2(p.path, backup)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.path.name}.", suffix=".tmp", dir=p.path.parent)
     try:
@@ -167,11 +187,26 @@ def write(p: ConnectPlan) -> Path | None:
     return backup
 
 
-def refuse_links(spec: ClientSpec, root: Path) -> None:
+def _backup_folder(root: Path, folder: Path) -> None:
+    """Make `.kenso/` (owner-only, as the index makes it) and the folders of a backup in
+    it, and tell git to ignore `.kenso/` as ingest does, whichever comes first."""
+    from kenso_git.repo.safeopen import ensure_private_dir
+    from kenso_git.repo.workspace import exclude_from_git
+    from kenso_git.repo.workspace import find_workspace
+
+    ensure_private_dir(root / ".kenso")
+    folder.mkdir(parents=True, exist_ok=True)
+    workspace = find_workspace(root)
+    if workspace.root == root.resolve():
+        exclude_from_git(workspace)
+
+
+def refuse_links(spec: ClientSpec, root: Path, *, backup: bool = False) -> None:
     """Refuse a project file reached through a symbolic link: the file itself, a folder
-    on its way (`.cursor -> ~/.cursor`) or its backup. A branch can commit such a link, and
-    following it would copy a secret file into the work tree or rewrite the user's global
-    configuration (#27).
+    on its way (`.cursor -> ~/.cursor`) or, when one is to be written (`backup`), the
+    backup's path (`.kenso`, `.kenso/backup/...`). A branch can commit such a link, and
+    following it would copy a secret file into the work tree, rewrite the user's global
+    configuration (#27) or put a copy wherever the link leads.
 
     Raises:
         UsageError: a component of the project file's path (or of its backup) is a link.
@@ -179,7 +214,9 @@ def refuse_links(spec: ClientSpec, root: Path) -> None:
     parts = PurePosixPath(spec.project).parts
     folders = [root.joinpath(*parts[: i + 1]) for i in range(len(parts) - 1)]
     file = root.joinpath(*parts)
-    for path in (*folders, file, backup_path(file)):
+    kept = PurePosixPath(BACKUP_DIR, f"{spec.project}.bak").parts if backup else ()
+    backups = [root.joinpath(*kept[: i + 1]) for i in range(len(kept))]
+    for path in (*folders, file, *backups):
         if path.is_symlink():
             rel = path.relative_to(root).as_posix()
             raise UsageError(

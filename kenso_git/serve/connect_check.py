@@ -29,17 +29,21 @@ START_TIMEOUT_S = 30.0
 class CheckResult:
     ok: bool
     message: str
+    hint: str | None = None  # the command that makes it work
 
 
-def configured_entry(spec: ClientSpec, path: Path) -> dict[str, Any]:
-    """The kenso-git entry in the client's file.
+def configured_entry(spec: ClientSpec, path: Path, fix: str) -> dict[str, Any]:
+    """The kenso-git entry in the client's file; `fix` is the command that writes it
+    (`connect.write_command`), named in the hint.
 
     Raises:
         UsageError: no file, no entry, or an entry without a command.
     """
     if not path.is_file():
         raise UsageError(
-            f"{path} does not exist", path=str(path), hint=f"run `kenso-git connect {spec.name}`"
+            f"no {spec.name} configuration file: it does not exist",
+            path=str(path),
+            hint=f"run `{fix}`",
         )
     text = read_text(path)
     if spec.fmt == "toml":
@@ -53,21 +57,24 @@ def configured_entry(spec: ClientSpec, path: Path) -> dict[str, Any]:
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
         raise UsageError(
-            f"{path} has no {SERVER_NAME} entry under {spec.key!r}",
-            path=str(path),
-            hint=f"run `kenso-git connect {spec.name} --write`",
+            f"no {SERVER_NAME} entry under {spec.key!r}", path=str(path), hint=f"run `{fix}`"
         )
     return entry
 
 
-def check_entry(entry: dict[str, Any]) -> CheckResult:
-    """Start the entry like a client launched from `/` and ask the server for its health."""
+def check_entry(entry: dict[str, Any], fix: str) -> CheckResult:
+    """Start the entry like a client launched from `/` and ask the server for its health;
+    `fix` is the command that writes a working entry (`connect.write_command`)."""
     import anyio
 
     try:
         return anyio.run(_check, entry)
     except Exception as err:  # any failure to start or talk is the answer, not a crash
-        return CheckResult(False, f"the entry does not start a working server: {_why(err)}")
+        return CheckResult(
+            False,
+            f"the entry does not start a working server: {_why(err)}",
+            f"write it again for this installation: `{fix}`",
+        )
 
 
 def _why(err: BaseException) -> str:
@@ -96,9 +103,26 @@ async def _check(entry: dict[str, Any]) -> CheckResult:
     health = json.loads(text)
     if result.is_error or not health.get("ok"):
         reason = health.get("reason") or health.get("error") or text
-        return CheckResult(False, f"the server starts but cannot serve: {reason}")
+        return CheckResult(
+            False, f"the server starts but cannot serve: {reason}", _serve_hint(entry, health)
+        )
     return CheckResult(
         True,
         f"the entry starts kenso-git {health.get('version')} and finds the index "
         f"({health.get('documents')} document{'' if health.get('documents') == 1 else 's'})",
     )
+
+
+def _serve_hint(entry: dict[str, Any], health: dict[str, Any]) -> str | None:
+    """What to run when the server started but has no usable index: an ingest of the
+    repository the entry serves (its `--root`), from any folder."""
+    args = [str(a) for a in entry.get("args") or []]
+    root = args[args.index("--root") + 1] if "--root" in args[:-1] else None
+    if root is None:
+        return (
+            "the entry names no repository: add `--root REPO` to its args, or write it "
+            "again with `kenso-git connect CLIENT --write`"
+        )
+    if health.get("index") in ("missing", "empty"):
+        return f"build the index once: `kenso-git ingest {root}`"
+    return None

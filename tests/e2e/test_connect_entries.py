@@ -93,6 +93,33 @@ def test_connect_check_says_whether_the_entry_finds_the_index(
     assert missing.exception.hint and "connect cursor" in missing.exception.hint
 
 
+def test_connect_check_hints_name_the_command_that_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#26: each failing --check says what to run, with the flags that make it work."""
+    root = make_repo(tmp_path / "repo")  # not indexed yet
+    monkeypatch.chdir(root)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["connect", "gemini", "--write"]).exit_code == 0
+    unindexed = runner.invoke(cli, ["connect", "gemini", "--check"])
+    assert unindexed.exit_code == 1 and "cannot serve" in unindexed.output
+    assert f"hint: build the index once: `kenso-git ingest {root}`" in unindexed.output
+    ingest(root)
+    settings = root / ".gemini" / "settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["mcpServers"]["kenso-git"]["command"] = str(tmp_path / "gone" / "kenso-git")
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    moved = runner.invoke(cli, ["connect", "gemini", "--check"])
+    assert moved.exit_code == 1 and "does not start" in moved.output
+    assert "hint: write it again for this installation: `kenso-git connect gemini --write`" in (
+        moved.output
+    )
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    user = runner.invoke(cli, ["connect", "gemini", "--check", "--global"])
+    assert isinstance(user.exception, UsageError)
+    assert user.exception.hint == "run `kenso-git connect gemini --write --global`"
+
+
 def test_a_rewrite_keeps_the_users_keys_and_the_first_backup(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     path = root / ".gemini" / "settings.json"
@@ -103,7 +130,8 @@ def test_a_rewrite_keeps_the_users_keys_and_the_first_backup(tmp_path: Path) -> 
     write(plan("gemini", root, tmp_path, command="/k/kenso-git"))
     second = write(plan("gemini", root, tmp_path, command="/k2/kenso-git"))
     assert second is None  # the .bak already holds the original: never overwritten
-    assert (path.parent / "settings.json.bak").read_text(encoding="utf-8") == original
+    kept = root / ".kenso" / "backup" / ".gemini" / "settings.json.bak"  # out of git's sight
+    assert kept.read_text(encoding="utf-8") == original
     entry = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]["kenso-git"]
     assert entry == {
         "command": "/k2/kenso-git",

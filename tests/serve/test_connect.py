@@ -137,3 +137,84 @@ def test_connect_prints_by_default_and_writes_with_the_flag(
     assert written.exit_code == 0, written.output
     data = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))
     assert data["mcpServers"]["kenso-git"]["args"] == args
+
+
+def _git_sees(root: Path) -> list[str]:
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return sorted(line[3:] for line in out.splitlines())
+
+
+@pytest.mark.parametrize("client", ["claude-code", "cursor", "codex"])
+def test_write_keeps_the_original_where_git_does_not_see_it(
+    root: Path, client: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#26: `connect --write` left `.cursor/mcp.json.bak` for `git add -A` to pick up."""
+    from kenso_git.serve.connect import CLIENTS
+
+    rel = CLIENTS[client].project
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    original = (
+        '[mcp_servers.other]\ncommand = "x"\n'
+        if rel.endswith(".toml")
+        else '{"mcpServers": {"other": {"command": "x"}}}\n'
+    )
+    path.write_text(original, encoding="utf-8")
+    import subprocess
+
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "cfg"],
+        cwd=root,
+        check=True,
+    )
+    monkeypatch.chdir(root)
+    written = CliRunner().invoke(cli, ["connect", client, "--write"])
+    assert written.exit_code == 0, written.output
+    assert _git_sees(root) == [rel]  # the rewritten file only: no .bak, no temp file
+    backup = root / ".kenso" / "backup" / f"{rel}.bak"
+    assert backup.read_text(encoding="utf-8") == original
+    assert str(backup) in written.output
+    again = CliRunner().invoke(cli, ["connect", client, "--write"])
+    assert again.exit_code == 0 and backup.read_text(encoding="utf-8") == original
+
+
+def test_a_user_file_keeps_its_backup_beside_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = home / ".cursor" / "mcp.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"mcpServers": {}}\n', encoding="utf-8")
+    backup = write(plan("cursor", tmp_path / "repo", home, command="kenso-git", user=True))
+    assert backup == path.with_name("mcp.json.bak") and backup.is_file()
+
+
+@pytest.mark.parametrize("user", [False, True])
+def test_check_without_a_file_or_entry_names_the_write_that_makes_it(
+    root: Path, tmp_path: Path, user: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    flags = ["--global"] if user else []
+    where = tmp_path / "elsewhere"
+    where.mkdir()
+    monkeypatch.chdir(where)  # the repository named with --root, not the cwd's
+    missing = CliRunner().invoke(cli, ["connect", "cursor", "--check", *flags, "--root", str(root)])
+    assert isinstance(missing.exception, UsageError)
+    want = f"kenso-git connect cursor --write{' --global' if user else ''} --root {root}"
+    assert want in str(missing.exception.hint)
+    assert "does not exist" in missing.exception.message
+    assert str(missing.exception.path) not in missing.exception.message  # said once
+    base = tmp_path / "home" if user else root
+    path = base / ".cursor" / "mcp.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"mcpServers": {}}\n', encoding="utf-8")
+    empty = CliRunner().invoke(cli, ["connect", "cursor", "--check", *flags, "--root", str(root)])
+    assert isinstance(empty.exception, UsageError)
+    assert want in str(empty.exception.hint)
