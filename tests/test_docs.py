@@ -112,3 +112,32 @@ def test_pre_commit_config_uses_only_local_hooks() -> None:
     assert hooks["kenso-lint-docs"]["entry"] == "kenso-git lint docs/"
     assert "python -m kenso_git.serve.docs" in hooks["mcp-tools-doc-fresh"]["entry"]
     assert "python -m kenso_git.lint.docs" in hooks["rules-doc-fresh"]["entry"]
+
+
+def _served_tool_names(tmp_path: Path) -> set[str]:
+    """Every tool the MCP server can list (the opt-in `reindex` too), asked of the server
+    itself, so the list follows whatever registry declares the tools."""
+    import anyio
+    from mcp import Client
+
+    from kenso_git.serve.server import build_server
+    from kenso_git.serve.service import Service
+    from tests.serve.conftest import make_repo
+
+    root = make_repo(tmp_path / "repo", extra="allow-reindex = true\n")
+
+    async def names() -> set[str]:
+        async with Client(build_server(Service(root))) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    return anyio.run(names)
+
+
+def test_readme_and_getting_started_list_every_mcp_tool(tmp_path: Path) -> None:
+    """#26: the README named 7 of the 11 tools a newcomer's agent gets."""
+    tools = _served_tool_names(tmp_path)
+    assert {"search_docs", "search_multi", "reindex"} <= tools  # the server was asked
+    for page in (ROOT / "README.md", DOCS / "getting-started.md"):
+        text = page.read_text(encoding="utf-8")
+        missing = sorted(name for name in tools if f"`{name}`" not in text)
+        assert not missing, f"{page.name} does not list {missing}"
