@@ -40,8 +40,12 @@ def search_text(
         import json
 
         payload = kb.search_docs(query, category=category, limit=limit)
+        if not (payload if isinstance(payload, list) else payload["results"]):
+            _check_category(kb, category)
         return json.dumps(payload, indent=2, ensure_ascii=False)
     result = kb.search(query, category=category, limit=limit)
+    if not result.hits:
+        _check_category(kb, category)
     style = Style(use_color(color, sys.stdout))
     hits = result.hits
     noun = "result" if len(hits) == 1 else "results"
@@ -65,6 +69,21 @@ def search_text(
             lines.append(f"      {style.marks(hit.highlight)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _check_category(kb: KnowledgeBase, category: str | None) -> None:
+    """Nothing matched: when no indexed document has `category` at all, say so (exit 2)
+    and name the ones there are, instead of a bare "0 results" (#26)."""
+    from kenso_git.search.cascade import category_filter
+    from kenso_git.search.cascade import known_categories
+    from kenso_git.search.cascade import unknown_category_error
+
+    wanted = category_filter(category)
+    if wanted is None:
+        return
+    known = kb.read(known_categories)
+    if wanted not in known:
+        raise unknown_category_error(wanted, known)
 
 
 def _checked_limit(kb: KnowledgeBase, limit: int) -> int:

@@ -132,7 +132,7 @@ def stats_text(state: IndexState) -> str:
         lines.append(f"{category or '(none)':<20}{docs:>4} docs, {chunks:>4} chunks")
     lines.append(rule)
     if state.synced_at is not None:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(state.synced_at))
+        when = local_time(state.synced_at)
         head = f" at {state.as_of[:12]}" if state.as_of else ""
         lines.append(f"synced {when}{head}")
     if state.worktree_differs:
@@ -144,3 +144,8 @@ def stats_text(state: IndexState) -> str:
     scope = ", ".join(s or "." for s in state.scope)
     lines.append(f"scope: {scope}")
     return "\n".join(lines) + "\n"
+
+
+def local_time(seconds: float) -> str:
+    """A Unix time as the local `YYYY-MM-DD HH:MM:SS` that `stats` and `state` print."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))

@@ -10,6 +10,7 @@ import click
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import DB
 from kenso_git.cli.options import JSON
+from kenso_git.cli.render import local_time
 from kenso_git.serve.service import Service
 
 
@@ -27,4 +28,6 @@ def state(as_json: bool, db_path: str | None) -> None:
         return
     for key, value in payload.items():
         shown = ", ".join(value) if isinstance(value, list) else value
+        if key == "synced_at" and isinstance(value, int | float):
+            shown = local_time(value)  # --json keeps the seconds, for scripts (#26)
         click.echo(f"{key}: {'-' if shown is None else shown}")

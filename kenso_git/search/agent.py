@@ -278,7 +278,9 @@ def _hits(
         out.append(
             {
                 "path": doc.path,
-                "score": candidate.score,
+                # bm25 of a word most documents hold is ~1e-6: 4 decimals, as search_docs
+                # rounds, print as 0.0 instead of 3e-06 (#26); the order was set before
+                "score": round(candidate.score, 4),
                 "snippet": snippet,
                 "snippet_truncated": cut,
                 "match_type": candidate.match_type,
