@@ -169,15 +169,55 @@ def match_source(
 
 
 # Inline Markdown to plain words; every pattern is linear (bounded or negated classes).
-_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+# DocFX markup goes first (#26): a cross-reference shows its API name, an `:::image` its
+# alt text and `:::no-loc` its text; other `:::` directives, `[!NOTE]`-style alerts,
+# `[!INCLUDE ...]` and `[!div ...]` show nothing, as they render nothing of their own.
+_XREF = re.compile(r"<xref:([^<>\s?]{1,300})(?:\?([^<>\s]{0,200}))?>")
+_DIRECTIVE = re.compile(
+    r"(?<![^\s>(])\s*:::\s*([a-z][a-z-]{0,40})((?:[^:\n]|:(?!::)){0,1000})(:::)?"
+)
+_ARITY = re.compile(r"(?:%60|`){1,2}\d{1,3}")
+_SHOWN_ATTRIBUTE = {"image": "alt-text", "no-loc": "text"}
+_ATTRIBUTE = re.compile(r'([a-z][a-z-]{0,40})="([^"\n]{0,1000})"')
+_ALERT = re.compile(
+    r"\[!(?:[A-Z]{2,20}\]|INCLUDE\s*\[[^\]\n]{0,300}\]\([^)\n]{0,500}\)\]|div\b[^\]\n]{0,300}\])"
+)
+# bounded: unbounded classes rescanned the rest of a line of many `[` without `]` from each
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]{0,500})\]\([^)\n]{0,1000}\)")
 _EMPHASIS = re.compile(r"\*\*|__|~~|`+")
 _LINE_MARKER = re.compile(r"^(?:>\s*)+|^(?:[-*+]|\d{1,9}[.)])\s+")
 _TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,200}>")
 
 
+def _xref_name(match: re.Match[str]) -> str:
+    """What DocFX shows for `<xref:UID?displayProperty=...>`: the member's name, its
+    type and name (`nameWithType`), or the whole id (`fullName`)."""
+    uid = match.group(1).replace("%2A", "").replace("%2a", "").rstrip("*")
+    uid = _ARITY.sub("", uid)  # a generic's arity: List`1 is shown as List
+    parts = uid.split(".")
+    shown = match.group(2) or ""
+    if "displayProperty=fullName" in shown:
+        return uid
+    return ".".join(parts[-2:]) if "displayProperty=nameWithType" in shown else parts[-1]
+
+
+def _directive_text(match: re.Match[str]) -> str:
+    attribute = _SHOWN_ATTRIBUTE.get(match.group(1))
+    if attribute is None or match.group(3) is None:
+        return " "
+    values = dict(_ATTRIBUTE.findall(match.group(2)))
+    return f" {values.get(attribute, '')} "
+
+
 def plain_line(line: str) -> str:
     """One trimmed Markdown line as the words a reader sees (links keep their text)."""
     line = _LINE_MARKER.sub("", line)
+    if "<xref:" in line:
+        line = _XREF.sub(_xref_name, line)
+    if ":::" in line:
+        line = _DIRECTIVE.sub(_directive_text, line)
+    if "[!" in line:
+        line = _ALERT.sub("", line)
     line = _IMAGE_OR_LINK.sub(r"\1", line)
     line = _TAG.sub("", line)
     return " ".join(_EMPHASIS.sub("", line).split())

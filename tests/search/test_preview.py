@@ -1,12 +1,17 @@
 from __future__ import annotations
 
+import pytest
+
 from kenso_git.search.preview import clean_highlight
 from kenso_git.search.preview import content_highlight
 from kenso_git.search.preview import content_preview
 from kenso_git.search.preview import first_sentence
 from kenso_git.search.preview import match_source
+from kenso_git.search.preview import plain_line
 from kenso_git.search.preview import query_terms
 from kenso_git.search.preview import smart_preview
+from tests.shapes import best_time
+from tests.shapes import size_for
 
 
 def test_query_terms_keep_two_character_tokens_and_stop_words() -> None:
@@ -129,3 +134,51 @@ def test_previews_are_plain_text_without_ragged_lines() -> None:
     )
     assert smart_preview("# Title\n\n| a |\n|  b |", 200) == "# Title | a | | b |..."
     assert "snake_case_name" in smart_preview("Call snake_case_name here.", 200)
+
+
+def test_previews_drop_directive_markup_as_they_drop_markdown() -> None:
+    """#26: DocFX directives and cross-references reached previews as markup."""
+    text = (
+        "> [!NOTE]\n"
+        "> Bind to the <xref:System.Windows.Forms.BindingSource> component first.\n"
+        ':::image type="content" source="media/a.png" alt-text="A window with a button":::\n'
+        ':::code language="csharp" source="snippets/App.cs" id="Create":::\n'
+        "Call <xref:System.Windows.MessageBox.Show%2A?displayProperty=fullName> or set "
+        "<xref:System.Windows.Application.StartupUri%2A?displayProperty=nameWithType>.\n"
+        'Set its :::no-loc text="width"::: in a <xref:System.Collections.Generic.List%601>.\n'
+        "[!INCLUDE [cas-unsupported](~/wpf/includes/cas-unsupported.md)]\n"
+        '[!div class="checklist"]\n'
+        ':::zone pivot="dotnet"\n'
+        ":::image-end:::\n"
+    )
+    assert smart_preview(text, 400) == (
+        "Bind to the BindingSource component first. A window with a button "
+        "Call System.Windows.MessageBox.Show or set Application.StartupUri. "
+        "Set its width in a List."
+    )
+
+
+def test_colons_that_open_no_directive_are_left_as_written() -> None:
+    assert smart_preview("Ratios 3:::4 and a:::b stay.", 200) == "Ratios 3:::4 and a:::b stay."
+
+
+_DIRECTIVE_SHAPES = {
+    "open directives": lambda n: " :::image alt-text=" * n,
+    "unclosed xrefs": lambda n: "<xref:" * n,
+    "xrefs": lambda n: "<xref:System.A.B?displayProperty=fullName> " * n,
+    "includes": lambda n: "[!INCLUDE [" * n,
+    "alerts": lambda n: "[!div [!NOTE" * n,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DIRECTIVE_SHAPES))
+def test_directive_markup_costs_linear_time_on_one_long_line(name: str) -> None:
+    """CPU time of 4x the input stays under 8x (quadratic work would take ~16x)."""
+    shape = _DIRECTIVE_SHAPES[name]
+    n = size_for(shape, 16_000)
+    small, large = shape(n), shape(4 * n)
+    ratio = min(
+        best_time(lambda: plain_line(large), 3) / max(best_time(lambda: plain_line(small), 3), 1e-6)
+        for _ in range(3)
+    )
+    assert ratio < 8, f"{name}: x4 input took x{ratio:.1f} time"
