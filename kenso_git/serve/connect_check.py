@@ -68,7 +68,7 @@ def check_entry(entry: dict[str, Any], fix: str) -> CheckResult:
     import anyio
 
     try:
-        return anyio.run(_check, entry)
+        return anyio.run(_check, entry, fix)
     except Exception as err:  # any failure to start or talk is the answer, not a crash
         return CheckResult(
             False,
@@ -83,7 +83,7 @@ def _why(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
 
 
-async def _check(entry: dict[str, Any]) -> CheckResult:
+async def _check(entry: dict[str, Any], fix: str) -> CheckResult:
     import anyio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
@@ -104,7 +104,9 @@ async def _check(entry: dict[str, Any]) -> CheckResult:
     if result.is_error or not health.get("ok"):
         reason = health.get("reason") or health.get("error") or text
         return CheckResult(
-            False, f"the server starts but cannot serve: {reason}", _serve_hint(entry, health)
+            False,
+            f"the server starts but cannot serve: {reason}",
+            _serve_hint(entry, health, fix),
         )
     return CheckResult(
         True,
@@ -113,16 +115,14 @@ async def _check(entry: dict[str, Any]) -> CheckResult:
     )
 
 
-def _serve_hint(entry: dict[str, Any], health: dict[str, Any]) -> str | None:
+def _serve_hint(entry: dict[str, Any], health: dict[str, Any], fix: str) -> str | None:
     """What to run when the server started but has no usable index: an ingest of the
-    repository the entry serves (its `--root`), from any folder."""
+    repository the entry serves (its `--root`), from any folder, or a new entry when it
+    names no repository."""
     args = [str(a) for a in entry.get("args") or []]
     root = args[args.index("--root") + 1] if "--root" in args[:-1] else None
     if root is None:
-        return (
-            "the entry names no repository: add `--root REPO` to its args, or write it "
-            "again with `kenso-git connect CLIENT --write`"
-        )
-    if health.get("index") in ("missing", "empty"):
+        return f"the entry names no repository (--root): write it again with `{fix}`"
+    if health.get("index") == "missing":
         return f"build the index once: `kenso-git ingest {root}`"
-    return None
+    return None  # the reason says what is wrong with the index there

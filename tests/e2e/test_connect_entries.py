@@ -88,6 +88,7 @@ def test_connect_check_says_whether_the_entry_finds_the_index(
     settings.write_text(json.dumps(data), encoding="utf-8")
     lost = runner.invoke(cli, ["connect", "gemini", "--check"])
     assert lost.exit_code == 1 and "cannot serve" in lost.output
+    assert "write it again with `kenso-git connect gemini --write`" in lost.output
     missing = runner.invoke(cli, ["connect", "cursor", "--check"])
     assert isinstance(missing.exception, UsageError)  # exit 2 through the entry point
     assert missing.exception.hint and "connect cursor" in missing.exception.hint
