@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from kenso_git.text.frontmatter import load_frontmatter
 from kenso_git.text.parse import DEFAULT_RELATION
+from kenso_git.text.parse import ENCODING
 from kenso_git.text.parse import Relation
 from kenso_git.text.parse import decode
 from kenso_git.text.parse import derive_category
@@ -228,7 +229,7 @@ def test_odd_yaml_types_are_stringified_for_string_fields():
 
 def test_bom_and_crlf_are_handled():
     raw = "\ufeff---\r\ntitle: T\r\ntags: a, b\r\n---\r\n# Head\r\n\r\nText\r\n".encode()
-    text, problems = decode(raw, "a.md")
+    text, problems = decode(raw)
     assert problems == []
     assert not text.startswith("\ufeff")
     assert "\r\n" in text  # decode keeps line endings; parse_document normalises them
@@ -243,12 +244,17 @@ def test_bom_and_crlf_are_handled():
 
 
 def test_invalid_utf8_is_replaced_with_one_problem_on_the_first_bad_line():
-    text, problems = decode(b"fine\nbad \xff here\nworse \xfe\n", "docs/a.md")
+    text, problems = decode(b"fine\nbad \xff here\nworse \xfe\n")
     assert text == "fine\nbad \ufffd here\nworse \ufffd\n"
     assert len(problems) == 1
-    assert problems[0].line == 2
-    assert "docs/a.md" in problems[0].message
+    assert (problems[0].line, problems[0].column, problems[0].kind) == (2, 5, ENCODING)
+    assert "byte 0xff at column 5" in problems[0].message
     assert "re-save the file as utf-8" in problems[0].message
+
+
+def test_the_column_of_a_bad_byte_counts_the_characters_before_it():
+    _, problems = decode("café ".encode() + b"\xe9 x\n")
+    assert (problems[0].line, problems[0].column) == (1, 6)
 
 
 # --- headings and fences ----------------------------------------------------------------------
@@ -419,7 +425,7 @@ def test_normalise_target(source, target, expected):
 def test_fast_frontmatter_path_matches_yaml_on_the_corpus():
     corpus = require_corpus()
     for path in sorted(corpus.rglob("*.md")):
-        text = decode(path.read_bytes(), path.name)[0]
+        text = decode(path.read_bytes())[0]
         doc = parse_document(path.name, text)
         if doc.has_frontmatter and not doc.problems:
             block = doc.text[4 : doc.text.find("\n---", 3)]
