@@ -534,7 +534,10 @@ class KnowledgeBase:
 
         self.refresh()
         if isinstance(request, agent.SearchRequest):
-            return self.read(lambda conn: agent.search(conn, request, path_filter=path_filter))
+            synonyms = self._synonyms()
+            return self.read(
+                lambda conn: agent.search(conn, request, path_filter=path_filter, synonyms=synonyms)
+            )
         root, limit = self.workspace.root, self.settings.max_file_size
         return self.read(
             lambda conn: regex_search.regex_search(

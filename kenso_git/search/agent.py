@@ -1,10 +1,12 @@
 """The agent surface's `search`: the query language over the index, ranked or exhaustive.
 
-A document matches when one of its chunks holds every word and phrase (FTS5, the index's
-stemming tokenizer) or, in ranked mode, when every word appears in its path; then every
-filter of the query must pass and no negated word, phrase or filter may match. Ranked pages
-order by score (ties by path), exhaustive pages by path; each call reads one snapshot.
-`path_filter` is the caller's scope gate: a document it refuses is never a candidate.
+Ranked mode is `search_docs`'s ranking, filtered and paged (`search.pipeline`): the words go
+through the keyword cascade with its fallbacks and signals, documents whose path holds every
+word follow, and every filter must pass with no negated word, phrase or filter matching; a
+query of filters alone lists documents, newest first. Exhaustive mode lists, by path, every
+document one of whose chunks holds every word and phrase (FTS5, the index's stemming
+tokenizer). Each call reads one snapshot. `path_filter` is the caller's scope gate: a
+document it refuses is never a candidate.
 """
 
 from __future__ import annotations
@@ -19,21 +21,23 @@ from kenso_git.search import docfilter
 from kenso_git.search import docmatch
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
+from kenso_git.search import pipeline
 from kenso_git.search.docmatch import fts_expression
 from kenso_git.search.docmeta import Doc
 from kenso_git.search.hitcache import LRU
 from kenso_git.search.pagination import AgentHit
 from kenso_git.search.pagination import AgentPage
+from kenso_git.search.pipeline import Candidate
 from kenso_git.search.querylang import Query
 from kenso_git.search.querylang import QuerySyntaxError
 from kenso_git.search.querylang import Term
 from kenso_git.search.querylang import parse
+from kenso_git.search.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store.schema import BM25_WEIGHTS
 
 PathFilter = Callable[[str], bool]
 MODES = ("ranked", "exhaustive")
-BOTH_BOOST = 1.5
 FILENAME_SCORE = 0.5
 _BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
 _IDS = "(SELECT value FROM json_each(?))"
@@ -67,23 +71,15 @@ class SearchRequest:
         return " ".join([self.query.strip(), *extra]).strip()
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    doc: Doc
-    score: float
-    match_type: str
-    chunk_id: int | None  # the best chunk (None: the document's first)
-    section: str | None
-
-
 def search(
     conn: sqlite3.Connection,
     request: SearchRequest,
     *,
     path_filter: PathFilter | None = None,
     now: float | None = None,
+    synonyms: Synonyms | None = None,
 ) -> AgentPage:
-    """One page of `request`.
+    """One page of `request` (`synonyms`: the ranking's synonym groups).
 
     Raises:
         QuerySyntaxError: the query (or a convenience) does not parse, or is empty.
@@ -109,9 +105,9 @@ def search(
     exhaustive = request.mode == "exhaustive"
     generation = docmeta.generation(conn)
     as_of = docmeta.synced_at(conn)
-    ranking = _ranking(conn, query, exhaustive, path_filter, generation)
     terms = query.positive_terms()
     if exhaustive:
+        ranking = _ranking(conn, query, path_filter, generation, None, synonyms)
         after = pagination.read_keyset(request.cursor, check)
         start = 0 if after is None else bisect.bisect_right(ranking.paths, after)
         window = ranking.candidates[start : start + pagination.OFFSET_CAP]
@@ -127,15 +123,17 @@ def search(
             as_of=as_of,
         )
     offset = pagination.read_offset(request.cursor, check, generation)
+    depth = pipeline.depth_for(offset + page_size + 1)
+    ranking = _ranking(conn, query, path_filter, generation, depth, synonyms)
     ranked = ranking.candidates
     capped = ranked[: pagination.OFFSET_CAP]
     chosen = capped[offset : offset + page_size]
-    return pagination.make_page(
+    page = pagination.make_page(
         _hits(conn, chosen, terms),
         mode=request.mode,
         page_size=page_size,
         total=len(capped),
-        lower_bound=len(ranked) > len(capped),
+        lower_bound=len(ranked) > len(capped) or not ranking.complete,
         more_after=len(ranked) > offset + page_size,
         cursor_for=lambda n: (
             pagination.offset_cursor(offset + n, check, generation)
@@ -144,12 +142,17 @@ def search(
         ),
         as_of=as_of,
     )
+    if ranking.corrected is not None:
+        page["corrected_query"] = ranking.corrected
+    return page
 
 
 @dataclass(frozen=True, slots=True)
 class _Ranking:
-    candidates: list[_Candidate]  # ranked, or path-sorted (exhaustive)
+    candidates: list[Candidate]  # ranked, or path-sorted (exhaustive)
     paths: list[str]  # exhaustive: the candidates' paths, for the keyset's bisect
+    complete: bool = True  # ranked: the ranking holds every match (not cut at its depth)
+    corrected: str | None = None  # ranked: the typo correction the ranking used
 
 
 # Every page of a query re-scored every matching chunk: the list is computed once per
@@ -162,25 +165,32 @@ _RANKINGS: LRU[_Ranking] = LRU(
 def _ranking(
     conn: sqlite3.Connection,
     query: Query,
-    exhaustive: bool,
     path_filter: PathFilter | None,
     generation: tuple[str, str] | None,
+    depth: int | None,
+    synonyms: Synonyms | None,
 ) -> _Ranking:
+    """The ranked candidates `depth` deep, or (`depth` None) the exhaustive path list."""
+
     def make() -> _Ranking:
         allowed = _scoped(conn, path_filter, generation)
-        found = _match(conn, query.positive_terms(), allowed, exhaustive)
+        if depth is not None and any(t.text.strip() for t in query.positive_terms()):
+            ranked = pipeline.ranked(conn, query, allowed, depth=depth, synonyms=synonyms)
+            return _Ranking(ranked.candidates, [], ranked.complete, ranked.corrected)
+        found = _match(conn, query.positive_terms(), allowed)
         found = docfilter.apply_filters(conn, query.filters, found)
         found = docfilter.drop_negated(conn, [t for t in query.terms if t.negated], found)
-        if exhaustive:
+        if depth is None:
             found.sort(key=_path)
             return _Ranking(found, [c.doc.path for c in found])
-        found.sort(key=_rank)
+        found.sort(key=_newest)  # filters alone: newest first
         return _Ranking(found, [])
 
     if generation is None:
         return make()
     # a bound method such as `Scope.allows` is equal (and hashes equal) across calls
-    return _RANKINGS.get_or_make((generation, query, exhaustive, path_filter), make)
+    key = (generation, query, depth, path_filter, synonyms)
+    return _RANKINGS.get_or_make(key, make)
 
 
 _SCOPED: LRU[dict[str, Doc]] = LRU(8)
@@ -202,17 +212,17 @@ def _scoped(
     return _SCOPED.get_or_make((generation, path_filter), make)
 
 
-def _path(c: _Candidate) -> str:
+def _path(c: Candidate) -> str:
     return c.doc.path
 
 
-def _rank(c: _Candidate) -> tuple[float, int, str]:
-    return (-c.score, -c.doc.modified if c.match_type == "Filter" else 0, c.doc.path)
+def _newest(c: Candidate) -> tuple[int, str]:
+    return (-c.doc.modified, c.doc.path)
 
 
 def _scored(
-    conn: sqlite3.Connection, terms: tuple[Term, ...], chosen: list[_Candidate]
-) -> list[_Candidate]:
+    conn: sqlite3.Connection, terms: tuple[Term, ...], chosen: list[Candidate]
+) -> list[Candidate]:
     """The exhaustive page's candidates with their scores and best chunks. bm25 over every
     match of a common word costs more than a page may (~50 ms for 7,000 chunks): only the
     page's documents are ranked, each time a page is asked for."""
@@ -223,44 +233,24 @@ def _scored(
     out = []
     for c in chosen:
         hit = content.get(c.doc.path)
-        out.append(c if hit is None else _Candidate(c.doc, hit[0], c.match_type, hit[1], hit[2]))
+        out.append(c if hit is None else Candidate(c.doc, hit[0], c.match_type, hit[1], hit[2]))
     return out
 
 
 def _match(
-    conn: sqlite3.Connection, terms: tuple[Term, ...], allowed: dict[str, Doc], exhaustive: bool
-) -> list[_Candidate]:
+    conn: sqlite3.Connection, terms: tuple[Term, ...], allowed: dict[str, Doc]
+) -> list[Candidate]:
+    """Exhaustive mode's documents: those holding every term, unscored (`_scored` scores a
+    page); with no term, every allowed document."""
     expression = fts_expression(terms)
     if expression is None:
-        return [_Candidate(d, 0.0, "Filter", None, None) for d in allowed.values()]
-    if exhaustive:  # path order: only the page's documents are scored (`_scored`)
-        paths = docmatch.content_paths(conn, expression)
-        return [_Candidate(allowed[p], 0.0, "Content", None, None) for p in paths if p in allowed]
-    content = docmatch.content_hits(conn, expression)
-    words = [t.text.casefold() for t in terms if not t.phrase]
-    named = list(allowed.values()) if len(words) == len(terms) else []
-    for word in words:  # one pass per word over the survivors, no per-document generator
-        named = [d for d in named if word in d.folded_path]
-    by_name = {d.path for d in named}
-    out = []
-    for path, (score, chunk_id, section) in content.items():  # the few hits, not every doc
-        doc = allowed.get(path)
-        if doc is None:
-            continue
-        if path in by_name:
-            out.append(_Candidate(doc, round(score * BOTH_BOOST, 6), "Both", chunk_id, section))
-        else:
-            out.append(_Candidate(doc, score, "Content", chunk_id, section))
-    out += [
-        _Candidate(d, FILENAME_SCORE, "FileName", None, None)
-        for d in named
-        if d.path not in content
-    ]
-    return out
+        return [Candidate(d, 0.0, "Filter", None, None) for d in allowed.values()]
+    paths = docmatch.content_paths(conn, expression)
+    return [Candidate(allowed[p], 0.0, "Content", None, None) for p in paths if p in allowed]
 
 
 def _hits(
-    conn: sqlite3.Connection, chosen: list[_Candidate], terms: tuple[Term, ...]
+    conn: sqlite3.Connection, chosen: list[Candidate], terms: tuple[Term, ...]
 ) -> list[AgentHit]:
     ids = [c.chunk_id if c.chunk_id is not None else c.doc.first_chunk for c in chosen]
     rows = conn.execute(
@@ -290,6 +280,8 @@ def _hits(
                 "section": candidate.section or section or None,
             }
         )
+        if candidate.tier is not None:
+            out[-1]["tier"] = candidate.tier
     return out
 
 

@@ -76,7 +76,9 @@ class SearchResult(NamedTuple):
     corrected_query: str | None
 
 
-class _Row(NamedTuple):
+class Row(NamedTuple):
+    """One ranked chunk: a document's best, once deduplicated."""
+
     chunk_id: int
     file_path: str
     title: str
@@ -136,6 +138,14 @@ def unknown_category_error(category: str, known: Sequence[str]) -> UsageError:
 _SHOWN_CATEGORIES = 30
 
 
+class Ranked(NamedTuple):
+    """The ranking of a query: each document's best chunk, best first, and the typo
+    correction it was found under (None: the query as asked)."""
+
+    rows: tuple[Row, ...]
+    corrected: str | None
+
+
 def search(
     conn: sqlite3.Connection,
     query: str,
@@ -145,7 +155,34 @@ def search(
     synonyms: Synonyms | None = None,
     path_filter: PathFilter | None = None,
 ) -> SearchResult:
-    """Run the whole pipeline of spec §4.1 for `query`.
+    """Run the whole pipeline of spec §4.1 for `query`: `rank`, then each hit's preview,
+    highlight, tags and related count.
+
+    Raises:
+        QueryError: the query is over the length or word caps, or holds a NUL byte.
+    """
+    ranked = rank(
+        conn, query, category=category, limit=limit, synonyms=synonyms, path_filter=path_filter
+    )
+    if not ranked.rows:
+        return SearchResult(query, (), None)
+    text = ranked.corrected or query.strip()
+    hits = _finish(conn, list(ranked.rows), text, path_filter)
+    return SearchResult(query, hits, ranked.corrected)
+
+
+def rank(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    category: str | None = None,
+    limit: int = 5,
+    synonyms: Synonyms | None = None,
+    path_filter: PathFilter | None = None,
+) -> Ranked:
+    """The best `limit` documents for `query` (spec §4.1 up to the hits): the cascade, its
+    fallbacks (CJK, file path, typo correction), the document signals, the relation boost
+    and the vector blend; `path_filter` decides, inside the SQL, which paths may match.
 
     Raises:
         QueryError: the query is over the length or word caps, or holds a NUL byte.
@@ -153,7 +190,7 @@ def search(
     check_query(query)
     text = query.strip()
     if not text:
-        return SearchResult(query, (), None)
+        return Ranked((), None)
     limit = max(1, int(limit))
     fetch = limit * FETCH_FACTOR
     filters = _Filters(category_filter(category), path_filter is not None)
@@ -174,12 +211,11 @@ def search(
             if not rows:
                 corrected = None
     if not rows:
-        return SearchResult(query, (), None)
+        return Ranked((), None)
     ranked = _blend(
         conn, corrected or text, _rerank(conn, _document_rank(conn, corrected or text, rows))
     )[:limit]
-    hits = _finish(conn, ranked, corrected or text, path_filter)
-    return SearchResult(query, hits, corrected)
+    return Ranked(tuple(ranked), corrected)
 
 
 _ROW_COLS = "c.id, c.file_path, c.title, c.section_path, c.category, c.tags"
@@ -202,7 +238,7 @@ def _stage_sql(filters: _Filters) -> tuple[str, list[object]]:
 
 def _stage_rows(
     conn: sqlite3.Connection, stage: Stage, tier: int, filters: _Filters, fetch: int
-) -> list[_Row]:
+) -> list[Row]:
     sql, params = _stage_sql(filters)
     try:
         cur = conn.execute(sql, [stage.expression, *params, fetch])
@@ -211,7 +247,7 @@ def _stage_rows(
             return []
         raise
     return [
-        _Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], -r[6], stage, tier) for r in cur
+        Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], -r[6], stage, tier) for r in cur
     ]
 
 
@@ -222,14 +258,14 @@ def _cascade(
     fetch: int,
     threshold: int,
     synonyms: Synonyms | None,
-) -> list[_Row]:
+) -> list[Row]:
     """AND -> NEAR -> OR, each stage adding its new hits to the earlier stages' hits.
 
     The cascade stops once the hits span `threshold` documents (several chunks of one
     document do not make a stage "enough"); see `_soften` for how the hits of a stage
     that fell short rank.
     """
-    merged: list[_Row] = []
+    merged: list[Row] = []
     seen: set[int] = set()
     files: set[str] = set()
     for tier, stage in enumerate(build_stages(text, synonyms)):
@@ -244,7 +280,7 @@ def _cascade(
     return _soften(merged)
 
 
-def _soften(rows: list[_Row]) -> list[_Row]:
+def _soften(rows: list[Row]) -> list[Row]:
     """The hits of the stages that fell short join the last stage's tier at
     `SHORT_STAGE_WEIGHT` times their score.
 
@@ -266,7 +302,7 @@ def _cjk_rows(
     fetch: int,
     threshold: int,
     synonyms: Synonyms | None,
-) -> list[_Row]:
+) -> list[Row]:
     """A query holding CJK text answered from the trigram side index (search.cjk, #18).
 
     `unicode61` keeps a CJK run as one token, so the main index finds such a query only
@@ -285,7 +321,7 @@ def _cjk_rows(
     seen = {row.chunk_id for row in exact}
     where, params = filters.sql()
     side = cjk.rows(conn, text, where, params, fetch, threshold)
-    return exact + [_Row(*r[:6], r[6], r[8], r[7] + 1) for r in side if r[0] not in seen]
+    return exact + [Row(*r[:6], r[6], r[8], r[7] + 1) for r in side if r[0] not in seen]
 
 
 def escape_like(text: str) -> str:
@@ -293,9 +329,7 @@ def escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _path_fallback(
-    conn: sqlite3.Connection, text: str, filters: _Filters, fetch: int
-) -> list[_Row]:
+def _path_fallback(conn: sqlite3.Connection, text: str, filters: _Filters, fetch: int) -> list[Row]:
     where, params = filters.sql()
     sql = (
         f"SELECT {_ROW_COLS} "
@@ -304,18 +338,18 @@ def _path_fallback(
     )
     cur = conn.execute(sql, [f"%{escape_like(text)}%", *params, fetch])
     return [
-        _Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], PATH_FALLBACK_SCORE, None, 0)
+        Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], PATH_FALLBACK_SCORE, None, 0)
         for r in cur
     ]
 
 
-def _order(row: _Row) -> tuple[int, float]:
+def _order(row: Row) -> tuple[int, float]:
     return (row.tier, -row.score)
 
 
-def _dedupe(rows: list[_Row]) -> list[_Row]:
+def _dedupe(rows: list[Row]) -> list[Row]:
     """Best row per file (earlier stage first, then higher score), in rank order."""
-    best: dict[str, _Row] = {}
+    best: dict[str, Row] = {}
     for row in rows:
         kept = best.get(row.file_path)
         if kept is None or _order(row) < _order(kept):
@@ -323,7 +357,7 @@ def _dedupe(rows: list[_Row]) -> list[_Row]:
     return sorted(best.values(), key=_order)
 
 
-def _document_rank(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> list[_Row]:
+def _document_rank(conn: sqlite3.Connection, text: str, rows: list[Row]) -> list[Row]:
     """Each file's best row, scored by the document-level signals of `rank` (#18)."""
     best = _dedupe(rows)
     signals = enabled_signals()
@@ -338,7 +372,7 @@ def _document_rank(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> lis
     return sorted(boosted, key=_order)
 
 
-def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
+def _rerank(conn: sqlite3.Connection, rows: list[Row]) -> list[Row]:
     """Boost results linked to other results: score x (1 + 0.15 x in-set links)."""
     if len(rows) < 2:
         return rows
@@ -359,7 +393,7 @@ def _rerank(conn: sqlite3.Connection, rows: list[_Row]) -> list[_Row]:
     return sorted(boosted, key=_order)
 
 
-def _blend(conn: sqlite3.Connection, text: str, rows: list[_Row]) -> list[_Row]:
+def _blend(conn: sqlite3.Connection, text: str, rows: list[Row]) -> list[Row]:
     """Static-vector similarity blended in, when the index has vectors (search.vectors)."""
     cosine = vectors.similarity(conn, text, [r.chunk_id for r in rows])
     if not cosine:
@@ -419,7 +453,7 @@ def related_counts(
     return counts
 
 
-def _snippets(conn: sqlite3.Connection, rows: list[_Row]) -> dict[int, str]:
+def _snippets(conn: sqlite3.Connection, rows: list[Row]) -> dict[int, str]:
     by_expression: dict[str, list[int]] = {}
     for row in rows:
         if row.stage is not None and not isinstance(row.stage, cjk.TrigramStage):
@@ -432,7 +466,7 @@ def _snippets(conn: sqlite3.Connection, rows: list[_Row]) -> dict[int, str]:
 
 
 def _finish(
-    conn: sqlite3.Connection, rows: list[_Row], text: str, path_filter: PathFilter | None
+    conn: sqlite3.Connection, rows: list[Row], text: str, path_filter: PathFilter | None
 ) -> tuple[Hit, ...]:
     best = rows[0].score
     counts = related_counts(conn, [r.file_path for r in rows], path_filter)

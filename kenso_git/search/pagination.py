@@ -54,6 +54,7 @@ class AgentHit(TypedDict):
     title: str | None
     section: str | None
     line: NotRequired[int]  # regex_search: the 1-based line of the match
+    tier: NotRequired[str]  # search, ranked: AND, NEAR or OR (the cascade stage), path, filename
 
 
 class AgentPage(TypedDict):
@@ -70,6 +71,7 @@ class AgentPage(TypedDict):
     token_budget: int
     as_of: int | None  # Unix seconds of the index's last sync
     cursor_limit_reached: NotRequired[bool]
+    corrected_query: NotRequired[str]  # search, ranked: the typo correction the ranking used
 
 
 class StaleCursorError(CursorError):

@@ -117,6 +117,7 @@ class AgentHitOut(TypedDict):
     title: str | None
     section: str | None
     line: NotRequired[int]
+    tier: NotRequired[str]
 
 
 class AgentPageOut(TypedDict):
@@ -133,6 +134,7 @@ class AgentPageOut(TypedDict):
     token_budget: int
     as_of: int | None
     cursor_limit_reached: NotRequired[bool]
+    corrected_query: NotRequired[str]
 
 
 class RelatedFileOut(TypedDict):

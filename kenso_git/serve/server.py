@@ -221,19 +221,22 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
     ) -> Annotated[CallToolResult, AgentPageOut]:
         """Search the docs with a query language, page by page.
 
-        query: words (all must appear), "quoted phrases", -negation, and filters:
-        in:"docs/api" (or path:), ext:md, tag:auth, category:guides, modified:7d (or a
-        date, 2026-01-31), size:>10k, re:"RE2 pattern". Filters alone list documents.
-        path, ext and modified_after add in:, ext: and modified: filters.
+        query: words or a question, "quoted phrases" (must appear), -negation, and
+        filters: in:"docs/api" (or path:), ext:md, tag:auth, category:guides, modified:7d
+        (or a date, 2026-01-31), size:>10k, re:"RE2 pattern". Filters alone list
+        documents, newest first. path, ext and modified_after add in:, ext: and
+        modified: filters. mode "ranked" (default) ranks the words as search_docs does
+        (all words, then near, then any; typo correction) and keeps what the filters
+        pass, up to 10,000 hits; "exhaustive" lists by path every document holding all
+        the words, without a cap.
         Returns {results: [{path, score, snippet (<= 100 chars), snippet_truncated,
-        match_type (Content, FileName, Both, Filter), size, modified (Unix s), title,
-        section}], total, total_is_lower_bound, mode, returned, page_size, next_cursor,
-        has_more, token_budget, as_of}. page_size 1-50 (default 10; limit is an alias).
-        Pass next_cursor back as cursor until has_more is false. mode "ranked" orders by
-        relevance (up to 10,000 hits); "exhaustive" lists every match by path, without a
-        cap. A ranked cursor is refused once the index changed (start again); an
-        exhaustive one resumes after its path. A malformed query is an error naming the
-        token.
+        match_type (Content, FileName, Both, Filter), tier (AND, NEAR, OR, path,
+        filename), size, modified (Unix s), title, section}], total,
+        total_is_lower_bound, mode, returned, page_size, next_cursor, has_more,
+        token_budget, as_of, corrected_query?}. page_size 1-50 (default 10; limit is an
+        alias). Pass next_cursor back as cursor until has_more is false. A ranked cursor
+        is refused once the index changed (start again); an exhaustive one resumes after
+        its path. A malformed query is an error naming the token.
         """
         return _call(
             lambda: service.search(

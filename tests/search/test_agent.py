@@ -75,8 +75,10 @@ def test_phrases_negation_and_the_hit_shape(kb: KnowledgeBase) -> None:
         "modified",
         "title",
         "section",
+        "tier",
     }
     assert hit["match_type"] == "Content" and hit["title"] == "Deploy Guide"
+    assert hit["tier"] == "AND"  # the cascade stage that found it (#28)
     assert "canary checks" in hit["snippet"] and len(hit["snippet"]) <= 100
     assert hit["modified"] > time.time() - 86400
     assert page["total"] == 1 and page["has_more"] is False and page["next_cursor"] is None
