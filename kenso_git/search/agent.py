@@ -107,12 +107,12 @@ def search(
     as_of = docmeta.synced_at(conn)
     terms = query.positive_terms()
     if exhaustive:
-        ranking = _ranking(conn, query, path_filter, generation, None, synonyms)
+        ranking = _ranking(conn, query, path_filter, generation, ranked=False)
         after = pagination.read_keyset(request.cursor, check)
         start = 0 if after is None else bisect.bisect_right(ranking.paths, after)
         window = ranking.candidates[start : start + pagination.OFFSET_CAP]
         chosen = _scored(conn, terms, window[:page_size])
-        return pagination.make_page(
+        page = pagination.make_page(
             _hits(conn, chosen, terms),
             mode=request.mode,
             page_size=page_size,
@@ -122,15 +122,40 @@ def search(
             cursor_for=lambda n: pagination.keyset_cursor(chosen[n - 1].doc.path, check),
             as_of=as_of,
         )
-    offset = pagination.read_offset(request.cursor, check, generation)
-    depth = pipeline.depth_for(offset + page_size + 1)
-    ranking = _ranking(conn, query, path_filter, generation, depth, synonyms)
+    else:
+        page = _ranked_page(conn, query, request.cursor, page_size, check, generation, as_of,
+                            path_filter, synonyms)  # fmt: skip
+    if query.read_as_words:
+        page["read_as_words"] = list(query.read_as_words)
+    return page
+
+
+def _ranked_page(
+    conn: sqlite3.Connection,
+    query: Query,
+    cursor: str | None,
+    page_size: int,
+    check: str,
+    generation: tuple[str, str] | None,
+    as_of: int | None,
+    path_filter: PathFilter | None,
+    synonyms: Synonyms | None,
+) -> AgentPage:
+    """A ranked page: the ranking as deep as the page needs (see `search.pipeline`)."""
+    offset = pagination.read_offset(cursor, check, generation)
+    if any(t.text.strip() for t in query.positive_terms()):
+        chain = _chain(conn, query, path_filter, generation, synonyms)
+        with chain.lock:
+            chain.extend(conn, offset + page_size + 1)  # one more: is there a next page?
+            ranking = _Ranking(list(chain.candidates), [], chain.complete, chain.corrected)
+    else:
+        ranking = _ranking(conn, query, path_filter, generation, ranked=True)
     ranked = ranking.candidates
     capped = ranked[: pagination.OFFSET_CAP]
     chosen = capped[offset : offset + page_size]
     page = pagination.make_page(
-        _hits(conn, chosen, terms),
-        mode=request.mode,
+        _hits(conn, chosen, query.positive_terms()),
+        mode="ranked",
         page_size=page_size,
         total=len(capped),
         lower_bound=len(ranked) > len(capped) or not ranking.complete,
@@ -167,30 +192,46 @@ def _ranking(
     query: Query,
     path_filter: PathFilter | None,
     generation: tuple[str, str] | None,
-    depth: int | None,
-    synonyms: Synonyms | None,
+    *,
+    ranked: bool,
 ) -> _Ranking:
-    """The ranked candidates `depth` deep, or (`depth` None) the exhaustive path list."""
+    """The exhaustive path list, or (`ranked`) the documents a query of filters alone lists,
+    newest first."""
 
     def make() -> _Ranking:
         allowed = _scoped(conn, path_filter, generation)
-        if depth is not None and any(t.text.strip() for t in query.positive_terms()):
-            ranked = pipeline.ranked(conn, query, allowed, depth=depth, synonyms=synonyms)
-            return _Ranking(ranked.candidates, [], ranked.complete, ranked.corrected)
         found = _match(conn, query.positive_terms(), allowed)
         found = docfilter.apply_filters(conn, query.filters, found)
         found = docfilter.drop_negated(conn, [t for t in query.terms if t.negated], found)
-        if depth is None:
+        if not ranked:
             found.sort(key=_path)
             return _Ranking(found, [c.doc.path for c in found])
-        found.sort(key=_newest)  # filters alone: newest first
+        found.sort(key=_newest)
         return _Ranking(found, [])
 
     if generation is None:
         return make()
     # a bound method such as `Scope.allows` is equal (and hashes equal) across calls
-    key = (generation, query, depth, path_filter, synonyms)
-    return _RANKINGS.get_or_make(key, make)
+    return _RANKINGS.get_or_make((generation, query, ranked, path_filter), make)
+
+
+# The ranked lists of the queries asked lately, each extended as its deeper pages are asked.
+_CHAINS: LRU[pipeline.Ranking] = LRU(RANKING_CACHE_SIZE)
+
+
+def _chain(
+    conn: sqlite3.Connection,
+    query: Query,
+    path_filter: PathFilter | None,
+    generation: tuple[str, str] | None,
+    synonyms: Synonyms | None,
+) -> pipeline.Ranking:
+    def make() -> pipeline.Ranking:
+        return pipeline.Ranking(query, _scoped(conn, path_filter, generation), synonyms)
+
+    if generation is None:
+        return make()
+    return _CHAINS.get_or_make((generation, query, path_filter, synonyms), make)
 
 
 _SCOPED: LRU[dict[str, Doc]] = LRU(8)
@@ -288,4 +329,5 @@ def _hits(
 def clear_cache() -> None:
     """Forget every cached ranking (benchmarks measure the first page of a query cold)."""
     _RANKINGS.clear()
+    _CHAINS.clear()
     _SCOPED.clear()

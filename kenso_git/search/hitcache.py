@@ -2,7 +2,8 @@
 
 Keys hold the index's write generation (`docmeta.generation`), so a sync makes every older
 entry unreachable at once; entries are evicted least recently used first. The values are
-shared between threads and callers: never mutate one.
+shared between threads and callers: never mutate one (`search.pipeline.Ranking`, which
+grows as deeper pages are asked for, guards itself with its own lock).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ give, filtered and paged, and `match_type` with `tier` says how each document ma
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
 
 from kenso_git.records import NamedTuple
@@ -27,9 +28,11 @@ from kenso_git.search.querylang import Query
 from kenso_git.search.querylang import Term
 from kenso_git.search.synonyms import Synonyms
 
-# How deep a ranked query is ranked: the smallest of these that holds the page asked for and
-# one more hit (to know whether more exist); a later page of the same query reuses it.
-DEPTHS = (20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
+# The ranking is `search_docs`'s at 10 documents (the agent's default page, so that page is
+# exactly what search_docs answers), continued by its rankings at these greater depths, each
+# adding the documents the ones before did not hold: a page deeper in the list never shows
+# a document again or skips one, and is ranked only when asked for.
+DEPTHS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
 PATH_TIER = "path"  # a document found by the file-path fallback of the ranking
 FILENAME_TIER = "filename"  # by the words of its path alone
 
@@ -45,70 +48,78 @@ class Candidate(NamedTuple):
     tier: str | None = None  # AND, NEAR, OR, path, filename (None: a filter-only listing)
 
 
-class Ranked(NamedTuple):
-    """Ranked candidates, whether the ranking holds every match, and the typo correction."""
+class Ranking:
+    """One query's ranked candidates, extended as deeper pages are asked for (`extend`).
 
-    candidates: list[Candidate]
-    complete: bool
-    corrected: str | None
+    Not thread-safe: the caller holds `lock` while it extends or reads it (the agent's
+    cache shares one per query and index generation between calls).
+    """
 
+    def __init__(self, query: Query, allowed: dict[str, Doc], synonyms: Synonyms | None) -> None:
+        self.lock = threading.Lock()
+        self.candidates: list[Candidate] = []
+        self.complete = False  # every match is ranked: nothing deeper to ask for
+        self.corrected: str | None = None  # the typo correction the ranking used
+        self._query, self._allowed, self._synonyms = query, allowed, synonyms
+        terms = query.positive_terms()
+        self._text = " ".join(t.text for t in terms)
+        self._words = [t.text.casefold() for t in terms if not t.phrase]
+        self._whole_path = bool(self._words) and len(self._words) == len(terms)
+        self._seen: set[str] = set()
+        self._next = 0  # the index in DEPTHS of the next ranking to ask for
+        self._admits: Callable[[str], bool] | None = None
 
-def depth_for(wanted: int) -> int:
-    """The ranking depth that holds `wanted` hits."""
-    return next((d for d in DEPTHS if d >= wanted), DEPTHS[-1])
+    def extend(self, conn: sqlite3.Connection, wanted: int) -> None:
+        """Rank until `wanted` candidates are known or every match is."""
+        if self._admits is None:
+            self._admits = _admission(conn, self._query, self._allowed)
+            if not self._text.strip():
+                self._finish(conn)
+        while not self.complete and len(self.candidates) < wanted:
+            limit = DEPTHS[self._next]
+            found = cascade.rank(
+                conn, self._text, limit=limit, synonyms=self._synonyms, path_filter=self._admits
+            )
+            self.corrected = self.corrected or found.corrected
+            fresh = [r for r in found.rows if r.file_path not in self._seen]
+            self._seen.update(r.file_path for r in fresh)
+            self.candidates += _regex_filtered(conn, self._query.filters, self._content(fresh))
+            self._next += 1
+            if len(found.rows) < limit or self._next == len(DEPTHS):
+                self._finish(conn)
 
+    def _content(self, rows: list[cascade.Row]) -> list[Candidate]:
+        out = []
+        for row in rows:
+            doc = self._allowed[row.file_path]
+            both = self._whole_path and all(w in doc.folded_path for w in self._words)
+            tier = PATH_TIER if row.stage is None else row.stage.label
+            out.append(
+                Candidate(doc, row.score, "Both" if both else "Content", row.chunk_id,
+                          row.section_path or None, tier)
+            )  # fmt: skip
+        return out
 
-def ranked(
-    conn: sqlite3.Connection,
-    query: Query,
-    allowed: dict[str, Doc],
-    *,
-    depth: int,
-    synonyms: Synonyms | None,
-) -> Ranked:
-    """The documents of `allowed` matching `query`, in `search_docs`'s order (see the
-    module docstring), ranked `depth` deep; FileName matches follow the ranked ones."""
-    terms = query.positive_terms()
-    admits = _admission(conn, query, allowed)
-    text = " ".join(t.text for t in terms)
-    rows, corrected = _rank(conn, query, text, depth, synonyms, admits)
-    words = [t.text.casefold() for t in terms if not t.phrase]
-    whole_path = bool(words) and len(words) == len(terms)
-    out: list[Candidate] = []
-    for row in rows:
-        doc = allowed[row.file_path]
-        both = whole_path and all(w in doc.folded_path for w in words)
-        tier = PATH_TIER if row.stage is None else row.stage.label
-        out.append(
-            Candidate(doc, row.score, "Both" if both else "Content", row.chunk_id,
-                      row.section_path or None, tier)
-        )  # fmt: skip
-    complete = len(rows) < depth
-    if whole_path:
-        listed = {c.doc.path for c in out}
-        named = [
-            d
-            for d in allowed.values()
-            if d.path not in listed and all(w in d.folded_path for w in words) and admits(d.path)
-        ]
-        named.sort(key=lambda d: d.path)
-        out += [Candidate(d, cascade.PATH_FALLBACK_SCORE, "FileName", None, None, FILENAME_TIER)
-                for d in named]  # fmt: skip
-    return Ranked(_regex_filtered(conn, query.filters, out), complete, corrected)
-
-
-def _rank(
-    conn: sqlite3.Connection,
-    query: Query,
-    text: str,
-    depth: int,
-    synonyms: Synonyms | None,
-    admits: Callable[[str], bool],
-) -> tuple[tuple[cascade.Row, ...], str | None]:
-    if not any(t.text.strip() for t in query.positive_terms()):
-        return (), None
-    found = cascade.rank(conn, text, limit=depth, synonyms=synonyms, path_filter=admits)
-    return found.rows, found.corrected
+    def _finish(self, conn: sqlite3.Connection) -> None:
+        """Every match is ranked: the documents whose path alone holds every word follow."""
+        self.complete = True
+        if not self._whole_path or self._admits is None:
+            return
+        admits, words = self._admits, self._words
+        named = sorted(
+            (
+                d
+                for d in self._allowed.values()
+                if d.path not in self._seen
+                and all(w in d.folded_path for w in words)
+                and admits(d.path)
+            ),
+            key=lambda d: d.path,
+        )
+        self._seen.update(d.path for d in named)
+        filename = [Candidate(d, cascade.PATH_FALLBACK_SCORE, "FileName", None, None,
+                              FILENAME_TIER) for d in named]  # fmt: skip
+        self.candidates += _regex_filtered(conn, self._query.filters, filename)
 
 
 def _regex_filtered(

@@ -131,6 +131,8 @@ class Query:
 
     terms: tuple[Term, ...] = ()
     filters: tuple[Filter, ...] = field(default=())
+    # `name:` prefixes of words that are no filter, read as words ("How to: ...")
+    read_as_words: tuple[str, ...] = ()
 
     def positive_terms(self) -> tuple[Term, ...]:
         """The words and phrases a document must contain."""
@@ -207,6 +209,7 @@ def parse(text: str, *, now: float | None = None) -> Query:
     clock = time.time() if now is None else now
     terms: list[Term] = []
     filters: list[Filter] = []
+    unknown: list[str] = []
     i, n = 0, len(text)
     while i < n:
         if text[i].isspace():
@@ -224,7 +227,11 @@ def parse(text: str, *, now: float | None = None) -> Query:
         negated = bare.startswith("-") and (len(bare) > 1 or quoted is not None)
         body = bare[1:] if negated else bare
         name, colon, value = body.partition(":")
-        if colon and name:
+        if colon and name and name.lower() not in _BY_NAME and quoted is None:
+            # prose, not a filter: "How to: ...", "x:Shared", "xref:System.IO" (#28)
+            terms.append(Term(body, negated=negated))
+            unknown.append(name + ":")
+        elif colon and name:
             filters.append(_filter(name, value, quoted, negated, text[start:i], start + 1, clock))
         elif quoted is not None and not body:
             if quoted.strip():
@@ -238,7 +245,7 @@ def parse(text: str, *, now: float | None = None) -> Query:
             )
         elif body:
             terms.append(Term(body, negated=negated))
-    return Query(tuple(terms), tuple(filters))
+    return Query(tuple(terms), tuple(filters), tuple(dict.fromkeys(unknown)))
 
 
 def _token_at(text: str, i: int) -> str:
@@ -368,6 +375,8 @@ def render_reference() -> str:
         '- `-word`, `-"a phrase"` and `-field:value` exclude the documents that match.',
         "- A query of filters only lists every document that passes them.",
         f"- A query holds at most {MAX_QUERY_CHARS} characters and {MAX_TOKENS} words and filters.",
+        "- `name:value` whose name is no filter below is a word (`How to:`, `xref:System.IO`);",
+        "  the page lists such names in `read_as_words`, so a mistyped filter is seen.",
         "- A token the language cannot read is an error that names the token and its column.",
         "",
         "## Filters and their values",

@@ -72,7 +72,7 @@ EXAMPLES: tuple[tuple[str, dict[str, Any], str], ...] = (
     ("index_state", {}, ""),
     ("search", {"query": "release tag:release -canary", "page_size": 2}, ""),
     ("search", {"query": "ext:md", "mode": "exhaustive", "page_size": 2}, "exhaustive"),
-    ("search", {"query": "deploy colour:red"}, "a bad token"),
+    ("search", {"query": "deploy modified:someday"}, "a bad token"),
     ("regex_search", {"pattern": "retr(y|ied) \\w+", "page_size": 2}, ""),
 )
 REINDEX_EDIT = (

@@ -33,6 +33,7 @@ class SearchOut(TypedDict):
 
     results: list[Hit]
     corrected_query: NotRequired[str]
+    read_as_words: NotRequired[list[str]]
     original_query: NotRequired[str]
     truncated: NotRequired[bool]
 
@@ -135,6 +136,7 @@ class AgentPageOut(TypedDict):
     as_of: int | None
     cursor_limit_reached: NotRequired[bool]
     corrected_query: NotRequired[str]
+    read_as_words: NotRequired[list[str]]
 
 
 class RelatedFileOut(TypedDict):

@@ -49,8 +49,8 @@ def test_json_pages_follow_the_cursor(repo: Path) -> None:
     rest = run(repo, "search", "payment", "--page-size", "2", "--cursor", first["next_cursor"])
     assert rest.returncode == 0, rest.stderr
     assert rest.stdout.splitlines()[-1] == "1 of 3 hits (ranked)"
-    bad = run(repo, "search", "colour:red", "--tag", "deploy")
-    assert bad.returncode == 2 and "'colour:red' at column 1" in bad.stderr
+    bad = run(repo, "search", "size:big", "--tag", "deploy")
+    assert bad.returncode == 2 and "'size:big' at column 1" in bad.stderr
 
 
 def test_state_json_is_the_index_state_payload(repo: Path) -> None:

@@ -93,8 +93,10 @@ def test_re_filter_runs_re2_over_the_indexed_text(kb: KnowledgeBase) -> None:
 
 
 def test_a_bad_query_or_mode_names_the_problem(kb: KnowledgeBase) -> None:
-    with pytest.raises(QuerySyntaxError, match="'colour:red' at column 8"):
-        kb.agent_search(SearchRequest("deploy colour:red"))
+    with pytest.raises(QuerySyntaxError, match="'modified:someday' at column 8"):
+        kb.agent_search(SearchRequest("deploy modified:someday"))
+    page = kb.agent_search(SearchRequest("deploy colour:red"))  # no filter: read as words
+    assert page["read_as_words"] == ["colour:"]
     with pytest.raises(QuerySyntaxError, match="empty"):
         kb.agent_search(SearchRequest("   "))
     with pytest.raises(QuerySyntaxError, match="mode"):

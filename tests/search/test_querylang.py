@@ -70,7 +70,8 @@ def test_escaped_quote_inside_a_phrase_is_a_literal_quote() -> None:
 @pytest.mark.parametrize(
     ("text", "token", "column"),
     [
-        ("deploy colour:red", "colour:red", 8),
+        ('deploy colour:"red"', 'colour:"red"', 8),
+        ("deploy modified:someday", "modified:someday", 8),
         ("modified:yesterday", "modified:yesterday", 1),
         ("a size:big", "size:big", 3),
         ('x "open phrase', '"open phrase', 3),
@@ -113,3 +114,23 @@ def test_a_nul_byte_anywhere_is_refused_by_name(query: str) -> None:
         parse(query)
     assert "NUL byte" in refused.value.message and refused.value.column == query.index("\x00") + 1
     assert refused.value.hint is not None and "remove the NUL byte" in refused.value.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "prefixes"),
+    [
+        ("How to: Position a ToolTip", ("How", "to:", "Position", "a", "ToolTip"), ("to:",)),
+        ("x:Shared Attribute", ("x:Shared", "Attribute"), ("x:",)),
+        ("uses xref:System.Windows.Media", ("uses", "xref:System.Windows.Media"), ("xref:",)),
+        ("deploy colour:red -Walkthrough:", ("deploy", "colour:red"), ("colour:", "Walkthrough:")),
+    ],
+)
+def test_a_name_that_is_no_filter_is_read_as_a_word(
+    text: str, words: tuple[str, ...], prefixes: tuple[str, ...]
+) -> None:
+    """Prose has colons ("How to:", "xref:System.IO"): only the known fields are filters
+    (#28); the page names what was read as a word, so a typo in a field is still seen."""
+    query = parse(text, now=NOW)
+    assert tuple(t.text for t in query.positive_terms()) == words
+    assert query.filters == ()
+    assert query.read_as_words == prefixes

@@ -62,8 +62,8 @@ async def test_search_and_regex_search_never_leave_the_scope(scoped_repo: Path) 
 
 
 async def test_a_bad_query_or_pattern_is_a_tool_error_naming_it(repo: Path) -> None:
-    result, body = await call(repo, "search", {"query": "deploy colour:red"})
-    assert result.is_error and "'colour:red' at column 8" in body["error"] and body["hint"]
+    result, body = await call(repo, "search", {"query": "deploy size:big"})
+    assert result.is_error and "'size:big' at column 8" in body["error"] and body["hint"]
     result, body = await call(repo, "regex_search", {"pattern": "(a)\\1"})
     assert result.is_error and "refused by RE2" in body["error"]
     result, body = await call(repo, "search", {"query": "deploy", "cursor": "k1-1-deadbeef"})
