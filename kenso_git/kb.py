@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from kenso_git.repo.git import EarlyStatus
     from kenso_git.search.agent import SearchRequest
     from kenso_git.search.cascade import SearchResult
-    from kenso_git.search.pagination import AgentPage
     from kenso_git.search.regex_search import RegexRequest
+    from kenso_git.search.results import AgentPage
     from kenso_git.search.results import DocResult
     from kenso_git.search.results import IndexStateDict
     from kenso_git.search.results import RelatedPage

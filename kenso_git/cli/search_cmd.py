@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,7 +14,9 @@ from kenso_git.cli.options import AGENT_SEARCH_OPTIONS
 from kenso_git.cli.options import SEARCH_OPTIONS
 from kenso_git.cli.plaintext import search_text
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.pagination import AgentPage
+
+if TYPE_CHECKING:
+    from kenso_git.search.results import AgentPage
 
 
 @click.command()

@@ -16,6 +16,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kenso_git.search import docfilter
 from kenso_git.search import docmatch
@@ -25,8 +26,6 @@ from kenso_git.search import pipeline
 from kenso_git.search.docmatch import fts_expression
 from kenso_git.search.docmeta import Doc
 from kenso_git.search.hitcache import LRU
-from kenso_git.search.pagination import AgentHit
-from kenso_git.search.pagination import AgentPage
 from kenso_git.search.pipeline import Candidate
 from kenso_git.search.querylang import Query
 from kenso_git.search.querylang import QuerySyntaxError
@@ -35,6 +34,10 @@ from kenso_git.search.querylang import parse
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store.schema import BM25_WEIGHTS
+
+if TYPE_CHECKING:
+    from kenso_git.search.results import AgentHit
+    from kenso_git.search.results import AgentPage
 
 PathFilter = Callable[[str], bool]
 MODES = ("ranked", "exhaustive")

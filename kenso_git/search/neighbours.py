@@ -13,13 +13,16 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from kenso_git.errors import DocumentNotFoundError
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
-from kenso_git.search.results import RelatedPage
 from kenso_git.store import edges
 from kenso_git.text.links import LINKS_TO
+
+if TYPE_CHECKING:
+    from kenso_git.search.results import RelatedPage
 
 PathFilter = Callable[[str], bool]
 # the order reasons are listed and ranked in (a lower index is a stronger reason)

@@ -17,10 +17,13 @@ import hashlib
 import json
 from collections.abc import Callable
 from collections.abc import Sequence
-from typing import NotRequired
-from typing import TypedDict
+from typing import TYPE_CHECKING
 
 from kenso_git.errors import UsageError
+
+if TYPE_CHECKING:
+    from kenso_git.search.results import AgentHit
+    from kenso_git.search.results import AgentPage
 
 OFFSET_CAP = 10_000
 MAX_ANSWER_CHARS = 48_000  # ~12k tokens at 4 characters per token
@@ -39,40 +42,6 @@ class CursorError(UsageError):
             hint="pass next_cursor from the previous page of the same query and mode, "
             "or omit cursor to start again",
         )
-
-
-class AgentHit(TypedDict):
-    """One hit of `search` or `regex_search`."""
-
-    path: str
-    score: float
-    snippet: str
-    snippet_truncated: bool
-    match_type: str  # Content, FileName, Both, Filter, Regex
-    size: int
-    modified: int  # Unix seconds
-    title: str | None
-    section: str | None
-    line: NotRequired[int]  # regex_search: the 1-based line of the match
-    tier: NotRequired[str]  # search, ranked: AND, NEAR or OR (the cascade stage), path, filename
-
-
-class AgentPage(TypedDict):
-    """A page of hits and how to get the next one."""
-
-    results: list[AgentHit]
-    total: int
-    total_is_lower_bound: bool
-    mode: str
-    returned: int
-    page_size: int
-    next_cursor: str | None
-    has_more: bool
-    token_budget: int
-    as_of: int | None  # Unix seconds of the index's last sync
-    cursor_limit_reached: NotRequired[bool]
-    corrected_query: NotRequired[str]  # search, ranked: the typo correction the ranking used
-    read_as_words: NotRequired[list[str]]  # search: `name:` prefixes that are no filter
 
 
 class StaleCursorError(CursorError):

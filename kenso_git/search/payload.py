@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kenso_git.errors import DocumentNotFoundError
 from kenso_git.errors import EmptyQueryError
@@ -23,11 +24,13 @@ from kenso_git.search.preview import DEFAULT_PREVIEW_CHARS
 from kenso_git.search.preview import content_preview
 from kenso_git.search.preview import match_source
 from kenso_git.search.preview import query_terms
-from kenso_git.search.results import DocResult
-from kenso_git.search.results import SearchDocsResult
-from kenso_git.search.results import SearchItem
-from kenso_git.search.results import SearchMultiResult
 from kenso_git.search.synonyms import Synonyms
+
+if TYPE_CHECKING:
+    from kenso_git.search.results import DocResult
+    from kenso_git.search.results import SearchDocsResult
+    from kenso_git.search.results import SearchItem
+    from kenso_git.search.results import SearchMultiResult
 
 MULTI_MAX_QUERIES = 5
 RRF_K = 60

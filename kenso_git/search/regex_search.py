@@ -18,6 +18,7 @@ from collections.abc import Callable
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kenso_git.repo.safeopen import open_beneath
 from kenso_git.search import docmeta
@@ -28,9 +29,11 @@ from kenso_git.search.grep import Pattern
 from kenso_git.search.grep import compile_pattern
 from kenso_git.search.grep import line_hits
 from kenso_git.search.literals import required_literals
-from kenso_git.search.pagination import AgentHit
-from kenso_git.search.pagination import AgentPage
 from kenso_git.store import budget
+
+if TYPE_CHECKING:
+    from kenso_git.search.results import AgentHit
+    from kenso_git.search.results import AgentPage
 
 PathFilter = Callable[[str], bool]
 

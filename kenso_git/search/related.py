@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from kenso_git.search.results import RelatedRow
 from kenso_git.store import edges
+
+if TYPE_CHECKING:
+    from kenso_git.search.results import RelatedRow
 
 MIN_DEPTH, MAX_DEPTH = 1, 3
 

@@ -1,15 +1,24 @@
-"""The JSON shapes the library and the MCP tools return (spec §5.3), as TypedDicts.
+"""The JSON shapes the library and the MCP tools return (spec §5.3), as TypedDicts: the one
+vocabulary of answers (#28). The MCP tools' output schemas are made from these very types
+(`serve/tools.py` names each tool's), so a shape and what the server announces for it cannot
+drift apart; `docs/mcp-tools.md` shows them.
 
-Plain `typing.TypedDict`: they cost one `typing` import and describe the payloads to type
-checkers only; at run time every payload is an ordinary dict, so the JSON is unchanged. The
-MCP tools' declared output schemas are separate models (`serve/schema.py`), so editing a
-shape here never changes what the server announces.
+At run time every payload is an ordinary dict, so the JSON is unchanged. The reading modules
+(search, the CLI) import this module for type checkers only: before Python 3.12 pydantic,
+which turns these types into the MCP output schemas, needs `typing_extensions`' TypedDict,
+a ~25 ms import no `kenso-git search` should pay.
 """
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
 from typing import NotRequired
-from typing import TypedDict
+
+if TYPE_CHECKING or sys.version_info >= (3, 12):
+    from typing import TypedDict
+else:  # pragma: no cover - the version the CI runs decides which line is taken
+    from typing_extensions import TypedDict
 
 
 class SearchItem(TypedDict):
@@ -192,3 +201,37 @@ class RelatedPage(TypedDict):
     next_cursor: str | None
     has_more: bool
     token_budget: int
+
+
+class AgentHit(TypedDict):
+    """One hit of `search` or `regex_search`."""
+
+    path: str
+    score: float
+    snippet: str
+    snippet_truncated: bool
+    match_type: str  # Content, FileName, Both, Filter, Regex
+    size: int
+    modified: int  # Unix seconds
+    title: str | None
+    section: str | None
+    line: NotRequired[int]  # regex_search: the 1-based line of the match
+    tier: NotRequired[str]  # search, ranked: AND, NEAR or OR (the cascade stage), path, filename
+
+
+class AgentPage(TypedDict):
+    """A page of hits and how to get the next one."""
+
+    results: list[AgentHit]
+    total: int
+    total_is_lower_bound: bool
+    mode: str
+    returned: int
+    page_size: int
+    next_cursor: str | None
+    has_more: bool
+    token_budget: int
+    as_of: int | None  # Unix seconds of the index's last sync
+    cursor_limit_reached: NotRequired[bool]
+    corrected_query: NotRequired[str]  # search, ranked: the typo correction the ranking used
+    read_as_words: NotRequired[list[str]]  # search: `name:` prefixes that are no filter

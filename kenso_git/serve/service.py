@@ -55,7 +55,7 @@ from kenso_git.store.budget import call_budget
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.search.pagination import AgentPage
+    from kenso_git.search.results import AgentPage
     from kenso_git.serve.watcher import Watcher
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept

@@ -21,8 +21,8 @@ TWINS = [
     (results.HealthResult, schema.HealthOut),
     (results.StateResult, schema.StateOut),
     (results.ReindexResult, schema.ReindexOut),
-    (pagination.AgentHit, schema.AgentHitOut),
-    (pagination.AgentPage, schema.AgentPageOut),
+    (results.AgentHit, schema.AgentHitOut),
+    (results.AgentPage, schema.AgentPageOut),
     (results.RelatedFile, schema.RelatedFileOut),
     (results.RelatedPage, schema.RelatedPageOut),
 ]
