@@ -11,7 +11,6 @@ import typing
 
 import pytest
 
-from kenso_git.search import pagination
 from kenso_git.search import results
 from kenso_git.serve import schema
 
