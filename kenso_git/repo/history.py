@@ -16,6 +16,7 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 
 from kenso_git.errors import GitError
 from kenso_git.errors import UsageError
@@ -30,6 +31,7 @@ from kenso_git.repo.workspace import is_markdown
 # Every Markdown file, in any folder and any case (what `workspace.is_markdown` accepts).
 DOC_PATHSPECS = tuple(f":(glob,icase)**/*{suffix}" for suffix in MARKDOWN_SUFFIXES)
 MAX_REV_CHARS = 256
+MAX_LISTED_PATHS = 500  # above, one listing of the whole tree is cheaper than the arguments
 _RECORD = "\x1e"
 _FIELD = "\x1f"
 # id, committer time, author, subject: one commit's header in `git log --format`
@@ -329,18 +331,33 @@ def _stream_fields(argv: list[str], timeout: float, done: Callable[[], bool]) ->
             os.waitpid(pid, 0)
 
 
-def paths_at(ws: Workspace, commit: str) -> dict[str, str]:
-    """Path -> blob id of every Markdown file in `commit`'s tree (gitlinks and links left out).
+def paths_at(ws: Workspace, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
+    """Path -> blob id of every Markdown file in `commit`'s tree (gitlinks and links left
+    out), or of those of `paths` (a few: each is a command-line argument).
 
     Raises:
         GitError: git failed.
     """
-    out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)  # no pathspec magic here
+    if paths is not None and not paths:
+        return {}
+    if paths is not None and len(paths) <= MAX_LISTED_PATHS:
+        out = run_git(
+            ws, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths
+        )
+    else:
+        out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)  # no pathspec magic here
+    wanted = None if paths is None else set(paths)
     ids: dict[str, str] = {}
     for entry in out.split("\0"):
         meta, _, path = entry.partition("\t")
         parts = meta.split()
-        if len(parts) == 3 and parts[1] == "blob" and parts[0] != "120000" and is_markdown(path):
+        if (
+            len(parts) == 3
+            and parts[1] == "blob"
+            and parts[0] != "120000"
+            and is_markdown(path)
+            and (wanted is None or path in wanted)
+        ):
             ids[path] = parts[2]
     return ids
 

@@ -107,7 +107,9 @@ def test_only_markdown_files_are_compared(repo: Path) -> None:
     assert set(_changes(repo, base, "HEAD")) == {"a.md", "b.MARKDOWN"}
 
 
-@pytest.mark.parametrize("rev", ["nope", "--output=/tmp/x", "", "HEAD\nmain", "a" * 300, "HEAD:a.md"])
+@pytest.mark.parametrize(
+    "rev", ["nope", "--output=/tmp/x", "", "HEAD\nmain", "a" * 300, "HEAD:a.md"]
+)
 def test_a_revision_that_names_no_commit_is_refused_with_a_hint(repo: Path, rev: str) -> None:
     write(repo, {"a.md": "a\n"})
     commit_all(repo, "base")
