@@ -121,10 +121,12 @@ def changes(
     diff_args += [old] if new is None else [old, new]
     entries = list(_name_status(run_git(ws, *diff_args, "--", *DOC_PATHSPECS)))
     dirty: set[str] = set()
+    head = _head(ws) if new is None else new
     if new is None:
-        entries += [("A", None, p) for p in _untracked_docs(ws)]
-        dirty = _worktree_dirty(ws)
-    head_or_new = new if new is not None else _head(ws)
+        untracked = _untracked_docs(ws)
+        entries += [("A", None, p) for p in untracked]
+        dirty = _worktree_dirty(ws, head, untracked)
+    head_or_new = head
     counts, last = _commits_by_path(ws, old, head_or_new)
     out: list[Change] = []
     for code, before, after in entries:
@@ -184,12 +186,12 @@ def _untracked_docs(ws: Workspace) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
-def _worktree_dirty(ws: Workspace) -> set[str]:
-    """Docs whose work-tree file differs from HEAD's (new ones included)."""
-    if _head(ws) is None:
-        return set(_untracked_docs(ws))
-    out = run_git(ws, "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", *DOC_PATHSPECS)
-    return {p for p in out.split("\0") if p} | set(_untracked_docs(ws))
+def _worktree_dirty(ws: Workspace, head: str | None, untracked: list[str]) -> set[str]:
+    """Docs whose work-tree file differs from `head`'s (untracked ones included)."""
+    if head is None:
+        return set(untracked)
+    out = run_git(ws, "diff", "--name-only", "-z", "--no-renames", head, "--", *DOC_PATHSPECS)
+    return {p for p in out.split("\0") if p} | set(untracked)
 
 
 def _head(ws: Workspace) -> str | None:
@@ -208,13 +210,15 @@ def _commits_by_path(
     last: dict[str, Commit] = {}
     if new is None or new == old:
         return counts, last
-    out = run_git(
-        ws, "log", _FORMAT, "--name-status", "-M", "-z", f"{old}..{new}", "--", *DOC_PATHSPECS
-    )
+    # No pathspec: git's glob and icase magic cost 10x the walk itself (0.56 against 0.04 s
+    # over 1,000 commits); what is not a doc is passed over here.
+    out = run_git(ws, "log", _FORMAT, "--name-status", "-M", "-z", f"{old}..{new}")
     later: dict[str, str] = {}  # a name in older commits -> the path it has at `new`
     for commit, files in _log_records(out):
         touched: set[str] = set()
         for _code, before, after in files:
+            if not is_markdown(after) and (before is None or not is_markdown(before)):
+                continue
             final = later.get(after, after)
             touched.add(final)
             if before is not None:
