@@ -29,6 +29,8 @@ _COMMANDS: dict[str, str] = {
     "serve": "kenso_git.cli.serve_cmd:serve",
     "connect": "kenso_git.cli.serve_cmd:connect",
     "watch": "kenso_git.cli.watch_cmd:watch",
+    "changed": "kenso_git.cli.history_cmd:changed",
+    "drift": "kenso_git.cli.history_cmd:drift",
 }
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from kenso_git.config import Settings
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import NoIndexError
+from kenso_git.index import commits
 from kenso_git.index import freshness
 from kenso_git.index import gitprobe
 from kenso_git.index.freshness import cap_decides_anew
@@ -161,6 +162,7 @@ class _Run:
         self.bulk: BulkInsert | None = None  # set while many files are being written
         self.mark: str | None = None  # the git mark to record (gitprobe); None: keep it
         self.probe_differs: bool | None = None  # git status listed docs differing from HEAD
+        self.probe: gitprobe.Probe | None = None  # this run's git status, when it asked one
         self.counts: str | None = None  # the row counts to keep (META_COUNTS), if counted
 
     def file_row(
@@ -343,6 +345,8 @@ def _run_once(
                 ws, settings, conn, report, say, progress, keep_documents=once.keep_documents
             )
             _apply(run, meta, once, may_skip_walk=once.scope is None)
+            touched = [r.path for r in report.results if r.status != "unchanged"]
+            commits.refresh(conn, ws, once.head, touched, run.probe)  # each doc's last commit
             if settings.vectors and vectors.fill(conn):  # in the same transaction (#18)
                 bump_generation(conn)
         if build is not None:
@@ -394,6 +398,7 @@ def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool)
         if fast is not None:
             only = fast[0]
     run.targeted = only is not None
+    run.probe = probe
     stored, found, facts, saw_attributes = _look(run, only)
     live = {sf.path for sf in found}
     cap = run.settings.max_file_size

@@ -257,6 +257,11 @@ class Scope:
                 return rel, None  # a file where a folder should be: nothing is there
             return None  # it changed again while we looked: refused, not followed
 
+    def shows(self, rel_path: str) -> bool:
+        """True when the scope shows `rel_path` as written (roots, ignore rules, internal
+        folders), whatever is on disk: for paths of another revision or a deleted file."""
+        return self._lexical(rel_path)
+
     def _lexical(self, rel_path: str) -> bool:
         """The checks on the path as written (cached: the rules are fixed for a Scope)."""
         verdict = self._verdicts.get(rel_path)

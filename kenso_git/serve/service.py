@@ -55,6 +55,7 @@ from kenso_git.store.budget import call_budget
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
+    from kenso_git.repo.drift import Drift
     from kenso_git.search.results import AgentPage
     from kenso_git.serve.watcher import Watcher
 
@@ -301,6 +302,27 @@ class Service:
         if cut:
             out["truncated"] = True
         return rows, out
+
+    @_hides_root
+    def changed_docs(
+        self, since: str, until: str | None = None, limit: int | None = None
+    ) -> Reply[dict[str, object], dict[str, object]]:
+        """The docs the scope shows that changed from `since` to `until` (or the work tree).
+
+        Raises:
+            UsageError: a revision is unknown, or this is not a git work tree.
+            GitError: git failed.
+        """
+        from kenso_git.serve.history import changed_docs
+
+        out = changed_docs(self, since, until, limit)
+        return out, out
+
+    def drift(self) -> Drift:
+        """Whether the upstream branch has newer agent instructions the scope shows."""
+        from kenso_git.serve.history import instruction_drift
+
+        return instruction_drift(self)
 
     @_hides_root
     def find_related(

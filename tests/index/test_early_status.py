@@ -130,9 +130,11 @@ from kenso_git.repo import prestart
 real = prestart.spawn
 def spawn(argv, env):
     loaded = "kenso_git.store.connection" in sys.modules
-    command = [a for a in argv[3:] if a in ("status", "--no-optional-locks")]
+    command = [a for a in argv[3:] if a in ("status", "--no-optional-locks", "ls-tree")]
     sys.stderr.write(f"spawn {command} sqlite-layer-loaded={loaded}\\n")
-    if "typing" in sys.modules and "coverage" not in sys.modules:  # coverage loads typing
+    first = not hasattr(prestart, "spawned")
+    prestart.spawned = True
+    if first and "typing" in sys.modules and "coverage" not in sys.modules:  # coverage: typing
         sys.stderr.write("typing-loaded\\n")
     return real(argv, env)
 prestart.spawn = spawn
@@ -152,12 +154,14 @@ def _probe(root: Path, *argv: str, **extra: str) -> subprocess.CompletedProcess[
     )
 
 
-def _spawned_first(proc: subprocess.CompletedProcess[str]) -> None:
-    """The one git spawned is the whole tree's status, before typing and SQLite load."""
+def _spawned_first(proc: subprocess.CompletedProcess[str], *later: str) -> None:
+    """The first git spawned is the whole tree's status, before typing and SQLite load;
+    `later`, the git commands the sync runs after it (none for a sync with its own status)."""
     assert proc.returncode == 0, proc.stderr
     spawns = [line for line in proc.stderr.splitlines() if line.startswith("spawn")]
     # on kenso-git's copy of the index: no `--no-optional-locks` (repo/statusindex.py)
-    assert spawns == ["spawn ['status'] sqlite-layer-loaded=False"], spawns
+    assert spawns[0] == "spawn ['status'] sqlite-layer-loaded=False", spawns
+    assert [s.split("]")[0] + "]" for s in spawns[1:]] == [f"spawn ['{c}']" for c in later]
     assert "typing-loaded" not in proc.stderr  # git starts before typing loads (prestart.py)
 
 
@@ -171,12 +175,13 @@ def test_a_search_after_an_edit_starts_its_one_git_status_before_loading_the_ind
     repo: Path,
 ) -> None:
     """`kenso-git search`'s freshness check takes the status started at process start (git
-    runs while the search modules load), asks git once, and prints the edit's text; the
+    runs while the search modules load), and prints the edit's text; the
     process leaves without the interpreter's teardown, its output whole."""
     edited = repo / "docs/d3.md"
     edited.write_text(doc("Doc 3", "A zqearlyword appeared after the last sync.\n"))
     proc = _probe(repo, "search", "zqearlyword", "--json")
-    _spawned_first(proc)
+    # and one `git ls-tree` of the synced doc: is it HEAD's version? (its last commit, #29)
+    _spawned_first(proc, "ls-tree")
     hits = json.loads(proc.stdout)
     assert [hit["file_path"] for hit in hits] == ["docs/d3.md"]
 

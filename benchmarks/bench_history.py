@@ -1,0 +1,135 @@
+"""Git-history benchmarks of #29 (run by hand): python benchmarks/bench_history.py [CORPUS_DIR].
+
+Builds a repository from the corpus with a history (git fast-import: the corpus, then
+--commits commits each editing one of --docs docs), indexes it, and measures, whole
+processes, median of --runs:
+  kenso-git changed --since HEAD~1000 --json (1,000 commits, 500 docs)    <= 0.5 s
+  kenso-git drift --json (a clone behind its upstream)                    printed
+  the floor: `git log --name-status -M HEAD~1000..HEAD` alone             printed
+  cold ingest with and without the last-commit rows (index/commits.py)    printed
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared/corpora/docs-desktop/docs"
+BIN = Path(sys.executable).parent
+ENV = {
+    **os.environ,
+    "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "KENSO_HOOK_BACKGROUND_THRESHOLD": "0",
+}
+
+
+def timed(cwd: Path, *args: str) -> float:
+    began = time.perf_counter()
+    subprocess.run(args, cwd=cwd, env=ENV, check=True, capture_output=True)
+    return time.perf_counter() - began
+
+
+def median(cwd: Path, runs: int, *args: str) -> float:
+    return statistics.median(timed(cwd, *args) for _ in range(runs))
+
+
+def _data(text: bytes) -> bytes:
+    return b"data %d\n" % len(text) + text + b"\n"
+
+
+def build(corpus: Path, root: Path, commits: int, docs: int, seed: int) -> list[str]:
+    """A repository of the corpus with `commits` commits editing `docs` of its docs."""
+    files = sorted(p for p in corpus.rglob("*") if p.is_file() and p.suffix.lower() == ".md")
+    rng = random.Random(seed)
+    edited = [f.relative_to(corpus).as_posix() for f in rng.sample(files, min(docs, len(files)))]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=ENV)
+    stream: list[bytes] = []
+    when = 1_700_000_000
+    stream.append(b"commit refs/heads/main\n")
+    stream.append(b"committer bench <bench@example.invalid> %d +0000\n" % when)
+    stream.append(_data(b"the corpus"))
+    for f in files:
+        stream.append(b"M 100644 inline docs/%s\n" % f.relative_to(corpus).as_posix().encode())
+        stream.append(_data(f.read_bytes()))
+    texts = {rel: (corpus / rel).read_bytes() for rel in edited}
+    for i in range(commits):
+        rel = edited[i % len(edited)]
+        texts[rel] += b"\n\nEdit %d of this page, made for the history benchmark.\n" % i
+        when += 60
+        stream.append(b"commit refs/heads/main\n")
+        stream.append(b"committer bench <bench@example.invalid> %d +0000\n" % when)
+        stream.append(_data(b"edit %d: docs/%s" % (i, rel.encode())))
+        stream.append(b"M 100644 inline docs/%s\n" % rel.encode())
+        stream.append(_data(texts[rel]))
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=root, input=b"".join(stream), check=True, env=ENV
+    )
+    subprocess.run(["git", "checkout", "-q", "-f", "main"], cwd=root, check=True, env=ENV)
+    return edited
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--commits", type=int, default=1000)
+    parser.add_argument("--docs", type=int, default=500)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=29)
+    parser.add_argument("--keep", action="store_true", help="keep the repository (and print it)")
+    args = parser.parse_args()
+    if not args.corpus.is_dir():
+        print(f"no corpus at {args.corpus}", file=sys.stderr)
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="kenso-history-"))
+    try:
+        root = work / "repo"
+        began = time.perf_counter()
+        build(args.corpus, root, args.commits, args.docs, args.seed)
+        if args.keep:
+            print(f"repository kept at {root}")
+        took = time.perf_counter() - began
+        print(f"built {args.commits} commits over {args.docs} docs in {took:.1f} s")
+        kg = str(BIN / "kenso-git")
+        since = f"HEAD~{args.commits}"
+        rows = []
+        floor = median(root, args.runs, "git", "log", "--name-status", "-M", f"{since}..HEAD")
+        rows.append(("floor: git log --name-status -M over the range", floor, None))
+        changed = median(root, args.runs, kg, "changed", "--since", since, "--json")
+        rows.append((f"changed --since {since} --json", changed, 0.5))
+        ingest = timed(root, kg, "ingest")
+        rows.append(("cold ingest (last-commit rows included)", ingest, None))
+        shutil.rmtree(root / ".kenso")
+        plain = timed(root, kg, "ingest")  # again, for the noise between two cold ingests
+        rows.append(("cold ingest, a second time", plain, None))
+        clone = work / "clone"
+        subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True, env=ENV)
+        subprocess.run(["git", "reset", "-q", "--hard", "HEAD~5"], cwd=clone, check=True, env=ENV)
+        rows.append(
+            (
+                "drift --json (5 commits behind)",
+                median(clone, args.runs, kg, "drift", "--json"),
+                None,
+            )
+        )
+        print(f"\n{'measure':<52} {'median':>9} {'target':>8}")
+        for name, value, target in rows:
+            verdict = "" if target is None else ("  ok" if value <= target else "  MISSED")
+            shown = "-" if target is None else f"{target:.2f} s"
+            print(f"{name:<52} {value * 1000:>7.0f} ms {shown:>8}{verdict}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

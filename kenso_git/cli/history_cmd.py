@@ -1,0 +1,90 @@
+"""`kenso-git changed` and `kenso-git drift`: what git's history says about the docs."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from kenso_git.cli.click_options import option
+from kenso_git.cli.options import JSON
+from kenso_git.cli.options import Option
+from kenso_git.serve.service import Service
+
+SINCE = Option(("--since",), "since", "text", "The older revision (branch, tag, id, HEAD~3...).")
+UNTIL = Option(
+    ("--until",), "until", "text", "The newer revision (default: the work tree as it is now)."
+)
+
+
+def _when(stamp: object) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(stamp)) if isinstance(stamp, int) else "-"
+
+
+@click.command()
+@option(SINCE.with_help("The older revision (branch, tag, id, HEAD~3...). Required."))
+@option(UNTIL)
+@option(JSON.with_help("Print the changed_docs JSON object."))
+def changed(since: str | None, until: str | None, as_json: bool) -> None:
+    """List the docs added, modified, deleted or renamed since a revision.
+
+    Renames are found by git's similarity detection. Without --until the newer side is the
+    work tree, uncommitted and untracked docs included. Only docs the agent scope shows
+    are listed (ignored files and paths outside `agent-scoped-roots` never are).
+
+    \b
+    Examples:
+      kenso-git changed --since v1.4
+      kenso-git changed --since origin/main --until HEAD --json
+
+    Exit codes: 0 ok, 2 an unknown revision or not a git repository.
+    """
+    if not since:
+        raise click.UsageError("--since REV is required (e.g. --since HEAD~10 or --since v1.4)")
+    payload, _ = Service(Path.cwd()).changed_docs(since, until)
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    items = payload["results"]
+    assert isinstance(items, list)
+    for item in items:
+        path = item["path"] if "old_path" not in item else f"{item['old_path']} -> {item['path']}"
+        last = item["last_commit"]
+        when = "uncommitted" if last is None else f"{last['id'][:7]} {_when(last['time'])}"
+        mark = " (+ uncommitted)" if item.get("uncommitted") and last is not None else ""
+        count = item["commits"]
+        commits = f"{count} commit{'' if count == 1 else 's'}"
+        click.echo(f"{item['status']:<9} {path}\t{commits}, last {when}{mark}")
+    if not items:
+        click.echo("no doc changed", err=True)
+    elif payload["truncated"]:
+        click.echo(f"... {payload['total']} in all; --json lists the first ones", err=True)
+
+
+@click.command()
+@option(JSON.with_help("Print the drift JSON object."))
+def drift(as_json: bool) -> None:
+    """Say whether the upstream branch has newer agent instructions than HEAD.
+
+    Compares AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md and
+    .cursor/rules/** (at any depth) with the upstream branch as git last fetched it; never
+    fetches. Exit codes: 0 ok (drifted or not: see the output), 2 not a git repository.
+    """
+    found = Service(Path.cwd()).drift()
+    if as_json:
+        click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
+        return
+    if found.reason:
+        click.echo(f"no drift check: {found.reason}")
+        return
+    if not found.files:
+        click.echo(f"agent instructions match {found.upstream} (as last fetched)")
+        return
+    ahead = f"{found.behind} commit{'' if found.behind == 1 else 's'}"
+    click.echo(f"{found.upstream} is {ahead} ahead with newer agent instructions:")
+    for f in found.files:
+        last = f.last_commit
+        who = "" if last is None else f"  {last.id[:7]} {last.subject}"
+        click.echo(f"  {f.status:<9} {f.path} (+{f.insertions} -{f.deletions}){who}")

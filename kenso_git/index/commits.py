@@ -1,0 +1,103 @@
+"""Keep `doc_commits` (store/doccommits.py) in step with the index, in the writer's transaction.
+
+After a sync writes its documents, the rows of the documents it touched, of a new table,
+and of documents left open at another HEAD are worked out again: the HEAD tree's blob of
+each (one `git ls-tree`), then, for those whose file is HEAD's blob, the commit that made
+it so (one `git log --raw` walk, stopped when all are found). A history rewritten under
+the index (amend, rebase, reset to another line) makes every row be worked out again.
+What is left costs a sync nothing: no walk of the tree, no git call.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection
+
+from kenso_git.errors import GitError
+from kenso_git.index.gitprobe import Probe
+from kenso_git.repo import history
+from kenso_git.repo.git import run_git
+from kenso_git.repo.workspace import Workspace
+from kenso_git.store import doccommits
+from kenso_git.store.files import load_files
+from kenso_git.store.meta import read_meta
+from kenso_git.store.meta import write_meta
+
+META_HEAD = "commits_head"  # the HEAD the rows were last brought up to
+WALK_SECONDS = 20.0  # a history this slow to search leaves rows '' until HEAD moves
+_INDEXED = "indexed"
+
+
+def refresh(
+    conn: sqlite3.Connection,
+    ws: Workspace,
+    head: str | None,
+    touched: Collection[str],
+    probe: Probe | None = None,
+) -> None:
+    """Work out the last commit of the documents that need it (see the module docstring).
+
+    `probe`, the sync's own `git status` (when it ran one at `head`), already says which
+    docs differ from HEAD: the others hold HEAD's blob, and no `git ls-tree` is needed. A
+    query's sync after an edit so asks git nothing more. Git failing leaves the rows as
+    they are: a hit then carries no age rather than a wrong one.
+    """
+    if ws.git_dir is None:
+        return
+    if probe is not None and probe.head is not None:
+        head = probe.head
+    created = doccommits.ensure(conn)
+    before = read_meta(conn).get(META_HEAD)
+    try:
+        if created or (before and head and before != head and not _descends(ws, before, head)):
+            paths: Collection[str] | None = None  # every document
+        else:
+            paths = set(touched) | set(doccommits.open_paths(conn, head))
+            if not paths:
+                if head != before:
+                    write_meta(conn, {META_HEAD: head or ""})
+                return
+        dirty = None if probe is None or probe.head != head else frozenset(probe.docs)
+        _work_out(conn, ws, head, paths, dirty)
+    except GitError:
+        return
+    write_meta(conn, {META_HEAD: head or ""})
+
+
+def _descends(ws: Workspace, old: str, new: str) -> bool:
+    """Whether `new` has `old` in its history (HEAD moved on rather than rewrote it)."""
+    try:
+        run_git(ws, "merge-base", "--is-ancestor", old, new)
+    except GitError:
+        return False
+    return True
+
+
+def _work_out(
+    conn: sqlite3.Connection,
+    ws: Workspace,
+    head: str | None,
+    paths: Collection[str] | None,
+    dirty: frozenset[str] | None,
+) -> None:
+    files = load_files(conn, None if paths is None else list(paths))
+    indexed = {p: row.blob_id for p, row in files.items() if row.status == _INDEXED}
+    gone = (set(doccommits.all_paths(conn)) if paths is None else set(paths)) - set(indexed)
+    doccommits.forget(conn, gone)
+    if not indexed:
+        return
+    at_head = (
+        history.paths_at(ws, head, list(indexed) if paths is not None else None) if head else {}
+    )
+    committed = {p: b for p, b in indexed.items() if at_head.get(p) == b}
+    found = history.last_commits(ws, committed, rev=head, timeout=WALK_SECONDS) if head else {}
+    rows: list[tuple[str, str, str | None, int | None, str | None, str | None]] = []
+    for path, blob in indexed.items():
+        commit = found.get(path)
+        if commit is not None:
+            rows.append((path, blob, commit.id, commit.time, commit.subject, head))
+        elif path in committed:
+            rows.append((path, blob, "", None, None, head))  # not found in time
+        else:
+            rows.append((path, blob, None, None, None, head))  # uncommitted
+    doccommits.write(conn, rows)

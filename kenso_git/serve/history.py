@@ -1,0 +1,57 @@
+"""What changed between revisions, and agent instruction drift, as the scope shows them.
+
+`changed_docs` lists only docs the agent scope shows today: a path hidden now (outside
+`agent-scoped-roots`, or matched by `.cursorignore`, `.kensoignore`, `.gitignore` or
+`exclude`) stays hidden at every revision, renamed to or from, deleted or not. The check
+is on the path as written, as git names it: a revision's tree has no links to follow.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kenso_git.repo import drift as drift_mod
+from kenso_git.repo import history
+from kenso_git.repo.workspace import is_markdown
+
+if TYPE_CHECKING:
+    from kenso_git.repo.drift import Drift
+    from kenso_git.serve.service import Service
+
+MAX_CHANGES = 1000  # items in one answer; `truncated` says when more changed
+
+
+def changed_docs(
+    service: Service, since: str, until: str | None, limit: int | None = None
+) -> dict[str, object]:
+    """The docs the scope shows that differ from `since` to `until` (or the work tree).
+
+    Raises:
+        UsageError: a revision is unknown, or the checkout is not a git work tree.
+        GitError: git failed.
+    """
+    scope = service.scope
+    scope.reload_if_changed()
+
+    def is_doc(path: str) -> bool:
+        return is_markdown(path) and scope.shows(path)
+
+    cap = MAX_CHANGES if limit is None else max(1, min(int(limit), MAX_CHANGES))
+    old = history.resolve_revision(service.workspace, since)
+    new = None if until is None else history.resolve_revision(service.workspace, until)
+    found = history.changes(service.workspace, old, new, is_doc=is_doc)
+    items = [c.to_dict() for c in found[:cap]]
+    return {
+        "since": old,
+        "until": new,
+        "results": items,
+        "total": len(found),
+        "truncated": len(found) > cap,
+    }
+
+
+def instruction_drift(service: Service) -> Drift:
+    """`repo.drift` of the checkout, keeping only instruction files the scope shows."""
+    found = drift_mod.drift(service.workspace)
+    shows = service.scope.shows
+    return found._replace(files=tuple(f for f in found.files if shows(f.path)))
