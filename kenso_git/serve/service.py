@@ -119,12 +119,13 @@ def _refusal(err: QueryError | DocumentNotFoundError) -> Reply[ErrorResult, Erro
 def _hides_root(
     method: Callable[Concatenate[Service, P], R],
 ) -> Callable[Concatenate[Service, P], R]:
-    """Errors of a tool name files relative to the checkout, never by their host path."""
+    """Every door runs under one budget of wall and CPU time (#13, #27). Its errors name
+    files relative to the checkout, never by their host path."""
 
     @functools.wraps(method)
     def wrapper(self: Service, /, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            with call_budget(self.settings.call_budget):  # every door gets one budget (#13)
+            with call_budget(self.settings.call_budget, cpu=self.settings.call_cpu_budget / 1000):
                 return method(self, *args, **kwargs)
         except KensoError as err:
             err.message = self.shown(err.message)
