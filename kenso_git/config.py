@@ -108,6 +108,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Wall seconds one MCP tool call (or `GET /search`) may spend searching before it "
             "is stopped with an error naming this setting; the caps on queries and paths keep "
             "normal calls far below it.", minimum=1, unit="seconds"),
+    Setting("call-cpu-budget", "call_cpu_budget", "int", 1500, "KENSO_CALL_CPU_BUDGET", "mcp",
+            "CPU milliseconds one MCP tool call (or `GET /search`) may use (SQLite and RE2 "
+            "included) before it is stopped with an error naming this setting; a cache every "
+            "later call shares is not counted.", minimum=10, unit="milliseconds"),
     Setting("watch", "watch", "bool", True, "KENSO_WATCH", "mcp",
             "`kenso-git serve` watches the checkout and syncs each doc as it is saved. "
             "`serve --no-watch` turns it off for one server.",
@@ -198,6 +202,7 @@ class Settings(NamedTuple):
     allow_reindex: bool = False
     query_sync: bool = True  # sync what changed before answering a read
     call_budget: int = 10  # wall seconds a tool call may spend searching
+    call_cpu_budget: int = 1500  # CPU milliseconds a tool call may use
     watch: bool = True  # `serve` runs the file-system watcher
     synonyms_path: str | None = None
     cjk: str = "auto"  # the CJK trigram side index: auto or off

@@ -98,7 +98,12 @@ class QueryError(UsageError):
 
 
 class CallBudgetError(KensoError):
-    """A call ran past its time budget (`call-budget`) and was stopped."""
+    """A call ran past its time budget (`call-budget`) or its CPU budget (`call-cpu-budget`)
+    and was stopped."""
+
+
+class BusyError(KensoError):
+    """The server had no free lane for a call within its time budget."""
 
 
 class EmptyQueryError(QueryError):

@@ -80,6 +80,7 @@ def test_known_keys_are_the_core_and_lint_keys() -> None:
         "agent-scoped-roots",
         "allow-reindex",
         "call-budget",
+        "call-cpu-budget",
         "chunk-overlap",
         "chunk-size",
         "cjk",

@@ -212,9 +212,8 @@ def _ranking(
         found.sort(key=_newest)
         return _Ranking(found, [])
 
-    if generation is None:
+    if generation is None or not _lasting(path_filter):
         return make()
-    # a bound method such as `Scope.allows` is equal (and hashes equal) across calls
     return _RANKINGS.get_or_make((generation, query, ranked, path_filter), make)
 
 
@@ -232,9 +231,17 @@ def _chain(
     def make() -> pipeline.Ranking:
         return pipeline.Ranking(query, _scoped(conn, path_filter, generation), synonyms)
 
-    if generation is None:
+    if generation is None or not _lasting(path_filter):
         return make()
     return _CHAINS.get_or_make((generation, query, path_filter, synonyms), make)
+
+
+def _lasting(path_filter: PathFilter | None) -> bool:
+    """Whether a filter can be met again: none, or a bound method such as `Scope.allows`
+    (equal, and hashing equal, across calls). A per-call gate (`Scope.gate()`, a new
+    closure each time) never can: caching under it only held memory, one entry per call
+    (#27: 40 hostile calls a burst kept 32 rankings of up to 200,000 candidates)."""
+    return path_filter is None or getattr(path_filter, "__self__", None) is not None
 
 
 _SCOPED: LRU[dict[str, Doc]] = LRU(8)
@@ -251,7 +258,7 @@ def _scoped(
     def make() -> dict[str, Doc]:
         return {path: d for path, d in docs.items() if path_filter(path)}
 
-    if generation is None:
+    if generation is None or not _lasting(path_filter):
         return make()
     return _SCOPED.get_or_make((generation, path_filter), make)
 

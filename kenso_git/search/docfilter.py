@@ -14,6 +14,7 @@ from kenso_git.search.docmeta import Doc
 from kenso_git.search.grep import compile_pattern
 from kenso_git.search.querylang import Filter
 from kenso_git.search.querylang import Term
+from kenso_git.store import budget
 
 
 class _HasDoc(Protocol):
@@ -44,8 +45,12 @@ def passing(conn: sqlite3.Connection, f: Filter, docs: list[Doc]) -> set[str]:
     if f.name == "size":
         return {d.path for d in docs if _compare(d.size, f.op, f.number)}
     pattern = compile_pattern(f.value)
-    texts = docmeta.texts(conn, [d.path for d in docs])
-    return {path for path, text in texts if pattern.matches(text)}
+    through = set()
+    for path, text in docmeta.texts(conn, [d.path for d in docs]):
+        budget.check()  # each document's text is searched in windows; the corpus is the budget's
+        if pattern.matches(text):
+            through.add(path)
+    return through
 
 
 def _compare(size: int, op: str, number: int) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kenso_git.repo.status import FileStatus
+from kenso_git.store import budget
 from kenso_git.store import schema
 
 TITLE_CHARS = 200
@@ -94,7 +95,8 @@ def load(conn: sqlite3.Connection) -> dict[str, Doc]:
             cached = _cache.get(key[0])
         if cached is not None and cached[0] == key[1]:
             return cached[1]
-    docs = _read(conn)
+    with budget.exempt():  # once per index generation, for every later call
+        docs = _read(conn)
     if key is not None:
         with _lock:
             _cache[key[0]] = (key[1], docs)

@@ -58,10 +58,33 @@ class Dictionary(NamedTuple):
         candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
         if visible is not None:  # a word of a hidden document would be an oracle
             candidates = [w for w in candidates if visible(w)]
-        import difflib  # only zero-hit queries need it
+        return _best_match(term, candidates, cutoff)
 
-        found = difflib.get_close_matches(term, candidates, n=1, cutoff=cutoff)
-        return found[0] if found else None
+
+_CHECK_EVERY = 512  # candidates between budget checks (~1 ms of difflib)
+
+
+def _best_match(term: str, candidates: Iterable[str], cutoff: float) -> str | None:
+    """`difflib.get_close_matches(term, candidates, n=1, cutoff)`, with the call's budget
+    checked as it goes: a dictionary of 50,000 words is seconds of pure Python."""
+    import difflib  # only zero-hit queries need it
+
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(term)
+    best: tuple[float, str] | None = None
+    for n, word in enumerate(candidates, 1):
+        if n % _CHECK_EVERY == 0:
+            budget.check()
+        matcher.set_seq1(word)
+        if (
+            matcher.real_quick_ratio() >= cutoff
+            and matcher.quick_ratio() >= cutoff
+            and matcher.ratio() >= cutoff
+        ):
+            scored = (matcher.ratio(), word)
+            if best is None or scored > best:  # get_close_matches keeps the largest pair
+                best = scored
+    return None if best is None else best[1]
 
 
 class _Cached(NamedTuple):
@@ -186,7 +209,14 @@ def _meta(conn: sqlite3.Connection, key: str) -> object:
 
 
 def load_dictionary(conn: sqlite3.Connection) -> Dictionary | None:
-    """The fuzzy dictionary of the index (None when empty or too large), cached per generation."""
+    """The fuzzy dictionary of the index (None when empty or too large), cached per generation.
+
+    Its building is every later call's, not the caller's: exempt from the CPU budget."""
+    with budget.exempt():
+        return _load_dictionary(conn)
+
+
+def _load_dictionary(conn: sqlite3.Connection) -> Dictionary | None:
     files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
     db = files[0] if files and files[0] else None
     generation = _meta(conn, schema.META_GENERATION)

@@ -3,8 +3,16 @@
 The only module that imports `re2` (google-re2): Python's `re` backtracks, so a pattern such
 as `(a+)+$` over a long line of `a`s would take exponential time; RE2 has no backtracking
 and answers in time linear in the text. Patterns are compiled before any text is read, are
-capped at `MAX_PATTERN_BYTES`, and are line-oriented (`^` and `$` match at line breaks).
-Text is searched as UTF-8 bytes, so a search from an offset never re-encodes the text.
+capped at `MAX_PATTERN_BYTES`, and are line-oriented: `^` and `$` match at line breaks, and
+a match never spans one (RE2's `never_nl`). Text is searched as UTF-8 bytes, so a search
+from an offset never re-encodes the text.
+
+Linear is not cheap: RE2's cost per byte grows with the compiled program (`(.*a){999}`
+takes 12 us a byte, 24 s over a 2 MB file, in one uninterruptible call). So text is
+searched in windows of whole lines, sized from the program so that one window costs a few
+tens of milliseconds at worst, with the call's budget checked between windows (#27). A line
+longer than a window is searched in window-sized pieces: a match across such a cut is not
+found (no Markdown line of a docs corpus comes near it).
 """
 
 from __future__ import annotations
@@ -18,8 +26,15 @@ import re2
 
 from kenso_git.errors import UsageError
 from kenso_git.search.querylang import MAX_PATTERN_BYTES
+from kenso_git.store import budget
 
 _HEADING = re.compile(rb"^#{1,6}[ \t]+([^\n]*)", re.MULTILINE)  # no nested repeats: linear
+# RE2 costs about 1.5 ns per byte and program instruction at worst (its NFA); a window is
+# sized so that it costs at most WINDOW_NS, within these bounds
+WINDOW_NS = 20_000_000
+MIN_WINDOW = 16 * 1024
+MAX_WINDOW = 256 * 1024
+RE2_MAX_MEM = 4 << 20  # the DFA cache of one pattern (RE2's default is 8 MB; a call may run 12)
 
 
 class PatternError(UsageError):
@@ -32,19 +47,39 @@ class _Match(Protocol):
 
 
 class _Compiled(Protocol):
-    def search(self, text: bytes, pos: int = ...) -> _Match | None: ...
+    def search(self, text: bytes, pos: int = ..., endpos: int = ...) -> _Match | None: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
-    """A compiled, line-oriented RE2 pattern."""
+    """A compiled, line-oriented RE2 pattern, and the bytes one search may cover."""
 
     source: str
     regexp: _Compiled
+    window: int = MAX_WINDOW
 
     def matches(self, text: str) -> bool:
         """True when the pattern matches somewhere in `text`."""
-        return self.regexp.search(text.encode("utf-8"), 0) is not None
+        return self.search(text.encode("utf-8"), 0) is not None
+
+    def search(self, data: bytes, pos: int) -> _Match | None:
+        """The first match at or after `pos`, searched window by window (the call's budget
+        is checked between windows)."""
+        size = len(data)
+        while pos < size:
+            end = pos + self.window
+            if end < size:
+                cut = data.rfind(b"\n", pos, end)
+                end = cut + 1 if cut >= 0 else end  # whole lines, or a piece of a long one
+            else:
+                end = size
+            found = self.regexp.search(data, pos, end)
+            if found is not None:
+                return found
+            pos = end
+            if pos < size:
+                budget.check()
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +109,8 @@ def compile_pattern(pattern: str) -> Pattern:
         )
     options = re2.Options()
     options.log_errors = False  # the refusal is reported to the caller, not logged to stderr
+    options.never_nl = True  # a match stays on one line: windows of whole lines are exact
+    options.max_mem = RE2_MAX_MEM
     try:
         compiled = re2.compile("(?m)" + pattern, options)
     except re2.error as err:
@@ -84,7 +121,9 @@ def compile_pattern(pattern: str) -> Pattern:
             f"regular expression {pattern!r} is refused by RE2: {reason}",
             hint="RE2 syntax has no backreferences (\\1) and no lookaround ((?=...), (?<=...))",
         ) from None
-    return Pattern(pattern, compiled)
+    cost = max(1, compiled.programsize) * 1.5  # ns per byte, at worst
+    window = int(min(MAX_WINDOW, max(MIN_WINDOW, WINDOW_NS / cost)))
+    return Pattern(pattern, compiled, window)
 
 
 def line_hits(pattern: Pattern, data: bytes) -> Iterator[LineHit]:
@@ -96,7 +135,7 @@ def line_hits(pattern: Pattern, data: bytes) -> Iterator[LineHit]:
     pos, line, counted, section = 0, 1, 0, b""
     size = len(data)
     while pos < size:
-        found = pattern.regexp.search(data, pos)
+        found = pattern.search(data, pos)
         if found is None:
             return
         start = found.start()

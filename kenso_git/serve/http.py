@@ -3,8 +3,9 @@
 Every route (the MCP endpoint `/mcp`, `GET /health`, and `GET /search` and `GET /events`
 of `serve.routes`) sits behind `Guard`, which refuses a non-loopback `Origin` (403), an
 unexpected `Host` (403, DNS rebinding) and a missing or wrong bearer token (401), in that
-order. The token lives in `.kenso/http.token`
-(mode 0600), created on first start. The `reindex` tool is never offered over HTTP.
+order, and then behind the lanes of `serve.limits.CallLanes` (every call that does work).
+The token lives in `.kenso/http.token` (mode 0600), created on first start. The `reindex`
+tool is never offered over HTTP.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import secrets
 import socket
 import stat
 import sys
+from dataclasses import asdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from kenso_git.errors import UsageError
 from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import exclude_from_git
+from kenso_git.serve.lanes import Lanes
 from kenso_git.serve.limits import CallLanes
 from kenso_git.serve.limits import DeadlineH11Protocol
 from kenso_git.serve.routes import Routes
@@ -46,6 +49,10 @@ from kenso_git.serve.service import Service
 log = logging.getLogger("kenso_git.mcp")
 
 TOKEN_FILENAME = "http.token"
+# An MCP session costs the server about 60 KB until it is closed, and clients that never
+# close theirs (DELETE) would keep them for the SDK's 30 minutes, up to 10,000 of them (#27)
+SESSION_IDLE_S = 900.0
+MAX_SESSIONS = 512
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 # RFC 9110 Host: a name or IPv4 address, or a bracketed IPv6 address, and an optional
@@ -158,15 +165,11 @@ class GuardPolicy:
 
 
 class Guard:
-    """ASGI middleware in front of every HTTP route."""
+    """ASGI middleware in front of every HTTP route: Origin, Host and token checks."""
 
-    def __init__(
-        self, app: ASGIApp, policy: GuardPolicy, service: Service, routes: Routes | None = None
-    ) -> None:
+    def __init__(self, app: ASGIApp, policy: GuardPolicy) -> None:
         self.app = app
         self.policy = policy
-        self.service = service
-        self.routes = (routes or Routes(service)).table()  # /search, /events
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -175,29 +178,11 @@ class Guard:
         if scope["type"] != "http":
             await Response("unsupported", status_code=403)(scope, receive, send)
             return
-        headers = Headers(scope=scope)
-        denial = self._deny(headers)
+        denial = self._deny(Headers(scope=scope))
         if denial is not None:
             await denial(scope, receive, send)
             return
-        if scope.get("path") == "/health":
-            await self._health(scope, receive, send)
-            return
-        route = self.routes.get(scope.get("path", ""))
-        if route is not None:
-            await route(scope, receive, send)
-            return
         await self.app(scope, receive, send)
-
-    async def _health(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """`GET /health`: the health_check payload, computed off the event loop."""
-        response: Response
-        if scope.get("method") != "GET":
-            response = Response("method not allowed", status_code=405, headers={"Allow": "GET"})
-        else:
-            payload, _ = await anyio.to_thread.run_sync(self.service.health)
-            response = JSONResponse(payload)
-        await response(scope, receive, send)
 
     def _deny(self, headers: Headers) -> Response | None:
         if not self.policy.origin_ok(headers.get("origin")):
@@ -209,6 +194,42 @@ class Guard:
             response.headers["WWW-Authenticate"] = 'Bearer realm="kenso-git"'
             return response
         return None
+
+
+class Dispatch:
+    """The routes behind the guard and the lanes: `/health`, `serve.routes`' `/search` and
+    `/events`, and the MCP endpoint for everything else."""
+
+    def __init__(
+        self, mcp: ASGIApp, service: Service, lanes: Lanes, routes: Routes | None = None
+    ) -> None:
+        self.mcp = mcp
+        self.service = service
+        self.lanes = lanes
+        self.routes = (routes or Routes(service)).table()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path == "/health":
+            await self._health(scope, receive, send)
+            return
+        route = self.routes.get(path)
+        if route is not None:
+            await route(scope, receive, send)
+            return
+        await self.mcp(scope, receive, send)
+
+    async def _health(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """`GET /health`: the health_check payload and the lanes, computed off the event loop."""
+        response: Response
+        if scope.get("method") != "GET":
+            response = Response("method not allowed", status_code=405, headers={"Allow": "GET"})
+        else:
+            payload, _ = await anyio.to_thread.run_sync(self.service.health)
+            body: dict[str, object] = dict(payload)
+            body["lanes"] = asdict(self.lanes.state())
+            response = JSONResponse(body)
+        await response(scope, receive, send)
 
 
 def _refusal(status: int, message: str) -> Response:
@@ -243,9 +264,12 @@ def build_app(service: Service, *, token: str, host: str, allow_remote: bool) ->
         json_response=True,
         transport_security=_security(host, allow_remote),
         host=host,
+        session_idle_timeout=SESSION_IDLE_S,
+        max_sessions=MAX_SESSIONS,
     )
     policy = GuardPolicy(token=token, bind_host=host.lower(), allow_remote=allow_remote)
-    return Guard(CallLanes(app), policy, service)
+    lanes = Lanes(timeout=lambda: float(service.settings.call_budget))
+    return Guard(CallLanes(Dispatch(app, service, lanes), lanes), policy)
 
 
 def check_bind(host: str, allow_remote: bool) -> None:

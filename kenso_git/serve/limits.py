@@ -1,12 +1,12 @@
-"""Bounded work per HTTP request: header and body deadlines, and a lane for expensive calls.
+"""Bounded work per HTTP request: header and body deadlines, and the lanes of every call.
 
 uvicorn's h11 protocol waits for a request's headers and body for ever, so a client that
 sends them a byte at a time (slowloris) would hold its connection open indefinitely:
 `DeadlineH11Protocol` closes a connection whose headers, or whose body, take longer than
-the request timeout. `CallLanes` reads each `POST /mcp` body (size-capped) and sends the
-tool calls whose arguments are expensive (long queries, big bodies) through a lane of one,
-so that many hostile calls take turns with each other instead of sharing the GIL with every
-other client; cheap calls never wait behind them (docs/security.md, "Bounded work").
+the request timeout. `CallLanes` reads each `POST /mcp` body (size-capped), weighs the call
+by its arguments (long queries, big bodies) and gives every call that does work a ticket of
+`serve.lanes`, which decides on the worker thread whether it runs, waits, or, once measured
+as expensive, gives way (docs/security.md, "Bounded work").
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import logging
 import os
 from typing import Any
 
-import anyio
+from starlette.datastructures import Headers
+from starlette.datastructures import QueryParams
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 from starlette.types import Message
@@ -27,18 +28,23 @@ from starlette.types import Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.h11_impl import RequestResponseCycle
 
+from kenso_git.errors import BusyError
+from kenso_git.serve.lanes import CURRENT
+from kenso_git.serve.lanes import Lanes
+
 log = logging.getLogger("kenso_git.mcp")
 
 TIMEOUT_ENV = "KENSO_HTTP_TIMEOUT"
 DEFAULT_TIMEOUT_S = 10.0  # KENSO_HTTP_TIMEOUT in config.SETTINGS
 MAX_BODY_BYTES = 4 * 1024 * 1024  # a capped query (2,000 chars) x 5 is far smaller
-# A call is expensive when its queries hold more words than this in total, or its body is
-# larger: typo correction and the FTS5 stages cost per word (0.3-0.6 s of CPU at the
-# 64-word cap, 0.04 s for a normal two-word query on the docs corpus).
+# A call is expensive by its arguments when its queries hold more words than this in total,
+# or its body is larger: typo correction and the FTS5 stages cost per word (0.3-0.6 s of
+# CPU at the 64-word cap, 0.04 s for a normal two-word query on the docs corpus). Any other
+# call is weighed as it runs (`serve.lanes`).
 LIGHT_MAX_WORDS = 12
 LIGHT_MAX_BODY = 16 * 1024
-HEAVY_SLOTS = 1
-MAX_HEAVY_WAITING = 64
+MAX_IN_FLIGHT = 64  # calls running or waiting; more get 503
+TICKETED_GETS = frozenset({"/search", "/health"})
 _TIMEOUT_REPLY = (
     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
     b"connection: close\r\ncontent-length: 24\r\n\r\nrequest sent too slowly\n"
@@ -117,40 +123,83 @@ def is_heavy(body: bytes) -> bool:
     """True for a JSON-RPC body whose tool call is expensive by its arguments alone."""
     if len(body) > LIGHT_MAX_BODY:
         return True
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return False  # the SDK refuses it cheaply
+    message = _message(body)
     if isinstance(message, list):
         return True  # a batch: as expensive as its parts together
-    if not isinstance(message, dict) or message.get("method") != "tools/call":
-        return False
-    params = message.get("params")
-    args = params.get("arguments") if isinstance(params, dict) else None
-    if not isinstance(args, dict):
+    args = _arguments(message)
+    if args is None:
         return False
     texts: list[Any] = [args.get("query"), args.get("pattern")]
     queries = args.get("queries")
     if isinstance(queries, list):
         texts += queries
-    words = sum(len(text.split()) for text in texts if isinstance(text, str))
-    return words > LIGHT_MAX_WORDS
+    return _words(texts) > LIGHT_MAX_WORDS
+
+
+def _message(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None  # the SDK refuses it cheaply
+
+
+def _arguments(message: Any) -> dict[str, Any] | None:
+    """The arguments of a `tools/call` message (None for any other message)."""
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    params = message.get("params")
+    args = params.get("arguments") if isinstance(params, dict) else None
+    return args if isinstance(args, dict) else {}
+
+
+def _calls_a_tool(body: bytes) -> bool:
+    """True for a `tools/call`, a batch, or a body too large to be weighed cheaply."""
+    if len(body) > LIGHT_MAX_BODY:
+        return True
+    message = _message(body)
+    return isinstance(message, list) or _arguments(message) is not None
+
+
+def _words(texts: list[Any]) -> int:
+    return sum(len(text.split()) for text in texts if isinstance(text, str))
+
+
+def _client(scope: Scope) -> str:
+    """Who a call comes from: its MCP session, else its connection."""
+    session = Headers(scope=scope).get("mcp-session-id")
+    if session:
+        return "session:" + session[:128]
+    peer = scope.get("client") or ("?", 0)
+    return f"peer:{peer[0]}:{peer[1]}"
 
 
 class CallLanes:
-    """ASGI middleware: expensive `POST /mcp` calls run one at a time, cheap ones freely."""
+    """ASGI middleware: every call that does work runs under a `lanes.Ticket`.
 
-    def __init__(
-        self, app: ASGIApp, *, slots: int = HEAVY_SLOTS, max_waiting: int = MAX_HEAVY_WAITING
-    ) -> None:
+    A `tools/call` over `POST /mcp` (its body read whole first, size-capped), `GET /search`
+    and `GET /health` wait here, on the event loop, for a lane (`serve.lanes`), and run with
+    their ticket in context (the service's budget demotes them once measured as expensive).
+    Past `max_in_flight` calls, or when no lane comes free within the call budget, the
+    server answers `503`. Each reply names the lane that served it in `x-kenso-lane`.
+    """
+
+    def __init__(self, app: ASGIApp, lanes: Lanes, *, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         self.app = app
-        self.slots = slots
-        self.max_waiting = max_waiting
-        self._lane: anyio.Semaphore | None = None
-        self.waiting = 0
+        self.lanes = lanes
+        self.max_in_flight = max_in_flight
+        self.in_flight = 0  # touched on the event loop only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method, path = scope.get("method"), scope.get("path", "")
+        if method == "GET" and path in TICKETED_GETS:
+            params = QueryParams(scope.get("query_string", b""))
+            heavy = _words([params.get("q"), params.get("query")]) > LIGHT_MAX_WORDS
+            await self._run(scope, receive, send, heavy)
+            return
+        if method != "POST":
             await self.app(scope, receive, send)
             return
         body = await _read_body(receive)
@@ -158,26 +207,38 @@ class CallLanes:
             await _reply(413, f"request body over {MAX_BODY_BYTES} bytes", scope, send)
             return
         replay = _replaying(body, receive)
-        if not is_heavy(body):
+        if not _calls_a_tool(body):  # initialize, notifications, tools/list...
             await self.app(scope, replay, send)
             return
-        if self._lane is None:  # created in the event loop that uses it
-            self._lane = anyio.Semaphore(self.slots)
+        await self._run(scope, replay, send, is_heavy(body))
+
+    async def _run(self, scope: Scope, receive: Receive, send: Send, heavy: bool) -> None:
+        if self.in_flight >= self.max_in_flight:
+            await _reply(503, "server busy: too many calls are running or waiting", scope, send)
+            return
+        ticket = self.lanes.ticket(_client(scope), heavy=heavy)
+
+        async def send_with_lane(message: Message) -> None:
+            if message["type"] == "http.response.start" and ticket.served_in:
+                lane = (b"x-kenso-lane", ticket.served_in.encode())
+                message = {**message, "headers": [*message.get("headers", []), lane]}
+            await send(message)
+
+        self.in_flight += 1
         try:
-            self._lane.acquire_nowait()
-        except anyio.WouldBlock:
-            if self.waiting >= self.max_waiting:
-                await _reply(503, "server busy: too many expensive calls are waiting", scope, send)
-                return
-            self.waiting += 1
             try:
-                await self._lane.acquire()
+                await self.lanes.enter(ticket)
+            except BusyError as err:
+                await _reply(503, f"{err.message}; {err.hint}", scope, send)
+                return
+            token = CURRENT.set(ticket)
+            try:
+                await self.app(scope, receive, send_with_lane)
             finally:
-                self.waiting -= 1
-        try:
-            await self.app(scope, replay, send)
+                CURRENT.reset(token)
+                self.lanes.leave(ticket)
         finally:
-            self._lane.release()
+            self.in_flight -= 1
 
 
 async def _read_body(receive: Receive) -> bytes | None:

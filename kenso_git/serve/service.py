@@ -50,6 +50,7 @@ from kenso_git.search.results import SearchMultiResult
 from kenso_git.search.results import SnippetResult
 from kenso_git.search.results import StateResult
 from kenso_git.search.snippet import make_snippet
+from kenso_git.serve import lanes
 from kenso_git.serve import status
 from kenso_git.store.budget import call_budget
 
@@ -120,12 +121,20 @@ def _refusal(err: QueryError | DocumentNotFoundError) -> Reply[ErrorResult, Erro
 def _hides_root(
     method: Callable[Concatenate[Service, P], R],
 ) -> Callable[Concatenate[Service, P], R]:
-    """Errors of a tool name files relative to the checkout, never by their host path."""
+    """Every door runs under one budget (#13); over HTTP, a call measured as expensive gives
+    way to the others (`serve.lanes`, #27). Its errors name files relative to the checkout,
+    never by their host path."""
 
     @functools.wraps(method)
     def wrapper(self: Service, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        ticket = lanes.CURRENT.get()
         try:
-            with call_budget(self.settings.call_budget):  # every door gets one budget (#13)
+            with call_budget(
+                self.settings.call_budget,
+                cpu=self.settings.call_cpu_budget / 1000,
+                quantum=None if ticket is None else ticket.quantum,
+                on_quantum=None if ticket is None else ticket.demote,
+            ):
                 return method(self, *args, **kwargs)
         except KensoError as err:
             err.message = self.shown(err.message)

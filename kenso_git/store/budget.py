@@ -1,9 +1,16 @@
-"""A per-call time budget for reads (#13): SQLite stops a statement past the deadline.
+"""A per-call budget for reads: wall seconds, CPU seconds, and the point where a call that
+has proved expensive must give way (#13, #27).
 
-The server sets a deadline for the thread running a tool call; the reader connection's
+The server runs each tool call on one thread under `call_budget`. The reader connection's
 progress handler (every few thousand SQLite VM steps) and `check()` (between the search's
-Python stages) stop the call past it with `CallBudgetError`, naming the setting. Writes
-are never interrupted: the handler is installed on read-only connections only.
+Python and RE2 steps) stop the call with `CallBudgetError`, naming the setting, once the
+wall deadline has passed or the thread's CPU time (`time.thread_time`, SQLite's and RE2's
+included) is over the CPU budget. The same checkpoints run `on_quantum` once, when the call
+has used more CPU than its quantum: the HTTP lanes use it to move a call measured as
+expensive into the lane of one (it may block there). CPU spent under `exempt()` (a cache
+every later call shares, built once per index generation) counts for the quantum but not
+against the CPU budget. Writes are never interrupted: the handler is installed on read-only
+connections only.
 """
 
 from __future__ import annotations
@@ -11,23 +18,86 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from kenso_git.errors import CallBudgetError
 from kenso_git.errors import KensoError
 
-_PROGRESS_STEPS = 20_000  # SQLite VM instructions between deadline checks (~0.1 ms)
+_PROGRESS_STEPS = 20_000  # SQLite VM instructions between checks (~0.1 ms)
 _state = threading.local()
 
 
-def _deadline() -> float | None:
-    return getattr(_state, "deadline", None)
+class _Call:
+    """The budget of the call running on this thread."""
+
+    __slots__ = (
+        "cpu_limit",
+        "cpu_start",
+        "deadline",
+        "exempt",
+        "exempt_since",
+        "on_quantum",
+        "quantum",
+        "seconds",
+        "stopped",
+        "stopped_by",
+    )
+
+    def __init__(
+        self,
+        seconds: float,
+        cpu_limit: float | None,
+        quantum: float | None,
+        on_quantum: Callable[[], None] | None,
+    ) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self.cpu_limit = cpu_limit
+        self.cpu_start = time.thread_time()
+        self.quantum = quantum
+        self.on_quantum = on_quantum
+        self.exempt = 0.0  # CPU seconds spent under exempt(), not held against cpu_limit
+        self.exempt_since: float | None = None
+        self.stopped_by = ""  # "time" or "cpu" once a check failed
+        self.stopped: KensoError | None = None  # what stopped it
+
+    def within(self) -> bool:
+        """False once the call is past its deadline or its CPU budget; may run the quantum
+        hook first (which may block until the call may go on)."""
+        if self.stopped is not None:
+            return False
+        if time.monotonic() > self.deadline:
+            self.stopped_by = "time"
+            return False
+        cpu = time.thread_time() - self.cpu_start
+        if self.on_quantum is not None and self.quantum is not None and cpu > self.quantum:
+            hook, self.on_quantum = self.on_quantum, None
+            try:
+                hook()  # may wait for a lane: the deadline is looked at again below
+            except KensoError as err:  # inside SQLite's progress handler: no raising there
+                self.stopped = err
+                return False
+            if time.monotonic() > self.deadline:
+                self.stopped_by = "time"
+                return False
+        if self.cpu_limit is None or self.exempt_since is not None:
+            return True
+        if cpu - self.exempt > self.cpu_limit:
+            self.stopped_by = "cpu"
+            return False
+        return True
+
+
+def _current() -> _Call | None:
+    call: _Call | None = getattr(_state, "call", None)
+    return call
 
 
 def _over() -> int:
-    deadline = _deadline()
-    return int(deadline is not None and time.monotonic() > deadline)  # non-zero: interrupt
+    call = _current()
+    return int(call is not None and not call.within())  # non-zero: interrupt
 
 
 def install(conn: sqlite3.Connection) -> None:
@@ -35,35 +105,80 @@ def install(conn: sqlite3.Connection) -> None:
     conn.set_progress_handler(_over, _PROGRESS_STEPS)
 
 
-def _error(seconds: float) -> CallBudgetError:
+def _error(call: _Call) -> KensoError:
+    if call.stopped is not None:
+        return call.stopped
+    if call.stopped_by == "cpu" and call.cpu_limit is not None:
+        return CallBudgetError(
+            f"the call used its CPU budget of {call.cpu_limit:g} s and was stopped",
+            hint="narrow the query (fewer or rarer words, a simpler pattern, a path filter) "
+            "or raise `call-cpu-budget`",
+        )
     return CallBudgetError(
-        f"the call ran past its time budget of {seconds:g} s and was stopped",
+        f"the call ran past its time budget of {call.seconds:g} s and was stopped",
         hint="narrow the query (fewer or rarer words, a path filter) or raise `call-budget`",
     )
 
 
 def check() -> None:
-    """Raise `CallBudgetError` when the calling thread's budget is spent."""
-    if _over():
-        raise _error(getattr(_state, "seconds", 0.0))
+    """Raise `CallBudgetError` when the calling thread's budget is spent (and give way, once,
+    when the call has used its quantum)."""
+    call = _current()
+    if call is not None and not call.within():
+        raise _error(call)
+
+
+def cpu_used() -> float:
+    """CPU seconds the call on this thread has used so far (0 outside a call)."""
+    call = _current()
+    return 0.0 if call is None else time.thread_time() - call.cpu_start
 
 
 @contextmanager
-def call_budget(seconds: float) -> Iterator[None]:
-    """Run the body under a deadline `seconds` from now (nested budgets keep the outer one)."""
-    if _deadline() is not None:
+def exempt() -> Iterator[None]:
+    """CPU spent in the body does not count against the CPU budget (a shared cache)."""
+    call = _current()
+    if call is None or call.exempt_since is not None:
         yield
         return
-    _state.deadline, _state.seconds = time.monotonic() + seconds, seconds
+    call.exempt_since = time.thread_time()
+    try:
+        yield
+    finally:
+        call.exempt += time.thread_time() - call.exempt_since
+        call.exempt_since = None
+
+
+@contextmanager
+def call_budget(
+    seconds: float,
+    *,
+    cpu: float | None = None,
+    quantum: float | None = None,
+    on_quantum: Callable[[], None] | None = None,
+) -> Iterator[None]:
+    """Run the body under a deadline `seconds` from now and, with `cpu`, a limit on the
+    thread's CPU seconds; `on_quantum` runs once past `quantum` CPU seconds. Nested budgets
+    keep the outer one.
+
+    Raises:
+        CallBudgetError: the body was stopped by the budget.
+        KensoError: what `on_quantum` raised (a lane that stayed busy).
+    """
+    if _current() is not None:
+        yield
+        return
+    call = _state.call = _Call(seconds, cpu, quantum, on_quantum)
     try:
         yield
     except (sqlite3.OperationalError, KensoError) as err:
         # an interrupted statement surfaces as "interrupted", possibly wrapped by a reader
-        if not isinstance(err, CallBudgetError) and _over() and _interrupted(err):
-            raise _error(seconds) from err
+        stopped = call.stopped is not None or call.stopped_by != ""
+        if stopped and err is not call.stopped and _interrupted(err):
+            raise _error(call) from err
         raise
     finally:
-        _state.deadline = None
+        _state.call = None
 
 
 def _interrupted(err: BaseException) -> bool:

@@ -66,9 +66,14 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 @contextlib.contextmanager
 def running_http_server(
-    root: Path, *, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+    root: Path,
+    *,
+    args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    stop_timeout: float = 15,
 ) -> Iterator[HttpServer]:
-    """Start the server, wait for an authorised /health (bounded polling), stop it after."""
+    """Start the server, wait for an authorised /health (bounded polling), stop it after
+    (killed when it has not ended `stop_timeout` seconds after SIGTERM)."""
     port = free_port()
     cmd = [str(KENSO_EXE), "serve", "--port", str(port), *args]
     if "KENSO_TRANSPORT" not in (env or {}):
@@ -81,7 +86,7 @@ def running_http_server(
         finally:
             proc.terminate()
             try:
-                proc.wait(timeout=15)
+                proc.wait(timeout=stop_timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=15)

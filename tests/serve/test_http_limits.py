@@ -1,4 +1,4 @@
-"""Bounded HTTP work: slow partial requests are cut off, expensive calls take turns."""
+"""Bounded HTTP work: slow partial requests are cut off, every call runs in a lane."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from starlette.types import Receive
 from starlette.types import Scope
 from starlette.types import Send
 
+from kenso_git.serve.lanes import CURRENT
+from kenso_git.serve.lanes import Lanes
+from kenso_git.serve.lanes import Ticket
 from kenso_git.serve.limits import LIGHT_MAX_WORDS
 from kenso_git.serve.limits import CallLanes
 from kenso_git.serve.limits import is_heavy
@@ -137,58 +140,66 @@ def test_calls_are_weighed_by_their_arguments() -> None:
 
 
 class _Recorder:
-    """The app behind the lanes: heavy calls block until released; counts what runs."""
+    """The app behind the lanes: records each request's ticket; blocks until released."""
 
     def __init__(self) -> None:
-        self.running = 0
-        self.peak = 0
+        self.tickets: list[Ticket | None] = []
         self.release = anyio.Event()
-        self.heavy_started = anyio.Event()
-        self.bodies: list[bytes] = []
+        self.blocked = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         message = await receive()
-        body = message["body"]
-        self.bodies.append(body)
-        heavy = is_heavy(body)
-        if heavy:
-            self.running += 1
-            self.peak = max(self.peak, self.running)
-            self.heavy_started.set()
+        ticket = CURRENT.get()
+        self.tickets.append(ticket)
+        if b"hold" in message.get("body", b"") or b"hold" in scope.get("query_string", b""):
+            self.blocked += 1
             await self.release.wait()
-            self.running -= 1
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_expensive_calls_take_turns_and_cheap_ones_pass(anyio_backend: str) -> None:
+async def test_every_call_that_does_work_runs_under_a_lane_ticket(anyio_backend: str) -> None:
     app = _Recorder()
-    lanes = CallLanes(app, slots=1, max_waiting=6)
+    lanes = CallLanes(app, Lanes(shared=2), max_in_flight=3)
     transport = httpx.ASGITransport(app=lanes)
-    heavy = _call(" ".join(f"w{i}" for i in range(64)))
-    statuses: list[int] = []
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-
-        async def post(body: bytes) -> None:
-            statuses.append((await client.post("/mcp", content=body)).status_code)
-
         with anyio.fail_after(BOUND_S):
+            init = await client.post("/mcp", content=json.dumps(INIT).encode())
+            assert app.tickets == [None] and "x-kenso-lane" not in init.headers
+            cheap = await client.post("/mcp", content=_call("configure deployment"))
+            assert cheap.headers["x-kenso-lane"] == "shared"
+            heavy = await client.post("/mcp", content=_call(" ".join(["w"] * 13)))
+            assert heavy.headers["x-kenso-lane"] == "heavy"
+            for path in ("/search?q=payment", "/health"):
+                assert (await client.get(path)).headers["x-kenso-lane"] == "shared"
+            wide = await client.get("/search", params={"q": " ".join(["w"] * 13)})
+            assert wide.headers["x-kenso-lane"] == "heavy"
+            events = await client.get("/events")
+            assert "x-kenso-lane" not in events.headers  # a stream holds no worker
+            assert [t is not None for t in app.tickets] == [
+                False,
+                True,
+                True,
+                True,
+                True,
+                True,
+                False,
+            ]
+
+            async def hold() -> None:
+                await client.post("/mcp", content=_call("hold"))
+
             async with anyio.create_task_group() as group:
-                for _ in range(7):
-                    group.start_soon(post, heavy)
-                await app.heavy_started.wait()
-                while lanes.waiting < 6:  # the other six queue (an event per step)
-                    await anyio.sleep(0)
-                cheap = await client.post("/mcp", content=_call("configure deployment"))
-                assert cheap.status_code == 200  # answered while the heavy calls wait
-                over = await client.post("/mcp", content=heavy)
-                assert over.status_code == 503 and "busy" in over.json()["error"]
+                for _ in range(3):
+                    group.start_soon(hold)
+                while app.blocked < 2 or lanes.in_flight < 3:
+                    await anyio.sleep(0)  # two run in the shared slots, one waits
+                over = await client.post("/mcp", content=_call("configure deployment"))
+                assert over.status_code == 503 and "too many calls" in over.json()["error"]
                 app.release.set()
-    assert app.peak == 1
-    assert statuses == [200] * 7
-    assert app.bodies.count(heavy) == 7  # each body reached the app whole
+    assert lanes.in_flight == 0 and lanes.lanes.state().waiting == 0
 
 
 def test_an_oversized_body_is_refused(server: HttpServer) -> None:

@@ -19,8 +19,10 @@ import anyio
 import httpx
 import pytest
 
+from kenso_git.serve.http import Dispatch
 from kenso_git.serve.http import Guard
 from kenso_git.serve.http import GuardPolicy
+from kenso_git.serve.lanes import Lanes
 from kenso_git.serve.routes import MAX_STREAMS
 from kenso_git.serve.routes import Routes
 from kenso_git.serve.service import Service
@@ -152,7 +154,8 @@ def test_event_streams_are_capped_and_do_not_starve_other_requests(server: HttpS
 def _events_request(service: Service, routes: Routes) -> tuple[Guard, dict[str, Any]]:
     """The guarded app (no MCP transport behind it) and an authorised `GET /events` scope."""
     policy = GuardPolicy(token="t" * 32, bind_host="127.0.0.1", allow_remote=False)
-    app = Guard(lambda *_: None, policy, service, routes)  # type: ignore[arg-type,return-value]
+    dispatch = Dispatch(lambda *_: None, service, Lanes(), routes)  # type: ignore[arg-type]
+    app = Guard(dispatch, policy)
     scope = {
         "type": "http",
         "method": "GET",
