@@ -54,9 +54,19 @@ class _Client:
         headers = {**server.auth(), "Accept": "application/json, text/event-stream"}
         self.server = server
         self.http = httpx.Client(headers=headers, timeout=BOUND_S * 3)
-        reply = self.http.post(server.url, json=INIT)
+        try:
+            reply = self.http.post(server.url, json=INIT)
+        except BaseException:
+            self.http.close()
+            raise
         self.session = {"mcp-session-id": reply.headers.get("mcp-session-id", "")}
         self.http.post(server.url, json=INITIALIZED, headers=self.session)
+
+    def __enter__(self) -> _Client:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.http.close()  # an unclosed socket fails a later test with a ResourceWarning
 
     def call(self, name: str, arguments: dict[str, Any]) -> httpx.Response:
         body = tool_call(2, name, arguments)
@@ -86,8 +96,8 @@ def _hostile(server: HttpServer, calls: list[tuple[str, dict[str, Any]]]) -> Ite
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(calls))
 
     def run(name: str, arguments: dict[str, Any]) -> None:
-        with contextlib.suppress(httpx.HTTPError):
-            _Client(server).call(name, arguments)
+        with contextlib.suppress(httpx.HTTPError), _Client(server) as client:
+            client.call(name, arguments)
 
     try:
         for name, arguments in calls:
@@ -107,8 +117,12 @@ def test_the_reserved_lane_admits_a_known_client_while_the_other_lanes_are_full(
         "KENSO_CALL_CPU_BUDGET": "600000",
     }
     # stopped at once: its hostile calls would hold the interpreter for minutes
-    with running_http_server(root, env=env, stop_timeout=1) as server:
-        normal, monitor = _Client(server), _Client(server)
+    with (
+        running_http_server(root, env=env, stop_timeout=1) as server,
+        contextlib.ExitStack() as stack,
+    ):
+        normal = stack.enter_context(_Client(server))
+        monitor = stack.enter_context(_Client(server))
         first = normal.call("search_docs", {"query": "payment retries"})
         assert first.headers["x-kenso-lane"] == "shared"  # known from now on
         assert monitor.get("/health").headers["x-kenso-lane"] == "shared"
@@ -131,8 +145,7 @@ def test_a_call_measured_as_expensive_moves_to_the_heavy_lane_and_stops_at_its_c
     root: Path,
 ) -> None:
     env = {"KENSO_HTTP_QUANTUM_MS": "20", "KENSO_CALL_CPU_BUDGET": "500"}
-    with running_http_server(root, env=env) as server:
-        client = _Client(server)
+    with running_http_server(root, env=env) as server, _Client(server) as client:
         reply = client.call("search", {"query": COSTLY[0]})  # light by its arguments
         assert reply.headers["x-kenso-lane"] == "heavy"
         assert reply.json()["result"]["isError"] is True
