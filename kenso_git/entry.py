@@ -186,7 +186,8 @@ def _plain_search(options: SearchArgs, started: Started | None = None) -> str:
             kb = KnowledgeBase.of_workspace(ws, db=options.db_path)
         if options.no_sync:
             kb.settings = kb.settings._replace(query_sync=False)
-        kb.start_early(early)
+        if ws is None or kb.workspace == ws:  # an index of another root: not its status
+            kb.start_early(early)
         return search_text(
             kb,
             options.query,

@@ -30,11 +30,8 @@ from kenso_git.errors import DatabaseError
 from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoIndexError
 from kenso_git.records import NamedTuple
-from kenso_git.repo.workspace import GLOBAL_DB
 from kenso_git.repo.workspace import Workspace
-from kenso_git.repo.workspace import explicit_db
 from kenso_git.repo.workspace import find_workspace
-from kenso_git.repo.workspace import resolve_db_path
 from kenso_git.store import schema
 from kenso_git.store.connection import READ_BUSY_MS
 from kenso_git.store.connection import file_identity
@@ -120,12 +117,20 @@ class KnowledgeBase:
     """
 
     def __init__(
-        self, workspace: Workspace, settings: Settings, db_path: Path, *, owned: bool = False
+        self,
+        workspace: Workspace,
+        settings: Settings,
+        db_path: Path,
+        *,
+        owned: bool = False,
+        lost_root: str | None = None,
     ) -> None:
         self.workspace = workspace
         self.settings = settings
         self.db_path = db_path
         self.owned = owned  # found by the default rule: it must record this root (store.owner)
+        # the root the index records when it is no longer there: nothing syncs it (#26)
+        self.lost_root = lost_root
         self._local = threading.local()
         # Concurrent tool calls share freshness checks: a call waits for the first check that
         # starts after it arrived (one in flight may have looked before its edit), and one
@@ -145,26 +150,35 @@ class KnowledgeBase:
         self._early: EarlyStatus | None = None  # see start_early
 
     @classmethod
-    def open(cls, start: Path | None = None, *, db: str | None = None) -> KnowledgeBase:
+    def open(
+        cls, start: Path | None = None, *, db: str | None = None, rooting: bool = False
+    ) -> KnowledgeBase:
         """The knowledge base of the work tree around `start`; never creates anything.
 
         Raises:
             UsageError: `start` does not exist.
             ConfigError: the configuration is malformed.
         """
-        return cls.of_workspace(find_workspace(start), db=db)
+        return cls.of_workspace(find_workspace(start), db=db, rooting=rooting)
 
     @classmethod
-    def of_workspace(cls, workspace: Workspace, *, db: str | None = None) -> KnowledgeBase:
+    def of_workspace(
+        cls, workspace: Workspace, *, db: str | None = None, rooting: bool = False
+    ) -> KnowledgeBase:
         """The knowledge base of an already found work tree (no second discovery).
+
+        An index named by `db` (or `KENSO_DATABASE_URL`, or the global index) is opened at
+        the root it records, wherever `workspace` is: readers and syncs never re-root it.
+        Only `rooting` (what `ingest` passes) opens it at `workspace`, which its next write
+        then records.
 
         Raises:
             ConfigError: the configuration is malformed.
         """
-        settings = load_settings(workspace.root)
-        path = resolve_db_path(workspace, flag=db)
-        owned = explicit_db(db) is None and path != GLOBAL_DB.expanduser()
-        return cls(workspace, settings, path, owned=owned)
+        from kenso_git.index.home import open_at
+
+        path, owned, (workspace, lost) = open_at(workspace, db, rooting=rooting)
+        return cls(workspace, load_settings(workspace.root), path, owned=owned, lost_root=lost)
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -253,6 +267,12 @@ class KnowledgeBase:
 
     def _refresh(self, early: EarlyStatus | None) -> None:
         if not self.settings.query_sync or not self.db_path.exists():
+            return
+        if self.lost_root is not None:
+            from kenso_git.index.home import lost_reason
+            from kenso_git.index.refresh import Freshness
+
+            self.freshness = Freshness(True, lost_reason(self.lost_root))
             return
         from kenso_git.index.lock import QUERY_WAIT_S
         from kenso_git.index.refresh import ensure_fresh
@@ -661,6 +681,12 @@ class KnowledgeBase:
         """
         from kenso_git.index.build import run_index
 
+        if self.lost_root is not None:
+            if early is not None:
+                early.discard()
+            from kenso_git.index.home import lost_error
+
+            raise lost_error(self.lost_root, self.db_path)
         head = self._head()
         if early is None and paths is None and hand_off is None:
             from kenso_git.repo import git  # a full sync someone waits for: start git now

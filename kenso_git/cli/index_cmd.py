@@ -65,7 +65,7 @@ def ingest(
     from kenso_git.repo.workspace import ingest_start
 
     start = ingest_start(paths[0], Path.cwd()) if paths else None
-    kb = KnowledgeBase.open(start, db=db_path)
+    kb = KnowledgeBase.open(start, db=db_path, rooting=True)  # only ingest (re)roots
     progress, warn = progress_printers()
     report = kb.ingest(
         list(paths) or None,

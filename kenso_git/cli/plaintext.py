@@ -40,10 +40,12 @@ def search_text(
         import json
 
         payload = kb.search_docs(query, category=category, limit=limit)
+        stale_notice(kb)
         if not (payload if isinstance(payload, list) else payload["results"]):
             _check_category(kb, category)
         return json.dumps(payload, indent=2, ensure_ascii=False)
     result = kb.search(query, category=category, limit=limit)
+    stale_notice(kb)
     if not result.hits:
         _check_category(kb, category)
     style = Style(use_color(color, sys.stdout))
@@ -69,6 +71,14 @@ def search_text(
             lines.append(f"      {style.marks(hit.highlight)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def stale_notice(kb: KnowledgeBase) -> None:
+    """Say on stderr that the answer came from an index that may be stale, and why: the
+    query-time sync gave up, failed or could not run (#26). stdout keeps kenso's shape."""
+    fresh = kb.freshness
+    if fresh is not None and fresh.stale:
+        sys.stderr.write(f"kenso-git: stale: {fresh.reason or 'the index may be out of date'}\n")
 
 
 def _check_category(kb: KnowledgeBase, category: str | None) -> None:

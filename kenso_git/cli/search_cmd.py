@@ -13,6 +13,7 @@ from kenso_git.cli.click_options import options
 from kenso_git.cli.options import AGENT_SEARCH_OPTIONS
 from kenso_git.cli.options import SEARCH_OPTIONS
 from kenso_git.cli.plaintext import search_text
+from kenso_git.cli.plaintext import stale_notice
 from kenso_git.kb import KnowledgeBase
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ def search(
         tags=(tag,) if tag else (),
     )
     page = kb.agent_search(request)
+    stale_notice(kb)
     sys.stdout.write(_render(page, fmt or ("json" if as_json else "text")))
 
 

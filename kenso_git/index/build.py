@@ -287,7 +287,9 @@ def run_index(
             )
             reports.append(_run_once(ws, settings, db_path, once, progress, warn))
         else:  # a rerun a hook asked for: a full sync of the stored scope
-            again = _Once(None, freshness.head_commit(ws), False, None, False, False, False)
+            again = _Once(  # a reader's run never creates, its reruns neither (#26)
+                None, freshness.head_commit(ws), False, None, False, False, False, create=create
+            )
             _run_once(ws, settings, db_path, again, None, warn)
 
     if hand_off is None:

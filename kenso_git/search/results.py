@@ -44,6 +44,8 @@ class CorrectedSearch(TypedDict):
     original_query: str
     results: list[SearchItem]
     truncated: NotRequired[bool]  # set by the MCP service when it cut results to fit
+    stale: NotRequired[bool]  # set by the MCP service: the answer may miss recent edits
+    stale_reason: NotRequired[str]
 
 
 class CorrectedMulti(TypedDict):
@@ -52,6 +54,8 @@ class CorrectedMulti(TypedDict):
     corrections: dict[str, str]
     results: list[SearchItem]
     truncated: NotRequired[bool]  # set by the MCP service when it cut results to fit
+    stale: NotRequired[bool]  # set by the MCP service: the answer may miss recent edits
+    stale_reason: NotRequired[str]
 
 
 SearchDocsResult = list[SearchItem] | CorrectedSearch
@@ -63,6 +67,8 @@ class HitList(TypedDict):
 
     results: list[SearchItem]
     truncated: NotRequired[bool]
+    stale: NotRequired[bool]
+    stale_reason: NotRequired[str]
 
 
 class DocResult(TypedDict):
@@ -235,3 +241,5 @@ class AgentPage(TypedDict):
     cursor_limit_reached: NotRequired[bool]
     corrected_query: NotRequired[str]  # search, ranked: the typo correction the ranking used
     read_as_words: NotRequired[list[str]]  # search: `name:` prefixes that are no filter
+    stale: NotRequired[bool]  # the query-time sync gave up or failed: may miss recent edits
+    stale_reason: NotRequired[str]

@@ -36,6 +36,8 @@ class SearchOut(TypedDict):
     read_as_words: NotRequired[list[str]]
     original_query: NotRequired[str]
     truncated: NotRequired[bool]
+    stale: NotRequired[bool]
+    stale_reason: NotRequired[str]
 
 
 class DocOut(TypedDict):
@@ -137,6 +139,8 @@ class AgentPageOut(TypedDict):
     cursor_limit_reached: NotRequired[bool]
     corrected_query: NotRequired[str]
     read_as_words: NotRequired[list[str]]
+    stale: NotRequired[bool]
+    stale_reason: NotRequired[str]
 
 
 class RelatedFileOut(TypedDict):

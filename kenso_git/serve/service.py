@@ -70,6 +70,7 @@ TextT = TypeVar("TextT")
 StructuredT = TypeVar("StructuredT")
 ItemT = TypeVar("ItemT")
 CorrectedT = TypeVar("CorrectedT", CorrectedSearch, CorrectedMulti)
+S = TypeVar("S", HitList, CorrectedSearch, CorrectedMulti, "AgentPage")
 
 Reply = tuple[TextT, StructuredT]  # (kenso's JSON text payload, MCP structured content)
 SearchReply = Reply[
@@ -149,7 +150,10 @@ class Service:
     """Lazily opened knowledge base plus the scope gate, shared by all tool calls."""
 
     def __init__(self, start: Path | None = None, *, db: str | None = None) -> None:
-        self.workspace: Workspace = find_workspace(start)
+        from kenso_git.index.home import open_at
+
+        # an index named by --db is served at the root it records, and scoped to it (#26)
+        self.workspace: Workspace = open_at(find_workspace(start), db).home.workspace
         self.settings: Settings = load_settings(self.workspace.root)
         self.scope: Scope = scope_for(self.workspace, self.settings)
         self._db = db
@@ -228,6 +232,15 @@ class Service:
         """Whether `agent-scoped-roots` narrows the scope below the whole checkout."""
         return self.scope.roots != (self.scope.root,)
 
+    def _flag_stale(self, structured: S) -> S:
+        """`stale` and its reason on an answer the query-time sync could not make fresh
+        (it gave up past the cap, failed, or another writer held the lock): #26."""
+        reason = status.query_stale(self.kb(), scoped=self.scoped)
+        if reason is not None:
+            structured["stale"] = True
+            structured["stale_reason"] = reason
+        return structured
+
     def _limit(self, limit: int) -> int:
         return max(1, min(int(limit), self.settings.search_limit_max))
 
@@ -241,7 +254,8 @@ class Service:
                 )
         except QueryError as err:
             return _refusal(err)
-        return _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
+        text, structured = _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
+        return text, self._flag_stale(structured)
 
     @_hides_root
     def search_multi(
@@ -262,7 +276,7 @@ class Service:
         text, structured = _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
         if len(multi_queries(queries)) > MULTI_MAX_QUERIES:
             structured["truncated"] = True
-        return text, structured
+        return text, self._flag_stale(structured)
 
     @_hides_root
     def get_doc(
@@ -410,7 +424,7 @@ class Service:
             NoIndexError: there is no index (reindex never creates one).
         """
         kb = self.require_index()
-        report = kb.sync()
+        report = kb.sync(create=False)  # a reader never creates an index (#26)
         seen = status.visible_counts(self, kb)
         out: ReindexResult = {
             "changed": report.changed,
@@ -448,6 +462,7 @@ class Service:
         request = SearchRequest(query, page_size, cursor, mode, folder, ext, modified_after)
         with self.gated() as gate:
             page = self.kb().agent_search(request, path_filter=gate)
+        self._flag_stale(page)
         return page, page
 
     @_hides_root
@@ -474,6 +489,7 @@ class Service:
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
         with self.gated() as gate:
             page = self.kb().agent_search(request, path_filter=gate)
+        self._flag_stale(page)
         return page, page
 
 

@@ -130,6 +130,17 @@ def _why_empty(service: Service, indexed: int) -> str:
     return "the index is empty; run `kenso-git ingest`"
 
 
+def query_stale(kb: KnowledgeBase, *, scoped: bool) -> str | None:
+    """Why the last answer may miss recent edits (the query-time sync gave up, failed or
+    could not run), or None: it was fresh. `scoped`: the reason counts no docs (#26)."""
+    fresh = kb.freshness
+    if fresh is None or not fresh.stale:
+        return None
+    if scoped and fresh.too_many:
+        return f"more docs changed than a query syncs; {SYNC_HINT}"
+    return fresh.reason or f"the index may be out of date; {SYNC_HINT}"
+
+
 def _staleness(
     kb: KnowledgeBase, st: IndexState, *, scoped: bool
 ) -> tuple[bool | None, str | None]:

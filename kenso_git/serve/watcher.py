@@ -331,7 +331,7 @@ class Watcher:
         if not kb.db_path.exists():
             return
         started = time.perf_counter() if started is None else started
-        report = kb.sync(paths=paths, hand_off=HAND_OFF_S)
+        report = kb.sync(paths=paths, hand_off=HAND_OFF_S, create=False)  # never creates (#26)
         changed = report.count("ingested") + report.count("removed")
         with self._status_lock:
             self._syncs += 1

@@ -1,0 +1,88 @@
+"""The work tree an index belongs to: the root it records, whoever opens it and from where.
+
+An index named by `--db` (or `KENSO_DATABASE_URL`, or the global one) is read for the root
+it was ingested for, not for the folder the reader stands in: a reader that synced it
+against its own folder would delete every document and re-root it there (#26). Only
+`ingest` sets or changes an index's root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+from kenso_git.errors import KensoError
+from kenso_git.errors import UsageError
+from kenso_git.records import NamedTuple
+from kenso_git.repo.workspace import GLOBAL_DB
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import explicit_db
+from kenso_git.repo.workspace import find_workspace
+from kenso_git.repo.workspace import resolve_db_path
+from kenso_git.store.connection import open_current_reader
+from kenso_git.store.owner import recorded_root
+
+
+class Home(NamedTuple):
+    """Where to read an index from: the work tree of its root, or (`lost`) the recorded
+    root that is no longer a work tree root, which nothing may sync."""
+
+    workspace: Workspace
+    lost: str | None = None
+
+
+class Opened(NamedTuple):
+    """The index a command opens, and where it reads it from."""
+
+    db_path: Path
+    owned: bool  # found by the default rule: it must record `home.workspace` (store.owner)
+    home: Home
+
+
+def open_at(here: Workspace, db: str | None, *, rooting: bool = False) -> Opened:
+    """The index `db` names (else the default rule's) as seen from `here`: an index found
+    by the default rule belongs to `here`; one named by `--db`, `KENSO_DATABASE_URL` or the
+    global index is read at the root it records, unless `rooting` (`ingest`)."""
+    path = resolve_db_path(here, flag=db)
+    owned = explicit_db(db) is None and path != GLOBAL_DB.expanduser()
+    if owned or rooting:
+        return Opened(path, owned, Home(here))
+    return Opened(path, owned, home_of(path, here))
+
+
+def home_of(db_path: Path, here: Workspace) -> Home:
+    """The work tree an index records, or `here` when it records none (or none readable:
+    the reader then names the real problem) or records `here` itself."""
+    root: str | None = None
+    with contextlib.suppress(KensoError, sqlite3.Error, OSError):
+        conn = open_current_reader(db_path, upgrade=False)[0]  # a peek never upgrades
+        try:
+            root = recorded_root(conn)
+        finally:
+            conn.close()
+    if root is None or Path(root) == here.root:
+        return Home(here)
+    recorded = Path(root)
+    if recorded.is_dir():
+        found = find_workspace(recorded)
+        if found.root == recorded:
+            return Home(found)
+    return Home(here, lost=root)
+
+
+def lost_reason(root: str) -> str:
+    """Why an index whose root is gone is not synced."""
+    return (
+        f"the index's root {root} is no longer there (moved or removed): answered from the "
+        "index as it is; `kenso-git ingest PATH --db DB` roots it at PATH anew"
+    )
+
+
+def lost_error(root: str, db_path: Path) -> UsageError:
+    """The error of a sync asked of an index whose root is gone (only `ingest` re-roots)."""
+    return UsageError(
+        f"the index's root {root} is no longer there (moved or removed); nothing to sync",
+        path=str(db_path),
+        hint=f"root it anew where the docs are now: `kenso-git ingest PATH --db {db_path}`",
+    )
