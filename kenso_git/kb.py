@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from collections.abc import Collection
 from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from kenso_git.search.results import SearchDocsResult
     from kenso_git.search.results import SearchMultiResult
     from kenso_git.search.synonyms import Synonyms
+    from kenso_git.store.doccommits import LastCommit
     from kenso_git.store.files import FileRow
 
 T = TypeVar("T")
@@ -409,6 +411,13 @@ class KnowledgeBase:
                 path_filter=path_filter,
             )
         )
+
+    def last_commits(self, paths: Collection[str]) -> dict[str, LastCommit]:
+        """path -> the commit that last changed the document as indexed (or that it is
+        uncommitted), kept by every writer (#29); paths without a record are absent."""
+        from kenso_git.store import doccommits
+
+        return self.read(lambda conn: doccommits.read(conn, paths))
 
     def get_doc(
         self,

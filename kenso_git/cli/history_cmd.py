@@ -48,7 +48,6 @@ def changed(since: str | None, until: str | None, as_json: bool) -> None:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     items = payload["results"]
-    assert isinstance(items, list)
     for item in items:
         path = item["path"] if "old_path" not in item else f"{item['old_path']} -> {item['path']}"
         last = item["last_commit"]

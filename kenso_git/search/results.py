@@ -21,6 +21,14 @@ else:  # pragma: no cover - the version the CI runs decides which line is taken
     from typing_extensions import TypedDict
 
 
+class CommitInfo(TypedDict):
+    """The last commit that changed a document: what `last_commit` holds (#29)."""
+
+    id: str
+    time: int | None  # committer time, Unix seconds
+    subject: str | None
+
+
 class SearchItem(TypedDict):
     """One search hit, keys in kenso's order; the optional three only when non-empty."""
 
@@ -35,6 +43,8 @@ class SearchItem(TypedDict):
     tags: NotRequired[list[str]]
     related_count: NotRequired[int]
     highlight: NotRequired[str]
+    last_commit: NotRequired[CommitInfo]  # MCP: the commit that last changed the doc (#29)
+    uncommitted: NotRequired[bool]  # MCP: the doc differs from HEAD's (or is not in it)
 
 
 class CorrectedSearch(TypedDict):
@@ -80,6 +90,8 @@ class DocResult(TypedDict):
     audience: str | None
     tags: list[str] | None
     truncated: NotRequired[bool]
+    last_commit: NotRequired[CommitInfo]  # MCP: the commit that last changed the doc (#29)
+    uncommitted: NotRequired[bool]
 
 
 class RelatedRow(TypedDict):
@@ -116,6 +128,57 @@ class SnippetResult(TypedDict):
     token_budget: int
 
 
+class AuthoredCommit(TypedDict):
+    """A commit as history answers name it."""
+
+    id: str
+    time: int  # committer time, Unix seconds
+    author: str
+    subject: str
+
+
+class DriftedFileResult(TypedDict):
+    """One agent instruction file the upstream branch has in another version."""
+
+    path: str
+    status: str  # modified, added (only upstream has it) or deleted
+    insertions: int | None
+    deletions: int | None
+    last_commit: AuthoredCommit | None  # the upstream commit that last changed it
+
+
+class DriftResult(TypedDict):
+    """`health_check.drift` and `kenso-git drift --json` (#29)."""
+
+    drifted: bool
+    upstream: str | None
+    upstream_commit: str | None
+    behind: int
+    files: list[DriftedFileResult]
+    reason: str | None
+
+
+class ChangedDoc(TypedDict):
+    """One doc that changed between two revisions (`changed_docs`, #29)."""
+
+    path: str
+    status: str  # added, modified, deleted or renamed
+    old_path: NotRequired[str]
+    commits: int
+    last_commit: AuthoredCommit | None  # None: only the work tree changed it
+    uncommitted: NotRequired[bool]
+
+
+class ChangedDocs(TypedDict):
+    """`changed_docs`: the docs the scope shows that changed from `since` to `until`."""
+
+    since: str
+    until: str | None  # None: the work tree
+    results: list[ChangedDoc]
+    total: int
+    truncated: bool
+
+
 class HealthResult(TypedDict):
     """`health_check`: whether the index is usable, and why not."""
 
@@ -133,6 +196,7 @@ class HealthResult(TypedDict):
     read_only: bool
     watcher_ok: bool | None  # the file-system watcher syncs as it should; None: not running
     watcher_reason: str | None  # why not, or how it watches (events or polling)
+    drift: NotRequired[DriftResult]  # agent instruction files newer upstream (#29)
 
 
 class StateResult(TypedDict):
@@ -223,6 +287,8 @@ class AgentHit(TypedDict):
     section: str | None
     line: NotRequired[int]  # regex_search: the 1-based line of the match
     tier: NotRequired[str]  # search, ranked: AND, NEAR or OR (the cascade stage), path, filename
+    last_commit: NotRequired[CommitInfo]  # the commit that last changed the doc (#29)
+    uncommitted: NotRequired[bool]
 
 
 class AgentPage(TypedDict):

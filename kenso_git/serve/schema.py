@@ -14,6 +14,12 @@ from typing import NotRequired
 from typing_extensions import TypedDict
 
 
+class CommitOut(TypedDict):
+    id: str
+    time: int | None
+    subject: str | None
+
+
 class Hit(TypedDict):
     file_path: str
     title: str | None
@@ -26,6 +32,8 @@ class Hit(TypedDict):
     tags: NotRequired[list[str]]
     related_count: NotRequired[int]
     highlight: NotRequired[str]
+    last_commit: NotRequired[CommitOut]
+    uncommitted: NotRequired[bool]
 
 
 class SearchOut(TypedDict):
@@ -47,6 +55,8 @@ class DocOut(TypedDict):
     audience: str | None
     tags: list[str] | None
     truncated: NotRequired[bool]
+    last_commit: NotRequired[CommitOut]
+    uncommitted: NotRequired[bool]
 
 
 class Related(TypedDict):
@@ -71,6 +81,49 @@ class SnippetOut(TypedDict):
     token_budget: int
 
 
+class AuthoredCommitOut(TypedDict):
+    id: str
+    time: int
+    author: str
+    subject: str
+
+
+class DriftedFileOut(TypedDict):
+    path: str
+    status: str
+    insertions: int | None
+    deletions: int | None
+    last_commit: AuthoredCommitOut | None
+
+
+class DriftOut(TypedDict):
+    drifted: bool
+    upstream: str | None
+    upstream_commit: str | None
+    behind: int
+    files: list[DriftedFileOut]
+    reason: str | None
+
+
+class ChangedDocOut(TypedDict):
+    path: str
+    status: str
+    old_path: NotRequired[str]
+    commits: int
+    last_commit: AuthoredCommitOut | None
+    uncommitted: NotRequired[bool]
+
+
+class ChangedDocsOut(TypedDict):
+    """changed_docs: the docs that changed between two revisions (or one and the work tree)."""
+
+    since: str
+    until: str | None
+    results: list[ChangedDocOut]
+    total: int
+    truncated: bool
+
+
 class HealthOut(TypedDict):
     ok: bool
     reason: str | None
@@ -86,6 +139,7 @@ class HealthOut(TypedDict):
     read_only: bool
     watcher_ok: bool | None
     watcher_reason: str | None
+    drift: NotRequired[DriftOut]
 
 
 class StateOut(TypedDict):
@@ -121,6 +175,8 @@ class AgentHitOut(TypedDict):
     section: str | None
     line: NotRequired[int]
     tier: NotRequired[str]
+    last_commit: NotRequired[CommitOut]
+    uncommitted: NotRequired[bool]
 
 
 class AgentPageOut(TypedDict):

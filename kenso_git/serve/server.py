@@ -30,6 +30,7 @@ from kenso_git import __version__
 from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
 from kenso_git.serve.schema import AgentPageOut
+from kenso_git.serve.schema import ChangedDocsOut
 from kenso_git.serve.schema import DocOut
 from kenso_git.serve.schema import HealthOut
 from kenso_git.serve.schema import ReindexOut
@@ -120,6 +121,25 @@ def _add_find_related(server: MCPServer[Any], service: Service) -> None:
     _add(server, find_related, annotations=READ_ONLY, title="Find related documents")
 
 
+def _add_changed_docs(server: MCPServer[Any], service: Service) -> None:
+    def changed_docs(
+        since: str, until: str | None = None, limit: int | None = None
+    ) -> Annotated[CallToolResult, ChangedDocsOut]:
+        """List the docs that changed between two git revisions, rename-aware.
+
+        since and until: anything `git rev-parse` takes (a branch, tag, commit id, HEAD~3,
+        origin/main); without until, since is compared with the working tree (uncommitted
+        edits included). Returns {since, until, results: [{path, status (added, modified,
+        deleted, renamed), old_path?, commits, last_commit: {id, time, author, subject} or
+        null, uncommitted?}], total, truncated}; commits counts the range's commits that
+        changed the doc under any of its names. limit caps results (default and most 1000).
+        Only docs the agent scope shows are listed, at every revision. Never fetches.
+        """
+        return _call(lambda: service.changed_docs(since, until, limit))
+
+    _add(server, changed_docs, annotations=READ_ONLY, title="What changed since a revision")
+
+
 def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
     """The MCP server for `service`; `reindex` exists only when enabled and never over HTTP."""
     server: MCPServer[Any] = MCPServer(
@@ -197,8 +217,11 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
         read_only, watcher_ok, watcher_reason}. Changed docs are synced first, so stale is
         true only when that could not be done. watcher_ok is true while the server's file
         watcher keeps the index in step with saves, false with a reason when it cannot, and
-        null when it is off. An unusable or missing index gives ok: false with a reason and
-        the command that fixes it."""
+        null when it is off. drift (in a git checkout): {drifted, upstream, upstream_commit,
+        behind, files: [{path, status, insertions, deletions, last_commit}], reason}, whether
+        the upstream branch as last fetched has newer agent instructions (AGENTS.md,
+        CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .cursor/rules/). An unusable
+        or missing index gives ok: false with a reason and the command that fixes it."""
         return _call(service.health)
 
     def index_state() -> Annotated[CallToolResult, StateOut]:
@@ -281,6 +304,7 @@ def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
     _add(server, search, annotations=READ_ONLY, title="Search with filters and pages")
     _add(server, regex_search, annotations=READ_ONLY, title="Grep the docs")
     _add_find_related(server, service)
+    _add_changed_docs(server, service)
 
     if service.settings.allow_reindex and not http:
 

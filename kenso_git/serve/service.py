@@ -16,6 +16,8 @@ import json
 import os
 import threading
 from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
     from kenso_git.repo.drift import Drift
     from kenso_git.search.results import AgentPage
+    from kenso_git.search.results import ChangedDocs
     from kenso_git.serve.watcher import Watcher
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
@@ -232,6 +235,15 @@ class Service:
         """Whether `agent-scoped-roots` narrows the scope below the whole checkout."""
         return self.scope.roots != (self.scope.root,)
 
+    def _date(self, items: Sequence[Mapping[str, object]], key: str) -> None:
+        """Each hit's `last_commit` (or `uncommitted`), from what the writers keep (#29):
+        one query per answer, never a `git log` per hit."""
+        ages = self.kb().last_commits({str(item[key]) for item in items})
+        for item in items:
+            age = ages.get(str(item[key]))
+            if age is not None:
+                item.update(age.to_dict())  # type: ignore[attr-defined]
+
     def _flag_stale(self, structured: S) -> S:
         """`stale` and its reason on an answer the query-time sync could not make fresh
         (it gave up past the cap, failed, or another writer held the lock): #26."""
@@ -255,6 +267,7 @@ class Service:
         except QueryError as err:
             return _refusal(err)
         text, structured = _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
+        self._date(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
     @_hides_root
@@ -276,6 +289,7 @@ class Service:
         text, structured = _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
         if len(multi_queries(queries)) > MULTI_MAX_QUERIES:
             structured["truncated"] = True
+        self._date(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
     @_hides_root
@@ -303,6 +317,9 @@ class Service:
                 doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
         except DocumentNotFoundError as err:
             return _refusal(err)
+        age = kb.last_commits([rel]).get(rel)
+        if age is not None:
+            doc.update(age.to_dict())  # type: ignore[typeddict-item]
         return doc, doc.copy()
 
     @_hides_root
@@ -329,7 +346,7 @@ class Service:
     @_hides_root
     def changed_docs(
         self, since: str, until: str | None = None, limit: int | None = None
-    ) -> Reply[dict[str, object], dict[str, object]]:
+    ) -> Reply[ChangedDocs, ChangedDocs]:
         """The docs the scope shows that changed from `since` to `until` (or the work tree).
 
         Raises:
@@ -462,6 +479,7 @@ class Service:
         request = SearchRequest(query, page_size, cursor, mode, folder, ext, modified_after)
         with self.gated() as gate:
             page = self.kb().agent_search(request, path_filter=gate)
+        self._date(page["results"], "path")
         self._flag_stale(page)
         return page, page
 
@@ -489,6 +507,7 @@ class Service:
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
         with self.gated() as gate:
             page = self.kb().agent_search(request, path_filter=gate)
+        self._date(page["results"], "path")
         self._flag_stale(page)
         return page, page
 

@@ -64,6 +64,10 @@ def health_of(service: Service) -> HealthResult:
         "watcher_reason": None,
     }
     out["watcher_ok"], out["watcher_reason"] = service.watcher_health()
+    if service.workspace.is_git:
+        from kenso_git.serve.history import health_drift
+
+        out["drift"] = health_drift(service)
     service.after_catch_up()
     try:
         kb = service.kb()

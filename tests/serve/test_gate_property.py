@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from kenso_git.errors import KensoError
 from kenso_git.kb import KnowledgeBase
 from kenso_git.serve.service import Service
+from tests.helpers import git
 from tests.helpers import init_repo
 
 FOLDERS = ("docs", "docs/sub", "private", "ignored")
@@ -90,6 +91,15 @@ def _related(service: Service, path: str) -> set[str] | None:
     return {item["path"] for item in page["results"]}
 
 
+def _scoped(service: Service, path: str) -> bool:
+    """Whether the scope gate lets get_doc look `path` up (indexed or not)."""
+    try:
+        service.scope.resolve(path)
+    except KensoError:
+        return False
+    return True
+
+
 def _served(service: Service, path: str) -> bool:
     try:
         body, _ = service.get_doc(path, None)
@@ -106,9 +116,24 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         _build(root, tree)
+        git(root, "commit", "-q", "--allow-empty", "-m", "base")
+        base = git(root, "rev-parse", "HEAD").strip()
+        git(root, "add", "-A")  # what .gitignore hides stays out; .cursorignore's goes in
+        git(root, "commit", "-q", "-m", "docs")
         KnowledgeBase.open(root).ingest()
         _flip(root, tree)
         service = Service(root)
+        # changed_docs (#29) names paths at any revision: a regular file it names is one the
+        # gate lets get_doc look up; a link or a path gone from the tree is only named
+        changed, _ = service.changed_docs(base, None)
+        for item in changed["results"]:
+            for named in (item["path"], item.get("old_path")):
+                if named is None:
+                    continue
+                assert not named.startswith((".git/", ".kenso/")) and named != ".env"
+                here = root / named
+                if here.is_file() and not here.is_symlink():
+                    assert _scoped(service, named), (named, tree)
         revealed: set[str] = set()
         hits, _ = service.search_docs("marker", None, 50)
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]

@@ -31,6 +31,7 @@ READ_TOOLS = {
     "search",
     "regex_search",
     "find_related",
+    "changed_docs",
 }
 
 
@@ -182,7 +183,9 @@ async def test_search_results_stay_inside_the_agent_scope(scoped_repo: Path) -> 
 async def test_get_doc_reads_a_document_and_refuses_hostile_paths(repo: Path) -> None:
     result, doc = await call(repo, "get_doc", {"path": "docs/deploy.md"})
     assert not result.is_error
-    assert list(doc) == ["title", "content", "category", "audience", "tags"]
+    assert list(doc)[:5] == ["title", "content", "category", "audience", "tags"]  # kenso's
+    assert list(doc)[5:] == ["last_commit"]  # and how old it is (#29)
+    assert set(doc["last_commit"]) == {"id", "time", "subject"}
     assert "canary marker alpha" in doc["content"]
     result, body = await call(repo, "get_doc", {"path": "../../etc/passwd"})
     assert result.is_error and body["rule"] == "parent-traversal"
