@@ -33,8 +33,8 @@ class SearchItem(TypedDict):
     """One search hit, keys in kenso's order; the optional three only when non-empty."""
 
     file_path: str
-    title: str
-    category: str
+    title: str | None  # None: a document without a heading or a title
+    category: str | None
     content_preview: str
     match_source: str
     score: float
@@ -81,6 +81,20 @@ class HitList(TypedDict):
     stale_reason: NotRequired[str]
 
 
+class SearchAnswer(TypedDict):
+    """`search_docs` and `search_multi` as MCP structured content: the hits, and what the
+    text payload's corrected shapes add (the structured content must be one object)."""
+
+    results: list[SearchItem]
+    corrected_query: NotRequired[str]
+    original_query: NotRequired[str]
+    corrections: NotRequired[dict[str, str]]  # search_multi: query -> its correction
+    read_as_words: NotRequired[list[str]]
+    truncated: NotRequired[bool]
+    stale: NotRequired[bool]
+    stale_reason: NotRequired[str]
+
+
 class DocResult(TypedDict):
     """`get_doc`: the document's chunks joined, with its metadata."""
 
@@ -108,6 +122,7 @@ class RelatedList(TypedDict):
     """`get_related` rows as MCP structured content."""
 
     results: list[RelatedRow]
+    message: NotRequired[str]  # why nothing is related (an unknown path)
     truncated: NotRequired[bool]
 
 

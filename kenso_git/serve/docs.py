@@ -25,6 +25,7 @@ from typing import Any
 from kenso_git.serve.server import INSTRUCTIONS
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
+from kenso_git.serve.tools import TOOLS
 
 PLACEHOLDER_ROOT = "/home/you/project"
 PLACEHOLDER_TIME = 1767225600.0  # 2026-01-01T00:00:00Z
@@ -59,21 +60,10 @@ EXAMPLE_DOCS: dict[str, str] = {
     ),
 }
 
-# (tool, arguments, what the example shows), in the order the server lists the tools.
-EXAMPLES: tuple[tuple[str, dict[str, Any], str], ...] = (
-    ("search_docs", {"query": "canary rollback", "limit": 3}, ""),
-    ("search_docs", {"query": "   "}, "an empty query"),
-    ("search_multi", {"queries": ["retry failed payments", "card charge backoff"]}, ""),
-    ("get_doc", {"path": "docs/billing.md"}, ""),
-    ("get_doc", {"path": "../secrets.md"}, "a refused path"),
-    ("get_related", {"path": "docs/deploy.md", "depth": 2}, ""),
-    ("read_snippet", {"path": "docs/rollback.md", "query": "seven days", "max_tokens": 48}, ""),
-    ("health_check", {}, ""),
-    ("index_state", {}, ""),
-    ("search", {"query": "release tag:release -canary", "page_size": 2}, ""),
-    ("search", {"query": "ext:md", "mode": "exhaustive", "page_size": 2}, "exhaustive"),
-    ("search", {"query": "deploy modified:someday"}, "a bad token"),
-    ("regex_search", {"pattern": "retr(y|ied) \\w+", "page_size": 2}, ""),
+# (tool, arguments, what the example shows), in the order the server lists the tools: the
+# registry's examples (`serve.tools`), so a tool's declaration holds its docs example too.
+EXAMPLES: tuple[tuple[str, dict[str, Any], str], ...] = tuple(
+    (tool.name, example.arguments, example.note) for tool in TOOLS for example in tool.examples
 )
 REINDEX_EDIT = (
     "\n## Dunning emails\n\nCustomers get an email after each failed retry, with a link to "

@@ -12,9 +12,11 @@ each ends after `MAX_STREAM_S` (clients reconnect), so streams cannot starve `/m
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import time
+import typing
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
@@ -34,14 +36,24 @@ from kenso_git.errors import ScopeError
 from kenso_git.errors import UsageError
 from kenso_git.serve import status
 from kenso_git.serve.service import Service
+from kenso_git.serve.tools import by_name
 from kenso_git.serve.wake import Wake
 
 MAX_STREAMS = 8
 KEEPALIVE_S = 15.0
 POLL_S = 0.1  # how often a stream looks at the index's generation (one tiny read)
 MAX_STREAM_S = 3600.0
-_INT_FIELDS = ("page_size", "limit")
-_TEXT_FIELDS = ("cursor", "mode", "path", "ext", "modified_after")
+_SEARCH = by_name("search")  # GET /search is the `search` tool: its parameters, its answer
+
+
+def _search_fields() -> dict[str, bool]:
+    """The `search` tool's parameters other than the query, each True when a number."""
+    hints = typing.get_type_hints(_SEARCH.run)
+    names = list(inspect.signature(_SEARCH.run).parameters)[2:]  # past service and query
+    return {n: hints[n] is int or int in typing.get_args(hints[n]) for n in names}
+
+
+_FIELDS = _search_fields()
 
 Handler = Callable[[Scope, Receive, Send], Awaitable[None]]
 
@@ -72,7 +84,9 @@ class Routes:
         if response is None:
             try:
                 kwargs = _search_args(QueryParams(scope.get("query_string", b"")))
-                page, _ = await anyio.to_thread.run_sync(lambda: self.service.search(**kwargs))
+                page, _ = await anyio.to_thread.run_sync(
+                    lambda: _SEARCH.run(self.service, **kwargs)
+                )
                 response = JSONResponse(page)
             except KensoError as err:
                 response = _error(self.service, err)
@@ -195,18 +209,19 @@ def _search_args(params: QueryParams) -> dict[str, Any]:
     if query is None:
         raise UsageError("missing q", hint="pass the query as /search?q=...")
     args: dict[str, Any] = {"query": query}
-    for name in _TEXT_FIELDS:
-        if name in params:
+    for name, is_number in _FIELDS.items():
+        if name not in params:
+            continue
+        if not is_number:
             args[name] = params[name]
-    for name in _INT_FIELDS:
-        if name in params:
-            try:
-                number = float(params[name])
-            except ValueError:
-                number = math.nan
-            if not number.is_integer():
-                raise UsageError(f"{name} must be a whole number, not {params[name]!r}")
-            args["page_size"] = int(number)
+            continue
+        try:
+            number = float(params[name])
+        except ValueError:
+            number = math.nan
+        if not number.is_integer():
+            raise UsageError(f"{name} must be a whole number, not {params[name]!r}")
+        args[name] = int(number)
     return args
 
 

@@ -1,0 +1,352 @@
+"""The MCP tools, each declared once: its function, output type, title, flags and examples.
+
+A tool is a function `(service, arguments...) -> (text payload, structured content)` whose
+docstring is what the agent reads and whose parameters are the tool's input schema; its
+output type (a TypedDict of `kenso_git.search.results`) is the output schema. The MCP server
+(`server.py`), `GET /search` (`routes.py`), `docs/mcp-tools.md` (`docs.py`) and the tool lists
+of the README and getting-started page are all made from `TOOLS`. Every call goes through
+`Service`, the one scope-and-caps gate.
+
+Adding a tool touches three package files: its answer's type in `search/results.py`, the
+gated method in `serve/service.py`, and its declaration here (CONTRIBUTING.md has the recipe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from typing import Literal
+
+from kenso_git.search import results
+from kenso_git.serve.service import Service
+
+Answer = tuple[object, Mapping[str, Any]]  # (kenso's JSON text payload, structured content)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A call the docs show, run for real against the example docs."""
+
+    arguments: dict[str, Any]
+    note: str = ""  # what the example shows, when not the plain use
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One MCP tool."""
+
+    run: Callable[..., Answer]  # (service, arguments...): its docstring is the description
+    output: type  # the structured content's TypedDict (results.py): the output schema
+    title: str
+    summary: str  # one line for the README and getting-started lists (serve.toollists)
+    examples: tuple[Example, ...] = ()
+    writes: bool = False  # only `reindex`: listed when allowed, never over HTTP
+
+    @property
+    def name(self) -> str:
+        return self.run.__name__
+
+
+def search_docs(
+    service: Service, query: str, category: str | None = None, limit: int = 5
+) -> Answer:
+    """Keyword search (BM25 over SQLite FTS5) of this repository's Markdown docs.
+
+    Returns a JSON array of the best-matching documents, one entry per document:
+    file_path, title (the matching section), category, content_preview (~200 chars),
+    match_source, score, cascade_stage (AND, NEAR or OR), relevance (high, medium,
+    low), and optionally tags, related_count and highlight. If a typo was corrected
+    the result is {"corrected_query", "original_query", "results"}. No hits: [].
+
+    limit: 1 to the configured maximum (default 20), default 5. category: an exact
+    category name to narrow results ("all" or empty = no filter). Short, specific
+    queries work best; for broad questions use search_multi with 2-5 phrasings.
+    Follow up with read_snippet (a bounded excerpt) or get_doc (the whole text).
+    """
+    return service.search_docs(query, category, limit)
+
+
+def search_multi(
+    service: Service, queries: list[str] | None, category: str | None = None, limit: int = 5
+) -> Answer:
+    """Run 2-5 phrasings of one question and merge them (Reciprocal Rank Fusion).
+
+    Returns the same JSON array shape as search_docs, ranked by the fused score.
+    At most 5 queries are run: with more, the first 5 answer and the structured
+    result says truncated: true. Use it when one wording may miss: synonyms, an
+    acronym and its expansion, a question and its keywords.
+    """
+    return service.search_multi(queries, category, limit)
+
+
+def get_doc(service: Service, path: str, max_length: int | None = None) -> Answer:
+    """Return one document's full indexed text by its repo-relative path.
+
+    Returns {title, content, category, audience, tags} plus truncated: true when the
+    content was cut. max_length (characters) cuts the content; very long documents
+    are always cut at ~40,000 characters. For a targeted excerpt of a large
+    document, prefer read_snippet. Paths outside the agent scope, ignored files and
+    `..` are refused with the name of the rule.
+    """
+    return service.get_doc(path, max_length)
+
+
+def get_related(
+    service: Service, path: str, depth: int = 1, relation_type: str | None = None
+) -> Answer:
+    """List documents linked to a document through relates_to and Markdown links.
+
+    Returns a JSON array of {related_path, relation_type, direction (incoming or
+    outgoing), depth}. depth is 1-3 hops (default 1); relation_type narrows to one
+    link type such as feeds_into, part_of or related. Unknown path: [].
+    """
+    return service.get_related(path, depth, relation_type)
+
+
+def read_snippet(service: Service, path: str, query: str, max_tokens: int = 256) -> Answer:
+    """Read the lines of one Markdown file around the first line matching query.
+
+    Returns {path, line_start, line_end, text, truncated, token_budget}: whole lines
+    centred on the first match, at most max_tokens x 4 characters (max_tokens 32-1024,
+    default 256); truncated is true when the file has more text outside the window.
+    Lines are 1-based. An empty query returns the start of the file. Never returns a
+    whole large file: call again with another query to move through it.
+    """
+    return service.read_snippet(path, query, max_tokens)
+
+
+def health_check(service: Service) -> Answer:
+    """Report whether the search index is usable: {ok, reason, index, documents,
+    chunks, schema_version, as_of, stale, stale_reason, worktree_differs, version,
+    read_only, watcher_ok, watcher_reason}. Changed docs are synced first, so stale is
+    true only when that could not be done. watcher_ok is true while the server's file
+    watcher keeps the index in step with saves, false with a reason when it cannot, and
+    null when it is off. drift (in a git checkout): {drifted, upstream, upstream_commit,
+    behind, files: [{path, status, insertions, deletions, last_commit}], reason}, whether
+    the upstream branch as last fetched has newer agent instructions (AGENTS.md,
+    CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .cursor/rules/). An unusable
+    or missing index gives ok: false with a reason and the command that fixes it."""
+    return service.health()
+
+
+def index_state(service: Service) -> Answer:
+    """Describe the index: document, chunk and link counts, database size in bytes,
+    schema version, as_of (the HEAD commit it reflects), synced_at, stale (true when
+    the working tree changed and could not be synced first) with stale_reason,
+    worktree_differs (the docs differ from HEAD's), the repository root and the scoped
+    roots."""
+    return service.state()
+
+
+def search(
+    service: Service,
+    query: str,
+    page_size: int | None = None,
+    cursor: str | None = None,
+    mode: Literal["ranked", "exhaustive"] = "ranked",
+    path: str | None = None,
+    ext: str | None = None,
+    modified_after: str | None = None,
+    limit: int | None = None,
+) -> Answer:
+    """Search the docs with a query language, page by page.
+
+    query: words or a question, "quoted phrases" (must appear), -negation, and
+    filters: in:"docs/api" (or path:), ext:md, tag:auth, category:guides, modified:7d
+    (or a date, 2026-01-31), size:>10k, re:"RE2 pattern". Filters alone list
+    documents, newest first. path, ext and modified_after add in:, ext: and
+    modified: filters. mode "ranked" (default) ranks the words as search_docs does
+    (all words, then near, then any; typo correction) and keeps what the filters
+    pass, up to 10,000 hits; "exhaustive" lists by path every document holding all
+    the words, without a cap.
+    Returns {results: [{path, score, snippet (<= 100 chars), snippet_truncated,
+    match_type (Content, FileName, Both, Filter), tier (AND, NEAR, OR, path,
+    filename), size, modified (Unix s), title, section}], total,
+    total_is_lower_bound, mode, returned, page_size, next_cursor, has_more,
+    token_budget, as_of, corrected_query?}. page_size 1-50 (default 10; limit is an
+    alias). Pass next_cursor back as cursor until has_more is false. A ranked cursor
+    is refused once the index changed (start again); an exhaustive one resumes after
+    its path. A malformed query is an error naming the token.
+    """
+    return service.search(
+        query,
+        page_size=page_size if page_size is not None else limit,
+        cursor=cursor,
+        mode=mode,
+        path=path,
+        ext=ext,
+        modified_after=modified_after,
+    )
+
+
+def regex_search(
+    service: Service,
+    pattern: str,
+    page_size: int = 10,
+    cursor: str | None = None,
+    path: str | None = None,
+    ext: str | None = None,
+) -> Answer:
+    """Grep the docs' text with an RE2 regular expression (linear time, no backtracking).
+
+    pattern: at most 512 bytes, compiled before any file is read; ^ and $ match at
+    line breaks; no backreferences or lookaround. Each matching line is one hit, in
+    path then line order: the same shape as search, with match_type "Regex" and line
+    (1-based). path narrows to a folder, ext to an extension. total is a lower bound
+    while has_more is true; pass next_cursor back as cursor for the next page.
+    """
+    return service.regex_search(pattern, page_size=page_size, cursor=cursor, path=path, ext=ext)
+
+
+def find_related(
+    service: Service, path: str, page_size: int | None = None, cursor: str | None = None
+) -> Answer:
+    """List the documents related to one document, each with why, page by page.
+
+    Returns {path, results: [{path, why, relation_types, title}], total, returned,
+    page_size, next_cursor, has_more, token_budget}. why lists every reason, strongest
+    first: links_to / linked_from (an inline Markdown link from it or to it),
+    relates_to / related_from (frontmatter relates_to, relation_types naming the
+    relations), same_stem (the same file name in another folder), same_folder.
+    Links come first, then same stem, then same folder. page_size 1-50 (default 10);
+    pass next_cursor back as cursor until has_more is false. Paths outside the agent
+    scope are refused like get_doc; an unknown path is an error.
+    """
+    return service.find_related(path, page_size, cursor)
+
+
+def changed_docs(
+    service: Service, since: str, until: str | None = None, limit: int | None = None
+) -> Answer:
+    """List the docs that changed between two git revisions, rename-aware.
+
+    since and until: anything `git rev-parse` takes (a branch, tag, commit id, HEAD~3,
+    origin/main); without until, since is compared with the working tree (uncommitted
+    edits included). Returns {since, until, results: [{path, status (added, modified,
+    deleted, renamed), old_path?, commits, last_commit: {id, time, author, subject} or
+    null, uncommitted?}], total, truncated}; commits counts the range's commits that
+    changed the doc under any of its names. limit caps results (default and most 1000).
+    Only docs the agent scope shows are listed, at every revision. Never fetches.
+    """
+    return service.changed_docs(since, until, limit)
+
+
+def reindex(service: Service) -> Answer:
+    """Bring the index up to date with the working tree (like `kenso-git sync`).
+
+    The only tool that writes; enabled by `allow-reindex = true` in [tool.kenso].
+    Returns {changed, documents, chunks}. Needs an existing index.
+    """
+    return service.reindex()
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        search_docs,
+        results.SearchAnswer,
+        "Search the docs",
+        "ranked sections for a query (kenso's array)",
+        (
+            Example({"query": "canary rollback", "limit": 3}),
+            Example({"query": "   "}, "an empty query"),
+        ),
+    ),
+    Tool(
+        search_multi,
+        results.SearchAnswer,
+        "Search with several phrasings",
+        "2-5 phrasings of one question, fused by rank",
+        (Example({"queries": ["retry failed payments", "card charge backoff"]}),),
+    ),
+    Tool(
+        get_doc,
+        results.DocResult,
+        "Read a whole document",
+        "a document's whole indexed text, and its last commit",
+        (
+            Example({"path": "docs/billing.md"}),
+            Example({"path": "../secrets.md"}, "a refused path"),
+        ),
+    ),
+    Tool(
+        get_related,
+        results.RelatedList,
+        "Follow document links",
+        "the documents its `relates_to` links reach",
+        (Example({"path": "docs/deploy.md", "depth": 2}),),
+    ),
+    Tool(
+        read_snippet,
+        results.SnippetResult,
+        "Read lines around a match",
+        "the lines around a match in one file",
+        (Example({"path": "docs/rollback.md", "query": "seven days", "max_tokens": 48}),),
+    ),
+    Tool(
+        health_check,
+        results.HealthResult,
+        "Index health",
+        "whether the index is usable and fresh, and agent instruction drift",
+        (Example({}),),
+    ),
+    Tool(
+        index_state,
+        results.StateResult,
+        "Index state",
+        "counts, size, freshness and the scope",
+        (Example({}),),
+    ),
+    Tool(
+        search,
+        results.AgentPage,
+        "Search with filters and pages",
+        "the query language (`in:`, `tag:`, `modified:`...) ranked like `search_docs`, by pages",
+        (
+            Example({"query": "release tag:release -canary", "page_size": 2}),
+            Example({"query": "ext:md", "mode": "exhaustive", "page_size": 2}, "exhaustive"),
+            Example({"query": "deploy modified:someday"}, "a bad token"),
+        ),
+    ),
+    Tool(
+        regex_search,
+        results.AgentPage,
+        "Grep the docs",
+        "a regular expression over the docs, with line numbers",
+        (Example({"pattern": "retr(y|ied) \\w+", "page_size": 2}),),
+    ),
+    Tool(
+        find_related,
+        results.RelatedPage,
+        "Find related documents",
+        "documents near one: links, the same stem, the same folder, each with why",
+        (Example({"path": "docs/deploy.md", "page_size": 5}),),
+    ),
+    Tool(
+        changed_docs,
+        results.ChangedDocs,
+        "What changed since a revision",
+        "the docs added, modified, deleted or renamed since a revision",
+        (Example({"since": "HEAD"}, "outside a git repository"),),
+    ),
+    Tool(
+        reindex,
+        results.ReindexResult,
+        "Update the index",
+        "syncs the index (opt-in: `allow-reindex = true`; the only tool that writes)",
+        writes=True,
+    ),
+)
+
+
+def by_name(name: str) -> Tool:
+    """The tool called `name`.
+
+    Raises:
+        KeyError: no such tool.
+    """
+    for tool in TOOLS:
+        if tool.name == name:
+            return tool
+    raise KeyError(name)
