@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pytest
 from kenso_git.errors import KensoError
 from kenso_git.kb import KnowledgeBase
 from kenso_git.serve.service import Service
+from kenso_git.serve.tools import by_name
 from tests.serve.conftest import KENSO_EXE
 from tests.serve.conftest import make_repo
 from tests.serve.http_helpers import running_http_server
@@ -42,6 +42,7 @@ INDEXED_CALLS: list[Call] = [
     ("search", {"query": 'deploy in:"docs"', "page_size": 2}),
     ("regex_search", {"pattern": "canar(y|ies)"}),
     ("find_related", {"path": "docs/deploy.md", "page_size": 5}),
+    ("changed_docs", {"since": "HEAD"}),
     ("reindex", {}),
     ("search", {"query": "tag:"}),  # malformed query language
     ("search", {"query": "deploy", "path": "../outside"}),  # refused path
@@ -55,6 +56,7 @@ INDEXED_CALLS: list[Call] = [
     ("get_related", {"path": "ignored/notes.md"}),  # refused: gitignored
     ("read_snippet", {"path": ".gitignore", "query": ""}),  # not Markdown
     ("read_snippet", {"path": "docs/deploy.md", "query": "no such words anywhere"}),
+    ("changed_docs", {"since": "no-such-revision"}),  # unknown revision
 ]
 NO_INDEX_CALLS: list[Call] = [
     ("search_docs", {"query": "deploy"}),
@@ -105,23 +107,8 @@ def _run_ts(sdk: Path, transport: dict[str, Any], calls: list[Call]) -> dict[str
 
 def _in_process(service: Service, name: str, args: dict[str, Any]) -> tuple[str, object]:
     """("error", message) or ("ok", text payload): what the server should send for this call."""
-    methods: dict[str, Callable[[], tuple[object, object]]] = {
-        "search_docs": lambda: service.search_docs(args["query"], None, 5),
-        "search_multi": lambda: service.search_multi(args["queries"], None, 5),
-        "get_doc": lambda: service.get_doc(args["path"], None),
-        "get_related": lambda: service.get_related(args["path"], 1, None),
-        "read_snippet": lambda: service.read_snippet(args["path"], args["query"], 256),
-        "health_check": service.health,
-        "index_state": service.state,
-        "reindex": service.reindex,
-        "search": lambda: service.search(
-            args["query"], page_size=args.get("page_size"), path=args.get("path")
-        ),
-        "regex_search": lambda: service.regex_search(args["pattern"]),
-        "find_related": lambda: service.find_related(args["path"], args.get("page_size"), None),
-    }
     try:
-        payload, _ = methods[name]()
+        payload, _ = by_name(name).run(service, **args)  # the registry's own function
     except KensoError as err:
         return "error", err.message
     if isinstance(payload, dict) and "error" in payload:
