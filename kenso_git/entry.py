@@ -51,6 +51,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         sync = parse_sync_args(args[1:])
         if sync is not None:
             _run_fast(lambda: _plain_sync(sync, started), exit_now=own)
+    if args and args[0] == "serve" and _plain_env():
+        from kenso_git.cli.serve_fast import parse_serve_args
+
+        serve = parse_serve_args(args[1:])
+        if serve is not None:
+            from kenso_git.cli.serve_fast import serve_stdio
+
+            _run_fast(lambda: serve_stdio(serve, started), exit_now=own)
     if args and args[0] == "search" and not os.environ.get("KENSO_LOG_LEVEL"):
         search = parse_search_args(args[1:])
         if search is not None:
@@ -98,6 +106,13 @@ def _run_fast(produce: Callable[[], str | None], *, exit_now: bool = False) -> N
         _exit_now(code)
 
 
+def _plain_env() -> bool:
+    """Whether the environment leaves `serve` to the SDK-free stdio loop (#32)."""
+    return os.environ.get("KENSO_MCP_SDK") != "1" and os.environ.get(
+        "KENSO_TRANSPORT", "stdio"
+    ) in ("", "stdio")
+
+
 _OFF = ("0", "false", "no", "off")  # how KENSO_QUERY_SYNC says no (config.py reads it alike)
 
 
@@ -112,8 +127,10 @@ def _prestart(args: list[str]) -> Started | None:
     started before anything else is imported (#16: at 48,600 docs git takes ~130 ms, and
     only what runs after it starts overlaps it). A command line that turns out not to be
     plain drops it (`_drop`)."""
-    if not args or args[0] not in ("sync", "search") or "--no-sync" in args:
+    if not args or args[0] not in ("sync", "search", "serve") or "--no-sync" in args:
         return None
+    if args[0] == "serve" and (not _plain_env() or "--root" in args):
+        return None  # the first query's check starts its own (another tree, or the SDK's)
     if any(arg in ("-h", "--help") for arg in args):
         return None
     if args[0] == "search" and os.environ.get("KENSO_LOG_LEVEL"):

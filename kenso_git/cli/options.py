@@ -78,6 +78,13 @@ ROOT = Option(("--root",), "root", "dir")
 
 # The options of the two commands the entry parses without click, in `--help` order.
 SYNC_OPTIONS = (JSON.with_help("Print the outcome as JSON."), QUIET, DB)
+# `serve` over stdio, what an editor starts each session (#32): any other form goes to click.
+SERVE_OPTIONS = (
+    Option(("--transport",), "transport", "choice", choices=("stdio",)),
+    Option(("--no-watch",), "no_watch", "flag", default=False),
+    DB,
+    ROOT,
+)
 SEARCH_OPTIONS = (
     LIMIT,
     CATEGORY,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -95,9 +96,14 @@ def serve(
 def _run(service: Service, chosen: str, host: str | None, port: int | None, remote: bool) -> None:
     settings = service.settings
     if chosen == "stdio":
-        from kenso_git.serve.server import run_stdio
+        if os.environ.get("KENSO_MCP_SDK") == "1":  # the SDK's server (slower to start)
+            from kenso_git.serve.server import run_stdio
 
-        run_stdio(service)
+            run_stdio(service)
+        else:
+            from kenso_git.serve.stdio import run
+
+            run(service)  # no SDK import: the first answer near a bare SQLite query (#32)
         return
     from kenso_git.serve.http import run_http
 

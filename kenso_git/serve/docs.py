@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kenso_git.serve.server import INSTRUCTIONS
 from kenso_git.serve.server import build_server
 from kenso_git.serve.service import Service
+from kenso_git.serve.tools import INSTRUCTIONS
 from kenso_git.serve.tools import TOOLS
 
 PLACEHOLDER_ROOT = "/home/you/project"

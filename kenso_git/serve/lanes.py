@@ -25,7 +25,6 @@ overlap little. When the lanes fall idle the freed heap goes back to the system
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import ctypes
 import ctypes.util
 import os
@@ -38,6 +37,7 @@ from dataclasses import dataclass
 from dataclasses import field
 
 from kenso_git.errors import BusyError
+from kenso_git.serve import ticket
 
 SHARED_ENV = "KENSO_HTTP_LANES"
 QUANTUM_ENV = "KENSO_HTTP_QUANTUM_MS"
@@ -111,9 +111,7 @@ class LaneState:
     demoted: int = 0
 
 
-CURRENT: contextvars.ContextVar[Ticket | None] = contextvars.ContextVar(
-    "kenso_lane_ticket", default=None
-)
+CURRENT = ticket.CURRENT  # the ticket of the call running in this context
 
 
 def _busy(timeout: float) -> BusyError:

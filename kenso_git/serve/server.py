@@ -12,7 +12,6 @@ on errors, and would replace kenso's message with a -32602 of their own.
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import typing
 from collections.abc import Callable
@@ -23,14 +22,12 @@ from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
-from mcp.types import TextContent
 from mcp.types import ToolAnnotations
 
 from kenso_git import __version__
-from kenso_git.errors import KensoError
-from kenso_git.errors import ScopeError
-from kenso_git.serve.service import MAX_RESULT_CHARS
+from kenso_git.serve.answer import answer
 from kenso_git.serve.service import Service
+from kenso_git.serve.tools import INSTRUCTIONS
 from kenso_git.serve.tools import TOOLS
 from kenso_git.serve.tools import Tool
 
@@ -43,49 +40,9 @@ WRITE_LOCAL = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 
-INSTRUCTIONS = (
-    "Search this repository's Markdown documentation. Start with search_docs (or search_multi "
-    "for several phrasings), then read_snippet or get_doc for the text, and get_related to "
-    "follow links between documents. Paths are repo-relative, as returned by search results."
-)
-
-
-def _dump(payload: object) -> str:
-    return json.dumps(payload, indent=2, ensure_ascii=False)
-
-
-def _result(text_payload: object, structured: Mapping[str, object]) -> CallToolResult:
-    text = _dump(text_payload)
-    if len(text) > MAX_RESULT_CHARS:  # pragma: no cover - Service.fit keeps payloads smaller
-        text = text[:MAX_RESULT_CHARS]
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=dict(structured)
-    )
-
-
-def _error(err: KensoError) -> CallToolResult:
-    body: dict[str, Any] = {"error": err.message}
-    if err.hint:
-        body["hint"] = err.hint
-    if isinstance(err, ScopeError):
-        body["rule"] = err.rule
-    return _error_result(body)
-
-
-def _error_result(body: Mapping[str, object]) -> CallToolResult:
-    # No structured content: it would have to match the success schema (see the docstring).
-    return CallToolResult(content=[TextContent(type="text", text=_dump(body))], is_error=True)
-
 
 def _call(work: Callable[[], tuple[object, Mapping[str, object]]]) -> CallToolResult:
-    try:
-        text_payload, structured = work()
-    except KensoError as err:
-        log.info("tool refused: %s", err.message)
-        return _error(err)
-    if isinstance(text_payload, dict) and "error" in text_payload:
-        return _error_result(text_payload)
-    return _result(text_payload, structured)
+    return CallToolResult.model_validate(answer(work))
 
 
 def _bound(tool: Tool, service: Service) -> Callable[..., CallToolResult]:
@@ -103,7 +60,7 @@ def _bound(tool: Tool, service: Service) -> Callable[..., CallToolResult]:
     call.__name__ = call.__qualname__ = tool.name
     call.__doc__ = tool.run.__doc__
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        parameters, return_annotation=Annotated[CallToolResult, tool.output]
+        parameters, return_annotation=Annotated[CallToolResult, tool.output_type()]
     )
     return call
 
@@ -143,3 +100,20 @@ def _level(service: Service) -> Literal["DEBUG", "INFO", "WARNING", "ERROR", "CR
 def run_stdio(service: Service) -> None:
     """Serve MCP over stdin/stdout until the client closes the pipe."""
     build_server(service).run("stdio")
+
+
+def listed_tools(service: Service) -> list[dict[str, Any]]:
+    """`tools/list`'s tools as the SDK sends them (JSON), for `service`'s settings: what the
+    SDK-free stdio loop answers from its cache (`serve.toolcache`)."""
+    import anyio
+
+    tools = anyio.run(build_server(service).list_tools)
+    return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+
+
+def handshake_versions() -> tuple[list[str], str]:
+    """The protocol versions the SDK negotiates by `initialize`, and the one it offers when
+    a client asks for another (for the SDK-free stdio loop's cache)."""
+    from mcp_types import version
+
+    return list(version.HANDSHAKE_PROTOCOL_VERSIONS), version.LATEST_HANDSHAKE_VERSION

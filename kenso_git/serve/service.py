@@ -36,24 +36,9 @@ from kenso_git.repo.scope import Scope
 from kenso_git.repo.scope import scope_for
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
-from kenso_git.search.results import CorrectedMulti
-from kenso_git.search.results import CorrectedSearch
-from kenso_git.search.results import DocResult
-from kenso_git.search.results import ErrorResult
-from kenso_git.search.results import HealthResult
-from kenso_git.search.results import HitList
-from kenso_git.search.results import ReindexResult
-from kenso_git.search.results import RelatedList
-from kenso_git.search.results import RelatedPage
-from kenso_git.search.results import RelatedRow
-from kenso_git.search.results import SearchDocsResult
-from kenso_git.search.results import SearchItem
-from kenso_git.search.results import SearchMultiResult
-from kenso_git.search.results import SnippetResult
-from kenso_git.search.results import StateResult
 from kenso_git.search.snippet import make_snippet
-from kenso_git.serve import lanes
 from kenso_git.serve import status
+from kenso_git.serve import ticket as lane_ticket
 from kenso_git.store.budget import call_budget
 
 if TYPE_CHECKING:
@@ -61,6 +46,21 @@ if TYPE_CHECKING:
     from kenso_git.repo.drift import Drift
     from kenso_git.search.results import AgentPage
     from kenso_git.search.results import ChangedDocs
+    from kenso_git.search.results import CorrectedMulti
+    from kenso_git.search.results import CorrectedSearch
+    from kenso_git.search.results import DocResult
+    from kenso_git.search.results import ErrorResult
+    from kenso_git.search.results import HealthResult
+    from kenso_git.search.results import HitList
+    from kenso_git.search.results import ReindexResult
+    from kenso_git.search.results import RelatedList
+    from kenso_git.search.results import RelatedPage
+    from kenso_git.search.results import RelatedRow
+    from kenso_git.search.results import SearchDocsResult
+    from kenso_git.search.results import SearchItem
+    from kenso_git.search.results import SearchMultiResult
+    from kenso_git.search.results import SnippetResult
+    from kenso_git.search.results import StateResult
     from kenso_git.serve.watcher import Watcher
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
@@ -72,14 +72,17 @@ R = TypeVar("R")
 TextT = TypeVar("TextT")
 StructuredT = TypeVar("StructuredT")
 ItemT = TypeVar("ItemT")
-CorrectedT = TypeVar("CorrectedT", CorrectedSearch, CorrectedMulti)
-S = TypeVar("S", HitList, CorrectedSearch, CorrectedMulti, "AgentPage")
+# The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
+# a server's first answer need not wait for (#32).
+CorrectedT = TypeVar("CorrectedT", "CorrectedSearch", "CorrectedMulti")
+S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage")
 
 Reply = tuple[TextT, StructuredT]  # (kenso's JSON text payload, MCP structured content)
-SearchReply = Reply[
-    SearchDocsResult | SearchMultiResult | ErrorResult,
-    HitList | CorrectedSearch | CorrectedMulti | ErrorResult,
-]
+if TYPE_CHECKING:
+    SearchReply = Reply[
+        SearchDocsResult | SearchMultiResult | ErrorResult,
+        HitList | CorrectedSearch | CorrectedMulti | ErrorResult,
+    ]
 
 
 def _fits(payload: object) -> bool:
@@ -131,7 +134,7 @@ def _hides_root(
 
     @functools.wraps(method)
     def wrapper(self: Service, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        ticket = lanes.CURRENT.get()
+        ticket = lane_ticket.CURRENT.get()
         try:
             with call_budget(
                 self.settings.call_budget,

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 from kenso_git import __version__
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
-from kenso_git.search.results import HealthResult
-from kenso_git.search.results import StateResult
 
 if TYPE_CHECKING:
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
+    from kenso_git.search.results import HealthResult
+    from kenso_git.search.results import StateResult
     from kenso_git.serve.service import Service
     from kenso_git.store.counts import ScopedCounts
 

@@ -15,30 +15,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from typing import Literal
 
-from kenso_git.search import results
+from kenso_git.records import NamedTuple
 from kenso_git.serve.service import Service
+
+INSTRUCTIONS = (
+    "Search this repository's Markdown documentation. Start with search_docs (or search_multi "
+    "for several phrasings), then read_snippet or get_doc for the text, and get_related to "
+    "follow links between documents. Paths are repo-relative, as returned by search results."
+)
 
 Answer = tuple[object, Mapping[str, Any]]  # (kenso's JSON text payload, structured content)
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     """A call the docs show, run for real against the example docs."""
 
     arguments: dict[str, Any]
     note: str = ""  # what the example shows, when not the plain use
 
 
-@dataclass(frozen=True)
-class Tool:
+class Tool(NamedTuple):
     """One MCP tool."""
 
     run: Callable[..., Answer]  # (service, arguments...): its docstring is the description
-    output: type  # the structured content's TypedDict (results.py): the output schema
+    output: str  # the structured content's TypedDict in search/results.py: the output schema
     title: str
     summary: str  # one line for the README and getting-started lists (serve.toollists)
     examples: tuple[Example, ...] = ()
@@ -47,6 +50,14 @@ class Tool:
     @property
     def name(self) -> str:
         return self.run.__name__
+
+    def output_type(self) -> type:
+        """The output TypedDict itself (imported only by the SDK server and the docs: the
+        SDK-free stdio loop answers from the cached schemas, #32)."""
+        from kenso_git.search import results
+
+        found: type = getattr(results, self.output)
+        return found
 
 
 def search_docs(
@@ -245,7 +256,7 @@ def reindex(service: Service) -> Answer:
 TOOLS: tuple[Tool, ...] = (
     Tool(
         search_docs,
-        results.SearchAnswer,
+        "SearchAnswer",
         "Search the docs",
         "ranked sections for a query (kenso's array)",
         (
@@ -255,14 +266,14 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         search_multi,
-        results.SearchAnswer,
+        "SearchAnswer",
         "Search with several phrasings",
         "2-5 phrasings of one question, fused by rank",
         (Example({"queries": ["retry failed payments", "card charge backoff"]}),),
     ),
     Tool(
         get_doc,
-        results.DocResult,
+        "DocResult",
         "Read a whole document",
         "a document's whole indexed text, and its last commit",
         (
@@ -272,35 +283,35 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         get_related,
-        results.RelatedList,
+        "RelatedList",
         "Follow document links",
         "the documents its `relates_to` links reach",
         (Example({"path": "docs/deploy.md", "depth": 2}),),
     ),
     Tool(
         read_snippet,
-        results.SnippetResult,
+        "SnippetResult",
         "Read lines around a match",
         "the lines around a match in one file",
         (Example({"path": "docs/rollback.md", "query": "seven days", "max_tokens": 48}),),
     ),
     Tool(
         health_check,
-        results.HealthResult,
+        "HealthResult",
         "Index health",
         "whether the index is usable and fresh, and agent instruction drift",
         (Example({}),),
     ),
     Tool(
         index_state,
-        results.StateResult,
+        "StateResult",
         "Index state",
         "counts, size, freshness and the scope",
         (Example({}),),
     ),
     Tool(
         search,
-        results.AgentPage,
+        "AgentPage",
         "Search with filters and pages",
         "the query language (`in:`, `tag:`, `modified:`...) ranked like `search_docs`, by pages",
         (
@@ -311,28 +322,28 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         regex_search,
-        results.AgentPage,
+        "AgentPage",
         "Grep the docs",
         "a regular expression over the docs, with line numbers",
         (Example({"pattern": "retr(y|ied) \\w+", "page_size": 2}),),
     ),
     Tool(
         find_related,
-        results.RelatedPage,
+        "RelatedPage",
         "Find related documents",
         "documents near one: links, the same stem, the same folder, each with why",
         (Example({"path": "docs/deploy.md", "page_size": 5}),),
     ),
     Tool(
         changed_docs,
-        results.ChangedDocs,
+        "ChangedDocs",
         "What changed since a revision",
         "the docs added, modified, deleted or renamed since a revision",
         (Example({"since": "HEAD"}, "outside a git repository"),),
     ),
     Tool(
         reindex,
-        results.ReindexResult,
+        "ReindexResult",
         "Update the index",
         "syncs the index (opt-in: `allow-reindex = true`; the only tool that writes)",
         writes=True,

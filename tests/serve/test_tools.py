@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -12,11 +13,13 @@ from mcp import Client
 
 from kenso_git.serve import service as service_module
 from kenso_git.serve.server import build_server
-from kenso_git.serve.service import SearchReply
 from kenso_git.serve.service import Service
 from tests.search.helpers import ITEM_KEYS
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
+
+if TYPE_CHECKING:
+    from kenso_git.serve.service import SearchReply
 
 pytestmark = pytest.mark.anyio
 

@@ -1,0 +1,60 @@
+"""A tool call's answer as MCP's `CallToolResult` JSON, without the SDK (#32).
+
+Every result is JSON text (kenso's exact shape) plus the same data as structured content;
+arrays are wrapped as `{"results": [...]}` there because MCP structured content must be an
+object. Error results (`isError`) carry text only: clients of the TypeScript SDK validate any
+structured content against the tool's output schema, even on errors, and would replace
+kenso's message with a -32602 of their own. The SDK server (`server.py`) and the SDK-free
+stdio loop (`stdio.py`) both answer through `answer`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
+
+from kenso_git.errors import KensoError
+from kenso_git.errors import ScopeError
+from kenso_git.serve.service import MAX_RESULT_CHARS
+
+log = logging.getLogger("kenso_git.mcp")
+
+
+def _dump(payload: object) -> str:
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def _text(body: str) -> list[dict[str, str]]:
+    return [{"type": "text", "text": body}]
+
+
+def error_result(body: Mapping[str, object]) -> dict[str, Any]:
+    """An `isError` result of `body` as JSON text (no structured content)."""
+    return {"content": _text(_dump(body)), "isError": True}
+
+
+def _error(err: KensoError) -> dict[str, Any]:
+    body: dict[str, Any] = {"error": err.message}
+    if err.hint:
+        body["hint"] = err.hint
+    if isinstance(err, ScopeError):
+        body["rule"] = err.rule
+    return error_result(body)
+
+
+def answer(work: Callable[[], tuple[object, Mapping[str, object]]]) -> dict[str, Any]:
+    """The `CallToolResult` JSON of `work` (a registry tool bound to its arguments)."""
+    try:
+        text_payload, structured = work()
+    except KensoError as err:
+        log.info("tool refused: %s", err.message)
+        return _error(err)
+    if isinstance(text_payload, dict) and "error" in text_payload:
+        return error_result(text_payload)
+    text = _dump(text_payload)
+    if len(text) > MAX_RESULT_CHARS:  # pragma: no cover - Service.fit keeps payloads smaller
+        text = text[:MAX_RESULT_CHARS]
+    return {"content": _text(text), "structuredContent": dict(structured), "isError": False}

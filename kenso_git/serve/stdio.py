@@ -1,0 +1,181 @@
+"""MCP over stdio without the SDK: the loop `kenso-git serve` runs for an editor (#32).
+
+An agent starts the server at the start of every session and waits for its first answer;
+importing the MCP SDK and pydantic took most of that wait (~0.6 s of a 0.7 s first answer).
+This loop speaks the handshake protocol (`initialize`, then requests) as newline-delimited
+JSON-RPC 2.0 on stdin/stdout, answers `tools/list` from the SDK's own answer kept beside the
+code (`serve.toolcache`), checks each call's arguments against that input schema, and runs
+the tool through the registry (`serve.tools`) and `Service`, the one scope-and-caps gate, as
+the SDK server does. Calls run on worker threads, so a slow one never holds up the others;
+each answer is one line, written whole. `KENSO_MCP_SDK=1` runs the SDK's server instead.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from typing import BinaryIO
+
+from kenso_git import __version__
+from kenso_git.serve.answer import answer
+from kenso_git.serve.arguments import ArgumentError
+from kenso_git.serve.arguments import checked
+from kenso_git.serve.service import Service
+from kenso_git.serve.toolcache import load
+from kenso_git.serve.tools import INSTRUCTIONS
+from kenso_git.serve.tools import by_name
+
+log = logging.getLogger("kenso_git.mcp")
+
+WORKERS = 4  # tool calls at once (the SDK ran each on its own worker thread too)
+CAPABILITIES = {
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False, "subscribe": False},
+    "tools": {"listChanged": False},
+}
+EMPTY_LISTS: dict[str, dict[str, list[object]]] = {
+    "resources/list": {"resources": []},
+    "resources/templates/list": {"resourceTemplates": []},
+    "prompts/list": {"prompts": []},
+}
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+class Session:
+    """One client on stdin/stdout."""
+
+    def __init__(
+        self, service: Service, out: BinaryIO, after_first_call: Callable[[], None] | None = None
+    ) -> None:
+        self.service = service
+        self.out = out
+        self._after_first_call = after_first_call
+        self._write = threading.Lock()
+        cached = load()
+        allowed = service.settings.allow_reindex
+        self.tools = [t for t in cached["tools"] if t["name"] != "reindex" or allowed]
+        self.schemas = {t["name"]: t["inputSchema"] for t in self.tools}
+        self.versions: list[str] = cached["handshake_versions"]
+        self.latest: str = cached["latest_handshake_version"]
+        self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="kenso-tool")
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        with self._write:
+            self.out.write(line)
+            self.out.flush()
+
+    def reply(self, ident: object, result: Mapping[str, Any]) -> None:
+        self.send({"jsonrpc": "2.0", "id": ident, "result": result})
+
+    def fail(self, ident: object, code: int, message: str, data: object = "") -> None:
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": ident,
+                "error": {"code": code, "message": message, "data": data},
+            }
+        )
+
+    def handle(self, raw: bytes) -> None:
+        """Answer one line: a request, a notification, or a batch of them."""
+        try:
+            message = json.loads(raw)
+        except ValueError as err:
+            self.fail(None, PARSE_ERROR, "Parse error", str(err))
+            return
+        for one in message if isinstance(message, list) else [message]:
+            self._dispatch(one)
+
+    def _dispatch(self, message: object) -> None:
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            if isinstance(message, dict) and ("result" in message or "error" in message):
+                return  # a client's answer to a request this server never sends
+            ident = message.get("id") if isinstance(message, dict) else None
+            self.fail(ident, INVALID_REQUEST, "Invalid request")
+            return
+        method, ident = message["method"], message.get("id")
+        params = message.get("params") or {}
+        if "id" not in message:
+            return  # notifications: initialized, cancelled, progress...
+        if method == "initialize":
+            asked = params.get("protocolVersion") if isinstance(params, dict) else None
+            version = asked if asked in self.versions else self.latest
+            self.reply(
+                ident,
+                {
+                    "capabilities": CAPABILITIES,
+                    "instructions": INSTRUCTIONS,
+                    "protocolVersion": version,
+                    "serverInfo": {"name": "kenso-git", "version": __version__},
+                },
+            )
+        elif method == "ping":
+            self.reply(ident, {})
+        elif method == "tools/list":
+            self.reply(ident, {"tools": self.tools})
+        elif method == "tools/call":
+            self.pool.submit(self._call, ident, params)
+        elif method in EMPTY_LISTS:
+            self.reply(ident, EMPTY_LISTS[method])
+        else:
+            self.fail(ident, METHOD_NOT_FOUND, "Method not found", method)
+
+    def _call(self, ident: object, params: object) -> None:
+        try:
+            self.reply(ident, self._result(params))
+        except Exception as err:  # the loop lives on; the client gets an error result
+            log.exception("kenso-git: a tool call failed")
+            self.reply(ident, _text_error(f"Error executing tool: {type(err).__name__}: {err}"))
+        then, self._after_first_call = self._after_first_call, None
+        if then is not None:
+            then()
+
+    def _result(self, params: object) -> dict[str, Any]:
+        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+            return _text_error("Unknown tool: (no name)")
+        name = params["name"]
+        schema = self.schemas.get(name)
+        if schema is None:
+            return _text_error(f"Unknown tool: {name}")
+        try:
+            arguments = checked(name, schema, params.get("arguments"))
+        except ArgumentError as err:
+            return _text_error(f"Error executing tool {name}: {err}")
+        tool = by_name(name)
+        return answer(lambda: tool.run(self.service, **arguments))
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)  # answers in flight are still written
+
+
+def _text_error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def run(
+    service: Service,
+    source: BinaryIO | None = None,
+    out: BinaryIO | None = None,
+    *,
+    after_first_call: Callable[[], None] | None = None,
+) -> None:
+    """Serve MCP on stdin/stdout (or `source`/`out`) until the client closes its end;
+    `after_first_call` runs once, when the first tool call has been answered."""
+    session = Session(service, out or sys.stdout.buffer, after_first_call)
+    reader = source or sys.stdin.buffer
+    try:
+        for raw in reader:
+            if raw.strip():
+                session.handle(raw)
+    finally:
+        session.close()
