@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from kenso_git.serve.docs import render_mcp_tools_doc
+from kenso_git.serve.mcp.docs import render_mcp_tools_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -54,7 +54,7 @@ def test_docs_folder_lints_clean() -> None:
 def test_mcp_tools_doc_is_current() -> None:
     committed = (DOCS / "mcp-tools.md").read_text(encoding="utf-8")
     fresh = render_mcp_tools_doc()
-    assert committed == fresh, "run: python -m kenso_git.serve.docs > docs/mcp-tools.md"
+    assert committed == fresh, "run: python -m kenso_git.serve.mcp.docs > docs/mcp-tools.md"
 
 
 def test_mcp_tools_doc_has_no_per_run_values() -> None:
@@ -110,7 +110,7 @@ def test_pre_commit_config_uses_only_local_hooks() -> None:
         "mcp-tools-doc-fresh",
     } <= set(hooks)
     assert hooks["kenso-lint-docs"]["entry"] == "kenso-git lint docs/"
-    assert "python -m kenso_git.serve.docs" in hooks["mcp-tools-doc-fresh"]["entry"]
+    assert "python -m kenso_git.serve.mcp.docs" in hooks["mcp-tools-doc-fresh"]["entry"]
     assert "python -m kenso_git.lint.docs" in hooks["rules-doc-fresh"]["entry"]
 
 
@@ -120,7 +120,7 @@ def _served_tool_names(tmp_path: Path) -> set[str]:
     import anyio
     from mcp import Client
 
-    from kenso_git.serve.server import build_server
+    from kenso_git.serve.mcp.server import build_server
     from kenso_git.serve.service import Service
     from tests.serve.conftest import make_repo
 

@@ -13,12 +13,12 @@ import click
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import DB
 from kenso_git.cli.options import ROOT
+from kenso_git.connect.clients import CLIENTS
+from kenso_git.connect.clients import plan
+from kenso_git.connect.clients import write
+from kenso_git.connect.clients import write_command
 from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
-from kenso_git.serve.connect import CLIENTS
-from kenso_git.serve.connect import plan
-from kenso_git.serve.connect import write
-from kenso_git.serve.connect import write_command
 
 if TYPE_CHECKING:
     from kenso_git.serve.service import Service
@@ -78,11 +78,11 @@ def serve(
     _setup_logging(settings.log_level)
     chosen = transport or settings.transport
     if chosen != "stdio":
-        from kenso_git.serve.http import check_bind
+        from kenso_git.serve.http.transport import check_bind
 
         check_bind(host or settings.host, allow_remote)  # refused before anything starts
     if settings.watch and not no_watch:
-        from kenso_git.serve.watcher import Watcher
+        from kenso_git.triggers.watcher import Watcher
 
         service.watcher = Watcher(service.kb(), on_rules=service.reload_rules)
         service.watcher.start()
@@ -97,15 +97,15 @@ def _run(service: Service, chosen: str, host: str | None, port: int | None, remo
     settings = service.settings
     if chosen == "stdio":
         if os.environ.get("KENSO_MCP_SDK") == "1":  # the SDK's server (slower to start)
-            from kenso_git.serve.server import run_stdio
+            from kenso_git.serve.mcp.server import run_stdio
 
             run_stdio(service)
         else:
-            from kenso_git.serve.stdio import run
+            from kenso_git.serve.mcp.stdio import run
 
             run(service)  # no SDK import: the first answer near a bare SQLite query (#32)
         return
-    from kenso_git.serve.http import run_http
+    from kenso_git.serve.http.transport import run_http
 
     run_http(
         service,
@@ -175,11 +175,11 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
 
 
 def _check(client: str, root: Path, user: bool, fix: str) -> None:
-    from kenso_git.serve.connect import client_spec
-    from kenso_git.serve.connect import config_path
-    from kenso_git.serve.connect import refuse_links
-    from kenso_git.serve.connect_check import check_entry
-    from kenso_git.serve.connect_check import configured_entry
+    from kenso_git.connect.check import check_entry
+    from kenso_git.connect.check import configured_entry
+    from kenso_git.connect.clients import client_spec
+    from kenso_git.connect.clients import config_path
+    from kenso_git.connect.clients import refuse_links
 
     spec = client_spec(client)
     path = config_path(spec, root, Path.home(), user=user)

@@ -81,7 +81,7 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     )
     watching = settings.watch and not options.no_watch
     starter = _WatchStarter(service) if watching else None
-    from kenso_git.serve.stdio import run
+    from kenso_git.serve.mcp.stdio import run
 
     try:
         run(service, after_first_call=None if starter is None else starter.start)
@@ -115,7 +115,7 @@ class _WatchStarter:
             self._done = True
         self._timer.cancel()
         from kenso_git.errors import KensoError
-        from kenso_git.serve.watcher import Watcher
+        from kenso_git.triggers.watcher import Watcher
 
         try:
             watcher = Watcher(self.service.kb(), on_rules=self.service.reload_rules)

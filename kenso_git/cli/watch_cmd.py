@@ -13,9 +13,9 @@ from kenso_git.cli.options import DB
 from kenso_git.cli.options import JSON
 from kenso_git.cli.options import ROOT
 from kenso_git.errors import NoIndexError
-from kenso_git.serve.watcher import SyncNote
-from kenso_git.serve.watcher import Watcher
-from kenso_git.serve.watcher import WatcherStatus
+from kenso_git.triggers.watcher import SyncNote
+from kenso_git.triggers.watcher import Watcher
+from kenso_git.triggers.watcher import WatcherStatus
 
 
 @click.command()

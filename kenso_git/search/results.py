@@ -1,6 +1,6 @@
 """The JSON shapes the library and the MCP tools return (spec §5.3), as TypedDicts: the one
 vocabulary of answers (#28). The MCP tools' output schemas are made from these very types
-(`serve/tools.py` names each tool's), so a shape and what the server announces for it cannot
+(`serve/mcp/tools.py` names each tool's), so a shape and what the server announces for it cannot
 drift apart; `docs/mcp-tools.md` shows them.
 
 At run time every payload is an ordinary dict, so the JSON is unchanged. The reading modules

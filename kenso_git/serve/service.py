@@ -38,7 +38,7 @@ from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.search.snippet import make_snippet
 from kenso_git.serve import status
-from kenso_git.serve import ticket as lane_ticket
+from kenso_git.serve.http import ticket as lane_ticket
 from kenso_git.store.budget import call_budget
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from kenso_git.search.results import SearchMultiResult
     from kenso_git.search.results import SnippetResult
     from kenso_git.search.results import StateResult
-    from kenso_git.serve.watcher import Watcher
+    from kenso_git.triggers.watcher import Watcher
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000

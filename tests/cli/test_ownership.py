@@ -40,7 +40,7 @@ def test_the_mcp_tools_doc_generator_leaves_the_cwd_index_alone(tmp_path: Path) 
     db = _indexed_repo(tmp_path / "repo")
     before = _digest(db)
     proc = subprocess.run(
-        [sys.executable, "-m", "kenso_git.serve.docs"],
+        [sys.executable, "-m", "kenso_git.serve.mcp.docs"],
         cwd=tmp_path / "repo",
         capture_output=True,
         text=True,

@@ -13,7 +13,7 @@ import anyio
 import httpx
 
 from kenso_git.search.cascade import relevance
-from kenso_git.serve.server import build_server
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.helpers import doc
 from tests.helpers import init_repo

@@ -14,10 +14,10 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from kenso_git.cli.main import cli
+from kenso_git.connect.clients import CLIENTS
+from kenso_git.connect.clients import plan
+from kenso_git.connect.clients import write
 from kenso_git.errors import UsageError
-from kenso_git.serve.connect import CLIENTS
-from kenso_git.serve.connect import plan
-from kenso_git.serve.connect import write
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
 

@@ -18,8 +18,8 @@ import pytest
 
 from kenso_git.errors import KensoError
 from kenso_git.kb import KnowledgeBase
+from kenso_git.serve.mcp.tools import by_name
 from kenso_git.serve.service import Service
-from kenso_git.serve.tools import by_name
 from tests.serve.conftest import KENSO_EXE
 from tests.serve.conftest import make_repo
 from tests.serve.http_helpers import running_http_server

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from kenso_git.serve.server import build_server
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.serve.conftest import ingest
 

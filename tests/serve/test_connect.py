@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from kenso_git.cli.main import cli
+from kenso_git.connect.clients import plan
+from kenso_git.connect.clients import server_command
+from kenso_git.connect.clients import write
 from kenso_git.errors import UsageError
-from kenso_git.serve.connect import plan
-from kenso_git.serve.connect import server_command
-from kenso_git.serve.connect import write
 from tests.serve.conftest import make_repo
 
 CODEX = """# my codex settings
@@ -157,7 +157,7 @@ def test_write_keeps_the_original_where_git_does_not_see_it(
     root: Path, client: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """#26: `connect --write` left `.cursor/mcp.json.bak` for `git add -A` to pick up."""
-    from kenso_git.serve.connect import CLIENTS
+    from kenso_git.connect.clients import CLIENTS
 
     rel = CLIENTS[client].project
     path = root / rel

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from kenso_git.cli.main import main
+from kenso_git.connect.clients import plan
 from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
-from kenso_git.serve.connect import plan
 from tests.serve.conftest import make_repo
 
 SECRET = {"mcpServers": {"vault": {"command": "vault", "env": {"TOKEN": "hunter2-secret"}}}}

@@ -14,12 +14,12 @@ from starlette.types import Receive
 from starlette.types import Scope
 from starlette.types import Send
 
-from kenso_git.serve.lanes import CURRENT
-from kenso_git.serve.lanes import Lanes
-from kenso_git.serve.lanes import Ticket
-from kenso_git.serve.limits import LIGHT_MAX_WORDS
-from kenso_git.serve.limits import CallLanes
-from kenso_git.serve.limits import is_heavy
+from kenso_git.serve.http.lanes import CURRENT
+from kenso_git.serve.http.lanes import Lanes
+from kenso_git.serve.http.lanes import Ticket
+from kenso_git.serve.http.limits import LIGHT_MAX_WORDS
+from kenso_git.serve.http.limits import CallLanes
+from kenso_git.serve.http.limits import is_heavy
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
 from tests.serve.http_helpers import HttpServer

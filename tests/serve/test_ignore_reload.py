@@ -13,7 +13,7 @@ from kenso_git.config import load_settings
 from kenso_git.repo.ignore import IgnoreRules
 from kenso_git.repo.scope import scope_for
 from kenso_git.repo.workspace import find_workspace
-from kenso_git.serve.server import build_server
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 
 pytestmark = pytest.mark.anyio
@@ -85,7 +85,7 @@ def test_scope_reload_is_callable_by_a_watcher(repo: Path) -> None:
     scope = scope_for(ws, load_settings(ws.root))
     assert scope.allows("docs/deploy.md")
     _append(repo / ".gitignore", "docs/deploy.md")
-    assert scope.reload_if_changed() is True  # what serve/watcher.py may call on an event
+    assert scope.reload_if_changed() is True  # what triggers/watcher.py may call on an event
     assert not scope.allows("docs/deploy.md")
 
 

@@ -12,12 +12,12 @@ import anyio.to_thread
 import pytest
 
 from kenso_git.errors import BusyError
-from kenso_git.serve import lanes as lanes_module
-from kenso_git.serve.lanes import HEAVY
-from kenso_git.serve.lanes import RESERVED
-from kenso_git.serve.lanes import SHARED
-from kenso_git.serve.lanes import Lanes
-from kenso_git.serve.lanes import Ticket
+from kenso_git.serve.http import lanes as lanes_module
+from kenso_git.serve.http.lanes import HEAVY
+from kenso_git.serve.http.lanes import RESERVED
+from kenso_git.serve.http.lanes import SHARED
+from kenso_git.serve.http.lanes import Lanes
+from kenso_git.serve.http.lanes import Ticket
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("anyio_backend", ["asyncio"])]
 BOUND_S = 20

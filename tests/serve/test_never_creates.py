@@ -15,7 +15,7 @@ import pytest
 from kenso_git.errors import NoIndexError
 from kenso_git.kb import KnowledgeBase
 from kenso_git.serve.service import Service
-from kenso_git.serve.watcher import Watcher
+from kenso_git.triggers.watcher import Watcher
 from tests.helpers import doc
 from tests.helpers import init_repo
 

@@ -13,8 +13,8 @@ from mcp import Client
 
 from kenso_git.cli.main import main
 from kenso_git.errors import ExitCode
-from kenso_git.serve.routes import Routes
-from kenso_git.serve.server import build_server
+from kenso_git.serve.http.routes import Routes
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo

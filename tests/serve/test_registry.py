@@ -12,11 +12,11 @@ import jsonschema
 import pytest
 from mcp import Client
 
-from kenso_git.serve import toollists
-from kenso_git.serve.docs import example_repo
-from kenso_git.serve.server import build_server
+from kenso_git.serve.mcp import toollists
+from kenso_git.serve.mcp.docs import example_repo
+from kenso_git.serve.mcp.server import build_server
+from kenso_git.serve.mcp.tools import TOOLS
 from kenso_git.serve.service import Service
-from kenso_git.serve.tools import TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,5 +67,5 @@ def test_each_example_answer_validates_against_its_tool_output_schema() -> None:
 def test_the_pages_tool_lists_are_the_registrys(page: str) -> None:
     text = (ROOT / page).read_text(encoding="utf-8")
     assert toollists.rewrite(text, toollists.render(page)) == text, (
-        f"run: python -m kenso_git.serve.toollists (the {page} tool list drifted)"
+        f"run: python -m kenso_git.serve.mcp.toollists (the {page} tool list drifted)"
     )

@@ -19,12 +19,12 @@ import anyio
 import httpx
 import pytest
 
-from kenso_git.serve.http import Dispatch
-from kenso_git.serve.http import Guard
-from kenso_git.serve.http import GuardPolicy
-from kenso_git.serve.lanes import Lanes
-from kenso_git.serve.routes import MAX_STREAMS
-from kenso_git.serve.routes import Routes
+from kenso_git.serve.http.lanes import Lanes
+from kenso_git.serve.http.routes import MAX_STREAMS
+from kenso_git.serve.http.routes import Routes
+from kenso_git.serve.http.transport import Dispatch
+from kenso_git.serve.http.transport import Guard
+from kenso_git.serve.http.transport import GuardPolicy
 from kenso_git.serve.service import Service
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
@@ -198,7 +198,7 @@ async def test_a_quiet_stream_sends_keepalives(tmp_path: Path, anyio_backend: st
 async def test_a_watcher_sync_is_sent_without_waiting_for_the_poll(
     tmp_path: Path, anyio_backend: str
 ) -> None:
-    from kenso_git.serve.watcher import Watcher
+    from kenso_git.triggers.watcher import Watcher
 
     root = make_repo(tmp_path / "repo")
     ingest(root)

@@ -14,8 +14,8 @@ import pytest
 from mcp import Client
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.serve.routes import Routes
-from kenso_git.serve.server import build_server
+from kenso_git.serve.http.routes import Routes
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.serve.conftest import make_repo
 from tests.serve.test_routes import _events_request

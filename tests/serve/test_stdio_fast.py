@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from kenso_git.serve import toolcache
-from kenso_git.serve.arguments import ArgumentError
-from kenso_git.serve.arguments import checked
+from kenso_git.serve.mcp import toolcache
+from kenso_git.serve.mcp.arguments import ArgumentError
+from kenso_git.serve.mcp.arguments import checked
 from tests.serve.conftest import KENSO_EXE
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
@@ -138,7 +138,7 @@ def test_serving_a_session_never_loads_the_sdk_click_or_pydantic(repo: Path) -> 
 
 def test_the_cached_tool_list_is_the_sdk_servers() -> None:
     assert toolcache.CACHE.read_text(encoding="utf-8") == toolcache.render(), (
-        "run: python -m kenso_git.serve.toolcache"
+        "run: python -m kenso_git.serve.mcp.toolcache"
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.serve.server import build_server
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.serve.conftest import make_repo
 

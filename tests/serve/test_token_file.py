@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.errors import UsageError
-from kenso_git.serve.http import ensure_token
+from kenso_git.serve.http.transport import ensure_token
 
 
 def _private(path: Path, text: str = "s" * 40) -> Path:

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from kenso_git.serve import service as service_module
-from kenso_git.serve.server import build_server
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.search.helpers import ITEM_KEYS
 from tests.serve.conftest import ingest

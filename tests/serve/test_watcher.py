@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.serve.watcher import SyncNote
-from kenso_git.serve.watcher import Watcher
+from kenso_git.triggers.watcher import SyncNote
+from kenso_git.triggers.watcher import Watcher
 from tests.helpers import git
 
 WAIT_S = 20.0

@@ -20,9 +20,9 @@ import pytest
 from mcp import Client
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.serve.server import build_server
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
-from kenso_git.serve.watcher import Watcher
+from kenso_git.triggers.watcher import Watcher
 from tests.helpers import git
 from tests.helpers import init_repo
 from tests.serve.test_fresh_property import _mutate

@@ -39,11 +39,11 @@ from kenso_git.errors import UsageError
 from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import exclude_from_git
-from kenso_git.serve.lanes import Lanes
-from kenso_git.serve.limits import CallLanes
-from kenso_git.serve.limits import DeadlineH11Protocol
-from kenso_git.serve.routes import Routes
-from kenso_git.serve.server import build_server
+from kenso_git.serve.http.lanes import Lanes
+from kenso_git.serve.http.limits import CallLanes
+from kenso_git.serve.http.limits import DeadlineH11Protocol
+from kenso_git.serve.http.routes import Routes
+from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 
 log = logging.getLogger("kenso_git.mcp")

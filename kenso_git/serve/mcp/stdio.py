@@ -23,13 +23,13 @@ from typing import Any
 from typing import BinaryIO
 
 from kenso_git import __version__
-from kenso_git.serve.answer import answer
-from kenso_git.serve.arguments import ArgumentError
-from kenso_git.serve.arguments import checked
+from kenso_git.serve.mcp.answer import answer
+from kenso_git.serve.mcp.arguments import ArgumentError
+from kenso_git.serve.mcp.arguments import checked
+from kenso_git.serve.mcp.toolcache import load
+from kenso_git.serve.mcp.tools import INSTRUCTIONS
+from kenso_git.serve.mcp.tools import by_name
 from kenso_git.serve.service import Service
-from kenso_git.serve.toolcache import load
-from kenso_git.serve.tools import INSTRUCTIONS
-from kenso_git.serve.tools import by_name
 
 log = logging.getLogger("kenso_git.mcp")
 

@@ -25,11 +25,11 @@ from mcp.types import CallToolResult
 from mcp.types import ToolAnnotations
 
 from kenso_git import __version__
-from kenso_git.serve.answer import answer
+from kenso_git.serve.mcp.answer import answer
+from kenso_git.serve.mcp.tools import INSTRUCTIONS
+from kenso_git.serve.mcp.tools import TOOLS
+from kenso_git.serve.mcp.tools import Tool
 from kenso_git.serve.service import Service
-from kenso_git.serve.tools import INSTRUCTIONS
-from kenso_git.serve.tools import TOOLS
-from kenso_git.serve.tools import Tool
 
 log = logging.getLogger("kenso_git.mcp")
 

@@ -35,9 +35,9 @@ from kenso_git.errors import NoIndexError
 from kenso_git.errors import ScopeError
 from kenso_git.errors import UsageError
 from kenso_git.serve import status
+from kenso_git.serve.http.wake import Wake
+from kenso_git.serve.mcp.tools import by_name
 from kenso_git.serve.service import Service
-from kenso_git.serve.tools import by_name
-from kenso_git.serve.wake import Wake
 
 MAX_STREAMS = 8
 KEEPALIVE_S = 15.0

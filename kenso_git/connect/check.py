@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kenso_git.connect.clients import SERVER_NAME
+from kenso_git.connect.clients import ClientSpec
+from kenso_git.connect.clients import load_json
+from kenso_git.connect.clients import read_text
 from kenso_git.errors import UsageError
-from kenso_git.serve.connect import SERVER_NAME
-from kenso_git.serve.connect import ClientSpec
-from kenso_git.serve.connect import load_json
-from kenso_git.serve.connect import read_text
 
 MINIMAL_PATH = "/usr/bin:/bin"
 START_TIMEOUT_S = 30.0

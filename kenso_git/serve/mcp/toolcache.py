@@ -2,7 +2,7 @@
 
 The SDK-free stdio loop (`serve.stdio`) answers `tools/list` from `tools_list.json`, so a
 session never imports the SDK and pydantic (~0.6 s) to describe tools that only change with
-the code. `python -m kenso_git.serve.toolcache` writes the file from the live SDK server
+the code. `python -m kenso_git.serve.mcp.toolcache` writes the file from the live SDK server
 (every tool, `reindex` included, which the loop lists only where the server would); a test
 fails when it is stale.
 """
@@ -20,8 +20,8 @@ CACHE = Path(__file__).with_name("tools_list.json")
 
 def render() -> str:
     """The cache file's text: every tool as the SDK lists it, and the protocol versions."""
-    from kenso_git.serve.server import handshake_versions
-    from kenso_git.serve.server import listed_tools
+    from kenso_git.serve.mcp.server import handshake_versions
+    from kenso_git.serve.mcp.server import listed_tools
     from kenso_git.serve.service import Service
 
     with tempfile.TemporaryDirectory() as tmp:

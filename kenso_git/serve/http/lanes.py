@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from dataclasses import field
 
 from kenso_git.errors import BusyError
-from kenso_git.serve import ticket
+from kenso_git.serve.http import ticket
 
 SHARED_ENV = "KENSO_HTTP_LANES"
 QUANTUM_ENV = "KENSO_HTTP_QUANTUM_MS"

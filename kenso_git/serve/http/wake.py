@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 if TYPE_CHECKING:
-    from kenso_git.serve.watcher import Watcher
+    from kenso_git.triggers.watcher import Watcher
 
 
 class Wake:

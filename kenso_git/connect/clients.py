@@ -23,10 +23,10 @@ from pathlib import Path
 from pathlib import PurePosixPath
 from typing import Any
 
+from kenso_git.connect import jsonc
 from kenso_git.errors import UsageError
 from kenso_git.repo.executable import find_script
 from kenso_git.repo.executable import script_command
-from kenso_git.serve import jsonc
 
 SERVER_NAME = "kenso-git"
 
@@ -130,8 +130,8 @@ def plan(
         snippet = json.dumps({spec.key: {SERVER_NAME: entry}}, indent=2) + "\n"
         merged, why = _merge_json(current, path, spec.key, entry)
     else:
-        from kenso_git.serve.toml_merge import merge_toml
-        from kenso_git.serve.toml_merge import toml_block
+        from kenso_git.connect.toml_merge import merge_toml
+        from kenso_git.connect.toml_merge import toml_block
 
         snippet = toml_block(spec.key, SERVER_NAME, entry)
         merged, why = merge_toml(current, path, spec.key, SERVER_NAME, entry, OUR_KEYS), ""

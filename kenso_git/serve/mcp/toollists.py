@@ -1,6 +1,6 @@
 """The tool lists of README.md and docs/getting-started.md, made from the registry.
 
-Each page holds its list between two marker comments; `python -m kenso_git.serve.toollists`
+Each page holds its list between two marker comments; `python -m kenso_git.serve.mcp.toollists`
 rewrites them in place and a test fails when a page's list is not the rendering of
 `serve.tools.TOOLS` (a tool added, renamed or re-described without the pages following).
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from kenso_git.serve.tools import TOOLS
+from kenso_git.serve.mcp.tools import TOOLS
 
-BEGIN = "<!-- tool list: made by `python -m kenso_git.serve.toollists`; do not edit -->"
+BEGIN = "<!-- tool list: made by `python -m kenso_git.serve.mcp.toollists`; do not edit -->"
 END = "<!-- end of tool list -->"
 PAGES = ("README.md", "docs/getting-started.md")
 

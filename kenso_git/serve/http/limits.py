@@ -29,8 +29,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.h11_impl import RequestResponseCycle
 
 from kenso_git.errors import BusyError
-from kenso_git.serve.lanes import CURRENT
-from kenso_git.serve.lanes import Lanes
+from kenso_git.serve.http.lanes import CURRENT
+from kenso_git.serve.http.lanes import Lanes
 
 log = logging.getLogger("kenso_git.mcp")
 

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
-from kenso_git.serve.watch_batch import CONFIG_FILES
-from kenso_git.serve.watch_batch import RULE_FILES
-from kenso_git.serve.watch_batch import Batch
-from kenso_git.serve.watch_batch import classify
-from kenso_git.serve.watch_batch import is_temporary
+from kenso_git.triggers.watch_batch import CONFIG_FILES
+from kenso_git.triggers.watch_batch import RULE_FILES
+from kenso_git.triggers.watch_batch import Batch
+from kenso_git.triggers.watch_batch import classify
+from kenso_git.triggers.watch_batch import is_temporary
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase

@@ -10,7 +10,7 @@ import contextvars
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kenso_git.serve.lanes import Ticket
+    from kenso_git.serve.http.lanes import Ticket
 
 CURRENT: contextvars.ContextVar[Ticket | None] = contextvars.ContextVar(
     "kenso_lane_ticket", default=None
