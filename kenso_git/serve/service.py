@@ -10,9 +10,7 @@ errors, which the library raises (`QueryError`, `DocumentNotFoundError`), come b
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
-import json
 import os
 import threading
 from collections.abc import Callable
@@ -37,6 +35,7 @@ from kenso_git.repo.scope import scope_for
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.search.snippet import make_snippet
+from kenso_git.serve import caps
 from kenso_git.serve import status
 from kenso_git.serve.http import ticket as lane_ticket
 from kenso_git.store.budget import call_budget
@@ -56,73 +55,19 @@ if TYPE_CHECKING:
     from kenso_git.search.results import RelatedList
     from kenso_git.search.results import RelatedPage
     from kenso_git.search.results import RelatedRow
-    from kenso_git.search.results import SearchDocsResult
-    from kenso_git.search.results import SearchItem
-    from kenso_git.search.results import SearchMultiResult
     from kenso_git.search.results import SnippetResult
     from kenso_git.search.results import StateResult
+    from kenso_git.serve.caps import Reply
+    from kenso_git.serve.caps import SearchReply
     from kenso_git.triggers.watcher import Watcher
 
-MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
-GET_DOC_MAX_CHARS = 40_000
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
 P = ParamSpec("P")
 R = TypeVar("R")
-TextT = TypeVar("TextT")
-StructuredT = TypeVar("StructuredT")
-ItemT = TypeVar("ItemT")
 # The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
 # a server's first answer need not wait for (#32).
-CorrectedT = TypeVar("CorrectedT", "CorrectedSearch", "CorrectedMulti")
 S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage")
-
-Reply = tuple[TextT, StructuredT]  # (kenso's JSON text payload, MCP structured content)
-if TYPE_CHECKING:
-    SearchReply = Reply[
-        SearchDocsResult | SearchMultiResult | ErrorResult,
-        HitList | CorrectedSearch | CorrectedMulti | ErrorResult,
-    ]
-
-
-def _fits(payload: object) -> bool:
-    return len(json.dumps(payload, indent=2, ensure_ascii=False)) <= MAX_RESULT_CHARS
-
-
-def _fit_list(items: list[ItemT]) -> tuple[list[ItemT], bool]:
-    """Drop trailing items until the JSON fits the result cap."""
-    if _fits(items):
-        return items, False
-    kept = list(items)
-    while kept and not _fits(kept):
-        kept.pop()
-    return kept, True
-
-
-def _capped_hits(raw: list[SearchItem]) -> Reply[list[SearchItem], HitList]:
-    """A hit list cut to the size budget: as text, and as `{"results": ...}` structured."""
-    items, cut = _fit_list(raw)
-    out: HitList = {"results": items}
-    if cut:
-        out["truncated"] = True
-    return items, out
-
-
-def _capped_corrected(raw: CorrectedT) -> Reply[CorrectedT, CorrectedT]:
-    """A corrected-query object with its results cut to the budget; `truncated` only in the
-    structured copy, as kenso's text shape has no such key."""
-    text = raw.copy()
-    text["results"], cut = _fit_list(raw["results"])
-    structured = text.copy()
-    if cut:
-        structured["truncated"] = True
-    return text, structured
-
-
-def _refusal(err: QueryError | DocumentNotFoundError) -> Reply[ErrorResult, ErrorResult]:
-    """kenso's contract error payload for a request the library refused."""
-    body: ErrorResult = {"error": err.reply}
-    return body, body
 
 
 def _hides_root(
@@ -268,8 +213,10 @@ class Service:
                     query, category=category, limit=self._limit(limit), path_filter=gate
                 )
         except QueryError as err:
-            return _refusal(err)
-        text, structured = _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
+            return caps.refusal(err)
+        text, structured = (
+            caps.capped_hits(raw) if isinstance(raw, list) else caps.capped_corrected(raw)
+        )
         self._date(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
@@ -288,8 +235,10 @@ class Service:
                     queries, category=category, limit=self._limit(limit), path_filter=gate
                 )
         except QueryError as err:
-            return _refusal(err)
-        text, structured = _capped_hits(raw) if isinstance(raw, list) else _capped_corrected(raw)
+            return caps.refusal(err)
+        text, structured = (
+            caps.capped_hits(raw) if isinstance(raw, list) else caps.capped_corrected(raw)
+        )
         if len(multi_queries(queries)) > MULTI_MAX_QUERIES:
             structured["truncated"] = True
         self._date(structured["results"], "file_path")
@@ -307,19 +256,19 @@ class Service:
         rel = self.scope.resolve(path)
         kb = self.kb()
         cap = (
-            GET_DOC_MAX_CHARS
+            caps.GET_DOC_MAX_CHARS
             if not max_length or max_length < 0
-            else min(max_length, GET_DOC_MAX_CHARS)
+            else min(max_length, caps.GET_DOC_MAX_CHARS)
         )
         try:
             # the file is looked up again at its approved real path, without following a
             # link swapped in since: the stored text is served only while it is that file
             doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
-            while not _fits(doc) and cap > 1000:
+            while not caps.fits(doc) and cap > 1000:
                 cap //= 2  # escaping (quotes, non-ASCII) can inflate the JSON beyond the length
                 doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
         except DocumentNotFoundError as err:
-            return _refusal(err)
+            return caps.refusal(err)
         age = kb.last_commits([rel]).get(rel)
         if age is not None:
             doc.update(age.to_dict())  # type: ignore[typeddict-item]
@@ -340,7 +289,7 @@ class Service:
             raw = self.kb().get_related(
                 rel, depth=depth, relation_type=relation_type, path_filter=gate
             )
-        rows, cut = _fit_list(raw)
+        rows, cut = caps.fit_list(raw)
         out: RelatedList = {"results": rows}
         if cut:
             out["truncated"] = True
@@ -402,7 +351,7 @@ class Service:
                 rule="not-markdown",
                 path=rel,
             )
-        data = _read_limited(self.scope, rel, self.settings.max_file_size)
+        data = caps.read_limited(self.scope, rel, self.settings.max_file_size)
         text = data.decode("utf-8", errors="replace")
         snip = make_snippet(text, query, max_tokens)
         if snip is None:
@@ -513,33 +462,3 @@ class Service:
         self._date(page["results"], "path")
         self._flag_stale(page)
         return page, page
-
-
-def _read_limited(scope: Scope, rel: str, limit: int) -> bytes:
-    """The bytes of the file at `rel`'s approved real path, read from the one descriptor
-    `Scope.open_file` opened without following a link (#27: never what a link swapped in
-    after the check leads to)."""
-    try:
-        with os.fdopen(scope.open_file(rel), "rb") as handle:
-            data = handle.read(limit + 1)
-    except FileNotFoundError:
-        raise KensoError(
-            f"no file at {rel}", hint="use a file_path from search_docs", path=rel
-        ) from None
-    except IsADirectoryError:
-        raise KensoError(f"{rel} is a folder", hint="pass a Markdown file", path=rel) from None
-    except OSError as err:
-        if err.errno == errno.EINVAL:
-            raise KensoError(
-                f"{rel} is not a regular file", hint="pass a Markdown file", path=rel
-            ) from None
-        raise KensoError(f"cannot read {rel}: {err.strerror}", path=rel) from None
-    if len(data) > limit:
-        raise ScopeError(
-            f"path refused (too-large): {rel!r} is larger than max-file-size ({limit} bytes)",
-            rule="too-large",
-            path=rel,
-        )
-    if b"\x00" in data[:8192]:
-        raise ScopeError(f"path refused (binary): {rel!r} is not text", rule="binary", path=rel)
-    return data

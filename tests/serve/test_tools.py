@@ -19,7 +19,7 @@ from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
 
 if TYPE_CHECKING:
-    from kenso_git.serve.service import SearchReply
+    from kenso_git.serve.caps import SearchReply
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
-from kenso_git.serve.service import MAX_RESULT_CHARS
+from kenso_git.serve.caps import MAX_RESULT_CHARS
 
 log = logging.getLogger("kenso_git.mcp")
 

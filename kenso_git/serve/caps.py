@@ -1,0 +1,127 @@
+"""What one answer may hold: the result cap, lists cut to it, refusals, and bounded reads.
+
+`Service` (the gate) shapes every tool's answer through these: a payload's JSON stays under
+`MAX_RESULT_CHARS` (hits dropped from the end, `truncated` said in the structured copy), a
+refused request is kenso's `{"error": ...}`, and a file is read from the descriptor the scope
+opened, at most `max-file-size` bytes.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from typing import TYPE_CHECKING
+from typing import TypeVar
+
+from kenso_git.errors import KensoError
+from kenso_git.errors import ScopeError
+
+if TYPE_CHECKING:
+    from kenso_git.errors import DocumentNotFoundError
+    from kenso_git.errors import QueryError
+    from kenso_git.repo.scope import Scope
+    from kenso_git.search.results import CorrectedMulti
+    from kenso_git.search.results import CorrectedSearch
+    from kenso_git.search.results import ErrorResult
+    from kenso_git.search.results import HitList
+    from kenso_git.search.results import SearchDocsResult
+    from kenso_git.search.results import SearchItem
+    from kenso_git.search.results import SearchMultiResult
+
+MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
+GET_DOC_MAX_CHARS = 40_000
+
+TextT = TypeVar("TextT")
+StructuredT = TypeVar("StructuredT")
+ItemT = TypeVar("ItemT")
+# The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
+# a server's first answer need not wait for (#32).
+
+Reply = tuple[TextT, StructuredT]  # (kenso's JSON text payload, MCP structured content)
+if TYPE_CHECKING:
+    SearchReply = Reply[
+        SearchDocsResult | SearchMultiResult | ErrorResult,
+        HitList | CorrectedSearch | CorrectedMulti | ErrorResult,
+    ]
+
+
+def fits(payload: object) -> bool:
+    return len(json.dumps(payload, indent=2, ensure_ascii=False)) <= MAX_RESULT_CHARS
+
+
+def fit_list(items: list[ItemT]) -> tuple[list[ItemT], bool]:
+    """Drop trailing items until the JSON fits the result cap."""
+    if fits(items):
+        return items, False
+    kept = list(items)
+    while kept and not fits(kept):
+        kept.pop()
+    return kept, True
+
+
+def capped_hits(raw: list[SearchItem]) -> Reply[list[SearchItem], HitList]:
+    """A hit list cut to the size budget: as text, and as `{"results": ...}` structured."""
+    items, cut = fit_list(raw)
+    out: HitList = {"results": items}
+    if cut:
+        out["truncated"] = True
+    return items, out
+
+
+def capped_corrected(
+    raw: CorrectedSearch | CorrectedMulti,
+) -> Reply[CorrectedSearch | CorrectedMulti, CorrectedSearch | CorrectedMulti]:
+    """A corrected-query object with its results cut to the budget; `truncated` only in the
+    structured copy, as kenso's text shape has no such key."""
+    text = raw.copy()
+    text["results"], cut = fit_list(raw["results"])
+    structured = text.copy()
+    if cut:
+        structured["truncated"] = True
+    return text, structured
+
+
+def capped(
+    raw: SearchDocsResult | SearchMultiResult,
+) -> Reply[
+    list[SearchItem] | CorrectedSearch | CorrectedMulti, HitList | CorrectedSearch | CorrectedMulti
+]:
+    """`search_docs`'s or `search_multi`'s answer cut to the result cap (see `capped_hits`)."""
+    return capped_hits(raw) if isinstance(raw, list) else capped_corrected(raw)
+
+
+def refusal(err: QueryError | DocumentNotFoundError) -> Reply[ErrorResult, ErrorResult]:
+    """kenso's contract error payload for a request the library refused."""
+    body: ErrorResult = {"error": err.reply}
+    return body, body
+
+
+def read_limited(scope: Scope, rel: str, limit: int) -> bytes:
+    """The bytes of the file at `rel`'s approved real path, read from the one descriptor
+    `Scope.open_file` opened without following a link (#27: never what a link swapped in
+    after the check leads to)."""
+    try:
+        with os.fdopen(scope.open_file(rel), "rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise KensoError(
+            f"no file at {rel}", hint="use a file_path from search_docs", path=rel
+        ) from None
+    except IsADirectoryError:
+        raise KensoError(f"{rel} is a folder", hint="pass a Markdown file", path=rel) from None
+    except OSError as err:
+        if err.errno == errno.EINVAL:
+            raise KensoError(
+                f"{rel} is not a regular file", hint="pass a Markdown file", path=rel
+            ) from None
+        raise KensoError(f"cannot read {rel}: {err.strerror}", path=rel) from None
+    if len(data) > limit:
+        raise ScopeError(
+            f"path refused (too-large): {rel!r} is larger than max-file-size ({limit} bytes)",
+            rule="too-large",
+            path=rel,
+        )
+    if b"\x00" in data[:8192]:
+        raise ScopeError(f"path refused (binary): {rel!r} is not text", rule="binary", path=rel)
+    return data
