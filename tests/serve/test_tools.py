@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from kenso_git.serve import service as service_module
+from kenso_git.serve import caps as service_module
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.search.helpers import ITEM_KEYS
