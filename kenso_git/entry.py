@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import NoReturn
 
-    from kenso_git.repo.git import EarlyStatus
+    from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.repo.prestart import Started
     from kenso_git.repo.workspace import Workspace
 
@@ -143,9 +143,9 @@ def _prestart(args: list[str]) -> Started | None:
 
 
 def _drop(started: Started | None) -> None:
-    """Stop a status that no one will read (see repo.git.EarlyStatus.discard)."""
+    """Stop a status that no one will read (see repo.gitstatus.EarlyStatus.discard)."""
     if started is not None:
-        from kenso_git.repo.git import Spawned
+        from kenso_git.repo.gitrun import Spawned
 
         Spawned.adopt(started).stop()
 
@@ -173,7 +173,7 @@ def _early_status(
 
     from kenso_git.errors import KensoError
     from kenso_git.index.freshness import head_commit
-    from kenso_git.repo import git
+    from kenso_git.repo import gitstatus
     from kenso_git.repo.workspace import find_workspace
 
     try:
@@ -181,8 +181,8 @@ def _early_status(
     except (KensoError, OSError):
         _drop(started)
         return None, None
-    early = None if started is None else git.adopt_status(ws, started)
-    return ws, early if early is not None else git.start_status(ws, head=head_commit(ws))
+    early = None if started is None else gitstatus.adopt_status(ws, started)
+    return ws, early if early is not None else gitstatus.start_status(ws, head=head_commit(ws))
 
 
 def _plain_search(options: SearchArgs, started: Started | None = None) -> str:

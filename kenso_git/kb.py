@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
     from kenso_git.index.refresh import Freshness
-    from kenso_git.repo.git import EarlyStatus
+    from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.search.agent import SearchRequest
     from kenso_git.search.cascade import SearchResult
     from kenso_git.search.regex_search import RegexRequest
@@ -262,7 +262,7 @@ class KnowledgeBase:
 
     def start_early(self, early: EarlyStatus | None) -> None:
         """Hand the first freshness check a `git status` of the whole tree that the caller
-        started when its process began (`git.start_status`, entry.py): git runs while the
+        started when its process began (`gitstatus.start_status`, entry.py): git runs while the
         search modules load. Left unused (another scope, HEAD moved, no check), it is
         stopped unread."""
         self._early = early
@@ -682,7 +682,7 @@ class KnowledgeBase:
         other file is trusted to be as the index last saw it. Creates the index when there
         is none (as `ingest` of the whole work tree would), unless not `create` (a query's
         sync: NoIndexError). `early`: the first `git status`, started by the caller
-        (`git.start_status`); it is stopped here if the run does not take it.
+        (`gitstatus.start_status`); it is stopped here if the run does not take it.
 
         Raises:
             WorkerError: a parsing process failed; nothing was written.
@@ -698,9 +698,9 @@ class KnowledgeBase:
             raise lost_error(self.lost_root, self.db_path)
         head = self._head()
         if early is None and paths is None and hand_off is None:
-            from kenso_git.repo import git  # a full sync someone waits for: start git now
+            from kenso_git.repo import gitstatus  # a full sync someone waits for: start git now
 
-            early = git.start_status(self.workspace, head=head)
+            early = gitstatus.start_status(self.workspace, head=head)
         try:
             self._check_owner_before_write()
             with self._turn(hand_off) as left:

@@ -13,7 +13,7 @@ from kenso_git.cli.output import use_color
 
 if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.repo.git import EarlyStatus
+    from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.repo.workspace import Workspace
 
 _STAGE_STYLE = {"AND": "bold_green", "NEAR": "bold_blue", "OR": "bold_yellow"}
@@ -115,7 +115,7 @@ def sync_text(
 ) -> str | None:
     """Sync the index of the work tree around the current folder (`workspace`, when the
     caller found it already); the text to print. `early`: its first `git status`, already
-    started (`git.start_status`)."""
+    started (`gitstatus.start_status`)."""
     from kenso_git.cli.output import finish_progress
     from kenso_git.cli.output import progress_printers
     from kenso_git.kb import KnowledgeBase

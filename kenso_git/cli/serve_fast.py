@@ -67,9 +67,9 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
         cli_main(["serve", *sys.argv[2:]])
         return
     if started is not None:  # git ran while the modules loaded: the first check's status
-        from kenso_git.repo import git
+        from kenso_git.repo import gitstatus
 
-        early = git.adopt_status(service.workspace, started)
+        early = gitstatus.adopt_status(service.workspace, started)
         if early is not None and settings.query_sync:
             service.kb().start_early(early)
         elif early is not None:
@@ -92,7 +92,7 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
 
 def _drop(started: Started | None) -> None:
     if started is not None:
-        from kenso_git.repo.git import Spawned
+        from kenso_git.repo.gitrun import Spawned
 
         Spawned.adopt(started).stop()
 

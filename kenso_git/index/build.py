@@ -30,6 +30,7 @@ from kenso_git.index.lock import CLI_WAIT_S
 from kenso_git.index.lock import coalesced
 from kenso_git.records import NamedTuple
 from kenso_git.repo import git
+from kenso_git.repo import gitstatus
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
@@ -256,7 +257,7 @@ def run_index(
     rebuild: bool = False,
     verify: bool = False,
     hand_off: float | None = None,
-    early: git.EarlyStatus | None = None,
+    early: gitstatus.EarlyStatus | None = None,
     create: bool = True,
 ) -> IngestReport:
     """Make the index equal to the Markdown files under `scope` (default: the stored scope).
@@ -268,7 +269,7 @@ def run_index(
     under the write lock (waiting for it, and saying so on `warn`), then syncs once more
     for every git hook that asked meanwhile. With `hand_off` (seconds), wait only that long,
     as a hook does: past it the run is left to the lock holder (a query must not wait).
-    `early`: the first `git status`, started by the caller (`git.start_status`); the
+    `early`: the first `git status`, started by the caller (`gitstatus.start_status`); the
     caller stops it if this run did not take it. Without `create`, a missing index is
     not built (NoIndexError). A build that finds another writer's index published
     meanwhile (`rm -rf .kenso` bypassed the lock) updates that index instead.
@@ -313,7 +314,7 @@ class _Once(NamedTuple):
     rebuild: bool
     verify: bool
     interactive: bool  # a command the user ran (not a hook or a query): git may refresh
-    early: git.EarlyStatus | None = None  # the first git status, started by the caller
+    early: gitstatus.EarlyStatus | None = None  # the first git status, started by the caller
     create: bool = True  # build the index when there is none (a query's sync does not)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Collection
 from kenso_git.errors import GitError
 from kenso_git.index.gitprobe import Probe
 from kenso_git.repo import history
-from kenso_git.repo.git import run_git
+from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.workspace import Workspace
 from kenso_git.store import doccommits
 from kenso_git.store.files import load_files

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git.records import NamedTuple
 from kenso_git.repo import git
+from kenso_git.repo import gitstatus
 from kenso_git.repo.ignore import IGNORE_FILES
 from kenso_git.repo.workspace import in_scope
 from kenso_git.repo.workspace import is_markdown
@@ -106,11 +107,11 @@ def probe(
     scope: Sequence[str],
     *,
     refresh: bool = False,
-    early: git.EarlyStatus | None = None,
+    early: gitstatus.EarlyStatus | None = None,
 ) -> Probe | None:
     """Ask git which docs and rule files of `scope` differ from HEAD; None: git cannot tell.
 
-    `refresh` lets git update its index's stat data (see `git.status_paths`). `early`: a
+    `refresh` lets git update its index's stat data (see `gitstatus.status_paths`). `early`: a
     status of the whole tree the caller started before (taken if still `usable`, else
     stopped).
     """
@@ -119,13 +120,15 @@ def probe(
     from kenso_git.index.freshness import head_commit
 
     if not ws.is_git:
-        return None  # no `early` either: `git.start_status` starts none outside git
+        return None  # no `early` either: `gitstatus.start_status` starts none outside git
     specs = _pathspecs(scope)
     if early is not None and (specs or not early.usable(head_commit(ws))):
         early.discard()  # another scope, HEAD moved, or it waited too long for the lock
         early = None
     started_ns = time.time_ns() if early is None else early.started_ns
-    listed = None if specs is None else git.status_paths(ws, specs, refresh=refresh, early=early)
+    listed = (
+        None if specs is None else gitstatus.status_paths(ws, specs, refresh=refresh, early=early)
+    )
     if listed is None:
         return None
     docs = sorted(p for p in listed if is_markdown(p) and in_scope(p, scope))

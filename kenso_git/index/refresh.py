@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from kenso_git.config import Settings
     from kenso_git.repo.discover import SourceFile
-    from kenso_git.repo.git import EarlyStatus
+    from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.repo.workspace import Workspace
     from kenso_git.store.files import FileRow
 
@@ -106,7 +106,7 @@ def git_changes(
     """Like `changes`, looking only at the docs git lists (see `gitprobe`); None: walk.
 
     Meta and rows come from one read transaction, so the mark and the rows agree. `early`:
-    the `git status` the caller started when its process began (`git.start_status`), taken
+    the `git status` the caller started when its process began (`gitstatus.start_status`), taken
     when it can answer for this scope and HEAD.
     """
     started = time.perf_counter()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
-from kenso_git.repo.git import run_git
+from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.history import Commit
 from kenso_git.repo.history import literal
 from kenso_git.repo.history import log_first_commits

@@ -22,7 +22,7 @@ from kenso_git.errors import GitError
 from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
 from kenso_git.repo import prestart
-from kenso_git.repo.git import run_git
+from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import MARKDOWN_SUFFIXES
 from kenso_git.repo.workspace import Workspace

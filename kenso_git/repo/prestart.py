@@ -6,7 +6,7 @@ module needs nothing but `os`, `time` and `statusindex` (which needs no more; no
 `pathlib` or `re`: ~20 ms before git could start), so the entry starts git first. It finds
 the work tree the plain way only (a `.git` folder in the current folder or above it) and
 gives up on anything else;
-`repo.git.adopt_status` hands the running status over once the workspace is found the full
+`repo.gitstatus.adopt_status` hands the running status over once the workspace is found the full
 way, and drops it when the two disagree.
 """
 
@@ -157,7 +157,7 @@ def _sha(text: str | None) -> str | None:
 
 def _head(git_dir: str) -> str | None:
     """The commit HEAD names (a loose or packed branch ref, or a detached id), else None:
-    `repo.git.adopt_status` compares it with what `index.freshness.head_commit` reads."""
+    `repo.gitstatus.adopt_status` compares it with what `index.freshness.head_commit` reads."""
     head = _read(os.path.join(git_dir, "HEAD"))
     if head is None or not head.startswith("ref:"):
         return _sha(head)

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.repo import git as gitmod
+from kenso_git.repo import gitrun
+from kenso_git.repo import gitstatus
 from kenso_git.repo.workspace import find_workspace
 from tests.githooks.indexdump import fresh_dump
 from tests.githooks.indexdump import index_dump
@@ -51,10 +52,10 @@ def _subcommand(argv: list[str]) -> str:
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The order in which this process starts git commands and opens SQLite files."""
     events: list[str] = []
-    real_spawn = gitmod.Spawned.__init__
+    real_spawn = gitrun.Spawned.__init__
     real_connect = sqlite3.connect
 
-    def spawn(self: gitmod.Spawned, argv: list[str], env: Any) -> None:
+    def spawn(self: gitrun.Spawned, argv: list[str], env: Any) -> None:
         events.append("git " + _subcommand(argv))
         real_spawn(self, argv, env)
 
@@ -62,7 +63,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         events.append("open")
         return real_connect(*args, **kwargs)
 
-    monkeypatch.setattr(gitmod.Spawned, "__init__", spawn)
+    monkeypatch.setattr(gitrun.Spawned, "__init__", spawn)
     monkeypatch.setattr(sqlite3, "connect", connect)
     return events
 
@@ -88,12 +89,12 @@ def test_an_early_status_that_moved_is_not_used(
     ws = find_workspace(repo)
     kb = KnowledgeBase.of_workspace(ws)
     head = kb._head()
-    early = gitmod.start_status(ws, head=head)
+    early = gitstatus.start_status(ws, head=head)
     assert early is not None
     if moved == "head":
         git(repo, "checkout", "-q", "other")
     else:
-        monkeypatch.setattr(gitmod.EarlyStatus, "MAX_AGE_NS", -1)
+        monkeypatch.setattr(gitstatus.EarlyStatus, "MAX_AGE_NS", -1)
         (repo / "docs/d4.md").write_text(doc("Doc 4", "Edited while the sync waited.\n"))
     events = _spy(monkeypatch)
     from kenso_git.index.build import run_index
@@ -114,7 +115,7 @@ def test_an_early_status_never_holds_the_git_index_lock_and_leaves_no_child(
     ws = find_workspace(repo)
     for path in repo.glob("docs/*.md"):
         os.utime(path)  # stat data a refreshing status would rewrite under index.lock
-    early = gitmod.start_status(ws, head=None)
+    early = gitstatus.start_status(ws, head=None)
     assert early is not None
     pid = early.run.pid
     git(repo, "checkout", "-q", "other")  # at once: git is running, or blocked on its pipe

@@ -9,6 +9,8 @@ import pytest
 
 from kenso_git.errors import GitError
 from kenso_git.repo import git as gitrepo
+from kenso_git.repo import gitrun
+from kenso_git.repo import gitstatus
 from kenso_git.repo.git import blob_id
 from kenso_git.repo.git import head_state
 from kenso_git.repo.git import hooks_dir
@@ -177,7 +179,7 @@ def test_importing_gitrepo_does_not_import_pygit2(module: str) -> None:
 
 
 def test_capture_separates_streams_and_reports_the_exit_status() -> None:
-    status, out, err = gitrepo.capture(
+    status, out, err = gitrun.capture(
         ["sh", "-c", "printf 'out\\0put'; printf oops >&2; exit 3"], dict(os.environ), 10
     )
     assert (status, out, err) == (3, b"out\0put", b"oops")
@@ -185,23 +187,23 @@ def test_capture_separates_streams_and_reports_the_exit_status() -> None:
 
 def test_capture_reads_large_output_on_both_streams_without_deadlock() -> None:
     script = "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2"
-    status, out, err = gitrepo.capture(["sh", "-c", script], dict(os.environ), 30)
+    status, out, err = gitrun.capture(["sh", "-c", script], dict(os.environ), 30)
     assert (status, len(out), len(err)) == (0, 300000, 300000)
 
 
 def test_capture_kills_a_program_that_outlives_the_timeout() -> None:
     with pytest.raises(TimeoutError):
-        gitrepo.capture(["sleep", "30"], dict(os.environ), 0.2)
+        gitrun.capture(["sleep", "30"], dict(os.environ), 0.2)
 
 
 def test_capture_of_a_missing_program_raises_oserror() -> None:
     with pytest.raises(OSError):
-        gitrepo.capture(["kenso-no-such-program"], dict(os.environ), 5)
+        gitrun.capture(["kenso-no-such-program"], dict(os.environ), 5)
 
 
 def test_run_git_failure_names_the_command(repo: Path) -> None:
     with pytest.raises(GitError, match="git rev-parse no-such-ref failed"):
-        gitrepo.run_git(find_workspace(repo), "rev-parse", "no-such-ref")
+        gitrun.run_git(find_workspace(repo), "rev-parse", "no-such-ref")
 
 
 def test_blob_ids_of_small_and_big_files_match_git(tmp_path: Path) -> None:
@@ -235,9 +237,9 @@ def test_status_paths_lists_the_files_of_untracked_folders_as_uall_would(tmp_pat
     ws = find_workspace(root)
     oracle = git(root, "status", "--porcelain=v1", "-z", "-uall", "--no-renames").split("\0")
     expected = sorted(record[3:] for record in oracle if len(record) > 3)
-    assert sorted(gitrepo.status_paths(ws, []) or []) == expected
+    assert sorted(gitstatus.status_paths(ws, []) or []) == expected
     assert "docs/fresh/deeper/b.md" in expected and "docs/[odd]/c.md" in expected
-    assert sorted(gitrepo.status_paths(ws, ["docs/fresh"]) or []) == [
+    assert sorted(gitstatus.status_paths(ws, ["docs/fresh"]) or []) == [
         "docs/fresh/a.md",
         "docs/fresh/deeper/b.md",
     ]
@@ -267,7 +269,7 @@ def test_a_large_work_tree_without_the_untracked_cache_is_told_about_it(
 
 def test_a_program_no_one_will_read_is_stopped_and_reaped_at_once() -> None:
     """EarlyStatus.discard stops git rather than waiting for its whole scan of the tree."""
-    run = gitrepo.Spawned(["sleep", "30"], dict(os.environ))
+    run = gitrun.Spawned(["sleep", "30"], dict(os.environ))
     pid = run.pid
     assert pid is not None
     run.stop()
@@ -290,6 +292,6 @@ def test_status_paths_names_a_staged_deletion_once_beside_a_new_folder_of_untrac
     (root / "docs/b/y.md").unlink()
     git(root, "add", "-A")
     (root / "docs/b/new.md").write_text("# New\n")
-    listed = gitrepo.status_paths(find_workspace(root), [])
+    listed = gitstatus.status_paths(find_workspace(root), [])
     assert listed is not None
     assert sorted(listed) == ["docs/b/new.md", "docs/b/y.md"]

@@ -108,17 +108,21 @@ def test_only_markdown_files_are_compared(repo: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "rev", ["nope", "--output=/tmp/x", "", "HEAD\nmain", "a" * 300, "HEAD:a.md"]
+    "rev", ["nope", "--output=OUT", "", "HEAD\nmain", "a" * 300, "HEAD:a.md"]
 )
-def test_a_revision_that_names_no_commit_is_refused_with_a_hint(repo: Path, rev: str) -> None:
+def test_a_revision_that_names_no_commit_is_refused_with_a_hint(
+    repo: Path, rev: str, tmp_path: Path
+) -> None:
     write(repo, {"a.md": "a\n"})
     commit_all(repo, "base")
+    out = tmp_path / "written-by-git"
+    rev = rev.replace("OUT", str(out))  # an option git would obey, were it passed as one
 
     with pytest.raises(UsageError) as caught:
         history.resolve_revision(find_workspace(repo), rev)
 
     assert caught.value.hint
-    assert not Path("/tmp/x").exists() or rev != "--output=/tmp/x"
+    assert not out.exists()
 
 
 def test_revisions_resolve_tags_branches_and_relative_names(repo: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.index.freshness import head_commit
-from kenso_git.repo import git as gitrepo
+from kenso_git.repo import gitstatus
 from kenso_git.repo import prestart
 from kenso_git.repo.workspace import find_workspace
 from tests.helpers import doc
@@ -28,11 +28,11 @@ def _start_in(folder: Path, monkeypatch: pytest.MonkeyPatch) -> prestart.Started
 
 
 def _answer(started: prestart.Started) -> list[str]:
-    return gitrepo.EarlyStatus.adopt(started).answer()
+    return gitstatus.EarlyStatus.adopt(started).answer()
 
 
 def test_its_status_is_the_one_the_full_way_asks(repo: Path) -> None:
-    assert list(prestart.STATUS_ARGS) == gitrepo._status_args("normal", ())
+    assert list(prestart.STATUS_ARGS) == gitstatus._status_args("normal", ())
 
 
 def test_from_a_subfolder_it_looks_at_the_work_tree_and_answers_as_git_status_does(
@@ -44,8 +44,8 @@ def test_from_a_subfolder_it_looks_at_the_work_tree_and_answers_as_git_status_do
     assert started is not None
     assert started.root == str(find_workspace(repo / "docs").root)
     ws = find_workspace(repo)
-    assert sorted(_answer(started)) == sorted(gitrepo.status_paths(ws, []) or [])
-    assert sorted(gitrepo.status_paths(ws, []) or []) == ["docs/a.md", "docs/new.md"]
+    assert sorted(_answer(started)) == sorted(gitstatus.status_paths(ws, []) or [])
+    assert sorted(gitstatus.status_paths(ws, []) or []) == ["docs/a.md", "docs/new.md"]
 
 
 @pytest.mark.parametrize("form", ["loose", "packed", "detached", "unborn"])
@@ -86,10 +86,10 @@ def test_a_status_of_another_work_tree_is_dropped_and_reaped(
     started = _start_in(other, monkeypatch)
     assert started is not None
     pid = started.pid
-    assert gitrepo.adopt_status(find_workspace(repo), started) is None
+    assert gitstatus.adopt_status(find_workspace(repo), started) is None
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left behind
     again = _start_in(other, monkeypatch)
     assert again is not None
-    adopted = gitrepo.adopt_status(find_workspace(other), again)
+    adopted = gitstatus.adopt_status(find_workspace(other), again)
     assert adopted is not None and adopted.answer() == []

@@ -15,7 +15,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.repo import git as gitrepo
+from kenso_git.repo import gitstatus
 from kenso_git.repo import statusindex
 from kenso_git.repo.workspace import find_workspace
 from tests.helpers import doc
@@ -42,7 +42,7 @@ def _git_status(root: Path) -> list[str]:
 
 
 def _ours(root: Path) -> list[str]:
-    listed = gitrepo.status_paths(find_workspace(root), [])
+    listed = gitstatus.status_paths(find_workspace(root), [])
     assert listed is not None
     return sorted(listed)
 
@@ -208,7 +208,7 @@ def test_a_status_stopped_unread_leaves_no_lock_behind(repo: Path) -> None:
     ws = find_workspace(repo)
     for _ in range(5):
         (repo / "docs/a" / f"t{time.monotonic_ns()}.md").write_text(doc("T"))  # cache to write
-        early = gitrepo.start_status(ws, head=None)
+        early = gitstatus.start_status(ws, head=None)
         assert early is not None and early.private is not None
         early.discard()
         assert not (repo / ".git" / statusindex.LOCK).exists()

@@ -1,0 +1,147 @@
+"""Running git as a process: `run_git`, and `Spawned` (posix_spawn and two pipes).
+
+Every hook call runs git once, so this stays import-light: no `subprocess` (with `signal`,
+`threading`, `selectors`), and the environment scrubbed of what would change git's answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+
+from kenso_git.errors import GitError
+from kenso_git.repo import prestart
+from kenso_git.repo.prestart import scrubbed_env
+from kenso_git.repo.workspace import Workspace
+
+_SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for them
+_SIGTERM = 15
+
+
+def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
+    """Run `git ARGS` in the work tree with a scrubbed environment; return its stdout.
+
+    Raises:
+        GitError: git is missing, timed out or failed.
+    """
+    return finish(args, lambda: capture(git_argv(ws, args), scrubbed_env(), timeout))
+
+
+def git_argv(ws: Workspace, args: Sequence[str]) -> list[str]:
+    return ["git", "-C", str(ws.root), *args]
+
+
+def finish(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> str:
+    """git's stdout from `run`, or the GitError that names what failed."""
+    try:
+        status, out, err = run()
+    except (OSError, TimeoutError) as exc:
+        raise GitError(f"cannot run git {' '.join(args)}: {exc}", hint="is git installed?") from exc
+    if status != 0:
+        detail = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(
+            f"git {' '.join(args)} failed: {detail[-1] if detail else status}",
+            hint="check `git status` works here",
+        )
+    return out.decode("utf-8", "surrogateescape")
+
+
+def capture(argv: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, bytes, bytes]:
+    """Run `argv` with stdin from /dev/null; return (exit status, stdout, stderr).
+
+    `posix_spawn` and two pipes rather than `subprocess`: every hook call runs git once, and
+    importing `subprocess` (with `signal`, `threading`, `selectors`) costs more than the call.
+
+    Raises:
+        OSError: the program cannot be started.
+        TimeoutError: it ran longer than `timeout` seconds (it is killed).
+    """
+    return Spawned(argv, env).collect(timeout)
+
+
+class Spawned:
+    """A program started with stdin from /dev/null and its output piped back, to `collect`
+    once: a caller can start git, do other work, then read the answer."""
+
+    __slots__ = ("_err", "_out", "argv", "pid")
+
+    def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
+        """Start `argv`.
+
+        Raises:
+            OSError: the program cannot be started.
+        """
+        self.argv = argv
+        self.pid: int | None
+        self.pid, self._out, self._err = prestart.spawn(argv, env)
+
+    @classmethod
+    def adopt(cls, started: prestart.Started) -> Spawned:
+        """The program `prestart.start` started, to collect here."""
+        run = cls.__new__(cls)
+        run.argv, run.pid, run._out, run._err = started.argv, started.pid, started.out, started.err
+        return run
+
+    def stop(self) -> None:
+        """Kill the program unless collected already, and reap it (idempotent)."""
+        pid, self.pid = self.pid, None
+        if pid is None:
+            return
+        # SIGTERM first: git then removes its lock files (the status copy's, see
+        # repo/statusindex.py) on the way out; SIGKILL if it has not gone within a second.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, _SIGTERM)
+        for fd in (self._out, self._err):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        deadline = time.monotonic() + 1.0
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() > deadline:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, _SIGKILL)
+                    os.waitpid(pid, 0)
+                    break
+                time.sleep(0.0005)
+
+    def collect(self, timeout: float) -> tuple[int, bytes, bytes]:
+        """Wait for the program; (exit status, stdout, stderr).
+
+        Raises:
+            TimeoutError: it ran longer than `timeout` seconds from now (it is killed).
+        """
+        import select
+
+        pid, out_r, err_r = self.pid, self._out, self._err
+        assert pid is not None, "collected or discarded already"
+        self.pid = None
+        received: dict[int, list[bytes]] = {out_r: [], err_r: []}
+        deadline = time.monotonic() + timeout
+        try:
+            pending = [out_r, err_r]
+            while pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    os.kill(pid, _SIGKILL)
+                    os.waitpid(pid, 0)
+                    raise TimeoutError(f"{self.argv[0]} did not finish within {timeout:g} s")
+                ready, _, _ = select.select(pending, [], [], left)
+                for fd in ready:
+                    data = os.read(fd, 1 << 16)
+                    if data:
+                        received[fd].append(data)
+                    else:
+                        pending.remove(fd)
+        finally:
+            os.close(out_r)
+            os.close(err_r)
+        _, wait_status = os.waitpid(pid, 0)
+        return (
+            os.waitstatus_to_exitcode(wait_status),
+            b"".join(received[out_r]),
+            b"".join(received[err_r]),
+        )
