@@ -15,6 +15,7 @@ from kenso_git.lint.baseline import load_baseline
 from kenso_git.lint.baseline import write_baseline as save_baseline
 from kenso_git.lint.config import load_lint_config
 from kenso_git.lint.config import rule_ids
+from kenso_git.lint.corpus import gather_facts
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.runner import lint_documents
@@ -84,11 +85,21 @@ def run_lint(
 
     alone = partial(lint_alone, config=config)
     selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
-    report = lint_documents(selection.targets(), corpus=selection.corpus, config=config)
+    facts = gather_facts(
+        ws,
+        selection,
+        config.select,
+        with_mentions="KS019" in config.select,
+        min_label_chars=config.thresholds.min_label_chars,
+        warn=warn,
+    )
+    report = lint_documents(selection.targets(), corpus=facts, config=config)
+    skipped = tuple(sorted(facts.link_facts.tally().items()))
+    report = replace(report, skipped=skipped)
     if write_baseline is not None:
         return Outcome(report, save_baseline(report, write_baseline))
     if baseline is None and config.baseline is not None:
         baseline = ws.root / config.baseline
     if baseline is not None:
-        report = apply_baseline(report, load_baseline(baseline))
+        report = replace(apply_baseline(report, load_baseline(baseline)), skipped=skipped)
     return Outcome(report)
