@@ -41,13 +41,6 @@ class CorpusFacts:
     links: LinkFacts | None = None  # the tree, git's moves, each document's links (#30)
     _close: dict[str, str | None] = field(default_factory=dict, compare=False)
 
-    @property
-    def link_facts(self) -> LinkFacts:
-        """The link facts (rules of lint/rules/paths.py); facts built without them have none."""
-        if self.links is None:
-            raise AssertionError("corpus facts built without link facts")
-        return self.links
-
     def close_category(self, category: str, cutoff: float) -> str | None:
         """The most similar other category (difflib ratio >= cutoff), or None."""
         if category not in self._close:
@@ -69,8 +62,9 @@ def build_facts(
 ) -> CorpusFacts:
     """Compute the corpus facts from every document of the repository, in path order.
 
-    `tree` lists the work tree's files (default: the documents alone); `scans` holds the
-    links and anchors of documents kept only in their slim form.
+    `tree` lists the work tree's files: without it the path rules (KS022-KS025) have
+    nothing to judge links against and stay silent; `scans` holds the links and anchors of
+    documents kept only in their slim form.
     """
     paths = PathIndex(doc.path for doc in docs)
     linked: set[str] = set()
@@ -83,7 +77,7 @@ def build_facts(
         linked.update(found for found in resolve_links(doc.path, targets, paths) if found)
     categories = Counter(doc.category for doc in docs)
     mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
-    links = LinkFacts.build(docs, paths, tree=tree, scans=scans)
+    links = None if tree is None else LinkFacts.build(docs, paths, tree=tree, scans=scans)
     return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories, mentions, links)
 
 
@@ -220,7 +214,7 @@ def gather_facts(
             tree = TreeIndex(listing.files, listing.whole)
         except GitError as exc:
             if warn is not None:
-                warn(f"cannot list the work tree, links are judged against the docs only: {exc}")
+                warn(f"cannot list the work tree, links and code paths are not checked: {exc}")
     facts = build_facts(
         selection.corpus,
         with_mentions=with_mentions,
@@ -228,13 +222,15 @@ def gather_facts(
         tree=tree,
         scans=selection.scans,
     )
-    links = facts.link_facts
-    if "KS024" in select and tree is not None:
-        from kenso_git.repo.history import find_moves
+    links = facts.links
+    if select & {"KS024", "KS025"} and links is not None:
+        from kenso_git.repo.moves import find_moves
 
         missing = links.missing(selection.corpus[i] for i in selection.wanted)
         try:
-            links.moves.update(find_moves(ws, missing, tree.__contains__))
+            found = find_moves(ws, missing, links.tree.__contains__)
+            links.moves.update(found.moved)
+            links.deleted.update(found.deleted)
         except GitError as exc:
             if warn is not None:
                 warn(f"cannot read git's renames, moved targets are reported as missing: {exc}")

@@ -94,7 +94,7 @@ def run_lint(
         warn=warn,
     )
     report = lint_documents(selection.targets(), corpus=facts, config=config)
-    skipped = tuple(sorted(facts.link_facts.tally().items()))
+    skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
     report = replace(report, skipped=skipped)
     if write_baseline is not None:
         return Outcome(report, save_baseline(report, write_baseline))

@@ -10,6 +10,7 @@ one document when it changes.
 from __future__ import annotations
 
 import bisect
+import difflib
 import posixpath
 import re
 from collections import Counter
@@ -23,7 +24,7 @@ from urllib.parse import quote
 from urllib.parse import unquote
 
 from kenso_git.records import NamedTuple
-from kenso_git.repo.history import Move
+from kenso_git.repo.moves import Move
 from kenso_git.text.anchors import anchors as document_anchors
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
@@ -47,6 +48,8 @@ SITE = "site-absolute link"  # `/dotnet/api/x`, `~/includes/x.md`: the site's ro
 SCHEME = "scheme link"  # `xref:System.String`, `vscode:...`
 OUTSIDE = "link outside the repository"
 _WEB = frozenset({"http", "https", "ftp", "ftps", "mailto", "tel", "news", "irc", "data"})
+TAB = "tab marker"  # `# [.NET](#tab/dotnet)`: Microsoft Learn's tabbed sections, not a link
+NEAR_CUTOFF = 0.8  # difflib ratio of a name to its folder's closest entry: a typo
 LINE_ANCHOR = re.compile(r"L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?")  # GitHub's line links
 
 
@@ -56,7 +59,7 @@ class TreeIndex(Collection[str]):
     `ignored` folders (ignored by git, so not listed file by file) exist with all they hold.
     """
 
-    __slots__ = ("_folded", "dirs", "files", "ignored", "top")
+    __slots__ = ("_children", "_folded", "dirs", "files", "ignored", "top")
 
     def __init__(self, files: Iterable[str], ignored: Iterable[str] = ()) -> None:
         self.files = frozenset(files)
@@ -73,6 +76,7 @@ class TreeIndex(Collection[str]):
         self.dirs = frozenset(dirs) | frozenset(self.ignored)
         self.top = frozenset(p.split("/", 1)[0] for p in (*self.files, *self.dirs))
         self._folded: dict[str, str | None] | None = None
+        self._children: dict[str, list[str]] | None = None
 
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
@@ -100,6 +104,23 @@ class TreeIndex(Collection[str]):
         return self._folded.get(path.casefold())
 
 
+    def near(self, path: str) -> str | None:
+        """The entry of `path`'s folder whose name is closest to its name (a typo), or None
+        when the folder is not in the tree or no name is close."""
+        if self._children is None:
+            children: dict[str, list[str]] = {}
+            for known in (*self.files, *self.dirs):
+                folder, _, name = known.rpartition("/")
+                children.setdefault(folder, []).append(name)
+            self._children = children
+        folder, _, name = path.rpartition("/")
+        names = self._children.get(folder)
+        if not names:
+            return None
+        close = difflib.get_close_matches(name, names, n=1, cutoff=NEAR_CUTOFF)
+        return f"{folder}/{close[0]}" if close and folder else (close[0] if close else None)
+
+
 class Target(NamedTuple):
     """One link or code path of a document and what it came to."""
 
@@ -125,8 +146,10 @@ Placed = tuple[str, str, str | None, str]  # (status, path, fragment, reason)
 def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
     """(status, path, fragment, reason) of the link target `raw` written in `source`."""
     if raw.startswith("#"):
+        if raw.startswith("#tab/"):
+            return SKIPPED, "", None, TAB
         return FOUND, source, unquote(raw[1:]), ""
-    if raw.startswith("//") or (scheme := _scheme(raw)) is not None and scheme in _WEB:
+    if raw.startswith("//") or ((scheme := _scheme(raw)) is not None and scheme in _WEB):
         return SKIPPED, "", None, EXTERNAL
     if scheme is not None:
         return SKIPPED, "", None, SCHEME
@@ -153,7 +176,8 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
 def classify_code(token: str, tree: TreeIndex) -> tuple[str, str] | None:
     """(status, path) of a backticked path whose first segment is in the tree, else None."""
     path = token.rstrip("/")
-    if path.split("/", 1)[0] not in tree.top:
+    first = path.split("/", 1)[0]
+    if first not in tree.top and tree.case_of(first) is None:
         return None
     if path in tree:
         return FOUND, path
@@ -203,6 +227,7 @@ class LinkFacts:
     paths: PathIndex  # the documents' paths, for relates_to entries (as KS002 resolves them)
     scans: dict[str, Scan]
     moves: dict[str, Move] = field(default_factory=dict)
+    deleted: dict[str, str] = field(default_factory=dict)  # path -> commit that deleted it
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
     _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _placed: dict[tuple[str, str], Placed] = field(default_factory=dict)
@@ -213,11 +238,11 @@ class LinkFacts:
         docs: Iterable[Document],
         paths: PathIndex,
         *,
-        tree: TreeIndex | None = None,
+        tree: TreeIndex,
         scans: Mapping[str, Scan] | None = None,
     ) -> LinkFacts:
-        by_path = {doc.path: doc for doc in docs}
-        return cls(tree or TreeIndex(by_path), by_path, paths, dict(scans or {}))
+        """The facts of `docs` (the whole corpus) judged against the work tree `tree`."""
+        return cls(tree, {doc.path: doc for doc in docs}, paths, dict(scans or {}))
 
     def scan(self, doc: Document) -> Scan:
         found = self.scans.get(doc.path)
@@ -249,9 +274,10 @@ class LinkFacts:
         folder = doc.path.rpartition("/")[0]  # a target's meaning depends on it alone
         for ref, line, column in self.scan(doc).refs:
             if ref.kind == CODE:
-                placed = classify_code(ref.target, self.tree)
-                if placed is not None:
-                    out.append(Target(ref, line, column, placed[0], placed[1], None))
+                code = classify_code(ref.target, self.tree)
+                if code is not None:
+                    real = (self.tree.case_of(code[1]) or "") if code[0] == CASE else ""
+                    out.append(Target(ref, line, column, code[0], code[1], None, real))
                 continue
             key = (folder, ref.target)
             placed = None if ref.target.startswith("#") else self._placed.get(key)

@@ -64,13 +64,14 @@ def _staged(ws: Workspace) -> Renames:
     return {old: (new, STAGED) for old, new, _ in _pairs(out, STAGED)}
 
 
-def _deleting_commits(ws: Workspace, paths: Collection[str]) -> list[str]:
-    """The newest commit that deleted each of `paths` (or a file under it), newest first."""
+def _deleting_commits(ws: Workspace, paths: Collection[str]) -> dict[str, list[str]]:
+    """The commits that deleted any of `paths` (or a file under one), newest first, each
+    with the files it deleted."""
     out = run_git(
         ws,
         "--literal-pathspecs",
         "log",
-        "--format=%x01%H",
+        "--format=%x01%h",
         "--name-only",
         "-z",
         "--no-renames",
@@ -79,12 +80,22 @@ def _deleting_commits(ws: Workspace, paths: Collection[str]) -> list[str]:
         "--",
         *sorted(paths),
     )
-    commits: list[str] = []
+    commits: dict[str, list[str]] = {}
     for record in out.split("\x01"):
-        head = record.split("\0", 1)[0].strip()
+        head, *names = record.split("\0")
+        head = head.strip()
         if head and head not in commits:
-            commits.append(head)
+            commits[head] = [name.strip() for name in names if name.strip()]
     return commits
+
+
+def _deleted_in(commits: dict[str, list[str]], path: str) -> str | None:
+    """The newest of `commits` that deleted `path` or a file under it."""
+    prefix = f"{path}/"
+    for commit, names in commits.items():
+        if any(name == path or name.startswith(prefix) for name in names):
+            return commit
+    return None
 
 
 def _renames_in(ws: Workspace, commits: list[str]) -> Renames:
@@ -122,25 +133,33 @@ def _step(renames: Renames, path: str) -> tuple[str, str] | None:
     return renames.get(path) or _folder_move(path, renames)
 
 
-def find_moves(
-    ws: Workspace, paths: Collection[str], exists: Callable[[str], bool]
-) -> dict[str, Move]:
-    """Where git moved each of `paths` (missing from the work tree) to a path that `exists`;
-    paths git knows no rename of are left out. Outside git, nothing moved.
+class Moves(NamedTuple):
+    """What git knows of paths missing from the work tree."""
+
+    moved: dict[str, Move]  # path -> where it went (the new path exists)
+    deleted: dict[str, str]  # path -> the commit (short id) that deleted it, not a rename
+
+
+def find_moves(ws: Workspace, paths: Collection[str], exists: Callable[[str], bool]) -> Moves:
+    """Where git moved each of `paths` (missing from the work tree) to a path that `exists`,
+    and which of the others a commit deleted; paths git never had are left out. Outside
+    git, nothing moved.
 
     Raises:
         GitError: git failed on a repository it should read.
     """
     if not ws.is_git or not paths:
-        return {}
+        return Moves({}, {})
     asked = sorted(paths)[:MAX_PATHS]
     renames = _staged(ws)
     chains: dict[str, list[tuple[str, str]]] = {path: [] for path in asked}
     pending = {path: path for path in asked}  # where the search stands -> where it began
-    for _ in range(MAX_STEPS):
+    deleting: dict[str, list[str]] = {}
+    for step_no in range(MAX_STEPS):
         unknown = [now for now in pending if _step(renames, now) is None]
         if unknown and (commits := _deleting_commits(ws, unknown)):
-            for old, found in _renames_in(ws, commits).items():
+            deleting = commits if step_no == 0 else deleting
+            for old, found in _renames_in(ws, list(commits)).items():
                 renames.setdefault(old, found)
         following: dict[str, str] = {}
         for now, origin in pending.items():
@@ -154,7 +173,10 @@ def find_moves(
         if not pending:
             break
     out: dict[str, Move] = {}
+    deleted: dict[str, str] = {}
     for origin, steps in chains.items():
         if steps and exists(steps[-1][0]):
             out[origin] = Move(steps[-1][0], steps[-1][1], tuple(s[0] for s in steps[:-1]))
-    return out
+        elif not steps and (commit := _deleted_in(deleting, origin)) is not None:
+            deleted[origin] = commit
+    return Moves(out, deleted)

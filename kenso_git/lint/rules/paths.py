@@ -62,7 +62,9 @@ def _edit(target: Target, new: str) -> Edit:
     fixable=True,
 )
 def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    facts = ctx.corpus.link_facts
+    facts = ctx.corpus.links
+    if facts is None:  # the work tree is not known (a lint of given texts): nothing to judge
+        return
     for target in facts.targets(doc):
         if target.ref.kind == CODE or target.status not in (MISSING, CASE):
             continue
@@ -98,7 +100,9 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     fixable=True,
 )
 def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    facts = ctx.corpus.link_facts
+    facts = ctx.corpus.links
+    if facts is None:
+        return
     for target in facts.targets(doc):
         fragment = target.fragment
         if target.status != FOUND or not fragment or LINE_ANCHOR.fullmatch(fragment):
@@ -136,7 +140,9 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     fixable=True,
 )
 def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    facts = ctx.corpus.link_facts
+    facts = ctx.corpus.links
+    if facts is None:
+        return
     found: list[Finding] = []
     for target in facts.targets(doc):
         move = facts.move_of(target.path) if target.status == MISSING else None
@@ -171,8 +177,10 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     severity=Severity.WARNING,
     summary="A backticked repository path in prose (`src/tool.py`) names a file or folder "
     "of the tree.",
-    why="Docs that name code paths rot when the code moves; only tokens shaped like paths "
-    "whose first folder exists are checked, so prose and commands are left alone.",
+    why="Docs that name code paths rot when the code moves or goes. Only tokens shaped like "
+    "paths whose first folder exists are looked at, and a missing one is reported when git "
+    "deleted it, when a name in its folder is a near miss (a typo), or when only its case "
+    "differs; a path no commit ever had is read as an example (`docs/x.md`), not a finding.",
     action="update code paths the docs name",
     deduction=1,
     cap=4,
@@ -180,19 +188,26 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     fixable=True,
 )
 def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    facts = ctx.corpus.link_facts
+    facts = ctx.corpus.links
+    if facts is None:
+        return
     for target in facts.targets(doc):
         if target.ref.kind != CODE or target.status not in (MISSING, CASE):
             continue
         token = target.ref.target
-        if target.status == MISSING:
-            if facts.move_of(target.path) is None:
-                message = f"code path `{token}` is not in the tree"
-                yield Finding(target.line, target.column, message, token)
-            continue
-        fixed = target.reason + ("/" if token.endswith("/") else "")
-        message = f"code path `{token}` exists only as `{target.reason}` (case differs)"
-        yield Finding(target.line, target.column, message, token, _edit(target, fixed))
+        slash = "/" if token.endswith("/") else ""
+        if target.status == CASE:
+            fixed = target.reason + slash
+            message = f"code path `{token}` exists only as `{target.reason}` (case differs)"
+            yield Finding(target.line, target.column, message, token, _edit(target, fixed))
+        elif facts.move_of(target.path) is not None:
+            continue  # KS024 names where it went
+        elif (commit := facts.deleted.get(target.path)) is not None:
+            message = f"code path `{token}` is not in the tree: deleted in {commit}"
+            yield Finding(target.line, target.column, message, token)
+        elif (near := facts.tree.near(target.path)) is not None:
+            message = f"code path `{token}` is not in the tree; did you mean `{near}{slash}`?"
+            yield Finding(target.line, target.column, message, token)
 
 
 RULES = (dead_link, dead_anchor, moved_target, missing_code_path)
