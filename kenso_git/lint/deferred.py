@@ -21,9 +21,7 @@ from kenso_git.text.links import resolve_link
 from kenso_git.text.parse import Document
 
 # The rules that read ctx.corpus (tests/lint/test_deferred.py checks that no other does).
-CORPUS_RULES = frozenset(
-    {"KS002", "KS012", "KS014", "KS019", "KS022", "KS023", "KS024", "KS025"}
-)
+CORPUS_RULES = frozenset({"KS002", "KS012", "KS014", "KS019", "KS022", "KS023", "KS024", "KS025"})
 
 
 class Partial(NamedTuple):
@@ -52,7 +50,7 @@ def needs_text(
         return True
     if "KS024" in select and facts.links is not None and facts.links.moves:
         links = facts.links
-        if any(links.move_of(path) for _rel, path in links.missing_relations(doc)):
+        if any(links.relation_move(paths) for _rel, paths in links.missing_relations(doc)):
             return True
     if "KS002" in select and any(
         not is_glob(r.target) and resolve_link(doc.path, r.target, facts.paths) is None

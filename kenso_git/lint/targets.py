@@ -103,7 +103,6 @@ class TreeIndex(Collection[str]):
             self._folded = folded
         return self._folded.get(path.casefold())
 
-
     def near(self, path: str) -> str | None:
         """The entry of `path`'s folder whose name is closest to its name (a typo), or None
         when the folder is not in the tree or no name is close."""
@@ -218,6 +217,16 @@ def relative_to(source: str, raw_path: str, new: str) -> str:
     return quote(out, safe="/#?:@!$&'()*+,;=~") if "%" in raw_path else out
 
 
+def relation_paths(source: str, target: str) -> tuple[str, ...]:
+    """The root-relative paths a relates_to entry may name, as KS002 tries them: `./x` and
+    `../x` from the source's folder; a bare path root-relative first, then from the folder."""
+    first = normalise_target(source, target)
+    if target.startswith(("./", "../", "/")) or "/" not in source:
+        return (first,)
+    second = normalise_target(source, "./" + target)
+    return (first, second) if second != first else (first,)
+
+
 @dataclass(slots=True)
 class LinkFacts:
     """The tree and git's moves, and each document's scan, anchors and targets, kept."""
@@ -291,13 +300,13 @@ class LinkFacts:
         self._targets[doc.path] = result = tuple(out)
         return result
 
-    def missing_relations(self, doc: Document) -> list[tuple[Relation, str]]:
-        """The relates_to entries of `doc` no document answers (KS002's), with the
-        root-relative path each names."""
+    def missing_relations(self, doc: Document) -> list[tuple[Relation, tuple[str, ...]]]:
+        """The relates_to entries of `doc` no document answers (KS002's), each with the
+        root-relative paths it may name, in the order KS002 tries them."""
         relations = [rel for rel in doc.relations if not is_glob(rel.target) and rel.target]
         found = resolve_links(doc.path, [rel.target for rel in relations], self.paths)
         return [
-            (rel, normalise_target(doc.path, rel.target))
+            (rel, relation_paths(doc.path, rel.target))
             for rel, hit in zip(relations, found, strict=True)
             if hit is None
         ]
@@ -308,8 +317,17 @@ class LinkFacts:
         out: set[str] = set()
         for doc in docs:
             out.update(t.path for t in self.targets(doc) if t.status == MISSING)
-            out.update(path for _rel, path in self.missing_relations(doc) if path)
+            for _rel, paths in self.missing_relations(doc):
+                out.update(path for path in paths if path and path not in self.tree)
         return out
+
+    def relation_move(self, paths: Iterable[str]) -> tuple[str, Move] | None:
+        """The first of a relates_to entry's paths git moved, with its move."""
+        for path in paths:
+            move = self.move_of(path)
+            if move is not None:
+                return path, move
+        return None
 
     def move_of(self, path: str) -> Move | None:
         """Where git moved `path`, when the new path is in the tree."""
@@ -330,6 +348,4 @@ class LinkFacts:
 
     def tally(self) -> Counter[str]:
         """How many targets of the documents looked at were skipped, by reason."""
-        return Counter(
-            t.reason for ts in self._targets.values() for t in ts if t.status == SKIPPED
-        )
+        return Counter(t.reason for ts in self._targets.values() for t in ts if t.status == SKIPPED)

@@ -156,11 +156,12 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             fixed = relative_to(doc.path, path, move.new) + rest
         message = f"{move.describe(target.path)}; lint --fix rewrites the {_what(target)}"
         found.append(Finding(target.line, target.column, message, raw, _edit(target, fixed)))
-    for rel, path in facts.missing_relations(doc):
-        move = facts.move_of(path)
-        if move is None:
+    for rel, paths in facts.missing_relations(doc):
+        moved = facts.relation_move(paths)
+        if moved is None:
             continue
-        if rel.target.startswith(("./", "../")):
+        path, move = moved
+        if rel.target.startswith(("./", "../")) or path != paths[0]:  # from the folder
             fixed = relative_to(doc.path, rel.target, move.new)
         else:  # written root-relative (as KS002 reads a bare path first)
             fixed = ("/" if rel.target.startswith("/") else "") + move.new
