@@ -51,6 +51,17 @@ def _rule_list(values: tuple[str, ...]) -> list[str]:
 @click.option("--fail-under", type=click.IntRange(0, 100), help="Also fail below this score.")
 @click.option("--baseline", type=click.Path(path_type=Path), help="Report only new findings.")
 @click.option("--write-baseline", type=click.Path(path_type=Path), help="Record current findings.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Rewrite fixable findings in place (moved targets, code paths, link and anchor case), "
+    "each file atomically, then report what is left.",
+)
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Print the patch --fix would apply and write nothing; exit 1 when there is one.",
+)
 def lint(
     paths: tuple[Path, ...],
     detail: bool,
@@ -63,11 +74,14 @@ def lint(
     fail_under: int | None,
     baseline: Path | None,
     write_baseline: Path | None,
+    fix: bool,
+    diff: bool,
 ) -> int:
     """Check Markdown docs for retrieval quality; exit 1 on error-severity findings.
 
-    PATHS are files or folders (default: the repository root). Links, orphans and category
-    consistency are judged against all of the repository's docs.
+    PATHS are files or folders (default: the repository root). Links, anchors, orphans and
+    category consistency are judged against all of the repository's docs and files, and
+    moved targets against git's rename history; nothing is fetched from the network.
     """
     from kenso_git.lint.session import run_lint
 
@@ -84,8 +98,21 @@ def lint(
         baseline=baseline,
         write_baseline=write_baseline,
         warn=lambda message: click.echo(f"kenso-git: warning: {message}", err=True),
+        fix=fix and not diff,
+        diff=diff,
     )
     report = outcome.report
+    if diff:
+        patch = outcome.fixes.diff() if outcome.fixes is not None else ""
+        click.echo(patch, nl=False)
+        return int(ExitCode.FAILURE if patch else ExitCode.OK)
+    if fix and outcome.fixes is not None:
+        fixes = outcome.fixes
+        click.echo(
+            f"kenso-git: fixed {fixes.applied} finding{'s' if fixes.applied != 1 else ''} "
+            f"in {len(fixes.files)} file{'s' if len(fixes.files) != 1 else ''}",
+            err=True,
+        )
     use_color = resolve_color(color, isatty=sys.stdout.isatty(), environ=os.environ)
     if outcome.baseline_written is not None:
         click.echo(

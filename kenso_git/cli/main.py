@@ -27,6 +27,7 @@ _COMMANDS: dict[str, str] = {
     "hooks": "kenso_git.cli.hooks_cmd:hooks",
     "hook": "kenso_git.cli.hooks_cmd:hook",
     "serve": "kenso_git.cli.serve_cmd:serve",
+    "lsp": "kenso_git.cli.lsp_cmd:lsp",
     "connect": "kenso_git.cli.serve_cmd:connect",
     "watch": "kenso_git.cli.watch_cmd:watch",
     "changed": "kenso_git.cli.history_cmd:changed",

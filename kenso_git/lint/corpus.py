@@ -13,6 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenso_git.lint.mentions import MentionIndex
+from kenso_git.lint.targets import LinkFacts
+from kenso_git.lint.targets import Scan
+from kenso_git.lint.targets import TreeIndex
+from kenso_git.lint.targets import scan_document
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import resolve_links
 
@@ -34,6 +38,7 @@ class CorpusFacts:
     sources: frozenset[str]  # paths whose relates_to has at least one entry
     categories: Mapping[str, int]  # category -> number of documents using it
     mentions: MentionIndex | None = None  # built only when KS019 is selected
+    links: LinkFacts | None = None  # the tree, git's moves, each document's links (#30)
     _close: dict[str, str | None] = field(default_factory=dict, compare=False)
 
     def close_category(self, category: str, cutoff: float) -> str | None:
@@ -48,9 +53,19 @@ class CorpusFacts:
 
 
 def build_facts(
-    docs: Sequence[Document], *, with_mentions: bool = False, min_label_chars: int = 4
+    docs: Sequence[Document],
+    *,
+    with_mentions: bool = False,
+    min_label_chars: int = 4,
+    tree: TreeIndex | None = None,
+    scans: Mapping[str, Scan] | None = None,
 ) -> CorpusFacts:
-    """Compute the corpus facts from every document of the repository, in path order."""
+    """Compute the corpus facts from every document of the repository, in path order.
+
+    `tree` lists the work tree's files: without it the path rules (KS022-KS025) have
+    nothing to judge links against and stay silent; `scans` holds the links and anchors of
+    documents kept only in their slim form.
+    """
     paths = PathIndex(doc.path for doc in docs)
     linked: set[str] = set()
     sources: set[str] = set()
@@ -62,7 +77,8 @@ def build_facts(
         linked.update(found for found in resolve_links(doc.path, targets, paths) if found)
     categories = Counter(doc.category for doc in docs)
     mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
-    return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories, mentions)
+    links = None if tree is None else LinkFacts.build(docs, paths, tree=tree, scans=scans)
+    return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories, mentions, links)
 
 
 # Full parses kept in memory up to this many characters of text; past it, documents are kept
@@ -86,6 +102,7 @@ class Selection:
     settings: Settings
     sources: dict[str, SourceFile] = field(default_factory=dict)  # of the slimmed documents
     parts: dict[str, Partial] = field(default_factory=dict)  # slimmed ones linted in half
+    scans: dict[str, Scan] = field(default_factory=dict)  # links and anchors of slimmed ones
 
     def targets(self) -> Iterator[Document | Deferred]:
         """The documents to lint, in path order; a slimmed one comes as its first half
@@ -153,6 +170,7 @@ def select_documents(
     corpus: list[Document] = []
     sources: dict[str, SourceFile] = {}
     parts: dict[str, Partial] = {}
+    scans: dict[str, Scan] = {}
     kept = 0
     for sf in sorted(discover(ws, settings, warn=about_picked), key=lambda sf: sf.path):
         loaded = load_document(sf, settings)
@@ -163,8 +181,57 @@ def select_documents(
         if kept > KEEP_CHARS:
             sources[loaded.path] = sf
             full, loaded = loaded, slim(loaded)
+            scans[full.path] = scan_document(full, with_anchors=True)
             if alone is not None and picked(full.path):
                 parts[full.path] = alone(full, loaded)
         corpus.append(loaded)
     chosen = [i for i, d in enumerate(corpus) if picked(d.path)]
-    return Selection(corpus, chosen, settings, sources, parts)
+    return Selection(corpus, chosen, settings, sources, parts, scans)
+
+
+PATH_RULES = frozenset({"KS022", "KS023", "KS024", "KS025"})
+
+
+def gather_facts(
+    ws: Workspace,
+    selection: Selection,
+    select: frozenset[str],
+    *,
+    with_mentions: bool,
+    min_label_chars: int,
+    warn: Warn | None = None,
+) -> CorpusFacts:
+    """The corpus facts of `selection`, with the work tree listed and git asked where the
+    missing targets of the documents to lint went, when the path rules are selected."""
+    from kenso_git.errors import GitError
+
+    tree = None
+    if select & PATH_RULES:
+        from kenso_git.repo.tree import list_tree
+
+        try:
+            listing = list_tree(ws)
+            tree = TreeIndex(listing.files, listing.whole)
+        except GitError as exc:
+            if warn is not None:
+                warn(f"cannot list the work tree, links and code paths are not checked: {exc}")
+    facts = build_facts(
+        selection.corpus,
+        with_mentions=with_mentions,
+        min_label_chars=min_label_chars,
+        tree=tree,
+        scans=selection.scans,
+    )
+    links = facts.links
+    if select & {"KS024", "KS025"} and links is not None:
+        from kenso_git.repo.moves import find_moves
+
+        missing = links.missing(selection.corpus[i] for i in selection.wanted)
+        try:
+            found = find_moves(ws, missing, links.tree.__contains__)
+            links.moves.update(found.moved)
+            links.deleted.update(found.deleted)
+        except GitError as exc:
+            if warn is not None:
+                warn(f"cannot read git's renames, moved targets are reported as missing: {exc}")
+    return facts

@@ -21,7 +21,7 @@ from kenso_git.text.links import resolve_link
 from kenso_git.text.parse import Document
 
 # The rules that read ctx.corpus (tests/lint/test_deferred.py checks that no other does).
-CORPUS_RULES = frozenset({"KS002", "KS012", "KS014", "KS019"})
+CORPUS_RULES = frozenset({"KS002", "KS012", "KS014", "KS019", "KS022", "KS023", "KS024", "KS025"})
 
 
 class Partial(NamedTuple):
@@ -43,9 +43,15 @@ def needs_text(
     doc: Document, facts: CorpusFacts, select: frozenset[str], thresholds: Thresholds
 ) -> bool:
     """Whether a corpus rule will look at more of `doc` than its slim form keeps: KS019
-    scans the body, KS002 and KS014 place a finding on a line. KS012's finding is at 1:1."""
+    scans the body, KS002, KS014 and KS024 (for a relates_to entry) place a finding on a
+    line. KS012's finding is at 1:1; the other path rules read the scan kept with the slim
+    form (`Selection.scans`)."""
     if "KS019" in select and facts.mentions is not None:
         return True
+    if "KS024" in select and facts.links is not None and facts.links.moves:
+        links = facts.links
+        if any(links.relation_move(paths) for _rel, paths in links.missing_relations(doc)):
+            return True
     if "KS002" in select and any(
         not is_glob(r.target) and resolve_link(doc.path, r.target, facts.paths) is None
         for r in doc.relations

@@ -52,17 +52,32 @@ class RuleContext:
 
 
 @dataclass(frozen=True, slots=True)
+class Edit:
+    """A fix: replace `old`, found at 1-based `line` and `column` of the file, with `new`.
+
+    `lint --fix` and the language server's code actions apply it only where `old` still
+    stands, so an edit made since the lint is never overwritten.
+    """
+
+    line: int
+    column: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """What a check yields: a place in the file and a message.
 
     `subject` is the offending text (a heading, a tag, a link target); baselines key on it so
-    that a finding survives line shifts.
+    that a finding survives line shifts. A finding of a `fixable` rule may carry its `fix`.
     """
 
     line: int
     column: int
     message: str
     subject: str = ""
+    fix: Edit | None = None
 
 
 Check = Callable[["Document", RuleContext], Iterable[Finding]]
@@ -136,6 +151,7 @@ class Violation:
     column: int
     message: str
     subject: str = ""
+    fix: Edit | None = None
 
     def format_line(self) -> str:
         """`docs/setup.md:14:1: KS007 message (generic-heading)`."""
@@ -162,6 +178,7 @@ class LintReport:
     info: int
     baselined: int = 0  # findings hidden because the baseline already holds them
     fail_under: int | None = None
+    skipped: tuple[tuple[str, int], ...] = ()  # links not checked offline, by reason (#30)
 
     @property
     def failed(self) -> bool:

@@ -105,6 +105,7 @@ def render_summary(report: LintReport, *, color: bool, for_ingest: bool = False)
         return "\n".join(lines)
     lines += ["", RULE_LINE, *_rule_rows(report, style, with_id=True), RULE_LINE, ""]
     lines.append(_totals(report))
+    lines += _skipped(report)
     errors = _error_lines(report)
     if errors:
         lines += ["", *errors]
@@ -137,9 +138,17 @@ def render_detail(report: LintReport, *, color: bool) -> str:
             lines += _detail_file(result, style)
     lines += [RULE_LINE, f"Score: {report.score}/100 ({_plural(len(report.files), 'file')})"]
     lines.append(_totals(report))
+    lines += _skipped(report)
     if report.baselined:
         lines.append(f"({_plural(report.baselined, 'finding')} hidden by the baseline)")
     return "\n".join(lines)
+
+
+def _skipped(report: LintReport) -> list[str]:
+    """`not checked offline: external URL (12), scheme link (3)` (#30), when any was."""
+    if not report.skipped:
+        return []
+    return ["not checked offline: " + ", ".join(f"{why} ({n})" for why, n in report.skipped)]
 
 
 def report_to_json(report: LintReport) -> dict[str, object]:
@@ -148,6 +157,7 @@ def report_to_json(report: LintReport) -> dict[str, object]:
         "score": report.score,
         "files": len(report.files),
         "summary": {"errors": report.errors, "warnings": report.warnings, "info": report.info},
+        **({"skipped": dict(report.skipped)} if report.skipped else {}),
         "violations": [
             {
                 "file": result.path,

@@ -72,7 +72,15 @@ def _check(
             severity = config.severity.get(rule.id, rule.severity)
             out[rule.id] = [
                 Violation(
-                    doc.path, rule.id, rule.name, severity, f.line, f.column, f.message, f.subject
+                    doc.path,
+                    rule.id,
+                    rule.name,
+                    severity,
+                    f.line,
+                    f.column,
+                    f.message,
+                    f.subject,
+                    f.fix,
                 )
                 for f in rule.check(doc, ctx)
                 if not suppressed.covers(rule.id, f.line)

@@ -9,23 +9,33 @@ from dataclasses import dataclass
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kenso_git.lint.baseline import apply_baseline
 from kenso_git.lint.baseline import load_baseline
 from kenso_git.lint.baseline import write_baseline as save_baseline
+from kenso_git.lint.config import LintConfig
 from kenso_git.lint.config import load_lint_config
 from kenso_git.lint.config import rule_ids
+from kenso_git.lint.corpus import gather_facts
 from kenso_git.lint.corpus import select_documents
+from kenso_git.lint.fix import FixOutcome
+from kenso_git.lint.fix import plan_fixes
+from kenso_git.lint.fix import write_fixes
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.runner import lint_documents
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
+
+if TYPE_CHECKING:
+    from kenso_git.config import Settings
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
     report: LintReport
     baseline_written: int | None = None
+    fixes: FixOutcome | None = None  # with `fix` or `diff`: what was (or would be) changed
 
 
 def _workspace(paths: Sequence[Path]) -> Workspace:
@@ -52,11 +62,16 @@ def run_lint(
     baseline: Path | None = None,
     write_baseline: Path | None = None,
     warn: Callable[[str], None] | None = None,
+    fix: bool = False,
+    diff: bool = False,
 ) -> Outcome:
-    """Lint `paths` (default: the repository root) as the CLI does.
+    """Lint `paths` (default: the repository root) as the CLI does. With `fix`, the fixable
+    findings are rewritten in place (each file atomically) and the report is of the files
+    as fixed; with `diff`, nothing is written and `Outcome.fixes` holds the patch.
 
     Raises:
         UsageError: a path does not exist, a flag or the configuration is malformed.
+        OSError: `fix` could not write a file.
     """
     from kenso_git.config import load_settings
 
@@ -69,7 +84,27 @@ def run_lint(
             )
     ws = _workspace(paths)
     settings = load_settings(ws.root)
-    config = load_lint_config(settings)
+    config = _configured(load_lint_config(settings), overrides, fail_under)
+    report = _lint_once(ws, settings, config, paths, warn)
+    fixes = None
+    if fix or diff:
+        fixes = plan_fixes(ws.root, report.violations())
+        if fix and fixes.files:
+            write_fixes(ws.root, fixes)
+            report = _lint_once(ws, settings, config, paths, None)  # warned once already
+    if write_baseline is not None:
+        return Outcome(report, save_baseline(report, write_baseline), fixes)
+    if baseline is None and config.baseline is not None:
+        baseline = ws.root / config.baseline
+    if baseline is not None:
+        kept = apply_baseline(report, load_baseline(baseline))
+        report = replace(kept, skipped=report.skipped)
+    return Outcome(report, None, fixes)
+
+
+def _configured(
+    config: LintConfig, overrides: Mapping[str, list[str]] | None, fail_under: int | None
+) -> LintConfig:
     for key, values in (overrides or {}).items():
         ids = rule_ids(values, f"--{key}", "command line")
         if key == "select":
@@ -80,15 +115,28 @@ def run_lint(
             config = replace(config, select=config.select - ids)
     if fail_under is not None:
         config = replace(config, fail_under=fail_under)
+    return config
+
+
+def _lint_once(
+    ws: Workspace,
+    settings: Settings,
+    config: LintConfig,
+    paths: Sequence[Path],
+    warn: Callable[[str], None] | None,
+) -> LintReport:
     from kenso_git.lint.runner import lint_alone
 
     alone = partial(lint_alone, config=config)
     selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
-    report = lint_documents(selection.targets(), corpus=selection.corpus, config=config)
-    if write_baseline is not None:
-        return Outcome(report, save_baseline(report, write_baseline))
-    if baseline is None and config.baseline is not None:
-        baseline = ws.root / config.baseline
-    if baseline is not None:
-        report = apply_baseline(report, load_baseline(baseline))
-    return Outcome(report)
+    facts = gather_facts(
+        ws,
+        selection,
+        config.select,
+        with_mentions="KS019" in config.select,
+        min_label_chars=config.thresholds.min_label_chars,
+        warn=warn,
+    )
+    report = lint_documents(selection.targets(), corpus=facts, config=config)
+    skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
+    return replace(report, skipped=skipped)

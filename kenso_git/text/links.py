@@ -31,6 +31,7 @@ _TARGET = re.compile(
     r"[ \t]{0,8}<?([^\s()<>]{1,1024})>?"
     r"(?:[ \t]{1,8}(?:\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'))?[ \t]{0,8}\)"
 )
+LINK_TARGET = _TARGET  # text.mdlinks reads every link's target with the same pattern
 _MARKDOWN = (".md", ".markdown")
 # A relative path `posixpath.normpath` leaves as it is, with no glob character and no blank
 # at either end: every segment non-empty and neither `.` nor `..` (Resolver.targets).

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
 from tests.helpers import pre_commit_try_repo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,3 +48,55 @@ def test_pre_commit_refuses_error_findings_then_passes(
     passed = try_repo()
     assert passed.returncode == 0, passed.stdout + passed.stderr
     _git(repo, "commit", "-q", "-m", "docs")
+
+
+MOVED_TARGET = "# Payment Retries\n\n" + "Failed card payments are retried with backoff. " * 6
+LINKING = "---\ntags: [a, b, c]\n---\n# Retry Guide For Payments\n\n" + (
+    "Read [the retries page](retries.md) before changing the backoff policy. " * 2 + "\n"
+)
+
+
+def test_pre_commit_with_fix_rewrites_a_moved_link_and_fails_the_commit_as_fixers_do(
+    repo: Path, hook_repo: Path, pre_commit_home: Path
+) -> None:
+    """A real `git commit` through the hook `pre-commit install` writes, the kenso-lint hook
+    configured with `args: [--fix]`: the first commit is refused with the link rewritten,
+    the second (the fix staged) goes through."""
+    write(repo, {"docs/retries.md": MOVED_TARGET, "docs/guide.md": LINKING})
+    commit_all(repo, "docs")
+    (repo / "docs" / "payments").mkdir()
+    git(repo, "mv", "docs/retries.md", "docs/payments/retries.md")
+    commit_all(repo, "move the retries page")
+    rev = git(hook_repo, "rev-parse", "HEAD").strip()
+    config = (
+        f"repos:\n-   repo: {hook_repo}\n    rev: {rev}\n    hooks:\n"
+        "    -   id: kenso-lint\n        args: [--fix]\n"
+    )
+    write(repo, {".pre-commit-config.yaml": config})
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
+    exe = Path(sys.executable).with_name("pre-commit")
+    subprocess.run([str(exe), "install"], cwd=repo, env=env, check=True, capture_output=True)
+    (repo / "docs" / "guide.md").write_text(LINKING + "\nOne more line.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+
+    def commit() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "commit", "-m", "edit the guide"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=900,
+        )
+
+    refused = commit()
+    out = refused.stdout + refused.stderr
+    assert refused.returncode == 1, out
+    assert "files were modified by this hook" in out
+    assert "fixed 2 findings in 1 file" in out
+    fixed = (repo / "docs" / "guide.md").read_text(encoding="utf-8")
+    assert fixed.count("[the retries page](payments/retries.md)") == 2
+    git(repo, "add", "docs/guide.md")
+    passed = commit()
+    assert passed.returncode == 0, passed.stdout + passed.stderr

@@ -9,11 +9,12 @@ from kenso_git.lint.model import Rule
 from kenso_git.lint.rules import headings
 from kenso_git.lint.rules import links
 from kenso_git.lint.rules import metadata
+from kenso_git.lint.rules import paths
 from kenso_git.lint.rules import prose
 from kenso_git.lint.rules import reading
 from kenso_git.lint.rules import structure
 
-_FAMILIES = (reading, structure, headings, metadata, links, prose)
+_FAMILIES = (reading, structure, headings, metadata, links, paths, prose)
 _DECLARED: tuple[Rule, ...] = tuple(r for family in _FAMILIES for r in family.RULES)
 
 ALL_RULES: tuple[Rule, ...] = tuple(sorted(_DECLARED, key=lambda r: r.id))

@@ -10,6 +10,7 @@ from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import column_in_line
 from kenso_git.lint.rules._where import key_line
+from kenso_git.lint.targets import relation_paths
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.parse import Document
@@ -50,8 +51,11 @@ def broken_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     relations = [rel for rel in doc.relations if not is_glob(rel.target)]
     targets = [rel.target for rel in relations]
     found = resolve_links(doc.path, targets, ctx.corpus.paths)
+    links = ctx.corpus.links
     for rel, resolved in zip(relations, found, strict=True):
         if resolved is None:
+            if links is not None and links.relation_move(relation_paths(doc.path, rel.target)):
+                continue  # KS024 names where it went, with a fix
             column = column_in_line(doc, rel.line, rel.target)
             yield Finding(
                 rel.line, column, f'relates_to target "{rel.target}" does not exist', rel.target

@@ -1,0 +1,127 @@
+"""`lint --fix`: apply the edits fixable rules attach to their findings, atomically per file.
+
+An edit replaces the text a finding names (`Edit.old`) at its 1-based line and column. It is
+applied only where that text still stands, so a file edited since the lint keeps the edit
+made to it; edits that would overlap one already taken on the line are left for the next
+run. Line endings, a byte-order mark and the bytes of untouched lines are kept as they are.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from collections.abc import Iterable
+from collections.abc import Sequence
+from pathlib import Path
+
+from kenso_git.lint.model import Edit
+from kenso_git.lint.model import Violation
+from kenso_git.records import NamedTuple
+
+_BOM = "\ufeff"
+
+
+class Fixed(NamedTuple):
+    """What one file's fixes came to: its new text, and how many edits were applied."""
+
+    path: str  # repo-relative POSIX
+    before: str
+    after: str
+    applied: int
+
+
+class FixOutcome(NamedTuple):
+    """What `lint --fix` changed (or, with `--diff`, would change)."""
+
+    files: tuple[Fixed, ...]  # files whose text changes, in path order
+
+    @property
+    def applied(self) -> int:
+        return sum(f.applied for f in self.files)
+
+    def diff(self) -> str:
+        """The changes as one unified diff (`a/` and `b/` prefixes, as git writes them)."""
+        out: list[str] = []
+        for fixed in self.files:
+            out.extend(
+                difflib.unified_diff(
+                    fixed.before.splitlines(keepends=True),
+                    fixed.after.splitlines(keepends=True),
+                    f"a/{fixed.path}",
+                    f"b/{fixed.path}",
+                )
+            )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in out)
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> tuple[str, int]:
+    """`text` with each edit applied where its `old` text stands; (new text, edits applied)."""
+    lines = text.splitlines(keepends=True)
+    shift = 1 if text.startswith(_BOM) else 0  # columns count from after the mark
+    by_line: dict[int, list[Edit]] = {}
+    for edit in edits:
+        by_line.setdefault(edit.line, []).append(edit)
+    applied = 0
+    for number, mine in by_line.items():
+        if not 1 <= number <= len(lines):
+            continue
+        line = lines[number - 1]
+        lead = shift if number == 1 else 0
+        taken_from = len(line) + 1  # edits go right to left, none may reach into a later one
+        for edit in sorted(set(mine), key=lambda e: e.column, reverse=True):
+            start = edit.column - 1 + lead
+            end = start + len(edit.old)
+            if start < lead or end > taken_from or line[start:end] != edit.old:
+                continue
+            line = line[:start] + edit.new + line[end:]
+            taken_from = start
+            applied += 1
+        lines[number - 1] = line
+    return "".join(lines), applied
+
+
+def plan_fixes(root: Path, violations: Sequence[Violation]) -> FixOutcome:
+    """Read each file with fixable findings and work out its fixed text (nothing written).
+
+    A file that is not UTF-8 or cannot be read is left alone: its findings stay reported.
+    """
+    edits: dict[str, list[Edit]] = {}
+    for v in violations:
+        if v.fix is not None:
+            edits.setdefault(v.path, []).append(v.fix)
+    out: list[Fixed] = []
+    inside = root.resolve()
+    for path in sorted(edits):
+        if not (root / path).resolve().is_relative_to(inside):
+            continue  # a link out of the repository: never written through
+        try:
+            with open(root / path, encoding="utf-8", newline="") as handle:
+                before = handle.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        after, applied = apply_edits(before, edits[path])
+        if applied and after != before:
+            out.append(Fixed(path, before, after, applied))
+    return FixOutcome(tuple(out))
+
+
+def write_fixes(root: Path, outcome: FixOutcome) -> None:
+    """Write each fixed file whole through a temporary file beside it (`os.replace`), so a
+    reader or a crash sees the old text or the new, never half of one; its mode is kept.
+
+    Raises:
+        OSError: a file could not be written (the files before it are fixed).
+    """
+    for fixed in outcome.files:
+        target = root / fixed.path
+        mode = target.stat().st_mode & 0o7777
+        handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+                stream.write(fixed.after)
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,214 @@
+"""Path rules: links, anchors, moved targets and code paths, checked offline against the work
+tree and git's renames (KS022 KS023 KS024 KS025, #30).
+
+Each rule's fix is made beside its check: a finding carries the `Edit` that `lint --fix` and
+the language server's code actions apply. External URLs are never fetched; site-absolute
+links (`/dotnet/api/x`, `~/x.md`) and `xref:`-style schemes are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from kenso_git.lint.model import Edit
+from kenso_git.lint.model import Finding
+from kenso_git.lint.model import RuleContext
+from kenso_git.lint.model import Severity
+from kenso_git.lint.model import rule
+from kenso_git.lint.rules._where import column_in_line
+from kenso_git.lint.targets import CASE
+from kenso_git.lint.targets import FOUND
+from kenso_git.lint.targets import LINE_ANCHOR
+from kenso_git.lint.targets import MISSING
+from kenso_git.lint.targets import Target
+from kenso_git.lint.targets import relative_to
+from kenso_git.text.mdlinks import CODE
+from kenso_git.text.mdlinks import DEFINITION
+from kenso_git.text.mdlinks import IMAGE
+from kenso_git.text.parse import Document
+
+_WHAT = {IMAGE: "image", DEFINITION: "reference definition", CODE: "code path"}
+
+
+def _what(target: Target) -> str:
+    return _WHAT.get(target.ref.kind, "link")
+
+
+def _path_part(raw: str) -> tuple[str, str]:
+    """(path, the `?query#fragment` after it) of a link target as written."""
+    cut = min((i for i in (raw.find("?"), raw.find("#")) if i >= 0), default=len(raw))
+    return raw[:cut], raw[cut:]
+
+
+def _edit(target: Target, new: str) -> Edit:
+    return Edit(target.line, target.column, target.ref.target, new)
+
+
+@rule(
+    "KS022",
+    "dead-link",
+    severity=Severity.ERROR,
+    summary="Links and images point at files and folders that exist in the tree, "
+    "with the same case.",
+    why="A relative link to a missing file is a 404 for readers and a dead end for agents "
+    "following it; a link that differs only in case works on macOS and Windows and breaks "
+    "on Linux checkouts and on GitHub.",
+    action="fix links to missing files",
+    deduction=3,
+    cap=15,
+    emit=18,
+    impact=1,
+    fixable=True,
+)
+def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    facts = ctx.corpus.links
+    if facts is None:  # the work tree is not known (a lint of given texts): nothing to judge
+        return
+    for target in facts.targets(doc):
+        if target.ref.kind == CODE or target.status not in (MISSING, CASE):
+            continue
+        raw = target.ref.target
+        if target.status == MISSING:
+            if facts.move_of(target.path) is None:
+                message = f'{_what(target)} "{raw}": {target.path} does not exist'
+                yield Finding(target.line, target.column, message, raw)
+            continue
+        real = target.reason
+        path, rest = _path_part(raw)
+        fixed = relative_to(doc.path, path, real) + rest
+        message = (
+            f'{_what(target)} "{raw}": {target.path} exists only as {real} '
+            "(breaks on case-sensitive checkouts)"
+        )
+        yield Finding(target.line, target.column, message, raw, _edit(target, fixed))
+
+
+@rule(
+    "KS023",
+    "dead-anchor",
+    severity=Severity.ERROR,
+    summary="A `#fragment` names a heading (GitHub's slugs), an `{#id}` or an `<a name>` "
+    "of its target.",
+    why="A fragment no heading produces lands readers at the top of the page, and it "
+    "breaks silently when a heading is reworded; GitHub numbers repeated headings "
+    "`-1`, `-2`.",
+    action="fix links to missing headings",
+    deduction=2,
+    cap=10,
+    emit=18,
+    fixable=True,
+)
+def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    facts = ctx.corpus.links
+    if facts is None:
+        return
+    for target in facts.targets(doc):
+        fragment = target.fragment
+        if target.status != FOUND or not fragment or LINE_ANCHOR.fullmatch(fragment):
+            continue
+        offered = facts.anchors_of(target.path)
+        if offered is None or fragment in offered:
+            continue
+        raw = target.ref.target
+        where = "this document" if target.path == doc.path else target.path
+        same = [a for a in offered if a.casefold() == fragment.casefold()]
+        if len(same) == 1:
+            fixed = raw[: raw.rfind("#") + 1] + same[0]
+            message = f'anchor "#{fragment}" differs in case from "#{same[0]}" of {where}'
+            yield Finding(target.line, target.column, message, raw, _edit(target, fixed))
+            continue
+        alike = sorted(a for a in offered if a[:3] == fragment[:3])  # difflib is costly
+        close = difflib.get_close_matches(fragment, alike, n=1, cutoff=0.75)
+        hint = f'; did you mean "#{close[0]}"?' if close else ""
+        message = f'anchor "#{fragment}": no heading of {where} makes it{hint}'
+        yield Finding(target.line, target.column, message, raw)
+
+
+@rule(
+    "KS024",
+    "moved-target",
+    severity=Severity.ERROR,
+    summary="Links, relates_to entries and code paths follow files git has renamed.",
+    why="A renamed page breaks every link to it; git's rename detection knows where it "
+    "went, so `kenso-git lint --fix` rewrites the link instead of a reader hunting for it.",
+    action="run lint --fix for renamed targets",
+    deduction=3,
+    cap=15,
+    emit=18,
+    impact=1,
+    fixable=True,
+)
+def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    facts = ctx.corpus.links
+    if facts is None:
+        return
+    found: list[Finding] = []
+    for target in facts.targets(doc):
+        move = facts.move_of(target.path) if target.status == MISSING else None
+        if move is None:
+            continue
+        raw = target.ref.target
+        if target.ref.kind == CODE:
+            fixed = move.new + ("/" if raw.endswith("/") else "")
+        else:
+            path, rest = _path_part(raw)
+            fixed = relative_to(doc.path, path, move.new) + rest
+        message = f"{move.describe(target.path)}; lint --fix rewrites the {_what(target)}"
+        found.append(Finding(target.line, target.column, message, raw, _edit(target, fixed)))
+    for rel, paths in facts.missing_relations(doc):
+        moved = facts.relation_move(paths)
+        if moved is None:
+            continue
+        path, move = moved
+        if rel.target.startswith(("./", "../")) or path != paths[0]:  # from the folder
+            fixed = relative_to(doc.path, rel.target, move.new)
+        else:  # written root-relative (as KS002 reads a bare path first)
+            fixed = ("/" if rel.target.startswith("/") else "") + move.new
+        column = column_in_line(doc, rel.line, rel.target)
+        message = f"relates_to: {move.describe(path)}; lint --fix rewrites the entry"
+        edit = Edit(rel.line, column, rel.target, fixed)
+        found.append(Finding(rel.line, column, message, rel.target, edit))
+    yield from sorted(found, key=lambda f: (f.line, f.column))
+
+
+@rule(
+    "KS025",
+    "missing-code-path",
+    severity=Severity.WARNING,
+    summary="A backticked repository path in prose (`src/tool.py`) names a file or folder "
+    "of the tree.",
+    why="Docs that name code paths rot when the code moves or goes. Only tokens shaped like "
+    "paths whose first folder exists are looked at, and a missing one is reported when git "
+    "deleted it, when a name in its folder is a near miss (a typo), or when only its case "
+    "differs; a path no commit ever had is read as an example (`docs/x.md`), not a finding.",
+    action="update code paths the docs name",
+    deduction=1,
+    cap=4,
+    emit=18,
+    fixable=True,
+)
+def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    facts = ctx.corpus.links
+    if facts is None:
+        return
+    for target in facts.targets(doc):
+        if target.ref.kind != CODE or target.status not in (MISSING, CASE):
+            continue
+        token = target.ref.target
+        slash = "/" if token.endswith("/") else ""
+        if target.status == CASE:
+            fixed = target.reason + slash
+            message = f"code path `{token}` exists only as `{target.reason}` (case differs)"
+            yield Finding(target.line, target.column, message, token, _edit(target, fixed))
+        elif facts.move_of(target.path) is not None:
+            continue  # KS024 names where it went
+        elif (commit := facts.deleted.get(target.path)) is not None:
+            message = f"code path `{token}` is not in the tree: deleted in {commit}"
+            yield Finding(target.line, target.column, message, token)
+        elif (near := facts.tree.near(target.path)) is not None:
+            message = f"code path `{token}` is not in the tree; did you mean `{near}{slash}`?"
+            yield Finding(target.line, target.column, message, token)
+
+
+RULES = (dead_link, dead_anchor, moved_target, missing_code_path)

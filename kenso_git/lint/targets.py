@@ -1,0 +1,351 @@
+"""Where each link and code path of a document leads in the repository tree (#30).
+
+`TreeIndex` is every file and folder of the work tree; `classify` places one link target in
+it with the same path normalisation the link graph uses (`text.parse.normalise_target`);
+`LinkFacts` keeps, per document, its scanned links and anchors and what each target came to,
+so that the rules of `lint/rules/paths.py` share one scan and a language server can forget
+one document when it changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from urllib.parse import quote
+from urllib.parse import unquote
+
+from kenso_git.records import NamedTuple
+from kenso_git.repo.moves import Move
+from kenso_git.text.anchors import anchors as document_anchors
+from kenso_git.text.links import PathIndex
+from kenso_git.text.links import is_glob
+from kenso_git.text.links import resolve_links
+from kenso_git.text.mdlinks import CODE
+from kenso_git.text.mdlinks import LinkRef
+from kenso_git.text.mdlinks import code_paths
+from kenso_git.text.mdlinks import links
+from kenso_git.text.parse import Document
+from kenso_git.text.parse import Relation
+from kenso_git.text.parse import normalise_target
+
+# What a target came to.
+FOUND = "found"
+MISSING = "missing"
+CASE = "case"  # exists only with another case: breaks on case-sensitive checkouts
+SKIPPED = "skipped"
+# Why a target was skipped (counted in the summary).
+EXTERNAL = "external URL"  # not fetched: lint is offline
+SITE = "site-absolute link"  # `/dotnet/api/x`, `~/includes/x.md`: the site's root, not the tree's
+SCHEME = "scheme link"  # `xref:System.String`, `vscode:...`
+OUTSIDE = "link outside the repository"
+_WEB = frozenset({"http", "https", "ftp", "ftps", "mailto", "tel", "news", "irc", "data"})
+TAB = "tab marker"  # `# [.NET](#tab/dotnet)`: Microsoft Learn's tabbed sections, not a link
+NEAR_CUTOFF = 0.8  # difflib ratio of a name to its folder's closest entry: a typo
+LINE_ANCHOR = re.compile(r"L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?")  # GitHub's line links
+
+
+class TreeIndex(Collection[str]):
+    """Every file and folder of the work tree (repo-relative POSIX), with a case-blind lookup.
+
+    `ignored` folders (ignored by git, so not listed file by file) exist with all they hold.
+    """
+
+    __slots__ = ("_children", "_folded", "dirs", "files", "ignored", "top")
+
+    def __init__(self, files: Iterable[str], ignored: Iterable[str] = ()) -> None:
+        self.files = frozenset(files)
+        dirs: set[str] = set()
+        for path in self.files:
+            cut = path.rfind("/")
+            while cut > 0:
+                folder = path[:cut]
+                if folder in dirs:
+                    break
+                dirs.add(folder)
+                cut = path.rfind("/", 0, cut)
+        self.ignored = tuple(sorted(p.rstrip("/") for p in ignored))
+        self.dirs = frozenset(dirs) | frozenset(self.ignored)
+        self.top = frozenset(p.split("/", 1)[0] for p in (*self.files, *self.dirs))
+        self._folded: dict[str, str | None] | None = None
+        self._children: dict[str, list[str]] | None = None
+
+    def __contains__(self, item: object) -> bool:
+        if item in self.files or item in self.dirs:
+            return True
+        return isinstance(item, str) and self._under_ignored(item)
+
+    def _under_ignored(self, path: str) -> bool:
+        at = bisect.bisect_right(self.ignored, path) - 1
+        return at >= 0 and path.startswith(self.ignored[at] + "/")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def case_of(self, path: str) -> str | None:
+        """The one path of the tree that differs from `path` in case only, else None."""
+        if self._folded is None:
+            folded: dict[str, str | None] = {}
+            for known in (*self.files, *self.dirs):
+                key = known.casefold()
+                folded[key] = None if key in folded else known
+            self._folded = folded
+        return self._folded.get(path.casefold())
+
+    def near(self, path: str) -> str | None:
+        """The entry of `path`'s folder whose name is closest to its name (a typo), or None
+        when the folder is not in the tree or no name is close."""
+        if self._children is None:
+            children: dict[str, list[str]] = {}
+            for known in (*self.files, *self.dirs):
+                folder, _, name = known.rpartition("/")
+                children.setdefault(folder, []).append(name)
+            self._children = children
+        folder, _, name = path.rpartition("/")
+        names = self._children.get(folder)
+        if not names:
+            return None
+        close = difflib.get_close_matches(name, names, n=1, cutoff=NEAR_CUTOFF)
+        return f"{folder}/{close[0]}" if close and folder else (close[0] if close else None)
+
+
+class Target(NamedTuple):
+    """One link or code path of a document and what it came to."""
+
+    ref: LinkRef
+    line: int  # 1-based file line of the target's first character
+    column: int  # 1-based column of it
+    status: str  # FOUND, MISSING, CASE or SKIPPED
+    path: str  # root-relative normal form of the path part ("" when skipped)
+    fragment: str | None  # the text after `#`, None when there is no `#`
+    reason: str = ""  # why it was skipped; the real path when status is CASE
+
+
+def _scheme(target: str) -> str | None:
+    head = target.partition("/")[0]
+    if ":" not in head:
+        return None
+    return head.partition(":")[0].lower()
+
+
+Placed = tuple[str, str, str | None, str]  # (status, path, fragment, reason)
+
+
+def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
+    """(status, path, fragment, reason) of the link target `raw` written in `source`."""
+    if raw.startswith("#"):
+        if raw.startswith("#tab/"):
+            return SKIPPED, "", None, TAB
+        return FOUND, source, unquote(raw[1:]), ""
+    if raw.startswith("//") or ((scheme := _scheme(raw)) is not None and scheme in _WEB):
+        return SKIPPED, "", None, EXTERNAL
+    if scheme is not None:
+        return SKIPPED, "", None, SCHEME
+    if raw.startswith("~/"):
+        return SKIPPED, "", None, SITE
+    path, hashed, fragment = raw.partition("#")
+    path = unquote(path.partition("?")[0]) if "%" in path else path.partition("?")[0]
+    if not path:
+        return SKIPPED, "", None, SCHEME
+    if path.startswith("/"):
+        if path.lstrip("/").split("/", 1)[0] not in tree.top:
+            return SKIPPED, "", None, SITE
+        normal = normalise_target(source, path)
+    else:
+        normal = normalise_target(source, path if path.startswith(".") else "./" + path)
+    if not normal or normal in (".", "..") or normal.startswith("../"):
+        return SKIPPED, "", None, OUTSIDE
+    frag = unquote(fragment) if hashed else None
+    if normal in tree:
+        return FOUND, normal, frag, ""
+    return (CASE if tree.case_of(normal) is not None else MISSING), normal, frag, ""
+
+
+def classify_code(token: str, tree: TreeIndex) -> tuple[str, str] | None:
+    """(status, path) of a backticked path whose first segment is in the tree, else None."""
+    path = token.rstrip("/")
+    first = path.split("/", 1)[0]
+    if first not in tree.top and tree.case_of(first) is None:
+        return None
+    if path in tree:
+        return FOUND, path
+    return (CASE, path) if tree.case_of(path) is not None else (MISSING, path)
+
+
+class Scan(NamedTuple):
+    """A document's links and code paths with their file lines and columns; its anchors
+    when known (computed when a fragment asks, or kept with a slim document)."""
+
+    refs: tuple[tuple[LinkRef, int, int], ...]
+    anchors: frozenset[str] | None = None
+
+
+def scan_document(doc: Document, *, with_anchors: bool = False) -> Scan:
+    """Scan once: every link and code path of `doc`, placed; with its anchors if asked."""
+    refs = sorted([*links(doc), *code_paths(doc)], key=lambda r: r.offset)
+    body, line, counted = doc.body, doc.body_line, 0
+    placed = []
+    for ref in refs:  # in offset order: the newlines are counted once
+        line += body.count("\n", counted, ref.offset)
+        counted = ref.offset
+        placed.append((ref, line, ref.offset - body.rfind("\n", 0, ref.offset)))
+    return Scan(tuple(placed), document_anchors(doc) if with_anchors else None)
+
+
+def relative_to(source: str, raw_path: str, new: str) -> str:
+    """`new` (root-relative) written as `raw_path` was: root-relative, `./`, or relative to
+    the folder of `source`; a trailing slash and percent-escapes kept."""
+    if raw_path.startswith("/"):
+        out = "/" + new
+    else:
+        out = posixpath.relpath(new, posixpath.dirname(source) or ".")
+        if raw_path.startswith("./") and not out.startswith("."):
+            out = "./" + out
+    if raw_path.endswith("/") and not out.endswith("/"):
+        out += "/"
+    return quote(out, safe="/#?:@!$&'()*+,;=~") if "%" in raw_path else out
+
+
+def relation_paths(source: str, target: str) -> tuple[str, ...]:
+    """The root-relative paths a relates_to entry may name, as KS002 tries them: `./x` and
+    `../x` from the source's folder; a bare path root-relative first, then from the folder."""
+    first = normalise_target(source, target)
+    if target.startswith(("./", "../", "/")) or "/" not in source:
+        return (first,)
+    second = normalise_target(source, "./" + target)
+    return (first, second) if second != first else (first,)
+
+
+@dataclass(slots=True)
+class LinkFacts:
+    """The tree and git's moves, and each document's scan, anchors and targets, kept."""
+
+    tree: TreeIndex
+    docs: Mapping[str, Document]  # the corpus by path (slim ones have their scan in `scans`)
+    paths: PathIndex  # the documents' paths, for relates_to entries (as KS002 resolves them)
+    scans: dict[str, Scan]
+    moves: dict[str, Move] = field(default_factory=dict)
+    deleted: dict[str, str] = field(default_factory=dict)  # path -> commit that deleted it
+    anchors: dict[str, frozenset[str]] = field(default_factory=dict)
+    _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
+    _placed: dict[tuple[str, str], Placed] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        docs: Iterable[Document],
+        paths: PathIndex,
+        *,
+        tree: TreeIndex,
+        scans: Mapping[str, Scan] | None = None,
+    ) -> LinkFacts:
+        """The facts of `docs` (the whole corpus) judged against the work tree `tree`."""
+        return cls(tree, {doc.path: doc for doc in docs}, paths, dict(scans or {}))
+
+    def scan(self, doc: Document) -> Scan:
+        found = self.scans.get(doc.path)
+        if found is None:
+            found = self.scans[doc.path] = scan_document(doc)
+        return found
+
+    def anchors_of(self, path: str) -> frozenset[str] | None:
+        """The anchors of the document at `path`, or None when no document is there."""
+        found = self.anchors.get(path)
+        if found is not None:
+            return found
+        kept = self.scans.get(path)
+        if kept is not None and kept.anchors is not None:
+            return kept.anchors
+        doc = self.docs.get(path)
+        if doc is None:
+            return None
+        found = self.anchors[path] = document_anchors(doc)
+        return found
+
+    def targets(self, doc: Document) -> tuple[Target, ...]:
+        """Every link and code path of `doc`, classified (code paths outside the tree's first
+        segments are left out: they are prose, not paths)."""
+        found = self._targets.get(doc.path)
+        if found is not None:
+            return found
+        out = []
+        folder = doc.path.rpartition("/")[0]  # a target's meaning depends on it alone
+        for ref, line, column in self.scan(doc).refs:
+            if ref.kind == CODE:
+                code = classify_code(ref.target, self.tree)
+                if code is not None:
+                    real = (self.tree.case_of(code[1]) or "") if code[0] == CASE else ""
+                    out.append(Target(ref, line, column, code[0], code[1], None, real))
+                continue
+            key = (folder, ref.target)
+            placed = None if ref.target.startswith("#") else self._placed.get(key)
+            if placed is None:
+                placed = classify(doc.path, ref.target, self.tree)
+                if placed[0] == CASE:
+                    placed = (CASE, placed[1], placed[2], self.tree.case_of(placed[1]) or "")
+                if not ref.target.startswith("#"):
+                    self._placed[key] = placed
+            out.append(Target(ref, line, column, *placed))
+        self._targets[doc.path] = result = tuple(out)
+        return result
+
+    def missing_relations(self, doc: Document) -> list[tuple[Relation, tuple[str, ...]]]:
+        """The relates_to entries of `doc` no document answers (KS002's), each with the
+        root-relative paths it may name, in the order KS002 tries them."""
+        relations = [rel for rel in doc.relations if not is_glob(rel.target) and rel.target]
+        found = resolve_links(doc.path, [rel.target for rel in relations], self.paths)
+        return [
+            (rel, relation_paths(doc.path, rel.target))
+            for rel, hit in zip(relations, found, strict=True)
+            if hit is None
+        ]
+
+    def missing(self, docs: Iterable[Document]) -> set[str]:
+        """The paths the links, code paths and relates_to entries of `docs` name and the tree
+        lacks: what git's rename history is asked about."""
+        out: set[str] = set()
+        for doc in docs:
+            out.update(t.path for t in self.targets(doc) if t.status == MISSING)
+            for _rel, paths in self.missing_relations(doc):
+                out.update(path for path in paths if path and path not in self.tree)
+        return out
+
+    def relation_move(self, paths: Iterable[str]) -> tuple[str, Move] | None:
+        """The first of a relates_to entry's paths git moved, with its move."""
+        for path in paths:
+            move = self.move_of(path)
+            if move is not None:
+                return path, move
+        return None
+
+    def move_of(self, path: str) -> Move | None:
+        """Where git moved `path`, when the new path is in the tree."""
+        move = self.moves.get(path)
+        return move if move is not None and move.new in self.tree else None
+
+    def set_tree(self, tree: TreeIndex) -> None:
+        """A new listing of the work tree: every target is placed again when asked."""
+        self.tree = tree
+        self._targets.clear()
+        self._placed.clear()
+
+    def forget(self, path: str) -> None:
+        """Drop what is known of `path`'s document (a language server's edit)."""
+        self.scans.pop(path, None)
+        self.anchors.pop(path, None)
+        self._targets.pop(path, None)
+
+    def tally(self) -> Counter[str]:
+        """How many targets of the documents looked at were skipped, by reason."""
+        return Counter(t.reason for ts in self._targets.values() for t in ts if t.status == SKIPPED)

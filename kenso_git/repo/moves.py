@@ -1,0 +1,182 @@
+"""Where git moved a path: its rename detection over the staged changes and HEAD's history.
+
+Asked only about paths that are missing from the work tree, so the cost follows them: one
+`git log` limited to those paths finds the commits that deleted them, and one more asks git
+which of those deletions were renames (`-M`, git's similarity detection). A folder moved
+whole (every file renamed under one new folder) moves as a folder. A renamed path that is
+gone again is followed to where it went next, a few steps at most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Iterable
+
+from kenso_git.errors import GitError
+from kenso_git.records import NamedTuple
+from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.workspace import Workspace
+
+STAGED = "the staged changes"  # what a move not committed yet is "in"
+MAX_STEPS = 4  # renames followed from one path (a -> b -> c ...)
+MAX_PATHS = 20_000  # paths asked about in one run; more are left unexplained
+
+
+class Move(NamedTuple):
+    """A path git renamed: where it went, in which commit (short id), and through which."""
+
+    new: str
+    commit: str
+    via: tuple[str, ...] = ()
+
+    def describe(self, old: str) -> str:
+        """`docs/old.md was renamed to docs/new.md in 1a2b3c4`."""
+        through = f" (through {', '.join(self.via)})" if self.via else ""
+        return f"{old} was renamed to {self.new} in {self.commit}{through}"
+
+
+Renames = dict[str, tuple[str, str]]  # old path -> (new path, commit)
+
+
+def _pairs(out: str, commit: str | None) -> Iterable[tuple[str, str, str]]:
+    """(old, new, commit) of `--name-status -z` output; `--format=%x01%h` starts commits."""
+    for record in out.split("\x01") if commit is None else [out]:
+        fields = record.split("\0")
+        label = commit
+        if commit is None:
+            label, fields = fields[0].strip(), fields[1:]
+        at = 0
+        while at + 2 < len(fields):
+            status = fields[at].strip()
+            if status.startswith("R"):
+                yield fields[at + 1], fields[at + 2], label or ""
+                at += 3
+            else:
+                at += 2 if status else 1
+
+
+def _staged(ws: Workspace) -> Renames:
+    try:
+        out = run_git(ws, "diff", "--cached", "-M", "-z", "--name-status", "--diff-filter=R")
+    except GitError:  # an unborn HEAD has nothing to compare
+        return {}
+    return {old: (new, STAGED) for old, new, _ in _pairs(out, STAGED)}
+
+
+def _deleting_commits(ws: Workspace, paths: Collection[str]) -> dict[str, list[str]]:
+    """The commits that deleted any of `paths` (or a file under one), newest first, each
+    with the files it deleted."""
+    out = run_git(
+        ws,
+        "--literal-pathspecs",
+        "log",
+        "--format=%x01%h",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--diff-filter=D",
+        "HEAD",
+        "--",
+        *sorted(paths),
+    )
+    commits: dict[str, list[str]] = {}
+    for record in out.split("\x01"):
+        head, *names = record.split("\0")
+        head = head.strip()
+        if head and head not in commits:
+            commits[head] = [name.strip() for name in names if name.strip()]
+    return commits
+
+
+def _deleted_in(commits: dict[str, list[str]], path: str) -> str | None:
+    """The newest of `commits` that deleted `path` or a file under it."""
+    prefix = f"{path}/"
+    for commit, names in commits.items():
+        if any(name == path or name.startswith(prefix) for name in names):
+            return commit
+    return None
+
+
+def _renames_in(ws: Workspace, commits: list[str]) -> Renames:
+    out = run_git(
+        ws,
+        "log",
+        "--no-walk=unsorted",
+        "-M",
+        "--diff-filter=R",
+        "--name-status",
+        "-z",
+        "--format=%x01%h",
+        *commits,
+    )
+    found: Renames = {}
+    for old, new, commit in _pairs(out, None):
+        found.setdefault(old, (new, commit))  # newest first: the latest rename of a path wins
+    return found
+
+
+def _folder_move(folder: str, renames: Renames) -> tuple[str, str] | None:
+    """The folder every renamed file under `folder` went to, keeping its place under it."""
+    prefix = f"{folder}/"
+    targets: set[tuple[str, str]] = set()
+    for old, (new, commit) in renames.items():
+        if old.startswith(prefix):
+            tail = old[len(prefix) :]
+            if not new.endswith("/" + tail):
+                return None
+            targets.add((new[: -len(tail) - 1], commit))
+    return targets.pop() if len(targets) == 1 else None
+
+
+def _step(renames: Renames, path: str) -> tuple[str, str] | None:
+    return renames.get(path) or _folder_move(path, renames)
+
+
+class Moves(NamedTuple):
+    """What git knows of paths missing from the work tree."""
+
+    moved: dict[str, Move]  # path -> where it went (the new path exists)
+    deleted: dict[str, str]  # path -> the commit (short id) that deleted it, not a rename
+
+
+def find_moves(ws: Workspace, paths: Collection[str], exists: Callable[[str], bool]) -> Moves:
+    """Where git moved each of `paths` (missing from the work tree) to a path that `exists`,
+    and which of the others a commit deleted; paths git never had are left out. Outside
+    git, nothing moved.
+
+    Raises:
+        GitError: git failed on a repository it should read.
+    """
+    if not ws.is_git or not paths:
+        return Moves({}, {})
+    asked = sorted(paths)[:MAX_PATHS]
+    renames = _staged(ws)
+    chains: dict[str, list[tuple[str, str]]] = {path: [] for path in asked}
+    pending = {path: path for path in asked}  # where the search stands -> where it began
+    deleting: dict[str, list[str]] = {}
+    for step_no in range(MAX_STEPS):
+        unknown = [now for now in pending if _step(renames, now) is None]
+        if unknown and (commits := _deleting_commits(ws, unknown)):
+            deleting = commits if step_no == 0 else deleting
+            for old, found in _renames_in(ws, list(commits)).items():
+                renames.setdefault(old, found)
+        following: dict[str, str] = {}
+        for now, origin in pending.items():
+            step = _step(renames, now)
+            if step is None:
+                continue
+            chains[origin].append(step)
+            if not exists(step[0]) and step[0] not in chains:
+                following[step[0]] = origin
+        pending = following
+        if not pending:
+            break
+    out: dict[str, Move] = {}
+    deleted: dict[str, str] = {}
+    for origin, steps in chains.items():
+        if steps and exists(steps[-1][0]):
+            out[origin] = Move(steps[-1][0], steps[-1][1], tuple(s[0] for s in steps[:-1]))
+        elif not steps and (commit := _deleted_in(deleting, origin)) is not None:
+            deleted[origin] = commit
+    return Moves(out, deleted)

@@ -1,0 +1,149 @@
+"""Every link of a Markdown body with its place, and the repository paths its prose names in
+inline code (pure; linear in the body's length).
+
+Inline links and images (`[text](target)`, `![alt](target)`) are found as `text.links` finds
+them for the link graph (the same `](` scan, target pattern and code-span rule), plus the
+targets of reference definitions (`[label]: target`), which reference-style links use.
+Fenced code and HTML comments are skipped: neither is rendered as a link.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kenso_git.records import NamedTuple
+from kenso_git.text.links import LINK_TARGET
+from kenso_git.text.links import MAX_LINK_SCANS
+from kenso_git.text.parse import Document
+
+LINK = "link"
+IMAGE = "image"
+DEFINITION = "definition"  # the target of `[label]: target`, used by `[text][label]`
+CODE = "code"  # a backticked repository path in prose
+
+MAX_REFS = 5000  # links or code paths kept per document: a generated page stops there
+_BRACKET_WINDOW = 1000  # characters looked back for a link's `[` (is it an image?)
+_DEFINITION = re.compile(
+    r"^ {0,3}\[(?!\^)((?:[^\]\\\n]|\\.){1,999})\]:[ \t]*<?([^\s<>]{1,1024})>?",
+    re.MULTILINE,
+)
+# `](target)`: one scan of a region finds every inline link's target in C.
+_INLINE = re.compile(r"\]\(" + LINK_TARGET.pattern)
+# A literal first character lets the engine skip to each backtick (a lookbehind first made
+# the scan of the docs corpus 5x slower); the characters around a span are checked after.
+_CODE_SPAN = re.compile(r"`([^`\n]{1,300})`")
+# A repository path as prose writes one: segments of word characters, dots, `@`, `+` and
+# `-`, at least one slash, an optional trailing slash.
+_PATH_TOKEN = re.compile(r"[\w@+-][\w.@+-]*(?:/[\w.@+-]+)+/?|[\w@+-][\w.@+-]*/")
+# What may follow a path without being part of it: `:12`, `:12:3`, `::test_name`, `#anchor`.
+_PATH_SUFFIX = re.compile(r"(?::\d+(?::\d+)?|::[\w.\[\]-]+|#[\w.-]*)$")
+
+
+class LinkRef(NamedTuple):
+    """A link target (or a code path) as written, where it stands in the body."""
+
+    kind: str  # LINK, IMAGE, DEFINITION or CODE
+    target: str  # as written: `../x.md#part`, `src/tool.py`
+    offset: int  # character offset of the target's first character in `Document.body`
+
+
+def regions(doc: Document) -> Iterator[tuple[int, int]]:
+    """The [start, end) ranges of the body outside fenced code and HTML comments."""
+    body, start = doc.body, 0
+    for fence_start, fence_end in (*doc.fences, (len(body), len(body))):
+        yield from _outside_comments(body, start, fence_start)
+        start = max(start, fence_end)
+
+
+def _outside_comments(body: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    while start < end:
+        opened = body.find("<!--", start, end)
+        if opened < 0:
+            yield start, end
+            return
+        if opened > start:
+            yield start, opened
+        closed = body.find("-->", opened + 4, end)
+        start = end if closed < 0 else closed + 3
+
+
+def _is_image(body: str, at: int, floor: int) -> bool:
+    """Whether the link whose text closes at `at` (its `]`) opens with `![`."""
+    low = max(floor, at - _BRACKET_WINDOW)
+    opened = body.rfind("[", low, at)
+    if opened >= 0 and body.find("]", opened, at) < 0:  # no nested brackets: the common case
+        return opened > 0 and body[opened - 1] == "!"
+    depth, pos = 0, at - 1
+    while pos >= low:
+        char = body[pos]
+        if char == "]":
+            depth += 1
+        elif char == "[":
+            if depth == 0:
+                return pos > 0 and body[pos - 1] == "!"
+            depth -= 1
+        pos -= 1
+    return False
+
+
+def links(doc: Document) -> list[LinkRef]:
+    """The document's inline links, images and reference definitions, in body order."""
+    body, found, scans = doc.body, list[LinkRef](), 0
+    for start, end in regions(doc):
+        ticks, counted = 0, start
+        if body.find("](", start, end) >= 0:
+            for match in _INLINE.finditer(body, start, end):
+                at = match.start()
+                scans += 1
+                if len(found) >= MAX_REFS or scans > MAX_LINK_SCANS:
+                    break
+                newline = body.rfind("\n", counted, at)
+                if newline >= 0:  # a new line: inline code spans do not cross lines here
+                    ticks, counted = 0, newline + 1
+                ticks += body.count("`", counted, at)
+                counted = at
+                if ticks % 2 == 0:
+                    kind = IMAGE if _is_image(body, at, start) else LINK
+                    found.append(LinkRef(kind, match[1], match.start(1)))
+        if body.find("]:", start, end) >= 0:
+            found.extend(
+                LinkRef(DEFINITION, m[2], m.start(2))
+                for m in _DEFINITION.finditer(body, start, end)
+            )
+    found.sort(key=lambda ref: ref.offset)
+    return found[:MAX_REFS]
+
+
+def path_token(code: str) -> str | None:
+    """The repository path an inline code span names (`src/tool.py:12` -> `src/tool.py`),
+    or None when it does not look like one (a command, a URL, a pattern, one word)."""
+    token = _PATH_SUFFIX.sub("", code.strip())
+    if _PATH_TOKEN.fullmatch(token) is None:
+        return None
+    parts = token.rstrip("/").split("/")
+    if any(part in (".", "..") or not part.strip(".") for part in parts):
+        return None
+    return token
+
+
+def code_paths(doc: Document) -> list[LinkRef]:
+    """The inline code spans of the body that look like repository paths, in body order."""
+    body, found = doc.body, list[LinkRef]()
+    for start, end in regions(doc):
+        if body.find("`", start, end) < 0:
+            continue
+        for match in _CODE_SPAN.finditer(body, start, end):
+            if "/" not in match[1]:
+                continue
+            before, after = match.start() - 1, match.end()
+            if (before >= 0 and body[before] in "`\\") or (after < end and body[after] == "`"):
+                continue  # part of a longer backtick run or escaped
+            token = path_token(match[1])
+            if token is None:
+                continue
+            lead = len(match[1]) - len(match[1].lstrip())
+            found.append(LinkRef(CODE, token, match.start(1) + lead))
+            if len(found) >= MAX_REFS:
+                return found
+    return found

@@ -1,0 +1,105 @@
+"""`lint --fix` and `--diff` (#30): the fixes the path rules attach, applied in a real git
+repository, atomically per file, only where the text they replace still stands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenso_git.lint.fix import apply_edits
+from kenso_git.lint.model import Edit
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
+from tests.lint.test_cli import run
+
+TARGET = "# Payment Retries\n\n## Backoff\n\n" + "Failed card payments are retried. " * 8 + "\n"
+GUIDE = (
+    "---\nrelates_to:\n  - old.md\n---\n# Guide\n\n"
+    "Read [the retries](old.md#backoff) and ![chart](../assets/Chart.svg).\n"
+    "The code lives in `src/tool.py` and [the top](#Guide).\n"
+)
+
+
+@pytest.fixture
+def moved(repo: Path) -> Path:
+    """docs/old.md renamed to docs/payments/retries.md; docs/guide.md still links to it."""
+    write(
+        repo,
+        {
+            "docs/old.md": TARGET,
+            "docs/guide.md": GUIDE,
+            "assets/chart.svg": "<svg/>\n",
+            "src/tool.py": "x = 1\n" * 20,
+        },
+    )
+    commit_all(repo, "add")
+    (repo / "docs" / "payments").mkdir()
+    git(repo, "mv", "docs/old.md", "docs/payments/retries.md")
+    git(repo, "mv", "src/tool.py", "src/retry_tool.py")
+    commit_all(repo, "move the retries page")
+    return repo
+
+
+def test_apply_edits_replaces_only_text_that_still_stands() -> None:
+    text = "\ufeffa [x](old.md) and [y](old.md)\r\nline two old.md\r\n"
+    edits = [
+        Edit(1, 7, "old.md", "new.md"),
+        Edit(1, 23, "old.md", "new.md"),
+        Edit(2, 10, "old.md", "new.md"),
+        Edit(2, 1, "gone", "x"),  # not there any more: left alone
+    ]
+    fixed, applied = apply_edits(text, edits)
+    assert fixed == "\ufeffa [x](new.md) and [y](new.md)\r\nline two new.md\r\n"
+    assert applied == 3
+
+
+def test_apply_edits_skips_an_edit_overlapping_one_taken() -> None:
+    fixed, applied = apply_edits("abcdef\n", [Edit(1, 1, "abcd", "X"), Edit(1, 3, "cdef", "Y")])
+    assert (fixed, applied) == ("abY\n", 1)
+
+
+def test_lint_fix_rewrites_moved_targets_and_case_slips_in_place(moved: Path) -> None:
+    short = git(moved, "rev-parse", "--short", "HEAD").strip()
+    here = moved / "assets"  # from another folder of the repository
+    before = run(here, "--format", "concise", "../docs/guide.md")
+    assert before.returncode == 1, before.stdout + before.stderr
+    assert (
+        f"docs/guide.md:7:20: KS024 docs/old.md was renamed to docs/payments/retries.md in "
+        f"{short}; lint --fix rewrites the link (moved-target)"
+    ) in before.stdout
+    assert "docs/guide.md:3:5: KS024 relates_to: docs/old.md was renamed" in before.stdout
+    assert "KS002" not in before.stdout  # KS024 says where it went
+    assert 'KS022 image "../assets/Chart.svg"' in before.stdout
+    result = run(here, "--fix", "--format", "concise", "--ignore", "KS003,KS005", "../docs/")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "kenso-git: fixed 5 findings in 1 file" in result.stderr
+    assert (moved / "docs" / "guide.md").read_text(encoding="utf-8") == (
+        "---\nrelates_to:\n  - payments/retries.md\n---\n# Guide\n\n"
+        "Read [the retries](payments/retries.md#backoff) and ![chart](../assets/chart.svg).\n"
+        "The code lives in `src/retry_tool.py` and [the top](#guide).\n"
+    )
+    assert not [p for p in (moved / "docs").iterdir() if p.name.startswith(".guide")]
+
+
+def test_lint_diff_prints_the_patch_and_writes_nothing(moved: Path) -> None:
+    result = run(moved, "--diff", "docs/")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.startswith("--- a/docs/guide.md\n+++ b/docs/guide.md\n")
+    assert "-  - old.md\n+  - payments/retries.md\n" in result.stdout
+    assert (moved / "docs" / "guide.md").read_text(encoding="utf-8") == GUIDE
+    run(moved, "--fix", "docs/")
+    clean = run(moved, "--diff", "docs/")
+    assert (clean.returncode, clean.stdout) == (0, "")
+
+
+def test_lint_fix_leaves_unfixable_findings_reported(repo: Path) -> None:
+    write(repo, {"docs/a.md": "# A\n\n[gone](missing.md) " + "words " * 20 + "\n"})
+    commit_all(repo)
+    result = run(repo, "--fix", "--format", "concise", "docs/")
+    assert result.returncode == 1
+    assert "fixed 0 findings in 0 files" in result.stderr
+    assert 'docs/a.md:3:8: KS022 link "missing.md": docs/missing.md does not exist' in (
+        result.stdout
+    )

@@ -1,0 +1,86 @@
+"""A real LSP client (pygls's own `LanguageClient`) talking to `kenso-git lsp` over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+WAIT = 30.0  # seconds any one answer may take on a loaded machine
+
+
+class Editor:
+    """An editor session: open, change and save documents, wait for their diagnostics."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client = LanguageClient("kenso-test-editor", "1")
+        self.published: dict[str, asyncio.Queue[list[types.Diagnostic]]] = defaultdict(
+            asyncio.Queue
+        )
+        self.versions: dict[str, int] = {}
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def _published(params: types.PublishDiagnosticsParams) -> None:
+            self.published[params.uri].put_nowait(params.diagnostics)
+
+    def uri(self, rel: str) -> str:
+        uri = from_fs_path(str(self.root / rel))
+        assert uri is not None
+        return uri
+
+    async def start(self) -> types.InitializeResult:
+        await self.client.start_io(sys.executable, "-m", "kenso_git", "lsp", cwd=self.root)
+        result = await asyncio.wait_for(
+            self.client.initialize_async(
+                types.InitializeParams(
+                    capabilities=types.ClientCapabilities(),
+                    root_uri=from_fs_path(str(self.root)),
+                    process_id=None,
+                )
+            ),
+            WAIT,
+        )
+        self.client.initialized(types.InitializedParams())
+        return result
+
+    async def stop(self) -> None:
+        await asyncio.wait_for(self.client.shutdown_async(None), WAIT)
+        self.client.exit(None)
+        await asyncio.wait_for(self.client.stop(), WAIT)
+
+    def open(self, rel: str, text: str | None = None) -> None:
+        uri = self.uri(rel)
+        self.versions[uri] = 1
+        body = (self.root / rel).read_text(encoding="utf-8") if text is None else text
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=body)
+            )
+        )
+
+    def change(self, rel: str, text: str) -> None:
+        uri = self.uri(rel)
+        self.versions[uri] += 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    version=self.versions[uri], uri=uri
+                ),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    async def diagnostics(self, rel: str) -> list[types.Diagnostic]:
+        return await asyncio.wait_for(self.published[self.uri(rel)].get(), WAIT)
+
+    def drain(self) -> None:
+        """Forget what was published so far: the next `diagnostics` follows the next edit."""
+        for queue in self.published.values():
+            while not queue.empty():
+                queue.get_nowait()

@@ -1,0 +1,108 @@
+"""`kenso-git lsp` driven by a real LSP client over stdio in a real git repository (#30):
+diagnostics on open and change with whole-repository context, kept current when another
+document changes, quick fixes for fixable findings, a linked doc's title on hover."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types
+
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
+from tests.lsp.client import WAIT
+from tests.lsp.client import Editor
+
+TARGET = "---\ntags: [a, b, c]\n---\n# Payment Retries\n\n## Backoff\n\n" + (
+    "Failed card payments are retried three times with backoff. " * 3 + "\n"
+)
+OLD = "# Refund Rules\n\n" + "Refunds are issued to the original card within days. " * 4 + "\n"
+GUIDE = (
+    "---\ntags: [a, b, c]\n---\n# Checkout Guide For Payments\n\n"
+    "Read [the retries](target.md#backof) and [refunds](old.md) first.\n"
+)
+
+
+def _codes(found: list[types.Diagnostic]) -> list[tuple[int, object]]:
+    return sorted((d.range.start.line, d.code) for d in found if str(d.code) >= "KS022")
+
+
+def _run(coroutine) -> None:
+    asyncio.run(asyncio.wait_for(coroutine, 5 * WAIT))
+
+
+def test_editor_session_gets_diagnostics_fixes_and_hovers(repo: Path) -> None:
+    write(repo, {"docs/target.md": TARGET, "docs/old.md": OLD, "docs/guide.md": GUIDE})
+    commit_all(repo, "docs")
+    git(repo, "mv", "docs/old.md", "docs/refunds.md")
+    commit_all(repo, "rename the refunds page")
+    short = git(repo, "rev-parse", "--short", "HEAD").strip()
+
+    async def session() -> None:
+        editor = Editor(repo)
+        started = await editor.start()
+        assert started.capabilities.hover_provider
+        assert started.capabilities.code_action_provider
+        editor.open("docs/guide.md")
+        found = await editor.diagnostics("docs/guide.md")
+        assert _codes(found) == [(5, "KS023"), (5, "KS024")]
+        moved = next(d for d in found if d.code == "KS024")
+        assert moved.message == (
+            f"docs/old.md was renamed to docs/refunds.md in {short}; lint --fix rewrites the link"
+        )
+        assert (moved.range.start.character, moved.range.end.character) == (51, 57)
+        anchor = next(d for d in found if d.code == "KS023")
+        assert 'did you mean "#backoff"?' in anchor.message
+
+        actions = await asyncio.wait_for(
+            editor.client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(editor.uri("docs/guide.md")),
+                    range=moved.range,
+                    context=types.CodeActionContext(diagnostics=[moved]),
+                )
+            ),
+            WAIT,
+        )
+        assert actions is not None
+        (fix,) = [a for a in actions if isinstance(a, types.CodeAction)]
+        assert fix.edit is not None and fix.edit.changes is not None
+        (edit,) = fix.edit.changes[editor.uri("docs/guide.md")]
+        assert (edit.new_text, edit.range.start.character) == ("refunds.md", 51)
+
+        hover = await asyncio.wait_for(
+            editor.client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(editor.uri("docs/guide.md")),
+                    position=types.Position(line=5, character=8),  # on "the retries"
+                )
+            ),
+            WAIT,
+        )
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert hover.contents.value.startswith("**Payment Retries**")
+        assert "docs/target.md#backof" in hover.contents.value
+
+        # the quick fix and the anchor typo fixed in the buffer: no finding left
+        editor.drain()
+        fixed = GUIDE.replace("#backof", "#backoff").replace("(old.md)", "(refunds.md)")
+        editor.change("docs/guide.md", fixed)
+        assert _codes(await editor.diagnostics("docs/guide.md")) == []
+
+        # another document's heading renamed in the editor: the guide's link breaks again
+        editor.open("docs/target.md")
+        await editor.diagnostics("docs/target.md")
+        editor.drain()
+        editor.change("docs/target.md", TARGET.replace("## Backoff", "## Backoff Policy"))
+        await editor.diagnostics("docs/target.md")
+        assert _codes(await editor.diagnostics("docs/guide.md")) == [(5, "KS023")]
+
+        # a new page typed in the editor, not on disk yet, is a target links may name
+        editor.drain()
+        editor.open("docs/new.md", "# A New Page\n\nSee [the guide](guide.md#checkout).\n")
+        assert _codes(await editor.diagnostics("docs/new.md")) == [(2, "KS023")]
+        await editor.stop()
+
+    _run(session())

@@ -1,0 +1,84 @@
+"""Where git moved a missing path: renames committed and staged, folders moved whole, chains
+of renames, and the commit that deleted a path (repo/moves.py, #30)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kenso_git.repo.moves import find_moves
+from kenso_git.repo.workspace import find_workspace
+from tests.gitrepo import commit_all
+from tests.gitrepo import git
+from tests.gitrepo import write
+
+TEXT = "A page with enough words that git's similarity index sees the same file.\n" * 5
+
+
+def _exists(root: Path):
+    return lambda path: (root / path).exists()
+
+
+def _short(root: Path, rev: str = "HEAD") -> str:
+    return git(root, "rev-parse", "--short", rev).strip()
+
+
+def test_a_committed_rename_names_the_new_path_and_the_commit(repo: Path) -> None:
+    write(repo, {"docs/old.md": TEXT, "docs/keep.md": "keep\n"})
+    commit_all(repo, "add")
+    git(repo, "mv", "docs/old.md", "docs/new.md")
+    commit_all(repo, "rename")
+    found = find_moves(find_workspace(repo), {"docs/old.md"}, _exists(repo))
+    move = found.moved["docs/old.md"]
+    assert (move.new, move.commit) == ("docs/new.md", _short(repo))
+    assert move.describe("docs/old.md") == (
+        f"docs/old.md was renamed to docs/new.md in {_short(repo)}"
+    )
+    assert found.deleted == {}
+
+
+def test_a_staged_rename_is_found_before_it_is_committed(repo: Path) -> None:
+    write(repo, {"a.md": TEXT})
+    commit_all(repo, "add")
+    git(repo, "mv", "a.md", "b.md")
+    found = find_moves(find_workspace(repo), {"a.md"}, _exists(repo))
+    assert found.moved["a.md"].new == "b.md"
+    assert found.moved["a.md"].commit == "the staged changes"
+
+
+def test_a_folder_moved_whole_moves_as_a_folder(repo: Path) -> None:
+    write(repo, {"guides/a.md": TEXT, "guides/b.md": TEXT.upper()})
+    commit_all(repo, "add")
+    git(repo, "mv", "guides", "handbook")
+    commit_all(repo, "move the folder")
+    found = find_moves(find_workspace(repo), {"guides"}, _exists(repo))
+    assert found.moved["guides"].new == "handbook"
+
+
+def test_a_chain_of_renames_is_followed_to_where_the_path_is_now(repo: Path) -> None:
+    write(repo, {"one.md": TEXT})
+    commit_all(repo, "add")
+    git(repo, "mv", "one.md", "two.md")
+    commit_all(repo, "first rename")
+    git(repo, "mv", "two.md", "three.md")
+    commit_all(repo, "second rename")
+    move = find_moves(find_workspace(repo), {"one.md"}, _exists(repo)).moved["one.md"]
+    assert (move.new, move.via) == ("three.md", ("two.md",))
+    assert "(through two.md)" in move.describe("one.md")
+
+
+def test_a_deleted_path_names_the_deleting_commit_and_an_unknown_one_nothing(
+    repo: Path,
+) -> None:
+    write(repo, {"gone.md": "short\n", "src/old/x.py": "x = 1\n", "stay.md": "x\n"})
+    commit_all(repo, "add")
+    git(repo, "rm", "-q", "-r", "gone.md", "src/old")
+    commit_all(repo, "delete")
+    found = find_moves(find_workspace(repo), {"gone.md", "src/old", "never.md"}, _exists(repo))
+    assert found.moved == {}
+    assert found.deleted == {"gone.md": _short(repo), "src/old": _short(repo)}
+
+
+def test_outside_git_nothing_moved(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "x\n"})
+    found = find_moves(find_workspace(tmp_path), {"b.md"}, _exists(tmp_path))
+    assert found.moved == {} and found.deleted == {}
