@@ -23,6 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.serve.rpc import INIT  # noqa: E402
+from tests.serve.rpc import INITIALIZED  # noqa: E402
+from tests.serve.rpc import tool_call  # noqa: E402
+
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora" / "docs-desktop" / "docs"
 EXE = Path(sys.executable).parent / "kenso-git"
 QUERY = "keyboard shortcuts"
@@ -34,24 +39,8 @@ FLOOR = (
 
 
 def _messages(query: str) -> bytes:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "0"},
-        },
-    }
-    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "search_docs", "arguments": {"query": query, "limit": 5}},
-    }
-    return b"".join(json.dumps(m).encode() + b"\n" for m in (init, done, call))
+    call = tool_call(2, "search_docs", {"query": query, "limit": 5})
+    return b"".join(json.dumps(m).encode() + b"\n" for m in (INIT, INITIALIZED, call))
 
 
 def first_answer(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
