@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.serve.rpc import INIT  # noqa: E402
-from tests.serve.rpc import INITIALIZED  # noqa: E402
-from tests.serve.rpc import tool_call  # noqa: E402
+from tests.serve.rpc import INIT
+from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import tool_call
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora" / "docs-desktop" / "docs"
 EXE = Path(sys.executable).parent / "kenso-git"
