@@ -29,6 +29,7 @@ from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
 from kenso_git.repo.workspace import is_markdown
+from kenso_git.repo.workspace import is_undecodable
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import decode
 from kenso_git.text.parse import parse_document
@@ -99,6 +100,12 @@ def _ignore_warning(_message: str) -> None:
     return None
 
 
+def undecodable_warning(rel: str) -> str:
+    """The warning for a path that is not valid UTF-8, its bytes escaped (`\\xe9`)."""
+    shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+    return f"{shown}: file name is not valid UTF-8, skipped; rename it to UTF-8 to index it"
+
+
 def scope_folders(ws: Workspace, targets: Sequence[Path]) -> list[str]:
     """Root-relative POSIX forms of `targets` ("" = the whole root).
 
@@ -163,6 +170,9 @@ def discover_paths(
     found: list[SourceFile] = []
     for rel in sorted(set(paths)):
         if not is_markdown(rel) or not in_scope(rel, scope):
+            continue
+        if is_undecodable(rel):
+            say(undecodable_warning(rel))
             continue
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):
@@ -245,18 +255,29 @@ def _walk(
             except OSError:
                 continue
             if is_dir:
-                if rules.is_ignored_in(current, name, is_dir=True):
-                    continue
-                if not _not_ours(entry.path, rel, name, envs):
+                if _wanted(rules, current, name, say, is_dir=True) and not _not_ours(
+                    entry.path, rel, name, envs
+                ):
                     stack.append(rel)
             elif name == ".gitattributes":
                 facts.saw_attributes = True
-            elif is_markdown(name) and not rules.is_ignored_in(current, name, is_dir=False):
+            elif is_markdown(name) and _wanted(rules, current, name, say, is_dir=False):
                 sf = _markdown_entry(root, rules, rel, entry.path, say, linked=is_link)
                 if sf is not None:
                     found[rel] = sf
                     if is_link:
                         facts.links.append(rel)
+
+
+def _wanted(rules: IgnoreRules, folder: str, name: str, say: Warn, *, is_dir: bool) -> bool:
+    """A folder or Markdown file of `folder` the walk takes: not ignored, and named in
+    UTF-8 (any other name is skipped with a warning)."""
+    if rules.is_ignored_in(folder, name, is_dir=is_dir):
+        return False
+    if is_undecodable(name):
+        say(undecodable_warning(f"{folder}/{name}" if folder else name))
+        return False
+    return True
 
 
 def _markdown_entry(

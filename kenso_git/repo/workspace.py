@@ -36,6 +36,19 @@ def is_markdown(name: str) -> bool:
     return name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
+def is_undecodable(name: str) -> bool:
+    """Is `name` a file name whose bytes are not valid UTF-8 (held as surrogate escapes)?
+
+    Paths are stored, printed and sent to agents as UTF-8 text: such a file cannot be one
+    of them, so discovery skips it with a warning rather than failing the whole run (#26).
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def in_scope(path: str, scope: Sequence[str]) -> bool:
     """Is root-relative `path` one of, or under one of, the `scope` entries ("" = all)?"""
     return any(not s or path == s or path.startswith(s + "/") for s in scope)

@@ -8,6 +8,7 @@ from collections.abc import Collection
 
 from kenso_git.records import NamedTuple
 from kenso_git.repo.status import FileStatus
+from kenso_git.repo.workspace import is_undecodable
 from kenso_git.store import docwords
 from kenso_git.store import schema
 from kenso_git.store.links import replace_links
@@ -35,7 +36,8 @@ class FileRow(NamedTuple):
 def load_files(
     conn: sqlite3.Connection, paths: Collection[str] | None = None
 ) -> dict[str, FileRow]:
-    """The files rows: all of them, or those of `paths`."""
+    """The files rows: all of them, or those of `paths` (a name that is not valid UTF-8,
+    which git may list, has none: discovery never indexes it)."""
     columns = (
         "SELECT path, blob_id, status, size, mtime_ns, ctime_ns, inode, seen_ns, title, "
         "category, chunks, detail, relations FROM files"
@@ -46,6 +48,7 @@ def load_files(
         rows = [
             row
             for path in sorted(set(paths))
+            if not is_undecodable(path)
             for row in conn.execute(f"{columns} WHERE path = ?", (path,))
         ]
     return {row[0]: FileRow(*row) for row in rows}
@@ -91,6 +94,8 @@ def count_statuses(
         keep = json.dumps([generation, *totals]) if generation else None
     counts = {"unchanged": totals[0], "skipped": totals[1]}
     for path in set(exclude):
+        if is_undecodable(path):
+            continue  # never a row (see load_files)
         row = conn.execute(
             "SELECT status = ? FROM files WHERE path = ?", (FileStatus.INDEXED, path)
         ).fetchone()
