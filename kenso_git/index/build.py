@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,7 @@ from kenso_git.store.connection import new_build_path
 from kenso_git.store.connection import no_index_error
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import publish_build
+from kenso_git.store.connection import remove_dead_builds
 from kenso_git.store.connection import transaction
 from kenso_git.store.connection import writing
 from kenso_git.store.files import META_COUNTS
@@ -379,6 +381,9 @@ def _open_index(db_path: Path, once: _Once) -> tuple[sqlite3.Connection, Path | 
     build = new_build_path(db_path) if once.rebuild or not db_path.exists() else None
     if build is not None and not once.create:
         raise no_index_error(db_path)
+    if build is None:  # what a killed build left (#26); a new build's path swept already
+        with suppress(OSError):  # a folder this writer cannot change fails it below
+            remove_dead_builds(db_path)
     try:
         return open_writer(build or db_path, fresh=build is not None), build
     except NoIndexError:  # removed since we looked (`rm -rf .kenso`): build it anew

@@ -264,13 +264,23 @@ def new_build_path(db_path: Path) -> Path:
     """A private file to build a new index in; leftovers of dead builds are removed."""
     try:
         ensure_private_dir(db_path.parent)
-        for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
-            pid = stale.name.split(BUILD_SUFFIX, 1)[-1].split("-", 1)[0]
-            if not pid.isdigit() or not _alive(int(pid)):
-                stale.unlink(missing_ok=True)
+        remove_dead_builds(db_path)
     except OSError as err:
         raise file_failure(db_path, err) from err
     return db_path.with_name(f"{db_path.name}{BUILD_SUFFIX}{os.getpid()}")
+
+
+def remove_dead_builds(db_path: Path) -> None:
+    """Remove the build files beside `db_path` whose process is gone (a killed
+    `ingest --rebuild` or first build); every writer calls this under the write lock.
+
+    Raises:
+        OSError: the folder cannot be listed or a file removed.
+    """
+    for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
+        pid = stale.name.split(BUILD_SUFFIX, 1)[-1].split("-", 1)[0]
+        if not pid.isdigit() or not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
