@@ -159,9 +159,27 @@ def _upgrade(db_path: Path, version: int) -> None:
 
 
 def _connect_reader(db_path: Path) -> tuple[sqlite3.Connection, int, bool]:
-    conn = sqlite3.connect(
-        _readonly_uri(db_path), uri=True, isolation_level=None, check_same_thread=False
-    )
+    try:
+        return _connect_reader_at(db_path, _readonly_uri(db_path))
+    except sqlite3.OperationalError as err:
+        if not wal.cannot_open(err) or os.access(db_path.parent, os.W_OK):
+            raise
+    # A read-only folder: WAL needs a -shm that cannot be created there (#26). An index
+    # whose WAL is empty is all in its file, which no writer can change here: read it
+    # immutable. One whose WAL still holds commits would be read without them.
+    if wal.wal_bytes(db_path) > 0:
+        raise DatabaseError(
+            f"the index cannot be read: its folder is read-only and its -wal holds "
+            f"commits not yet copied into {db_path.name}",
+            path=str(db_path),
+            hint=f"make {db_path.parent} writable and run any kenso-git command once "
+            "(it empties the -wal), then it can be read-only again",
+        )
+    return _connect_reader_at(db_path, f"{_readonly_uri(db_path)}&immutable=1")
+
+
+def _connect_reader_at(db_path: Path, uri: str) -> tuple[sqlite3.Connection, int, bool]:
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     try:
         conn.row_factory = sqlite3.Row
         add_functions(conn)

@@ -52,6 +52,15 @@ def file_uri(db_path: Path, mode: str) -> str:
     return f"file:{text}?mode={mode}"
 
 
+_SQLITE_CANTOPEN = 14
+
+
+def cannot_open(err: sqlite3.Error) -> bool:
+    """SQLite could not open the file or its -wal or -shm ("unable to open database file")."""
+    code = getattr(err, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN
+
+
 def defer_checkpoints() -> None:
     """Writers this process opens from now on never copy the WAL into the database: a git
     hook calls this, then `settle_detached` once its write is done."""
