@@ -106,6 +106,16 @@ def prepare(job: Job, opts: Options) -> Prepared:
         return Prepared(sf.path, blob, "unchanged", seen=seen)
     if read is None:
         read = read_file(sf, opts.max_file_size)
+        if isinstance(read, Skip):
+            return _skipped(read, blob)
+        # git hashed the file before this read: a save in between would pair one
+        # version's id with another's text, and later syncs would call it unchanged
+        # for good. The id stored is the id of the bytes parsed (#26).
+        from kenso_git.repo.git import filtered_blob_id
+
+        blob = filtered_blob_id(sf.root, sf.path, read.data)
+        if blob == job.stored_blob:
+            return Prepared(sf.path, blob, "unchanged", seen=read.seen)
     if isinstance(read, Skip):
         return _skipped(read, blob)
     return _parse(sf.path, blob, read.data, opts)._replace(seen=read.seen)

@@ -166,6 +166,48 @@ def _hashed_ids(repo: pygit2.Repository, root: Path, paths: Iterable[str]) -> di
     return out
 
 
+_repos: dict[tuple[int, str], pygit2.Repository] = {}  # by (process, root): workers fork
+
+
+def filtered_blob_id(root: str, as_path: str, data: bytes) -> str:
+    """The blob id git gives `data` as the content of `as_path` (its CRLF and ident clean
+    filters applied): the id of the very bytes a sync parsed (#26), which a second read of
+    the file (`hashfile`) cannot promise."""
+    if b"\r" not in data and b"$Id" not in data:
+        return blob_id(data)  # neither filter changes such bytes
+    import pygit2
+
+    try:
+        repo = _repos.get((os.getpid(), root))
+        if repo is None:
+            repo = _repos[os.getpid(), root] = pygit2.Repository(
+                root, pygit2.enums.RepositoryOpenFlag.NO_SEARCH
+            )
+        return _hash_bytes_as(repo, as_path, data)
+    except (pygit2.GitError, OSError):
+        return blob_id(data)  # as `_hashed_ids` does when libgit2 cannot hash
+
+
+def _hash_bytes_as(repo: pygit2.Repository, as_path: str, data: bytes) -> str:
+    # libgit2 filters files, not buffers: the bytes go to an anonymous file in memory
+    # (Linux), else a temporary one
+    if hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"):
+        fd = os.memfd_create("kenso-blob")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            return str(repo.hashfile(f"/proc/self/fd/{fd}", as_path=as_path))
+        finally:
+            os.close(fd)
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(prefix="kenso-blob-") as held:
+        held.write(data)
+        held.flush()
+        return str(repo.hashfile(held.name, as_path=as_path))
+
+
 def plain_blob_ids(root: Path, paths: Iterable[str]) -> dict[str, str]:
     """Unfiltered blob ids of the readable files among `paths` (relative to `root`)."""
     out: dict[str, str] = {}
