@@ -295,10 +295,13 @@ def remove_dead_builds(db_path: Path) -> None:
     Raises:
         OSError: the folder cannot be listed or a file removed.
     """
-    for stale in db_path.parent.glob(f"{db_path.name}{BUILD_SUFFIX}*"):
-        pid = stale.name.split(BUILD_SUFFIX, 1)[-1].split("-", 1)[0]
+    prefix = f"{db_path.name}{BUILD_SUFFIX}"
+    for name in os.listdir(db_path.parent):  # a few names: no stat of each (scandir's)
+        if not name.startswith(prefix):
+            continue
+        pid = name[len(prefix) :].split("-", 1)[0]
         if not pid.isdigit() or not _alive(int(pid)):
-            stale.unlink(missing_ok=True)
+            (db_path.parent / name).unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
