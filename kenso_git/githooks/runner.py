@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 
+from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
@@ -355,6 +356,8 @@ def hook_main(name: str, args: Sequence[str]) -> None:
     try:
         decided = run_hook(name, args)
         _settle(decided)
+    except CorruptIndexError as err:  # a later sync cannot mend it: name the repair
+        _say(f"kenso-git: {name} hook: {err.message}; {err.hint or 'run `kenso-git sync`'}")
     except KensoError as err:
         _say(f"kenso-git: {name} hook: {err.message} (run `kenso-git sync` later)")
     except OSError as err:  # the state folder beside the index: read-only, full

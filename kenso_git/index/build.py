@@ -37,6 +37,7 @@ from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.store import docwords
 from kenso_git.store import schema
+from kenso_git.store import stamp
 from kenso_git.store import trigram
 from kenso_git.store import vectors
 from kenso_git.store.chunks import BulkInsert
@@ -330,13 +331,16 @@ def _run_once(
 ) -> IngestReport:
     started = time.perf_counter()
     published_meanwhile = False
+    # every page is read when asked (ingest) or when the file changed since a kenso-git
+    # writer last left it: damage a no-change sync never reads is named, not "unchanged"
+    suspect = once.verify or not stamp.matches(db_path)
     conn, build = _open_index(db_path, once)
     if build is not None and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
         exclude_from_git(ws)
     say = warn or (lambda _m: None)
     try:
         with writing(conn, db_path):
-            if once.verify and build is None:
+            if suspect and build is None:
                 check_pages(conn, db_path)
         with writing(conn, db_path), transaction(conn):
             meta = read_meta(conn)
@@ -367,6 +371,7 @@ def _run_once(
             build.unlink(missing_ok=True)
     if published_meanwhile:  # another writer's index is there now: update that one
         return _run_once(ws, settings, db_path, once._replace(early=None), progress, warn)
+    stamp.record(db_path)  # as this writer leaves it (store/stamp.py)
     report.elapsed = time.perf_counter() - started
     return report
 

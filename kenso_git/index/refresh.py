@@ -209,6 +209,7 @@ def ensure_fresh(
     database, a writer holding the lock too long) leaves the answer to the index, flagged
     stale. `early`: see `git_changes`.
     """
+    from kenso_git.errors import CorruptIndexError
     from kenso_git.errors import KensoError
 
     found, remark = pending(ws, settings, read, snapshot, early)
@@ -226,5 +227,8 @@ def ensure_fresh(
         # the next checks need not diff the commits again (or walk, see `remark`).
         sync(None if found.mark_behind or remark else found.paths)
     except KensoError as err:
-        return Freshness(True, f"the work tree changed and the sync failed: {err.message}")
+        reason = f"the work tree changed and the sync failed: {err.message}"
+        if isinstance(err, CorruptIndexError) and err.hint:
+            reason = f"{reason}; {err.hint}"  # no later sync mends it: name the repair
+        return Freshness(True, reason)
     return FRESH

@@ -132,6 +132,9 @@ def open_current_reader(
     if check is not None:
         try:
             check(conn)
+        except sqlite3.DatabaseError as err:  # damaged pages where the root is recorded
+            conn.close()
+            raise _bad_db(db_path, err) from err
         except BaseException:
             conn.close()
             raise

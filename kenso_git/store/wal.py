@@ -39,7 +39,7 @@ _SETTLE_CODE = (
     "import sys\n"
     "sys.path.insert(0, sys.argv[1])\n"
     "from kenso_git.store.wal import settle_now\n"
-    "settle_now(sys.argv[2])\n"
+    "settle_now(sys.argv[2], sys.argv[3])\n"
 )
 
 
@@ -144,7 +144,10 @@ def settle_detached(db_path: Path) -> int | None:
     try:
         return os.posix_spawn(
             sys.executable,
-            [sys.executable, "-I", "-S", "-c", _SETTLE_CODE, tree, file_uri(db_path, "rw")],
+            [
+                *(sys.executable, "-I", "-S", "-c", _SETTLE_CODE, tree),
+                *(file_uri(db_path, "rw"), str(db_path)),
+            ],
             {},
             file_actions=quiet,
             setsid=True,
@@ -153,9 +156,13 @@ def settle_detached(db_path: Path) -> int | None:
         return None
 
 
-def settle_now(uri: str) -> None:
+def settle_now(uri: str, db_path: str | None = None) -> None:
     """The detached child's work: return the free pages past the bounds, then copy the WAL
-    into the database and empty it (waiting a little for a reader mid-query)."""
+    into the database and empty it (waiting a little for a reader mid-query). The file's
+    stamp (store/stamp.py) is renewed when the file was as its writer left it."""
+    from kenso_git.store import stamp
+
+    as_left = db_path is not None and stamp.matches(db_path)
     conn = sqlite3.connect(uri, uri=True, isolation_level=None)
     try:
         conn.execute(f"PRAGMA busy_timeout={_SETTLE_BUSY_MS}")
@@ -165,3 +172,5 @@ def settle_now(uri: str) -> None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
+    if as_left and db_path is not None:
+        stamp.record(db_path)
