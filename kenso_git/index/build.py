@@ -42,13 +42,9 @@ from kenso_git.store import trigram
 from kenso_git.store import vectors
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
-from kenso_git.store.connection import PublishedMeanwhileError
 from kenso_git.store.connection import check_pages
-from kenso_git.store.connection import new_build_path
 from kenso_git.store.connection import no_index_error
 from kenso_git.store.connection import open_writer
-from kenso_git.store.connection import publish_build
-from kenso_git.store.connection import remove_dead_builds
 from kenso_git.store.connection import transaction
 from kenso_git.store.connection import writing
 from kenso_git.store.files import META_COUNTS
@@ -61,6 +57,10 @@ from kenso_git.store.meta import bump_generation
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 from kenso_git.store.meta import write_meta
+from kenso_git.store.publish import PublishedMeanwhileError
+from kenso_git.store.publish import new_build_path
+from kenso_git.store.publish import publish_build
+from kenso_git.store.publish import remove_dead_builds
 from kenso_git.store.wal import close_writer
 
 if TYPE_CHECKING:

@@ -99,26 +99,7 @@ def open_current_reader(
         NoIndexError: the database file or its tables do not exist.
         DatabaseError: the file is corrupt or was written by a newer kenso-git.
     """
-    for _ in range(_OPEN_ATTEMPTS):
-        before = file_identity(db_path)
-        if before is None or not db_path.is_file():
-            raise no_index_error(db_path)
-        try:
-            conn, version, has_chunks = _connect_reader(db_path)
-        except sqlite3.DatabaseError as err:
-            if file_identity(db_path) != before:
-                continue  # replaced or removed while opening: look again
-            raise _bad_db(db_path, err) from err
-        if file_identity(db_path) != before:
-            conn.close()
-            continue
-        break
-    else:
-        raise DatabaseError(
-            f"the index was replaced {_OPEN_ATTEMPTS} times while this command opened it",
-            path=str(db_path),
-            hint="run the command again once the `ingest --rebuild` loop has ended",
-        )
+    conn, version, has_chunks, before = _open_one_file(db_path)
     try:
         # the version first: a newer schema may name its tables differently, and "run
         # ingest once" would be the wrong advice for it
@@ -146,6 +127,37 @@ def open_current_reader(
         _upgrade(db_path, version)
         return open_current_reader(db_path, check=check, upgrade=False)
     return conn, before
+
+
+def _open_one_file(db_path: Path) -> tuple[sqlite3.Connection, int, bool, Identity]:
+    """A reader of one file (see `open_current_reader`): its version, whether it holds the
+    chunks, and its identity."""
+    waited = False
+    for _ in range(_OPEN_ATTEMPTS):
+        before = file_identity(db_path)
+        if before is None or not db_path.is_file():
+            if not waited:  # `ingest --rebuild` may be linking the new index right now
+                from kenso_git.store.publish import wait_for_swap
+
+                waited = True
+                if wait_for_swap(db_path):
+                    continue
+            raise no_index_error(db_path)
+        try:
+            conn, version, has_chunks = _connect_reader(db_path)
+        except sqlite3.DatabaseError as err:
+            if file_identity(db_path) != before:
+                continue  # replaced or removed while opening: look again
+            raise _bad_db(db_path, err) from err
+        if file_identity(db_path) != before:
+            conn.close()
+            continue
+        return conn, version, has_chunks, before
+    raise DatabaseError(
+        f"the index was replaced {_OPEN_ATTEMPTS} times while this command opened it",
+        path=str(db_path),
+        hint="run the command again once the `ingest --rebuild` loop has ended",
+    )
 
 
 def _upgrade(db_path: Path, version: int) -> None:
@@ -214,6 +226,11 @@ def _check_version(db_path: Path, version: int) -> None:
         )
 
 
+def write_wait_ms() -> int:
+    """How long this process's writers wait in SQLite's busy handler (milliseconds)."""
+    return _write_wait_ms
+
+
 def set_write_wait(seconds: float) -> None:
     """How long the writers this process opens from now on wait for SQLite's write lock."""
     global _write_wait_ms
@@ -276,90 +293,6 @@ def _create_private(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     except OSError:
         return  # it exists (kept as it is), or SQLite will report why it cannot be opened
-
-
-BUILD_SUFFIX = ".building-"
-
-
-def new_build_path(db_path: Path) -> Path:
-    """A private file to build a new index in; leftovers of dead builds are removed."""
-    try:
-        ensure_private_dir(db_path.parent)
-        remove_dead_builds(db_path)
-    except OSError as err:
-        raise file_failure(db_path, err) from err
-    return db_path.with_name(f"{db_path.name}{BUILD_SUFFIX}{os.getpid()}")
-
-
-def remove_dead_builds(db_path: Path) -> None:
-    """Remove the build files beside `db_path` whose process is gone (a killed
-    `ingest --rebuild` or first build); every writer calls this under the write lock.
-
-    Raises:
-        OSError: the folder cannot be listed or a file removed.
-    """
-    prefix = f"{db_path.name}{BUILD_SUFFIX}"
-    for name in os.listdir(db_path.parent):  # a few names: no stat of each (scandir's)
-        if not name.startswith(prefix):
-            continue
-        pid = name[len(prefix) :].split("-", 1)[0]
-        if not pid.isdigit() or not _alive(int(pid)):
-            (db_path.parent / name).unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-SIDE_FILES = ("-wal", "-shm")
-
-
-class PublishedMeanwhileError(DatabaseError):
-    """Another writer published an index at the name this build was for (its lock was
-    bypassed: `rm -rf .kenso` removed the lock file with the index)."""
-
-
-def publish_build(
-    conn: sqlite3.Connection, build: Path, db_path: Path, *, replace: bool = False
-) -> None:
-    """Make a finished build durable, switch it to WAL and give it its public name.
-
-    The caller holds the write lock (`index.lock`). A `-wal` or `-shm` left beside the
-    name by an index that was deleted (or by `replace`) is removed first: SQLite would
-    replay that old journal into the new file and corrupt it. Closes `conn`.
-
-    Raises:
-        PublishedMeanwhileError: another process published an index at `db_path` meanwhile.
-    """
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.close()  # before the link: the new name never has a second writer
-    try:
-        fd = os.open(build, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if replace:
-            db_path.unlink(missing_ok=True)  # readers of the old file keep it open
-        if not db_path.exists():
-            for suffix in SIDE_FILES:
-                Path(f"{db_path}{suffix}").unlink(missing_ok=True)
-        os.link(build, db_path)  # never replaces: an index someone else made stays
-    except FileExistsError:
-        raise PublishedMeanwhileError(
-            "another kenso-git created the index while this one was building it",
-            path=str(db_path),
-            hint="run the command again: it will update that index",
-        ) from None
-    except OSError as err:
-        raise file_failure(db_path, err) from err
 
 
 def check_pages(conn: sqlite3.Connection, db_path: Path) -> None:
