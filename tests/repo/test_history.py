@@ -107,9 +107,7 @@ def test_only_markdown_files_are_compared(repo: Path) -> None:
     assert set(_changes(repo, base, "HEAD")) == {"a.md", "b.MARKDOWN"}
 
 
-@pytest.mark.parametrize(
-    "rev", ["nope", "--output=OUT", "", "HEAD\nmain", "a" * 300, "HEAD:a.md"]
-)
+@pytest.mark.parametrize("rev", ["nope", "--output=OUT", "", "HEAD\nmain", "a" * 300, "HEAD:a.md"])
 def test_a_revision_that_names_no_commit_is_refused_with_a_hint(
     repo: Path, rev: str, tmp_path: Path
 ) -> None:
