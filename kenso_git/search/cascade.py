@@ -1,8 +1,9 @@
 """Keyword search over the index: cascade, fallbacks, dedup, re-rank and relevance (spec §4).
 
 Differences from kenso 2.0.0 (spec §8):
-* the cascade threshold is `min(3, limit)` documents, and a stage that falls short keeps its
-  hits, which rank with the next stage's at twice their score (§8.10);
+* the cascade runs until its hits span 10 documents (signal `fill`, #31; `min(3, limit)`
+  without it), and a stage that falls short keeps its hits, which rank
+  with the next stage's at twice their score (§8.10);
 * each stage fetches `6 x limit` chunks (kenso: 3x), so one long document cannot crowd the
   others out before deduplication;
 * the file-path fallback escapes `%` and `_` (§8.16);
@@ -33,6 +34,7 @@ from kenso_git.search.query import build_stages
 from kenso_git.search.query import check_query
 from kenso_git.search.rank import Evidence
 from kenso_git.search.rank import boosts
+from kenso_git.search.rank import cascade_threshold
 from kenso_git.search.rank import enabled_signals
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store import budget
@@ -43,7 +45,6 @@ PathFilter = Callable[[str], bool]
 
 NO_FILTER_CATEGORIES = frozenset({"all", "none", "*", ""})
 FETCH_FACTOR = 6
-CASCADE_THRESHOLD = 3
 SHORT_STAGE_WEIGHT = 2.0  # tuned on the tuning half (docs/ranking.md); 1 = kenso's order
 PATH_FALLBACK_SCORE = 0.5
 RELATION_BOOST = 0.15
@@ -196,18 +197,17 @@ def rank(
     filters = _Filters(category_filter(category), path_filter is not None)
     if path_filter is not None:
         conn.create_function(_PATH_FUNC, 1, lambda p: bool(path_filter(p)), deterministic=True)
-    rows = _cjk_rows(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
+    enough = cascade_threshold(limit, enabled_signals())
+    rows = _cjk_rows(conn, text, filters, fetch, enough, synonyms)
     if not rows:
-        rows = _cascade(conn, text, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms)
+        rows = _cascade(conn, text, filters, fetch, enough, synonyms)
     corrected = None
     if not rows and ("/" in text or "." in text):
         rows = _path_fallback(conn, text, filters, fetch)
     if not rows and any(len(w) >= 3 for w in text.split()):
         corrected = correct(conn, text, path_filter)
         if corrected is not None:
-            rows = _cascade(
-                conn, corrected, filters, fetch, min(CASCADE_THRESHOLD, limit), synonyms
-            )
+            rows = _cascade(conn, corrected, filters, fetch, enough, synonyms)
             if not rows:
                 corrected = None
     if not rows:

@@ -20,7 +20,10 @@ the boost adds up:
   of the others that lack it;
 * `summary`: the same coverage as `title` for the document's summary fields (`aliases`,
   `answers`, `predicted_queries`, `description`): written to say what the page is for,
-  they are a field of their own, not body text (kenso weighs them as body text).
+  they are a field of their own, not body text (kenso weighs them as body text);
+* `fill` (#31): the cascade runs its looser stages until its hits span 10 documents (an
+  agent's page), not `min(3, limit)`, whatever the limit: a page that lacks one word of a question (a lead-in
+  like "Describes", an abbreviation) is found when the AND stage found only a few others.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
@@ -42,7 +45,18 @@ from kenso_git.search.rankdocs import docs as read_docs
 from kenso_git.search.rankdocs import path_words
 from kenso_git.search.rankdocs import words
 
-SIGNALS = ("title", "heading", "path", "spread", "index", "dedupe", "idf", "hspec", "summary")
+SIGNALS = (
+    "title",
+    "heading",
+    "path",
+    "spread",
+    "index",
+    "dedupe",
+    "idf",
+    "hspec",
+    "summary",
+    "fill",
+)
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
 # tuned on the tuning half only (docs/ranking.md): `dedupe` cost MRR there and `hspec` made
@@ -51,7 +65,7 @@ DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec"}
 WEIGHTS = {
     "title": 0.9,
     "heading": 1.1,
-    "path": 0.1,
+    "path": 0.3,  # #31: parallel pages (one per language) told apart by a path word
     "spread": 0.1,
     "index": 0.4,
     "summary": 0.8,
@@ -63,8 +77,13 @@ HSPEC_P = 1.0
 # half, docs/ranking.md; 1 = plain F-measure)
 TITLE_POWER = 1.5
 HEADING_POWER = 2.0
+# #31: a sibling whose description shares half a question's words must not outrank the page
+# the question describes (its own description cut from the index): near-exact only
+SUMMARY_POWER = 2.0
 IDF_K = 1.0
 IDF_SMOOTH = 0.5
+KENSO_THRESHOLD = 3  # kenso's cascade stops once a stage's hits span this many documents
+FILL_DOCUMENTS = 10  # signal `fill`: the agent's page; the document signals rank among them
 SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must not win by length
 _DOC_SIGNALS = frozenset({"title", "heading", "dedupe", "summary"})
 
@@ -92,6 +111,11 @@ def enabled_signals(raw: str | None = None) -> frozenset[str]:
         on = DEFAULT_ON | {n[1:] for n in names if n[0] == "+"}
         return (on - {n[1:] for n in names if n[0] == "-"}) & frozenset(SIGNALS)
     return frozenset(names) & frozenset(SIGNALS)
+
+
+def cascade_threshold(limit: int, signals: frozenset[str]) -> int:
+    """How many documents the cascade's hits must span before it stops trying looser stages."""
+    return FILL_DOCUMENTS if "fill" in signals else min(KENSO_THRESHOLD, limit)
 
 
 class _Weights:
@@ -207,7 +231,7 @@ def _doc_boost(
     if "title" in signals and owns:
         boost += WEIGHTS["title"] * _cover(wanted, doc.title, weights) ** TITLE_POWER
     if "summary" in signals and doc.summary:
-        boost += WEIGHTS["summary"] * _cover(wanted, doc.summary, weights)
+        boost += WEIGHTS["summary"] * _cover(wanted, doc.summary, weights) ** SUMMARY_POWER
     if "heading" in signals and doc.headings:
         # a heading many candidates share (`Synopsis`, `See Also`) tells them apart little
         best = max(

@@ -1,0 +1,105 @@
+"""The signals for issue #31's miss classes, each on a small corpus where it decides the order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenso_git.kb import KnowledgeBase
+from kenso_git.search import rank
+from kenso_git.search.rank import DEFAULT_ON
+from kenso_git.search.rank import ENV
+from kenso_git.search.rank import cascade_threshold
+from tests.helpers import docs_kb
+
+# enough unrelated pages that BM25's IDF is not clamped for the words under test
+TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
+
+
+def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
+    return docs_kb(root, {**files, **TOPICS})
+
+
+def _paths(kb: KnowledgeBase, query: str, limit: int = 10) -> list[str]:
+    return [h.file_path for h in kb.search(query, limit=limit).hits]
+
+
+def test_fill_threshold_is_a_page_whatever_the_limit() -> None:
+    assert "fill" in DEFAULT_ON
+    assert cascade_threshold(5, DEFAULT_ON) == 10
+    assert cascade_threshold(50, DEFAULT_ON) == 10
+    assert cascade_threshold(5, DEFAULT_ON - {"fill"}) == 3
+    assert cascade_threshold(1, frozenset()) == 1
+
+
+def test_fill_finds_the_page_that_lacks_one_word_of_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # three pages hold every word of the question ("describes" included) in passing; the
+    # page the question is about lacks the lead-in "describes"
+    passing = "This page describes many things, among them a retry policy for a sidecar. "
+    files = {f"misc{i}.md": f"# Misc {i}\n\n{passing}Unrelated notes {i}.\n" for i in range(3)}
+    files["retry.md"] = (
+        "# Sidecar Retry Policy\n\nThe sidecar retry policy sets how often a failed call "
+        "is tried again and how long it waits in between.\n"
+    )
+    kb = _kb(tmp_path, files)
+    question = "describes the retry policy of a sidecar"
+    monkeypatch.setenv(ENV, "-fill")  # kenso's threshold: the AND stage's 3 pages are enough
+    assert "docs/retry.md" not in _paths(kb, question)
+    monkeypatch.delenv(ENV)
+    assert _paths(kb, question)[0] == "docs/retry.md"
+
+
+def test_a_sibling_summary_sharing_half_the_question_does_not_outrank_its_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the question describes slash.md (whose own description is not in the index); urls.md's
+    # description shares half its words ("every generated link URL")
+    kb = _kb(
+        tmp_path,
+        {
+            "slash.md": "---\ntitle: Link Normalization\n---\n\n# Link Normalization\n\nThe "
+            "builder can drop the trailing slash of each generated URL so that links stay "
+            "canonical. Set the option once.\n",
+            "urls.md": "---\ntitle: URL Settings\ndescription: Settings for every generated "
+            "link and URL of the site.\n---\n\n# URL Settings\n\nThe base address, the ports "
+            "and the language prefixes are configured here.\n",
+        },
+    )
+    question = "remove the trailing slash from every generated link URL"
+    monkeypatch.setattr(rank, "SUMMARY_POWER", 1.0)  # a partial summary match counted whole
+    assert _paths(kb, question)[0] == "docs/urls.md"
+    monkeypatch.undo()
+    assert _paths(kb, question)[:2] == ["docs/slash.md", "docs/urls.md"]
+
+
+def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one page per language with the same text; the js page's body shares one more word of
+    # the question, the question names python, which only the path says
+    body = (
+        "# Exporters\n\nSend telemetry to a backend with an exporter. Install the exporter "
+        "package, then register it when the SDK starts. Exporter settings are read from the "
+        "environment.\n"
+    )
+    languages = {
+        f"languages/{('python', 'js')[i % 2]}/topic{i}.md": f"# Topic {i}\n\nSubject {i}.\n"
+        for i in range(12)
+    }
+    kb = docs_kb(
+        tmp_path,
+        {
+            **languages,
+            "languages/js/exporters.md": body + "\nThe exporter batches telemetry and retries.\n",
+            "languages/python/exporters.md": body,
+            "languages/go/exporters.md": body + "\nGo modules pin the version.\n",
+        },
+    )
+    question = "python exporter batches retries"
+    monkeypatch.setitem(rank.WEIGHTS, "path", 0.1)  # the weight before #31
+    assert _paths(kb, question)[0] == "docs/languages/js/exporters.md"
+    monkeypatch.undo()
+    assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
