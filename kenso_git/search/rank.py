@@ -22,8 +22,9 @@ the boost adds up:
   `answers`, `predicted_queries`, `description`): written to say what the page is for,
   they are a field of their own, not body text (kenso weighs them as body text);
 * `fill` (#31): the cascade runs its looser stages until its hits span 10 documents (an
-  agent's page), not `min(3, limit)`, whatever the limit: a page that lacks one word of a question (a lead-in
-  like "Describes", an abbreviation) is found when the AND stage found only a few others.
+  agent's page), not `min(3, limit)`, whatever the limit: a page that lacks one word of a
+  question (a lead-in like "Describes", an abbreviation) is found when the AND stage found
+  only a few others.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
