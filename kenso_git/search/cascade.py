@@ -18,12 +18,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from collections.abc import Sequence
 
-from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
 from kenso_git.search import cjk
 from kenso_git.search import vectors
+from kenso_git.search.categories import category_filter
 from kenso_git.search.fuzzy import correct
 from kenso_git.search.preview import clean_highlight
 from kenso_git.search.preview import highlight_terms
@@ -36,6 +35,7 @@ from kenso_git.search.rank import Evidence
 from kenso_git.search.rank import boosts
 from kenso_git.search.rank import cascade_threshold
 from kenso_git.search.rank import enabled_signals
+from kenso_git.search.rankdocs import heading_links
 from kenso_git.search.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store import edges
@@ -43,11 +43,11 @@ from kenso_git.store.schema import BM25_WEIGHTS
 
 PathFilter = Callable[[str], bool]
 
-NO_FILTER_CATEGORIES = frozenset({"all", "none", "*", ""})
 FETCH_FACTOR = 6
 SHORT_STAGE_WEIGHT = 2.0  # tuned on the tuning half (docs/ranking.md); 1 = kenso's order
 PATH_FALLBACK_SCORE = 0.5
 RELATION_BOOST = 0.15
+LINK_KEEP = 0.5  # signal `linked`: a hub keeps half of a linked heading's evidence
 SNIPPET_TOKENS = 32
 _PATH_FUNC = "kenso_path_allowed"
 _BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
@@ -103,40 +103,6 @@ class _Filters(NamedTuple):
         if self.has_path_filter:
             clauses += f" AND {_PATH_FUNC}({alias}.file_path)"
         return clauses, params
-
-
-def category_filter(category: str | None) -> str | None:
-    """The exact category to filter on, or None for "no filter" (`all`, `none`, `*`, blank)."""
-    if category is None or category.strip().lower() in NO_FILTER_CATEGORIES:
-        return None
-    return category
-
-
-def known_categories(conn: sqlite3.Connection) -> list[str]:
-    """The categories a `category` filter can match: those of the indexed chunks, sorted."""
-    rows = conn.execute(
-        "SELECT DISTINCT category FROM chunk_rows WHERE category IS NOT NULL ORDER BY 1"
-    )
-    return [row[0] for row in rows]
-
-
-def unknown_category_error(category: str, known: Sequence[str]) -> UsageError:
-    """The error for a `category` filter no indexed document has, naming the known ones
-    (a case-insensitive match first)."""
-    shown = ", ".join(known[:_SHOWN_CATEGORIES])
-    more = len(known) - _SHOWN_CATEGORIES
-    listed = f"known categories: {shown}" + (f" and {more} more" if more > 0 else "")
-    close = next((c for c in known if c.casefold() == category.casefold()), None)
-    hint = (f"did you mean {close!r}? " if close else "") + listed
-    if not known:
-        hint = "no indexed document has a category yet"
-    return UsageError(
-        f"no indexed document has the category {category!r} (categories match exactly)",
-        hint=hint + "; `--category all` searches every one",
-    )
-
-
-_SHOWN_CATEGORIES = 30
 
 
 class Ranked(NamedTuple):
@@ -212,9 +178,8 @@ def rank(
                 corrected = None
     if not rows:
         return Ranked((), None)
-    ranked = _blend(
-        conn, corrected or text, _rerank(conn, _document_rank(conn, corrected or text, rows))
-    )[:limit]
+    text = corrected or text
+    ranked = _blend(conn, text, _rerank(conn, _document_rank(conn, text, rows, filters)))[:limit]
     return Ranked(tuple(ranked), corrected)
 
 
@@ -357,10 +322,14 @@ def _dedupe(rows: list[Row]) -> list[Row]:
     return sorted(best.values(), key=_order)
 
 
-def _document_rank(conn: sqlite3.Connection, text: str, rows: list[Row]) -> list[Row]:
+def _document_rank(
+    conn: sqlite3.Connection, text: str, rows: list[Row], filters: _Filters
+) -> list[Row]:
     """Each file's best row, scored by the document-level signals of `rank` (#18)."""
-    best = _dedupe(rows)
     signals = enabled_signals()
+    if "linked" in signals:
+        rows = _hand_over(conn, rows, filters)
+    best = _dedupe(rows)
     if len(best) < 2 or not signals:
         return best
     evidence = [Evidence(r.file_path, r.score, r.tier) for r in rows]
@@ -370,6 +339,21 @@ def _document_rank(conn: sqlite3.Connection, text: str, rows: list[Row]) -> list
         for r in best
     ]
     return sorted(boosted, key=_order)
+
+
+def _hand_over(conn: sqlite3.Connection, rows: list[Row], filters: _Filters) -> list[Row]:
+    """Signal `linked` (#31): a chunk under a heading that links to another page is that
+    page's evidence too; the hub that lists it keeps `LINK_KEEP` of the chunk's score."""
+    where, params = filters.sql()
+    links = heading_links(conn, [(r.file_path, r.section_path) for r in rows], where, params)
+    out = []
+    for r in rows:
+        t = links.get((r.file_path, r.section_path))
+        if t is not None:
+            out.append(r._replace(chunk_id=t[0], file_path=t[1], title=t[2], section_path=t[3]))
+            out[-1] = out[-1]._replace(category=t[4], tags=t[5])
+        out.append(r._replace(score=r.score * LINK_KEEP) if t is not None else r)
+    return out
 
 
 def _rerank(conn: sqlite3.Connection, rows: list[Row]) -> list[Row]:

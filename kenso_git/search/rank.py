@@ -24,7 +24,11 @@ the boost adds up:
 * `fill` (#31): the cascade runs its looser stages until its hits span 10 documents (an
   agent's page), not `min(3, limit)`, whatever the limit: a page that lacks one word of a
   question (a lead-in like "Describes", an abbreviation) is found when the AND stage found
-  only a few others.
+  only a few others;
+* `linked` (#31, search.cascade): a chunk under a heading that links to another page (a
+  hub's `### [about_X](about_X.md)` over that topic's summary) is that page's evidence;
+  the hub keeps half of it. A hub whose headings repeat every topic's summary no longer
+  outranks the topic for its own summary.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
@@ -57,6 +61,7 @@ SIGNALS = (
     "hspec",
     "summary",
     "fill",
+    "linked",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})

@@ -9,6 +9,7 @@ more than the search itself.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -136,3 +137,38 @@ def _summaries(conn: sqlite3.Connection, ids: str) -> dict[str, frozenset[str]]:
     except sqlite3.OperationalError:
         return {}  # a schema-1 index, read without migrating it, has no `documents`
     return {path: summary_words(labels) for path, labels in rows}
+
+
+# A heading that is a link to another page, `### [about_X](about_X.md)`: its target.
+_HEADING_LINK = re.compile(r"^\s*\[[^\]]*\]\(\s*<?([^)\s#?>]+)")
+# The few columns a search row needs of a linked page's first chunk.
+LinkTarget = tuple[int, str, str, str, str, "str | None"]
+
+
+def heading_links(
+    conn: sqlite3.Connection, rows: Sequence[tuple[str, str]], where: str, params: list[object]
+) -> dict[tuple[str, str], LinkTarget]:
+    """For each (file path, section path) whose last heading links to another indexed page
+    (a hub's `### [about_X](about_X.md)` over that page's one-line summary), the first chunk
+    of that page as `id, file_path, title, section_path, category, tags`. `where` and
+    `params` are the search's filters on alias `c` (scope gate, category): a page they hide
+    is not a target."""
+    wanted: dict[tuple[str, str], str] = {}
+    for path, section in rows:
+        match = _HEADING_LINK.match(section.rsplit(" > ", 1)[-1])
+        href = match.group(1) if match is not None else ""
+        if href.lower().endswith((".md", ".markdown")) and "://" not in href:
+            folder = "" if href.startswith("/") else posixpath.dirname(path)
+            target = posixpath.normpath(posixpath.join(folder, href.lstrip("/")))
+            if target != path:
+                wanted[(path, section)] = target
+    if not wanted:
+        return {}
+    sql = (
+        "SELECT c.id, c.file_path, c.title, c.section_path, c.category, c.tags, "
+        f"MIN(c.chunk_index) FROM chunks c WHERE c.file_path IN {_IDS}{where} "
+        "GROUP BY c.file_path"
+    )
+    cur = conn.execute(sql, [json.dumps(sorted(set(wanted.values()))), *params])
+    first = {r[1]: (r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5]) for r in cur}
+    return {key: first[target] for key, target in wanted.items() if target in first}

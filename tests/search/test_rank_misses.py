@@ -8,6 +8,7 @@ import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search import rank
+from kenso_git.search.cascade import search
 from kenso_git.search.rank import DEFAULT_ON
 from kenso_git.search.rank import ENV
 from kenso_git.search.rank import cascade_threshold
@@ -103,3 +104,46 @@ def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
     assert _paths(kb, question)[0] == "docs/languages/js/exporters.md"
     monkeypatch.undo()
     assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
+
+
+def _hub_files() -> dict[str, str]:
+    """A hub page whose headings link to each topic over that topic's summary (PowerShell's
+    About.md), long enough that each heading is a chunk of its own; the topics' own
+    summaries are not in the index."""
+    names = [f"about_Thing{i}" for i in range(50)]
+    sections = "".join(
+        f"### [{n}]({n}.md)\n\nExplains how thing number {i} is configured and reset.\n\n"
+        for i, n in enumerate(names)
+    )
+    files = {
+        "about/About.md": f"# About topics\n\n## About Topics\n\n{sections}"
+        "### [about_Aliases](about_Aliases.md)\n\nDescribes how to use alternate names for "
+        "cmdlets and commands in the shell.\n\n",
+        "about/about_Aliases.md": "# about_Aliases\n\n## Long description\n\nAn alias is an "
+        "alternate name for a cmdlet, function or script. The shell ships with many, and "
+        "you can add your own for a session or a profile.\n",
+    }
+    for n in names:
+        files[f"about/{n}.md"] = f"# {n}\n\nA topic page.\n"
+    return files
+
+
+def test_a_hub_heading_linking_to_a_page_is_that_pages_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(tmp_path, _hub_files())
+    question = "Describes how to use alternate names for cmdlets and commands"
+    monkeypatch.setenv(ENV, "-linked")
+    assert _paths(kb, question)[0] == "docs/about/About.md"
+    monkeypatch.delenv(ENV)
+    assert _paths(kb, question)[:2] == ["docs/about/about_Aliases.md", "docs/about/About.md"]
+
+
+def test_a_linked_page_the_scope_hides_is_not_handed_the_evidence(tmp_path: Path) -> None:
+    kb = _kb(tmp_path, _hub_files())
+    question = "Describes how to use alternate names for cmdlets and commands"
+    hidden = "docs/about/about_Aliases.md"
+    found = kb.read(lambda c: search(c, question, limit=10, path_filter=lambda p: p != hidden))
+    shown = [h.file_path for h in found.hits]
+    assert shown[0] == "docs/about/About.md"
+    assert hidden not in shown
