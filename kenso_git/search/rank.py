@@ -28,7 +28,11 @@ the boost adds up:
 * `linked` (#31, search.cascade): a chunk under a heading that links to another page (a
   hub's `### [about_X](about_X.md)` over that topic's summary) is that page's evidence;
   the hub keeps half of it. A hub whose headings repeat every topic's summary no longer
-  outranks the topic for its own summary.
+  outranks the topic for its own summary;
+* `include` (#31): a snippet kept to be included into other pages (a file under an
+  `includes/`, `_includes/`, `_common/` or `_snippets/` folder: docfx, Jekyll, Hugo) ranks
+  at `INCLUDE_PRIOR` of its score: its text is the including pages' too, and they are
+  what a reader can open.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
@@ -62,6 +66,7 @@ SIGNALS = (
     "summary",
     "fill",
     "linked",
+    "include",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
@@ -90,6 +95,8 @@ IDF_K = 1.0
 IDF_SMOOTH = 0.5
 KENSO_THRESHOLD = 3  # kenso's cascade stops once a stage's hits span this many documents
 FILL_DOCUMENTS = 10  # signal `fill`: the agent's page; the document signals rank among them
+INCLUDE_FOLDERS = frozenset({"includes", "_includes", "_common", "_snippets"})
+INCLUDE_PRIOR = 0.5
 SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must not win by length
 _DOC_SIGNALS = frozenset({"title", "heading", "dedupe", "summary"})
 
@@ -200,9 +207,16 @@ def boosts(
             folder = _folder_words(p)
             if folder:
                 boost += WEIGHTS["index"] * len(wanted & folder) / len(wanted)
+        if "include" in signals and _included(p):
+            boost = (1 + boost) * INCLUDE_PRIOR - 1
         if boost:
             out[p] = boost
     return out
+
+
+def _included(path: str) -> bool:
+    """Whether `path` is under a folder of include snippets."""
+    return any(part.lower() in INCLUDE_FOLDERS for part in path.split("/")[:-1])
 
 
 def _doc_freq(docs: dict[str, Doc], paths: dict[str, frozenset[str]]) -> dict[str, int]:

@@ -32,6 +32,9 @@ SUMMARY_LABELS = (
     "Predicted search queries: ",
 )
 OTHER_LABELS = ("Keywords: ", "Source: ")
+# An `aliases:` entry that is a URL path (`/docs/x/`, `x/y.html`), as Hugo and Jekyll sites
+# write redirects, not a name people ask by (`gcm`, `Get-Command`)
+_URL_PATH = re.compile(r"\S*/\S*")
 
 
 class Doc(NamedTuple):
@@ -81,7 +84,10 @@ def summary_words(labels: str | None) -> frozenset[str]:
         if line.startswith(OTHER_LABELS):
             continue
         label = next((x for x in SUMMARY_LABELS if line.startswith(x)), "")
-        kept.append(line[len(label) :])
+        text = line[len(label) :]
+        if label == SUMMARY_LABELS[0]:  # a static site's redirect paths are no names (#31)
+            text = ", ".join(a for a in text.split(", ") if not _URL_PATH.fullmatch(a))
+        kept.append(text)
     return words(" ".join(kept))
 
 

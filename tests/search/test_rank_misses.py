@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search import rank
+from kenso_git.search import rankdocs
 from kenso_git.search.cascade import search
 from kenso_git.search.rank import DEFAULT_ON
 from kenso_git.search.rank import ENV
 from kenso_git.search.rank import cascade_threshold
+from kenso_git.search.rankdocs import summary_words
 from tests.helpers import docs_kb
 
 # enough unrelated pages that BM25's IDF is not clamped for the words under test
@@ -147,3 +150,47 @@ def test_a_linked_page_the_scope_hides_is_not_handed_the_evidence(tmp_path: Path
     shown = [h.file_path for h in found.hits]
     assert shown[0] == "docs/about/About.md"
     assert hidden not in shown
+
+
+def test_url_aliases_are_no_summary_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a static site's redirect path holds the question's words; the page that answers it
+    # says them in its text
+    kb = _kb(
+        tmp_path,
+        {
+            "resiliency/policies.md": "---\ntitle: Resiliency Policies\n---\n\n# Resiliency "
+            "Policies\n\nConfigure a retry policy to say how often an application tries a "
+            "failed call again, and a timeout policy how long it may take.\n",
+            "resiliency/overview.md": "---\ntitle: Resiliency Overview\naliases:\n  - "
+            "/developing-applications/retry-policy-configure/\n---\n\n# Resiliency Overview"
+            "\n\nApplications fail in many ways; this section shows what helps them recover.\n",
+        },
+    )
+    question = "configure the retry policy of an application"
+    assert summary_words("Also known as: /a/retry-policy/, gcm, x.html") == {"gcm", "x", "html"}
+    monkeypatch.setattr(rankdocs, "_URL_PATH", re.compile(r"(?!)"))  # every alias a name
+    rankdocs._doc_cache.clear()
+    assert _paths(kb, question)[0] == "docs/resiliency/overview.md"
+    monkeypatch.undo()
+    rankdocs._doc_cache.clear()
+    assert _paths(kb, question)[0] == "docs/resiliency/policies.md"
+
+
+def test_an_include_snippet_ranks_below_the_page_that_includes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(
+        tmp_path,
+        {
+            "_includes/retry-note.md": "---\n---\n\nA failed call is retried three times, "
+            "waiting longer before each retry.\n",
+            "calls/retries.md": "---\ntitle: Retries\n---\n\n# Retries\n\nA failed call is "
+            "retried, with a wait between attempts.\n\n[!INCLUDE [note](../_includes/"
+            "retry-note.md)]\n",
+        },
+    )
+    question = "how long does a failed call wait before each retry"
+    monkeypatch.setenv(ENV, "-include")
+    assert _paths(kb, question)[0] == "docs/_includes/retry-note.md"
+    monkeypatch.delenv(ENV)
+    assert _paths(kb, question)[:2] == ["docs/calls/retries.md", "docs/_includes/retry-note.md"]
