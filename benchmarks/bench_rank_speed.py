@@ -1,6 +1,7 @@
 """Speed of this checkout against an older commit, interleaved in one run (run by hand).
 
     python benchmarks/bench_rank_speed.py [CORPUS_DIR] [--baseline 627cdd9] [--rounds 5]
+        [--queries FILE.json]
 
 The baseline's `kenso_git` is exported with `git archive` into a temporary folder and put
 first on PYTHONPATH of the same interpreter, so both sides share Python, SQLite and the
@@ -76,7 +77,14 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=5, help="passes over the queries per round")
     ap.add_argument("--no-query-sync", action="store_true", help="KENSO_QUERY_SYNC=0 on all sides")
+    ap.add_argument(
+        "--queries",
+        type=Path,
+        help="a JSON list of queries to time instead of bench_core's (e.g. questions a "
+        "sentence long, which run the cascade's looser stages)",
+    )
     args = ap.parse_args()
+    queries = json.loads(args.queries.read_text(encoding="utf-8")) if args.queries else QUERIES
     work = Path(tempfile.mkdtemp(prefix="kenso-rank-speed-"))
     try:
         base_src = work / "base"
@@ -123,11 +131,11 @@ def main() -> None:
                 out["ingest"].append(
                     json.loads(_run([py, "-c", OURS_INGEST, str(db), str(repo)], env, neutral))["s"]
                 )
-                search = [py, "-c", OURS_SEARCH, str(db), json.dumps(QUERIES), str(args.reps)]
+                search = [py, "-c", OURS_SEARCH, str(db), json.dumps(queries), str(args.reps)]
                 times = json.loads(_run([*search, str(repo)], env, neutral))
                 out["p50"].append(statistics.median(times) * 1000)
                 out["p95"].append(_quantile(times, 0.95) * 1000)
-                query = QUERIES[number % len(QUERIES)]
+                query = queries[number % len(queries)]
                 cli = [str(Path(py).parent / "kenso-git"), "search", query, "--db", str(db)]
                 start = time.perf_counter()
                 _run(cli, env, cwd=repo)
