@@ -45,6 +45,7 @@ class Doc(NamedTuple):
     headings: tuple[frozenset[str], ...]
     vocab: frozenset[str]  # every title, heading and path word: what the idf signal counts
     summary: frozenset[str]  # its aliases, answers, predicted queries and description
+    redirects: frozenset[str] = frozenset()  # its URL-path aliases (signal `redirects`)
 
 
 # index file -> (generation, file path -> Doc); entries are replaced whole, never mutated
@@ -78,17 +79,29 @@ def path_words(path: str) -> frozenset[str]:
 
 
 def summary_words(labels: str | None) -> frozenset[str]:
-    """The words of the summary fields among a document's search labels."""
-    kept = []
+    """The words of the summary fields among a document's search labels, but the
+    `aliases` that are URL paths (`redirect_words`)."""
+    return _label_words(labels)[0]
+
+
+def redirect_words(labels: str | None) -> frozenset[str]:
+    """The words of the `aliases` that are URL paths, a static site's redirects (#31)."""
+    return _label_words(labels)[1]
+
+
+def _label_words(labels: str | None) -> tuple[frozenset[str], frozenset[str]]:
+    kept, urls = [], []
     for line in (labels or "").split("\n\n"):
         if line.startswith(OTHER_LABELS):
             continue
         label = next((x for x in SUMMARY_LABELS if line.startswith(x)), "")
         text = line[len(label) :]
-        if label == SUMMARY_LABELS[0]:  # a static site's redirect paths are no names (#31)
-            text = ", ".join(a for a in text.split(", ") if not _URL_PATH.fullmatch(a))
+        if label == SUMMARY_LABELS[0]:
+            names = text.split(", ")
+            urls += [a for a in names if _URL_PATH.fullmatch(a)]
+            text = ", ".join(a for a in names if not _URL_PATH.fullmatch(a))
         kept.append(text)
-    return words(" ".join(kept))
+    return words(" ".join(kept)), words(" ".join(urls).replace("/", " "))
 
 
 def docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
@@ -131,18 +144,21 @@ def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]
         title_words = words(title)
         heads = tuple(dict.fromkeys(words(h) for h in sorted(headings[p])))
         vocab = title_words.union(path_words(p), *heads)
-        summary = summaries.get(p, frozenset())
-        out[p] = Doc(title_words, " ".join(sorted(title_words)), heads, vocab, summary)
+        summary, redirects = summaries.get(p, (frozenset(), frozenset()))
+        key = " ".join(sorted(title_words))
+        out[p] = Doc(title_words, key, heads, vocab, summary, redirects)
     return out
 
 
-def _summaries(conn: sqlite3.Connection, ids: str) -> dict[str, frozenset[str]]:
+def _summaries(
+    conn: sqlite3.Connection, ids: str
+) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     sql = f"SELECT path, labels FROM documents WHERE path IN {_IDS}"
     try:
         rows = conn.execute(sql, (ids,)).fetchall()
     except sqlite3.OperationalError:
         return {}  # a schema-1 index, read without migrating it, has no `documents`
-    return {path: summary_words(labels) for path, labels in rows}
+    return {path: _label_words(labels) for path, labels in rows}
 
 
 # A heading that is a link to another page, `### [about_X](about_X.md)`: its target.

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search import rank
-from kenso_git.search import rankdocs
 from kenso_git.search.cascade import search
 from kenso_git.search.rank import DEFAULT_ON
 from kenso_git.search.rank import ENV
 from kenso_git.search.rank import cascade_threshold
+from kenso_git.search.rankdocs import redirect_words
 from kenso_git.search.rankdocs import summary_words
 from tests.helpers import docs_kb
 
@@ -152,7 +151,9 @@ def test_a_linked_page_the_scope_hides_is_not_handed_the_evidence(tmp_path: Path
     assert hidden not in shown
 
 
-def test_url_aliases_are_no_summary_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_url_aliases_are_summary_words_only_under_redirects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # a static site's redirect path holds the question's words; the page that answers it
     # says them in its text
     kb = _kb(
@@ -167,12 +168,12 @@ def test_url_aliases_are_no_summary_words(tmp_path: Path, monkeypatch: pytest.Mo
         },
     )
     question = "configure the retry policy of an application"
-    assert summary_words("Also known as: /a/retry-policy/, gcm, x.html") == {"gcm", "x", "html"}
-    monkeypatch.setattr(rankdocs, "_URL_PATH", re.compile(r"(?!)"))  # every alias a name
-    rankdocs._doc_cache.clear()
+    labels = "Also known as: /a/retry-policy/, gcm, x.html"
+    assert summary_words(labels) == {"gcm", "x", "html"}
+    assert redirect_words(labels) == {"retry", "policy"}  # "a" is a stop word
+    assert "redirects" in DEFAULT_ON  # the old URLs' words helped the tuning half
     assert _paths(kb, question)[0] == "docs/resiliency/overview.md"
-    monkeypatch.undo()
-    rankdocs._doc_cache.clear()
+    monkeypatch.setenv(ENV, "-redirects")
     assert _paths(kb, question)[0] == "docs/resiliency/policies.md"
 
 
@@ -190,7 +191,7 @@ def test_an_include_snippet_ranks_below_the_page_that_includes_it(
         },
     )
     question = "how long does a failed call wait before each retry"
-    monkeypatch.setenv(ENV, "-include")
+    assert "include" not in DEFAULT_ON  # it cost the tuning half
     assert _paths(kb, question)[0] == "docs/_includes/retry-note.md"
-    monkeypatch.delenv(ENV)
+    monkeypatch.setenv(ENV, "+include")
     assert _paths(kb, question)[:2] == ["docs/calls/retries.md", "docs/_includes/retry-note.md"]
