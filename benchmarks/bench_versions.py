@@ -6,7 +6,8 @@ For a change's "speed stays" target (#26, #28): each checkout's `kenso_git` is i
 through PYTHONPATH by the same interpreter, and measured alternately (so load drifts hit
 every checkout alike): cold `ingest --no-lint` of a fresh copy of the corpus (whole
 process), `search` of one query (whole process, index warm: the median of 5 after one),
-and in-process `search_docs` over 60 queries (p50 and p95). Prints medians and each checkout's ratio to the first.
+and in-process `search_docs` over 60 queries (p50 and p95). Prints medians and each
+checkout's ratio to the first.
 """
 
 from __future__ import annotations
