@@ -25,9 +25,9 @@ from benchmarks.bench_mcp import EXE
 from benchmarks.bench_mcp import QUERIES
 from benchmarks.bench_mcp import pct
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search import agent
-from kenso_git.search.agent import SearchRequest
-from kenso_git.search.regex_search import RegexRequest
+from kenso_git.search.lang import agent
+from kenso_git.search.lang.agent import SearchRequest
+from kenso_git.search.regex.regex_search import RegexRequest
 
 FILTERS = "in:docs ext:md size:<1mb"
 PATTERNS = [r"fn \w+", r"[Cc]onfigur\w+ file", r"^## See also", r"v[0-9]+\.[0-9]+", "TODO"]

@@ -282,8 +282,8 @@ def _arguments() -> argparse.Namespace:
         ap.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
     args.configs = []
     if args.ablate:
-        from kenso_git.search.rank import DEFAULT_ON
-        from kenso_git.search.rank import SIGNALS
+        from kenso_git.search.ranked.rank import DEFAULT_ON
+        from kenso_git.search.ranked.rank import SIGNALS
 
         # every default signal switched off, every signal off by default switched on
         args.configs = ["off", *(f"-{s}" if s in DEFAULT_ON else f"+{s}" for s in SIGNALS)]

@@ -50,7 +50,7 @@ def ours(
     `KENSO_GIT_RANK` setting in `configs` (run `rank=SETTING`), from one index."""
     from kenso_git.errors import UsageError
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.search.agent import SearchRequest
+    from kenso_git.search.lang.agent import SearchRequest
 
     os.environ["KENSO_QUERY_SYNC"] = "0"
     kb = KnowledgeBase.open(corpus, db=str(db))

@@ -50,9 +50,10 @@ if TYPE_CHECKING:
     from kenso_git.index.build import Warn
     from kenso_git.index.refresh import Freshness
     from kenso_git.repo.gitstatus import EarlyStatus
-    from kenso_git.search.agent import SearchRequest
-    from kenso_git.search.cascade import SearchResult
-    from kenso_git.search.regex_search import RegexRequest
+    from kenso_git.search.lang.agent import SearchRequest
+    from kenso_git.search.ranked.cascade import SearchResult
+    from kenso_git.search.ranked.synonyms import Synonyms
+    from kenso_git.search.regex.regex_search import RegexRequest
     from kenso_git.search.results import AgentPage
     from kenso_git.search.results import DocResult
     from kenso_git.search.results import IndexStateDict
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
     from kenso_git.search.results import RelatedRow
     from kenso_git.search.results import SearchDocsResult
     from kenso_git.search.results import SearchMultiResult
-    from kenso_git.search.synonyms import Synonyms
     from kenso_git.store.doccommits import LastCommit
     from kenso_git.store.files import FileRow
 
@@ -321,7 +321,7 @@ class KnowledgeBase:
         return meta, files
 
     def _synonyms(self) -> Synonyms | None:
-        from kenso_git.search.synonyms import load_synonyms
+        from kenso_git.search.ranked.synonyms import load_synonyms
 
         configured = None if os.environ.get("KENSO_SYNONYMS_PATH") else self.settings.synonyms_path
         return load_synonyms(self.workspace.root, configured)
@@ -340,7 +340,7 @@ class KnowledgeBase:
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
-        from kenso_git.search import cascade as search
+        from kenso_git.search.ranked import cascade as search
 
         limit = max(1, min(limit, self.settings.search_limit_max))
         synonyms = self._synonyms()
@@ -372,7 +372,7 @@ class KnowledgeBase:
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
-        from kenso_git.search import payload
+        from kenso_git.search.ranked import payload
 
         if not query or not query.strip():
             raise EmptyQueryError()
@@ -395,7 +395,7 @@ class KnowledgeBase:
             NoQueriesError: `queries` is empty or None (checked after the index is opened).
             DatabaseError: the index cannot be read.
         """
-        from kenso_git.search import payload
+        from kenso_git.search.ranked import payload
 
         synonyms = self._synonyms()
         self.refresh()
@@ -442,7 +442,7 @@ class KnowledgeBase:
         from kenso_git.errors import DocumentNotFoundError
         from kenso_git.errors import KensoError
         from kenso_git.index.refresh import disk_state
-        from kenso_git.search import payload
+        from kenso_git.search.ranked import payload
 
         self.refresh()
         for attempt in range(2):
@@ -512,7 +512,7 @@ class KnowledgeBase:
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
-        from kenso_git.search import related
+        from kenso_git.search.graph import related
 
         self.refresh()
         return self.read(
@@ -537,7 +537,7 @@ class KnowledgeBase:
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
-        from kenso_git.search import neighbours
+        from kenso_git.search.graph import neighbours
 
         self.refresh()
         return self.read(
@@ -558,8 +558,8 @@ class KnowledgeBase:
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
-        from kenso_git.search import agent
-        from kenso_git.search import regex_search
+        from kenso_git.search.lang import agent
+        from kenso_git.search.regex import regex_search
 
         self.refresh()
         if isinstance(request, agent.SearchRequest):

@@ -52,7 +52,7 @@ def test_reading_the_index_does_not_load_the_parser() -> None:
     # `kenso-git search` reads the files table; file statuses once lived in repo.discover,
     # which pulled the Markdown parser (~10 ms) into every reader's start-up.
     code = (
-        "import sys, kenso_git.kb, kenso_git.store.files, kenso_git.search.cascade; "
+        "import sys, kenso_git.kb, kenso_git.store.files, kenso_git.search.ranked.cascade; "
         "print(sorted(m for m in sys.modules if m in "
         "('kenso_git.repo.discover', 'kenso_git.text.parse', 'kenso_git.text.chunk')))"
     )

@@ -19,7 +19,7 @@ from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import ConfigError
 from kenso_git.githooks import runner
-from kenso_git.search import synonyms
+from kenso_git.search.ranked import synonyms
 
 ROOT = Path(__file__).resolve().parents[1]
 

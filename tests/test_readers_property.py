@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kenso_git.errors import KensoError
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.agent import SearchRequest
+from kenso_git.search.lang.agent import SearchRequest
 from kenso_git.serve.service import Service
 from tests.helpers import connect_raw
 from tests.helpers import doc

@@ -84,9 +84,9 @@ def stale_notice(kb: KnowledgeBase) -> None:
 def _check_category(kb: KnowledgeBase, category: str | None) -> None:
     """Nothing matched: when no indexed document has `category` at all, say so (exit 2)
     and name the ones there are, instead of a bare "0 results" (#26)."""
-    from kenso_git.search.categories import category_filter
-    from kenso_git.search.categories import known_categories
-    from kenso_git.search.categories import unknown_category_error
+    from kenso_git.search.ranked.categories import category_filter
+    from kenso_git.search.ranked.categories import known_categories
+    from kenso_git.search.ranked.categories import unknown_category_error
 
     wanted = category_filter(category)
     if wanted is None:

@@ -67,7 +67,7 @@ def search(
         text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)
         sys.stdout.write(text + "\n")
         return
-    from kenso_git.search.agent import SearchRequest
+    from kenso_git.search.lang.agent import SearchRequest
 
     if category:
         query = f'{query} category:"{category}"'

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kenso_git.search.query import content_words
-from kenso_git.search.query import has_token
+from kenso_git.search.ranked.query import content_words
+from kenso_git.search.ranked.query import has_token
 from kenso_git.text.terms import expand_word
 from kenso_git.text.titlewords import clean
 

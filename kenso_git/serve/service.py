@@ -226,8 +226,8 @@ class Service:
     ) -> SearchReply:
         """`search_multi` within the scope, cut to the result cap; no queries: kenso's error.
         Queries past the fifth are not run: `truncated` says so in the structured copy."""
-        from kenso_git.search.payload import MULTI_MAX_QUERIES
-        from kenso_git.search.payload import multi_queries
+        from kenso_git.search.ranked.payload import MULTI_MAX_QUERIES
+        from kenso_git.search.ranked.payload import multi_queries
 
         try:
             with self.gated() as gate:
@@ -422,8 +422,8 @@ class Service:
             CursorError: the cursor is not one of this request's.
             NoIndexError: there is no index.
         """
-        from kenso_git.search.agent import SearchRequest
-        from kenso_git.search.querylang import parse
+        from kenso_git.search.lang.agent import SearchRequest
+        from kenso_git.search.lang.querylang import parse
 
         folder = self.scope.resolve(path) if path else None
         for given in parse(query).of("in"):
@@ -453,7 +453,7 @@ class Service:
             CursorError: the cursor is not one of this request's.
             NoIndexError: there is no index.
         """
-        from kenso_git.search.regex_search import RegexRequest
+        from kenso_git.search.regex.regex_search import RegexRequest
 
         folder = self.scope.resolve(path) if path else None
         request = RegexRequest(pattern, page_size, cursor, folder, ext)

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.agent import SearchRequest
-from kenso_git.search.grep import PatternError
+from kenso_git.search.lang.agent import SearchRequest
+from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.search.pagination import MAX_ANSWER_CHARS
 from kenso_git.search.pagination import CursorError
-from kenso_git.search.querylang import QuerySyntaxError
-from kenso_git.search.regex_search import RegexRequest
+from kenso_git.search.regex.grep import PatternError
+from kenso_git.search.regex.regex_search import RegexRequest
 from tests.helpers import doc
 from tests.helpers import init_repo
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.agent import SearchRequest
+from kenso_git.search.lang.agent import SearchRequest
 from kenso_git.search.pagination import StaleCursorError
-from kenso_git.search.regex_search import RegexRequest
+from kenso_git.search.regex.regex_search import RegexRequest
 from tests.helpers import doc
 from tests.helpers import init_repo
 

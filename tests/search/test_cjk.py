@@ -1,4 +1,4 @@
-"""The CJK trigram side index (store/trigram.py) and its query path (search/cjk.py), #18."""
+"""The CJK trigram side index (store/trigram.py) and its query path (search/ranked/cjk.py), #18."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git import KnowledgeBase
-from kenso_git.search.cjk import split_terms
+from kenso_git.search.ranked.cjk import split_terms
 from kenso_git.store import trigram
 from tests.helpers import connect_raw
 from tests.helpers import doc

@@ -10,7 +10,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search import fuzzy
+from kenso_git.search.ranked import fuzzy
 from kenso_git.store import docwords
 from kenso_git.text.titlewords import WordSplitter
 from tests.helpers import connect_raw

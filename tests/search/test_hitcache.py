@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kenso_git.search.hitcache import LRU
+from kenso_git.search.lang.hitcache import LRU
 
 
 def test_the_least_recently_used_entry_goes_first_and_weight_is_bounded() -> None:

@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from kenso_git.search.grep import PatternError
-from kenso_git.search.grep import compile_pattern
-from kenso_git.search.literals import required_literals
+from kenso_git.search.regex.grep import PatternError
+from kenso_git.search.regex.grep import compile_pattern
+from kenso_git.search.regex.literals import required_literals
 
 PIECES = ["a", "b", "ab", ".", "*", "+", "?", "|", "(", ")", "[", "]", "^", "$", "\\", "{2}"]
 PIECES += ["{1,}", "\\.", "\\w", "\\d", "[^a]", "(?i)", "(?:", "\\x61", "\\pL", "-", "\n", "é"]

@@ -8,10 +8,10 @@ from kenso_git.errors import DocumentNotFoundError
 from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoQueriesError
 from kenso_git.errors import UsageError
-from kenso_git.search.cascade import search
-from kenso_git.search.payload import get_doc_payload
-from kenso_git.search.payload import search_docs_payload
-from kenso_git.search.payload import search_multi_payload
+from kenso_git.search.ranked.cascade import search
+from kenso_git.search.ranked.payload import get_doc_payload
+from kenso_git.search.ranked.payload import search_docs_payload
+from kenso_git.search.ranked.payload import search_multi_payload
 from tests.search.helpers import ITEM_KEYS
 from tests.search.helpers import IndexBuilder
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.agent import SearchRequest
+from kenso_git.search.lang.agent import SearchRequest
 from tests.helpers import doc
 from tests.helpers import init_repo
 

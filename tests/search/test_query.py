@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.search.query import Stage
-from kenso_git.search.query import build_stages
-from kenso_git.search.synonyms import Synonyms
-from kenso_git.search.synonyms import load_synonyms
+from kenso_git.search.ranked.query import Stage
+from kenso_git.search.ranked.query import build_stages
+from kenso_git.search.ranked.synonyms import Synonyms
+from kenso_git.search.ranked.synonyms import load_synonyms
 
 K8S = Synonyms.from_groups([["kubernetes", "k8s", "kube"]])
 

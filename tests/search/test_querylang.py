@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from kenso_git.errors import UsageError
-from kenso_git.search.querylang import MAX_PATTERN_BYTES
-from kenso_git.search.querylang import MAX_QUERY_CHARS
-from kenso_git.search.querylang import Filter
-from kenso_git.search.querylang import QuerySyntaxError
-from kenso_git.search.querylang import Term
-from kenso_git.search.querylang import parse
-from kenso_git.search.querylang import render_reference
+from kenso_git.search.lang.querylang import MAX_PATTERN_BYTES
+from kenso_git.search.lang.querylang import MAX_QUERY_CHARS
+from kenso_git.search.lang.querylang import Filter
+from kenso_git.search.lang.querylang import QuerySyntaxError
+from kenso_git.search.lang.querylang import Term
+from kenso_git.search.lang.querylang import parse
+from kenso_git.search.lang.querylang import render_reference
 
 NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "query-language.md"
@@ -104,7 +104,7 @@ def test_length_token_count_and_pattern_size_are_capped() -> None:
 def test_the_reference_page_is_generated_from_the_grammar() -> None:
     assert REFERENCE.read_text(encoding="utf-8") == render_reference(), (
         "docs/query-language.md is stale: run "
-        "`python -m kenso_git.search.querylang > docs/query-language.md`"
+        "`python -m kenso_git.search.lang.querylang > docs/query-language.md`"
     )
 
 

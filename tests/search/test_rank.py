@@ -1,4 +1,4 @@
-"""The document-level ranking signals of search/rank.py (#18), on real ingested folders."""
+"""The document-level ranking signals of search/ranked/rank.py (#18), on real ingested folders."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.rank import DEFAULT_ON
-from kenso_git.search.rank import ENV
-from kenso_git.search.rank import SIGNALS
-from kenso_git.search.rank import WEIGHTS
-from kenso_git.search.rank import Evidence
-from kenso_git.search.rank import boosts
-from kenso_git.search.rank import enabled_signals
-from kenso_git.search.rank import words
+from kenso_git.search.ranked.rank import DEFAULT_ON
+from kenso_git.search.ranked.rank import ENV
+from kenso_git.search.ranked.rank import SIGNALS
+from kenso_git.search.ranked.rank import WEIGHTS
+from kenso_git.search.ranked.rank import Evidence
+from kenso_git.search.ranked.rank import boosts
+from kenso_git.search.ranked.rank import enabled_signals
+from kenso_git.search.ranked.rank import words
 from tests.helpers import connect_raw
 from tests.helpers import docs_kb
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.rank import DEFAULT_ON
-from kenso_git.search.rank import boosts
+from kenso_git.search.ranked.rank import DEFAULT_ON
+from kenso_git.search.ranked.rank import boosts
 from tests.helpers import connect_raw
 from tests.helpers import docs_kb
 

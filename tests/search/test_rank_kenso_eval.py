@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.rank import ENV
+from kenso_git.search.ranked.rank import ENV
 
 DATA = Path(__file__).parent / "data" / "kenso_eval.json"
 K = 5

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search import rank
-from kenso_git.search.cascade import search
-from kenso_git.search.rank import DEFAULT_ON
-from kenso_git.search.rank import ENV
-from kenso_git.search.rank import cascade_threshold
-from kenso_git.search.rankdocs import redirect_words
-from kenso_git.search.rankdocs import summary_words
+from kenso_git.search.ranked import rank
+from kenso_git.search.ranked.cascade import search
+from kenso_git.search.ranked.rank import DEFAULT_ON
+from kenso_git.search.ranked.rank import ENV
+from kenso_git.search.ranked.rank import cascade_threshold
+from kenso_git.search.ranked.rankdocs import redirect_words
+from kenso_git.search.ranked.rankdocs import summary_words
 from tests.helpers import docs_kb
 
 # enough unrelated pages that BM25's IDF is not clamped for the words under test

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.cascade import search
-from kenso_git.search.rank import DEFAULT_ON
-from kenso_git.search.rank import ENV
-from kenso_git.search.rankdocs import summary_words
-from kenso_git.search.rankdocs import words
+from kenso_git.search.ranked.cascade import search
+from kenso_git.search.ranked.rank import DEFAULT_ON
+from kenso_git.search.ranked.rank import ENV
+from kenso_git.search.ranked.rankdocs import summary_words
+from kenso_git.search.ranked.rankdocs import words
 from kenso_git.text.chunk import chunk_document
 from kenso_git.text.chunk import search_labels
 from kenso_git.text.parse import parse_document

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.search.related import get_related
+from kenso_git.search.graph.related import get_related
 from tests.search.helpers import IndexBuilder
 
 

@@ -1,4 +1,4 @@
-"""The optional static-vector tier (store/vectors.py, search/vectors.py, text/embed.py), #18."""
+"""The optional static-vector tier (store/vectors.py, search/ranked/vectors.py, text/embed.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from kenso_git import KnowledgeBase
 from kenso_git.errors import ConfigError
-from kenso_git.search.vectors import WEIGHT
+from kenso_git.search.ranked.vectors import WEIGHT
 from kenso_git.store import vectors
 from tests.helpers import doc
 from tests.helpers import fail_next_ingest

@@ -15,7 +15,7 @@ import pytest
 
 from kenso_git.errors import CallBudgetError
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.fuzzy import Dictionary
+from kenso_git.search.ranked.fuzzy import Dictionary
 from kenso_git.serve.service import Service
 from kenso_git.store import budget
 from tests.helpers import init_repo

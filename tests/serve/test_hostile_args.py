@@ -16,8 +16,8 @@ from kenso_git.repo.ignore import MAX_CACHED_FOLDERS
 from kenso_git.repo.ignore import IgnoreRules
 from kenso_git.repo.scope import MAX_PATH_DEPTH
 from kenso_git.repo.workspace import find_workspace
-from kenso_git.search.query import MAX_QUERY_CHARS
-from kenso_git.search.query import MAX_QUERY_TERMS
+from kenso_git.search.ranked.query import MAX_QUERY_CHARS
+from kenso_git.search.ranked.query import MAX_QUERY_TERMS
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.serve.conftest import make_repo

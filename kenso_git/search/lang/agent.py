@@ -18,20 +18,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kenso_git.search import docfilter
-from kenso_git.search import docmatch
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
-from kenso_git.search import pipeline
-from kenso_git.search.docmatch import fts_expression
 from kenso_git.search.docmeta import Doc
-from kenso_git.search.hitcache import LRU
-from kenso_git.search.pipeline import Candidate
-from kenso_git.search.querylang import Query
-from kenso_git.search.querylang import QuerySyntaxError
-from kenso_git.search.querylang import Term
-from kenso_git.search.querylang import parse
-from kenso_git.search.synonyms import Synonyms
+from kenso_git.search.lang import docfilter
+from kenso_git.search.lang import docmatch
+from kenso_git.search.lang import pipeline
+from kenso_git.search.lang.docmatch import fts_expression
+from kenso_git.search.lang.hitcache import LRU
+from kenso_git.search.lang.pipeline import Candidate
+from kenso_git.search.lang.querylang import Query
+from kenso_git.search.lang.querylang import QuerySyntaxError
+from kenso_git.search.lang.querylang import Term
+from kenso_git.search.lang.querylang import parse
+from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store.schema import BM25_WEIGHTS
 

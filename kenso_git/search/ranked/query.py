@@ -14,7 +14,7 @@ import re
 
 from kenso_git.errors import QueryError
 from kenso_git.records import NamedTuple
-from kenso_git.search.synonyms import Synonyms
+from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.text.terms import expand_word
 from kenso_git.text.titlewords import clean
 

@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 from kenso_git.errors import DocumentNotFoundError
 from kenso_git.errors import EmptyQueryError
 from kenso_git.errors import NoQueriesError
-from kenso_git.search.cascade import Hit
-from kenso_git.search.cascade import PathFilter
-from kenso_git.search.cascade import SearchResult
-from kenso_git.search.cascade import decode_tags
-from kenso_git.search.cascade import search
 from kenso_git.search.preview import DEFAULT_PREVIEW_CHARS
 from kenso_git.search.preview import content_preview
 from kenso_git.search.preview import match_source
 from kenso_git.search.preview import query_terms
-from kenso_git.search.synonyms import Synonyms
+from kenso_git.search.ranked.cascade import Hit
+from kenso_git.search.ranked.cascade import PathFilter
+from kenso_git.search.ranked.cascade import SearchResult
+from kenso_git.search.ranked.cascade import decode_tags
+from kenso_git.search.ranked.cascade import search
+from kenso_git.search.ranked.synonyms import Synonyms
 
 if TYPE_CHECKING:
     from kenso_git.search.results import DocResult

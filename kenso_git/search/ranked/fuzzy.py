@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 
 from kenso_git.records import NamedTuple
-from kenso_git.search.query import STOP_WORDS
+from kenso_git.search.ranked.query import STOP_WORDS
 from kenso_git.store import budget
 from kenso_git.store import docwords
 from kenso_git.store import schema

@@ -10,8 +10,8 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
-from kenso_git.search.query import has_token
-from kenso_git.search.querylang import Term
+from kenso_git.search.lang.querylang import Term
+from kenso_git.search.ranked.query import has_token
 from kenso_git.store.schema import BM25_WEIGHTS
 from kenso_git.text.titlewords import clean
 

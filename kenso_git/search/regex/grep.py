@@ -25,7 +25,7 @@ from typing import Protocol
 import re2
 
 from kenso_git.errors import UsageError
-from kenso_git.search.querylang import MAX_PATTERN_BYTES
+from kenso_git.search.lang.querylang import MAX_PATTERN_BYTES
 from kenso_git.store import budget
 
 _HEADING = re.compile(rb"^#{1,6}[ \t]+([^\n]*)", re.MULTILINE)  # no nested repeats: linear

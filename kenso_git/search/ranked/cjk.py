@@ -21,10 +21,10 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.preview import ELLIPSIS
 from kenso_git.search.preview import MARK_CLOSE
 from kenso_git.search.preview import MARK_OPEN
-from kenso_git.search.query import AND
-from kenso_git.search.query import MAX_QUERY_TERMS
-from kenso_git.search.query import OR
-from kenso_git.search.query import STOP_WORDS
+from kenso_git.search.ranked.query import AND
+from kenso_git.search.ranked.query import MAX_QUERY_TERMS
+from kenso_git.search.ranked.query import OR
+from kenso_git.search.ranked.query import STOP_WORDS
 from kenso_git.store import budget
 from kenso_git.store import trigram
 

@@ -8,12 +8,12 @@ from typing import Protocol
 from typing import TypeVar
 
 from kenso_git.search import docmeta
-from kenso_git.search.docmatch import content_paths
-from kenso_git.search.docmatch import fts_expression
 from kenso_git.search.docmeta import Doc
-from kenso_git.search.grep import compile_pattern
-from kenso_git.search.querylang import Filter
-from kenso_git.search.querylang import Term
+from kenso_git.search.lang.docmatch import content_paths
+from kenso_git.search.lang.docmatch import fts_expression
+from kenso_git.search.lang.querylang import Filter
+from kenso_git.search.lang.querylang import Term
+from kenso_git.search.regex.grep import compile_pattern
 from kenso_git.store import budget
 
 

@@ -24,11 +24,11 @@ from kenso_git.repo.safeopen import open_beneath
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
 from kenso_git.search.docmeta import Doc
-from kenso_git.search.grep import LineHit
-from kenso_git.search.grep import Pattern
-from kenso_git.search.grep import compile_pattern
-from kenso_git.search.grep import line_hits
-from kenso_git.search.literals import required_literals
+from kenso_git.search.regex.grep import LineHit
+from kenso_git.search.regex.grep import Pattern
+from kenso_git.search.regex.grep import compile_pattern
+from kenso_git.search.regex.grep import line_hits
+from kenso_git.search.regex.literals import required_literals
 from kenso_git.store import budget
 
 if TYPE_CHECKING:

@@ -52,10 +52,10 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 
 from kenso_git.records import NamedTuple
-from kenso_git.search.rankdocs import Doc
-from kenso_git.search.rankdocs import docs as read_docs
-from kenso_git.search.rankdocs import path_words
-from kenso_git.search.rankdocs import words
+from kenso_git.search.ranked.rankdocs import Doc
+from kenso_git.search.ranked.rankdocs import docs as read_docs
+from kenso_git.search.ranked.rankdocs import path_words
+from kenso_git.search.ranked.rankdocs import words
 
 SIGNALS = (
     "title",

@@ -18,15 +18,15 @@ import threading
 from collections.abc import Callable
 
 from kenso_git.records import NamedTuple
-from kenso_git.search import cascade
-from kenso_git.search import docfilter
-from kenso_git.search.docmatch import content_paths
-from kenso_git.search.docmatch import fts_expression
 from kenso_git.search.docmeta import Doc
-from kenso_git.search.querylang import Filter
-from kenso_git.search.querylang import Query
-from kenso_git.search.querylang import Term
-from kenso_git.search.synonyms import Synonyms
+from kenso_git.search.lang import docfilter
+from kenso_git.search.lang.docmatch import content_paths
+from kenso_git.search.lang.docmatch import fts_expression
+from kenso_git.search.lang.querylang import Filter
+from kenso_git.search.lang.querylang import Query
+from kenso_git.search.lang.querylang import Term
+from kenso_git.search.ranked import cascade
+from kenso_git.search.ranked.synonyms import Synonyms
 
 # The ranking is `search_docs`'s at 10 documents (the agent's default page, so that page is
 # exactly what search_docs answers), continued by its rankings at these greater depths, each

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from kenso_git.records import NamedTuple
-from kenso_git.search.query import STOP_WORDS
+from kenso_git.search.ranked.query import STOP_WORDS
 
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
