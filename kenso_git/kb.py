@@ -34,6 +34,7 @@ from kenso_git.records import NamedTuple
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.store import schema
+from kenso_git.store import totals
 from kenso_git.store.connection import READ_BUSY_MS
 from kenso_git.store.connection import file_identity
 from kenso_git.store.connection import open_current_reader
@@ -754,7 +755,10 @@ def _state_snapshot(conn: sqlite3.Connection, *, with_files: bool) -> _Snapshot:
     # The file rows serve the staleness check, and the worktree check a hook's sync left open.
     need_files = with_files or meta.get(schema.META_WORKTREE_DIRTY) not in ("0", "1")
     files = load_files(conn) if need_files else {}
-    return _Snapshot(_counts(conn), meta, _categories(conn), files)
+    kept = totals.read(conn)  # running totals: a few rows whatever the index's size (#32)
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    counts = (kept.documents, kept.chunks, kept.links, kept.content_bytes, version)
+    return _Snapshot(counts, meta, kept.categories, files)
 
 
 def _db_bytes(path: Path) -> int:
@@ -765,21 +769,3 @@ def _db_bytes(path: Path) -> int:
         except OSError:
             continue
     return total
-
-
-def _counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int]:
-    docs, chunks = conn.execute("SELECT COUNT(DISTINCT file_path), COUNT(*) FROM chunks").fetchone()
-    (chars,) = conn.execute(
-        "SELECT COALESCE(SUM(length(CAST(content AS BLOB))), 0) FROM chunk_rows"
-    ).fetchone()
-    links = conn.execute("SELECT COUNT(*) FROM link_rows").fetchone()[0]
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    return int(docs), int(chunks), int(links), int(chars), int(version)
-
-
-def _categories(conn: sqlite3.Connection) -> list[tuple[str | None, int, int]]:
-    rows = conn.execute(
-        "SELECT category, COUNT(DISTINCT file_path) AS docs, COUNT(*) AS n FROM chunks "
-        "GROUP BY category ORDER BY docs DESC, category"
-    ).fetchall()
-    return [(r[0], int(r[1]), int(r[2])) for r in rows]

@@ -38,6 +38,7 @@ from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.store import docwords
 from kenso_git.store import schema
 from kenso_git.store import stamp
+from kenso_git.store import totals
 from kenso_git.store import trigram
 from kenso_git.store import vectors
 from kenso_git.store.chunks import BulkInsert
@@ -345,6 +346,7 @@ def _run_once(
         with writing(conn, db_path), transaction(conn):
             meta = read_meta(conn)
             docwords.ensure(conn)
+            totals.ensure(conn)  # the running counts state() reads (#32)
             cjk_changed = trigram.ensure(conn, settings.cjk, meta.get(trigram.META_MODE))
             if vectors.ensure(conn, settings.vectors) or cjk_changed:
                 bump_generation(conn)  # a side index appeared or went (#18)

@@ -27,10 +27,19 @@ if TYPE_CHECKING:
 SYNC_HINT = "run `kenso-git sync`"
 
 
-def visible_counts(service: Service, kb: KnowledgeBase) -> ScopedCounts:
-    """The documents, chunks and links the scope shows (#27: never the hidden ones)."""
+def visible_counts(
+    service: Service, kb: KnowledgeBase, state: IndexState | None = None
+) -> ScopedCounts:
+    """The documents, chunks and links the scope shows (#27: never the hidden ones).
+
+    A scope of the whole checkout shows every indexed document: its counts are the
+    running totals of `state` (read in a few rows, #32), not a pass over every document."""
+    from kenso_git.store.counts import ScopedCounts
     from kenso_git.store.counts import scoped_counts
 
+    if not service.scoped:
+        st = state if state is not None else kb.state(check_stale=False)
+        return ScopedCounts(st.documents, st.chunks, st.links)
     with service.gated() as shows, service.scope.gating() as names:
         return kb.read(lambda conn: scoped_counts(conn, shows, names))
 
@@ -72,8 +81,8 @@ def health_of(service: Service) -> HealthResult:
     try:
         kb = service.kb()
         kb.refresh()  # like every read tool: answer about the work tree as it is now
-        st = kb.state()
-        seen = visible_counts(service, kb)
+        st = kb.state(check_stale=kb.freshness is None)  # the check just looked (#32)
+        seen = visible_counts(service, kb, st)
     except NoIndexError as err:
         out["reason"] = service.shown(_reason(err))
         return out
@@ -103,8 +112,8 @@ def state_of(service: Service) -> StateResult:
     service.after_catch_up()
     kb = service.kb()
     kb.refresh()
-    st = kb.state()
-    seen = visible_counts(service, kb)
+    st = kb.state(check_stale=kb.freshness is None)  # the check just looked (#32)
+    seen = visible_counts(service, kb, st)
     stale, reason = _staleness(kb, st, scoped=service.scoped)
     return {
         "documents": seen.documents,
@@ -154,6 +163,8 @@ def _staleness(
         if scoped and kb.freshness.too_many:
             return True, f"more docs changed than a query syncs; {SYNC_HINT}"
         return True, kb.freshness.reason
+    if kb.freshness is not None and st.stale is None:
+        return False, None  # the query-time check found nothing it could not sync
     if st.stale:
         off = "" if kb.settings.query_sync else " and query-sync is off"
         return True, f"the work tree changed since the last sync{off}; {SYNC_HINT}"

@@ -201,11 +201,12 @@ def test_ingest_reports_damaged_pages_that_a_no_op_run_would_not_touch(indexed: 
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     root_page = conn.execute(
-        "SELECT rootpage FROM sqlite_master WHERE name = 'chunk_rows'"
+        "SELECT rootpage FROM sqlite_master WHERE name = 'index_totals'"
     ).fetchone()
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     conn.close()
-    with db.open("r+b") as out:  # the chunks table: read by `stats`, not by an unchanged ingest
+    # the running totals (#32): read by `stats`, not by an unchanged ingest
+    with db.open("r+b") as out:
         out.seek((root_page[0] - 1) * page_size)
         out.write(b"\xa5" * page_size)
     assert "malformed" in cli(indexed, "stats").stderr

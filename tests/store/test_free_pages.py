@@ -94,7 +94,8 @@ def test_a_hook_leaves_returning_free_pages_to_its_settle_child(tmp_path: Path) 
     KnowledgeBase.open(root).ingest()
     db = root / ".kenso" / "docs.db"
     spawned = []
-    for n in range(1, 5):
+    # which round leaves pages past the bounds depends on page reuse: seven rounds hold two
+    for n in range(1, 8):
         _round(root, n)
         out = subprocess.run(
             [sys.executable, "-c", _HOOK_SYNC, str(root)],
