@@ -41,6 +41,7 @@ from kenso_git.store import stamp
 from kenso_git.store import totals
 from kenso_git.store import trigram
 from kenso_git.store import vectors
+from kenso_git.store import vocab
 from kenso_git.store.chunks import BulkInsert
 from kenso_git.store.chunks import write_chunks
 from kenso_git.store.connection import check_pages
@@ -225,7 +226,7 @@ class _Run:
             bulk=self.bulk,
             labels=prep.labels,
         )
-        docwords.write(self.conn, sf.path, prep.blob, prep.words)
+        vocab.write_words(self.conn, sf.path, prep.blob, prep.words)
         row = self.file_row(sf, prep.blob, FileStatus.INDEXED)._replace(
             title=prep.title,
             category=prep.category,
@@ -240,7 +241,7 @@ class _Run:
     def skip(self, sf: SourceFile, blob: str, reason: str, detail: str) -> None:
         self.wrote = True
         delete_file(self.conn, sf.path)
-        docwords.write(self.conn, sf.path, blob, ())  # it has none: no chunks to read them from
+        vocab.write_words(self.conn, sf.path, blob, ())  # none: no chunks to read them from
         upsert_file(self.conn, self.file_row(sf, blob, reason)._replace(detail=detail))
         if reason != FileStatus.SHORT:
             self.warn(f"{sf.path}: {detail}, skipped")
@@ -347,6 +348,7 @@ def _run_once(
             meta = read_meta(conn)
             docwords.ensure(conn)
             totals.ensure(conn)  # the running counts state() reads (#32)
+            vocab.ensure(conn)  # the typo words, asked per term (#32)
             cjk_changed = trigram.ensure(conn, settings.cjk, meta.get(trigram.META_MODE))
             if vectors.ensure(conn, settings.vectors) or cjk_changed:
                 bump_generation(conn)  # a side index appeared or went (#18)
@@ -360,6 +362,7 @@ def _run_once(
             commits.refresh(conn, ws, once.head, touched, run.probe)  # each doc's last commit
             if settings.vectors and vectors.fill(conn):  # in the same transaction (#18)
                 bump_generation(conn)
+            vocab.seal(conn)  # at the generation this run leaves
         if build is not None:
             try:
                 publish_build(conn, build, db_path, replace=once.rebuild)

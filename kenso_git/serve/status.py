@@ -32,12 +32,15 @@ def visible_counts(
 ) -> ScopedCounts:
     """The documents, chunks and links the scope shows (#27: never the hidden ones).
 
-    A scope of the whole checkout shows every indexed document: its counts are the
-    running totals of `state` (read in a few rows, #32), not a pass over every document."""
+    A scope of the whole checkout shows every indexed document once the query-time check
+    found the index equal to the work tree: its counts are then the running totals of
+    `state` (a few rows, #32), not a pass of the gate over every document. Otherwise (a
+    scope, query-sync off, a change too large for a query) each document is gated."""
     from kenso_git.store.counts import ScopedCounts
     from kenso_git.store.counts import scoped_counts
 
-    if not service.scoped:
+    fresh = kb.freshness is not None and not kb.freshness.stale
+    if not service.scoped and fresh:
         st = state if state is not None else kb.state(check_stale=False)
         return ScopedCounts(st.documents, st.chunks, st.links)
     with service.gated() as shows, service.scope.gating() as names:

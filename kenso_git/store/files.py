@@ -9,8 +9,8 @@ from collections.abc import Collection
 from kenso_git.records import NamedTuple
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import is_undecodable
-from kenso_git.store import docwords
 from kenso_git.store import schema
+from kenso_git.store import vocab
 from kenso_git.store.links import replace_links
 
 
@@ -126,7 +126,7 @@ def delete_file(conn: sqlite3.Connection, path: str) -> None:
     """Forget a file: its chunks, its labels and words, its outgoing links and its files row."""
     conn.execute("DELETE FROM chunk_rows WHERE file_path = ?", (path,))
     conn.execute("DELETE FROM documents WHERE path = ?", (path,))  # after its chunks
-    docwords.forget(conn, path)
+    vocab.forget(conn, path)
     replace_links(conn, path, [])  # its outgoing links, and their paths no link names
     conn.execute("DELETE FROM files WHERE path = ?", (path,))
 

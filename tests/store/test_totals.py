@@ -1,6 +1,6 @@
-"""The running totals `state()` reads (#32): equal to a recount after any sequence of writes,
-kept by every writer (the `chunks` view too), backfilled for an index made before them, and
-read without touching a single chunk's text."""
+"""The running totals `state()` reads and the typo vocabulary table (#32): equal to a recount
+after any sequence of writes, kept by every writer (the `chunks` view too), backfilled for an
+index made before them, and read without touching a single chunk's text."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.store import totals
+from kenso_git.store import vocab
 from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import git
@@ -54,7 +55,21 @@ def _kept(db: Path) -> totals.Totals:
         conn.close()
 
 
+def _assert_vocabulary_exact(db: Path) -> None:
+    """The typo vocabulary table holds each document's words, no more (#32)."""
+    conn = connect_raw(db)
+    try:
+        assert vocab.is_current(conn)
+        versions = dict(conn.execute("SELECT path, blob_id FROM files"))
+        per_doc = vocab.document_words(conn, None, versions)
+        pairs = {(w, p) for p, words in per_doc.items() for w in words}
+        assert set(conn.execute("SELECT word, path FROM vocab")) == pairs
+    finally:
+        conn.close()
+
+
 def _assert_state_exact(kb: KnowledgeBase) -> None:
+    _assert_vocabulary_exact(kb.db_path)
     counted = _recount(kb.db_path)
     assert _kept(kb.db_path) == counted
     state = kb.state(check_stale=False)

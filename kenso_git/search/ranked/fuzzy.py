@@ -12,7 +12,6 @@ corrected, and a word counts only for callers who may see a document it comes fr
 from __future__ import annotations
 
 import bisect
-import json
 import math
 import os
 import sqlite3
@@ -24,9 +23,8 @@ from collections.abc import Mapping
 from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.query import STOP_WORDS
 from kenso_git.store import budget
-from kenso_git.store import docwords
 from kenso_git.store import schema
-from kenso_git.text.titlewords import WordSplitter
+from kenso_git.store import vocab
 
 FUZZY_MAX_TERMS = 50_000
 FUZZY_MIN_CHARS = 3
@@ -51,14 +49,63 @@ class Dictionary(NamedTuple):
 
     def closest(self, term: str, visible: Callable[[str], bool] | None = None) -> str | None:
         """The closest dictionary word (difflib ratio over the cutoff), or None."""
-        cutoff = 0.8 if len(term) >= 6 else 0.75
-        # difflib's ratio is 2*M/(a+b) <= 2*min(a,b)/(a+b): lengths outside this band never pass
-        low = math.ceil(len(term) * cutoff / (2 - cutoff))
-        high = math.floor(len(term) * (2 - cutoff) / cutoff)
+        cutoff, low, high = _band(term)
         candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
         if visible is not None:  # a word of a hidden document would be an oracle
             candidates = [w for w in candidates if visible(w)]
         return _best_match(term, candidates, cutoff)
+
+
+def _band(term: str) -> tuple[float, int, int]:
+    """The difflib cutoff for `term`, and the word lengths that can reach it: the ratio is
+    2*M/(a+b) <= 2*min(a,b)/(a+b), so lengths outside this band never pass."""
+    cutoff = 0.8 if len(term) >= 6 else 0.75
+    low = math.ceil(len(term) * cutoff / (2 - cutoff))
+    high = math.floor(len(term) * (2 - cutoff) / cutoff)
+    return cutoff, low, high
+
+
+class _Vocabulary:
+    """The dictionary's questions asked of the `vocab` table, per term (#32): nothing is
+    loaded whole, so a process's first zero-hit search costs what its later ones do."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def visible(self, word: str, path_filter: Callable[[str], bool] | None) -> bool:
+        """The word is in the vocabulary and comes from a document the caller may see."""
+        paths = vocab.owners(self.conn, word)
+        return bool(paths) and (path_filter is None or any(path_filter(p) for p in paths))
+
+    def closest(self, term: str, visible: Callable[[str], bool] | None = None) -> str | None:
+        """`Dictionary.closest`, from the words of the term's length band."""
+        cutoff, low, high = _band(term)
+        candidates = vocab.words_of_length(self.conn, low, high)
+        if visible is not None:  # a word of a hidden document would be an oracle
+            candidates = [w for w in candidates if visible(w)]
+        return _best_match(term, candidates, cutoff)
+
+
+# (database, generation) -> the vocabulary is within FUZZY_MAX_TERMS (one bounded count)
+_within_cap: dict[tuple[str | None, str], bool] = {}
+
+
+def _vocabulary(conn: sqlite3.Connection) -> _Vocabulary | None:
+    """The table's answers, when it is current; None: over the cap, or empty."""
+    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
+    key = (files[0] if files else None, str(_meta(conn, schema.META_GENERATION)))
+    usable = _within_cap.get(key)
+    if usable is None:
+        with budget.exempt():  # counted once per generation: every later call's
+            empty = conn.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {vocab.TABLE})").fetchone()[0]
+            usable = not empty and not vocab.has_more_words_than(conn, FUZZY_MAX_TERMS)
+        with _cache_lock:
+            if len(_within_cap) > 64:
+                _within_cap.clear()
+            _within_cap[key] = usable
+    return _Vocabulary(conn) if usable else None
 
 
 _CHECK_EVERY = 512  # candidates between budget checks (~1 ms of difflib)
@@ -98,50 +145,8 @@ class _Cached(NamedTuple):
 _cache: dict[str, _Cached] = {}
 _cache_lock = threading.Lock()
 
-_WORDS_SQL = "SELECT DISTINCT title, doc_title, tags, category, file_path FROM chunks"
-
-
-def _doc_words(
-    rows: Iterable[tuple[str | None, str | None, str | None, str | None, str]],
-    split: WordSplitter,
-) -> dict[str, set[str]]:
-    """Each document's title, tag and category words, from its chunk rows (what
-    `text.titlewords.document_words` gives the writer)."""
-    per_doc: dict[str, set[str]] = {}
-    for title, doc_title, tags, category, path in rows:
-        found = per_doc.setdefault(path, set())
-        for text in (title, doc_title, category):
-            if text:
-                found.update(split.text(text))
-        if tags:
-            found.update(split.tags_json(tags))
-    return per_doc
-
-
-def _read_words(
-    conn: sqlite3.Connection, paths: list[str] | None, versions: Mapping[str, str]
-) -> dict[str, tuple[str, ...]]:
-    """Each document's words (of every document, or of `paths`), sorted, each word one
-    shared string. From `doc_words` where its row was made from the file's blob; else from
-    the chunk rows, streamed (at 48,600 docs the chunks were 575,000 rows beside 243 MB of
-    packed text: ~3 s; the table's 48,600 short rows take a tenth of that)."""
-    split = WordSplitter()
-    out: dict[str, tuple[str, ...]] = {}
-    for path, (blob, words) in docwords.read(conn, paths).items():
-        if versions.get(path) == blob:
-            out[path] = split.stored(words)
-    wanted = list(versions) if paths is None else paths
-    missing = [p for p in wanted if p not in out]
-    if not missing:
-        return out
-    if paths is None and len(missing) == len(wanted):
-        rows = conn.execute(_WORDS_SQL)  # an index written before the table: all of them
-    else:
-        sql = _WORDS_SQL + " WHERE file_path IN (SELECT value FROM json_each(?))"
-        rows = conn.execute(sql, (json.dumps(missing),))
-    for path, found in _doc_words(rows, split).items():
-        out[path] = tuple(sorted(found))
-    return out
+_WORDS_SQL = vocab._WORDS_SQL  # the statement that reads every document's words (fallback)
+_read_words = vocab.document_words
 
 
 def _build(per_doc: Mapping[str, Iterable[str]]) -> Dictionary | None:
@@ -269,7 +274,10 @@ def correct(
     their case. With `path_filter`, only words of documents it allows count as known or
     as corrections, so a correction never reveals a hidden document.
     """
-    dictionary = load_dictionary(conn)
+    dictionary: Dictionary | _Vocabulary | None
+    # the table, per term; the dictionary built in Python only where the table is not
+    # current (a writer that does not know it wrote last)
+    dictionary = _vocabulary(conn) if vocab.is_current(conn) else load_dictionary(conn)
     if dictionary is None:
         return None
     out, changed = [], False
