@@ -170,6 +170,7 @@ class _Run:
         self.probe_differs: bool | None = None  # git status listed docs differing from HEAD
         self.probe: gitprobe.Probe | None = None  # this run's git status, when it asked one
         self.counts: str | None = None  # the row counts to keep (META_COUNTS), if counted
+        self.words: list[tuple[str, str]] = []  # vocabulary rows to insert (vocab.add)
 
     def file_row(
         self, sf: SourceFile, blob: str, status: str, keep: FileRow | None = None
@@ -226,7 +227,9 @@ class _Run:
             bulk=self.bulk,
             labels=prep.labels,
         )
-        vocab.write_words(self.conn, sf.path, prep.blob, prep.words)
+        vocab.write_words(
+            self.conn, sf.path, prep.blob, prep.words, new=not had_row, later=self.words
+        )
         row = self.file_row(sf, prep.blob, FileStatus.INDEXED)._replace(
             title=prep.title,
             category=prep.category,
@@ -448,6 +451,7 @@ def _apply(run: _Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool)
     if bulk is not None:
         bulk.end()
         run.bulk = None
+    vocab.add(conn, run.words)
     _remove_vanished(run, stored, live)
     touched = _touched(probe, suspects, set(stored) - live)
     walked = facts

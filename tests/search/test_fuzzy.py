@@ -190,7 +190,7 @@ def test_an_index_another_writer_touched_is_corrected_as_before_then_filled_agai
     db = root / ".kenso" / "docs.db"
     conn = connect_raw(db)
     with conn:  # what a writer that does not know the table leaves: a new generation only
-        conn.execute("DELETE FROM vocab WHERE word = 'gateway'")
+        conn.execute("DELETE FROM vocab_words WHERE word = 'gateway'")
         conn.execute("UPDATE meta SET value = value || '1' WHERE key = 'generation'")
     conn.close()
     conn = connect_raw(db)
@@ -209,6 +209,8 @@ def test_an_index_another_writer_touched_is_corrected_as_before_then_filled_agai
         per_doc = vocab.document_words(conn, None, versions)
         pairs = {(w, p) for p, ws in per_doc.items() for w in ws}
         assert set(conn.execute("SELECT word, path FROM vocab")) == pairs
+        words = {(w, len(w)) for w, _ in pairs}
+        assert set(conn.execute("SELECT word, len FROM vocab_words")) == words
     finally:
         conn.close()
 

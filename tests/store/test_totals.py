@@ -64,6 +64,8 @@ def _assert_vocabulary_exact(db: Path) -> None:
         per_doc = vocab.document_words(conn, None, versions)
         pairs = {(w, p) for p, words in per_doc.items() for w in words}
         assert set(conn.execute("SELECT word, path FROM vocab")) == pairs
+        words = {(w, len(w)) for w, _ in pairs}
+        assert set(conn.execute("SELECT word, len FROM vocab_words")) == words
     finally:
         conn.close()
 

@@ -99,7 +99,7 @@ def _vocabulary(conn: sqlite3.Connection) -> _Vocabulary | None:
     usable = _within_cap.get(key)
     if usable is None:
         with budget.exempt():  # counted once per generation: every later call's
-            empty = conn.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {vocab.TABLE})").fetchone()[0]
+            empty = conn.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {vocab.WORDS})").fetchone()[0]
             usable = not empty and not vocab.has_more_words_than(conn, FUZZY_MAX_TERMS)
         with _cache_lock:
             if len(_within_cap) > 64:
