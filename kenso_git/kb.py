@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
     from kenso_git.index.refresh import Freshness
+    from kenso_git.index.watchseq import WatchSeq
     from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.search.lang.agent import SearchRequest
     from kenso_git.search.ranked.cascade import SearchResult
@@ -151,6 +152,8 @@ class KnowledgeBase:
         self._turns = threading.Lock()
         self.writers_waiting = 0  # threads waiting for their turn to write (tests, health)
         self._early: EarlyStatus | None = None  # see start_early
+        # set by a watcher of this process: while it vouches, a query skips its check (#32)
+        self.watch_seq: WatchSeq | None = None
 
     @classmethod
     def open(
@@ -276,6 +279,11 @@ class KnowledgeBase:
             from kenso_git.index.refresh import Freshness
 
             self.freshness = Freshness(True, lost_reason(self.lost_root))
+            return
+        if self.watch_seq is not None and self.watch_seq.vouches():
+            from kenso_git.index.refresh import FRESH
+
+            self.freshness = FRESH  # the watcher has synced every change it was told of
             return
         from kenso_git.index.lock import QUERY_WAIT_S
         from kenso_git.index.refresh import ensure_fresh

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
+from kenso_git.index.watchseq import CHECK_EVERY_S
+from kenso_git.index.watchseq import WatchSeq
 from kenso_git.triggers.watch_batch import CONFIG_FILES
 from kenso_git.triggers.watch_batch import RULE_FILES
 from kenso_git.triggers.watch_batch import Batch
@@ -58,7 +60,7 @@ class SyncNote:
     changed: int  # files indexed or removed
     full: bool  # a comparison of the whole scope, not a list of paths
     elapsed_ms: float
-    reason: str  # events, folder, head, rules, start or poll
+    reason: str  # events, folder, head, rules, start, poll or schedule
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,7 @@ class Watcher:
         on_rules: Callable[[], None] | None = None,
         poll_only: bool = False,
         poll_s: float = POLL_S,
+        check_every_s: float = CHECK_EVERY_S,
     ) -> None:
         self.kb = kb
         self.root = kb.workspace.root
@@ -100,12 +103,17 @@ class Watcher:
         self._status_lock = threading.Lock()
         self._changed = threading.Condition(self._status_lock)
         self._listeners: list[Callable[[], None]] = []  # told after each sync (SSE streams)
+        # what this watcher vouches for: queries of `kb` skip their check meanwhile (#32)
+        self.check_every_s = check_every_s  # the whole check's schedule while events arrive
+        self.seq = WatchSeq(vouch_s=2 * check_every_s)
+        self._last_full = time.monotonic()  # start of the last whole check (its schedule)
 
     # -- life cycle ----------------------------------------------------------------------
 
     def start(self) -> None:
         """Start the background thread (a catch-up check runs first)."""
         self._set(None, "starting", None)
+        self.kb.watch_seq = self.seq
         self._thread = threading.Thread(target=self._main, name="kenso-git-watcher", daemon=True)
         self._thread.start()
 
@@ -119,7 +127,11 @@ class Watcher:
     def run(self) -> None:
         """Watch in the calling thread until `stop()` (or Ctrl-C there)."""
         self._set(None, "starting", None)
-        self._main()
+        self.kb.watch_seq = self.seq
+        try:
+            self._main()
+        finally:
+            self.seq.watching(False)
 
     def status(self) -> WatcherStatus:
         """What the health check reports."""
@@ -148,6 +160,7 @@ class Watcher:
     def _set(self, ok: bool | None, mode: str, reason: str | None) -> None:
         with self._changed:
             self._ok, self._mode, self._reason = ok, mode, reason
+            self.seq.watching(ok is True and mode == "events")
             self._changed.notify_all()
 
     # -- the loop ------------------------------------------------------------------------
@@ -199,13 +212,19 @@ class Watcher:
                 # the catch-up and now fired no event we will see (a commit, which touches
                 # no doc, then waited for the next event forever). Check once more.
                 armed = True
+                self.seq.received()  # pending until that check: queries check meanwhile
                 self._set(self._ok, "events", self._reason)
                 self._guarded(lambda: self._full("start"))
-            if not changes:
-                continue  # the wait timed out: nothing changed
+            if not changes:  # the wait timed out: nothing changed, or nothing reported
+                if time.monotonic() - self._last_full >= self.check_every_s:
+                    self._guarded(lambda: self._full("schedule"))
+                continue
+            number = self.seq.received()  # pending until synced: queries check meanwhile
             batch = self._classify(path for _change, path in changes)
             if batch.full or batch.paths:
-                self._guarded(functools.partial(self._run_batch, batch))
+                self._guarded(functools.partial(self._run_batch, batch, number))
+            else:
+                self.seq.synced(number)  # nothing the index holds
 
     def _poll(self, rules: list[tuple[int, int, int] | None]) -> None:
         self._set(self._ok, "polling", self._reason)
@@ -271,13 +290,14 @@ class Watcher:
         prefix = rel + "/"
         return any(p.startswith(prefix) for p in self.kb.read(indexed_paths))
 
-    def _run_batch(self, batch: Batch) -> None:
+    def _run_batch(self, batch: Batch, number: int) -> None:
         if batch.rules and self.on_rules is not None:
             self.on_rules()
         if batch.full:
             self._full(batch.reason)
         else:
             self._sync(sorted(batch.paths), full=False, reason="events")
+        self.seq.synced(number)  # not reached when the sync failed: the batch stays pending
 
     # -- syncs ---------------------------------------------------------------------------
 
@@ -294,6 +314,8 @@ class Watcher:
         from kenso_git.store.meta import read_meta
 
         kb = self.kb
+        self._last_full = begun = time.monotonic()
+        number = self.seq.current()  # the batches this check covers
         if not kb.db_path.exists():
             return  # serving never creates an index
         started = time.perf_counter()
@@ -311,12 +333,14 @@ class Watcher:
             _release_memory()
         if not found.any and not remark:
             self._healthy()
+            self.seq.checked(begun, number)
             return
         # A branch switch can touch thousands, and a whole sync leaves a new mark: then the
         # index's own sync of everything is cheaper than a list of paths.
         paths = None if found.too_many or found.mark_behind or remark else found.paths
         looked = walked or len(found.paths)
         self._sync(paths, full=True, reason=reason, started=started, looked=looked)
+        self.seq.checked(begun, number)
 
     def _sync(
         self,
@@ -347,6 +371,7 @@ class Watcher:
     def _healthy(self) -> None:
         with self._changed:
             self._ok, self._reason = True, None
+            self.seq.watching(self._mode == "events")
 
 
 def _release_memory() -> None:

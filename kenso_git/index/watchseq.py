@@ -1,0 +1,83 @@
+"""What a watcher in this process vouches for: the query-time check skipped while it has
+nothing pending (#32).
+
+Each query runs the query-time check (`index.refresh`): one `git status`, ~13 ms on the
+docs corpus and more on a monorepo, on every call, even when a file-system watcher in the
+same process has already synced every change. The watcher publishes here a sequence
+number of the event batches it has received and the number it has synced, and the start
+of its last whole-scope check that left nothing to sync. `KnowledgeBase._refresh` skips its
+check while the watcher `vouches`: it is healthy and watching events, every batch it
+received is synced, and its last whole check is younger than `VOUCH_S`.
+
+Edits no event reported (an overflowing inotify queue, a file system without events) are
+found by the watcher's whole check on its schedule (`CHECK_EVERY_S`): a watcher whose
+check is overdue (stalled, or gone) vouches for nothing, and queries check again. An event
+reaches the watcher once the file system has been quiet for its debounce step (~20 ms):
+an edit younger than that may not be pending yet.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+# The watcher's whole check (a `git status` against the mark, else a walk) runs this often
+# while events arrive normally: an edit no event reported is synced within this long.
+CHECK_EVERY_S = 5.0
+# A check older than this vouches for nothing: the watcher is stalled or its schedule slips.
+VOUCH_S = 2 * CHECK_EVERY_S
+
+
+class WatchSeq:
+    """The watcher's published state; read by any thread, written by the watcher's."""
+
+    __slots__ = ("_checked_at", "_lock", "_received", "_synced", "_watching", "vouch_s")
+
+    def __init__(self, vouch_s: float = VOUCH_S) -> None:
+        self.vouch_s = vouch_s  # a whole check older than this vouches for nothing
+        self._lock = threading.Lock()
+        self._received = 0  # event batches received
+        self._synced = 0  # the highest batch number synced (every batch up to it)
+        self._checked_at: float | None = None  # monotonic start of the last clean whole check
+        self._watching = False  # healthy and receiving events (not polling, not failed)
+
+    def received(self) -> int:
+        """A batch of events arrived: pending until `synced` with the number returned."""
+        with self._lock:
+            self._received += 1
+            return self._received
+
+    def current(self) -> int:
+        """The number of the last batch received (what a whole check started now covers)."""
+        with self._lock:
+            return self._received
+
+    def synced(self, number: int) -> None:
+        """Every batch up to `number` is in the index."""
+        with self._lock:
+            self._synced = max(self._synced, number)
+
+    def checked(self, started: float, number: int) -> None:
+        """A whole check that started at `started` (monotonic) when batch `number` was the
+        last received left the index equal to the work tree: batches up to it are synced."""
+        with self._lock:
+            self._synced = max(self._synced, number)
+            if self._checked_at is None or started > self._checked_at:
+                self._checked_at = started
+
+    def watching(self, healthy: bool) -> None:
+        """Whether the watcher is healthy and receiving events (a failure, the polling
+        fallback or a stop: False)."""
+        with self._lock:
+            self._watching = healthy
+
+    def vouches(self, now: float | None = None) -> bool:
+        """Whether a query may skip its check: healthy, nothing pending, checked recently."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            return (
+                self._watching
+                and self._synced >= self._received
+                and self._checked_at is not None
+                and now - self._checked_at <= self.vouch_s
+            )

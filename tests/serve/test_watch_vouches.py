@@ -1,0 +1,109 @@
+"""#32: while a healthy watcher of the same process has synced every event it received, a
+query skips its check (one `git status` per call); an edit no event reported is found by the
+watcher's whole check on its schedule, and a stalled or stopped watcher vouches for nothing.
+
+Real watcher threads over real repositories; waits are on the watcher's own status, bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kenso_git.index.watchseq import WatchSeq
+from kenso_git.kb import KnowledgeBase
+from kenso_git.triggers.watcher import SyncNote
+from kenso_git.triggers.watcher import Watcher
+
+WAIT_S = 20.0
+
+
+def _text(word: str) -> str:
+    return f"# Page {word}\n\n{word} is the word of this document, long enough to be indexed.\n"
+
+
+def _paths(kb: KnowledgeBase, word: str) -> list[str]:
+    hits = kb.search_docs(word, limit=20)
+    assert isinstance(hits, list)
+    return [h["file_path"] for h in hits]
+
+
+class _Started:
+    def __init__(self, kb: KnowledgeBase, watcher: Watcher, notes: queue.Queue[SyncNote]):
+        self.kb, self.watcher, self.notes = kb, watcher, notes
+
+    def checks(self) -> int:
+        """How many query-time checks the knowledge base ran (skipped ones are not)."""
+        return self.kb._checks_started
+
+
+@pytest.fixture
+def started(repo: Path) -> Iterator[_Started]:
+    (repo / "docs").mkdir(exist_ok=True)
+    (repo / "docs" / "a.md").write_text(_text("aardvark"), encoding="utf-8")
+    kb = KnowledgeBase.open(repo)
+    kb.ingest()
+    notes: queue.Queue[SyncNote] = queue.Queue()
+    watcher = Watcher(kb, on_sync=notes.put, check_every_s=0.5)
+    watcher.start()
+    status = watcher.wait_until(lambda st: st.checks >= 2 and st.mode == "events", WAIT_S)
+    assert status.ok is True and status.mode == "events", status
+    yield _Started(kb, watcher, notes)
+    watcher.stop()
+    kb.close()
+
+
+def test_a_query_skips_its_check_while_the_watcher_has_nothing_pending(started: _Started) -> None:
+    before = started.checks()
+    assert _paths(started.kb, "aardvark") == ["docs/a.md"]
+    assert started.checks() == before  # before #32: one git status per query
+    assert started.kb.freshness is not None and not started.kb.freshness.stale
+
+
+def test_an_edit_no_event_reported_is_found_by_the_scheduled_check(
+    started: _Started, tmp_path: Path
+) -> None:
+    # A write through a hard link outside the watched tree changes the doc's text, and
+    # inotify reports it on the other folder only: no event reaches the watcher.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.link(started.kb.workspace.root / "docs" / "a.md", outside / "same.md")
+    with (outside / "same.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nzeppelin joins the page through the other name.\n")
+    while True:  # the watcher's whole check on its schedule syncs it
+        note = started.notes.get(timeout=WAIT_S)
+        if note.reason == "schedule" and note.changed:
+            break
+    assert _paths(started.kb, "zeppelin") == ["docs/a.md"]
+
+
+def test_a_stopped_watcher_vouches_for_nothing(started: _Started) -> None:
+    started.watcher.stop()
+    before = started.checks()
+    (started.kb.workspace.root / "docs" / "b.md").write_text(_text("bison"), encoding="utf-8")
+    assert _paths(started.kb, "bison") == ["docs/b.md"]  # the query's own check synced it
+    assert started.checks() == before + 1
+
+
+def test_a_received_batch_is_pending_until_synced_and_a_check_goes_stale() -> None:
+    seq = WatchSeq(vouch_s=10.0)
+    assert not seq.vouches(0.0)  # never checked
+    seq.watching(True)
+    seq.checked(100.0, seq.current())
+    assert seq.vouches(101.0)
+    number = seq.received()
+    assert not seq.vouches(101.0)  # an event not yet in the index
+    seq.synced(number)
+    assert seq.vouches(101.0)
+    assert not seq.vouches(111.0)  # the schedule slipped: the watcher may be stalled
+    late = seq.received()
+    seq.checked(105.0, late - 1)  # a check that began before the batch arrived
+    assert not seq.vouches(106.0)
+    seq.checked(107.0, late)
+    assert seq.vouches(108.0)
+    seq.watching(False)  # failed, polling or stopped
+    assert not seq.vouches(108.0)
