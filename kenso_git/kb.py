@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from kenso_git.search.results import SearchMultiResult
     from kenso_git.store.doccommits import LastCommit
     from kenso_git.store.files import FileRow
+    from kenso_git.text.parse import Document
 
 T = TypeVar("T")
 PathFilter = Callable[[str], bool]
@@ -642,6 +643,7 @@ class KnowledgeBase:
         warn: Warn | None = None,
         keep_documents: bool = False,
         rebuild: bool = False,
+        digest: Callable[[Document], object] | None = None,
     ) -> IngestReport:
         """Index the Markdown under `targets` (default: the whole work tree); creates the index.
 
@@ -650,7 +652,9 @@ class KnowledgeBase:
 
         The index then holds exactly those files: `ingest docs/` followed by `ingest` (the
         root) re-uses every unchanged document instead of duplicating it. Returns one result
-        per file seen (ingested, unchanged, skipped, removed or error).
+        per file seen (ingested, unchanged, skipped, removed or error). `keep_documents`
+        keeps each parsed `Document` in the report; `digest`, what it returns for each,
+        computed in the parse workers (the lint summary's first half, #32).
 
         Raises:
             UsageError: a target does not exist or lies outside the work tree.
@@ -671,6 +675,7 @@ class KnowledgeBase:
             warn=warn,
             head=self._head(),
             keep_documents=keep_documents,
+            digest=digest,
             rebuild=rebuild,
             verify=True,  # an explicit full run: worth reading every page to catch damage
         )

@@ -21,6 +21,7 @@ from kenso_git.cli.output import use_color
 from kenso_git.cli.plaintext import sync_text
 from kenso_git.cli.render import ingest_json
 from kenso_git.cli.render import ingest_text
+from kenso_git.cli.render import lint_digest
 from kenso_git.cli.render import lint_for_ingest
 from kenso_git.cli.render import stats_text
 from kenso_git.errors import ExitCode
@@ -71,7 +72,7 @@ def ingest(
         list(paths) or None,
         progress=progress,
         warn=warn,
-        keep_documents=with_lint,
+        digest=lint_digest(kb) if with_lint else None,  # linted where parsed (#32)
         rebuild=rebuild,
     )
     finish_progress()

@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING
 
 from kenso_git.cli.output import Style
 from kenso_git.cli.output import plural
-from kenso_git.repo.discover import Skip
-from kenso_git.repo.discover import discover_paths
-from kenso_git.repo.discover import load_document
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kenso_git.index.build import IngestReport
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
     from kenso_git.lint.model import LintReport
+    from kenso_git.text.parse import Document
 
 MAX_ROWS = 20
 _GLYPHS = {
@@ -27,26 +27,32 @@ _GLYPHS = {
 }
 
 
+def lint_digest(kb: KnowledgeBase) -> Callable[[Document], object]:
+    """What an ingest keeps of each document it parses for its lint summary: the findings of
+    the rules that judge it alone, beside its slim form (computed in the parse workers)."""
+    from kenso_git.lint.config import load_lint_config
+    from kenso_git.lint.streamed import first_half
+
+    return first_half(load_lint_config(kb.settings))
+
+
 def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | None:
-    """Lint the whole indexed corpus, re-using the documents this run already parsed.
+    """Lint the whole indexed corpus, from what the run kept of the documents it parsed
+    (`lint_digest`); only unchanged files are read again, one at a time (#32).
 
     Nothing is linted when nothing was (re)indexed: the summary would not change.
     """
     if not any(r.status == "ingested" for r in report.results):
         return None
     from kenso_git.lint.config import load_lint_config
-    from kenso_git.lint.runner import lint_documents
+    from kenso_git.lint.deferred import Partial
+    from kenso_git.lint.streamed import summary
 
-    # The run already walked the tree: every file it saw is in its results, and the ones it
-    # parsed are in its documents; only unchanged files are read again.
-    parsed = {doc.path: doc for doc in report.documents}
+    parts = [part for part in report.documents if isinstance(part, Partial)]
+    parsed = {part.doc.path for part in parts}
     unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
-    for sf in discover_paths(kb.workspace, kb.settings, unparsed, scope=report.scope):
-        loaded = load_document(sf, kb.settings)
-        if not isinstance(loaded, Skip):
-            parsed[loaded.path] = loaded
-    docs = [parsed[path] for path in sorted(parsed)]
-    return lint_documents(docs, config=load_lint_config(kb.settings))
+    config = load_lint_config(kb.settings)
+    return summary(kb.workspace, kb.settings, parts, unparsed, report.scope, config)
 
 
 def ingest_text(

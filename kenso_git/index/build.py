@@ -102,7 +102,8 @@ class IngestReport:
         self.scope = scope
         self.head = head
         self.results: list[FileResult] = []
-        self.documents: list[Document] = []  # parsed in this run
+        # parsed in this run: each Document, or what the run's `digest` kept of it
+        self.documents: list[object] = []
         self.elapsed = 0.0
         # files a sync did not look at (git said they hold HEAD's text), by result status
         self.carried: dict[str, int] = {}
@@ -151,6 +152,7 @@ class _Run:
         progress: Progress | None,
         *,
         keep_documents: bool = False,
+        digest: Callable[[Document], object] | None = None,
     ) -> None:
         self.ws = ws
         self.settings = settings
@@ -159,6 +161,7 @@ class _Run:
         self.warn = warn
         self.progress = progress
         self.keep_documents = keep_documents  # keep parsed documents (for the lint summary)
+        self.digest = digest  # ... or what this keeps of each, computed where it is parsed
         self.started_ns = time.time_ns()
         self.wrote = False  # any chunk, link or file row changed (beyond stat refreshes)
         self.paths_changed = False  # the set of indexed paths changed: links may resolve anew
@@ -261,6 +264,7 @@ def run_index(
     warn: Warn | None = None,
     head: str | None = None,
     keep_documents: bool = False,
+    digest: Callable[[Document], object] | None = None,
     only: Sequence[str] | None = None,
     rebuild: bool = False,
     verify: bool = False,
@@ -293,7 +297,7 @@ def run_index(
         if round_ == 0:
             once = _Once(
                 scope, head, keep_documents, only, rebuild, verify, hand_off is None, early, create
-            )
+            )._replace(digest=digest)
             reports.append(_run_once(ws, settings, db_path, once, progress, warn))
         else:  # a rerun a hook asked for: a full sync of the stored scope
             again = _Once(  # a reader's run never creates, its reruns neither (#26)
@@ -324,6 +328,7 @@ class _Once(NamedTuple):
     interactive: bool  # a command the user ran (not a hook or a query): git may refresh
     early: gitstatus.EarlyStatus | None = None  # the first git status, started by the caller
     create: bool = True  # build the index when there is none (a query's sync does not)
+    digest: Callable[[Document], object] | None = None  # see _Run.digest
 
 
 def _run_once(
@@ -358,7 +363,14 @@ def _run_once(
             scope = meta_scope(meta) if once.scope is None else once.scope
             report = IngestReport(scope=list(scope), head=once.head)
             run = _Run(
-                ws, settings, conn, report, say, progress, keep_documents=once.keep_documents
+                ws,
+                settings,
+                conn,
+                report,
+                say,
+                progress,
+                keep_documents=once.keep_documents,
+                digest=once.digest,
             )
             _apply(run, meta, once, may_skip_walk=once.scope is None)
             touched = [r.path for r in report.results if r.status != "unchanged"]
@@ -635,6 +647,7 @@ def _prepare(run: _Run, jobs: list[Job]) -> Iterator[Prepared]:
         run.settings.chunk_overlap,
         run.settings.max_file_size,
         run.keep_documents,
+        run.digest,
     )
     return prepare_all(jobs, opts)
 

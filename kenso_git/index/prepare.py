@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -67,7 +68,7 @@ class Prepared(NamedTuple):
     labels: str | None = None  # the search extra all its chunks share (text.chunk.search_labels)
     relations: str | None = None
     problems: tuple[str, ...] = ()  # "line: message" warnings
-    document: Document | None = None
+    document: object | None = None  # the Document, or its Options.digest
     words: tuple[str, ...] = ()  # its typo-correction words (text.titlewords), for doc_words
     # the stat data of the file actually read, when it is not the SourceFile's (#27): the
     # files row must describe the file the text came from; RACY: read it again next time
@@ -84,6 +85,9 @@ class Options(NamedTuple):
     chunk_overlap: int
     max_file_size: int
     keep_documents: bool
+    # what to keep of each parsed document instead of itself, computed where it is parsed
+    # (a forked worker inherits it): the lint summary's first half (lint/streamed.py, #32)
+    digest: Callable[[Document], object] | None = None
 
 
 def prepare(job: Job, opts: Options) -> Prepared:
@@ -133,7 +137,7 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
 
     doc = document_from_bytes(path, data)
     problems = tuple(f"{p.line}: {p.message}" for p in doc.problems)
-    kept = doc if opts.keep_documents else None
+    kept = opts.digest(doc) if opts.digest is not None else doc if opts.keep_documents else None
     if len(doc.text.strip()) < MIN_CHARS:
         detail = f"<{MIN_CHARS} chars"
         return Prepared(
