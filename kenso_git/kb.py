@@ -593,6 +593,7 @@ class KnowledgeBase:
         """
         from kenso_git.index import freshness
 
+        known = self._known_differs()
         snap = self.read(lambda conn: _state_snapshot(conn, with_files=check_stale))
         counts, meta = snap.counts, snap.meta
         scope = meta_scope(meta)
@@ -614,24 +615,44 @@ class KnowledgeBase:
             as_of=meta.get(schema.META_HEAD) or None,
             synced_at=float(synced) if synced else None,
             stale=stale,
-            worktree_differs=self._worktree_differs(meta, scope, snap.files),
+            worktree_differs=self._worktree_differs(meta, scope, snap.files, known),
             scope=scope,
             categories=snap.categories,
         )
 
+    def _known_differs(self) -> bool | None:
+        """Whether the docs differ from HEAD's, as the last query-time check's `git status`
+        said (None: not known, or HEAD moved since)."""
+        fresh = self.freshness
+        if fresh is None or fresh.stale or fresh.differs is None:
+            return None
+        from kenso_git.index.freshness import head_commit
+
+        return fresh.differs if fresh.head == head_commit(self.workspace) else None
+
     def _worktree_differs(
-        self, meta: dict[str, str], scope: list[str], files: dict[str, FileRow]
+        self, meta: dict[str, str], scope: list[str], files: dict[str, FileRow], known: bool | None
     ) -> bool | None:
-        """As recorded by the last full sync; worked out now (one `git ls-tree`) when a hook's
-        targeted sync left it open and HEAD has not moved since."""
+        """As recorded by the last full sync; when a hook's targeted sync left it open, as the
+        last check's `git status` said (`known`), else worked out now (one `git ls-tree`
+        and every files row, kept for this write generation and HEAD)."""
         recorded = meta.get(schema.META_WORKTREE_DIRTY)
         if recorded in ("0", "1"):
             return recorded == "1"
         if not self.workspace.is_git or recorded is None:
             return None
+        if known is not None:
+            return known
         from kenso_git.index.build import differs_from_head
+        from kenso_git.index.freshness import head_commit
 
-        return differs_from_head(self.workspace, self.settings, scope, files)
+        key = (meta.get(schema.META_GENERATION), head_commit(self.workspace))
+        cached: tuple[object, bool | None] | None = getattr(self, "_differs", None)
+        if cached is None or cached[0] != key:
+            rows = files or self.read(load_files)
+            found = differs_from_head(self.workspace, self.settings, scope, rows)
+            cached = self._differs = (key, found)
+        return cached[1]
 
     # -- writes --------------------------------------------------------------------------
 
@@ -765,9 +786,7 @@ class KnowledgeBase:
 
 def _state_snapshot(conn: sqlite3.Connection, *, with_files: bool) -> _Snapshot:
     meta = read_meta(conn)
-    # The file rows serve the staleness check, and the worktree check a hook's sync left open.
-    need_files = with_files or meta.get(schema.META_WORKTREE_DIRTY) not in ("0", "1")
-    files = load_files(conn) if need_files else {}
+    files = load_files(conn) if with_files else {}  # for the staleness check
     kept = totals.read(conn)  # running totals: a few rows whatever the index's size (#32)
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     counts = (kept.documents, kept.chunks, kept.links, kept.content_bytes, version)

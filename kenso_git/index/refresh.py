@@ -53,6 +53,7 @@ class Changes(NamedTuple):
     # git listed the candidates, from a mark of an older HEAD or listing many docs that no
     # longer differ: a whole sync (walk-free) is due to record a new mark
     mark_behind: bool = False
+    differs: bool | None = None  # git listed docs that differ from HEAD (None: not asked)
 
     @property
     def any(self) -> bool:
@@ -71,6 +72,10 @@ class Freshness(NamedTuple):
     stale: bool
     reason: str | None = None
     too_many: bool = False  # more docs changed than a query syncs (the reason counts them)
+    # fresh after a `git status` at HEAD `head`: whether the docs differ from HEAD's (#32:
+    # `state()` need not work it out from every files row)
+    differs: bool | None = None
+    head: str | None = None
 
 
 FRESH = Freshness(False)
@@ -131,7 +136,8 @@ def git_changes(
             paths = _differing(found, {rel: rows[rel] for rel in vet if rel in rows})
     head_moved = now.head != (meta.get(schema.META_HEAD) or None)
     behind = mark.head != now.head or len(mark.docs - set(now.docs)) > MARK_SLACK
-    return Changes(paths, head_moved, now.head, time.perf_counter() - started, behind)
+    elapsed = time.perf_counter() - started
+    return Changes(paths, head_moved, now.head, elapsed, behind, differs=bool(now.docs))
 
 
 def _same_regular_file(root: Path, rel: str, row: FileRow | None) -> bool:
@@ -213,8 +219,11 @@ def ensure_fresh(
     from kenso_git.errors import KensoError
 
     found, remark = pending(ws, settings, read, snapshot, early)
+    fresh = (
+        FRESH if found.differs is None else FRESH._replace(differs=found.differs, head=found.head)
+    )
     if not found.any and not remark:
-        return FRESH
+        return fresh
     if found.too_many:
         return Freshness(
             True,
@@ -231,4 +240,4 @@ def ensure_fresh(
         if isinstance(err, CorruptIndexError) and err.hint:
             reason = f"{reason}; {err.hint}"  # no later sync mends it: name the repair
         return Freshness(True, reason)
-    return FRESH
+    return fresh

@@ -203,3 +203,27 @@ def test_state_reads_no_chunk_text(tmp_path: Path) -> None:
     assert state.documents == 2 and state.chunks > 2 and state.links >= 1
     assert read == set(), f"state() read {sorted(read)}"
     kb.close()
+
+
+def test_health_check_after_a_hooks_sync_reads_no_whole_table(tmp_path: Path) -> None:
+    """A hook's targeted sync leaves `worktree_differs` open; `state()` then loaded every
+    files row and listed HEAD's tree on each call (#32): the check's git status answers it."""
+    from kenso_git.serve.service import Service
+
+    root = init_repo(tmp_path / "r", {"a.md": _text("a.md", 3, "howto", "b.md", "one")})
+    write(root, {"b.md": _text("b.md", 2, None, None, "two")})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "b")
+    KnowledgeBase.open(root).ingest()
+    write(root, {"b.md": _text("b.md", 3, None, None, "three")})
+    KnowledgeBase.open(root).sync(paths=["b.md"])  # what post-commit/checkout hooks run
+    service = Service(root)
+    kb = service.kb()
+    kb.refresh()
+    statements: list[str] = []
+    kb._reader().set_trace_callback(statements.append)
+    health, _ = service.health()
+    assert health["ok"] and health["worktree_differs"] is True and health["documents"] == 2
+    whole = [s for s in statements if "FROM files" in s and "WHERE" not in s]
+    assert whole == [], whole
+    kb.close()
