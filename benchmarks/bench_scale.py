@@ -385,6 +385,8 @@ def main() -> None:
     work = args.keep or Path(tempfile.mkdtemp(prefix="kenso-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     one = len(list(args.corpus.rglob("*.md")))
+    if not one:
+        raise SystemExit(f"no Markdown under {args.corpus}: name the corpus with --corpus DIR")
     results: dict[str, dict[str, float]] = {}
     try:
         sizes = [("1x", one)] if not args.skip_1x else []
