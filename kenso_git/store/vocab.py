@@ -36,6 +36,7 @@ DDL = (
     "WITHOUT ROWID",
     f"CREATE INDEX IF NOT EXISTS {WORDS}_len ON {WORDS}(len)",
 )
+ADD_EVERY = 65_536  # rows `write_words` puts aside before inserting them (see `add`)
 _ADD_WORD = f"INSERT OR IGNORE INTO {WORDS}(word, len) VALUES (?, ?)"
 _DROP_WORD = (
     f"DELETE FROM {WORDS} WHERE word = ?1 AND NOT EXISTS (SELECT 1 FROM {TABLE} WHERE word = ?1)"
@@ -133,6 +134,8 @@ def apply(
     added = [(w, path) for w in new - old]
     if later is not None:
         later.extend(added)
+        if len(later) >= ADD_EVERY:  # bounded: 100,000 docs lend ~1.6 M rows
+            add(conn, later)
     elif added:
         add(conn, added)
 

@@ -245,3 +245,18 @@ def test_the_table_corrects_exactly_as_the_dictionary(docs, terms, hidden) -> No
             table_seen = None if gate is None else (lambda w, g=gate: table.visible(w, g))
             assert table.closest(term, table_seen) == built.closest(term, seen)
     conn.close()
+
+
+def test_a_run_inserts_its_vocabulary_in_bounded_batches(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(vocab, "ADD_EVERY", 3)  # 100,000 docs lend ~1.6 M rows: never all held
+    root = _repo(tmp_path, n=60)
+    KnowledgeBase.open(root).ingest()
+    conn = connect_raw(root / ".kenso" / "docs.db")
+    try:
+        versions = dict(conn.execute("SELECT path, blob_id FROM files"))
+        per_doc = vocab.document_words(conn, None, versions)
+        pairs = {(w, p) for p, ws in per_doc.items() for w in ws}
+        assert set(conn.execute("SELECT word, path FROM vocab")) == pairs
+        assert fuzzy.correct(conn, "gatewya") == "gateway"
+    finally:
+        conn.close()
