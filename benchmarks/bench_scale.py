@@ -291,7 +291,8 @@ def _checkout(root: Path) -> dict[str, float]:
     subprocess.run([str(EXE), "hooks", "install"], cwd=root, check=True, capture_output=True)
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "edit")
-    _git(root, "checkout", "-q", "-b", "ten")
+    branch = f"ten-{time.time_ns()}"  # a kept tree may hold the branch of an earlier run
+    _git(root, "checkout", "-q", "-b", branch)
     for path in sorted(root.rglob("*.md"))[1:11]:
         with path.open("a", encoding="utf-8") as handle:
             handle.write("\n\n## Benchmark wombat\n\nThis wombat section is on the ten branch.\n")
@@ -299,7 +300,7 @@ def _checkout(root: Path) -> dict[str, float]:
     _git(root, "checkout", "-q", "main")
     subprocess.run([str(EXE), "sync"], cwd=root, check=True, capture_output=True)
     started = time.perf_counter()
-    _git(root, "checkout", "-q", "ten")
+    _git(root, "checkout", "-q", branch)
     checkout = time.perf_counter() - started
     db = root / ".kenso" / "docs.db"
     while time.perf_counter() - started < 120:
