@@ -2,7 +2,7 @@
 lends the correction (`text.titlewords`), indexed by word and by word length.
 
 The first zero-hit search of a process used to load every document's words and build the
-dictionary in Python (0.6 s and +79 MB at 48,600 docs, #32); `search.fuzzy` now asks this
+dictionary in Python (0.6 s and +79 MB at 48,600 docs, #32); `search.ranked.fuzzy` now asks this
 table per query term: is the word known (and from which documents), and which words have
 a length the term could match. The writer keeps it beside `doc_words` in the same
 transaction (`apply`, from a document's words before and after), and seals it with the
