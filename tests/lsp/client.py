@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types
@@ -78,6 +79,23 @@ class Editor:
 
     async def diagnostics(self, rel: str) -> list[types.Diagnostic]:
         return await asyncio.wait_for(self.published[self.uri(rel)].get(), WAIT)
+
+    async def settle(
+        self, rel: str, done: Callable[[list[types.Diagnostic]], bool]
+    ) -> list[types.Diagnostic]:
+        """The first publication for `rel` that `done` accepts: one made for an earlier
+        state (an open's republishing, still on its way after `drain`) is passed over; the
+        last one seen is returned when none is accepted within WAIT, for the caller to fail."""
+        queue = self.published[self.uri(rel)]
+        seen: list[types.Diagnostic] = []
+        try:
+            async with asyncio.timeout(WAIT):
+                while True:
+                    seen = await queue.get()
+                    if done(seen):
+                        return seen
+        except TimeoutError:
+            return seen
 
     def drain(self) -> None:
         """Forget what was published so far: the next `diagnostics` follows the next edit."""
