@@ -1,5 +1,5 @@
-"""The typo-correction vocabulary as a table: one (word, document) row per word a document
-lends the correction (`text.titlewords`), indexed by word and by word length.
+"""The typo-correction vocabulary as a table: one (word, document id) row per word a
+document lends the correction (`text.titlewords`), indexed by word and by word length.
 
 The first zero-hit search of a process used to load every document's words and build the
 dictionary in Python (0.6 s and +79 MB at 48,600 docs, #32); `search.ranked.fuzzy` now asks this
@@ -24,18 +24,23 @@ from kenso_git.store import docwords
 from kenso_git.store import schema
 from kenso_git.text.titlewords import WordSplitter
 
-TABLE = "vocab"  # (word, path): which documents lend each word
+TABLE = "vocab_rows"  # (word, doc): which documents lend each word
+DOCS = "vocab_docs"  # each lending document's path once, by a small integer id
 WORDS = "vocab_words"  # each word once, with its length (indexed): the candidates of a term
+LEGACY = ("vocab",)  # the first form, (word, path) rows: 91 MB of 707 at 30x the corpus (#26)
 META_SEALED = "vocab_generation"  # the write generation the tables were last made equal at
 # Two tables: a length index over the 26,000 (word, document) rows of the docs corpus cost
-# its cold ingest 70 ms of writer CPU; over its 2,800 distinct words, a tenth of that.
+# its cold ingest 70 ms of writer CPU; over its 2,800 distinct words, a tenth of that. The
+# rows name documents by id: a path repeated in every row cost #26's index size target.
 DDL = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} (word TEXT NOT NULL, path TEXT NOT NULL, "
-    "PRIMARY KEY (word, path)) WITHOUT ROWID",
+    f"CREATE TABLE IF NOT EXISTS {DOCS} (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)",
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (word TEXT NOT NULL, doc INTEGER NOT NULL, "
+    "PRIMARY KEY (word, doc)) WITHOUT ROWID",
     f"CREATE TABLE IF NOT EXISTS {WORDS} (word TEXT PRIMARY KEY, len INTEGER NOT NULL) "
     "WITHOUT ROWID",
     f"CREATE INDEX IF NOT EXISTS {WORDS}_len ON {WORDS}(len)",
 )
+_DOC_ID = f"(SELECT id FROM {DOCS} WHERE path = ?)"
 ADD_EVERY = 65_536  # rows `write_words` puts aside before inserting them (see `add`)
 _ADD_WORD = f"INSERT OR IGNORE INTO {WORDS}(word, len) VALUES (?, ?)"
 _DROP_WORD = (
@@ -54,14 +59,17 @@ def ensure(conn: sqlite3.Connection) -> None:
         ).fetchall()
     )
     (exists,) = conn.execute(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
-        (TABLE, WORDS),
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)",
+        (TABLE, DOCS, WORDS),
     ).fetchone()
-    if exists == 2 and meta.get(META_SEALED) == meta.get(schema.META_GENERATION, ""):
+    if exists == 3 and meta.get(META_SEALED) == meta.get(schema.META_GENERATION, ""):
         return
+    for legacy in LEGACY:
+        conn.execute(f"DROP TABLE IF EXISTS {legacy}")
     for statement in DDL:
         conn.execute(statement)
     conn.execute(f"DELETE FROM {TABLE}")
+    conn.execute(f"DELETE FROM {DOCS}")
     conn.execute(f"DELETE FROM {WORDS}")
     versions = dict(conn.execute("SELECT path, blob_id FROM files"))
     kept = docwords.read(conn, None)
@@ -96,8 +104,16 @@ def write_words(
 
 def add(conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> None:
     """Insert the (word, path) rows `write_words` put aside, in key order."""
-    pairs.sort()
-    conn.executemany(f"INSERT OR IGNORE INTO {TABLE}(word, path) VALUES (?, ?)", pairs)
+    paths = sorted({p for _, p in pairs})
+    conn.executemany(f"INSERT OR IGNORE INTO {DOCS}(path) VALUES (?)", [(p,) for p in paths])
+    ids = dict(
+        conn.execute(
+            f"SELECT path, id FROM {DOCS} WHERE path IN (SELECT value FROM json_each(?))",
+            (json.dumps(paths),),
+        )
+    )
+    rows = sorted((w, ids[p]) for w, p in pairs)
+    conn.executemany(f"INSERT OR IGNORE INTO {TABLE}(word, doc) VALUES (?, ?)", rows)
     conn.executemany(_ADD_WORD, [(w, len(w)) for w in sorted({w for w, _ in pairs})])
     pairs.clear()
 
@@ -108,6 +124,7 @@ def forget(conn: sqlite3.Connection, path: str) -> None:
         row = conn.execute(f"SELECT words FROM {docwords.TABLE} WHERE path = ?", (path,)).fetchone()
         if row is not None:
             apply(conn, path, row[0].split(), ())
+            conn.execute(f"DELETE FROM {DOCS} WHERE path = ?", (path,))
     except sqlite3.OperationalError as err:
         if "no such table" not in str(err):
             raise
@@ -128,7 +145,7 @@ def apply(
     gone = sorted(old - new)
     if gone:
         conn.executemany(
-            f"DELETE FROM {TABLE} WHERE word = ? AND path = ?", [(w, path) for w in gone]
+            f"DELETE FROM {TABLE} WHERE word = ? AND doc = {_DOC_ID}", [(w, path) for w in gone]
         )
         conn.executemany(_DROP_WORD, [(w,) for w in gone])
     added = [(w, path) for w in new - old]
@@ -154,7 +171,7 @@ def is_current(conn: sqlite3.Connection) -> bool:
     try:
         row = conn.execute(
             "SELECT (SELECT value FROM meta WHERE key = ?) = (SELECT value FROM meta WHERE key = ?)"
-            f", EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{WORDS}')",
+            f", EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{TABLE}')",
             (META_SEALED, schema.META_GENERATION),
         ).fetchone()
     except sqlite3.OperationalError:
@@ -164,7 +181,8 @@ def is_current(conn: sqlite3.Connection) -> bool:
 
 def owners(conn: sqlite3.Connection, word: str) -> list[str]:
     """The documents `word` comes from (none: not a vocabulary word)."""
-    return [r[0] for r in conn.execute(f"SELECT path FROM {TABLE} WHERE word = ?", (word,))]
+    sql = f"SELECT d.path FROM {TABLE} v JOIN {DOCS} d ON d.id = v.doc WHERE v.word = ?"
+    return [r[0] for r in conn.execute(sql, (word,))]
 
 
 def words_of_length(conn: sqlite3.Connection, low: int, high: int) -> list[str]:

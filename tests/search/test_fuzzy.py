@@ -208,7 +208,14 @@ def test_an_index_another_writer_touched_is_corrected_as_before_then_filled_agai
         versions = dict(conn.execute("SELECT path, blob_id FROM files"))
         per_doc = vocab.document_words(conn, None, versions)
         pairs = {(w, p) for p, ws in per_doc.items() for w in ws}
-        assert set(conn.execute("SELECT word, path FROM vocab")) == pairs
+        assert (
+            set(
+                conn.execute(
+                    "SELECT v.word, d.path FROM vocab_rows v JOIN vocab_docs d ON d.id = v.doc"
+                )
+            )
+            == pairs
+        )
         words = {(w, len(w)) for w, _ in pairs}
         assert set(conn.execute("SELECT word, len FROM vocab_words")) == words
     finally:
@@ -256,7 +263,53 @@ def test_a_run_inserts_its_vocabulary_in_bounded_batches(tmp_path: Path, monkeyp
         versions = dict(conn.execute("SELECT path, blob_id FROM files"))
         per_doc = vocab.document_words(conn, None, versions)
         pairs = {(w, p) for p, ws in per_doc.items() for w in ws}
-        assert set(conn.execute("SELECT word, path FROM vocab")) == pairs
+        assert (
+            set(
+                conn.execute(
+                    "SELECT v.word, d.path FROM vocab_rows v JOIN vocab_docs d ON d.id = v.doc"
+                )
+            )
+            == pairs
+        )
         assert fuzzy.correct(conn, "gatewya") == "gateway"
+    finally:
+        conn.close()
+
+
+def test_the_vocabulary_names_each_document_once_and_forgets_it_with_the_document(
+    tmp_path: Path,
+) -> None:
+    """#26's size target: a row per (word, document) that repeated the document's path cost
+    91 MB of a 707 MB index at 30x the corpus; the rows now name documents by id."""
+    root = _repo(tmp_path)
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    db = root / ".kenso" / "docs.db"
+    conn = connect_raw(db)
+    try:
+        before = {r[0] for r in conn.execute(f"SELECT path FROM {vocab.DOCS}")}
+        assert "docs/gateway.md" in before
+        conn.execute("CREATE TABLE vocab (word TEXT, path TEXT)")  # the first form, left over
+        conn.execute("UPDATE meta SET value = 'stale' WHERE key = ?", (vocab.META_SEALED,))
+        conn.commit()
+    finally:
+        conn.close()
+    (root / "docs" / "gateway.md").unlink()
+    kb.sync()
+    conn = connect_raw(db)
+    try:
+        assert vocab.is_current(conn)
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert "vocab" not in tables  # the first form is dropped when the tables are made again
+        columns = [r[1] for r in conn.execute(f"PRAGMA table_info({vocab.TABLE})")]
+        assert columns == ["word", "doc"]
+        lending = {r[0] for r in conn.execute(f"SELECT path FROM {vocab.DOCS}")}
+        indexed = {r[0] for r in conn.execute("SELECT path FROM files")}
+        assert lending == before - {"docs/gateway.md"} and lending <= indexed
+        assert vocab.owners(conn, "gateway") == []
+        (orphans,) = conn.execute(
+            f"SELECT count(*) FROM {vocab.TABLE} WHERE doc NOT IN (SELECT id FROM {vocab.DOCS})"
+        ).fetchone()
+        assert orphans == 0
     finally:
         conn.close()

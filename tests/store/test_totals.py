@@ -63,7 +63,14 @@ def _assert_vocabulary_exact(db: Path) -> None:
         versions = dict(conn.execute("SELECT path, blob_id FROM files"))
         per_doc = vocab.document_words(conn, None, versions)
         pairs = {(w, p) for p, words in per_doc.items() for w in words}
-        assert set(conn.execute("SELECT word, path FROM vocab")) == pairs
+        assert (
+            set(
+                conn.execute(
+                    "SELECT v.word, d.path FROM vocab_rows v JOIN vocab_docs d ON d.id = v.doc"
+                )
+            )
+            == pairs
+        )
         words = {(w, len(w)) for w, _ in pairs}
         assert set(conn.execute("SELECT word, len FROM vocab_words")) == words
     finally:
