@@ -143,11 +143,11 @@ def _prestart(args: list[str]) -> Started | None:
 
 
 def _drop(started: Started | None) -> None:
-    """Stop a status that no one will read (see repo.gitstatus.EarlyStatus.discard)."""
+    """Stop a status that no one will read (imported only when one was started)."""
     if started is not None:
-        from kenso_git.repo.gitrun import Spawned
+        from kenso_git.repo.gitrun import stop_unread
 
-        Spawned.adopt(started).stop()
+        stop_unread(started)
 
 
 def _plain_sync(options: SyncArgs, started: Started | None = None) -> str | None:

@@ -61,8 +61,10 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     service = Service(options.root, db=options.db_path)
     settings = service.settings
     if options.transport is None and settings.transport != "stdio":
-        _drop(started)
         from kenso_git.cli.main import main as cli_main  # the configured transport: click's
+        from kenso_git.repo.gitrun import stop_unread
+
+        stop_unread(started)
 
         cli_main(["serve", *sys.argv[2:]])
         return
@@ -88,13 +90,6 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     finally:
         if starter is not None:
             starter.stop()
-
-
-def _drop(started: Started | None) -> None:
-    if started is not None:
-        from kenso_git.repo.gitrun import Spawned
-
-        Spawned.adopt(started).stop()
 
 
 class _WatchStarter:

@@ -145,3 +145,10 @@ class Spawned:
             b"".join(received[out_r]),
             b"".join(received[err_r]),
         )
+
+
+def stop_unread(started: prestart.Started | None) -> None:
+    """Stop a `git status` `prestart.start` began that no one will read (see
+    `gitstatus.EarlyStatus.discard`); None: nothing was started."""
+    if started is not None:
+        Spawned.adopt(started).stop()
