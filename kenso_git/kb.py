@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from kenso_git.index.build import IngestReport
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
+    from kenso_git.index.home import Opened
     from kenso_git.index.refresh import Freshness
     from kenso_git.index.watchseq import WatchSeq
     from kenso_git.repo.gitstatus import EarlyStatus
@@ -184,8 +185,20 @@ class KnowledgeBase:
         """
         from kenso_git.index.home import open_at
 
-        path, owned, (workspace, lost) = open_at(workspace, db, rooting=rooting)
-        return cls(workspace, load_settings(workspace.root), path, owned=owned, lost_root=lost)
+        return cls.of_opened(open_at(workspace, db, rooting=rooting))
+
+    @classmethod
+    def of_opened(cls, opened: Opened, settings: Settings | None = None) -> KnowledgeBase:
+        """The knowledge base of an index already located (`index.home.open_at`), with the
+        settings of its work tree when the caller read them already.
+
+        Raises:
+            ConfigError: the configuration is malformed.
+        """
+        path, owned, (workspace, lost) = opened
+        if settings is None:
+            settings = load_settings(workspace.root)
+        return cls(workspace, settings, path, owned=owned, lost_root=lost)
 
     # -- reads ---------------------------------------------------------------------------
 

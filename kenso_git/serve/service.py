@@ -104,10 +104,10 @@ class Service:
         from kenso_git.index.home import open_at
 
         # an index named by --db is served at the root it records, and scoped to it (#26)
-        self.workspace: Workspace = open_at(find_workspace(start), db).home.workspace
+        self._opened = open_at(find_workspace(start), db)
+        self.workspace: Workspace = self._opened.home.workspace
         self.settings: Settings = load_settings(self.workspace.root)
         self.scope: Scope = scope_for(self.workspace, self.settings)
-        self._db = db
         self._kb: KnowledgeBase | None = None
         self._lock = threading.Lock()
         self.watcher: Watcher | None = None  # set by `serve` when it watches the checkout
@@ -122,7 +122,7 @@ class Service:
             if self._kb is None:
                 from kenso_git.kb import KnowledgeBase
 
-                self._kb = KnowledgeBase.of_workspace(self.workspace, db=self._db)
+                self._kb = KnowledgeBase.of_opened(self._opened, self.settings)  # no 2nd peek
             return self._kb
 
     def reload_rules(self) -> None:
