@@ -33,7 +33,12 @@ def _text(body: str) -> list[dict[str, str]]:
 
 def error_result(body: Mapping[str, object]) -> dict[str, Any]:
     """An `isError` result of `body` as JSON text (no structured content)."""
-    return {"content": _text(_dump(body)), "isError": True}
+    return text_error(_dump(body))
+
+
+def text_error(text: str) -> dict[str, Any]:
+    """An `isError` result of plain `text`, as the SDK words a call it could not make."""
+    return {"content": _text(text), "isError": True}
 
 
 def _error(err: KensoError) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from typing import BinaryIO
 
 from kenso_git import __version__
 from kenso_git.serve.mcp.answer import answer
+from kenso_git.serve.mcp.answer import text_error
 from kenso_git.serve.mcp.arguments import ArgumentError
 from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.toolcache import load
@@ -135,31 +136,27 @@ class Session:
             self.reply(ident, self._result(params))
         except Exception as err:  # the loop lives on; the client gets an error result
             log.exception("kenso-git: a tool call failed")
-            self.reply(ident, _text_error(f"Error executing tool: {type(err).__name__}: {err}"))
+            self.reply(ident, text_error(f"Error executing tool: {type(err).__name__}: {err}"))
         then, self._after_first_call = self._after_first_call, None
         if then is not None:
             then()
 
     def _result(self, params: object) -> dict[str, Any]:
         if not isinstance(params, dict) or not isinstance(params.get("name"), str):
-            return _text_error("Unknown tool: (no name)")
+            return text_error("Unknown tool: (no name)")
         name = params["name"]
         schema = self.schemas.get(name)
         if schema is None:
-            return _text_error(f"Unknown tool: {name}")
+            return text_error(f"Unknown tool: {name}")
         try:
             arguments = checked(name, schema, params.get("arguments"))
         except ArgumentError as err:
-            return _text_error(f"Error executing tool {name}: {err}")
+            return text_error(f"Error executing tool {name}: {err}")
         tool = by_name(name)
         return answer(lambda: tool.run(self.service, **arguments))
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)  # answers in flight are still written
-
-
-def _text_error(text: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
 def run(
