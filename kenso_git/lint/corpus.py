@@ -22,6 +22,7 @@ from kenso_git.text.links import resolve_links
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
+    from kenso_git.lint.config import LintConfig
     from kenso_git.lint.deferred import Deferred
     from kenso_git.lint.deferred import Partial
     from kenso_git.repo.discover import SourceFile
@@ -190,6 +191,20 @@ def select_documents(
 
 
 PATH_RULES = frozenset({"KS022", "KS023", "KS024", "KS025"})
+
+
+def facts_for(
+    ws: Workspace, selection: Selection, config: LintConfig, *, warn: Warn | None = None
+) -> CorpusFacts:
+    """`gather_facts` as a lint configuration asks for them (mentions only when KS019 runs)."""
+    return gather_facts(
+        ws,
+        selection,
+        config.select,
+        with_mentions="KS019" in config.select,
+        min_label_chars=config.thresholds.min_label_chars,
+        warn=warn,
+    )
 
 
 def gather_facts(

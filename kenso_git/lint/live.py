@@ -21,7 +21,7 @@ from kenso_git.lint.config import LintConfig
 from kenso_git.lint.config import load_lint_config
 from kenso_git.lint.corpus import CorpusFacts
 from kenso_git.lint.corpus import build_facts
-from kenso_git.lint.corpus import gather_facts
+from kenso_git.lint.corpus import facts_for
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Violation
@@ -82,14 +82,7 @@ class LiveCorpus:
         config = load_lint_config(settings)
         selection = select_documents(ws, settings, [], warn=warn)
         docs = {doc.path: doc for doc in selection.corpus}
-        facts = gather_facts(
-            ws,
-            selection,
-            config.select,
-            with_mentions="KS019" in config.select,
-            min_label_chars=config.thresholds.min_label_chars,
-            warn=warn,
-        )
+        facts = facts_for(ws, selection, config, warn=warn)
         live = cls(ws, settings, config, docs, facts)
         if facts.links is not None:
             live._asked.update(facts.links.missing(selection.corpus))

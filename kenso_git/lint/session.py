@@ -17,7 +17,7 @@ from kenso_git.lint.baseline import write_baseline as save_baseline
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.config import load_lint_config
 from kenso_git.lint.config import rule_ids
-from kenso_git.lint.corpus import gather_facts
+from kenso_git.lint.corpus import facts_for
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.fix import FixOutcome
 from kenso_git.lint.fix import plan_fixes
@@ -129,14 +129,7 @@ def _lint_once(
 
     alone = partial(lint_alone, config=config)
     selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
-    facts = gather_facts(
-        ws,
-        selection,
-        config.select,
-        with_mentions="KS019" in config.select,
-        min_label_chars=config.thresholds.min_label_chars,
-        warn=warn,
-    )
+    facts = facts_for(ws, selection, config, warn=warn)
     report = lint_documents(selection.targets(), corpus=facts, config=config)
     skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
     return replace(report, skipped=skipped)
