@@ -42,6 +42,18 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             target.write_text(content, encoding="utf-8")
 
 
+def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`kenso-git ARGS` run as a user would, from `cwd` (`python -m kenso_git`), not checked."""
+    return subprocess.run(
+        [sys.executable, "-m", "kenso_git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
+
+
 def init_repo(root: Path, files: dict[str, str | bytes] | None = None, commit: bool = True) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     git(root, "init", "-q", "-b", "main")
@@ -110,6 +122,23 @@ def check_index(conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TABLE temp.{table}_vocab")
     conn.execute("DROP TABLE temp.fresh_fts")
     assert entries[0] == entries[1], "the FTS index is not what its triggers would make"
+
+
+def vocabulary_pairs(
+    conn: sqlite3.Connection,
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(the (word, path) pairs each document's words make, those the typo vocabulary holds)."""
+    from kenso_git.store import vocab
+
+    versions = dict(conn.execute("SELECT path, blob_id FROM files"))
+    per_doc = vocab.document_words(conn, None, versions)
+    expected = {(w, p) for p, words in per_doc.items() for w in words}
+    stored = set(
+        conn.execute(
+            f"SELECT v.word, d.path FROM {vocab.TABLE} v JOIN {vocab.DOCS} d ON d.id = v.doc"
+        )
+    )
+    return expected, stored
 
 
 def fail_next_ingest(db: Path) -> None:

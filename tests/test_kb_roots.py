@@ -4,26 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from kenso_git.kb import KnowledgeBase
 from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
+from tests.helpers import run_cli as run
 from tests.helpers import write
-
-
-def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kenso_git", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
 
 
 def held(db: Path) -> tuple[str | None, set[str]]:

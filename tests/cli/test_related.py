@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.helpers import run_cli as run
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
-
-
-def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kenso_git", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def test_related_lists_each_doc_with_why_as_text_and_json(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from kenso_git.text.titlewords import WordSplitter
 from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import init_repo
+from tests.helpers import vocabulary_pairs
 
 FULL_READ = fuzzy._WORDS_SQL  # the statement that reads every document's words
 
@@ -205,17 +206,8 @@ def test_an_index_another_writer_touched_is_corrected_as_before_then_filled_agai
     try:
         assert vocab.is_current(conn)
         assert fuzzy.correct(conn, "gatewya turbnie") == "gateway turbine"
-        versions = dict(conn.execute("SELECT path, blob_id FROM files"))
-        per_doc = vocab.document_words(conn, None, versions)
-        pairs = {(w, p) for p, ws in per_doc.items() for w in ws}
-        assert (
-            set(
-                conn.execute(
-                    "SELECT v.word, d.path FROM vocab_rows v JOIN vocab_docs d ON d.id = v.doc"
-                )
-            )
-            == pairs
-        )
+        pairs, stored = vocabulary_pairs(conn)
+        assert stored == pairs
         words = {(w, len(w)) for w, _ in pairs}
         assert set(conn.execute("SELECT word, len FROM vocab_words")) == words
     finally:
@@ -260,17 +252,8 @@ def test_a_run_inserts_its_vocabulary_in_bounded_batches(tmp_path: Path, monkeyp
     KnowledgeBase.open(root).ingest()
     conn = connect_raw(root / ".kenso" / "docs.db")
     try:
-        versions = dict(conn.execute("SELECT path, blob_id FROM files"))
-        per_doc = vocab.document_words(conn, None, versions)
-        pairs = {(w, p) for p, ws in per_doc.items() for w in ws}
-        assert (
-            set(
-                conn.execute(
-                    "SELECT v.word, d.path FROM vocab_rows v JOIN vocab_docs d ON d.id = v.doc"
-                )
-            )
-            == pairs
-        )
+        pairs, stored = vocabulary_pairs(conn)
+        assert stored == pairs
         assert fuzzy.correct(conn, "gatewya") == "gateway"
     finally:
         conn.close()

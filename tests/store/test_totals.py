@@ -19,6 +19,7 @@ from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
+from tests.helpers import vocabulary_pairs
 from tests.helpers import write
 
 NAMES = ("a.md", "b.md", "guide/c.md", "guide/d.md", "ref/e.md", "ref/deep/f.md")
@@ -60,17 +61,8 @@ def _assert_vocabulary_exact(db: Path) -> None:
     conn = connect_raw(db)
     try:
         assert vocab.is_current(conn)
-        versions = dict(conn.execute("SELECT path, blob_id FROM files"))
-        per_doc = vocab.document_words(conn, None, versions)
-        pairs = {(w, p) for p, words in per_doc.items() for w in words}
-        assert (
-            set(
-                conn.execute(
-                    "SELECT v.word, d.path FROM vocab_rows v JOIN vocab_docs d ON d.id = v.doc"
-                )
-            )
-            == pairs
-        )
+        pairs, stored = vocabulary_pairs(conn)
+        assert stored == pairs
         words = {(w, len(w)) for w, _ in pairs}
         assert set(conn.execute("SELECT word, len FROM vocab_words")) == words
     finally:
