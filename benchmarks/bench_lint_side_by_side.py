@@ -31,13 +31,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpora" / "docs-desktop" / "docs"
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+sys.path.insert(0, str(HERE))
+from bench_lint import GIT_ENV  # noqa: E402  # one committer for every benchmark repository
+
 _LINK = re.compile(r"\]\((?!https?:|#|/|~)([^)\s#?]+\.md)")
 
 
