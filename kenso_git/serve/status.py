@@ -162,10 +162,9 @@ def _staleness(
 ) -> tuple[bool | None, str | None]:
     """`stale` and its reason: the query-time sync's verdict, else the state's own check.
     `scoped`: the reason counts no docs (the count would include hidden ones)."""
-    if kb.freshness is not None and kb.freshness.stale:
-        if scoped and kb.freshness.too_many:
-            return True, f"more docs changed than a query syncs; {SYNC_HINT}"
-        return True, kb.freshness.reason
+    reason = query_stale(kb, scoped=scoped)
+    if reason is not None:
+        return True, reason
     if kb.freshness is not None and st.stale is None:
         return False, None  # the query-time check found nothing it could not sync
     if st.stale:
