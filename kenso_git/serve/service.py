@@ -168,10 +168,12 @@ class Service:
         return kb
 
     def shown(self, text: object) -> str:
-        """`text` with the checkout's absolute path made repo-relative: agents need not
-        learn where the repository lives on the host."""
+        """`text` with the checkout's absolute path made repo-relative, and the recorded root
+        of an index whose root is gone left unnamed: agents need not learn host paths."""
         root = str(self.workspace.root)
-        return str(text).replace(root + os.sep, "").replace(root, ".")
+        shown = str(text).replace(root + os.sep, "").replace(root, ".")
+        lost = self._opened.home.lost  # an index's recorded root that is gone (#26)
+        return shown if lost is None else shown.replace(lost, "(outside this checkout)")
 
     def gated(self) -> contextlib.AbstractContextManager[Callable[[str], bool]]:
         """This call's scope gate, for a `with` block: a path passes when it and its real
@@ -195,7 +197,7 @@ class Service:
     def _flag_stale(self, structured: S) -> S:
         """`stale` and its reason on an answer the query-time sync could not make fresh
         (it gave up past the cap, failed, or another writer held the lock): #26."""
-        reason = status.query_stale(self.kb(), scoped=self.scoped)
+        reason = status.query_stale(self)
         if reason is not None:
             structured["stale"] = True
             structured["stale_reason"] = reason

@@ -101,7 +101,7 @@ def health_of(service: Service) -> HealthResult:
     out["chunks"] = seen.chunks
     out["schema_version"] = st.schema_version
     out["as_of"] = st.as_of
-    out["stale"], out["stale_reason"] = _staleness(kb, st, scoped=service.scoped)
+    out["stale"], out["stale_reason"] = _staleness(service, st)
     out["worktree_differs"] = st.worktree_differs
     return out
 
@@ -117,7 +117,7 @@ def state_of(service: Service) -> StateResult:
     kb.refresh()
     st = kb.state(check_stale=kb.freshness is None)  # the check just looked (#32)
     seen = visible_counts(service, kb, st)
-    stale, reason = _staleness(kb, st, scoped=service.scoped)
+    stale, reason = _staleness(service, st)
     return {
         "documents": seen.documents,
         "chunks": seen.chunks,
@@ -146,23 +146,22 @@ def _why_empty(service: Service, indexed: int) -> str:
     return "the index is empty; run `kenso-git ingest`"
 
 
-def query_stale(kb: KnowledgeBase, *, scoped: bool) -> str | None:
+def query_stale(service: Service) -> str | None:
     """Why the last answer may miss recent edits (the query-time sync gave up, failed or
-    could not run), or None: it was fresh. `scoped`: the reason counts no docs (#26)."""
-    fresh = kb.freshness
+    could not run), as the agent may read it, or None: it was fresh. A scoped agent's
+    reason counts no docs (#26); no reason names a host path (`Service.shown`)."""
+    fresh = service.kb().freshness
     if fresh is None or not fresh.stale:
         return None
-    if scoped and fresh.too_many:
+    if service.scoped and fresh.too_many:
         return f"more docs changed than a query syncs; {SYNC_HINT}"
-    return fresh.reason or f"the index may be out of date; {SYNC_HINT}"
+    return service.shown(fresh.reason or f"the index may be out of date; {SYNC_HINT}")
 
 
-def _staleness(
-    kb: KnowledgeBase, st: IndexState, *, scoped: bool
-) -> tuple[bool | None, str | None]:
-    """`stale` and its reason: the query-time sync's verdict, else the state's own check.
-    `scoped`: the reason counts no docs (the count would include hidden ones)."""
-    reason = query_stale(kb, scoped=scoped)
+def _staleness(service: Service, st: IndexState) -> tuple[bool | None, str | None]:
+    """`stale` and its reason: the query-time sync's verdict, else the state's own check."""
+    kb = service.kb()
+    reason = query_stale(service)
     if reason is not None:
         return True, reason
     if kb.freshness is not None and st.stale is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from kenso_git.index.refresh import MAX_QUERY_SYNC_FILES
@@ -50,3 +51,17 @@ def test_a_fresh_answer_has_no_stale_key(tmp_path: Path) -> None:
     _, structured = service.search_docs("zeppelin", None, 5)
     assert "stale" not in structured
     assert {r["file_path"] for r in structured["results"]} == {"docs/a.md", "docs/b.md"}
+
+
+def test_an_index_whose_root_is_gone_says_stale_without_naming_that_root(tmp_path: Path) -> None:
+    """`serve --db X` where X's root was moved: the answer says stale, and the agent is not
+    told where on the host the old root was (#26, #27's rule for host paths)."""
+    old = tmp_path / "old-home" / "handbook"
+    write(old, {"guide.md": doc("Guide", "zeppelin words. " * 20)})
+    db = tmp_path / "x.db"
+    KnowledgeBase.open(old, db=str(db), rooting=True).ingest()
+    shutil.rmtree(old)
+    here = init_repo(tmp_path / "here", {"docs/a.md": doc("A", "other words. " * 20)})
+    _, structured = Service(here, db=str(db)).search_docs("zeppelin", None, 5)
+    assert structured.get("stale") is True
+    assert "old-home" not in str(structured.get("stale_reason"))
