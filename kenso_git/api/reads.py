@@ -1,0 +1,251 @@
+"""The reads of the library API: ranked search, the agent surface's search and regex
+search, documents and related documents. Each runs the freshness check, then one read
+transaction; the payloads are kenso's JSON shapes (`kenso_git.search.results`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kenso_git.api.core import PathFilter
+from kenso_git.api.writes import Writes
+from kenso_git.errors import EmptyQueryError
+from kenso_git.store.files import load_files
+
+if TYPE_CHECKING:
+    from kenso_git.search.lang.agent import SearchRequest
+    from kenso_git.search.ranked.cascade import SearchResult
+    from kenso_git.search.regex.regex_search import RegexRequest
+    from kenso_git.search.results import AgentPage
+    from kenso_git.search.results import DocResult
+    from kenso_git.search.results import RelatedPage
+    from kenso_git.search.results import RelatedRow
+    from kenso_git.search.results import SearchDocsResult
+    from kenso_git.search.results import SearchMultiResult
+    from kenso_git.store.doccommits import LastCommit
+
+
+class Reads(Writes):
+    """Search and read the index (see `KnowledgeBase`)."""
+
+    def search(
+        self,
+        query: str,
+        *,
+        category: str | None = None,
+        limit: int = 5,
+        path_filter: PathFilter | None = None,
+    ) -> SearchResult:
+        """The ranked hits for `query` (limit clamped to `search-limit-max`); blank: none.
+
+        Raises:
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search.ranked import cascade as search
+
+        limit = max(1, min(limit, self.settings.search_limit_max))
+        synonyms = self._synonyms()
+        self.refresh()
+        return self.read(
+            lambda conn: search.search(
+                conn,
+                query,
+                category=category,
+                limit=limit,
+                synonyms=synonyms,
+                path_filter=path_filter,
+            )
+        )
+
+    def search_docs(
+        self,
+        query: str,
+        *,
+        category: str | None = None,
+        limit: int = 5,
+        path_filter: PathFilter | None = None,
+    ) -> SearchDocsResult:
+        """The `search_docs` tool's JSON payload (also what `search --json` prints): the
+        hits, or `{"corrected_query", "original_query", "results"}` after a typo fix.
+
+        Raises:
+            EmptyQueryError: the query is blank (checked before the index is opened).
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search.ranked import payload
+
+        if not query or not query.strip():
+            raise EmptyQueryError()
+        result = self.search(query, category=category, limit=limit, path_filter=path_filter)
+        return payload.search_docs_payload(result, preview_chars=self.settings.preview_chars)
+
+    def search_multi(
+        self,
+        queries: Sequence[str] | None,
+        *,
+        category: str | None = None,
+        limit: int = 5,
+        path_filter: PathFilter | None = None,
+    ) -> SearchMultiResult:
+        """The `search_multi` payload: up to five queries fused by rank, blank ones dropped;
+        `{"corrections", "results"}` when some query was corrected.
+
+        Raises:
+            NoIndexError: there is no index.
+            NoQueriesError: `queries` is empty or None (checked after the index is opened).
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search.ranked import payload
+
+        synonyms = self._synonyms()
+        self.refresh()
+        return self.read(
+            lambda conn: payload.search_multi_payload(
+                conn,
+                queries,
+                category=category,
+                limit=limit,
+                limit_max=self.settings.search_limit_max,
+                preview_chars=self.settings.preview_chars,
+                synonyms=synonyms,
+                path_filter=path_filter,
+            )
+        )
+
+    def last_commits(self, paths: Collection[str]) -> dict[str, LastCommit]:
+        """path -> the commit that last changed the document as indexed (or that it is
+        uncommitted), kept by every writer (#29); paths without a record are absent."""
+        from kenso_git.store import doccommits
+
+        return self.read(lambda conn: doccommits.read(conn, paths))
+
+    def get_doc(
+        self,
+        path: str,
+        *,
+        max_length: int | None = None,
+        file_stat: Callable[[str], os.stat_result | None] | None = None,
+    ) -> DocResult:
+        """The `get_doc` payload: the stored document at `path`, its content cut to
+        `max_length` characters (plus `...` and `truncated: true`) when longer.
+
+        The stored text is served only while the file on disk is the one it was read from:
+        `file_stat` looks it up (the scope gate's `Scope.file_stat`, which never follows a
+        link it did not approve); by default `os.stat` of the path.
+
+        Raises:
+            DocumentNotFoundError: the index holds no document at `path`, or the file is gone.
+            KensoError: the file changed since it was indexed and cannot be synced now.
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.errors import DocumentNotFoundError
+        from kenso_git.errors import KensoError
+        from kenso_git.index.refresh import disk_state
+        from kenso_git.search.ranked import payload
+
+        self.refresh()
+        for attempt in range(2):
+            doc, row = self.read(
+                lambda conn: (
+                    payload.get_doc_payload(conn, path, max_length=max_length),
+                    load_files(conn, [path]).get(path),
+                )
+            )
+            # The file may have changed after the check (or with the check off): the stored
+            # text is served only while the file on disk is still the one indexed.
+            on_disk = disk_state(row, (file_stat or self._stat)(path))
+            if on_disk == "same":
+                return doc
+            if attempt or not self.settings.query_sync:
+                break
+            self.sync(paths=[path], create=False)
+        if on_disk == "gone":
+            raise DocumentNotFoundError(path)
+        raise KensoError(
+            f"{path} changed on disk since it was indexed",
+            hint="run `kenso-git sync` (or turn query-sync on), then read it again",
+            path=path,
+        )
+
+    def get_related(
+        self,
+        path: str,
+        *,
+        depth: int = 1,
+        relation_type: str | None = None,
+        path_filter: PathFilter | None = None,
+    ) -> list[RelatedRow]:
+        """The `get_related` payload: documents linked to `path` up to `depth` hops (1-3),
+        nearest first; an unknown path gives [].
+
+        Raises:
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search.graph import related
+
+        self.refresh()
+        return self.read(
+            lambda conn: related.get_related(
+                conn, path, depth=depth, relation_type=relation_type, path_filter=path_filter
+            )
+        )
+
+    def find_related(
+        self,
+        path: str,
+        *,
+        page_size: int | None = None,
+        cursor: str | None = None,
+        path_filter: PathFilter | None = None,
+    ) -> RelatedPage:
+        """A page of the documents linked to or from `path` and its neighbours, with why.
+
+        Raises:
+            DocumentNotFoundError: the index holds no document at `path`.
+            CursorError: the cursor is malformed, from another request or stale.
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search.graph import neighbours
+
+        self.refresh()
+        return self.read(
+            lambda conn: neighbours.find_related(
+                conn, path, page_size=page_size, cursor=cursor, path_filter=path_filter
+            )
+        )
+
+    def agent_search(
+        self, request: SearchRequest | RegexRequest, *, path_filter: PathFilter | None = None
+    ) -> AgentPage:
+        """One page of the agent surface's `search` (query language) or `regex_search`.
+
+        Raises:
+            QuerySyntaxError: the query does not parse (the message names the token).
+            PatternError: a regular expression is too long or refused by RE2.
+            CursorError: the cursor is malformed or from another request.
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search.lang import agent
+        from kenso_git.search.regex import regex_search
+
+        self.refresh()
+        if isinstance(request, agent.SearchRequest):
+            synonyms = self._synonyms()
+            return self.read(
+                lambda conn: agent.search(conn, request, path_filter=path_filter, synonyms=synonyms)
+            )
+        root, limit = self.workspace.root, self.settings.max_file_size
+        return self.read(
+            lambda conn: regex_search.regex_search(
+                conn, request, root=root, max_bytes=limit, path_filter=path_filter
+            )
+        )

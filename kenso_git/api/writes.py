@@ -1,0 +1,212 @@
+"""The writes of the library API: `ingest` (creates or rebuilds an index), `sync`, and
+the query-time freshness check every read runs first (`refresh`), which syncs what it finds."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kenso_git.api.core import Base
+
+if TYPE_CHECKING:
+    from kenso_git.index.build import IngestReport
+    from kenso_git.index.build import Progress
+    from kenso_git.index.build import Warn
+    from kenso_git.repo.gitstatus import EarlyStatus
+    from kenso_git.text.parse import Document
+
+
+class Writes(Base):
+    """Bring the index to the work tree, on demand or before a read (see `KnowledgeBase`)."""
+
+    def ingest(
+        self,
+        targets: Sequence[Path] | None = None,
+        *,
+        progress: Progress | None = None,
+        warn: Warn | None = None,
+        keep_documents: bool = False,
+        rebuild: bool = False,
+        digest: Callable[[Document], object] | None = None,
+    ) -> IngestReport:
+        """Index the Markdown under `targets` (default: the whole work tree); creates the index.
+
+        With `rebuild`, a new index is built from nothing and replaces the file (and its
+        -wal and -shm): the recovery from a corrupt index.
+
+        The index then holds exactly those files: `ingest docs/` followed by `ingest` (the
+        root) re-uses every unchanged document instead of duplicating it. Returns one result
+        per file seen (ingested, unchanged, skipped, removed or error). `keep_documents`
+        keeps each parsed `Document` in the report; `digest`, what it returns for each,
+        computed in the parse workers (the lint summary's first half, #32).
+
+        Raises:
+            UsageError: a target does not exist or lies outside the work tree.
+            WorkerError: a parsing process failed; nothing was written.
+            DatabaseError: the index cannot be written.
+        """
+        from kenso_git.index.build import run_index
+        from kenso_git.repo.discover import scope_folders
+
+        scope = scope_folders(self.workspace, targets) if targets else [""]
+        self._check_owner_before_write(rebuild=rebuild)
+        return run_index(
+            self.workspace,
+            self.settings,
+            self.db_path,
+            scope=scope,
+            progress=progress,
+            warn=warn,
+            head=self._head(),
+            keep_documents=keep_documents,
+            digest=digest,
+            rebuild=rebuild,
+            verify=True,  # an explicit full run: worth reading every page to catch damage
+        )
+
+    def sync(
+        self,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+        warn: Warn | None = None,
+        hand_off: float | None = None,
+        create: bool = True,
+        early: EarlyStatus | None = None,
+    ) -> IngestReport:
+        """Bring the index to the state of the work tree, within the scope last ingested.
+
+        `paths` (root-relative) limits the look to files a git operation changed; every
+        other file is trusted to be as the index last saw it. Creates the index when there
+        is none (as `ingest` of the whole work tree would), unless not `create` (a query's
+        sync: NoIndexError). `early`: the first `git status`, started by the caller
+        (`gitstatus.start_status`); it is stopped here if the run does not take it.
+
+        Raises:
+            WorkerError: a parsing process failed; nothing was written.
+            DatabaseError: the index cannot be written.
+        """
+        from kenso_git.index.build import run_index
+
+        if self.lost_root is not None:
+            if early is not None:
+                early.discard()
+            from kenso_git.index.home import lost_error
+
+            raise lost_error(self.lost_root, self.db_path)
+        head = self._head()
+        if early is None and paths is None and hand_off is None:
+            from kenso_git.repo import gitstatus  # a full sync someone waits for: start git now
+
+            early = gitstatus.start_status(self.workspace, head=head)
+        try:
+            self._check_owner_before_write()
+            with self._turn(hand_off) as left:
+                return run_index(
+                    self.workspace,
+                    self.settings,
+                    self.db_path,
+                    scope=None,
+                    progress=progress,
+                    warn=warn,
+                    head=head,
+                    only=paths,
+                    hand_off=left,
+                    early=early,
+                    create=create,
+                )
+        finally:
+            if early is not None:
+                early.discard()
+
+    def refresh(self) -> None:
+        """Sync what the work tree changed since the index last looked (`query-sync`).
+
+        Runs before every search and document read (not before `state()`, which reports
+        what the index holds); never creates an index. Sets `freshness`: stale with the
+        reason when the change was too large for a query or the sync failed. The first
+        check takes the `git status` handed over by `start_early` (if still usable).
+        """
+        early, self._early = self._early, None
+        try:
+            self._refresh(early)
+        finally:
+            if early is not None:
+                early.discard()
+
+    def start_early(self, early: EarlyStatus | None) -> None:
+        """Hand the first freshness check a `git status` of the whole tree that the caller
+        started when its process began (`gitstatus.start_status`, entry.py): git runs while the
+        search modules load. Left unused (another scope, HEAD moved, no check), it is
+        stopped unread."""
+        self._early = early
+
+    def _refresh(self, early: EarlyStatus | None) -> None:
+        if not self.settings.query_sync or not self.db_path.exists():
+            return
+        if self.lost_root is not None:
+            from kenso_git.index.home import lost_reason
+            from kenso_git.index.refresh import Freshness
+
+            self.freshness = Freshness(True, lost_reason(self.lost_root))
+            return
+        if self.watch_seq is not None and self.watch_seq.vouches():
+            from kenso_git.index.refresh import FRESH
+
+            self.freshness = FRESH  # the watcher has synced every change it was told of
+            return
+        from kenso_git.index.lock import QUERY_WAIT_S
+        from kenso_git.index.refresh import ensure_fresh
+
+        with self._checks:
+            ticket = self._checks_started + 1  # the next check to start is fresh enough
+            while self._checks_done < ticket:
+                if self._checks_started == self._checks_done:  # none running: run it
+                    self._checks_started += 1
+                    number = self._checks_started
+                    break
+                self._checks.wait()
+            else:
+                return  # a check that started after this call arrived has answered it
+        try:
+            self.freshness = ensure_fresh(
+                self.workspace,
+                self.settings,
+                self.read,
+                self._files_snapshot,
+                # A query waits a moment at most for another writer: past that the
+                # writer syncs this change too, and the answer is flagged stale.
+                lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S, create=False),
+                early,
+            )
+        finally:
+            with self._checks:
+                self._checks_done = number
+                self._checks.notify_all()
+
+    @contextlib.contextmanager
+    def _turn(self, hand_off: float | None) -> Iterator[float | None]:
+        """Wait for this process's other writers (`hand_off` seconds at most, None: as long
+        as they take); yields what is left of `hand_off` for the file lock (0 when the wait
+        ran out: the sync is then handed to the holder by the rerun mark, as across processes)."""
+        started = time.monotonic()
+        with self._turns:
+            self.writers_waiting += 1
+        try:
+            got = self._writer.acquire(timeout=-1 if hand_off is None else hand_off)
+        finally:
+            with self._turns:
+                self.writers_waiting -= 1
+        try:
+            if hand_off is None or not got:
+                yield None if hand_off is None else 0.0
+            else:
+                yield max(0.0, hand_off - (time.monotonic() - started))
+        finally:
+            if got:
+                self._writer.release()
