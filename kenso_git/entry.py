@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import NoReturn
 
-    from kenso_git.repo.gitstatus import EarlyStatus
-    from kenso_git.repo.prestart import Started
-    from kenso_git.repo.workspace import Workspace
+    from kenso_git.api.git import EarlyStatus
+    from kenso_git.api.git import Started
+    from kenso_git.api.workspace import Workspace
 
 
 # The cyclic collector runs after this many new container objects (Python's default: 700).
@@ -137,7 +137,7 @@ def _prestart(args: list[str]) -> Started | None:
         return None  # the click command answers it
     if args[0] == "search" and not _query_sync_by_env():
         return None  # no freshness check to answer
-    from kenso_git.repo import prestart
+    from kenso_git.api.git import prestart
 
     return prestart.start()
 
@@ -145,7 +145,7 @@ def _prestart(args: list[str]) -> Started | None:
 def _drop(started: Started | None) -> None:
     """Stop a status that no one will read (imported only when one was started)."""
     if started is not None:
-        from kenso_git.repo.gitrun import stop_unread
+        from kenso_git.api.git import stop_unread
 
         stop_unread(started)
 
@@ -171,10 +171,10 @@ def _early_status(
     caller then finds both itself, and says why it cannot)."""
     from pathlib import Path
 
+    from kenso_git.api.git import gitstatus
+    from kenso_git.api.git import head_commit
+    from kenso_git.api.workspace import find_workspace
     from kenso_git.errors import KensoError
-    from kenso_git.index.freshness import head_commit
-    from kenso_git.repo import gitstatus
-    from kenso_git.repo.workspace import find_workspace
 
     try:
         ws = find_workspace(Path.cwd())

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
+from kenso_git.api.workspace import Workspace
+from kenso_git.api.workspace import find_workspace
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import JSON
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import UsageError
-from kenso_git.repo.workspace import Workspace
-from kenso_git.repo.workspace import find_workspace
 
 _STATE_TEXT = {
     "installed": "installed",
@@ -64,7 +64,7 @@ def install() -> None:
         click.echo(report.snippet)
     if not report.changed and report.owner is None:
         click.echo(f"kenso-git hooks already installed in {folder}", err=True)
-    from kenso_git.repo.git import untracked_cache_tip
+    from kenso_git.api.git import untracked_cache_tip
 
     tip = untracked_cache_tip(ws)
     if tip is not None:

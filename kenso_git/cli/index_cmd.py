@@ -63,7 +63,7 @@ def ingest(
       kenso-git ingest --rebuild    # a new index from nothing
       kenso-git ingest --json | jq .ingest.total_chunks
     """
-    from kenso_git.repo.workspace import ingest_start
+    from kenso_git.api.workspace import ingest_start
 
     start = ingest_start(paths[0], Path.cwd()) if paths else None
     kb = KnowledgeBase.open(start, db=db_path, rooting=True)  # only ingest (re)roots

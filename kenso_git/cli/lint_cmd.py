@@ -18,7 +18,7 @@ from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
 
 if TYPE_CHECKING:
-    from kenso_git.lint.model import LintReport
+    from kenso_git.api.lint import LintReport
 
 FORMATS = ("summary", "detail", "json", "sarif", "github", "concise")
 
@@ -83,7 +83,7 @@ def lint(
     category consistency are judged against all of the repository's docs and files, and
     moved targets against git's rename history; nothing is fetched from the network.
     """
-    from kenso_git.lint.session import run_lint
+    from kenso_git.api.lint import run_lint
 
     output = _pick_format(fmt, detail, as_json)
     overrides = {
@@ -126,8 +126,8 @@ def lint(
 
 
 def _render(output: str, report: LintReport, color: bool) -> str:
-    from kenso_git.lint import report as text
-    from kenso_git.lint.sarif import report_to_sarif
+    from kenso_git.api.lint import report as text
+    from kenso_git.api.lint import report_to_sarif
 
     if output == "json":
         return json.dumps(text.report_to_json(report), indent=2)

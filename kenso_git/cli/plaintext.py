@@ -12,9 +12,9 @@ from kenso_git.cli.output import plural
 from kenso_git.cli.output import use_color
 
 if TYPE_CHECKING:
+    from kenso_git.api.git import EarlyStatus
+    from kenso_git.api.workspace import Workspace
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.repo.gitstatus import EarlyStatus
-    from kenso_git.repo.workspace import Workspace
 
 _STAGE_STYLE = {"AND": "bold_green", "NEAR": "bold_blue", "OR": "bold_yellow"}
 _RELEVANCE_STYLE = {"high": "green", "medium": "yellow", "low": "red"}
@@ -84,9 +84,9 @@ def stale_notice(kb: KnowledgeBase) -> None:
 def _check_category(kb: KnowledgeBase, category: str | None) -> None:
     """Nothing matched: when no indexed document has `category` at all, say so (exit 2)
     and name the ones there are, instead of a bare "0 results" (#26)."""
-    from kenso_git.search.ranked.categories import category_filter
-    from kenso_git.search.ranked.categories import known_categories
-    from kenso_git.search.ranked.categories import unknown_category_error
+    from kenso_git.api.search import category_filter
+    from kenso_git.api.search import known_categories
+    from kenso_git.api.search import unknown_category_error
 
     wanted = category_filter(category)
     if wanted is None:

@@ -11,11 +11,11 @@ from kenso_git.cli.output import plural
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from kenso_git.index.build import IngestReport
+    from kenso_git.api.lint import Document
+    from kenso_git.api.lint import IngestReport
+    from kenso_git.api.lint import LintReport
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.lint.model import LintReport
-    from kenso_git.text.parse import Document
 
 MAX_ROWS = 20
 _GLYPHS = {
@@ -30,8 +30,8 @@ _GLYPHS = {
 def lint_digest(kb: KnowledgeBase) -> Callable[[Document], object]:
     """What an ingest keeps of each document it parses for its lint summary: the findings of
     the rules that judge it alone, beside its slim form (computed in the parse workers)."""
-    from kenso_git.lint.config import load_lint_config
-    from kenso_git.lint.streamed import first_half
+    from kenso_git.api.lint import first_half
+    from kenso_git.api.lint import load_lint_config
 
     return first_half(load_lint_config(kb.settings))
 
@@ -44,9 +44,9 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
     """
     if not any(r.status == "ingested" for r in report.results):
         return None
-    from kenso_git.lint.config import load_lint_config
-    from kenso_git.lint.deferred import Partial
-    from kenso_git.lint.streamed import summary
+    from kenso_git.api.lint import Partial
+    from kenso_git.api.lint import load_lint_config
+    from kenso_git.api.lint import summary
 
     parts = [part for part in report.documents if isinstance(part, Partial)]
     parsed = {part.doc.path for part in parts}
@@ -78,7 +78,7 @@ def ingest_text(
     )
     lines.append(style(summary, "bold"))
     if lint is not None:
-        from kenso_git.lint.report import render_summary
+        from kenso_git.api.lint import render_summary
 
         lines.append("")
         lines.append(render_summary(lint, color=style.enabled, for_ingest=True).strip("\n"))
@@ -108,7 +108,7 @@ def ingest_json(label: str, report: IngestReport, lint: LintReport | None) -> di
     }
     out: dict[str, object] = {"ingest": body}
     if lint is not None:
-        from kenso_git.lint.report import report_to_json
+        from kenso_git.api.lint import report_to_json
 
         out["lint"] = report_to_json(lint)
     return out

@@ -17,7 +17,7 @@ from kenso_git.cli.plaintext import stale_notice
 from kenso_git.kb import KnowledgeBase
 
 if TYPE_CHECKING:
-    from kenso_git.search.results import AgentPage
+    from kenso_git.api.search import AgentPage
 
 
 @click.command()
@@ -67,7 +67,7 @@ def search(
         text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)
         sys.stdout.write(text + "\n")
         return
-    from kenso_git.search.lang.agent import SearchRequest
+    from kenso_git.api.search import SearchRequest
 
     if category:
         query = f'{query} category:"{category}"'

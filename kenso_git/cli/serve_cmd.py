@@ -148,7 +148,7 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
     --check starts the configured entry from / with a minimal PATH and says whether it
     finds the index, and what to run when it does not (exit 1).
     """
-    from kenso_git.repo.workspace import find_workspace
+    from kenso_git.api.workspace import find_workspace
 
     workspace = find_workspace(root)
     fix = write_command(client, user=user, root=workspace.root if root is not None else None)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from kenso_git.records import NamedTuple
 
 if TYPE_CHECKING:
-    from kenso_git.repo.prestart import Started
+    from kenso_git.api.git import Started
     from kenso_git.serve.service import Service
 
 WATCH_AFTER_S = 2.0
@@ -61,15 +61,15 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     service = Service(options.root, db=options.db_path)
     settings = service.settings
     if options.transport is None and settings.transport != "stdio":
+        from kenso_git.api.git import stop_unread
         from kenso_git.cli.main import main as cli_main  # the configured transport: click's
-        from kenso_git.repo.gitrun import stop_unread
 
         stop_unread(started)
 
         cli_main(["serve", *sys.argv[2:]])
         return
     if started is not None:  # git ran while the modules loaded: the first check's status
-        from kenso_git.repo import gitstatus
+        from kenso_git.api.git import gitstatus
 
         early = gitstatus.adopt_status(service.workspace, started)
         if early is not None and settings.query_sync:

@@ -23,10 +23,10 @@ from pathlib import Path
 from pathlib import PurePosixPath
 from typing import Any
 
+from kenso_git.api.workspace import find_script
+from kenso_git.api.workspace import script_command
 from kenso_git.connect import jsonc
 from kenso_git.errors import UsageError
-from kenso_git.repo.executable import find_script
-from kenso_git.repo.executable import script_command
 
 SERVER_NAME = "kenso-git"
 
@@ -190,9 +190,9 @@ def write(p: ConnectPlan) -> Path | None:
 def _backup_folder(root: Path, folder: Path) -> None:
     """Make `.kenso/` (owner-only, as the index makes it) and the folders of a backup in
     it, and tell git to ignore `.kenso/` as ingest does, whichever comes first."""
-    from kenso_git.repo.safeopen import ensure_private_dir
-    from kenso_git.repo.workspace import exclude_from_git
-    from kenso_git.repo.workspace import find_workspace
+    from kenso_git.api.workspace import ensure_private_dir
+    from kenso_git.api.workspace import exclude_from_git
+    from kenso_git.api.workspace import find_workspace
 
     ensure_private_dir(root / ".kenso")
     folder.mkdir(parents=True, exist_ok=True)

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from kenso_git.api.git import hooks_dir
+from kenso_git.api.git import hooks_path_setting
+from kenso_git.api.workspace import Workspace
+from kenso_git.api.workspace import find_script as default_executable
 from kenso_git.errors import GitError
 from kenso_git.githooks.shim import HOOK_NAMES
 from kenso_git.githooks.shim import RETIRED_HOOKS
 from kenso_git.githooks.shim import render
-from kenso_git.repo.executable import find_script as default_executable
-from kenso_git.repo.git import hooks_dir
-from kenso_git.repo.git import hooks_path_setting
-from kenso_git.repo.workspace import Workspace
 
 MARKER = "# kenso-git-shim"
 CHAIN_SUFFIX = ".kenso-chained"

@@ -19,29 +19,29 @@ from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 
+from kenso_git.api.git import GIT_REPO_VARS
+from kenso_git.api.git import diff_names
+from kenso_git.api.git import rebase_will_rewrite
+from kenso_git.api.git import scrubbed_env
+from kenso_git.api.index import DIRTY_FILE
+from kenso_git.api.index import HOOK_WAIT_S
+from kenso_git.api.index import LOCK_FILE
+from kenso_git.api.index import coalesced
+from kenso_git.api.index import file_failure
+from kenso_git.api.index import holder
+from kenso_git.api.index import try_lock
+from kenso_git.api.workspace import Workspace
+from kenso_git.api.workspace import ensure_private_dir
+from kenso_git.api.workspace import find_workspace
+from kenso_git.api.workspace import is_markdown
+from kenso_git.api.workspace import resolve_db_path
 from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.githooks.shim import HOOK_NAMES
 from kenso_git.githooks.shim import RETIRED_HOOKS
-from kenso_git.index.lock import DIRTY_FILE
-from kenso_git.index.lock import HOOK_WAIT_S
-from kenso_git.index.lock import LOCK_FILE
-from kenso_git.index.lock import coalesced
-from kenso_git.index.lock import holder
-from kenso_git.index.lock import try_lock
 from kenso_git.records import NamedTuple
-from kenso_git.repo.git import diff_names
-from kenso_git.repo.git import rebase_will_rewrite
-from kenso_git.repo.prestart import GIT_REPO_VARS
-from kenso_git.repo.prestart import scrubbed_env
-from kenso_git.repo.safeopen import ensure_private_dir
-from kenso_git.repo.workspace import Workspace
-from kenso_git.repo.workspace import find_workspace
-from kenso_git.repo.workspace import is_markdown
-from kenso_git.repo.workspace import resolve_db_path
-from kenso_git.store.faults import file_failure
 
 PRE_COMMIT_HOOK = "pre-commit-framework"
 NO_INDEX_REASON = "no index here yet (run `kenso-git ingest` once)"
@@ -197,7 +197,7 @@ def _foreground_sync(ws: Workspace, paths: Sequence[str] | None = None) -> None:
     """`sync_index` waiting at most HOOK_WAIT_S for SQLite's own write lock as well: a
     program that writes the database without taking ours (an old kenso-git, a sqlite3
     shell) would otherwise hold git for the busy timeout, a minute."""
-    from kenso_git.store.connection import set_write_wait
+    from kenso_git.api.index import set_write_wait
 
     set_write_wait(HOOK_WAIT_S)
     sync_index(ws, paths)
@@ -346,7 +346,7 @@ def _open_log(folder: Path) -> int:
 
 def hook_main(name: str, args: Sequence[str]) -> None:
     """`kenso-git hook NAME ARGS...`: never fails or blocks git; one stderr line on trouble."""
-    from kenso_git.store.wal import defer_checkpoints
+    from kenso_git.api.index import defer_checkpoints
 
     # The commit only appends to the WAL; copying it into the database (three fsyncs, and
     # at 30x the whole WAL) happens after git has its exit status (`_settle`). A detached
@@ -376,7 +376,7 @@ def _settle(decided: Plan) -> None:
     """After a foreground sync, empty a long WAL in a detached child."""
     if decided.action != Mode.FOREGROUND or is_detached():
         return
-    from kenso_git.store.wal import settle_detached
+    from kenso_git.api.index import settle_detached
 
     settle_detached(resolve_db_path(find_workspace(None)))
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from kenso_git.api.git import REWRITING_VERBS
 from kenso_git.errors import GitError
-from kenso_git.repo.git import REWRITING_VERBS
 
 HOOK_NAMES = ("post-checkout", "post-merge", "post-rewrite", "post-index-change")
 # Hooks older versions installed and this one no longer needs: a commit changes no file, and

@@ -20,9 +20,9 @@ from pygls.uris import from_fs_path
 from pygls.uris import to_fs_path
 
 from kenso_git import __version__
-from kenso_git.lint.live import LiveCorpus
-from kenso_git.lint.model import Severity
-from kenso_git.lint.model import Violation
+from kenso_git.api.lint import LiveCorpus
+from kenso_git.api.lint import Severity
+from kenso_git.api.lint import Violation
 
 logger = logging.getLogger(__name__)
 

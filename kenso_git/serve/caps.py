@@ -18,16 +18,16 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
 
 if TYPE_CHECKING:
+    from kenso_git.api.search import CorrectedMulti
+    from kenso_git.api.search import CorrectedSearch
+    from kenso_git.api.search import ErrorResult
+    from kenso_git.api.search import HitList
+    from kenso_git.api.search import Scope
+    from kenso_git.api.search import SearchDocsResult
+    from kenso_git.api.search import SearchItem
+    from kenso_git.api.search import SearchMultiResult
     from kenso_git.errors import DocumentNotFoundError
     from kenso_git.errors import QueryError
-    from kenso_git.repo.scope import Scope
-    from kenso_git.search.results import CorrectedMulti
-    from kenso_git.search.results import CorrectedSearch
-    from kenso_git.search.results import ErrorResult
-    from kenso_git.search.results import HitList
-    from kenso_git.search.results import SearchDocsResult
-    from kenso_git.search.results import SearchItem
-    from kenso_git.search.results import SearchMultiResult
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000

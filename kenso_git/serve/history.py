@@ -12,15 +12,15 @@ import time
 from typing import TYPE_CHECKING
 from typing import cast
 
-from kenso_git.repo import drift as drift_mod
-from kenso_git.repo import history
-from kenso_git.repo.workspace import is_markdown
+from kenso_git.api.git import drift as drift_mod
+from kenso_git.api.git import history
+from kenso_git.api.workspace import is_markdown
 
 if TYPE_CHECKING:
-    from kenso_git.repo.drift import Drift
-    from kenso_git.search.results import ChangedDoc
-    from kenso_git.search.results import ChangedDocs
-    from kenso_git.search.results import DriftResult
+    from kenso_git.api.git import Drift
+    from kenso_git.api.search import ChangedDoc
+    from kenso_git.api.search import ChangedDocs
+    from kenso_git.api.search import DriftResult
     from kenso_git.serve.service import Service
 
 MAX_CHANGES = 1000  # items in one answer; `truncated` says when more changed
@@ -69,8 +69,8 @@ _drift_cache: dict[tuple[str, str | None], tuple[float, DriftResult]] = {}
 def health_drift(service: Service) -> DriftResult:
     """`instruction_drift` for `health_check`, reused for `DRIFT_TTL_S` while HEAD stays;
     a failure is a reason, never an error (health never raises)."""
+    from kenso_git.api.git import head_commit
     from kenso_git.errors import KensoError
-    from kenso_git.index.freshness import head_commit
 
     key = (str(service.workspace.root), head_commit(service.workspace))
     now = time.monotonic()

@@ -23,6 +23,12 @@ from typing import Concatenate
 from typing import ParamSpec
 from typing import TypeVar
 
+from kenso_git.api.search import Scope
+from kenso_git.api.search import call_budget
+from kenso_git.api.search import make_snippet
+from kenso_git.api.search import scope_for
+from kenso_git.api.workspace import Workspace
+from kenso_git.api.workspace import find_workspace
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import DocumentNotFoundError
@@ -30,33 +36,27 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import QueryError
 from kenso_git.errors import ScopeError
-from kenso_git.repo.scope import Scope
-from kenso_git.repo.scope import scope_for
-from kenso_git.repo.workspace import Workspace
-from kenso_git.repo.workspace import find_workspace
-from kenso_git.search.snippet import make_snippet
 from kenso_git.serve import caps
 from kenso_git.serve import status
 from kenso_git.serve.http import ticket as lane_ticket
-from kenso_git.store.budget import call_budget
 
 if TYPE_CHECKING:
+    from kenso_git.api.git import Drift
+    from kenso_git.api.search import AgentPage
+    from kenso_git.api.search import ChangedDocs
+    from kenso_git.api.search import CorrectedMulti
+    from kenso_git.api.search import CorrectedSearch
+    from kenso_git.api.search import DocResult
+    from kenso_git.api.search import ErrorResult
+    from kenso_git.api.search import HealthResult
+    from kenso_git.api.search import HitList
+    from kenso_git.api.search import ReindexResult
+    from kenso_git.api.search import RelatedList
+    from kenso_git.api.search import RelatedPage
+    from kenso_git.api.search import RelatedRow
+    from kenso_git.api.search import SnippetResult
+    from kenso_git.api.search import StateResult
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.repo.drift import Drift
-    from kenso_git.search.results import AgentPage
-    from kenso_git.search.results import ChangedDocs
-    from kenso_git.search.results import CorrectedMulti
-    from kenso_git.search.results import CorrectedSearch
-    from kenso_git.search.results import DocResult
-    from kenso_git.search.results import ErrorResult
-    from kenso_git.search.results import HealthResult
-    from kenso_git.search.results import HitList
-    from kenso_git.search.results import ReindexResult
-    from kenso_git.search.results import RelatedList
-    from kenso_git.search.results import RelatedPage
-    from kenso_git.search.results import RelatedRow
-    from kenso_git.search.results import SnippetResult
-    from kenso_git.search.results import StateResult
     from kenso_git.serve.caps import Reply
     from kenso_git.serve.caps import SearchReply
     from kenso_git.triggers.watcher import Watcher
@@ -101,7 +101,7 @@ class Service:
     """Lazily opened knowledge base plus the scope gate, shared by all tool calls."""
 
     def __init__(self, start: Path | None = None, *, db: str | None = None) -> None:
-        from kenso_git.index.home import open_at
+        from kenso_git.api.index import open_at
 
         # an index named by --db is served at the root it records, and scoped to it (#26)
         self._opened = open_at(find_workspace(start), db)
@@ -228,8 +228,8 @@ class Service:
     ) -> SearchReply:
         """`search_multi` within the scope, cut to the result cap; no queries: kenso's error.
         Queries past the fifth are not run: `truncated` says so in the structured copy."""
-        from kenso_git.search.ranked.payload import MULTI_MAX_QUERIES
-        from kenso_git.search.ranked.payload import multi_queries
+        from kenso_git.api.search import MULTI_MAX_QUERIES
+        from kenso_git.api.search import multi_queries
 
         try:
             with self.gated() as gate:
@@ -424,8 +424,8 @@ class Service:
             CursorError: the cursor is not one of this request's.
             NoIndexError: there is no index.
         """
-        from kenso_git.search.lang.agent import SearchRequest
-        from kenso_git.search.lang.querylang import parse
+        from kenso_git.api.search import SearchRequest
+        from kenso_git.api.search import parse
 
         folder = self.scope.resolve(path) if path else None
         for given in parse(query).of("in"):
@@ -455,7 +455,7 @@ class Service:
             CursorError: the cursor is not one of this request's.
             NoIndexError: there is no index.
         """
-        from kenso_git.search.regex.regex_search import RegexRequest
+        from kenso_git.api.search import RegexRequest
 
         folder = self.scope.resolve(path) if path else None
         request = RegexRequest(pattern, page_size, cursor, folder, ext)

@@ -17,12 +17,12 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 
 if TYPE_CHECKING:
+    from kenso_git.api.index import ScopedCounts
+    from kenso_git.api.search import HealthResult
+    from kenso_git.api.search import StateResult
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.search.results import HealthResult
-    from kenso_git.search.results import StateResult
     from kenso_git.serve.service import Service
-    from kenso_git.store.counts import ScopedCounts
 
 SYNC_HINT = "run `kenso-git sync`"
 
@@ -36,8 +36,8 @@ def visible_counts(
     found the index equal to the work tree: its counts are then the running totals of
     `state` (a few rows, #32), not a pass of the gate over every document. Otherwise (a
     scope, query-sync off, a change too large for a query) each document is gated."""
-    from kenso_git.store.counts import ScopedCounts
-    from kenso_git.store.counts import scoped_counts
+    from kenso_git.api.index import ScopedCounts
+    from kenso_git.api.index import scoped_counts
 
     fresh = kb.freshness is not None and not kb.freshness.stale
     if not service.scoped and fresh:
@@ -50,7 +50,7 @@ def visible_counts(
 def visible_docs(service: Service) -> str:
     """A digest of the (path, blob id) of every document the scope shows: it changes when,
     and only when, a visible document changed (`GET /events` compares it)."""
-    from kenso_git.store.counts import indexed_blobs
+    from kenso_git.api.index import indexed_blobs
 
     with service.gated() as gate:
         rows = service.kb().read(lambda conn: [r for r in indexed_blobs(conn) if gate(r[0])])

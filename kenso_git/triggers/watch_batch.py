@@ -12,9 +12,9 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from pathlib import Path
 
-from kenso_git.repo.workspace import DB_DIRNAME
-from kenso_git.repo.workspace import Workspace
-from kenso_git.repo.workspace import is_markdown
+from kenso_git.api.workspace import DB_DIRNAME
+from kenso_git.api.workspace import Workspace
+from kenso_git.api.workspace import is_markdown
 
 # Files whose edit changes what the scope is: re-read the rules, then compare everything.
 RULE_FILES = frozenset({".gitignore", ".cursorignore", ".kensoignore", ".kenso.toml"})

@@ -26,10 +26,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kenso_git.api.index import CHECK_EVERY_S
+from kenso_git.api.index import WatchSeq
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
-from kenso_git.index.watchseq import CHECK_EVERY_S
-from kenso_git.index.watchseq import WatchSeq
 from kenso_git.triggers.watch_batch import CONFIG_FILES
 from kenso_git.triggers.watch_batch import RULE_FILES
 from kenso_git.triggers.watch_batch import Batch
@@ -37,8 +37,8 @@ from kenso_git.triggers.watch_batch import classify
 from kenso_git.triggers.watch_batch import is_temporary
 
 if TYPE_CHECKING:
+    from kenso_git.api.index import FileRow
     from kenso_git.kb import KnowledgeBase
-    from kenso_git.store.files import FileRow
 
 log = logging.getLogger("kenso_git.watch")
 
@@ -283,7 +283,7 @@ class Watcher:
     def _was_folder(self, rel: str) -> bool:
         if is_temporary(rel):
             return False
-        from kenso_git.store.files import indexed_paths
+        from kenso_git.api.index import indexed_paths
 
         if not self.kb.db_path.exists():
             return False
@@ -309,9 +309,9 @@ class Watcher:
                 self._ok = True
 
     def _full(self, reason: str) -> None:
-        from kenso_git.index.refresh import pending
-        from kenso_git.store.files import load_files
-        from kenso_git.store.meta import read_meta
+        from kenso_git.api.index import load_files
+        from kenso_git.api.index import pending
+        from kenso_git.api.index import read_meta
 
         kb = self.kb
         self._last_full = begun = time.monotonic()

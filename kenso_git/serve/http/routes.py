@@ -165,8 +165,8 @@ class Routes:
         without an index). Under `agent-scoped-roots` a change is one of a document the
         scope shows (#27): the digest of their blob ids, worked out again only when the
         index's generation moved; otherwise every new generation is a change."""
-        from kenso_git.store import schema
-        from kenso_git.store.meta import read_meta
+        from kenso_git.api.index import read_meta
+        from kenso_git.api.index import schema
 
         try:
             meta = self.service.kb().read(read_meta)

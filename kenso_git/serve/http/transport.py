@@ -35,10 +35,10 @@ from starlette.types import Receive
 from starlette.types import Scope
 from starlette.types import Send
 
+from kenso_git.api.workspace import DB_DIRNAME
+from kenso_git.api.workspace import ensure_private_dir
+from kenso_git.api.workspace import exclude_from_git
 from kenso_git.errors import UsageError
-from kenso_git.repo.safeopen import ensure_private_dir
-from kenso_git.repo.workspace import DB_DIRNAME
-from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.serve.http.lanes import Lanes
 from kenso_git.serve.http.limits import CallLanes
 from kenso_git.serve.http.limits import DeadlineH11Protocol

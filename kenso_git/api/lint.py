@@ -1,0 +1,69 @@
+"""Linting for the front ends: running the rules on a session, reports (text, JSON, SARIF),
+the streamed summary of an ingest, the language server's live corpus.
+
+The front ends import these names from here, never from the layers that define them
+(the import contract forbids it); each is imported on first use (PEP 562), so a front end
+pays only for what it touches, as it did when it imported the defining module itself.
+"""
+
+from __future__ import annotations
+
+from kenso_git.api.lazy import resolver
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from kenso_git.index.build import IngestReport as IngestReport
+    from kenso_git.lint import report as report
+    from kenso_git.lint.config import load_lint_config as load_lint_config
+    from kenso_git.lint.deferred import Partial as Partial
+    from kenso_git.lint.live import LiveCorpus as LiveCorpus
+    from kenso_git.lint.model import LintReport as LintReport
+    from kenso_git.lint.model import Severity as Severity
+    from kenso_git.lint.model import Violation as Violation
+    from kenso_git.lint.report import render_summary as render_summary
+    from kenso_git.lint.report import report_to_json as report_to_json
+    from kenso_git.lint.sarif import report_to_sarif as report_to_sarif
+    from kenso_git.lint.session import run_lint as run_lint
+    from kenso_git.lint.streamed import first_half as first_half
+    from kenso_git.lint.streamed import summary as summary
+    from kenso_git.text.parse import Document as Document
+
+__all__ = [
+    "Document",
+    "IngestReport",
+    "LintReport",
+    "LiveCorpus",
+    "Partial",
+    "Severity",
+    "Violation",
+    "first_half",
+    "load_lint_config",
+    "render_summary",
+    "report",
+    "report_to_json",
+    "report_to_sarif",
+    "run_lint",
+    "summary",
+]
+
+# name -> (defining module, attribute; None: the module itself)
+_NAMES: dict[str, tuple[str, str | None]] = {
+    "Document": ("kenso_git.text.parse", "Document"),
+    "IngestReport": ("kenso_git.index.build", "IngestReport"),
+    "LintReport": ("kenso_git.lint.model", "LintReport"),
+    "LiveCorpus": ("kenso_git.lint.live", "LiveCorpus"),
+    "Partial": ("kenso_git.lint.deferred", "Partial"),
+    "Severity": ("kenso_git.lint.model", "Severity"),
+    "Violation": ("kenso_git.lint.model", "Violation"),
+    "first_half": ("kenso_git.lint.streamed", "first_half"),
+    "load_lint_config": ("kenso_git.lint.config", "load_lint_config"),
+    "render_summary": ("kenso_git.lint.report", "render_summary"),
+    "report": ("kenso_git.lint.report", None),
+    "report_to_json": ("kenso_git.lint.report", "report_to_json"),
+    "report_to_sarif": ("kenso_git.lint.sarif", "report_to_sarif"),
+    "run_lint": ("kenso_git.lint.session", "run_lint"),
+    "summary": ("kenso_git.lint.streamed", "summary"),
+}
+
+__getattr__ = resolver(__name__, _NAMES)

@@ -1,0 +1,54 @@
+"""The work tree as the front ends see it: finding it, its `.kenso/` folder, private
+folders, Markdown names, and the installed script's path.
+
+The front ends import these names from here, never from the layers that define them
+(the import contract forbids it); each is imported on first use (PEP 562), so a front end
+pays only for what it touches, as it did when it imported the defining module itself.
+"""
+
+from __future__ import annotations
+
+from kenso_git.api.lazy import resolver
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from kenso_git.repo.executable import find_script as find_script
+    from kenso_git.repo.executable import script_command as script_command
+    from kenso_git.repo.safeopen import ensure_private_dir as ensure_private_dir
+    from kenso_git.repo.workspace import DB_DIRNAME as DB_DIRNAME
+    from kenso_git.repo.workspace import Workspace as Workspace
+    from kenso_git.repo.workspace import exclude_from_git as exclude_from_git
+    from kenso_git.repo.workspace import find_workspace as find_workspace
+    from kenso_git.repo.workspace import ingest_start as ingest_start
+    from kenso_git.repo.workspace import is_markdown as is_markdown
+    from kenso_git.repo.workspace import resolve_db_path as resolve_db_path
+
+__all__ = [
+    "DB_DIRNAME",
+    "Workspace",
+    "ensure_private_dir",
+    "exclude_from_git",
+    "find_script",
+    "find_workspace",
+    "ingest_start",
+    "is_markdown",
+    "resolve_db_path",
+    "script_command",
+]
+
+# name -> (defining module, attribute; None: the module itself)
+_NAMES: dict[str, tuple[str, str | None]] = {
+    "DB_DIRNAME": ("kenso_git.repo.workspace", "DB_DIRNAME"),
+    "Workspace": ("kenso_git.repo.workspace", "Workspace"),
+    "ensure_private_dir": ("kenso_git.repo.safeopen", "ensure_private_dir"),
+    "exclude_from_git": ("kenso_git.repo.workspace", "exclude_from_git"),
+    "find_script": ("kenso_git.repo.executable", "find_script"),
+    "find_workspace": ("kenso_git.repo.workspace", "find_workspace"),
+    "ingest_start": ("kenso_git.repo.workspace", "ingest_start"),
+    "is_markdown": ("kenso_git.repo.workspace", "is_markdown"),
+    "resolve_db_path": ("kenso_git.repo.workspace", "resolve_db_path"),
+    "script_command": ("kenso_git.repo.executable", "script_command"),
+}
+
+__getattr__ = resolver(__name__, _NAMES)
