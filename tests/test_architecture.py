@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -60,3 +61,18 @@ def test_reading_the_index_does_not_load_the_parser() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_every_sql_statement_lives_in_store() -> None:
+    # The read side's statements are read in one place (#28): search/, index/, the API and
+    # the front ends call store functions, never `execute` on a connection themselves.
+    store = PACKAGE / "store"
+    pattern = re.compile(r"\.(execute|executemany|executescript|create_function)\(")
+    found = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if store not in p.parents
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

@@ -25,6 +25,7 @@ from kenso_git.errors import NoIndexError
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.store.connection import READ_BUSY_MS
+from kenso_git.store.connection import data_version
 from kenso_git.store.connection import file_identity
 from kenso_git.store.connection import open_current_reader
 from kenso_git.store.connection import snapshot
@@ -198,7 +199,7 @@ class Base:
         (`PRAGMA data_version`): the check before each query need not load every row."""
         conn = self._reader()
         try:
-            key = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0])
+            key = (id(conn), data_version(conn))
         except sqlite3.DatabaseError as err:
             raise database_failure(self.db_path, err, waited_s=READ_BUSY_MS / 1000) from err
         cached = getattr(self._local, "files", None)

@@ -11,6 +11,7 @@ from kenso_git.api.core import Base
 from kenso_git.records import NamedTuple
 from kenso_git.store import schema
 from kenso_git.store import totals
+from kenso_git.store.connection import schema_version
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
@@ -134,7 +135,7 @@ def _state_snapshot(conn: sqlite3.Connection, *, with_files: bool) -> _Snapshot:
     meta = read_meta(conn)
     files = load_files(conn) if with_files else {}  # for the staleness check
     kept = totals.read(conn)  # running totals: a few rows whatever the index's size (#32)
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    version = schema_version(conn)
     counts = (kept.documents, kept.chunks, kept.links, kept.content_bytes, version)
     return _Snapshot(counts, meta, kept.categories, files)
 

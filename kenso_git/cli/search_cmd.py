@@ -17,7 +17,7 @@ from kenso_git.cli.plaintext import stale_notice
 from kenso_git.kb import KnowledgeBase
 
 if TYPE_CHECKING:
-    from kenso_git.api.search import AgentPage
+    from kenso_git.api.results import AgentPage
 
 
 @click.command()

@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kenso_git.repo.status import FileStatus
 from kenso_git.store import budget
+from kenso_git.store import chunkreads
+from kenso_git.store import files
+from kenso_git.store import meta
 from kenso_git.store import schema
 
 TITLE_CHARS = 200
-_IDS = "(SELECT value FROM json_each(?))"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +44,11 @@ _lock = threading.Lock()
 def generation(conn: sqlite3.Connection) -> tuple[str, str] | None:
     """(database file, write generation) of the index: a key that changes with every
     write, or None for an in-memory or generation-less database (nothing may be cached)."""
-    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.META_GENERATION,)).fetchone()
-    if not files or not files[0] or row is None:
+    file = chunkreads.database_file(conn)
+    written = meta.read_value(conn, schema.META_GENERATION)
+    if file is None or written is None:
         return None
-    return files[0], str(row[0])
+    return file, written
 
 
 def _tags(raw: str | None) -> frozenset[str]:
@@ -61,16 +62,9 @@ def _tags(raw: str | None) -> frozenset[str]:
 
 
 def _read(conn: sqlite3.Connection) -> dict[str, Doc]:
-    # SQLite takes the bare columns of a MIN() aggregate from the row holding the minimum
-    firsts = {
-        path: (chunk_id, tags)
-        for path, _, chunk_id, tags in conn.execute(
-            "SELECT file_path, MIN(chunk_index), id, tags FROM chunks GROUP BY file_path"
-        )
-    }
+    firsts = chunkreads.first_chunk_tags(conn)
     docs: dict[str, Doc] = {}
-    sql = "SELECT path, size, mtime_ns, title, category FROM files WHERE status = ?"
-    for path, size, mtime_ns, title, category in conn.execute(sql, (FileStatus.INDEXED,)):
+    for path, size, mtime_ns, title, category in files.indexed_documents(conn):
         first = firsts.get(path)
         if first is None:
             continue  # no chunks: nothing to search or show
@@ -106,19 +100,13 @@ def load(conn: sqlite3.Connection) -> dict[str, Doc]:
 def texts(conn: sqlite3.Connection, paths: Sequence[str]) -> Iterator[tuple[str, str]]:
     """(path, indexed text) of `paths`: the chunks joined in order, in batches."""
     for start in range(0, len(paths), 500):
-        batch = json.dumps(list(paths[start : start + 500]))
-        yield from conn.execute(
-            "SELECT file_path, group_concat(content, char(10)) FROM "
-            f"(SELECT file_path, content FROM chunks WHERE file_path IN {_IDS} "
-            "ORDER BY file_path, chunk_index) GROUP BY file_path",
-            (batch,),
-        )
+        yield from chunkreads.joined_texts(conn, paths[start : start + 500])
 
 
 def synced_at(conn: sqlite3.Connection) -> int | None:
     """Unix seconds of the index's last sync, or None."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (schema.META_SYNCED_AT,)).fetchone()
+    value = meta.read_value(conn, schema.META_SYNCED_AT)
     try:
-        return int(float(row[0])) if row is not None else None
+        return int(float(value)) if value is not None else None
     except ValueError:
         return None

@@ -18,14 +18,14 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
 
 if TYPE_CHECKING:
-    from kenso_git.api.search import CorrectedMulti
-    from kenso_git.api.search import CorrectedSearch
-    from kenso_git.api.search import ErrorResult
-    from kenso_git.api.search import HitList
+    from kenso_git.api.results import CorrectedMulti
+    from kenso_git.api.results import CorrectedSearch
+    from kenso_git.api.results import ErrorResult
+    from kenso_git.api.results import HitList
+    from kenso_git.api.results import SearchDocsResult
+    from kenso_git.api.results import SearchItem
+    from kenso_git.api.results import SearchMultiResult
     from kenso_git.api.search import Scope
-    from kenso_git.api.search import SearchDocsResult
-    from kenso_git.api.search import SearchItem
-    from kenso_git.api.search import SearchMultiResult
     from kenso_git.errors import DocumentNotFoundError
     from kenso_git.errors import QueryError
 

@@ -18,9 +18,9 @@ from kenso_git.api.workspace import is_markdown
 
 if TYPE_CHECKING:
     from kenso_git.api.git import Drift
-    from kenso_git.api.search import ChangedDoc
-    from kenso_git.api.search import ChangedDocs
-    from kenso_git.api.search import DriftResult
+    from kenso_git.api.results import ChangedDoc
+    from kenso_git.api.results import ChangedDocs
+    from kenso_git.api.results import DriftResult
     from kenso_git.serve.service import Service
 
 MAX_CHANGES = 1000  # items in one answer; `truncated` says when more changed

@@ -42,20 +42,20 @@ from kenso_git.serve.http import ticket as lane_ticket
 
 if TYPE_CHECKING:
     from kenso_git.api.git import Drift
-    from kenso_git.api.search import AgentPage
-    from kenso_git.api.search import ChangedDocs
-    from kenso_git.api.search import CorrectedMulti
-    from kenso_git.api.search import CorrectedSearch
-    from kenso_git.api.search import DocResult
-    from kenso_git.api.search import ErrorResult
-    from kenso_git.api.search import HealthResult
-    from kenso_git.api.search import HitList
-    from kenso_git.api.search import ReindexResult
-    from kenso_git.api.search import RelatedList
-    from kenso_git.api.search import RelatedPage
-    from kenso_git.api.search import RelatedRow
-    from kenso_git.api.search import SnippetResult
-    from kenso_git.api.search import StateResult
+    from kenso_git.api.results import AgentPage
+    from kenso_git.api.results import ChangedDocs
+    from kenso_git.api.results import CorrectedMulti
+    from kenso_git.api.results import CorrectedSearch
+    from kenso_git.api.results import DocResult
+    from kenso_git.api.results import ErrorResult
+    from kenso_git.api.results import HealthResult
+    from kenso_git.api.results import HitList
+    from kenso_git.api.results import ReindexResult
+    from kenso_git.api.results import RelatedList
+    from kenso_git.api.results import RelatedPage
+    from kenso_git.api.results import RelatedRow
+    from kenso_git.api.results import SnippetResult
+    from kenso_git.api.results import StateResult
     from kenso_git.kb import KnowledgeBase
     from kenso_git.serve.caps import Reply
     from kenso_git.serve.caps import SearchReply

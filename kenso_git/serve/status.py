@@ -18,8 +18,8 @@ from kenso_git.errors import NoIndexError
 
 if TYPE_CHECKING:
     from kenso_git.api.index import ScopedCounts
-    from kenso_git.api.search import HealthResult
-    from kenso_git.api.search import StateResult
+    from kenso_git.api.results import HealthResult
+    from kenso_git.api.results import StateResult
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
     from kenso_git.serve.service import Service

@@ -417,3 +417,13 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         # COMMIT then fails with "no transaction is active" and hides the real cause.
         if conn.in_transaction:
             conn.execute("COMMIT")
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    """SQLite's `PRAGMA data_version`: changes when another connection commits."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The index's schema version (`PRAGMA user_version`)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])

@@ -155,6 +155,29 @@ def is_indexed(conn: sqlite3.Connection, path: str) -> bool:
     return row is not None
 
 
+def blob_ids(conn: sqlite3.Connection) -> dict[str, str]:
+    """path -> blob id of every files row."""
+    return dict(conn.execute("SELECT path, blob_id FROM files"))
+
+
+def indexed_documents(
+    conn: sqlite3.Connection,
+) -> list[tuple[str, int, int, str | None, str | None]]:
+    """(path, size, mtime_ns, title, category) of every indexed file."""
+    sql = "SELECT path, size, mtime_ns, title, category FROM files WHERE status = ?"
+    return conn.execute(sql, (FileStatus.INDEXED,)).fetchall()
+
+
+def indexed_title(conn: sqlite3.Connection, path: str) -> str | None:
+    """The title recorded for `path`; None when blank, unknown, or the index has no files
+    table."""
+    try:
+        row = conn.execute("SELECT title FROM files WHERE path = ?", (path,)).fetchone()
+    except sqlite3.OperationalError:  # an index without the files table
+        return None
+    return row[0] if row is not None and row[0] else None
+
+
 def relations_naming(conn: sqlite3.Connection, names: Collection[str]) -> list[str]:
     """Indexed files whose raw relations text contains one of `names` (file names): a
     superset (LIKE ignores ASCII case) of the files whose links may name those files."""

@@ -12,6 +12,15 @@ def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
     return {row[0]: row[1] for row in conn.execute("SELECT key, value FROM meta")}
 
 
+def read_value(conn: sqlite3.Connection, key: str) -> str | None:
+    """The value of one `meta` key, None when absent (or the index has no meta table)."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return None if row is None else str(row[0])
+
+
 def meta_scope(meta: dict[str, str]) -> list[str]:
     """The folders the index covers (`[""]`, the whole work tree, until an ingest narrows it)."""
     return list(json.loads(meta.get(schema.META_SCOPE, '[""]')))

@@ -20,6 +20,7 @@ import functools
 import json
 import re
 import sqlite3
+from collections.abc import Sequence
 
 TABLE = "cjk_fts"
 META_MODE = "cjk_mode"
@@ -195,6 +196,60 @@ def resume(conn: sqlite3.Connection, after_id: int, ids: list[int] | None = None
             (json.dumps(ids),),
         )
     conn.execute(DDL[1])
+
+
+_BM25 = "bm25({t}, {w})".format(t=TABLE, w=", ".join(map(str, BM25_WEIGHTS)))
+_ROW_COLUMNS = "c.id, c.file_path, c.title, c.section_path, c.category, c.tags"
+
+
+def _contains(n: int) -> str:
+    one = "(instr(t.content, ?) OR instr(t.title, ?) OR instr(t.section_path, ?))"
+    return "".join(f" AND {one}" for _ in range(n))
+
+
+def _scan_score(n: int) -> str:
+    """A score for rows found without the index: title and section hits, then density."""
+    one = (
+        "(10.0 * (instr(t.title, ?) > 0) + 8.0 * (instr(t.section_path, ?) > 0) + "
+        "(length(t.content) - length(replace(t.content, ?, ''))) * 1.0 / "
+        "(length(?) * (1 + length(t.content) / 2000.0)))"
+    )
+    return " + ".join([one] * n)
+
+
+def matches(
+    conn: sqlite3.Connection,
+    expression: str,
+    contained: Sequence[str],
+    where: str,
+    params: list[object],
+    fetch: int,
+) -> list[tuple[object, ...]]:
+    """The `fetch` best chunks of the side index matching `expression` whose text also
+    contains each of `contained` (words too short for trigrams): the chunk columns of
+    `store.chunkreads.ChunkRow`, then the negated BM25 rank (higher is better). `where` and
+    `params` filter on the `chunks` alias `c`."""
+    sql = (
+        f"SELECT {_ROW_COLUMNS}, -{_BM25} FROM {TABLE} t JOIN chunks c ON c.id = t.rowid "
+        f"WHERE {TABLE} MATCH ?{_contains(len(contained))}{where} ORDER BY {_BM25} LIMIT ?"
+    )
+    contains = [p for term in contained for p in (term, term, term)]
+    return conn.execute(sql, [expression, *contains, *params, fetch]).fetchall()
+
+
+def scan(
+    conn: sqlite3.Connection, terms: Sequence[str], where: str, params: list[object], fetch: int
+) -> list[tuple[object, ...]]:
+    """The `fetch` chunks of the side table holding every one of `terms` (1-2 characters
+    each, which trigrams cannot match), scored by title and section hits, then density."""
+    sql = (
+        f"SELECT {_ROW_COLUMNS}, {_scan_score(len(terms))} AS score FROM {TABLE} t "
+        f"JOIN chunks c ON c.id = t.rowid WHERE 1{_contains(len(terms))}{where} "
+        "ORDER BY score DESC LIMIT ?"
+    )
+    score = [p for term in terms for p in (term, term, term, term)]
+    contains = [p for term in terms for p in (term, term, term)]
+    return conn.execute(sql, [*score, *contains, *params, fetch]).fetchall()
 
 
 def present(conn: sqlite3.Connection) -> bool:

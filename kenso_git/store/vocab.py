@@ -166,6 +166,11 @@ def seal(conn: sqlite3.Connection) -> None:
     )
 
 
+def is_empty(conn: sqlite3.Connection) -> bool:
+    """Whether the vocabulary holds no word."""
+    return bool(conn.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {WORDS})").fetchone()[0])
+
+
 def is_current(conn: sqlite3.Connection) -> bool:
     """Whether the table can answer for this index (sealed at its generation)."""
     try:

@@ -12,7 +12,6 @@ document it refuses is never a candidate.
 from __future__ import annotations
 
 import bisect
-import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from kenso_git.search.lang.querylang import Term
 from kenso_git.search.lang.querylang import parse
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
+from kenso_git.store import chunkreads
 from kenso_git.store.schema import BM25_WEIGHTS
 
 if TYPE_CHECKING:
@@ -43,7 +43,6 @@ PathFilter = Callable[[str], bool]
 MODES = ("ranked", "exhaustive")
 FILENAME_SCORE = 0.5
 _BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
-_IDS = "(SELECT value FROM json_each(?))"
 RANKING_CACHE_SIZE = 32
 RANKING_CACHE_CANDIDATES = 200_000  # in all: ~40 MB of candidates on a huge repository
 
@@ -304,10 +303,7 @@ def _hits(
     conn: sqlite3.Connection, chosen: list[Candidate], terms: tuple[Term, ...]
 ) -> list[AgentHit]:
     ids = [c.chunk_id if c.chunk_id is not None else c.doc.first_chunk for c in chosen]
-    rows = conn.execute(
-        f"SELECT id, content, section_path FROM chunks WHERE id IN {_IDS}", (json.dumps(ids),)
-    )
-    chunks = {r[0]: (r[1] or "", r[2] or "") for r in rows}
+    chunks = chunkreads.sections(conn, ids)
     needles = [t.text.casefold() for t in terms]
     out: list[AgentHit] = []
     for candidate, chunk_id in zip(chosen, ids, strict=True):

@@ -38,8 +38,8 @@ from kenso_git.search.ranked.rank import enabled_signals
 from kenso_git.search.ranked.rankdocs import heading_links
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
+from kenso_git.store import chunkreads
 from kenso_git.store import edges
-from kenso_git.store.schema import BM25_WEIGHTS
 
 PathFilter = Callable[[str], bool]
 
@@ -48,11 +48,6 @@ SHORT_STAGE_WEIGHT = 2.0  # tuned on the tuning half (docs/ranking.md); 1 = kens
 PATH_FALLBACK_SCORE = 0.5
 RELATION_BOOST = 0.15
 LINK_KEEP = 0.5  # signal `linked`: a hub keeps half of a linked heading's evidence
-SNIPPET_TOKENS = 32
-_PATH_FUNC = "kenso_path_allowed"
-_BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
-_SNIPPET = f"snippet(chunks_fts, 4, '<mark>', '</mark>', '...', {SNIPPET_TOKENS})"
-_IDS = "(SELECT value FROM json_each(?))"
 
 
 class Hit(NamedTuple):
@@ -96,13 +91,7 @@ class _Filters(NamedTuple):
     has_path_filter: bool
 
     def sql(self, alias: str = "c") -> tuple[str, list[object]]:
-        clauses, params = "", list[object]()
-        if self.category is not None:
-            clauses += f" AND {alias}.category = ?"
-            params.append(self.category)
-        if self.has_path_filter:
-            clauses += f" AND {_PATH_FUNC}({alias}.file_path)"
-        return clauses, params
+        return chunkreads.chunk_filter(self.category, self.has_path_filter, alias)
 
 
 class Ranked(NamedTuple):
@@ -162,7 +151,7 @@ def rank(
     fetch = limit * FETCH_FACTOR
     filters = _Filters(category_filter(category), path_filter is not None)
     if path_filter is not None:
-        conn.create_function(_PATH_FUNC, 1, lambda p: bool(path_filter(p)), deterministic=True)
+        chunkreads.install_path_filter(conn, path_filter)
     enough = cascade_threshold(limit, enabled_signals())
     rows = _cjk_rows(conn, text, filters, fetch, enough, synonyms)
     if not rows:
@@ -183,30 +172,12 @@ def rank(
     return Ranked(tuple(ranked), corrected)
 
 
-_ROW_COLS = "c.id, c.file_path, c.title, c.section_path, c.category, c.tags"
-
-
-def _stage_sql(filters: _Filters) -> tuple[str, list[object]]:
-    where, params = filters.sql()
-    if not where:  # rank inside the FTS table first, then join the few rows kept: 2x faster
-        return (
-            f"SELECT {_ROW_COLS}, f.rank FROM (SELECT rowid AS id, {_BM25} AS rank "
-            "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f "
-            "JOIN chunks c ON c.id = f.id ORDER BY f.rank"
-        ), []
-    return (
-        f"SELECT {_ROW_COLS}, {_BM25} AS rank FROM chunks_fts "
-        f"JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?{where} "
-        "ORDER BY rank LIMIT ?"
-    ), params
-
-
 def _stage_rows(
     conn: sqlite3.Connection, stage: Stage, tier: int, filters: _Filters, fetch: int
 ) -> list[Row]:
-    sql, params = _stage_sql(filters)
+    where, params = filters.sql()
     try:
-        cur = conn.execute(sql, [stage.expression, *params, fetch])
+        cur = chunkreads.ranked_matches(conn, stage.expression, where, params, fetch)
     except sqlite3.OperationalError as exc:
         if "fts5" in str(exc).lower():  # an expression FTS5 refuses matches nothing
             return []
@@ -296,12 +267,7 @@ def escape_like(text: str) -> str:
 
 def _path_fallback(conn: sqlite3.Connection, text: str, filters: _Filters, fetch: int) -> list[Row]:
     where, params = filters.sql()
-    sql = (
-        f"SELECT {_ROW_COLS} "
-        f"FROM chunks c WHERE c.file_path LIKE ? ESCAPE '\\'{where} "
-        "ORDER BY c.file_path, c.chunk_index LIMIT ?"
-    )
-    cur = conn.execute(sql, [f"%{escape_like(text)}%", *params, fetch])
+    cur = chunkreads.path_matches(conn, f"%{escape_like(text)}%", where, params, fetch)
     return [
         Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], PATH_FALLBACK_SCORE, None, 0)
         for r in cur
@@ -443,9 +409,8 @@ def _snippets(conn: sqlite3.Connection, rows: list[Row]) -> dict[int, str]:
         if row.stage is not None and not isinstance(row.stage, cjk.TrigramStage):
             by_expression.setdefault(row.stage.expression, []).append(row.chunk_id)
     out: dict[int, str] = {}
-    sql = f"SELECT rowid, {_SNIPPET} FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN {_IDS}"
     for expression, ids in by_expression.items():
-        out.update(conn.execute(sql, (expression, json.dumps(ids))).fetchall())
+        out.update(chunkreads.snippets(conn, expression, ids))
     return out
 
 
@@ -455,8 +420,7 @@ def _finish(
     best = rows[0].score
     counts = related_counts(conn, [r.file_path for r in rows], path_filter)
     snippets = _snippets(conn, rows)
-    ids = json.dumps([r.chunk_id for r in rows])
-    contents = dict(conn.execute(f"SELECT id, content FROM chunks WHERE id IN {_IDS}", (ids,)))
+    contents = chunkreads.contents(conn, [r.chunk_id for r in rows])
     terms = highlight_terms(text)
     hits = []
     for row in rows:

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from kenso_git.errors import UsageError
+from kenso_git.store import chunkreads
 
 NO_FILTER_CATEGORIES = frozenset({"all", "none", "*", ""})
 
@@ -20,10 +21,7 @@ def category_filter(category: str | None) -> str | None:
 
 def known_categories(conn: sqlite3.Connection) -> list[str]:
     """The categories a `category` filter can match: those of the indexed chunks, sorted."""
-    rows = conn.execute(
-        "SELECT DISTINCT category FROM chunk_rows WHERE category IS NOT NULL ORDER BY 1"
-    )
-    return [row[0] for row in rows]
+    return chunkreads.categories(conn)
 
 
 def unknown_category_error(category: str, known: Sequence[str]) -> UsageError:

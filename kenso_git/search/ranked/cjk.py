@@ -31,8 +31,6 @@ from kenso_git.store import trigram
 MAX_GRAMS = 64  # the OR stage's trigrams; the query caps keep the rest bounded too
 OR_TIER = 2  # the main cascade's OR tier: AND hits rank above it
 _WORD = re.compile(r"[^\W_]+")
-_BM25 = "bm25({t}, {w})".format(t=trigram.TABLE, w=", ".join(map(str, trigram.BM25_WEIGHTS)))
-_COLS = "c.id, c.file_path, c.title, c.section_path, c.category, c.tags"
 _LEAD, _SPAN = 30, 100  # highlight: characters before the first match, and in all
 
 
@@ -100,21 +98,6 @@ def _phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _contains(n: int) -> str:
-    one = "(instr(t.content, ?) OR instr(t.title, ?) OR instr(t.section_path, ?))"
-    return "".join(f" AND {one}" for _ in range(n))
-
-
-def _scan_score(n: int) -> str:
-    """A score for rows found without the index: title and section hits, then density."""
-    one = (
-        "(10.0 * (instr(t.title, ?) > 0) + 8.0 * (instr(t.section_path, ?) > 0) + "
-        "(length(t.content) - length(replace(t.content, ?, ''))) * 1.0 / "
-        "(length(?) * (1 + length(t.content) / 2000.0)))"
-    )
-    return " + ".join([one] * n)
-
-
 def rows(
     conn: sqlite3.Connection,
     text: str,
@@ -139,11 +122,7 @@ def rows(
         return found
     budget.check()
     or_stage = TrigramStage(" OR ".join(map(_phrase, grams)), OR, (*long, *short, *grams))
-    sql = (
-        f"SELECT {_COLS}, -{_BM25} FROM {trigram.TABLE} t JOIN chunks c ON c.id = t.rowid "
-        f"WHERE {trigram.TABLE} MATCH ?{where} ORDER BY {_BM25} LIMIT ?"
-    )
-    cur = conn.execute(sql, [or_stage.expression, *params, fetch])
+    cur = trigram.matches(conn, or_stage.expression, (), where, params, fetch)
     found.extend((*_cols(r), OR_TIER, or_stage) for r in cur if r[0] not in seen)
     return found
 
@@ -170,23 +149,11 @@ def _and_rows(
     params: list[object],
     fetch: int,
 ) -> list[CjkRow]:
-    contains = [p for term in short for p in (term, term, term)]
     if long:
-        sql = (
-            f"SELECT {_COLS}, -{_BM25} FROM {trigram.TABLE} t JOIN chunks c ON c.id = t.rowid "
-            f"WHERE {trigram.TABLE} MATCH ?{_contains(len(short))}{where} "
-            f"ORDER BY {_BM25} LIMIT ?"
-        )
-        args: list[object] = [stage.expression, *contains, *params, fetch]
+        found = trigram.matches(conn, stage.expression, short, where, params, fetch)
     else:  # only 1-2 character words: a scan of the side table, scored in SQL
-        score = [p for term in short for p in (term, term, term, term)]
-        sql = (
-            f"SELECT {_COLS}, {_scan_score(len(short))} AS score FROM {trigram.TABLE} t "
-            f"JOIN chunks c ON c.id = t.rowid WHERE 1{_contains(len(short))}{where} "
-            "ORDER BY score DESC LIMIT ?"
-        )
-        args = [*score, *contains, *params, fetch]
-    return [(*_cols(r), 0, stage) for r in conn.execute(sql, args)]
+        found = trigram.scan(conn, short, where, params, fetch)
+    return [(*_cols(r), 0, stage) for r in found]
 
 
 def highlight(content: str, terms: Sequence[str]) -> str:

@@ -23,8 +23,11 @@ from collections.abc import Mapping
 from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.query import STOP_WORDS
 from kenso_git.store import budget
+from kenso_git.store import chunkreads
 from kenso_git.store import schema
 from kenso_git.store import vocab
+from kenso_git.store.files import blob_ids
+from kenso_git.store.meta import read_value as read_meta_value
 
 FUZZY_MAX_TERMS = 50_000
 FUZZY_MIN_CHARS = 3
@@ -94,13 +97,13 @@ _within_cap: dict[tuple[str | None, str], bool] = {}
 
 def _vocabulary(conn: sqlite3.Connection) -> _Vocabulary | None:
     """The table's answers, when it is current; None: over the cap, or empty."""
-    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
-    key = (files[0] if files else None, str(_meta(conn, schema.META_GENERATION)))
+    key = (chunkreads.database_file(conn), str(read_meta_value(conn, schema.META_GENERATION)))
     usable = _within_cap.get(key)
     if usable is None:
         with budget.exempt():  # counted once per generation: every later call's
-            empty = conn.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {vocab.WORDS})").fetchone()[0]
-            usable = not empty and not vocab.has_more_words_than(conn, FUZZY_MAX_TERMS)
+            usable = not vocab.is_empty(conn) and not vocab.has_more_words_than(
+                conn, FUZZY_MAX_TERMS
+            )
         with _cache_lock:
             if len(_within_cap) > 64:
                 _within_cap.clear()
@@ -205,14 +208,6 @@ def _patched(
     return Dictionary(frozenset(owners), by_length, owners)
 
 
-def _meta(conn: sqlite3.Connection, key: str) -> object:
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    except sqlite3.OperationalError:
-        return None
-    return row[0] if row is not None else None
-
-
 def load_dictionary(conn: sqlite3.Connection) -> Dictionary | None:
     """The fuzzy dictionary of the index (None when empty or too large), cached per generation.
 
@@ -222,17 +217,16 @@ def load_dictionary(conn: sqlite3.Connection) -> Dictionary | None:
 
 
 def _load_dictionary(conn: sqlite3.Connection) -> Dictionary | None:
-    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
-    db = files[0] if files and files[0] else None
-    generation = _meta(conn, schema.META_GENERATION)
-    settings = _meta(conn, schema.META_SETTINGS)
+    db = chunkreads.database_file(conn)
+    generation: object = read_meta_value(conn, schema.META_GENERATION)
+    settings = read_meta_value(conn, schema.META_SETTINGS)
     if generation is None and db is not None:  # an index written before generations
         generation = ("mtime", os.stat(db).st_mtime_ns)
     with _cache_lock:
         cached = _cache.get(db) if db is not None else None
     if cached is not None and generation is not None and cached.generation == generation:
         return cached.dictionary
-    versions = dict(conn.execute("SELECT path, blob_id FROM files"))
+    versions = blob_ids(conn)
     if cached is None or generation is None or cached.settings != settings:
         per_doc = _read_words(conn, None, versions)
         dictionary = _build(per_doc)

@@ -25,6 +25,8 @@ from kenso_git.search.ranked.cascade import SearchResult
 from kenso_git.search.ranked.cascade import decode_tags
 from kenso_git.search.ranked.cascade import search
 from kenso_git.search.ranked.synonyms import Synonyms
+from kenso_git.store import chunkreads
+from kenso_git.store import files
 
 if TYPE_CHECKING:
     from kenso_git.search.results import DocResult
@@ -144,11 +146,7 @@ def search_multi_payload(
 
 
 def _document_title(conn: sqlite3.Connection, path: str) -> str | None:
-    try:
-        row = conn.execute("SELECT title FROM files WHERE path = ?", (path,)).fetchone()
-    except sqlite3.OperationalError:  # an index without the files table
-        return None
-    return row[0] if row is not None and row[0] else None
+    return files.indexed_title(conn, path)
 
 
 def get_doc_payload(
@@ -159,11 +157,7 @@ def get_doc_payload(
     Raises:
         DocumentNotFoundError: no chunk of the index has that path.
     """
-    rows = conn.execute(
-        "SELECT title, content, category, audience, tags FROM chunks "
-        "WHERE file_path = ? ORDER BY chunk_index",
-        (path,),
-    ).fetchall()
+    rows = chunkreads.document_chunks(conn, path)
     if not rows:
         raise DocumentNotFoundError(path)
     first = rows[0]

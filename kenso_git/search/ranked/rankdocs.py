@@ -8,7 +8,6 @@ more than the search itself.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import sqlite3
@@ -17,10 +16,12 @@ from functools import lru_cache
 
 from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.query import STOP_WORDS
+from kenso_git.store import chunkreads
+from kenso_git.store.meta import read_value as read_meta_value
+from kenso_git.store.schema import META_GENERATION
 
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_IDS = "(SELECT value FROM json_each(?))"
 _STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
 # The labelled lines of a document's search labels (text.chunk.search_labels, spelt out:
 # importing text.chunk would load the parser into every reader's start-up; a test holds
@@ -119,26 +120,21 @@ def docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
 
 
 def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
-    files = [r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"]
-    if not files or not files[0]:
+    file = chunkreads.database_file(conn)
+    if file is None:
         return None  # an in-memory index: nothing to key a cache on
-    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    return (files[0], row[0]) if row is not None else None
+    generation = read_meta_value(conn, META_GENERATION)
+    return (file, generation) if generation is not None else None
 
 
 def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
     titles: dict[str, str] = {}
     headings: dict[str, set[str]] = {}
-    ids = json.dumps(paths)
-    sql = (
-        "SELECT file_path, chunk_index, title, doc_title, section_path FROM chunks "
-        f"WHERE file_path IN {_IDS}"
-    )
-    for path, index, title, doc_title, section in conn.execute(sql, (ids,)):
+    for path, index, title, doc_title, section in chunkreads.headings(conn, paths):
         if index == 0 or path not in titles:  # a chunk title is "Doc title > Section"
             titles[path] = doc_title or (title or "").split(" > ", 1)[0]
         headings.setdefault(path, set()).add((section or "").rsplit(" > ", 1)[-1])
-    summaries = _summaries(conn, ids)
+    summaries = {p: _label_words(labels) for p, labels in chunkreads.labels(conn, paths)}
     out = {}
     for p, title in titles.items():
         title_words = words(title)
@@ -148,17 +144,6 @@ def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]
         key = " ".join(sorted(title_words))
         out[p] = Doc(title_words, key, heads, vocab, summary, redirects)
     return out
-
-
-def _summaries(
-    conn: sqlite3.Connection, ids: str
-) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
-    sql = f"SELECT path, labels FROM documents WHERE path IN {_IDS}"
-    try:
-        rows = conn.execute(sql, (ids,)).fetchall()
-    except sqlite3.OperationalError:
-        return {}  # a schema-1 index, read without migrating it, has no `documents`
-    return {path: _label_words(labels) for path, labels in rows}
 
 
 # A heading that is a link to another page, `### [about_X](about_X.md)`: its target.
@@ -186,11 +171,6 @@ def heading_links(
                 wanted[(path, section)] = target
     if not wanted:
         return {}
-    sql = (
-        "SELECT c.id, c.file_path, c.title, c.section_path, c.category, c.tags, "
-        f"MIN(c.chunk_index) FROM chunks c WHERE c.file_path IN {_IDS}{where} "
-        "GROUP BY c.file_path"
-    )
-    cur = conn.execute(sql, [json.dumps(sorted(set(wanted.values()))), *params])
+    cur = chunkreads.first_chunks(conn, sorted(set(wanted.values())), where, params)
     first = {r[1]: (r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5]) for r in cur}
     return {key: first[target] for key, target in wanted.items() if target in first}

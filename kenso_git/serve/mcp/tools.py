@@ -54,7 +54,7 @@ class Tool(NamedTuple):
     def output_type(self) -> type:
         """The output TypedDict itself (imported only by the SDK server and the docs: the
         SDK-free stdio loop answers from the cached schemas, #32)."""
-        from kenso_git.api.search import results
+        from kenso_git.api import results
 
         found: type = getattr(results, self.output)
         return found
