@@ -145,7 +145,7 @@ def bench_checkout_locked(root: Path) -> tuple[float, float]:
 def trivial_hooks(scratch: Path) -> Path:
     """kenso-git's hooks, each doing nothing (`exit 0`): what git itself pays to run them."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from kenso_git.githooks.shim import HOOK_NAMES
+    from kenso_git.triggers.githooks.shim import HOOK_NAMES
 
     folder = scratch / "trivial-hooks"
     folder.mkdir(exist_ok=True)
@@ -178,9 +178,9 @@ def wait_landed(root: Path, timeout: float = 60.0) -> float:
     """Seconds until the index records git's HEAD and no sync runs or is pending: a hook's
     sync runs detached from git, and may not have started when git returns."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from kenso_git.githooks.runner import is_idle
     from kenso_git.repo.workspace import find_workspace
     from kenso_git.store.schema import META_HEAD
+    from kenso_git.triggers.githooks.runner import is_idle
 
     ws = find_workspace(root)
     head = subprocess.run(

@@ -69,8 +69,8 @@ _SYNONYMS_DEFAULT = "unset means `.kenso/synonyms.yml`, else `.kenso/synonyms.js
 # One row per setting; the order is that of the docs tables and of the checks (the first bad
 # value is the one reported). Rows without `attr` are not parsed here: lint keys go on raw to
 # kenso_git.lint.config, and the other modules read their variable themselves
-# (KENSO_DATABASE_URL: repo/workspace.py, KENSO_HOOK_*: githooks/runner.py, KENSO_HOOKS: the
-# hook shim, NO_COLOR and FORCE_COLOR: cli/output.py); the rows document them.
+# (KENSO_DATABASE_URL: repo/workspace.py, KENSO_HOOK_*: triggers/githooks/runner.py,
+# KENSO_HOOKS: the hook shim, NO_COLOR and FORCE_COLOR: cli/output.py); the rows document them.
 # Kept out of ruff format so that a row reads as a row.
 # fmt: off
 SETTINGS: tuple[Setting, ...] = (

@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     gc.set_threshold(GC_THRESHOLD, 20, 20)
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):
-        from kenso_git.githooks.runner import hook_main
+        from kenso_git.triggers.githooks.runner import hook_main
 
         hook_main(args[1], args[2:])
         _exit_now()

@@ -18,8 +18,8 @@ from kenso_git.config import SETTINGS
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import ConfigError
-from kenso_git.githooks import runner
 from kenso_git.search.ranked import synonyms
+from kenso_git.triggers.githooks import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -53,7 +53,7 @@ def install() -> None:
 
     Existing hooks are kept and still run; `kenso-git hooks uninstall` restores them.
     """
-    from kenso_git.githooks import install
+    from kenso_git.triggers.githooks import install
 
     ws = _git_workspace()
     report = install.install(ws)
@@ -78,7 +78,7 @@ def install() -> None:
 @hooks.command()
 def uninstall() -> None:
     """Remove kenso-git's shims and put back the hooks that were there before."""
-    from kenso_git.githooks import install
+    from kenso_git.triggers.githooks import install
 
     ws = _git_workspace()
     report = install.uninstall(ws)
@@ -120,8 +120,8 @@ def _freshness_line(fresh: dict[str, object]) -> str:
 
 def _pre_commit_text(name: str, state: str, text: str) -> str:
     """The state of one hook when .pre-commit-config.yaml already runs kenso-reindex."""
-    from kenso_git.githooks.install import PRE_COMMIT_CONFIG
-    from kenso_git.githooks.install import REINDEX_STAGES
+    from kenso_git.triggers.githooks.install import PRE_COMMIT_CONFIG
+    from kenso_git.triggers.githooks.install import REINDEX_STAGES
 
     if name not in REINDEX_STAGES:
         return text
@@ -136,7 +136,7 @@ def _pre_commit_text(name: str, state: str, text: str) -> str:
 @option(JSON.with_help("Print the status as JSON."))
 def status(as_json: bool) -> None:
     """Say which hooks are installed and whether the index is fresh."""
-    from kenso_git.githooks import install
+    from kenso_git.triggers.githooks import install
 
     ws = _git_workspace()
     report = install.status(ws)
@@ -175,6 +175,6 @@ def hook(name: str, args: tuple[str, ...]) -> None:
     NAME is post-checkout, post-merge, post-rewrite, post-commit, post-index-change, or
     pre-commit-framework (reads PRE_COMMIT_* variables).
     """
-    from kenso_git.githooks.runner import hook_main
+    from kenso_git.triggers.githooks.runner import hook_main
 
     hook_main(name, args)

@@ -21,15 +21,15 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from kenso_git.githooks import install
-from kenso_git.githooks.runner import wait_until_idle
 from kenso_git.kb import KnowledgeBase
 from kenso_git.repo.workspace import find_workspace
-from tests.githooks.indexdump import fresh_dump
-from tests.githooks.indexdump import hook_env
-from tests.githooks.indexdump import index_dump
-from tests.githooks.indexdump import ingest
-from tests.githooks.indexdump import is_stale
+from kenso_git.triggers.githooks import install
+from kenso_git.triggers.githooks.runner import wait_until_idle
+from tests.triggers.githooks.indexdump import fresh_dump
+from tests.triggers.githooks.indexdump import hook_env
+from tests.triggers.githooks.indexdump import index_dump
+from tests.triggers.githooks.indexdump import ingest
+from tests.triggers.githooks.indexdump import is_stale
 
 FOLDERS = ("docs/a", "docs/b", "notes")
 WORDS = ("widget", "pipeline", "cache", "router", "ledger", "beacon", "harbor", "quartz")

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from tests.githooks.indexdump import fresh_dump
-from tests.githooks.indexdump import index_dump
-from tests.githooks.indexdump import ingest
-from tests.githooks.indexdump import is_stale
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
 from tests.helpers import pre_commit_try_repo
+from tests.triggers.githooks.indexdump import fresh_dump
+from tests.triggers.githooks.indexdump import index_dump
+from tests.triggers.githooks.indexdump import ingest
+from tests.triggers.githooks.indexdump import is_stale
 
 pytestmark = pytest.mark.slow
 

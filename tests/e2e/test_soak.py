@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 
 from kenso_git.errors import NoIndexError
-from kenso_git.githooks import install
-from kenso_git.githooks.runner import wait_until_idle
 from kenso_git.kb import KnowledgeBase
 from kenso_git.repo.workspace import find_workspace
-from tests.githooks.indexdump import fresh_dump
-from tests.githooks.indexdump import hook_env
-from tests.githooks.indexdump import index_dump
+from kenso_git.triggers.githooks import install
+from kenso_git.triggers.githooks.runner import wait_until_idle
+from tests.triggers.githooks.indexdump import fresh_dump
+from tests.triggers.githooks.indexdump import hook_env
+from tests.triggers.githooks.indexdump import index_dump
 
 # Read at import: tests/conftest.py removes every KENSO_* variable before each test runs.
 ENABLED = os.environ.get("KENSO_SOAK") == "1"

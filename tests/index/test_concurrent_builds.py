@@ -14,10 +14,10 @@ import pytest
 from kenso_git.errors import NoIndexError
 from kenso_git.index import build
 from kenso_git.kb import KnowledgeBase
-from tests.githooks.indexdump import fresh_dump
-from tests.githooks.indexdump import index_dump
 from tests.helpers import doc
 from tests.helpers import init_repo
+from tests.triggers.githooks.indexdump import fresh_dump
+from tests.triggers.githooks.indexdump import index_dump
 
 
 @pytest.fixture

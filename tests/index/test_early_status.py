@@ -17,11 +17,11 @@ from kenso_git.kb import KnowledgeBase
 from kenso_git.repo import gitrun
 from kenso_git.repo import gitstatus
 from kenso_git.repo.workspace import find_workspace
-from tests.githooks.indexdump import fresh_dump
-from tests.githooks.indexdump import index_dump
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
+from tests.triggers.githooks.indexdump import fresh_dump
+from tests.triggers.githooks.indexdump import index_dump
 
 
 @pytest.fixture

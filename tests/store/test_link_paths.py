@@ -26,11 +26,11 @@ from kenso_git.store.connection import WRITE_BUSY_MS
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import set_write_wait
 from kenso_git.store.connection import transaction
-from tests.githooks.indexdump import dump
 from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.helpers import write
 from tests.store.planted import plant_old_index
+from tests.triggers.githooks.indexdump import dump
 
 DATA = Path(__file__).with_name("data")
 FIXTURE = DATA / "schema3-links.db"

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.githooks import runner as hooks
 from kenso_git.repo.workspace import find_workspace
-from tests.githooks.indexdump import BODY
-from tests.githooks.indexdump import hook_env
+from kenso_git.triggers.githooks import runner as hooks
 from tests.gitrepo import git
 from tests.gitrepo import write
+from tests.triggers.githooks.indexdump import BODY
+from tests.triggers.githooks.indexdump import hook_env
 
 
 def _sleeping(pid: int) -> bool:

@@ -91,8 +91,8 @@ def wait_for_detached_sync(root: Path, timeout: float = 30.0) -> None:
     detached process has even started.)"""
     import time
 
-    from kenso_git.githooks.runner import wait_until_idle
     from kenso_git.repo.workspace import find_workspace
+    from kenso_git.triggers.githooks.runner import wait_until_idle
 
     deadline = time.monotonic() + timeout
     while is_stale(root) and time.monotonic() < deadline:

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.githooks.indexdump import BODY
-from tests.githooks.indexdump import ingest
 from tests.gitrepo import commit_all
 from tests.gitrepo import fixed_git_identity
 from tests.gitrepo import repo
 from tests.gitrepo import write
+from tests.triggers.githooks.indexdump import BODY
+from tests.triggers.githooks.indexdump import ingest
 
 __all__ = ["fixed_git_identity", "indexed", "repo"]
 

@@ -7,16 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kenso_git.githooks import runner as hooks
 from kenso_git.repo.workspace import find_workspace
-from tests.githooks.indexdump import BODY
-from tests.githooks.indexdump import fresh_dump
-from tests.githooks.indexdump import hook_env
-from tests.githooks.indexdump import index_dump
-from tests.githooks.indexdump import is_stale
+from kenso_git.triggers.githooks import runner as hooks
 from tests.gitrepo import git
 from tests.gitrepo import write
 from tests.helpers import connect_raw
+from tests.triggers.githooks.indexdump import BODY
+from tests.triggers.githooks.indexdump import fresh_dump
+from tests.triggers.githooks.indexdump import hook_env
+from tests.triggers.githooks.indexdump import index_dump
+from tests.triggers.githooks.indexdump import is_stale
 
 
 def test_a_foreign_writer_sends_the_hook_sync_to_the_background(

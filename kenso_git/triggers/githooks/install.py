@@ -1,11 +1,11 @@
 """Install, uninstall and inspect the git hook shims that keep the index fresh.
 
-The shims (rendered from one template by `kenso_git.githooks.shim`, and kept rendered in the
-top-level `hooks/` folder) go into the hooks folder git really uses (`git rev-parse --git-path
-hooks`). A hook that is already there (a user's, git-lfs's) is renamed `<name>.kenso-chained`
-and still runs from the shim; uninstall puts it back. Folders and files owned by husky,
-lefthook or pre-commit are left alone: we return the snippet to add to that tool's
-configuration instead.
+The shims (rendered from one template by `kenso_git.triggers.githooks.shim`, and kept
+rendered in the top-level `hooks/` folder) go into the hooks folder git really uses
+(`git rev-parse --git-path hooks`). A hook that is already there (a user's, git-lfs's) is
+renamed `<name>.kenso-chained` and still runs from the shim; uninstall puts it back. Folders
+and files owned by husky, lefthook or pre-commit are left alone: we return the snippet to
+add to that tool's configuration instead.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from kenso_git.api.git import hooks_path_setting
 from kenso_git.api.workspace import Workspace
 from kenso_git.api.workspace import find_script as default_executable
 from kenso_git.errors import GitError
-from kenso_git.githooks.shim import HOOK_NAMES
-from kenso_git.githooks.shim import RETIRED_HOOKS
-from kenso_git.githooks.shim import render
+from kenso_git.triggers.githooks.shim import HOOK_NAMES
+from kenso_git.triggers.githooks.shim import RETIRED_HOOKS
+from kenso_git.triggers.githooks.shim import render
 
 MARKER = "# kenso-git-shim"
 CHAIN_SUFFIX = ".kenso-chained"

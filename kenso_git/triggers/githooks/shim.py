@@ -2,7 +2,7 @@
 
 `shim.sh.in` holds the shim once; `render(name)` fills in the hook name and the rebase verbs
 that `kenso_git.repo.git` owns. The top-level `hooks/` folder holds the rendered shims for
-readers and for tools that copy hook files (`python -m kenso_git.githooks.shim hooks/`
+readers and for tools that copy hook files (`python -m kenso_git.triggers.githooks.shim hooks/`
 regenerates it; a test fails when it is stale).
 """
 

@@ -17,11 +17,11 @@ from kenso_git.kb import KnowledgeBase
 from kenso_git.store import stamp
 from kenso_git.store.wal import WAL_RESET_BYTES
 from kenso_git.store.wal import wal_bytes
-from tests.githooks.indexdump import hook_env
 from tests.gitrepo import commit_all
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import write
+from tests.triggers.githooks.indexdump import hook_env
 
 EXE = Path(sys.executable).with_name("kenso-git")
 MANY = 300  # docs whose sync writes well over WAL_RESET_BYTES

@@ -39,9 +39,9 @@ from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
-from kenso_git.githooks.shim import HOOK_NAMES
-from kenso_git.githooks.shim import RETIRED_HOOKS
 from kenso_git.records import NamedTuple
+from kenso_git.triggers.githooks.shim import HOOK_NAMES
+from kenso_git.triggers.githooks.shim import RETIRED_HOOKS
 
 PRE_COMMIT_HOOK = "pre-commit-framework"
 NO_INDEX_REASON = "no index here yet (run `kenso-git ingest` once)"
@@ -266,7 +266,13 @@ def start_background_sync(ws: Workspace, *, after_pid: int | None = None) -> int
 
     with os.fdopen(_open_log(folder), "ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kenso_git.githooks.runner", str(ws.root), str(after_pid or 0)],
+            [
+                sys.executable,
+                "-m",
+                "kenso_git.triggers.githooks.runner",
+                str(ws.root),
+                str(after_pid or 0),
+            ],
             cwd=ws.root,
             env=scrubbed_env(),
             stdin=subprocess.DEVNULL,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.githooks import install
 from kenso_git.repo.workspace import find_workspace
+from kenso_git.triggers.githooks import install
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write

@@ -11,20 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.githooks import install
-from kenso_git.githooks import runner as hooks
-from kenso_git.githooks.runner import HookCall
 from kenso_git.kb import KnowledgeBase
 from kenso_git.repo.workspace import find_workspace
-from tests.githooks.indexdump import fresh_dump
-from tests.githooks.indexdump import hook_env
-from tests.githooks.indexdump import index_dump
-from tests.githooks.indexdump import ingest
-from tests.githooks.indexdump import is_stale
-from tests.githooks.indexdump import wait_for_detached_sync
+from kenso_git.triggers.githooks import install
+from kenso_git.triggers.githooks import runner as hooks
+from kenso_git.triggers.githooks.runner import HookCall
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
+from tests.triggers.githooks.indexdump import fresh_dump
+from tests.triggers.githooks.indexdump import hook_env
+from tests.triggers.githooks.indexdump import index_dump
+from tests.triggers.githooks.indexdump import ingest
+from tests.triggers.githooks.indexdump import is_stale
+from tests.triggers.githooks.indexdump import wait_for_detached_sync
 
 TEXT = (
     "{t} explains the widget pipeline in enough words to be indexed properly.\n\n## {t} usage\n\n"
@@ -272,7 +272,7 @@ def test_reset_hard_syncs_after_git_moved_head(indexed: Path, tmp_path: Path) ->
         # what `kenso-git hook` runs (the entry's fast path): these cost 10-20 ms each to
         # import, paid on every checkout and commit
         (
-            "from kenso_git.githooks.runner import hook_main\n"
+            "from kenso_git.triggers.githooks.runner import hook_main\n"
             "hook_main('post-checkout', sys.argv[1:])\n",
             {"dataclasses", "inspect", "subprocess", "click", "pygit2", "mcp", "yaml"},
         ),

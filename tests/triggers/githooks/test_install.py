@@ -10,17 +10,17 @@ from click.testing import CliRunner
 
 from kenso_git.cli.main import cli
 from kenso_git.cli.main import main
-from kenso_git.githooks import install
-from kenso_git.githooks import shim
-from kenso_git.githooks.shim import HOOK_NAMES
 from kenso_git.repo.git import REWRITING_VERBS
 from kenso_git.repo.workspace import find_workspace
-from tests.githooks.indexdump import hook_env
+from kenso_git.triggers.githooks import install
+from kenso_git.triggers.githooks import shim
+from kenso_git.triggers.githooks.shim import HOOK_NAMES
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
+from tests.triggers.githooks.indexdump import hook_env
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 USER_HOOK = '#!/bin/sh\necho user-hook "$@" >> user-hook.log\nexit 3\n'
 
 
@@ -37,7 +37,7 @@ def test_top_level_hooks_folder_is_the_rendered_template() -> None:
     assert sorted(p.name for p in top.iterdir()) == sorted(HOOK_NAMES)
     for name in HOOK_NAMES:
         assert (top / name).read_text(encoding="utf-8") == shim.render(name), (
-            "hooks/ is stale: regenerate with `python -m kenso_git.githooks.shim hooks`"
+            "hooks/ is stale: regenerate with `python -m kenso_git.triggers.githooks.shim hooks`"
         )
         assert (top / name).stat().st_mode & stat.S_IXUSR
         text = (top / name).read_text(encoding="utf-8")
