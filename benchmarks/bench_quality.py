@@ -94,6 +94,16 @@ def scores(m: Measured, run: str, kinds: tuple[str, ...]) -> Scores:
     return len(ranks), mrr, hit1, hit5
 
 
+def empty_pages(m: Measured, kinds: tuple[str, ...]) -> int:
+    """Queries of `kinds` whose `search` tool page is empty while `search_docs` has hits
+    (#28's target: none)."""
+    return sum(
+        1
+        for tool, docs, q in zip(m.runs["search"], m.runs["search_docs"], m.queries, strict=True)
+        if q.kind in kinds and not tool and docs
+    )
+
+
 def measure(source: Path, half: str, number: int, work: Path, args: argparse.Namespace) -> Measured:
     """Index every copy of one corpus with both tools and ask each its queries."""
     base = work / f"corpus{number}"
@@ -174,7 +184,7 @@ def summary(measured: list[Measured]) -> None:
     """The headline: per corpus, the stripped kinds pooled and each stripped kind."""
     for label, kinds in (("STRIPPED kinds pooled (headline)", STRIPPED), ("plain kinds", PLAIN)):
         print(f"\nsummary, {label}: MRR@10 and hit@1, kenso-git search_docs vs kenso (diff),")
-        print("hit@5 of both, and the search tool's MRR@10 / hit@1")
+        print("hit@5 of both, and the search tool's MRR@10 / hit@1 and its empty pages")
         for m in measured:
             n, am, a1, a5 = scores(m, "search_docs", kinds)
             _, bm, b1, b5 = scores(m, "kenso", kinds)
@@ -184,7 +194,7 @@ def summary(measured: list[Measured]) -> None:
             print(
                 f"  {short(m.name):14} {m.half:8} {n:4}  MRR {am:.3f}/{bm:.3f} ({am - bm:+.3f})"
                 f"  hit@1 {a1:.3f}/{b1:.3f} ({a1 - b1:+.3f})  hit@5 {a5:.3f}/{b5:.3f}"
-                f"  tool {tm:.3f}/{t1:.3f}"
+                f"  tool {tm:.3f}/{t1:.3f}, empty {empty_pages(m, kinds)}"
             )
     print("\nper stripped kind: MRR@10 search_docs / kenso (diff), hit@1 diff")
     for m in measured:
