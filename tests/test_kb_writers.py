@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kenso_git.index.build import IngestReport
 from kenso_git.index.lock import DIRTY_FILE
 from kenso_git.index.lock import QUERY_WAIT_S
+from kenso_git.index.report import IngestReport
 from kenso_git.kb import KnowledgeBase
 from tests.helpers import init_repo
 

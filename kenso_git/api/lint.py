@@ -13,7 +13,7 @@ from kenso_git.api.lazy import resolver
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from kenso_git.index.build import IngestReport as IngestReport
+    from kenso_git.index.report import IngestReport as IngestReport
     from kenso_git.lint import report as report
     from kenso_git.lint.config import load_lint_config as load_lint_config
     from kenso_git.lint.deferred import Partial as Partial
@@ -50,7 +50,7 @@ __all__ = [
 # name -> (defining module, attribute; None: the module itself)
 _NAMES: dict[str, tuple[str, str | None]] = {
     "Document": ("kenso_git.text.parse", "Document"),
-    "IngestReport": ("kenso_git.index.build", "IngestReport"),
+    "IngestReport": ("kenso_git.index.report", "IngestReport"),
     "LintReport": ("kenso_git.lint.model", "LintReport"),
     "LiveCorpus": ("kenso_git.lint.live", "LiveCorpus"),
     "Partial": ("kenso_git.lint.deferred", "Partial"),

@@ -119,8 +119,8 @@ class StateReads(Base):
             return None
         if known is not None:
             return known
-        from kenso_git.index.build import differs_from_head
         from kenso_git.index.freshness import head_commit
+        from kenso_git.index.run import differs_from_head
 
         key = (meta.get(schema.META_GENERATION), head_commit(self.workspace))
         cached: tuple[object, bool | None] | None = getattr(self, "_differs", None)

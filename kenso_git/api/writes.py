@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from kenso_git.api.core import Base
 
 if TYPE_CHECKING:
-    from kenso_git.index.build import IngestReport
-    from kenso_git.index.build import Progress
-    from kenso_git.index.build import Warn
+    from kenso_git.index.report import IngestReport
+    from kenso_git.index.report import Progress
+    from kenso_git.index.report import Warn
     from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.text.parse import Document
 

@@ -7,9 +7,9 @@ import threading
 import time
 from pathlib import Path
 
-from kenso_git.index.build import IngestReport
 from kenso_git.index.lock import DIRTY_FILE
 from kenso_git.index.lock import coalesced
+from kenso_git.index.report import IngestReport
 from kenso_git.kb import KnowledgeBase
 from tests.helpers import doc
 from tests.helpers import init_repo
