@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from kenso_git.lint.deferred import Deferred
     from kenso_git.lint.deferred import Partial
     from kenso_git.repo.discover import SourceFile
+    from kenso_git.repo.tree import EarlyListing
     from kenso_git.repo.workspace import Workspace
     from kenso_git.text.parse import Document
 
@@ -182,7 +183,7 @@ def select_documents(
         if kept > KEEP_CHARS:
             sources[loaded.path] = sf
             full, loaded = loaded, slim(loaded)
-            scans[full.path] = scan_document(full, with_anchors=True)
+            scans[full.path] = scan_document(full, with_anchors=True, placed=True)
             if alone is not None and picked(full.path):
                 parts[full.path] = alone(full, loaded)
         corpus.append(loaded)
@@ -194,7 +195,12 @@ PATH_RULES = frozenset({"KS022", "KS023", "KS024", "KS025"})
 
 
 def facts_for(
-    ws: Workspace, selection: Selection, config: LintConfig, *, warn: Warn | None = None
+    ws: Workspace,
+    selection: Selection,
+    config: LintConfig,
+    *,
+    warn: Warn | None = None,
+    listing: EarlyListing | None = None,
 ) -> CorpusFacts:
     """`gather_facts` as a lint configuration asks for them (mentions only when KS019 runs)."""
     return gather_facts(
@@ -204,7 +210,18 @@ def facts_for(
         with_mentions="KS019" in config.select,
         min_label_chars=config.thresholds.min_label_chars,
         warn=warn,
+        listing=listing,
     )
+
+
+def start_listing(ws: Workspace, config: LintConfig) -> EarlyListing | None:
+    """The work tree's listing, started now when the path rules will need it (`facts_for`
+    takes it): git lists the tree while the docs are read and parsed."""
+    if not config.select & PATH_RULES:
+        return None
+    from kenso_git.repo.tree import EarlyListing
+
+    return EarlyListing(ws)
 
 
 def gather_facts(
@@ -215,6 +232,7 @@ def gather_facts(
     with_mentions: bool,
     min_label_chars: int,
     warn: Warn | None = None,
+    listing: EarlyListing | None = None,
 ) -> CorpusFacts:
     """The corpus facts of `selection`, with the work tree listed and git asked where the
     missing targets of the documents to lint went, when the path rules are selected."""
@@ -225,8 +243,8 @@ def gather_facts(
         from kenso_git.repo.tree import list_tree
 
         try:
-            listing = list_tree(ws)
-            tree = TreeIndex(listing.files, listing.whole)
+            listed = list_tree(ws) if listing is None else listing.result()
+            tree = TreeIndex(listed.files, listed.whole)
         except GitError as exc:
             if warn is not None:
                 warn(f"cannot list the work tree, links and code paths are not checked: {exc}")

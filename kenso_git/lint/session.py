@@ -19,6 +19,7 @@ from kenso_git.lint.config import load_lint_config
 from kenso_git.lint.config import rule_ids
 from kenso_git.lint.corpus import facts_for
 from kenso_git.lint.corpus import select_documents
+from kenso_git.lint.corpus import start_listing
 from kenso_git.lint.fix import FixOutcome
 from kenso_git.lint.fix import plan_fixes
 from kenso_git.lint.fix import write_fixes
@@ -128,8 +129,9 @@ def _lint_once(
     from kenso_git.lint.runner import lint_alone
 
     alone = partial(lint_alone, config=config)
+    listing = start_listing(ws, config)  # git lists the tree while the docs are parsed
     selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
-    facts = facts_for(ws, selection, config, warn=warn)
+    facts = facts_for(ws, selection, config, warn=warn, listing=listing)
     report = lint_documents(selection.targets(), corpus=facts, config=config)
     skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
     return replace(report, skipped=skipped)

@@ -33,6 +33,7 @@ from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import LinkRef
 from kenso_git.text.mdlinks import code_paths
 from kenso_git.text.mdlinks import links
+from kenso_git.text.mdlinks import regions
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
 from kenso_git.text.parse import normalise_target
@@ -184,23 +185,53 @@ def classify_code(token: str, tree: TreeIndex) -> tuple[str, str] | None:
 
 
 class Scan(NamedTuple):
-    """A document's links and code paths with their file lines and columns; its anchors
-    when known (computed when a fragment asks, or kept with a slim document)."""
+    """A document's links and code paths in body order; its anchors when known (computed
+    when a fragment asks, or kept with a slim document); the file line and column of each
+    ref when kept (a slim document's body is cut, so its places are taken from the full one;
+    otherwise only the refs a rule reports are placed, see `Places`)."""
 
-    refs: tuple[tuple[LinkRef, int, int], ...]
+    refs: tuple[LinkRef, ...]
     anchors: frozenset[str] | None = None
+    places: tuple[tuple[int, int], ...] | None = None
 
 
-def scan_document(doc: Document, *, with_anchors: bool = False) -> Scan:
-    """Scan once: every link and code path of `doc`, placed; with its anchors if asked."""
-    refs = sorted([*links(doc), *code_paths(doc)], key=lambda r: r.offset)
-    body, line, counted = doc.body, doc.body_line, 0
-    placed = []
-    for ref in refs:  # in offset order: the newlines are counted once
-        line += body.count("\n", counted, ref.offset)
-        counted = ref.offset
-        placed.append((ref, line, ref.offset - body.rfind("\n", 0, ref.offset)))
-    return Scan(tuple(placed), document_anchors(doc) if with_anchors else None)
+def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = False) -> Scan:
+    """Scan once: every link and code path of `doc`; its anchors and places if asked."""
+    spans = list(regions(doc))
+    refs = links(doc, spans)
+    paths = code_paths(doc, spans)
+    if paths:
+        refs.extend(paths)
+        refs.sort(key=_offset)
+    places = None
+    if placed:
+        at = Places(doc, ())
+        places = tuple(at.of(ref) for ref in refs)
+    return Scan(tuple(refs), document_anchors(doc) if with_anchors else None, places)
+
+
+def _offset(ref: LinkRef) -> int:
+    return ref.offset
+
+
+class Places:
+    """The 1-based file line and column of a document's refs, asked in body order: the
+    newlines are counted once however many refs are placed (linear in the body)."""
+
+    __slots__ = ("_body", "_counted", "_kept", "_line")
+
+    def __init__(self, doc: Document, kept: tuple[tuple[int, int], ...] | None) -> None:
+        self._body, self._line, self._counted = doc.body, doc.body_line, 0
+        self._kept = kept
+
+    def of(self, ref: LinkRef, index: int = 0) -> tuple[int, int]:
+        """(line, column) of `ref`, the `index`-th ref of the scan."""
+        if self._kept:
+            return self._kept[index]
+        body, offset = self._body, ref.offset
+        self._line += body.count("\n", self._counted, offset)
+        self._counted = offset
+        return self._line, offset - body.rfind("\n", 0, offset)
 
 
 def relative_to(source: str, raw_path: str, new: str) -> str:
@@ -239,7 +270,9 @@ class LinkFacts:
     deleted: dict[str, str] = field(default_factory=dict)  # path -> commit that deleted it
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
     _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
-    _placed: dict[tuple[str, str], Placed] = field(default_factory=dict)
+    _notable: dict[str, tuple[Target, ...]] = field(default_factory=dict)
+    _skipped: dict[str, Counter[str]] = field(default_factory=dict)
+    _placed: dict[tuple[str, str] | str, Placed] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -277,28 +310,56 @@ class LinkFacts:
         """Every link and code path of `doc`, classified (code paths outside the tree's first
         segments are left out: they are prose, not paths)."""
         found = self._targets.get(doc.path)
-        if found is not None:
-            return found
+        if found is None:
+            found = self._targets[doc.path] = self._classify(doc, every=True)
+        return found
+
+    def notable(self, doc: Document) -> tuple[Target, ...]:
+        """The targets of `doc` a path rule may report: missing, differing in case, or with
+        a fragment to check. Only these are placed (line and column), and the skipped ones
+        are counted for `tally`: most links of a corpus lead where they say."""
+        found = self._notable.get(doc.path)
+        if found is None:
+            found = self._notable[doc.path] = self._classify(doc, every=False)
+        return found
+
+    def _classify(self, doc: Document, *, every: bool) -> tuple[Target, ...]:
         out = []
+        skipped: Counter[str] = Counter()
+        scan = self.scan(doc)
+        places = Places(doc, scan.places)
         folder = doc.path.rpartition("/")[0]  # a target's meaning depends on it alone
-        for ref, line, column in self.scan(doc).refs:
+        cache, tree = self._placed, self.tree
+        for index, ref in enumerate(scan.refs):
+            raw = ref.target
             if ref.kind == CODE:
-                code = classify_code(ref.target, self.tree)
-                if code is not None:
-                    real = (self.tree.case_of(code[1]) or "") if code[0] == CASE else ""
+                code = classify_code(raw, tree)
+                if code is not None and (every or code[0] != FOUND):
+                    real = (tree.case_of(code[1]) or "") if code[0] == CASE else ""
+                    line, column = places.of(ref, index)
                     out.append(Target(ref, line, column, code[0], code[1], None, real))
                 continue
-            key = (folder, ref.target)
-            placed = None if ref.target.startswith("#") else self._placed.get(key)
+            local = raw.startswith("#")
+            # a root-relative path, a URL or a scheme means the same from every folder
+            key = raw if raw[:1] == "/" or ":" in raw.partition("/")[0] else (folder, raw)
+            placed = None if local else cache.get(key)
             if placed is None:
-                placed = classify(doc.path, ref.target, self.tree)
+                placed = classify(doc.path, raw, tree)
                 if placed[0] == CASE:
-                    placed = (CASE, placed[1], placed[2], self.tree.case_of(placed[1]) or "")
-                if not ref.target.startswith("#"):
-                    self._placed[key] = placed
-            out.append(Target(ref, line, column, *placed))
-        self._targets[doc.path] = result = tuple(out)
-        return result
+                    placed = (CASE, placed[1], placed[2], tree.case_of(placed[1]) or "")
+                if not local:
+                    cache[key] = placed
+            status = placed[0]
+            if status == SKIPPED:
+                skipped[placed[3]] += 1
+            elif not every and status == FOUND and placed[2] is None:
+                continue  # leads where it says, nothing to check
+            if every or status != SKIPPED:
+                line, column = places.of(ref, index)
+                out.append(Target(ref, line, column, *placed))
+        if not every:
+            self._skipped[doc.path] = skipped
+        return tuple(out)
 
     def missing_relations(self, doc: Document) -> list[tuple[Relation, tuple[str, ...]]]:
         """The relates_to entries of `doc` no document answers (KS002's), each with the
@@ -316,7 +377,7 @@ class LinkFacts:
         lacks: what git's rename history is asked about."""
         out: set[str] = set()
         for doc in docs:
-            out.update(t.path for t in self.targets(doc) if t.status == MISSING)
+            out.update(t.path for t in self.notable(doc) if t.status == MISSING)
             for _rel, paths in self.missing_relations(doc):
                 out.update(path for path in paths if path and path not in self.tree)
         return out
@@ -338,6 +399,8 @@ class LinkFacts:
         """A new listing of the work tree: every target is placed again when asked."""
         self.tree = tree
         self._targets.clear()
+        self._notable.clear()
+        self._skipped.clear()
         self._placed.clear()
 
     def forget(self, path: str) -> None:
@@ -345,7 +408,12 @@ class LinkFacts:
         self.scans.pop(path, None)
         self.anchors.pop(path, None)
         self._targets.pop(path, None)
+        self._notable.pop(path, None)
+        self._skipped.pop(path, None)
 
     def tally(self) -> Counter[str]:
         """How many targets of the documents looked at were skipped, by reason."""
-        return Counter(t.reason for ts in self._targets.values() for t in ts if t.status == SKIPPED)
+        total: Counter[str] = Counter()
+        for counted in self._skipped.values():
+            total.update(counted)
+        return total

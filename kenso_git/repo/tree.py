@@ -74,3 +74,36 @@ def _walk(root: str) -> Listing:
         if len(files) > MAX_WALKED:
             break
     return Listing(files, [])
+
+
+class EarlyListing:
+    """`list_tree` started on a thread, so git lists the tree while the caller parses the
+    docs (git runs on another core; the thread waits in `select`, holding no lock)."""
+
+    __slots__ = ("_error", "_listing", "_thread")
+
+    def __init__(self, ws: Workspace) -> None:
+        import threading
+
+        self._listing: Listing | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(ws,), daemon=True)
+        self._thread.start()
+
+    def _run(self, ws: Workspace) -> None:
+        try:
+            self._listing = list_tree(ws)
+        except BaseException as exc:  # handed to the caller of `result`
+            self._error = exc
+
+    def result(self) -> Listing:
+        """The listing, once git is done.
+
+        Raises:
+            GitError: git failed on the repository.
+        """
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._listing is not None
+        return self._listing

@@ -65,7 +65,7 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
     if facts is None:  # the work tree is not known (a lint of given texts): nothing to judge
         return
-    for target in facts.targets(doc):
+    for target in facts.notable(doc):
         if target.ref.kind == CODE or target.status not in (MISSING, CASE):
             continue
         raw = target.ref.target
@@ -103,7 +103,7 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
     if facts is None:
         return
-    for target in facts.targets(doc):
+    for target in facts.notable(doc):
         fragment = target.fragment
         if target.status != FOUND or not fragment or LINE_ANCHOR.fullmatch(fragment):
             continue
@@ -144,7 +144,7 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     if facts is None:
         return
     found: list[Finding] = []
-    for target in facts.targets(doc):
+    for target in facts.notable(doc):
         move = facts.move_of(target.path) if target.status == MISSING else None
         if move is None:
             continue
@@ -192,7 +192,7 @@ def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
     if facts is None:
         return
-    for target in facts.targets(doc):
+    for target in facts.notable(doc):
         if target.ref.kind != CODE or target.status not in (MISSING, CASE):
             continue
         token = target.ref.target
