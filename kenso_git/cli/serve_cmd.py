@@ -84,7 +84,7 @@ def serve(
     if settings.watch and not no_watch:
         from kenso_git.triggers.watcher import Watcher
 
-        service.watcher = Watcher(service.kb(), on_rules=service.reload_rules)
+        service.watcher = Watcher(service.main_kb(), on_rules=service.reload_rules)
         service.watcher.start()
     try:
         _run(service, chosen, host, port, allow_remote)

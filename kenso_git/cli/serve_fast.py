@@ -73,7 +73,7 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
 
         early = gitstatus.adopt_status(service.workspace, started)
         if early is not None and settings.query_sync:
-            service.kb().start_early(early)
+            service.main_kb().start_early(early)
         elif early is not None:
             early.discard()
     logging.basicConfig(
@@ -113,7 +113,7 @@ class _WatchStarter:
         from kenso_git.triggers.watcher import Watcher
 
         try:
-            watcher = Watcher(self.service.kb(), on_rules=self.service.reload_rules)
+            watcher = Watcher(self.service.main_kb(), on_rules=self.service.reload_rules)
             watcher.start()
         except KensoError as err:  # no index yet: the tools say so; nothing to watch
             logging.getLogger("kenso_git.mcp").info("no watcher: %s", err.message)

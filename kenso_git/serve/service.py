@@ -108,21 +108,40 @@ class Service:
         self.workspace: Workspace = self._opened.home.workspace
         self.settings: Settings = load_settings(self.workspace.root)
         self.scope: Scope = scope_for(self.workspace, self.settings)
-        self._kb: KnowledgeBase | None = None
+        self._main: KnowledgeBase | None = None
+        self._kb: KnowledgeBase | None = None  # the scoped index's, when the scope hides docs
         self._lock = threading.Lock()
         self.watcher: Watcher | None = None  # set by `serve` when it watches the checkout
 
-    def kb(self) -> KnowledgeBase:
-        """The knowledge base, opened on first use (never creates an index).
+    def main_kb(self) -> KnowledgeBase:
+        """The knowledge base of the index itself, opened on first use (never creates it):
+        the one the watcher keeps fresh."""
+        with self._lock:
+            return self._main_kb()
 
-        Raises:
-            NoIndexError: there is no index yet.
+    def _main_kb(self) -> KnowledgeBase:
+        if self._main is None:
+            from kenso_git.kb import KnowledgeBase
+
+            self._main = KnowledgeBase.of_opened(self._opened, self.settings)  # no 2nd peek
+        return self._main
+
+    def kb(self) -> KnowledgeBase:
+        """The knowledge base agents' answers come from: the main index's, or, when the
+        scope hides indexed docs (`agent-scoped-roots`), the scoped index made from it
+        (serve/scoped.py: no statistic of a hidden doc reaches an answer, #27).
+        Never creates the main index.
         """
         with self._lock:
+            main = self._main_kb()
+            if not self.scoped or not main.db_path.exists():
+                return main
             if self._kb is None:
-                from kenso_git.kb import KnowledgeBase
+                from kenso_git.serve.scoped import ScopedKnowledgeBase
 
-                self._kb = KnowledgeBase.of_opened(self._opened, self.settings)  # no 2nd peek
+                scoped = ScopedKnowledgeBase(main, self.scope.rel_roots)
+                scoped.follow()  # the first use builds it (once per scope and index)
+                self._kb = scoped
             return self._kb
 
     def reload_rules(self) -> None:
@@ -134,9 +153,12 @@ class Service:
         settings = load_settings(self.workspace.root)
         scope = scope_for(self.workspace, settings)
         with self._lock:
+            if scope.roots != self.scope.roots:
+                self._kb = None  # another scope: another scoped index
             self.settings, self.scope = settings, scope
-            if self._kb is not None:
-                self._kb.settings = settings._replace(query_sync=self._kb.settings.query_sync)
+            for kb in (self._main, self._kb):
+                if kb is not None:
+                    kb.settings = settings._replace(query_sync=kb.settings.query_sync)
 
     def after_catch_up(self) -> None:
         """Wait (10 s at most) for the watcher's first check: a state read beside it would

@@ -53,7 +53,7 @@ def visible_docs(service: Service) -> str:
     from kenso_git.api.index import indexed_blobs
 
     with service.gated() as gate:
-        rows = service.kb().read(lambda conn: [r for r in indexed_blobs(conn) if gate(r[0])])
+        rows = service.main_kb().read(lambda conn: [r for r in indexed_blobs(conn) if gate(r[0])])
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 

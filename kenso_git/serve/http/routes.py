@@ -169,7 +169,7 @@ class Routes:
         from kenso_git.api.index import schema
 
         try:
-            meta = self.service.kb().read(read_meta)
+            meta = self.service.main_kb().read(read_meta)
             generation = meta.get(schema.META_GENERATION)
             data = {
                 "generation": int(generation) if generation else 0,
