@@ -121,21 +121,26 @@ class Spawned:
         self.pid = None
         received: dict[int, list[bytes]] = {out_r: [], err_r: []}
         deadline = time.monotonic() + timeout
+        # poll, not select: a server holding 1,024 descriptors (connections, indexes) gets
+        # pipes numbered past select()'s limit
+        poller = select.poll()
+        for fd in (out_r, err_r):
+            poller.register(fd, select.POLLIN)
         try:
-            pending = [out_r, err_r]
+            pending = {out_r, err_r}
             while pending:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     os.kill(pid, _SIGKILL)
                     os.waitpid(pid, 0)
                     raise TimeoutError(f"{self.argv[0]} did not finish within {timeout:g} s")
-                ready, _, _ = select.select(pending, [], [], left)
-                for fd in ready:
+                for fd, _event in poller.poll(max(1, int(left * 1000))):
                     data = os.read(fd, 1 << 16)
                     if data:
                         received[fd].append(data)
                     else:
-                        pending.remove(fd)
+                        pending.discard(fd)
+                        poller.unregister(fd)
         finally:
             os.close(out_r)
             os.close(err_r)
