@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +34,7 @@ from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 
 if TYPE_CHECKING:
+    from kenso_git.config import Settings
     from kenso_git.index.build import IngestReport
     from kenso_git.index.build import Progress
     from kenso_git.index.build import Warn
@@ -73,7 +75,9 @@ def _inside(path: str, folders: Sequence[str]) -> bool:
 class ScopedKnowledgeBase(KnowledgeBase):
     """A knowledge base reading the scoped index of `shown`, kept in step with `main`."""
 
-    def __init__(self, main: KnowledgeBase, shown: Sequence[str]) -> None:
+    def __init__(
+        self, main: KnowledgeBase, shown: Sequence[str], allows: Callable[[str], bool]
+    ) -> None:
         super().__init__(
             main.workspace,
             main.settings,
@@ -83,6 +87,11 @@ class ScopedKnowledgeBase(KnowledgeBase):
         )
         self.main = main
         self.shown = tuple(shown)
+        # A path under the scoped folders that the gate refuses (a link whose target the
+        # scope hides) is kept out of the scoped index, as if ignored: its text is a hidden
+        # doc's. Judged again when the main index's (blob id, status) of it changes.
+        self._allows = allows
+        self._judged: dict[str, tuple[tuple[str, str] | None, bool]] = {}
 
     def has_index(self) -> bool:
         """Whether the main index exists (the scoped one is made from it on first use)."""
@@ -147,13 +156,34 @@ class ScopedKnowledgeBase(KnowledgeBase):
             if meta_scope(meta) != folders:
                 self._build(folders, rebuild=True)
                 return
-            differing = _differing(main_files, files, folders)
+            differing = _differing(main_files, files, folders, self._refused(main_files))
             if differing:
                 self._write(folders, only=differing)
 
+    def _refused(self, main: dict[str, FileRow]) -> set[str]:
+        """The main index's paths the gate refuses (judged again when their row changed)."""
+        refused = set()
+        for path, row in main.items():
+            key = _key(row)
+            judged = self._judged.get(path)
+            if judged is None or judged[0] != key:
+                judged = (key, self._allows(path))
+                self._judged[path] = judged
+            if not judged[1]:
+                refused.add(path)
+        return refused
+
     def _build(self, folders: list[str], *, rebuild: bool = False) -> None:
         self.db_path.parent.mkdir(mode=0o700, exist_ok=True)
+        self._refused(self.main._files_snapshot()[1])
         self._write(folders, rebuild=rebuild)
+
+    def _settings(self) -> Settings:
+        """The settings with every refused path excluded, as an ignore rule would."""
+        refused = sorted(p for p, (_key, allowed) in self._judged.items() if not allowed)
+        return self.settings._replace(
+            exclude=(*self.settings.exclude, *("/" + _escaped(p) for p in refused))
+        )
 
     def _write(
         self, folders: list[str], *, only: list[str] | None = None, rebuild: bool = False
@@ -163,7 +193,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
         try:
             run_index(
                 self.workspace,
-                self.settings,
+                self._settings(),
                 self.db_path,
                 scope=folders,
                 only=only,
@@ -176,7 +206,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
             self.close()
             run_index(
                 self.workspace,
-                self.settings,
+                self._settings(),
                 self.db_path,
                 scope=folders,
                 rebuild=True,
@@ -191,13 +221,23 @@ def _key(row: FileRow | None) -> tuple[str, str] | None:
 
 
 def _differing(
-    main: dict[str, FileRow], scoped: dict[str, FileRow], folders: Sequence[str]
+    main: dict[str, FileRow],
+    scoped: dict[str, FileRow],
+    folders: Sequence[str],
+    refused: set[str],
 ) -> list[str]:
-    """The paths under `folders` whose (blob id, status) the two indexes disagree on."""
+    """The paths under `folders` whose (blob id, status) the two indexes disagree on, the
+    refused ones expected absent from the scoped index."""
     out = [
         path
         for path, row in main.items()
-        if _inside(path, folders) and _key(scoped.get(path)) != _key(row)
+        if _inside(path, folders) and path not in refused and _key(scoped.get(path)) != _key(row)
     ]
-    out += [path for path in scoped if path not in main]
+    out += [path for path in scoped if path not in main or path in refused]
     return sorted(out)
+
+
+def _escaped(path: str) -> str:
+    """`path` as a gitignore pattern matching itself only."""
+    out = "".join("\\" + c if c in "\\*?[]!#" else c for c in path)
+    return out[:-1] + "\\ " if out.endswith(" ") else out

@@ -139,7 +139,7 @@ class Service:
             if self._kb is None:
                 from kenso_git.serve.scoped import ScopedKnowledgeBase
 
-                scoped = ScopedKnowledgeBase(main, self.scope.rel_roots)
+                scoped = ScopedKnowledgeBase(main, self.scope.rel_roots, self.scope.allows)
                 scoped.follow()  # the first use builds it (once per scope and index)
                 self._kb = scoped
             return self._kb
@@ -153,8 +153,7 @@ class Service:
         settings = load_settings(self.workspace.root)
         scope = scope_for(self.workspace, settings)
         with self._lock:
-            if scope.roots != self.scope.roots:
-                self._kb = None  # another scope: another scoped index
+            self._kb = None  # the scoped index is judged again by the new rules
             self.settings, self.scope = settings, scope
             for kb in (self._main, self._kb):
                 if kb is not None:
