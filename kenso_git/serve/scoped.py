@@ -195,7 +195,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
                 self.workspace,
                 self._settings(),
                 self.db_path,
-                scope=folders,
+                scope=None if only else folders,  # the stored scope: a sync walks no tree
                 only=only,
                 rebuild=rebuild,
                 head=self._head(),

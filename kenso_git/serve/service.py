@@ -291,6 +291,9 @@ class Service:
                 cap //= 2  # escaping (quotes, non-ASCII) can inflate the JSON beyond the length
                 doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
         except DocumentNotFoundError as err:
+            # a scoped index leaves out a path the gate refuses now (a link swapped in since
+            # the check, serve/scoped.py): the refusal names why, as the gate would have
+            self.scope.resolve(path)
             return caps.refusal(err)
         age = kb.last_commits([rel]).get(rel)
         if age is not None:

@@ -161,7 +161,8 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
             if not _served(service, path):  # refused or not indexed: find_related says so
                 assert _related(service, path) is None, (path, tree)
         # #27: the counts are those of the documents get_doc serves, and nothing else
-        indexed = KnowledgeBase.open(root).read(
+        # (of the index the server answers from: a scoped one when the scope hides docs)
+        indexed = service.kb().read(
             lambda conn: [r[0] for r in conn.execute("SELECT DISTINCT file_path FROM chunks")]
         )
         state, _ = service.state()
