@@ -14,6 +14,13 @@
 4. `--only stale` (#27 finding 2): `docs/x.md` is indexed as a link to the out-of-scope
    canary doc, then becomes a regular file with no sync, with `query-sync = false` and in the
    window after a bulk change of > 200 docs; answers holding the canary are counted (target 0).
+5. `--only rss` (#27 finding 4): the server's resident set after each of `--bursts` (12)
+   bursts of 40 concurrent hostile HTTP calls (huge and misspelt queries, negated `re:`
+   filters, costly regexes, hostile paths); targets: RSS after the last <= 1.5x RSS after
+   the first, and <= 300 MB.
+6. `--only scoped` (#27 finding 6): what the scoped index costs a server whose
+   `agent-scoped-roots` hides docs (the first search builds it; a search after one edit
+   syncs the main index, then the scoped one), beside the same searches of an unscoped one.
 """
 
 from __future__ import annotations
@@ -142,6 +149,104 @@ def concurrent_calls(root: Path, rounds: int, extra: dict[str, str]) -> None:
         f"(target < 1 s; {d / a:.1f}x alone); slowest hostile call {worst:.3f} s"
         f" (medians of {rounds} rounds: {', '.join(f'{x:.2f}' for x in during)})"
     )
+
+
+# -- #27 finding 4: memory after bursts of hostile calls -------------------------------
+
+RSS_HOSTILE: list[tuple[str, dict[str, object]]] = [
+    *(("search_docs", {"query": q, "limit": 20}) for q in HOSTILE_QUERIES.values()),
+    *(("get_doc", {"path": p}) for p in HOSTILE_PATHS.values()),
+    ("search", {"query": "window -re:a.*b -re:c.*d -re:[a-q][^u-z]{99}x", "page_size": 50}),
+    ("search", {"query": " ".join(f"re:w{i}.*x" for i in range(12)), "page_size": 50}),
+    ("search", {"query": "the", "mode": "exhaustive", "page_size": 50}),
+    ("regex_search", {"pattern": "[a-q][^u-z]{999}x", "page_size": 50}),
+    ("regex_search", {"pattern": "(?i)the|and|of|to", "page_size": 50}),
+    ("search_docs", {"query": "wndow contrl bindng propertie dependncy evnt handlr", "limit": 20}),
+    ("search_multi", {"queries": ["window", "control", "binding", "property", "event"]}),
+    ("find_related", {"path": "docs/dotnet-desktop-guide/wpf/security-wpf.md", "page_size": 50}),
+]
+
+
+def _burst(server: object, size: int) -> None:
+    url, auth = server.url, server.auth()  # type: ignore[attr-defined]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=size) as pool:
+        jobs = [
+            pool.submit(_call, url, auth, *RSS_HOSTILE[i % len(RSS_HOSTILE)]) for i in range(size)
+        ]
+        for job in jobs:
+            with contextlib.suppress(httpx.HTTPError):
+                job.result()
+
+
+def rss_bursts(root: Path, bursts: int, size: int, extra: dict[str, str]) -> list[float]:
+    """The server's RSS (MB) after starting, then after each burst of `size` hostile calls."""
+    env = {"PYTHONPATH": str(SRC), **extra}
+    with running_http_server(root, env=env) as server:
+        _call(server.url, server.auth(), "search_docs", {"query": "warm up"})
+        seen = [server.rss_mb()]
+        for _ in range(bursts):
+            _burst(server, size)
+            seen.append(server.rss_mb())
+    return seen
+
+
+def rss_report(root: Path, bursts: int, extra: dict[str, str]) -> None:
+    seen = rss_bursts(root, bursts, 40, extra)
+    first, last, peak = seen[1], seen[-1], max(seen)
+    print(
+        f"  RSS at start {seen[0]:.0f} MB, after burst 1 {first:.0f} MB, after burst {bursts} "
+        f"{last:.0f} MB ({last / first:.2f}x, target <= 1.5x; target <= 300 MB), peak {peak:.0f} MB"
+    )
+    print("  after each burst: " + ", ".join(f"{x:.0f}" for x in seen[1:]))
+
+
+# -- #27 finding 6: what the scoped index costs ------------------------------------------
+
+
+def _median_ms(fn: object, n: int) -> float:
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def scoped_cost(root: Path) -> None:
+    query = "data binding validation"
+    plain = Service(root)
+    first = _median_ms(lambda: plain.search_docs(query, None, 5), 1)
+    warm = _median_ms(lambda: plain.search_docs(query, None, 5), 9)
+    print(f"  unscoped search_docs: first {first:.0f} ms, then {warm:.0f} ms (median of 9)")
+    (root / ".kenso.toml").write_text('agent-scoped-roots = ["docs/dotnet-desktop-guide/wpf"]\n')
+    scoped = Service(root)
+    build = _median_ms(lambda: scoped.search_docs(query, None, 5), 1)
+    warm = _median_ms(lambda: scoped.search_docs(query, None, 5), 9)
+    again = Service(root)
+    first = _median_ms(lambda: again.search_docs(query, None, 5), 1)
+    print(
+        f"  scoped search_docs: first {build:.0f} ms (builds the scoped index), then "
+        f"{warm:.0f} ms; a new server's first {first:.0f} ms (the scoped index exists)"
+    )
+    for label, folder, service in (
+        ("scoped, a visible doc edited", "wpf", again),
+        ("scoped, a hidden doc edited", "winforms", again),
+        ("unscoped, a doc edited", "wpf", plain),
+    ):
+        doc = next((root / "docs" / "dotnet-desktop-guide" / folder).rglob("*.md"))
+
+        def edited(doc: Path = doc, service: Service = service) -> None:
+            with doc.open("a", encoding="utf-8") as out:
+                out.write("\nAn edit by the benchmark.\n")
+            service.search_docs(query, None, 5)
+
+        print(
+            f"  search_docs after one edit ({label}): {_median_ms(edited, 5):.0f} ms (median of 5)"
+        )
+    scopes = root / ".kenso" / "scopes"
+    size = sum(p.stat().st_size for p in scopes.glob("*.db")) / 1e6
+    main = (root / ".kenso" / "docs.db").stat().st_size / 1e6
+    print(f"  scoped index {size:.1f} MB beside the main index's {main:.1f} MB")
 
 
 # -- #27: the race and the stale window -------------------------------------------------
@@ -277,7 +382,8 @@ def main() -> None:
     parser.add_argument("--corpus", default="docs-desktop")
     parser.add_argument("--src", help="checkout whose kenso_git is measured (default: this one)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=("single", "http", "race", "stale"))
+    parser.add_argument("--only", choices=("single", "http", "race", "stale", "rss", "scoped"))
+    parser.add_argument("--bursts", type=int, default=12, help="hostile bursts of --only rss")
     parser.add_argument("--race-seconds", type=float, default=600.0, help="race probe length")
     parser.add_argument("--stale-rounds", type=int, default=200, help="stale-window rounds")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server")
@@ -298,12 +404,22 @@ def main() -> None:
         shutil.copytree(docs, root / "docs")
         subprocess.run(["git", "init", "-q", str(root)], check=True)
         KnowledgeBase.open(root).ingest()
+        extra = dict(e.split("=", 1) for e in args.env)
+        if args.only in (None, "rss"):
+            print(f"RSS: {args.bursts} bursts of 40 concurrent hostile HTTP calls")
+            rss_report(root, args.bursts, extra)
+        if args.only in (None, "scoped"):
+            print("the scoped index (agent-scoped-roots hides part of the corpus)")
+            scoped_cost(root)
+            (root / ".kenso.toml").unlink()
+        if args.only in ("rss", "scoped"):
+            return
         if args.only != "http":
             print("single hostile calls")
             single_calls(root)
         if args.only != "single":
             print("HTTP: 40 hostile calls and one normal client")
-            concurrent_calls(root, args.rounds, dict(e.split("=", 1) for e in args.env))
+            concurrent_calls(root, args.rounds, extra)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,15 @@ class HttpServer:
     root: Path
     port: int
     token: str
+    pid: int = 0  # the server process
+
+    def rss_mb(self) -> float:
+        """The server process's resident set size in MB (Linux /proc)."""
+        with open(f"/proc/{self.pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        raise AssertionError("no VmRSS line in /proc/<pid>/status")
 
     @property
     def base(self) -> str:
@@ -103,7 +112,7 @@ def _wait_ready(
             raise AssertionError(f"server exited early: {errfile.read()}")  # type: ignore[attr-defined]
         if token_path.is_file():
             token = token_path.read_text(encoding="utf-8").strip()
-            server = HttpServer(root, port, token)
+            server = HttpServer(root, port, token, proc.pid)
             with contextlib.suppress(httpx.HTTPError):
                 if (
                     httpx.get(f"{server.base}/health", headers=server.auth(), timeout=2).status_code
