@@ -50,6 +50,7 @@ from kenso_git.serve.service import Service  # noqa: E402
 from tests.serve.http_helpers import running_http_server  # noqa: E402
 
 WORDS = [f"w{i}x" for i in range(64)]
+CLOSE_SESSIONS = "--close-sessions" in sys.argv
 HOSTILE_QUERIES = {
     "query at both caps": " ".join(f"deploymentconfiguration{i:06d}x" for i in range(64))[:2000],
     "query at the word cap": " ".join(WORDS),
@@ -115,7 +116,10 @@ def _call(url: str, auth: dict[str, str], name: str, args: dict[str, object]) ->
             "params": {"name": name, "arguments": args},
         }
         client.post(url, json=body, headers=session).raise_for_status()
-        return time.perf_counter() - start
+        took = time.perf_counter() - start
+        if CLOSE_SESSIONS:  # a polite client ends its session; a hostile one leaves it open
+            client.delete(url, headers=session)
+        return took
 
 
 def _round(server: object, hostile: list[tuple[str, dict[str, object]]]) -> tuple[float, float]:
@@ -384,6 +388,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=("single", "http", "race", "stale", "rss", "scoped"))
     parser.add_argument("--bursts", type=int, default=12, help="hostile bursts of --only rss")
+    parser.add_argument(
+        "--close-sessions", action="store_true", help="each call ends its MCP session after"
+    )
     parser.add_argument("--race-seconds", type=float, default=600.0, help="race probe length")
     parser.add_argument("--stale-rounds", type=int, default=200, help="stale-window rounds")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server")
