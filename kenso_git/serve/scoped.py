@@ -35,9 +35,9 @@ from kenso_git.store.meta import read_meta
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
-    from kenso_git.index.build import IngestReport
-    from kenso_git.index.build import Progress
-    from kenso_git.index.build import Warn
+    from kenso_git.index.report import IngestReport
+    from kenso_git.index.report import Progress
+    from kenso_git.index.report import Warn
     from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.store.files import FileRow
 
