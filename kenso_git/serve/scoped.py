@@ -29,9 +29,7 @@ from typing import TYPE_CHECKING
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.kb import KnowledgeBase
-from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
-from kenso_git.store.meta import read_meta
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
@@ -149,7 +147,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
                 self._build(folders)
                 return
             try:
-                meta, files = self.read(lambda conn: (read_meta(conn), load_files(conn)))
+                meta, files = self._files_snapshot()  # re-read only after a write
             except DatabaseError:
                 self._build(folders, rebuild=True)
                 return
