@@ -20,16 +20,14 @@ before, at no cost.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.api import scoped as made
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.kb import KnowledgeBase
-from kenso_git.store.meta import meta_scope
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
@@ -38,36 +36,6 @@ if TYPE_CHECKING:
     from kenso_git.index.report import Warn
     from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.store.files import FileRow
-
-SCOPES_DIR = "scopes"
-
-
-def scoped_folders(indexed: Sequence[str], shown: Sequence[str]) -> list[str]:
-    """The folders both the main index covers (`indexed`, "" for all) and the scope shows
-    (`shown`, "." for all): for each pair, the deeper one when one holds the other."""
-    out: list[str] = []
-    for a in indexed:
-        for b in ("" if s == "." else s for s in shown):
-            if a == "" or b == a or b.startswith(a + "/"):
-                pick = b
-            elif b == "" or a.startswith(b + "/"):
-                pick = a
-            else:
-                continue
-            if pick not in out:
-                out.append(pick)
-    return sorted(out)
-
-
-def scoped_db_path(main_db: Path, shown: Sequence[str]) -> Path:
-    """Where the scoped index of `shown` beside `main_db` lives: one file per index and scope."""
-    key = "\0".join([main_db.name, *sorted(shown)])
-    name = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return main_db.parent / SCOPES_DIR / f"{name}.db"
-
-
-def _inside(path: str, folders: Sequence[str]) -> bool:
-    return any(f == "" or path == f or path.startswith(f + "/") for f in folders)
 
 
 class ScopedKnowledgeBase(KnowledgeBase):
@@ -79,7 +47,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
         super().__init__(
             main.workspace,
             main.settings,
-            scoped_db_path(main.db_path, shown),
+            made.scoped_db_path(main.db_path, shown),
             owned=False,
             lost_root=main.lost_root,
         )
@@ -140,7 +108,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
             return  # nothing may sync an index whose root is gone: read it as it is (#26)
         with self._turn(None):
             main_meta, main_files = self.main._files_snapshot()
-            folders = scoped_folders(meta_scope(main_meta), self.shown) or [
+            folders = made.scoped_folders(made.covered(main_meta), self.shown) or [
                 s for s in self.shown if s != "."
             ]
             if not self.db_path.exists():
@@ -151,10 +119,10 @@ class ScopedKnowledgeBase(KnowledgeBase):
             except DatabaseError:
                 self._build(folders, rebuild=True)
                 return
-            if meta_scope(meta) != folders:
+            if made.covered(meta) != folders:
                 self._build(folders, rebuild=True)
                 return
-            differing = _differing(main_files, files, folders, self._refused(main_files))
+            differing = made.differing(main_files, files, folders, self._refused(main_files))
             if differing:
                 self._write(folders, only=differing)
 
@@ -162,7 +130,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
         """The main index's paths the gate refuses (judged again when their row changed)."""
         refused = set()
         for path, row in main.items():
-            key = _key(row)
+            key = made.key(row)
             judged = self._judged.get(path)
             if judged is None or judged[0] != key:
                 judged = (key, self._allows(path))
@@ -180,20 +148,18 @@ class ScopedKnowledgeBase(KnowledgeBase):
         """The settings with every refused path excluded, as an ignore rule would."""
         refused = sorted(p for p, (_key, allowed) in self._judged.items() if not allowed)
         return self.settings._replace(
-            exclude=(*self.settings.exclude, *("/" + _escaped(p) for p in refused))
+            exclude=(*self.settings.exclude, *("/" + made.escaped(p) for p in refused))
         )
 
     def _write(
         self, folders: list[str], *, only: list[str] | None = None, rebuild: bool = False
     ) -> None:
-        from kenso_git.index.build import run_index
-
         try:
-            run_index(
+            made.write(
                 self.workspace,
                 self._settings(),
                 self.db_path,
-                scope=None if only else folders,  # the stored scope: a sync walks no tree
+                folders,
                 only=only,
                 rebuild=rebuild,
                 head=self._head(),
@@ -201,41 +167,14 @@ class ScopedKnowledgeBase(KnowledgeBase):
         except DatabaseError:
             if rebuild:
                 raise
-            self.close()
-            run_index(
+            self.close()  # damaged, or of another schema: built anew
+            made.write(
                 self.workspace,
                 self._settings(),
                 self.db_path,
-                scope=folders,
+                folders,
                 rebuild=True,
                 head=self._head(),
             )
         with contextlib.suppress(AttributeError):
             self._local.files = None
-
-
-def _key(row: FileRow | None) -> tuple[str, str] | None:
-    return None if row is None else (row.blob_id, row.status)
-
-
-def _differing(
-    main: dict[str, FileRow],
-    scoped: dict[str, FileRow],
-    folders: Sequence[str],
-    refused: set[str],
-) -> list[str]:
-    """The paths under `folders` whose (blob id, status) the two indexes disagree on, the
-    refused ones expected absent from the scoped index."""
-    out = [
-        path
-        for path, row in main.items()
-        if _inside(path, folders) and path not in refused and _key(scoped.get(path)) != _key(row)
-    ]
-    out += [path for path in scoped if path not in main or path in refused]
-    return sorted(out)
-
-
-def _escaped(path: str) -> str:
-    """`path` as a gitignore pattern matching itself only."""
-    out = "".join("\\" + c if c in "\\*?[]!#" else c for c in path)
-    return out[:-1] + "\\ " if out.endswith(" ") else out
