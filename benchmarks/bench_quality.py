@@ -270,7 +270,12 @@ def _arguments() -> argparse.Namespace:
     ap.add_argument("corpora", nargs="+", type=Path, help="the tuning corpora")
     ap.add_argument("--held-out", type=Path, nargs="*", default=[], help="corpora never tuned on")
     ap.add_argument("--kenso-venv", type=Path, default=None)
-    ap.add_argument("--per-kind", type=int, default=150, help="queries per kind per corpus")
+    ap.add_argument(
+        "--per-kind",
+        type=int,
+        default=150,
+        help="queries per kind per corpus (0: every one the corpus gives)",
+    )
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds to ask")
     ap.add_argument(

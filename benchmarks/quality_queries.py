@@ -300,7 +300,8 @@ def _collect_paraphrases(
 
 
 def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Query]:
-    """A fixed-seed sample of up to `per_kind` queries of each kind. A stripped kind is
+    """A fixed-seed sample of up to `per_kind` queries of each kind (every one when
+    `per_kind` is 0 or less, in the seed's order). A stripped kind is
     sampled with the seed of its plain kind, so `description` and `description-stripped`
     ask the same questions when every description can be cut."""
     found = _found(corpus)
@@ -308,7 +309,8 @@ def build_queries(corpus: Path, per_kind: int, seed: int) -> list[Query]:
     for kind in KINDS:
         pool = sorted((q, pages) for q, pages in found[kind].items() if len(pages) <= MAX_ANSWERS)
         rng = random.Random(f"{seed}:{kind.removesuffix('-stripped')}")
-        for text, pages in rng.sample(pool, min(per_kind, len(pool))):
+        take = len(pool) if per_kind <= 0 else min(per_kind, len(pool))
+        for text, pages in rng.sample(pool, take):
             cuts = tuple(cut for page_cuts in pages.values() for cut in page_cuts)
             out.append(Query(kind, text, frozenset(pages), cuts))
     return out
