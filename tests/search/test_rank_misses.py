@@ -195,3 +195,41 @@ def test_an_include_snippet_ranks_below_the_page_that_includes_it(
     assert _paths(kb, question)[0] == "docs/_includes/retry-note.md"
     monkeypatch.setenv(ENV, "+include")
     assert _paths(kb, question)[:2] == ["docs/calls/retries.md", "docs/_includes/retry-note.md"]
+
+
+def _overview_files() -> dict[str, str]:
+    # the product's overview page names it in its title and throughout; the printing page
+    # says what it is about once, and abbreviates the product as its siblings do
+    body = "Windows Presentation Foundation (WPF) is a user interface framework. "
+    return {
+        "overview.md": "---\ntitle: What is Windows Presentation Foundation\n---\n\n"
+        f"# Windows Presentation Foundation\n\n{body * 3}It has controls, layout, data "
+        "binding, graphics and documents.\n",
+        "printing.md": "---\ntitle: Printing overview\n---\n\n# Printing overview\n\n"
+        "Print documents and manage the print system from a WPF app.\n",
+        "layout.md": "---\ntitle: Layout\n---\n\n# Layout\n\nHow a WPF window arranges "
+        "its elements.\n",
+    }
+
+
+def test_a_name_spelt_out_and_abbreviated_is_one_word_of_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(tmp_path, _overview_files())
+    question = "Learn about the printing and print system management APIs in Windows "
+    question += "Presentation Foundation (WPF)."
+    monkeypatch.setenv(ENV, "-abbrev")  # four words: the overview's title covers three
+    assert _paths(kb, question)[0] == "docs/overview.md"
+    monkeypatch.delenv(ENV)
+    assert _paths(kb, question)[:2] == ["docs/printing.md", "docs/overview.md"]
+
+
+def test_only_a_run_of_words_its_letters_spell_is_an_abbreviation() -> None:
+    from kenso_git.search.ranked.abbrev import spelled_out
+
+    found = spelled_out("Tabs in the Integrated Scripting Environment ISE and the CLI")
+    assert [(sorted(s.long), s.short) for s in found] == [
+        (["environment", "integrat", "script"], "ise")
+    ]
+    assert spelled_out("the ise of WPF in Windows") == ()  # lower case; letters not spelt
+    assert spelled_out("OpenTelemetry OTel") == ()  # not an initialism

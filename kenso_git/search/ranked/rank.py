@@ -35,7 +35,11 @@ the boost adds up:
   what a reader can open. Off by default: it cost the tuning half (Hugo's docs -0.005);
 * `redirects` (#31): the `summary` signal reads the `aliases` that are URL paths (a static
   site's redirects, `/docs/x/`) as summary words too; without it they are no names. On by
-  default: the old URLs' words helped the tuning half (OpenTelemetry +0.003, Hugo +0.005).
+  default: the old URLs' words helped the tuning half (OpenTelemetry +0.003, Hugo +0.005);
+* `abbrev` (#31, search.ranked.abbrev): a name the question spells out and abbreviates
+  ("Windows Presentation Foundation (WPF)") is one word of the question, in the question
+  and in each field compared with it: a broad page titled with the name no longer covers
+  most of the question.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
@@ -52,6 +56,9 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 
 from kenso_git.records import NamedTuple
+from kenso_git.search.ranked.abbrev import Spelled
+from kenso_git.search.ranked.abbrev import collapse
+from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import docs as read_docs
 from kenso_git.search.ranked.rankdocs import path_words
@@ -71,6 +78,7 @@ SIGNALS = (
     "linked",
     "include",
     "redirects",
+    "abbrev",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
@@ -186,14 +194,17 @@ def boosts(
     signals: frozenset[str],
 ) -> dict[str, float]:
     """The multiplicative boost (`score x (1 + boost)`) of each candidate file."""
-    wanted = words(query)
+    spelled = spelled_out(query) if "abbrev" in signals else ()
+    wanted = collapse(words(query), spelled)
     if not signals or not wanted or not candidates:
         return {}
     chunks: dict[str, int] = {}
     for item in evidence:
         chunks[item.file_path] = chunks.get(item.file_path, 0) + 1
     docs = read_docs(conn, candidates) if signals & _DOC_SIGNALS else {}
-    paths = {p: path_words(p) for p in candidates}
+    if spelled:
+        docs = {p: _collapsed(doc, spelled) for p, doc in docs.items()}
+    paths = {p: collapse(path_words(p), spelled) for p in candidates}
     weights = _Weights(_doc_freq(docs, paths) if "idf" in signals else None, len(candidates))
     path_cover = {p: _cover(wanted, paths[p], weights) for p in candidates}
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
@@ -216,6 +227,17 @@ def boosts(
         if boost:
             out[p] = boost
     return out
+
+
+def _collapsed(doc: Doc, spelled: tuple[Spelled, ...]) -> Doc:
+    """`doc`'s fields with each name the question spells out read as its abbreviation."""
+    return doc._replace(
+        title=collapse(doc.title, spelled),
+        headings=tuple(collapse(h, spelled) for h in doc.headings),
+        vocab=collapse(doc.vocab, spelled),
+        summary=collapse(doc.summary, spelled),
+        redirects=collapse(doc.redirects, spelled),
+    )
 
 
 def _included(path: str) -> bool:
