@@ -2,7 +2,8 @@
 
     python benchmarks/bench_quality.py CORPUS [CORPUS ...] [--held-out CORPUS ...]
         [--kenso-venv DIR] [--per-kind 150] [--kenso-cache DIR] [--ablate]
-        [--kinds KIND,...] [--strip page|everywhere] [--dump DIR] [--json FILE]
+        [--configs SETTING,...] [--kinds KIND,...] [--strip page|everywhere] [--dump DIR]
+        [--json FILE]
 
 Each corpus folder is copied to a temporary folder, queries are drawn from its pages
 (quality_queries.py: the plain kinds `title`, `description`, `heading`, `sentence`,
@@ -286,6 +287,13 @@ def _arguments() -> argparse.Namespace:
         "or from every page that has it",
     )
     ap.add_argument("--ablate", action="store_true", help="also run each signal switched off")
+    ap.add_argument(
+        "--configs",
+        dest="extra_configs",
+        default="",
+        help="comma-separated KENSO_GIT_RANK settings to run besides the defaults "
+        "(`-abbrev` = the defaults without abbrev; `;` between settings of several signals)",
+    )
     ap.add_argument("--kenso-cache", type=Path, default=None, help="keep kenso's results here")
     ap.add_argument("--dump", type=Path, default=None, help="tuning corpora's results, JSONL")
     ap.add_argument("--json", type=Path, default=None, help="write every score here")
@@ -302,6 +310,8 @@ def _arguments() -> argparse.Namespace:
 
         # every default signal switched off, every signal off by default switched on
         args.configs = ["off", *(f"-{s}" if s in DEFAULT_ON else f"+{s}" for s in SIGNALS)]
+    extra = [c.replace(";", ",") for c in args.extra_configs.split(",") if c]
+    args.configs += [c for c in extra if c not in args.configs]
     return args
 
 
@@ -316,7 +326,7 @@ def main() -> None:
             m = measure(source, half, number, work, args)
             measured.append(m)
             report(m)
-            if args.ablate:
+            if args.configs:
                 ablation(m, args.configs)
             if args.dump and half == "tuning":
                 dump(args.dump, m)
