@@ -39,6 +39,7 @@ def search(
     page_size: int | None,
     cursor: str | None,
     fmt: str | None,
+    ref: str | None,
 ) -> None:
     """Search the docs index with BM25 ranking (AND, then NEAR, then OR).
 
@@ -54,6 +55,10 @@ def search(
       kenso-git search 'tag:auth token' --path docs/api --since 7d --format tsv
       kenso-git search 're:"v[0-9]+"' --exhaustive --format json
 
+    With --ref REV the answer is computed over the docs as they are in commit REV (anything
+    `git rev-parse` takes), paths as at REV, without touching the work tree, git's index or
+    HEAD (docs/history.md).
+
     Docs changed since the index last looked are synced first (a few ms when none did);
     --no-sync, or query-sync = false, answers from the index as it is.
 
@@ -62,6 +67,53 @@ def search(
     kb = KnowledgeBase.open(Path.cwd(), db=db_path)
     if no_sync:
         kb.settings = kb.settings._replace(query_sync=False)
+    if ref is not None:
+        from kenso_git.api.revision import at_revision
+
+        with at_revision(kb, ref) as (at, _revision):
+            _answer(
+                at,
+                query,
+                limit,
+                category,
+                as_json,
+                color,
+                exhaustive,
+                page_size,
+                cursor,
+                fmt,
+                (path, ext, tag, since),
+            )
+        return
+    _answer(
+        kb,
+        query,
+        limit,
+        category,
+        as_json,
+        color,
+        exhaustive,
+        page_size,
+        cursor,
+        fmt,
+        (path, ext, tag, since),
+    )
+
+
+def _answer(
+    kb: KnowledgeBase,
+    query: str,
+    limit: int,
+    category: str | None,
+    as_json: bool,
+    color: str,
+    exhaustive: bool,
+    page_size: int | None,
+    cursor: str | None,
+    fmt: str | None,
+    filters: tuple[str | None, str | None, str | None, str | None],
+) -> None:
+    path, ext, tag, since = filters
     agent = (path, ext, tag, since, page_size, cursor, fmt)
     if not exhaustive and all(value is None for value in agent):
         text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)

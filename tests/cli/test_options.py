@@ -111,6 +111,7 @@ def test_search_help_lists_the_declared_options() -> None:
         "  --db TEXT                    Database file (default .kenso/docs.db).\n"
         "  --color [auto|always|never]  Colour the output.  [default: auto]\n"
         "  --no-sync                    Do not sync changed docs first.\n"
+        "  --ref TEXT                   The docs as in this commit, branch or tag (REV).\n"
         "  --path TEXT                  Only docs under this folder (in:PATH).\n"
         "  --ext TEXT                   Only files with this extension (ext:EXT).\n"
         "  --tag TEXT                   Only docs with this frontmatter tag (tag:TAG).\n"

@@ -1,0 +1,146 @@
+"""The index of the docs as they are in another commit (#29's `--ref`), made without touching
+the work tree, git's index or HEAD.
+
+The checkout's index is copied page by page (SQLite's backup API: no re-tokenising) and the
+docs that differ at the revision are applied to the copy: the checkout's paths that differ
+are deleted, the revision's blobs are read with `git cat-file --batch` and parsed by the same
+parser the indexer uses. BM25 statistics, the cascade, every signal and the typo vocabulary
+are then those of the docs at the revision, and the same ranking code runs unchanged. A
+revision that differs from the checkout in ten docs costs those ten parses.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from kenso_git.config import Settings
+from kenso_git.index.prepare import Options
+from kenso_git.index.prepare import _parse
+from kenso_git.index.report import IngestReport
+from kenso_git.index.run import Run
+from kenso_git.index.run import finish
+from kenso_git.index.run import remove_vanished
+from kenso_git.index.run import settings_fingerprint
+from kenso_git.records import NamedTuple
+from kenso_git.repo.discover import SourceFile
+from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.history import resolve_revision
+from kenso_git.repo.status import FileStatus
+from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import in_scope
+from kenso_git.repo.workspace import is_markdown
+from kenso_git.store import vocab
+from kenso_git.store.files import load_files
+from kenso_git.store.meta import meta_scope
+from kenso_git.store.meta import read_meta
+
+
+class Revision(NamedTuple):
+    """What `materialize` made: the revision's commit and how far it is from the checkout."""
+
+    ref: str
+    commit: str
+    differing: int  # docs whose text (or presence) at the revision is not the checkout's
+
+
+def tree_blobs(
+    ws: Workspace, commit: str, scope: list[str], ignored: Callable[[str], bool]
+) -> dict[str, str]:
+    """The Markdown docs of `commit` the checkout's index would hold: path -> blob id (the
+    scope and ignore rules of today applied to the revision's paths)."""
+    out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)
+    blobs: dict[str, str] = {}
+    for entry in out.split("\0"):
+        if not entry:
+            continue
+        info, _, path = entry.partition("\t")
+        mode, kind, blob = info.split(" ")
+        if kind != "blob" or mode == "120000" or not is_markdown(path):
+            continue
+        if in_scope(path, scope) and not ignored(path):
+            blobs[path] = blob
+    return blobs
+
+
+def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
+    """The contents of `blobs`, read with one `git cat-file --batch`."""
+    if not blobs:
+        return {}
+    proc = subprocess.run(
+        ["git", "-C", str(ws.root), "cat-file", "--batch"],
+        input="".join(f"{b}\n" for b in blobs).encode(),
+        capture_output=True,
+        check=True,
+    )
+    data, pos, found = proc.stdout, 0, {}
+    for blob in blobs:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split(b" ")
+        size = int(header[2])
+        found[blob] = data[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+    return found
+
+
+def copy_index(source: Path, target: Path) -> None:
+    """A page-by-page copy of the index at `source` (one consistent snapshot)."""
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    try:
+        dst = sqlite3.connect(target)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
+def materialize(
+    ws: Workspace,
+    settings: Settings,
+    checkout_db: Path,
+    target: Path,
+    ref: str,
+    ignored: Callable[[str], bool],
+) -> Revision:
+    """Write at `target` the index of the docs at `ref`, from the checkout's index.
+
+    Raises:
+        UsageError: `ref` names no commit.
+    """
+    from kenso_git.store.connection import add_functions
+
+    commit = resolve_revision(ws, ref)
+    copy_index(checkout_db, target)
+    conn = sqlite3.connect(target, isolation_level=None)
+    try:
+        add_functions(conn)
+        meta = read_meta(conn)
+        scope = meta_scope(meta)
+        stored = load_files(conn)
+        at_rev = tree_blobs(ws, commit, scope, ignored)
+        changed = [p for p, b in at_rev.items() if stored.get(p) is None or stored[p].blob_id != b]
+        gone = [p for p in stored if p not in at_rev]
+        contents = read_blobs(ws, sorted({at_rev[p] for p in changed}))
+        opts = Options(settings.chunk_size, settings.chunk_overlap, settings.max_file_size, False)
+        report = IngestReport(scope, head=commit)
+        run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
+        conn.execute("BEGIN")
+        for path in sorted(changed):
+            data = contents[at_rev[path]]
+            sf = SourceFile(path, str(ws.root / path), len(data), 0, 0, 0)
+            if len(data) > settings.max_file_size:
+                run.skip(sf, at_rev[path], FileStatus.LARGE, "over max-file-size at the revision")
+                continue
+            run.apply(sf, _parse(path, at_rev[path], data, opts), stored.get(path))
+        vocab.add(conn, run.words)
+        remove_vanished(run, stored, set(at_rev))
+        run.probe_differs = False  # the copy answers for the commit, as if checked out clean
+        finish(run, meta, settings_fingerprint(settings))
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    return Revision(ref, commit, len(changed) + len(gone))
