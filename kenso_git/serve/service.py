@@ -228,19 +228,39 @@ class Service:
         return max(1, min(int(limit), self.settings.search_limit_max))
 
     @_hides_root
-    def search_docs(self, query: str, category: str | None, limit: int) -> SearchReply:
-        """`search_docs` within the scope, cut to the result cap; a blank query: kenso's error."""
+    def search_docs(
+        self, query: str, category: str | None, limit: int, ref: str | None = None
+    ) -> SearchReply:
+        """`search_docs` within the scope, cut to the result cap; a blank query: kenso's error.
+        With `ref`, over the docs at that revision: today's scope applied to its paths as
+        written (`Scope.shows`: the files need not exist in the work tree).
+
+        Raises:
+            UsageError: `ref` names no commit.
+        """
         try:
-            with self.gated() as gate:
-                raw = self.kb().search_docs(
-                    query, category=category, limit=self._limit(limit), path_filter=gate
-                )
+            if ref is not None:
+                from kenso_git.api.revision import at_revision
+
+                with at_revision(self.require_index(), ref) as (at, _revision):
+                    raw = at.search_docs(
+                        query,
+                        category=category,
+                        limit=self._limit(limit),
+                        path_filter=self.scope.shows,
+                    )
+            else:
+                with self.gated() as gate:
+                    raw = self.kb().search_docs(
+                        query, category=category, limit=self._limit(limit), path_filter=gate
+                    )
         except QueryError as err:
             return caps.refusal(err)
         text, structured = (
             caps.capped_hits(raw) if isinstance(raw, list) else caps.capped_corrected(raw)
         )
-        self._date(structured["results"], "file_path")
+        if ref is None:
+            self._date(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
     @_hides_root

@@ -61,7 +61,11 @@ class Tool(NamedTuple):
 
 
 def search_docs(
-    service: Service, query: str, category: str | None = None, limit: int = 5
+    service: Service,
+    query: str,
+    category: str | None = None,
+    limit: int = 5,
+    ref: str | None = None,
 ) -> Answer:
     """Keyword search (BM25 over SQLite FTS5) of this repository's Markdown docs.
 
@@ -75,8 +79,10 @@ def search_docs(
     category name to narrow results ("all" or empty = no filter). Short, specific
     queries work best; for broad questions use search_multi with 2-5 phrasings.
     Follow up with read_snippet (a bounded excerpt) or get_doc (the whole text).
+    ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): search the docs as they are in
+    that revision, paths as at it (hits then carry no last_commit).
     """
-    return service.search_docs(query, category, limit)
+    return service.search_docs(query, category, limit, ref)
 
 
 def search_multi(
