@@ -4,6 +4,7 @@ every tool that takes a path refuses the paths get_doc refuses."""
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -100,6 +101,29 @@ def _scoped(service: Service, path: str) -> bool:
     return True
 
 
+def _force_commit_everything(root: Path) -> str:
+    """A branch `forced` whose commit holds every file of the tree, ignored ones included
+    (`git add -f` into a scratch index: the work tree, git's index and HEAD untouched)."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(root / ".git" / "forced-index")}
+    for args in (["read-tree", "HEAD"], ["add", "-f", "-A"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    tree = subprocess.run(
+        ["git", "write-tree"], cwd=root, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    commit = git(root, "commit-tree", tree, "-p", "HEAD", "-m", "forced").strip()
+    git(root, "branch", "-f", "forced", commit)
+    return "forced"
+
+
+def _revealed_at(service: Service, ref: str) -> set[str]:
+    """The paths search_docs reveals at revision `ref` (#29)."""
+    paths: set[str] = set()
+    for query in ("marker", "标记词"):
+        hits, _ = service.search_docs(query, None, 50, ref)
+        paths |= {h["file_path"] for h in hits}  # type: ignore[index]
+    return paths
+
+
 def _served(service: Service, path: str) -> bool:
     try:
         body, _ = service.get_doc(path, None)
@@ -134,6 +158,16 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
                 here = root / named
                 if here.is_file() and not here.is_symlink():
                     assert _scoped(service, named), (named, tree)
+        # `ref` (#29) is a door too: at a revision that holds every file, ignored and
+        # out-of-scope ones included, only paths today's scope shows come out, and a path
+        # that is a regular file here is one the gate lets get_doc look up
+        for ref in ("HEAD", _force_commit_everything(root)):
+            for named in _revealed_at(service, ref):
+                assert service.scope.shows(named), (ref, named, tree)
+                assert not named.startswith((".git/", ".kenso/")) and named != ".env"
+                here = root / named
+                if here.is_file() and not here.is_symlink():
+                    assert _scoped(service, named), (ref, named, tree)
         revealed: set[str] = set()
         hits, _ = service.search_docs("marker", None, 50)
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
