@@ -1,9 +1,11 @@
 """The one POSIX shim template, rendered per git hook.
 
-`shim.sh.in` holds the shim once; `render(name)` fills in the hook name and the rebase verbs
-that `kenso_git.repo.git` owns. The top-level `hooks/` folder holds the rendered shims for
-readers and for tools that copy hook files (`python -m kenso_git.triggers.githooks.shim hooks/`
-regenerates it; a test fails when it is stale).
+`shim.sh.in` holds the shim once; `render(name)` fills in the hook name, the rebase verbs
+that `kenso_git.repo.git` owns and the agent instruction files `kenso_git.repo.drift` knows
+(for the drift line of post-checkout and post-merge, #29). The top-level `hooks/` folder
+holds the rendered shims for readers and for tools that copy hook files
+(`python -m kenso_git.triggers.githooks.shim hooks/` regenerates it; a test fails when it
+is stale).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from kenso_git.api.git import INSTRUCTION_PATHSPECS
 from kenso_git.api.git import REWRITING_VERBS
 from kenso_git.errors import GitError
 
@@ -33,7 +36,12 @@ def render(name: str) -> str:
     from importlib import resources
 
     template = resources.files(__package__).joinpath(TEMPLATE).read_text(encoding="utf-8")
-    return template.replace("@HOOK@", name, 1).replace("@REWRITING@", " | ".join(REWRITING_VERBS))
+    drift = " ".join(f"'{spec}'" for spec in INSTRUCTION_PATHSPECS)
+    return (
+        template.replace("@HOOK@", name, 1)
+        .replace("@REWRITING@", " | ".join(REWRITING_VERBS))
+        .replace("@DRIFT@", drift)
+    )
 
 
 def write_folder(folder: Path) -> list[Path]:
