@@ -241,8 +241,12 @@ class Service:
         try:
             if ref is not None:
                 from kenso_git.api.revision import at_revision
+                from kenso_git.kb import KnowledgeBase
 
-                with at_revision(self.require_index(), ref) as (at, _revision):
+                at_ref = at_revision(
+                    self.require_index(), ref, shows=self.scope.shows, make=KnowledgeBase
+                )
+                with at_ref as (at, _revision):
                     raw = at.search_docs(
                         query,
                         category=category,

@@ -74,3 +74,25 @@ async def test_search_docs_at_a_bad_ref_is_a_tool_error_naming_it(repo: Path) ->
     assert failed
     assert "nope-nope" in text and "Traceback" not in text
     assert str(repo) not in text
+
+
+async def test_hidden_docs_at_a_revision_move_no_score(tmp_path: Path) -> None:
+    """#27's rule at every revision: a doc the scope hides changes no statistic."""
+    scores = []
+    for hidden in (False, True):
+        files = {
+            "docs/a.md": doc("A", "The walrus plan. " * 10 + "Other words here. " * 30),
+            "docs/b.md": doc("B", "The walrus migration. " * 5 + "Filler text. " * 30),
+            ".kenso.toml": 'agent-scoped-roots = ["docs"]\n',
+        }
+        if hidden:
+            files["private/w.md"] = doc("W", "walrus " * 200)
+        root = init_repo(tmp_path / f"repo{hidden}", files)
+        git(root, "tag", "v1")
+        write(root, {"docs/a.md": doc("A", "Nothing about that animal now. " * 20)})
+        git(root, "commit", "-qam", "edit")
+        KnowledgeBase.open(root).ingest()
+        failed, hits = await call(root, "search_docs", {"query": "walrus", "ref": "v1"})
+        assert not failed
+        scores.append([(h["file_path"], h["score"]) for h in hits])
+    assert scores[0] == scores[1]
