@@ -7,6 +7,9 @@ processes, median of --runs:
   kenso-git drift --json (a clone behind its upstream)                    printed
   the floor: `git log --name-status -M HEAD~1000..HEAD` alone             printed
   cold ingest with and without the last-commit rows (index/commits.py)    printed
+  search --ref HEAD~10 --json (a revision 10 docs away from the checkout)  <= 0.3 s
+  search --ref HEAD~COMMITS --json (every edited doc differs)             <= a cold ingest
+  search --json at the checkout, for comparison                           printed
 """
 
 from __future__ import annotations
@@ -110,6 +113,18 @@ def main() -> int:
         shutil.rmtree(root / ".kenso")
         plain = timed(root, kg, "ingest")  # again, for the noise between two cold ingests
         rows.append(("cold ingest, a second time", plain, None))
+        query = "deployment pipeline"
+        rows.append(
+            (
+                "search --json (the checkout)",
+                median(root, args.runs, kg, "search", query, "--json"),
+                None,
+            )
+        )
+        near = median(root, args.runs, kg, "search", query, "--ref", "HEAD~10", "--json")
+        rows.append(("search --ref HEAD~10 --json (10 docs differ)", near, 0.3))
+        far = median(root, args.runs, kg, "search", query, "--ref", since, "--json")
+        rows.append((f"search --ref {since} --json ({args.docs} docs differ)", far, plain))
         clone = work / "clone"
         subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True, env=ENV)
         subprocess.run(["git", "reset", "-q", "--hard", "HEAD~5"], cwd=clone, check=True, env=ENV)
