@@ -11,7 +11,6 @@ revision that differs from the checkout in ten docs costs those ten parses.
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -33,9 +32,13 @@ from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
 from kenso_git.repo.workspace import is_markdown
 from kenso_git.store import vocab
+from kenso_git.store.connection import transaction
+from kenso_git.store.files import FileRow
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
+from kenso_git.store.pagecopy import copy_index
+from kenso_git.store.pagecopy import open_copy
 
 
 class Revision(NamedTuple):
@@ -85,19 +88,6 @@ def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
     return found
 
 
-def copy_index(source: Path, target: Path) -> None:
-    """A page-by-page copy of the index at `source` (one consistent snapshot)."""
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    try:
-        dst = sqlite3.connect(target)
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
-
-
 def materialize(
     ws: Workspace,
     settings: Settings,
@@ -111,36 +101,45 @@ def materialize(
     Raises:
         UsageError: `ref` names no commit.
     """
-    from kenso_git.store.connection import add_functions
-
     commit = resolve_revision(ws, ref)
     copy_index(checkout_db, target)
-    conn = sqlite3.connect(target, isolation_level=None)
+    conn = open_copy(target)
     try:
-        add_functions(conn)
         meta = read_meta(conn)
         scope = meta_scope(meta)
         stored = load_files(conn)
         at_rev = tree_blobs(ws, commit, scope, ignored)
         changed = [p for p, b in at_rev.items() if stored.get(p) is None or stored[p].blob_id != b]
         gone = [p for p in stored if p not in at_rev]
-        contents = read_blobs(ws, sorted({at_rev[p] for p in changed}))
-        opts = Options(settings.chunk_size, settings.chunk_overlap, settings.max_file_size, False)
         report = IngestReport(scope, head=commit)
         run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
-        conn.execute("BEGIN")
-        for path in sorted(changed):
-            data = contents[at_rev[path]]
-            sf = SourceFile(path, str(ws.root / path), len(data), 0, 0, 0)
-            if len(data) > settings.max_file_size:
-                run.skip(sf, at_rev[path], FileStatus.LARGE, "over max-file-size at the revision")
-                continue
-            run.apply(sf, _parse(path, at_rev[path], data, opts), stored.get(path))
-        vocab.add(conn, run.words)
-        remove_vanished(run, stored, set(at_rev))
-        run.probe_differs = False  # the copy answers for the commit, as if checked out clean
-        finish(run, meta, settings_fingerprint(settings))
-        conn.execute("COMMIT")
+        with transaction(conn, immediate=False):
+            _apply(run, meta, settings, stored, at_rev, changed)
     finally:
         conn.close()
     return Revision(ref, commit, len(changed) + len(gone))
+
+
+def _apply(
+    run: Run,
+    meta: dict[str, str],
+    settings: Settings,
+    stored: dict[str, FileRow],
+    at_rev: dict[str, str],
+    changed: list[str],
+) -> None:
+    """Apply the revision's differing docs to the copy (inside the caller's transaction)."""
+    ws, conn = run.ws, run.conn
+    contents = read_blobs(ws, sorted({at_rev[p] for p in changed}))
+    opts = Options(settings.chunk_size, settings.chunk_overlap, settings.max_file_size, False)
+    for path in sorted(changed):
+        data = contents[at_rev[path]]
+        sf = SourceFile(path, str(ws.root / path), len(data), 0, 0, 0)
+        if len(data) > settings.max_file_size:
+            run.skip(sf, at_rev[path], FileStatus.LARGE, "over max-file-size at the revision")
+            continue
+        run.apply(sf, _parse(path, at_rev[path], data, opts), stored.get(path))
+    vocab.add(conn, run.words)
+    remove_vanished(run, stored, set(at_rev))
+    run.probe_differs = False  # the copy answers for the commit, as if checked out clean
+    finish(run, meta, settings_fingerprint(settings))
