@@ -77,9 +77,7 @@ def test_notable_is_the_reportable_part_of_targets_placed_the_same(order: str) -
             t for t in every if _is_notable(t) and not (t.ref.kind == CODE and t.status == FOUND)
         )
         assert notable == wanted, doc.path
-    skipped = Counter(
-        t.reason for d in docs for t in every_facts.targets(d) if t.status == SKIPPED
-    )
+    skipped = Counter(t.reason for d in docs for t in every_facts.targets(d) if t.status == SKIPPED)
     assert notable_facts.tally() == skipped
 
 
