@@ -16,13 +16,15 @@ from collections.abc import Iterator
 
 from kenso_git.store.files import indexed_paths
 from kenso_git.store.files import is_indexed
+from kenso_git.store.files import relations_after
 from kenso_git.store.files import relations_naming
 from kenso_git.store.files import stored_relations
 from kenso_git.store.links import Link
 from kenso_git.store.links import add_links
 from kenso_git.store.links import clear_links_except
 from kenso_git.store.links import drop_links
-from kenso_git.store.links import links_of_type
+from kenso_git.store.links import drop_links_of_unrelated
+from kenso_git.store.links import links_of_type_from
 from kenso_git.store.links import replace_links
 from kenso_git.text.links import LINKS_TO
 from kenso_git.text.links import Resolver
@@ -34,6 +36,8 @@ MAX_MOVED = 50
 # one: a lookup reads its files row whole (an overflowing WITHOUT ROWID row is compared in
 # full), so one doc of 150k `relates_to` entries made each lookup read its 2 MB (#14).
 MAX_LOOKUPS = 256
+# Files whose raw entries a full rebuild reads and links at a time (memory bounded, #32).
+PAGE = 2000
 
 
 def update_links(
@@ -65,25 +69,46 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
     Without, `relates_to` links are rewritten and inline links (thousands in a docs tree,
     each resolving by exact path only) are compared with the stored ones and only the
     difference is written: a created or deleted file changes a few rows, not every one.
+    The files' raw entries are read and linked a page at a time (`PAGE`): at 100,000 docs
+    holding every file's entries and links at once was the writer's peak memory (#32).
     """
     if sources is not None:
         rows = stored_relations(conn, sources)
         for source in sources:
             replace_links(conn, source, [])
-    else:
-        clear_links_except(conn, LINKS_TO)
-        rows = stored_relations(conn)
-        if not rows:  # most corpora declare no relations: no path index to build
-            drop_links(conn, LINKS_TO, links_of_type(conn, LINKS_TO))
-            return
-    if not rows:
+        if rows:
+            many = len(sources) > 50 or _entries(rows) > MAX_LOOKUPS
+            few = Resolver(indexed_paths(conn) if many else _IndexedPaths(conn), lookup_index=many)
+            declared, inline = _links(few, rows)
+            add_links(conn, [*declared, *inline.values()])
         return
-    entries = [(source, json.loads(relations)) for source, relations in rows]
-    many = sources is None or len(sources) > 50 or sum(len(raw) for _, raw in entries) > MAX_LOOKUPS
-    resolver = Resolver(indexed_paths(conn) if many else _IndexedPaths(conn), lookup_index=many)
+    clear_links_except(conn, LINKS_TO)
+    drop_links_of_unrelated(conn, LINKS_TO)  # files with no raw entries now link nowhere
+    resolver: Resolver | None = None
+    after = ""
+    while rows := relations_after(conn, after, PAGE):
+        after = rows[-1][0]
+        if resolver is None:  # most corpora declare no relations: no path index to build
+            resolver = Resolver(indexed_paths(conn), lookup_index=True)
+        declared, inline = _links(resolver, rows)
+        add_links(conn, declared)
+        stored = links_of_type_from(conn, LINKS_TO, [source for source, _ in rows])
+        drop_links(conn, LINKS_TO, stored - inline.keys())
+        add_links(conn, [inline[pair] for pair in inline.keys() - stored])
+
+
+def _entries(rows: list[tuple[str, str]]) -> int:
+    return sum(len(json.loads(relations)) for _, relations in rows)
+
+
+def _links(
+    resolver: Resolver, rows: list[tuple[str, str]]
+) -> tuple[list[Link], dict[tuple[str, str], Link]]:
+    """The declared links and the inline links (one per (source, target)) of `rows`."""
     declared: list[Link] = []
     inline: dict[tuple[str, str], Link] = {}
-    for source, raws in entries:
+    for source, relations in rows:
+        raws = json.loads(relations)
         relates = [(raw, relation) for raw, relation in raws if relation != LINKS_TO]
         targets = resolver.targets(source, [raw for raw, _ in relates])
         declared += (
@@ -93,13 +118,7 @@ def rebuild_links(conn: sqlite3.Connection, sources: Collection[str] | None = No
         for raw, relation in raws:
             if relation == LINKS_TO and (link := _inline(resolver, source, raw)) is not None:
                 inline.setdefault((source, link[1]), link)
-    if sources is not None:
-        add_links(conn, [*declared, *inline.values()])
-        return
-    add_links(conn, declared)
-    stored = links_of_type(conn, LINKS_TO)
-    drop_links(conn, LINKS_TO, stored - inline.keys())
-    add_links(conn, [inline[pair] for pair in inline.keys() - stored])
+    return declared, inline
 
 
 class _IndexedPaths(Collection[str]):

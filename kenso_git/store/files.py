@@ -147,6 +147,18 @@ def stored_relations(
     return [(r[0], r[1]) for r in rows]
 
 
+def relations_after(conn: sqlite3.Connection, after: str, limit: int) -> list[tuple[str, str]]:
+    """Up to `limit` (path, relations JSON) rows of indexed files with relations, in path
+    order, from the first path after `after`: a whole index's relations read in pages, so
+    a full links rebuild holds one page of them, not every file's (#32)."""
+    rows = conn.execute(
+        "SELECT path, relations FROM files WHERE status = ? AND relations IS NOT NULL "
+        "AND path > ? ORDER BY path LIMIT ?",
+        (FileStatus.INDEXED, after, limit),
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
 def is_indexed(conn: sqlite3.Connection, path: str) -> bool:
     """Whether `path` is an indexed file."""
     row = conn.execute(

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from kenso_git.records import NamedTuple
+from kenso_git.repo.status import FileStatus
 
 
 class LinkRow(NamedTuple):
@@ -75,6 +76,30 @@ def links_of_type(conn: sqlite3.Connection, relation_type: str) -> set[tuple[str
     """The (source, target) pairs of every link of `relation_type`."""
     sql = "SELECT source_path, target_path FROM links WHERE relation_type = ?"
     return {(source, target) for source, target in conn.execute(sql, (relation_type,))}
+
+
+def links_of_type_from(
+    conn: sqlite3.Connection, relation_type: str, sources: Iterable[str]
+) -> set[tuple[str, str]]:
+    """The (source, target) pairs of the links of `relation_type` out of `sources`."""
+    wanted = json.dumps(sorted(set(sources)), ensure_ascii=False)
+    sql = (
+        "SELECT s.path, t.path FROM json_each(?) j JOIN paths s ON s.path = j.value "
+        "JOIN link_rows l ON l.source_id = s.id AND l.relation_type = ? "
+        "JOIN paths t ON t.id = l.target_id"
+    )
+    return {(source, target) for source, target in conn.execute(sql, (wanted, relation_type))}
+
+
+def drop_links_of_unrelated(conn: sqlite3.Connection, relation_type: str) -> None:
+    """Delete the links of `relation_type` out of files that are not indexed with raw
+    entries (`files.relations`) any more, and the paths no link names any more."""
+    conn.execute(
+        "DELETE FROM link_rows WHERE relation_type = ?1 AND source_id IN (SELECT id FROM paths "
+        "WHERE path NOT IN (SELECT path FROM files WHERE status = ?2 AND relations IS NOT NULL))",
+        (relation_type, FileStatus.INDEXED),
+    )
+    conn.execute(f"DELETE FROM paths WHERE {_UNUSED}")
 
 
 def add_links(

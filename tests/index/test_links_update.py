@@ -130,3 +130,44 @@ def test_a_create_re_resolves_only_the_links_that_name_it(
     assert calls <= 5, calls  # its own link; 160 (every link) when all are re-resolved
     assert _links(kb.db_path) == _fresh_links(root, tmp_path)
     kb.close()
+
+
+def test_a_full_links_rebuild_works_a_page_of_files_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # #32: at 100,000 docs a full rebuild that held every file's raw entries and links at
+    # once was the writer's peak memory; now it links a page of files at a time, and the
+    # links still equal a fresh ingest's (across pages, and after links go away).
+    from kenso_git.index import links as index_links
+
+    files = {
+        f"docs/p{i:02d}.md": doc(
+            f"Page {i}",
+            f"Page {i} is the word of this document, long enough. [n](p{(i + 1) % 80:02d}.md)",
+            relates_to=[f"p{(i + 2) % 80:02d}.md"],
+        )
+        for i in range(80)
+    }
+    root = init_repo(tmp_path / "repo", files)
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    monkeypatch.setattr(index_links, "PAGE", 7, raising=False)
+    widest = 0
+    real = index_links.add_links
+
+    def counted(conn: sqlite3.Connection, rows: object, **kw: object) -> None:
+        nonlocal widest
+        rows = list(rows)  # type: ignore[call-overload]
+        widest = max(widest, len({row[0] for row in rows}))
+        real(conn, rows, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_links, "add_links", counted)
+    # more than MAX_MOVED files go away: every link is resolved anew, some now dangle
+    for i in range(80):
+        if i % 4:
+            (root / "docs" / f"p{i:02d}.md").unlink()
+    (root / "docs" / "p00.md").write_text(doc("Page 0", "No links any more, long enough."), "utf-8")
+    kb.sync()
+    assert 0 < widest <= 7, widest  # 20 sources in one call before
+    assert _links(kb.db_path) == _fresh_links(root, tmp_path)
+    kb.close()
