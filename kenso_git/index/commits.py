@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection
+from collections.abc import Iterator
 
 from kenso_git.errors import GitError
 from kenso_git.index.gitprobe import Probe
@@ -19,13 +20,12 @@ from kenso_git.repo import history
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.workspace import Workspace
 from kenso_git.store import doccommits
-from kenso_git.store.files import load_files
+from kenso_git.store.files import indexed_blob_ids
 from kenso_git.store.meta import read_meta
 from kenso_git.store.meta import write_meta
 
 META_HEAD = "commits_head"  # the HEAD the rows were last brought up to
 WALK_SECONDS = 20.0  # a history this slow to search leaves rows '' until HEAD moves
-_INDEXED = "indexed"
 
 
 def refresh(
@@ -80,8 +80,7 @@ def _work_out(
     paths: Collection[str] | None,
     dirty: frozenset[str] | None,
 ) -> None:
-    files = load_files(conn, None if paths is None else list(paths))
-    indexed = {p: row.blob_id for p, row in files.items() if row.status == _INDEXED}
+    indexed = indexed_blob_ids(conn, None if paths is None else list(paths))
     gone = (set(doccommits.all_paths(conn)) if paths is None else set(paths)) - set(indexed)
     doccommits.forget(conn, gone)
     if not indexed:
@@ -90,14 +89,17 @@ def _work_out(
         history.paths_at(ws, head, list(indexed) if paths is not None else None) if head else {}
     )
     committed = {p: b for p, b in indexed.items() if at_head.get(p) == b}
+    del at_head
     found = history.last_commits(ws, committed, rev=head, timeout=WALK_SECONDS) if head else {}
-    rows: list[tuple[str, str, str | None, int | None, str | None, str | None]] = []
-    for path, blob in indexed.items():
-        commit = found.get(path)
-        if commit is not None:
-            rows.append((path, blob, commit.id, commit.time, commit.subject, head))
-        elif path in committed:
-            rows.append((path, blob, "", None, None, head))  # not found in time
-        else:
-            rows.append((path, blob, None, None, None, head))  # uncommitted
-    doccommits.write(conn, rows)
+
+    def rows() -> Iterator[tuple[str, str, str | None, int | None, str | None, str | None]]:
+        for path, blob in indexed.items():  # streamed: no list of every row (#32)
+            commit = found.get(path)
+            if commit is not None:
+                yield (path, blob, commit.id, commit.time, commit.subject, head)
+            elif path in committed:
+                yield (path, blob, "", None, None, head)  # not found in time
+            else:
+                yield (path, blob, None, None, None, head)  # uncommitted
+
+    doccommits.write(conn, rows())

@@ -54,6 +54,19 @@ def load_files(
     return {row[0]: FileRow(*row) for row in rows}
 
 
+def indexed_blob_ids(
+    conn: sqlite3.Connection, paths: Collection[str] | None = None
+) -> dict[str, str]:
+    """The blob id of each indexed file (all, or those of `paths`): what a caller that needs
+    no other column reads, instead of every whole row (#32: at 100,000 docs they weigh)."""
+    sql = "SELECT path, blob_id FROM files WHERE status = ?"
+    if paths is None:
+        return dict(conn.execute(sql, (FileStatus.INDEXED,)))
+    wanted = json.dumps(sorted(p for p in set(paths) if not is_undecodable(p)), ensure_ascii=False)
+    sql += " AND path IN (SELECT value FROM json_each(?))"
+    return dict(conn.execute(sql, (FileStatus.INDEXED, wanted)))
+
+
 def indexed_inode(conn: sqlite3.Connection, path: str) -> int | None:
     """The inode of the file the index read `path`'s text from; None: not indexed."""
     row = conn.execute(
