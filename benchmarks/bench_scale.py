@@ -11,9 +11,9 @@ Measures, at 1x and at the scale point:
 
 - cold `kenso-git ingest` (lint summary included) and `--no-lint`, against the floor (read
   + blob-hash every file + insert the raw text into one FTS5 table in one transaction);
-- a no-change `kenso-git sync`; a CLI `search` after one edit (its query-time sync); a
-  hooked `git checkout` of a branch that changes 10 docs (hooks installed), and the time
-  until the index has them;
+- a no-change `kenso-git sync` (beside a plain `git status`, its floor); a CLI `search`
+  after one edit (its query-time sync); a hooked `git checkout` of a branch that changes 10
+  docs (hooks installed), and the time until the index has them;
 - index size; peak RSS of `ingest`, `lint` and `serve` (stdio, after `health_check`, a
   search and a zero-hit search);
 - each read path in a fresh process: `health_check` and `index_state` with no watcher (each
@@ -273,6 +273,9 @@ def writes(root: Path, work: Path, runs: int) -> dict[str, float]:
         [str(EXE), "ingest", "--no-lint"], root
     )
     out["sync_s"] = _med([_run([str(EXE), "sync"], root) for _ in range(runs)])
+    # the sync's floor: the one `git status` of the tree it cannot do without
+    status = ["git", "status", "--porcelain", "--untracked-files=normal"]
+    out["git_status_s"] = _med([_run(status, root) for _ in range(runs)])
     out["db_mb"] = (
         sum(p.stat().st_size for p in (root / ".kenso").glob("docs.db*") if p.is_file()) / 1e6
     )
@@ -358,6 +361,7 @@ ROWS = [
     ("cold ingest / floor", "ingest_ratio", "<= 3"),
     ("cold `ingest --no-lint` (s)", "ingest_no_lint_s", None),
     ("no-change `sync` (s)", "sync_s", "<= 0.25 (100k)"),
+    ("... floor: plain `git status` of the tree (s)", "git_status_s", None),
     ("CLI `search` after one edit (s)", "search_after_edit_s", None),
     ("hooked `git checkout` of 10 docs (s)", "checkout_s", None),
     ("... until the index has them (s)", "checkout_indexed_s", None),
