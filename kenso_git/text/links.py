@@ -112,21 +112,41 @@ def inline_links(doc: Document) -> list[str]:
 
 
 class PathIndex(Collection[str]):
-    """A set of repo-relative paths with a suffix lookup, built once per corpus."""
+    """A set of repo-relative paths with a suffix lookup, built once per corpus.
 
-    __slots__ = ("_paths", "_suffixes")
+    Every suffix of every path (`c/d.md` and `d.md` of `a/c/d.md`) is looked up by its
+    hash and length, not kept as a string: at 100,000 paths the strings were ~100 MB, a writer's
+    peak (#32). An entry holds one path ending in that suffix (`_Many` when several do),
+    and each answer is checked against the path, so a hash shared by two different
+    suffixes never gives a wrong one: such a suffix goes to `_exact`, keyed by its text.
+    """
+
+    __slots__ = ("_exact", "_paths", "_suffixes")
+    _hash = staticmethod(hash)  # tests make it collide
 
     def __init__(self, paths: Iterable[str]) -> None:
         self._paths = frozenset(paths)
-        suffixes: dict[str, str | None] = {}
+        suffixes: dict[int, str | _Many] = {}
+        exact: dict[str, str | None] = {}  # suffixes whose hash another suffix has
+        key = self._hash
         for path in self._paths:
             cut = path.find("/")
             while cut != -1:
                 tail = path[cut + 1 :]
-                # None marks an ambiguous suffix (more than one path ends with it).
-                suffixes[tail] = None if tail in suffixes else path
                 cut = path.find("/", cut + 1)
+                if tail in exact:  # None marks an ambiguous suffix
+                    exact[tail] = None
+                    continue
+                h = key(tail) << 32 | len(tail)  # one suffix of each length per path
+                held = suffixes.get(h)
+                if held is None:
+                    suffixes[h] = path
+                elif (held.first if isinstance(held, _Many) else held).endswith("/" + tail):
+                    suffixes[h] = held if isinstance(held, _Many) else _Many(held)
+                else:  # another suffix has this hash
+                    exact[tail] = path
         self._suffixes = suffixes
+        self._exact = exact
 
     def __contains__(self, item: object) -> bool:
         return item in self._paths
@@ -139,7 +159,21 @@ class PathIndex(Collection[str]):
 
     def by_suffix(self, tail: str) -> str | None:
         """The one path ending in `/<tail>`, or None when none or several do."""
-        return self._suffixes.get(tail)
+        if tail in self._exact:
+            return self._exact[tail]
+        held = self._suffixes.get(self._hash(tail) << 32 | len(tail))
+        if held is None or isinstance(held, _Many) or not held.endswith("/" + tail):
+            return None
+        return held
+
+
+class _Many:
+    """A suffix several paths end in (`first` is one of them: what identifies it)."""
+
+    __slots__ = ("first",)
+
+    def __init__(self, first: str) -> None:
+        self.first = first
 
 
 def resolve_link(source: str, target: str, known_paths: Collection[str]) -> str | None:
@@ -161,7 +195,7 @@ def resolve_links(source: str, targets: Sequence[str], index: PathIndex) -> list
     normalising; any other target takes `_resolve`."""
     folder = source.rpartition("/")[0]
     prefix = f"{folder}/" if folder else ""
-    known, suffix, plain = index._paths, index._suffixes.get, _PLAIN.fullmatch
+    known, suffix, plain = index._paths, index.by_suffix, _PLAIN.fullmatch
     out: list[str | None] = []
     for target in targets:
         if plain(target) is None:
