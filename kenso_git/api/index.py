@@ -1,9 +1,7 @@
 """The index file as the hooks and the watcher handle it: the writer's lock and rerun mark,
 WAL checkpoints, the files and meta rows, counts under a scope, the watcher's sequence.
 
-The front ends import these names from here, never from the layers that define them
-(the import contract forbids it); each is imported on first use (PEP 562), so a front end
-pays only for what it touches, as it did when it imported the defining module itself.
+A facade of the library API (see `api/lazy.py`).
 """
 
 from __future__ import annotations

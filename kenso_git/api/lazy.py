@@ -3,6 +3,11 @@
 A facade maps each public name to where it is defined: `(module, attribute)`, or
 `(module, None)` for a module itself. The first `from facade import name` imports only
 that module, so a fast path (a git hook, `search`) pays for what it uses and nothing else.
+
+The front ends import the names they use of the layers below the API from a facade
+(`api/workspace.py`, `git`, `index`, `lint`, `search`), never from the layers that define
+them: an import contract forbids it. A facade lists each name three times, as
+`tests/api/test_facades.py` checks: its type-only import, `__all__` and `_NAMES`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Linting for the front ends: running the rules on a session, reports (text, JSON, SARIF),
 the streamed summary of an ingest, the language server's live corpus.
 
-The front ends import these names from here, never from the layers that define them
-(the import contract forbids it); each is imported on first use (PEP 562), so a front end
-pays only for what it touches, as it did when it imported the defining module itself.
+A facade of the library API (see `api/lazy.py`).
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -67,37 +68,24 @@ def search(
     kb = KnowledgeBase.open(Path.cwd(), db=db_path)
     if no_sync:
         kb.settings = kb.settings._replace(query_sync=False)
-    if ref is not None:
-        from kenso_git.api.revision import at_revision
+    with contextlib.ExitStack() as stack:
+        if ref is not None:  # the docs as at REV: a copy of the index, gone after the answer
+            from kenso_git.api.revision import at_revision
 
-        with at_revision(kb, ref) as (at, _revision):
-            _answer(
-                at,
-                query,
-                limit,
-                category,
-                as_json,
-                color,
-                exhaustive,
-                page_size,
-                cursor,
-                fmt,
-                (path, ext, tag, since),
-            )
-        return
-    _answer(
-        kb,
-        query,
-        limit,
-        category,
-        as_json,
-        color,
-        exhaustive,
-        page_size,
-        cursor,
-        fmt,
-        (path, ext, tag, since),
-    )
+            kb, _revision = stack.enter_context(at_revision(kb, ref))
+        _answer(
+            kb,
+            query,
+            limit,
+            category,
+            as_json,
+            color,
+            exhaustive,
+            page_size,
+            cursor,
+            fmt,
+            (path, ext, tag, since),
+        )
 
 
 def _answer(
