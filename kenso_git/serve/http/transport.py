@@ -43,14 +43,17 @@ from kenso_git.serve.http.lanes import Lanes
 from kenso_git.serve.http.limits import CallLanes
 from kenso_git.serve.http.limits import DeadlineH11Protocol
 from kenso_git.serve.http.routes import Routes
+from kenso_git.serve.http.sessions import SessionKeeper
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 
 log = logging.getLogger("kenso_git.mcp")
 
 TOKEN_FILENAME = "http.token"
-# An MCP session costs the server about 60 KB until it is closed, and clients that never
-# close theirs (DELETE) would keep them for the SDK's 30 minutes, up to 10,000 of them (#27)
+# An MCP session costs the server 150-250 KB of heap after heavy calls until it is closed,
+# and clients that never close theirs (DELETE) would keep them for the SDK's 30 minutes, up
+# to 10,000 of them (#27). `SessionKeeper` ends the least recently used past 64; the SDK's
+# limit stays as a backstop.
 SESSION_IDLE_S = 900.0
 MAX_SESSIONS = 512
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -269,7 +272,7 @@ def build_app(service: Service, *, token: str, host: str, allow_remote: bool) ->
     )
     policy = GuardPolicy(token=token, bind_host=host.lower(), allow_remote=allow_remote)
     lanes = Lanes(timeout=lambda: float(service.settings.call_budget))
-    return Guard(CallLanes(Dispatch(app, service, lanes), lanes), policy)
+    return Guard(CallLanes(Dispatch(SessionKeeper(app), service, lanes), lanes), policy)
 
 
 def check_bind(host: str, allow_remote: bool) -> None:
