@@ -76,3 +76,13 @@ def test_every_sql_statement_lives_in_store() -> None:
         if pattern.search(line)
     ]
     assert found == []
+
+
+def test_no_module_is_over_500_lines() -> None:
+    # #28: a module a newcomer can read whole; split by what each part owns when one grows
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
+    }
+    assert long == {}

@@ -10,7 +10,6 @@ errors, which the library raises (`QueryError`, `DocumentNotFoundError`), come b
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import threading
 from collections.abc import Callable
@@ -19,12 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
-from typing import Concatenate
-from typing import ParamSpec
 from typing import TypeVar
 
 from kenso_git.api.search import Scope
-from kenso_git.api.search import call_budget
 from kenso_git.api.search import make_snippet
 from kenso_git.api.search import scope_for
 from kenso_git.api.workspace import Workspace
@@ -38,7 +34,7 @@ from kenso_git.errors import QueryError
 from kenso_git.errors import ScopeError
 from kenso_git.serve import caps
 from kenso_git.serve import status
-from kenso_git.serve.http import ticket as lane_ticket
+from kenso_git.serve.door import door
 
 if TYPE_CHECKING:
     from kenso_git.api.git import Drift
@@ -63,38 +59,9 @@ if TYPE_CHECKING:
 
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
-P = ParamSpec("P")
-R = TypeVar("R")
 # The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
 # a server's first answer need not wait for (#32).
 S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage")
-
-
-def _hides_root(
-    method: Callable[Concatenate[Service, P], R],
-) -> Callable[Concatenate[Service, P], R]:
-    """Every door runs under one budget (#13); over HTTP, a call measured as expensive gives
-    way to the others (`serve.lanes`, #27). Its errors name files relative to the checkout,
-    never by their host path."""
-
-    @functools.wraps(method)
-    def wrapper(self: Service, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        ticket = lane_ticket.CURRENT.get()
-        try:
-            with call_budget(
-                self.settings.call_budget,
-                cpu=self.settings.call_cpu_budget / 1000,
-                quantum=None if ticket is None else ticket.quantum,
-                on_quantum=None if ticket is None else ticket.demote,
-            ):
-                return method(self, *args, **kwargs)
-        except KensoError as err:
-            err.message = self.shown(err.message)
-            err.hint = None if err.hint is None else self.shown(err.hint)
-            err.path = None if err.path is None else self.shown(err.path)
-            raise
-
-    return wrapper
 
 
 class Service:
@@ -227,7 +194,7 @@ class Service:
     def _limit(self, limit: int) -> int:
         return max(1, min(int(limit), self.settings.search_limit_max))
 
-    @_hides_root
+    @door
     def search_docs(
         self, query: str, category: str | None, limit: int, ref: str | None = None
     ) -> SearchReply:
@@ -267,7 +234,7 @@ class Service:
             self._date(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
-    @_hides_root
+    @door
     def search_multi(
         self, queries: list[str] | None, category: str | None, limit: int
     ) -> SearchReply:
@@ -291,7 +258,7 @@ class Service:
         self._date(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
-    @_hides_root
+    @door
     def get_doc(
         self, path: str, max_length: int | None
     ) -> Reply[DocResult | ErrorResult, DocResult | ErrorResult]:
@@ -324,7 +291,7 @@ class Service:
             doc.update(age.to_dict())  # type: ignore[typeddict-item]
         return doc, doc.copy()
 
-    @_hides_root
+    @door
     def get_related(
         self, path: str, depth: int, relation_type: str | None
     ) -> Reply[list[RelatedRow], RelatedList]:
@@ -345,7 +312,7 @@ class Service:
             out["truncated"] = True
         return rows, out
 
-    @_hides_root
+    @door
     def changed_docs(
         self, since: str, until: str | None = None, limit: int | None = None
     ) -> Reply[ChangedDocs, ChangedDocs]:
@@ -366,7 +333,7 @@ class Service:
 
         return instruction_drift(self)
 
-    @_hides_root
+    @door
     def find_related(
         self, path: str, page_size: int | None, cursor: str | None
     ) -> Reply[RelatedPage, RelatedPage]:
@@ -382,7 +349,7 @@ class Service:
             page = self.kb().find_related(rel, page_size=page_size, cursor=cursor, path_filter=gate)
         return page, page
 
-    @_hides_root
+    @door
     def read_snippet(
         self, path: str, query: str, max_tokens: int
     ) -> Reply[SnippetResult, SnippetResult]:
@@ -425,7 +392,7 @@ class Service:
         out = status.health_of(self)
         return out, out
 
-    @_hides_root
+    @door
     def state(self) -> Reply[StateResult, StateResult]:
         """Counts, size and freshness of the index, and the scoped roots.
 
@@ -435,7 +402,7 @@ class Service:
         out = status.state_of(self)
         return out, out
 
-    @_hides_root
+    @door
     def reindex(self) -> Reply[ReindexResult, ReindexResult]:
         """Sync the index with the work tree; the new counts.
 
@@ -452,7 +419,7 @@ class Service:
         }
         return out, out
 
-    @_hides_root
+    @door
     def search(
         self,
         query: str,
@@ -485,7 +452,7 @@ class Service:
         self._flag_stale(page)
         return page, page
 
-    @_hides_root
+    @door
     def regex_search(
         self,
         pattern: str,
