@@ -39,6 +39,8 @@ class Doc:
 
 _cache: dict[str, tuple[str, dict[str, Doc]]] = {}
 _lock = threading.Lock()
+# 40 concurrent first calls each read every row before (#27: a cold server's first round)
+_building = threading.Lock()
 
 
 def generation(conn: sqlite3.Connection) -> tuple[str, str] | None:
@@ -84,14 +86,16 @@ def _read(conn: sqlite3.Connection) -> dict[str, Doc]:
 def load(conn: sqlite3.Connection) -> dict[str, Doc]:
     """path -> `Doc` for every indexed document (do not mutate: it is shared)."""
     key = generation(conn)
-    if key is not None:
+    if key is None:
+        with budget.exempt():
+            return _read(conn)
+    with _building:  # one thread reads; the calls that arrive meanwhile wait for its answer
         with _lock:
             cached = _cache.get(key[0])
         if cached is not None and cached[0] == key[1]:
             return cached[1]
-    with budget.exempt():  # once per index generation, for every later call
-        docs = _read(conn)
-    if key is not None:
+        with budget.exempt():  # once per index generation, for every later call
+            docs = _read(conn)
         with _lock:
             _cache[key[0]] = (key[1], docs)
     return docs
