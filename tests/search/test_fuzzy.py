@@ -296,3 +296,33 @@ def test_the_vocabulary_names_each_document_once_and_forgets_it_with_the_documen
         assert orphans == 0
     finally:
         conn.close()
+
+
+def test_a_scoped_correction_asks_who_owns_only_the_words_close_enough(tmp_path: Path) -> None:
+    """#27: each word of a misspelt query checked the owners of every dictionary word of its
+    length band (a statement each: thousands on the docs corpus, seconds of CPU under 40
+    hostile calls); only the words close enough to be the answer need it, and each length
+    band is read once per call."""
+    files = {  # 40 more words in the band of a 7-letter term
+        f"docs/w{a}{b}.md": doc(f"Zq{a}{b}vel") for a in "klmnp" for b in "rstuvwxy"
+    }
+    root = init_repo(tmp_path / "repo", {**files, "docs/gateway.md": doc("Gateway rotation")})
+    (root / "docs/handbook.md").write_text(doc("Handbook"), "utf-8")
+    KnowledgeBase.open(root).ingest()
+    asked: list[str] = []
+
+    def shows(path: str) -> bool:
+        asked.append(path)
+        return True
+
+    found: list[str | None] = []
+    statements = _statements(
+        root / ".kenso" / "docs.db",
+        lambda conn: found.append(fuzzy.correct(conn, "gatewya rotatoin handbok", shows)),
+    )
+    assert found == ["gateway rotation handbook"]
+    owners = [s for s in statements if "v.word =" in s]
+    # the three words of the query, then one answer each: never the whole band
+    assert len(owners) <= 6, owners
+    bands = [s for s in statements if "len BETWEEN" in s]
+    assert len(bands) == len(set(bands)), bands

@@ -54,9 +54,7 @@ class Dictionary(NamedTuple):
         """The closest dictionary word (difflib ratio over the cutoff), or None."""
         cutoff, low, high = _band(term)
         candidates = [w for n in range(low, high + 1) for w in self.by_length.get(n, ())]
-        if visible is not None:  # a word of a hidden document would be an oracle
-            candidates = [w for w in candidates if visible(w)]
-        return _best_match(term, candidates, cutoff)
+        return _best_match(term, candidates, cutoff, visible)
 
 
 def _band(term: str) -> tuple[float, int, int]:
@@ -72,10 +70,11 @@ class _Vocabulary:
     """The dictionary's questions asked of the `vocab` table, per term (#32): nothing is
     loaded whole, so a process's first zero-hit search costs what its later ones do."""
 
-    __slots__ = ("conn",)
+    __slots__ = ("bands", "conn")
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.bands: dict[tuple[int, int], list[str]] = {}  # each band read once per call
 
     def visible(self, word: str, path_filter: Callable[[str], bool] | None) -> bool:
         """The word is in the vocabulary and comes from a document the caller may see."""
@@ -85,10 +84,10 @@ class _Vocabulary:
     def closest(self, term: str, visible: Callable[[str], bool] | None = None) -> str | None:
         """`Dictionary.closest`, from the words of the term's length band."""
         cutoff, low, high = _band(term)
-        candidates = vocab.words_of_length(self.conn, low, high)
-        if visible is not None:  # a word of a hidden document would be an oracle
-            candidates = [w for w in candidates if visible(w)]
-        return _best_match(term, candidates, cutoff)
+        candidates = self.bands.get((low, high))
+        if candidates is None:
+            candidates = self.bands[low, high] = vocab.words_of_length(self.conn, low, high)
+        return _best_match(term, candidates, cutoff, visible)
 
 
 # (database, generation) -> the vocabulary is within FUZZY_MAX_TERMS (one bounded count)
@@ -114,14 +113,22 @@ def _vocabulary(conn: sqlite3.Connection) -> _Vocabulary | None:
 _CHECK_EVERY = 512  # candidates between budget checks (~1 ms of difflib)
 
 
-def _best_match(term: str, candidates: Iterable[str], cutoff: float) -> str | None:
-    """`difflib.get_close_matches(term, candidates, n=1, cutoff)`, with the call's budget
-    checked as it goes: a dictionary of 50,000 words is seconds of pure Python."""
+def _best_match(
+    term: str,
+    candidates: Iterable[str],
+    cutoff: float,
+    visible: Callable[[str], bool] | None = None,
+) -> str | None:
+    """`difflib.get_close_matches(term, candidates, n=1, cutoff)` over the candidates
+    `visible` allows, with the call's budget checked as it goes: a dictionary of 50,000
+    words is seconds of pure Python. Who may see a word is asked only of the words close
+    enough, best first (a statement each on the table: asking it of the whole band cost
+    thousands per misspelt word, #27)."""
     import difflib  # only zero-hit queries need it
 
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(term)
-    best: tuple[float, str] | None = None
+    close: list[tuple[float, str]] = []
     for n, word in enumerate(candidates, 1):
         if n % _CHECK_EVERY == 0:
             budget.check()
@@ -131,10 +138,12 @@ def _best_match(term: str, candidates: Iterable[str], cutoff: float) -> str | No
             and matcher.quick_ratio() >= cutoff
             and matcher.ratio() >= cutoff
         ):
-            scored = (matcher.ratio(), word)
-            if best is None or scored > best:  # get_close_matches keeps the largest pair
-                best = scored
-    return None if best is None else best[1]
+            close.append((matcher.ratio(), word))
+    close.sort(reverse=True)  # get_close_matches keeps the largest pair
+    for _, word in close:
+        if visible is None or visible(word):  # a hidden document's word would be an oracle
+            return word
+    return None
 
 
 class _Cached(NamedTuple):
