@@ -7,7 +7,9 @@ Python and RE2 steps) stop the call with `CallBudgetError`, naming the setting, 
 wall deadline has passed or the thread's CPU time (`time.thread_time`, SQLite's and RE2's
 included) is over the CPU budget. The same checkpoints run `on_quantum` once, when the call
 has used more CPU than its quantum: the HTTP lanes use it to move a call measured as
-expensive into the lane of one (it may block there). CPU spent under `exempt()` (a cache
+expensive into the lane of one (it may block there); and `pace` at every checkpoint, where
+a call of that lane pauses while cheap calls run (it may sleep); and at once for a regular
+expression known to be expensive by its size (`costly`). CPU spent under `exempt()` (a cache
 every later call shares, built once per index generation) counts for the quantum but not
 against the CPU budget. Writes are never interrupted: the handler is installed on read-only
 connections only.
@@ -33,12 +35,14 @@ class _Call:
     """The budget of the call running on this thread."""
 
     __slots__ = (
+        "costly_above",
         "cpu_limit",
         "cpu_start",
         "deadline",
         "exempt",
         "exempt_since",
         "on_quantum",
+        "pace",
         "quantum",
         "seconds",
         "stopped",
@@ -51,6 +55,8 @@ class _Call:
         cpu_limit: float | None,
         quantum: float | None,
         on_quantum: Callable[[], None] | None,
+        pace: Callable[[], None] | None = None,
+        costly_above: int | None = None,
     ) -> None:
         self.seconds = seconds
         self.deadline = time.monotonic() + seconds
@@ -58,6 +64,8 @@ class _Call:
         self.cpu_start = time.thread_time()
         self.quantum = quantum
         self.on_quantum = on_quantum
+        self.pace = pace
+        self.costly_above = costly_above  # RE2 instructions of a pattern known to be expensive
         self.exempt = 0.0  # CPU seconds spent under exempt(), not held against cpu_limit
         self.exempt_since: float | None = None
         self.stopped_by = ""  # "time" or "cpu" once a check failed
@@ -68,6 +76,8 @@ class _Call:
         hook first (which may block until the call may go on)."""
         if self.stopped is not None:
             return False
+        if self.pace is not None:
+            self.pace()  # may sleep while cheaper calls run: the deadline is looked at below
         if time.monotonic() > self.deadline:
             self.stopped_by = "time"
             return False
@@ -128,6 +138,22 @@ def check() -> None:
         raise _error(call)
 
 
+def costly(instructions: int) -> None:
+    """The call is about to scan with a regular expression of `instructions` RE2
+    instructions: past the call's `costly_above`, it is known to be expensive before it has
+    used its quantum, and the quantum hook runs now (it may block until the call may go on).
+
+    Raises:
+        KensoError: what the hook raised (a lane that stayed busy).
+    """
+    call = _current()
+    if call is None or call.on_quantum is None or call.costly_above is None:
+        return
+    if instructions > call.costly_above:
+        hook, call.on_quantum = call.on_quantum, None
+        hook()
+
+
 def cpu_used() -> float:
     """CPU seconds the call on this thread has used so far (0 outside a call)."""
     call = _current()
@@ -156,10 +182,13 @@ def call_budget(
     cpu: float | None = None,
     quantum: float | None = None,
     on_quantum: Callable[[], None] | None = None,
+    pace: Callable[[], None] | None = None,
+    costly_above: int | None = None,
 ) -> Iterator[None]:
     """Run the body under a deadline `seconds` from now and, with `cpu`, a limit on the
-    thread's CPU seconds; `on_quantum` runs once past `quantum` CPU seconds. Nested budgets
-    keep the outer one.
+    thread's CPU seconds; `on_quantum` runs once past `quantum` CPU seconds, `pace` at every
+    checkpoint, and at once for a regular expression of more than `costly_above` RE2
+    instructions (`costly`). Nested budgets keep the outer one.
 
     Raises:
         CallBudgetError: the body was stopped by the budget.
@@ -168,7 +197,7 @@ def call_budget(
     if _current() is not None:
         yield
         return
-    call = _state.call = _Call(seconds, cpu, quantum, on_quantum)
+    call = _state.call = _Call(seconds, cpu, quantum, on_quantum, pace, costly_above)
     try:
         yield
     except (sqlite3.OperationalError, KensoError) as err:

@@ -35,6 +35,7 @@ BOUND_S = 60  # every wait below ends by then, whatever the machine's load
 COSTLY = [f'-re:"(.*[{r}]){{999}}q$"' for r in ("a-m", "n-z", "a-f", "g-p", "q-z")]
 LIGHT_HOSTILE = " ".join(COSTLY)  # 5 words: light by its arguments, minutes of CPU
 HEAVY_HOSTILE = " ".join(COSTLY * 3)  # 15 words: heavy by its arguments
+UNSIZED = {"KENSO_HTTP_COSTLY_RE2": "100000000"}  # these patterns are known by CPU, not size
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +116,7 @@ def test_the_reserved_lane_admits_a_known_client_while_the_other_lanes_are_full(
         "KENSO_HTTP_QUANTUM_MS": "600000",  # nothing is demoted: the lanes stay as filled
         "KENSO_CALL_BUDGET": "600",
         "KENSO_CALL_CPU_BUDGET": "600000",
+        **UNSIZED,
     }
     # stopped at once: its hostile calls would hold the interpreter for minutes
     with (
@@ -144,7 +146,7 @@ def test_the_reserved_lane_admits_a_known_client_while_the_other_lanes_are_full(
 def test_a_call_measured_as_expensive_moves_to_the_heavy_lane_and_stops_at_its_cpu_budget(
     root: Path,
 ) -> None:
-    env = {"KENSO_HTTP_QUANTUM_MS": "20", "KENSO_CALL_CPU_BUDGET": "500"}
+    env = {"KENSO_HTTP_QUANTUM_MS": "20", "KENSO_CALL_CPU_BUDGET": "500", **UNSIZED}
     with running_http_server(root, env=env) as server, _Client(server) as client:
         reply = client.call("search", {"query": COSTLY[0]})  # light by its arguments
         assert reply.headers["x-kenso-lane"] == "heavy"
@@ -155,3 +157,21 @@ def test_a_call_measured_as_expensive_moves_to_the_heavy_lane_and_stops_at_its_c
         cheap = client.call("search_docs", {"query": "payment retries"})
         assert cheap.headers["x-kenso-lane"] == "shared"
         assert "docs/billing.md" in _text(cheap)
+
+
+def test_a_costly_pattern_takes_the_heavy_lane_before_it_has_used_its_quantum(
+    root: Path,
+) -> None:
+    """A pattern whose RE2 program is large is expensive whatever the corpus; it used to
+    hold a cheap slot for a whole quantum first (0.25 s of CPU, most of a second of a busy
+    server's time), while every cheap call behind it waited."""
+    env = {"KENSO_HTTP_QUANTUM_MS": "600000", "KENSO_CALL_CPU_BUDGET": "500"}
+    with running_http_server(root, env=env) as server, _Client(server) as client:
+        cheap = client.call("regex_search", {"pattern": "pay(ment)?s? retr[a-z]+"})
+        assert cheap.headers["x-kenso-lane"] == "shared"
+        costly = client.call("regex_search", {"pattern": "[a-q][^u-z]{99}x"})
+        assert costly.headers["x-kenso-lane"] == "heavy"
+        filtered = client.call("search", {"query": 'payment re:"[a-q][^u-z]{99}x"'})
+        assert filtered.headers["x-kenso-lane"] == "heavy"
+        lanes = client.get("/health").json()["lanes"]
+        assert lanes["demoted"] == 2

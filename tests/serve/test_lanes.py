@@ -184,3 +184,39 @@ async def test_a_call_waits_for_a_lane_no_longer_than_its_time_budget(anyio_back
         lanes.leave(first)
         await lanes.enter(late)  # the slot it gave up is free again
     assert late.lane == SHARED
+
+
+async def test_a_heavy_call_pauses_while_cheap_calls_run_and_goes_on_when_they_are_done(
+    anyio_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#27: a call in the heavy lane took half the CPU (and the GIL) from the cheap calls
+    beside it; at its checkpoints it now waits while they run."""
+    monkeypatch.setattr(lanes_module, "PACE_RUN_S", 0.0)
+    monkeypatch.setattr(lanes_module, "PACE_PAUSE_S", BOUND_S * 2)  # only their end frees it
+    lanes = Lanes(shared=2, reserved=0)
+    heavy = lanes.ticket("peer:h", heavy=True)
+    with anyio.fail_after(BOUND_S):
+        await lanes.enter(heavy)
+        assert heavy.lane == HEAVY
+        await anyio.to_thread.run_sync(heavy.pace)  # nothing cheap runs: it goes on
+        cheap = lanes.ticket("peer:c")
+        await lanes.enter(cheap)
+        paced = anyio.Event()
+
+        def pace() -> None:
+            heavy.pace()
+            paced.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(anyio.to_thread.run_sync, pace)
+            for _ in range(50):  # the paused thread is given every chance to go on
+                await anyio.sleep(0.01)
+            assert not paced.is_set()
+            lanes.leave(cheap)
+            await paced.wait()
+        cheap_one = lanes.ticket("peer:c")
+        await lanes.enter(cheap_one)
+        assert cheap_one.lane == SHARED
+        await anyio.to_thread.run_sync(cheap_one.pace)  # a cheap call never pauses
+        lanes.leave(cheap_one)
+        lanes.leave(heavy)

@@ -121,6 +121,7 @@ def compile_pattern(pattern: str) -> Pattern:
             f"regular expression {pattern!r} is refused by RE2: {reason}",
             hint="RE2 syntax has no backreferences (\\1) and no lookaround ((?=...), (?<=...))",
         ) from None
+    budget.costly(compiled.programsize)  # a large program is expensive before any byte is read
     cost = max(1, compiled.programsize) * 1.5  # ns per byte, at worst
     window = int(min(MAX_WINDOW, max(MIN_WINDOW, WINDOW_NS / cost)))
     return Pattern(pattern, compiled, window)

@@ -12,11 +12,18 @@ holding no worker thread, until the ticket has a slot in one of three lanes:
   call *measured* as expensive: past `quantum` seconds of CPU, `store.budget`'s checkpoints
   (SQLite's progress handler, RE2's windows, the Python loops) run `Ticket.demote`, which
   gives the shared or reserved slot back, keeps the client out of the reserved lane for
-  `EXPENSIVE_S`, and blocks the call's thread until the heavy slot is its own. At most
-  `MAX_DEMOTED` demoted calls wait so; the next one is stopped with `BusyError`.
+  `EXPENSIVE_S`, and blocks the call's thread until the heavy slot is its own; the same
+  happens at once when the call compiles a regular expression of more than
+  `costly_program` RE2 instructions (`store.budget.costly`). At most `MAX_DEMOTED` demoted
+  calls wait so; the next one is stopped with `BusyError`.
+
+A call in the heavy lane **gives way** while cheaper calls run or wait: at its checkpoints
+it runs `PACE_RUN_S`, then pauses until the shared and reserved lanes are idle (at most
+`PACE_PAUSE_S` at a time), so an expensive call takes what CPU the cheap ones leave rather
+than half of it (the GIL and two cores are shared by every call of the process).
 
 So forty hostile calls of any kind run one at a time once measured, a normal search from
-another client runs beside at most the shared slots and one expensive call, and only a
+another client runs beside at most the shared slots and one paced expensive call, and only a
 few calls hold a worker thread and its SQLite connection at once, so their allocations
 overlap little. When the lanes fall idle the freed heap goes back to the system
 (`malloc_trim`, glibc): a burst of 40 calls would otherwise keep the RSS at its peak (#27).
@@ -41,11 +48,19 @@ from kenso_git.serve.http import ticket
 
 SHARED_ENV = "KENSO_HTTP_LANES"
 QUANTUM_ENV = "KENSO_HTTP_QUANTUM_MS"
+COSTLY_ENV = "KENSO_HTTP_COSTLY_RE2"
 DEFAULT_QUANTUM_S = 0.25  # CPU seconds; a normal search uses 0.02-0.08 on the docs corpus
+# RE2 instructions past which a pattern's scan is expensive whatever the corpus: on the docs
+# corpus (15 MB) `[a-z]{30}` (34 instructions) scans in 52 ms, `[a-q][^u-z]{20}x` (186) in
+# 0.14 s, `[a-q][^u-z]{99}x` (798) runs past a 1.5 s CPU budget (its DFA outgrows its cache)
+DEFAULT_COSTLY_PROGRAM = 256
 EXPENSIVE_S = 60.0  # how long a client whose call was demoted may not use the reserved lane
 MAX_DEMOTED = 4  # demoted calls waiting for the heavy lane (each holds a thread)
 MAX_CLIENTS = 4096
 TRIM_EVERY_S = 1.0
+PACE_RUN_S = 0.005  # wall seconds a heavy call runs between pauses while cheap calls run
+PACE_PAUSE_S = 0.05  # the longest pause at a time (the cheap calls may go on longer)
+PACE_POLL_S = 0.002
 
 SHARED = "shared"
 RESERVED = "reserved"
@@ -66,6 +81,12 @@ def quantum_s() -> float:
     return int(raw) / 1000 if raw.isdigit() and int(raw) > 0 else DEFAULT_QUANTUM_S
 
 
+def costly_program() -> int:
+    """`KENSO_HTTP_COSTLY_RE2`, else `DEFAULT_COSTLY_PROGRAM`."""
+    raw = os.environ.get(COSTLY_ENV, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_COSTLY_PROGRAM
+
+
 @dataclass(slots=True)
 class _Client:
     running: int = 0  # calls of this client holding a slot
@@ -84,10 +105,16 @@ class Ticket:
     served_in: str = ""  # the last lane it held (the `x-kenso-lane` response header)
     demoted: bool = False
     wake: Callable[[], None] = field(default=lambda: None, repr=False)
+    ran_since: float = 0.0  # when a heavy call last went on after a pause (monotonic)
 
     @property
     def quantum(self) -> float:
         return self.lanes.quantum
+
+    def pace(self) -> None:
+        """Give way to cheaper calls while holding the heavy lane (the budget's checkpoints)."""
+        if self.lane == HEAVY:
+            self.lanes.pace(self)
 
     def demote(self) -> None:
         """Give the cheap slot back and wait for the heavy lane (the budget's quantum hook).
@@ -137,6 +164,7 @@ class Lanes:
         self.shared = shared if shared is not None else shared_slots()
         self.reserved = reserved
         self.quantum = quantum if quantum is not None else quantum_s()
+        self.costly_program = costly_program()  # a larger regex goes to the heavy lane at once
         self.timeout = timeout  # seconds a call may wait for a slot (its time budget)
         self._lock = threading.Lock()
         self._busy = {SHARED: 0, RESERVED: 0, HEAVY: 0}
@@ -218,6 +246,21 @@ class Lanes:
             if not got and not ticket.lane:
                 self._heavy_queue.remove(ticket)
                 raise _busy(timeout)
+
+    def cheap_busy(self) -> bool:
+        """Calls run or wait in the shared or reserved lane (read without the lock)."""
+        return bool(self._busy[SHARED] or self._busy[RESERVED] or self._queue)
+
+    def pace(self, ticket: Ticket) -> None:
+        """Pause the heavy call of `ticket` (on its thread) while cheaper calls run or wait:
+        past `PACE_RUN_S` of running, until they are done or `PACE_PAUSE_S` has passed."""
+        now = time.monotonic()
+        if now - ticket.ran_since < PACE_RUN_S or not self.cheap_busy():
+            return
+        until = now + PACE_PAUSE_S
+        while self.cheap_busy() and time.monotonic() < until:
+            time.sleep(PACE_POLL_S)
+        ticket.ran_since = time.monotonic()
 
     def leave(self, ticket: Ticket) -> None:
         """Give the ticket's slot back (and the heap, once the lanes are idle)."""
