@@ -83,6 +83,15 @@ def single_calls(root: Path) -> None:
         print(f"  get_doc {name:<30} {_cpu(lambda p=path: service.get_doc(p, None)):.3f} s CPU")
         cpu = _cpu(lambda p=path: service.get_related(p, 3, None))
         print(f"  get_related {name:<26} {cpu:.3f} s CPU")
+    agent = {  # the agent surface's hostile kinds of the HTTP mix
+        "search": lambda a: service.search(a["query"], page_size=50, mode=a.get("mode", "ranked")),
+        "regex_search": lambda a: service.regex_search(a["pattern"], page_size=50),
+        "find_related": lambda a: service.find_related(a["path"], 50, None),
+    }
+    for tool, args in RSS_HOSTILE:
+        if tool in agent:
+            shown = str(next(iter(args.values())))[:40]
+            print(f"  {tool} {shown:<46} {_cpu(lambda a=args, t=tool: agent[t](a)):.3f} s CPU")
 
 
 def _session(client: httpx.Client, url: str) -> dict[str, str]:
