@@ -130,13 +130,15 @@ class Reads(Writes):
         *,
         max_length: int | None = None,
         file_stat: Callable[[str], os.stat_result | None] | None = None,
+        in_work_tree: bool = True,
     ) -> DocResult:
         """The `get_doc` payload: the stored document at `path`, its content cut to
         `max_length` characters (plus `...` and `truncated: true`) when longer.
 
         The stored text is served only while the file on disk is the one it was read from:
         `file_stat` looks it up (the scope gate's `Scope.file_stat`, which never follows a
-        link it did not approve); by default `os.stat` of the path.
+        link it did not approve); by default `os.stat` of the path. `in_work_tree=False`: the
+        index answers for another revision (#29), whose files the work tree does not hold.
 
         Raises:
             DocumentNotFoundError: the index holds no document at `path`, or the file is gone.
@@ -149,6 +151,10 @@ class Reads(Writes):
         from kenso_git.index.refresh import disk_state
         from kenso_git.search.ranked import payload
 
+        if not in_work_tree:
+            return self.read(
+                lambda conn: payload.get_doc_payload(conn, path, max_length=max_length)
+            )
         self.refresh()
         for attempt in range(2):
             doc, row = self.read(

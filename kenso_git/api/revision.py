@@ -59,3 +59,42 @@ def at_revision(
             yield at, revision
         finally:
             at.close()
+
+
+def read_at_revision(kb: KnowledgeBase, ref: str, path: str, limit: int) -> bytes:
+    """The bytes of the file at `path` in commit `ref` (its blob, never the work tree's
+    file). A symbolic link of that tree is not followed.
+
+    Raises:
+        UsageError: `ref` names no commit.
+        KensoError: no regular file at `path` in `ref` (a folder, a link, a submodule).
+        ScopeError: the file is over `limit` bytes.
+    """
+    from kenso_git.errors import KensoError
+    from kenso_git.errors import ScopeError
+    from kenso_git.index.atref import entry_at
+    from kenso_git.index.atref import read_blobs
+    from kenso_git.repo.history import resolve_revision
+
+    commit = resolve_revision(kb.workspace, ref)
+    entry = entry_at(kb.workspace, commit, path)
+    if entry is None:
+        raise KensoError(
+            f"no file at {path} in {ref}",
+            hint="use a file_path from search_docs with the same ref",
+            path=path,
+        )
+    mode, blob, size = entry
+    if mode == "120000":
+        raise ScopeError(
+            f"path refused (symlink-at-revision): {path!r} is a symbolic link in {ref}",
+            rule="symlink-at-revision",
+            path=path,
+        )
+    if size > limit:
+        raise ScopeError(
+            f"path refused (too-large): {path!r} is larger than max-file-size ({limit} bytes)",
+            rule="too-large",
+            path=path,
+        )
+    return read_blobs(kb.workspace, [blob])[blob]

@@ -68,6 +68,17 @@ def tree_blobs(
     return blobs
 
 
+def entry_at(ws: Workspace, commit: str, path: str) -> tuple[str, str, int] | None:
+    """(mode, blob id, size) of `path` in `commit`'s tree, or None when it has none there."""
+    out = run_git(ws, "ls-tree", "-z", "--long", "--full-tree", commit, "--", path)
+    for entry in out.split("\0"):
+        info, _, name = entry.partition("\t")
+        if name == path:
+            mode, kind, blob, size = info.split()
+            return (mode, blob, int(size)) if kind == "blob" else None
+    return None
+
+
 def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
     """The contents of `blobs`, read with one `git cat-file --batch`."""
     if not blobs:

@@ -118,6 +118,26 @@ class Scope:
         self._check_inside(real_rel, text, real=True)
         return RepoPath(rel.as_posix() if rel.parts else ".")
 
+    def resolve_as_written(self, raw: object) -> RepoPath:
+        """Check an outside path argument naming a file of another revision (#29's `ref`):
+        every check of `resolve` on the path as written, none on disk (the work tree need
+        not hold it, and what it holds says nothing of the revision).
+
+        Raises:
+            ScopeError: the path is refused; `rule` names the check.
+        """
+        text = _check_text(raw)
+        self.reload_if_changed()
+        lexical = PurePosixPath(text)
+        if lexical.is_absolute():
+            if not Path(_lexical_norm(lexical)).is_relative_to(self.root):
+                raise _refuse("outside-root", text, "the path is outside the repository checkout")
+            rel = PurePosixPath(Path(_lexical_norm(lexical)).relative_to(self.root).as_posix())
+        else:
+            rel = PurePosixPath(_lexical_norm(lexical))
+        self._check_inside(rel, text, real=False)
+        return RepoPath(rel.as_posix() if rel.parts else ".")
+
     def _check_inside(self, rel: PurePosixPath, text: str, *, real: bool) -> None:
         if any(part in INTERNAL_DIRS for part in rel.parts):
             raise _refuse("internal-dir", text, "paths inside .git/ and .kenso/ are not served")

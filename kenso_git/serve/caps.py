@@ -18,8 +18,11 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kenso_git.api.results import CorrectedMulti
     from kenso_git.api.results import CorrectedSearch
+    from kenso_git.api.results import DocResult
     from kenso_git.api.results import ErrorResult
     from kenso_git.api.results import HitList
     from kenso_git.api.results import SearchDocsResult
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from kenso_git.api.search import Scope
     from kenso_git.errors import DocumentNotFoundError
     from kenso_git.errors import QueryError
+    from kenso_git.kb import KnowledgeBase
 
 MAX_RESULT_CHARS = 48_000  # ~12k tokens: well under the ~25k tokens clients accept
 GET_DOC_MAX_CHARS = 40_000
@@ -48,6 +52,27 @@ if TYPE_CHECKING:
 
 def fits(payload: object) -> bool:
     return len(json.dumps(payload, indent=2, ensure_ascii=False)) <= MAX_RESULT_CHARS
+
+
+def fitted_doc(
+    kb: KnowledgeBase,
+    rel: str,
+    cap: int,
+    file_stat: Callable[[str], os.stat_result | None] | None = None,
+    *,
+    in_work_tree: bool = True,
+) -> DocResult:
+    """`kb.get_doc(rel)` cut to `cap` characters, halved until its JSON fits the result cap
+    (escaping, quotes and non-ASCII, can inflate it beyond the length).
+
+    Raises:
+        DocumentNotFoundError: the index holds no document at `rel`.
+    """
+    doc = kb.get_doc(rel, max_length=cap, file_stat=file_stat, in_work_tree=in_work_tree)
+    while not fits(doc) and cap > 1000:
+        cap //= 2
+        doc = kb.get_doc(rel, max_length=cap, file_stat=file_stat, in_work_tree=in_work_tree)
+    return doc
 
 
 def fit_list(items: list[ItemT]) -> tuple[list[ItemT], bool]:

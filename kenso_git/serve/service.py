@@ -207,19 +207,9 @@ class Service:
         """
         try:
             if ref is not None:
-                from kenso_git.api.revision import at_revision
-                from kenso_git.kb import KnowledgeBase
+                from kenso_git.serve.atref import search_docs_at
 
-                at_ref = at_revision(
-                    self.require_index(), ref, shows=self.scope.shows, make=KnowledgeBase
-                )
-                with at_ref as (at, _revision):
-                    raw = at.search_docs(
-                        query,
-                        category=category,
-                        limit=self._limit(limit),
-                        path_filter=self.scope.shows,
-                    )
+                raw = search_docs_at(self, ref, query, category, self._limit(limit))
             else:
                 with self.gated() as gate:
                     raw = self.kb().search_docs(
@@ -260,27 +250,37 @@ class Service:
 
     @door
     def get_doc(
-        self, path: str, max_length: int | None
+        self, path: str, max_length: int | None, ref: str | None = None
     ) -> Reply[DocResult | ErrorResult, DocResult | ErrorResult]:
         """One scoped document, cut to fit the result cap; unknown path: kenso's error.
+        With `ref`, the document as indexed from that revision (`serve/atref.py`).
 
         Raises:
             ScopeError: the path is refused by the scope gate.
+            UsageError: `ref` names no commit.
         """
-        rel = self.scope.resolve(path)
-        kb = self.kb()
         cap = (
             caps.GET_DOC_MAX_CHARS
             if not max_length or max_length < 0
             else min(max_length, caps.GET_DOC_MAX_CHARS)
         )
+        if ref is not None:
+            from kenso_git.serve.atref import answer_at
+
+            at_rel = self.scope.resolve_as_written(path)
+            try:
+                doc = answer_at(
+                    self, ref, lambda at: caps.fitted_doc(at, at_rel, cap, in_work_tree=False)
+                )
+            except DocumentNotFoundError as err:
+                return caps.refusal(err)
+            return doc, doc.copy()
+        rel = self.scope.resolve(path)
+        kb = self.kb()
         try:
             # the file is looked up again at its approved real path, without following a
             # link swapped in since: the stored text is served only while it is that file
-            doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
-            while not caps.fits(doc) and cap > 1000:
-                cap //= 2  # escaping (quotes, non-ASCII) can inflate the JSON beyond the length
-                doc = kb.get_doc(rel, max_length=cap, file_stat=self.scope.file_stat)
+            doc = caps.fitted_doc(kb, rel, cap, self.scope.file_stat)
         except DocumentNotFoundError as err:
             # a scoped index leaves out a path the gate refuses now (a link swapped in since
             # the check, serve/scoped.py): the refusal names why, as the gate would have
@@ -351,16 +351,18 @@ class Service:
 
     @door
     def read_snippet(
-        self, path: str, query: str, max_tokens: int
+        self, path: str, query: str, max_tokens: int, ref: str | None = None
     ) -> Reply[SnippetResult, SnippetResult]:
-        """The lines of a scoped Markdown file around the first match of `query`.
+        """The lines of a scoped Markdown file around the first match of `query`; with
+        `ref`, of the file as it is in that revision.
 
         Raises:
             ScopeError: the path is refused, not Markdown, too large or binary.
             NoIndexError: there is no index.
             KensoError: the file cannot be read, or no line matches.
+            UsageError: `ref` names no commit.
         """
-        rel = self.scope.resolve(path)
+        rel = self.scope.resolve(path) if ref is None else self.scope.resolve_as_written(path)
         self.require_index()  # no index, no tools: the same clear error everywhere
         if PurePosixPath(rel).suffix.lower() not in SNIPPET_SUFFIXES:
             raise ScopeError(
@@ -368,7 +370,12 @@ class Service:
                 rule="not-markdown",
                 path=rel,
             )
-        data = caps.read_limited(self.scope, rel, self.settings.max_file_size)
+        if ref is None:
+            data = caps.read_limited(self.scope, rel, self.settings.max_file_size)
+        else:
+            from kenso_git.serve.atref import file_at
+
+            data = file_at(self, ref, rel)
         text = data.decode("utf-8", errors="replace")
         snip = make_snippet(text, query, max_tokens)
         if snip is None:
@@ -430,22 +437,31 @@ class Service:
         path: str | None = None,
         ext: str | None = None,
         modified_after: str | None = None,
+        ref: str | None = None,
     ) -> Reply[AgentPage, AgentPage]:
-        """A page of the query-language `search`, every hit through the scope gate.
+        """A page of the query-language `search`, every hit through the scope gate; with
+        `ref`, over the docs of that revision (`serve/atref.py`).
 
         Raises:
             ScopeError: `path` or an `in:` filter names a path the scope gate refuses.
             QuerySyntaxError: the query does not parse (the message names the token).
             CursorError: the cursor is not one of this request's.
             NoIndexError: there is no index.
+            UsageError: `ref` names no commit.
         """
         from kenso_git.api.search import SearchRequest
         from kenso_git.api.search import parse
 
-        folder = self.scope.resolve(path) if path else None
+        check = self.scope.resolve if ref is None else self.scope.resolve_as_written
+        folder = check(path) if path else None
         for given in parse(query).of("in"):
-            self.scope.resolve(given.value)  # refused, like get_doc, rather than trimmed
+            check(given.value)  # refused, like get_doc, rather than trimmed
         request = SearchRequest(query, page_size, cursor, mode, folder, ext, modified_after)
+        if ref is not None:
+            from kenso_git.serve.atref import agent_page_at
+
+            page = agent_page_at(self, ref, request)
+            return page, page
         with self.gated() as gate:
             page = self.kb().agent_search(request, path_filter=gate)
         self._date(page["results"], "path")

@@ -116,12 +116,29 @@ def _force_commit_everything(root: Path) -> str:
 
 
 def _revealed_at(service: Service, ref: str) -> set[str]:
-    """The paths search_docs reveals at revision `ref` (#29)."""
+    """The paths search_docs and the search tool reveal at revision `ref` (#29)."""
     paths: set[str] = set()
     for query in ("marker", "标记词"):
         hits, _ = service.search_docs(query, None, 50, ref)
         paths |= {h["file_path"] for h in hits}  # type: ignore[index]
+        page, _ = service.search(query, page_size=50, ref=ref)
+        paths |= {h["path"] for h in page["results"]}
     return paths
+
+
+def _read_at(service: Service, path: str, ref: str) -> bool:
+    """Whether get_doc or read_snippet at revision `ref` serves `path` (#29)."""
+    served = False
+    for read in (
+        lambda: service.get_doc(path, None, ref),
+        lambda: service.read_snippet(path, "", 64, ref),
+    ):
+        try:
+            body, _ = read()
+        except KensoError:
+            continue
+        served = served or "error" not in body
+    return served
 
 
 def _served(service: Service, path: str) -> bool:
@@ -168,6 +185,11 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
                 here = root / named
                 if here.is_file() and not here.is_symlink():
                     assert _scoped(service, named), (ref, named, tree)
+            # get_doc and read_snippet at the revision: every path it holds, and the targets
+            at_ref = git(root, "ls-tree", "-r", "--name-only", ref).split("\n")
+            for named in sorted({*TARGETS, *filter(None, at_ref)}):
+                if _read_at(service, named, ref):
+                    assert service.scope.shows(named), (ref, named, tree)
         revealed: set[str] = set()
         hits, _ = service.search_docs("marker", None, 50)
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]

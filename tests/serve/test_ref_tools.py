@@ -96,3 +96,67 @@ async def test_hidden_docs_at_a_revision_move_no_score(tmp_path: Path) -> None:
         assert not failed
         scores.append([(h["file_path"], h["score"]) for h in hits])
     assert scores[0] == scores[1]
+
+
+async def test_get_doc_at_a_tag_reads_a_path_renamed_or_deleted_since(repo: Path) -> None:
+    failed, _ = await call(repo, "get_doc", {"path": "docs/old.md"})
+    assert failed  # not in the work tree any more
+    failed, then = await call(repo, "get_doc", {"path": "docs/old.md", "ref": "v1"})
+    assert not failed and "The walrus migration plan." in then["content"]
+    failed, gone = await call(repo, "get_doc", {"path": "docs/gone.md", "ref": "v1"})
+    assert not failed and "deleted since" in gone["content"]
+    failed, text = await call(repo, "get_doc", {"path": "docs/renamed.md", "ref": "v1"})
+    assert failed and "docs/renamed.md" in text  # not there at v1
+    # hidden today, hidden at every revision (the file existed at v1)
+    failed, text = await call(repo, "get_doc", {"path": "private/walrus.md", "ref": "v1"})
+    assert failed and "outside-scope" in text and "Private walrus" not in text
+
+
+async def test_read_snippet_at_a_tag_reads_the_blob_not_the_work_tree(repo: Path) -> None:
+    write(repo, {"docs/renamed.md": doc("Old", "An uncommitted edit of the plan.")})
+    args = {"path": "docs/old.md", "query": "migration", "ref": "v1"}
+    failed, then = await call(repo, "read_snippet", args)
+    assert not failed and "walrus migration plan" in then["text"]
+    assert then["path"] == "docs/old.md"
+    failed, head = await call(
+        repo, "read_snippet", {**args, "path": "docs/renamed.md", "ref": "HEAD"}
+    )
+    assert not failed and "walrus migration plan" in head["text"]  # HEAD's blob, not the edit
+    failed, text = await call(repo, "read_snippet", {**args, "path": "private/walrus.md"})
+    assert failed and "outside-scope" in text and "Private walrus" not in text
+    failed, text = await call(repo, "read_snippet", {**args, "path": "docs/nothing.md"})
+    assert failed and "no file at docs/nothing.md in v1" in text
+    failed, text = await call(repo, "read_snippet", {**args, "ref": "nope-nope"})
+    assert failed and "nope-nope" in text and "Traceback" not in text
+
+
+async def test_the_search_tool_at_a_tag_answers_with_the_paths_as_at_the_tag(repo: Path) -> None:
+    failed, now = await call(repo, "search", {"query": "walrus"})
+    assert not failed and {h["path"] for h in now["results"]} == {"docs/renamed.md"}
+    failed, then = await call(repo, "search", {"query": "walrus", "ref": "v1"})
+    assert not failed
+    assert {h["path"] for h in then["results"]} == {"docs/old.md", "docs/gone.md"}
+    failed, then = await call(repo, "search", {"query": "walrus in:docs/old.md", "ref": "v1"})
+    assert not failed and [h["path"] for h in then["results"]] == ["docs/old.md"]
+    failed, text = await call(repo, "search", {"query": "walrus in:private", "ref": "v1"})
+    assert failed and "outside-scope" in text
+
+
+async def test_a_symbolic_link_at_a_revision_is_not_followed(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("A", "Alpha text. " * 20)})
+    (root / ".env").write_text("SECRET=canary-4411\n", encoding="utf-8")
+    (root / "docs/link.md").symlink_to("../.env")
+    git(root, "add", "-f", "docs/link.md", ".env")
+    git(root, "commit", "-qm", "a link")
+    git(root, "tag", "linked")
+    git(root, "rm", "-q", "docs/link.md", ".env")
+    git(root, "commit", "-qm", "no link")
+    KnowledgeBase.open(root).ingest()
+    for tool, args in (
+        ("read_snippet", {"path": "docs/link.md", "query": "", "ref": "linked"}),
+        ("get_doc", {"path": "docs/link.md", "ref": "linked"}),
+        ("search_docs", {"query": "canary", "ref": "linked"}),
+        ("search", {"query": "canary", "ref": "linked"}),
+    ):
+        _, answer = await call(root, tool, args)
+        assert "canary-4411" not in json.dumps(answer), tool

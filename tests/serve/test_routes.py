@@ -241,3 +241,14 @@ async def test_a_watcher_sync_is_sent_without_waiting_for_the_poll(
     assert len(generations) == 2 and generations[1]["generation"] > generations[0]["generation"]
     assert routes.streams == 0
     assert service.watcher._listeners == []  # the closed stream stopped listening
+
+
+def test_search_at_a_revision_goes_through_the_same_gate(server: HttpServer) -> None:
+    """#29: `ref` is a field of the `search` tool, so of `GET /search` too."""
+    at_head = _get(server, "/search", q="payment", ref="HEAD")
+    assert at_head.status_code == 200  # the committed docs (other tests edit the work tree)
+    paths = [r["path"] for r in at_head.json()["results"]]
+    assert "docs/billing.md" in paths and all(p.startswith("docs/") for p in paths)
+    assert _get(server, "/search", q="payment", ref="HEAD", path="private").status_code == 403
+    bad = _get(server, "/search", q="payment", ref="nope-nope")
+    assert bad.status_code == 400 and "nope-nope" in bad.json()["error"]

@@ -98,7 +98,9 @@ def search_multi(
     return service.search_multi(queries, category, limit)
 
 
-def get_doc(service: Service, path: str, max_length: int | None = None) -> Answer:
+def get_doc(
+    service: Service, path: str, max_length: int | None = None, ref: str | None = None
+) -> Answer:
     """Return one document's full indexed text by its repo-relative path.
 
     Returns {title, content, category, audience, tags} plus truncated: true when the
@@ -106,8 +108,10 @@ def get_doc(service: Service, path: str, max_length: int | None = None) -> Answe
     are always cut at ~40,000 characters. For a targeted excerpt of a large
     document, prefer read_snippet. Paths outside the agent scope, ignored files and
     `..` are refused with the name of the rule.
+    ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): read the document as it is in
+    that revision, path as at it.
     """
-    return service.get_doc(path, max_length)
+    return service.get_doc(path, max_length, ref)
 
 
 def get_related(
@@ -122,7 +126,9 @@ def get_related(
     return service.get_related(path, depth, relation_type)
 
 
-def read_snippet(service: Service, path: str, query: str, max_tokens: int = 256) -> Answer:
+def read_snippet(
+    service: Service, path: str, query: str, max_tokens: int = 256, ref: str | None = None
+) -> Answer:
     """Read the lines of one Markdown file around the first line matching query.
 
     Returns {path, line_start, line_end, text, truncated, token_budget}: whole lines
@@ -130,8 +136,10 @@ def read_snippet(service: Service, path: str, query: str, max_tokens: int = 256)
     default 256); truncated is true when the file has more text outside the window.
     Lines are 1-based. An empty query returns the start of the file. Never returns a
     whole large file: call again with another query to move through it.
+    ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): read the file as it is in that
+    revision, path as at it (never the work tree's copy).
     """
-    return service.read_snippet(path, query, max_tokens)
+    return service.read_snippet(path, query, max_tokens, ref)
 
 
 def health_check(service: Service) -> Answer:
@@ -167,6 +175,7 @@ def search(
     ext: str | None = None,
     modified_after: str | None = None,
     limit: int | None = None,
+    ref: str | None = None,
 ) -> Answer:
     """Search the docs with a query language, page by page.
 
@@ -185,7 +194,8 @@ def search(
     token_budget, as_of, corrected_query?}. page_size 1-50 (default 10; limit is an
     alias). Pass next_cursor back as cursor until has_more is false. A ranked cursor
     is refused once the index changed (start again); an exhaustive one resumes after
-    its path. A malformed query is an error naming the token.
+    its path. A malformed query is an error naming the token. ref: a commit, branch or
+    tag (e.g. "v1.2", "HEAD~3"): search the docs as they are in that revision.
     """
     return service.search(
         query,
@@ -195,6 +205,7 @@ def search(
         path=path,
         ext=ext,
         modified_after=modified_after,
+        ref=ref,
     )
 
 
