@@ -97,17 +97,7 @@ class Scope:
             ScopeError: the path is refused; `rule` names the check (for example
                 `parent-traversal`, `outside-root`, `symlink-escape`, `ignored`).
         """
-        text = _check_text(raw)
-        self.reload_if_changed()
-        given = Path(text)
-        lexical = PurePosixPath(text)
-        if given.is_absolute():
-            if not Path(_lexical_norm(lexical)).is_relative_to(self.root):
-                raise _refuse("outside-root", text, "the path is outside the repository checkout")
-            rel = PurePosixPath(Path(_lexical_norm(lexical)).relative_to(self.root).as_posix())
-        else:
-            rel = PurePosixPath(_lexical_norm(lexical))
-        self._check_inside(rel, text, real=False)
+        text, rel = self._as_written(raw)
         found = safeopen.real_path(str(self.root / rel))  # Path.resolve raises on a loop
         if found is None:
             raise _refuse("symlink-escape", text, "a symbolic link on the path kept changing")
@@ -126,6 +116,12 @@ class Scope:
         Raises:
             ScopeError: the path is refused; `rule` names the check.
         """
+        _, rel = self._as_written(raw)
+        return RepoPath(rel.as_posix() if rel.parts else ".")
+
+    def _as_written(self, raw: object) -> tuple[str, PurePosixPath]:
+        """The argument's text and its repo-relative form, after every check of the path as
+        written (after applying edited ignore files)."""
         text = _check_text(raw)
         self.reload_if_changed()
         lexical = PurePosixPath(text)
@@ -136,7 +132,7 @@ class Scope:
         else:
             rel = PurePosixPath(_lexical_norm(lexical))
         self._check_inside(rel, text, real=False)
-        return RepoPath(rel.as_posix() if rel.parts else ".")
+        return text, rel
 
     def _check_inside(self, rel: PurePosixPath, text: str, *, real: bool) -> None:
         if any(part in INTERNAL_DIRS for part in rel.parts):
