@@ -61,20 +61,25 @@ def at_revision(
             at.close()
 
 
-def read_at_revision(kb: KnowledgeBase, ref: str, path: str, limit: int) -> bytes:
+def read_at_revision(
+    kb: KnowledgeBase, ref: str, path: str, limit: int, shows: Callable[[str], bool]
+) -> bytes:
     """The bytes of the file at `path` in commit `ref` (its blob, never the work tree's
-    file). A symbolic link of that tree is not followed.
+    file). A symbolic link of that tree is followed within it as the index follows one: to a
+    Markdown file `shows` lets through, else refused.
 
     Raises:
         UsageError: `ref` names no commit.
-        KensoError: no regular file at `path` in `ref` (a folder, a link, a submodule).
-        ScopeError: the file is over `limit` bytes.
+        KensoError: no file at `path` in `ref` (a folder, a submodule).
+        ScopeError: a link leading to nothing `shows` lets through, or over `limit` bytes.
     """
     from kenso_git.errors import KensoError
     from kenso_git.errors import ScopeError
     from kenso_git.index.atref import entry_at
+    from kenso_git.index.atref import link_target
     from kenso_git.index.atref import read_blobs
     from kenso_git.repo.history import resolve_revision
+    from kenso_git.repo.workspace import is_markdown
 
     commit = resolve_revision(kb.workspace, ref)
     entry = entry_at(kb.workspace, commit, path)
@@ -86,11 +91,16 @@ def read_at_revision(kb: KnowledgeBase, ref: str, path: str, limit: int) -> byte
         )
     mode, blob, size = entry
     if mode == "120000":
-        raise ScopeError(
-            f"path refused (symlink-at-revision): {path!r} is a symbolic link in {ref}",
-            rule="symlink-at-revision",
-            path=path,
-        )
+        real = link_target(kb.workspace, commit, path)
+        entry = None if real is None else entry_at(kb.workspace, commit, real)
+        if real is None or entry is None or not is_markdown(real) or not shows(real):
+            raise ScopeError(
+                f"path refused (symlink-escape): {path!r} is a symbolic link in {ref} that "
+                "leads to nothing the scope shows",
+                rule="symlink-escape",
+                path=path,
+            )
+        _mode, blob, size = entry
     if size > limit:
         raise ScopeError(
             f"path refused (too-large): {path!r} is larger than max-file-size ({limit} bytes)",

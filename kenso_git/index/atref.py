@@ -11,6 +11,7 @@ revision that differs from the checkout in ten docs costs those ten parses.
 
 from __future__ import annotations
 
+import posixpath
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -55,17 +56,65 @@ def tree_blobs(
     """The Markdown docs of `commit` the checkout's index would hold: path -> blob id (the
     scope and ignore rules of today applied to the revision's paths)."""
     out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)
-    blobs: dict[str, str] = {}
+    files: dict[str, str] = {}  # every regular file of the commit: path -> blob id
+    links: dict[str, str] = {}  # its symbolic links: path -> blob id of the link text
     for entry in out.split("\0"):
         if not entry:
             continue
         info, _, path = entry.partition("\t")
         mode, kind, blob = info.split(" ")
-        if kind != "blob" or mode == "120000" or not is_markdown(path):
-            continue
-        if in_scope(path, scope) and not ignored(path):
-            blobs[path] = blob
+        if kind == "blob":
+            (links if mode == "120000" else files)[path] = blob
+    blobs = {
+        path: blob
+        for path, blob in files.items()
+        if is_markdown(path) and in_scope(path, scope) and not ignored(path)
+    }
+    wanted = {p: b for p, b in links.items() if is_markdown(p) and in_scope(p, scope)}
+    for path, real in _link_targets(ws, wanted, links).items():
+        # as the checkout indexes a symlinked doc (repo/discover.py): under the link's path,
+        # the text of its real target when that is a Markdown file of the commit the scope
+        # and the ignore rules let through, never a file outside it
+        if not ignored(path) and real in files and is_markdown(real) and not ignored(real):
+            blobs[path] = files[real]
     return blobs
+
+
+_MAX_HOPS = 8
+_INTERNAL = frozenset({".git", ".kenso"})
+
+
+def link_target(ws: Workspace, commit: str, path: str) -> str | None:
+    """The regular file of `commit` the symbolic link at `path` leads to, or None."""
+    out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)
+    links = {}
+    for entry in out.split("\0"):
+        info, _, name = entry.partition("\t")
+        if info.startswith("120000 blob "):
+            links[name] = info.split(" ")[2]
+    return _link_targets(ws, {path: links[path]}, links).get(path) if path in links else None
+
+
+def _link_targets(ws: Workspace, wanted: dict[str, str], links: dict[str, str]) -> dict[str, str]:
+    """Each link of `wanted` (path -> link blob) to the path its chain of links leads to
+    inside the commit; links that leave it, loop or run past `_MAX_HOPS` are left out."""
+    if not wanted:
+        return {}
+    texts = read_blobs(ws, sorted(set(links.values())))
+    out: dict[str, str] = {}
+    for path in wanted:
+        here = path
+        for _ in range(_MAX_HOPS):
+            text = texts[links[here]].decode("utf-8", errors="replace")
+            if text.startswith("/"):
+                break  # an absolute link leads out of the commit's tree
+            here = posixpath.normpath(posixpath.join(posixpath.dirname(here), text))
+            if here.startswith("../") or here in ("..", ".") or here.split("/")[0] in _INTERNAL:
+                break
+            if here not in links:
+                out[path] = here
+                break
+    return out
 
 
 def entry_at(ws: Workspace, commit: str, path: str) -> tuple[str, str, int] | None:

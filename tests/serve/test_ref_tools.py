@@ -160,3 +160,40 @@ async def test_a_symbolic_link_at_a_revision_is_not_followed(tmp_path: Path) -> 
     ):
         _, answer = await call(root, tool, args)
         assert "canary-4411" not in json.dumps(answer), tool
+
+
+async def test_a_symlinked_doc_at_a_revision_is_its_target_as_the_checkout_indexes_it(
+    tmp_path: Path,
+) -> None:
+    root = init_repo(
+        tmp_path / "repo",
+        {
+            "docs/guide.md": doc("Guide", "The zebra crossing guide. " * 20),
+            "private/secret.md": doc("Secret", "Private zebra canary-7313. " * 20),
+            ".kenso.toml": 'agent-scoped-roots = ["docs"]\n',
+        },
+    )
+    (root / "docs/alias.md").symlink_to("guide.md")
+    (root / "docs/peek.md").symlink_to("../private/secret.md")
+    (root / "docs/chain.md").symlink_to("alias.md")
+    (root / "docs/out.md").symlink_to("../../outside.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "links")
+    git(root, "tag", "linked")
+    git(root, "rm", "-q", "docs/alias.md", "docs/peek.md", "docs/chain.md", "docs/out.md")
+    git(root, "commit", "-qm", "no links")
+    KnowledgeBase.open(root).ingest()
+    failed, hits = await call(root, "search_docs", {"query": "zebra", "limit": 10, "ref": "linked"})
+    assert not failed
+    assert {h["file_path"] for h in hits} == {"docs/guide.md", "docs/alias.md", "docs/chain.md"}
+    failed, page = await call(root, "search", {"query": "zebra", "ref": "linked"})
+    assert {h["path"] for h in page["results"]} == {h["file_path"] for h in hits}
+    args = {"path": "docs/chain.md", "query": "crossing", "ref": "linked"}
+    failed, snip = await call(root, "read_snippet", args)
+    assert not failed and "zebra crossing guide" in snip["text"]
+    failed, got = await call(root, "get_doc", {"path": "docs/alias.md", "ref": "linked"})
+    assert not failed and "zebra crossing guide" in got["content"]
+    for path in ("docs/peek.md", "docs/out.md"):
+        for tool, extra in (("read_snippet", {"query": ""}), ("get_doc", {})):
+            failed, text = await call(root, tool, {"path": path, "ref": "linked", **extra})
+            assert failed and "canary-7313" not in text, (tool, path)
