@@ -25,12 +25,15 @@ __all__ = ["fixed_git_identity"]
 
 
 def start(cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """The command as a user starts it: Ctrl-C interrupts it even when the test run itself
+    was started in the background, where the shell makes SIGINT ignored for its children."""
     return subprocess.Popen(
         [sys.executable, "-m", "kenso_git", *args],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
