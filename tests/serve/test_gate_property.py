@@ -149,6 +149,38 @@ def _served(service: Service, path: str) -> bool:
     return "error" not in body
 
 
+def _check_changed(service: Service, root: Path, base: str, tree: dict[str, object]) -> None:
+    # changed_docs (#29) names paths at any revision: a regular file it names is one the
+    # gate lets get_doc look up; a link or a path gone from the tree is only named
+    changed, _ = service.changed_docs(base, None)
+    for item in changed["results"]:
+        for named in (item["path"], item.get("old_path")):
+            if named is None:
+                continue
+            assert not named.startswith((".git/", ".kenso/")) and named != ".env"
+            here = root / named
+            if here.is_file() and not here.is_symlink():
+                assert _scoped(service, named), (named, tree)
+
+
+def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
+    # `ref` (#29) is a door too: at a revision that holds every file, ignored and
+    # out-of-scope ones included, only paths today's scope shows come out, and a path
+    # that is a regular file here is one the gate lets get_doc look up
+    for ref in ("HEAD", _force_commit_everything(root)):
+        for named in _revealed_at(service, ref):
+            assert service.scope.shows(named), (ref, named, tree)
+            assert not named.startswith((".git/", ".kenso/")) and named != ".env"
+            here = root / named
+            if here.is_file() and not here.is_symlink():
+                assert _scoped(service, named), (ref, named, tree)
+        # get_doc and read_snippet at the revision: every path it holds, and the targets
+        at_ref = git(root, "ls-tree", "-r", "--name-only", ref).split("\n")
+        for named in sorted({*TARGETS, *filter(None, at_ref)}):
+            if _read_at(service, named, ref):
+                assert service.scope.shows(named), (ref, named, tree)
+
+
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
@@ -164,32 +196,8 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         KnowledgeBase.open(root).ingest()
         _flip(root, tree)
         service = Service(root)
-        # changed_docs (#29) names paths at any revision: a regular file it names is one the
-        # gate lets get_doc look up; a link or a path gone from the tree is only named
-        changed, _ = service.changed_docs(base, None)
-        for item in changed["results"]:
-            for named in (item["path"], item.get("old_path")):
-                if named is None:
-                    continue
-                assert not named.startswith((".git/", ".kenso/")) and named != ".env"
-                here = root / named
-                if here.is_file() and not here.is_symlink():
-                    assert _scoped(service, named), (named, tree)
-        # `ref` (#29) is a door too: at a revision that holds every file, ignored and
-        # out-of-scope ones included, only paths today's scope shows come out, and a path
-        # that is a regular file here is one the gate lets get_doc look up
-        for ref in ("HEAD", _force_commit_everything(root)):
-            for named in _revealed_at(service, ref):
-                assert service.scope.shows(named), (ref, named, tree)
-                assert not named.startswith((".git/", ".kenso/")) and named != ".env"
-                here = root / named
-                if here.is_file() and not here.is_symlink():
-                    assert _scoped(service, named), (ref, named, tree)
-            # get_doc and read_snippet at the revision: every path it holds, and the targets
-            at_ref = git(root, "ls-tree", "-r", "--name-only", ref).split("\n")
-            for named in sorted({*TARGETS, *filter(None, at_ref)}):
-                if _read_at(service, named, ref):
-                    assert service.scope.shows(named), (ref, named, tree)
+        _check_changed(service, root, base, tree)
+        _check_refs(service, root, tree)
         revealed: set[str] = set()
         hits, _ = service.search_docs("marker", None, 50)
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
