@@ -76,31 +76,28 @@ def read_at_revision(
     from kenso_git.errors import KensoError
     from kenso_git.errors import ScopeError
     from kenso_git.index.atref import entry_at
-    from kenso_git.index.atref import link_target
+    from kenso_git.index.atref import followed_entry
     from kenso_git.index.atref import read_blobs
     from kenso_git.repo.history import resolve_revision
     from kenso_git.repo.workspace import is_markdown
 
     commit = resolve_revision(kb.workspace, ref)
-    entry = entry_at(kb.workspace, commit, path)
-    if entry is None:
+    if entry_at(kb.workspace, commit, path) is None:
         raise KensoError(
             f"no file at {path} in {ref}",
             hint="use a file_path from search_docs with the same ref",
             path=path,
         )
-    mode, blob, size = entry
-    if mode == "120000":
-        real = link_target(kb.workspace, commit, path)
-        entry = None if real is None else entry_at(kb.workspace, commit, real)
-        if real is None or entry is None or not is_markdown(real) or not shows(real):
-            raise ScopeError(
-                f"path refused (symlink-escape): {path!r} is a symbolic link in {ref} that "
-                "leads to nothing the scope shows",
-                rule="symlink-escape",
-                path=path,
-            )
-        _mode, blob, size = entry
+    found = followed_entry(kb.workspace, commit, path)
+    linked = found is not None and found[0] != path
+    if found is None or (linked and not (is_markdown(found[0]) and shows(found[0]))):
+        raise ScopeError(
+            f"path refused (symlink-escape): {path!r} is a symbolic link in {ref} that "
+            "leads to nothing the scope shows",
+            rule="symlink-escape",
+            path=path,
+        )
+    _real, blob, size = found
     if size > limit:
         raise ScopeError(
             f"path refused (too-large): {path!r} is larger than max-file-size ({limit} bytes)",

@@ -28,6 +28,7 @@ from kenso_git.records import NamedTuple
 from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.history import resolve_revision
+from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
@@ -81,40 +82,56 @@ def tree_blobs(
 
 
 _MAX_HOPS = 8
-_INTERNAL = frozenset({".git", ".kenso"})
 
 
-def link_target(ws: Workspace, commit: str, path: str) -> str | None:
-    """The regular file of `commit` the symbolic link at `path` leads to, or None."""
-    out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)
-    links = {}
-    for entry in out.split("\0"):
-        info, _, name = entry.partition("\t")
-        if info.startswith("120000 blob "):
-            links[name] = info.split(" ")[2]
-    return _link_targets(ws, {path: links[path]}, links).get(path) if path in links else None
+def _follow(path: str, link_text: Callable[[str], str | None]) -> str | None:
+    """The path the chain of links from `path` leads to inside the commit (`link_text`:
+    a path's link text, None when it is no link), or None when it leaves the commit, leads
+    into `.git/` or `.kenso/`, loops or runs past `_MAX_HOPS`."""
+    here = path
+    for _ in range(_MAX_HOPS):
+        text = link_text(here)
+        if text is None:
+            return here
+        if text.startswith("/"):
+            return None  # an absolute link leads out of the commit's tree
+        here = posixpath.normpath(posixpath.join(posixpath.dirname(here), text))
+        if here.startswith("../") or here in ("..", "."):
+            return None
+        if any(part in ALWAYS_SKIPPED_DIRS for part in here.split("/")):
+            return None
+    return None
 
 
 def _link_targets(ws: Workspace, wanted: dict[str, str], links: dict[str, str]) -> dict[str, str]:
-    """Each link of `wanted` (path -> link blob) to the path its chain of links leads to
-    inside the commit; links that leave it, loop or run past `_MAX_HOPS` are left out."""
+    """Each link of `wanted` (path -> link blob) to the path its chain of links (`links`:
+    every link of the commit) leads to inside the commit; see `_follow`."""
     if not wanted:
         return {}
     texts = read_blobs(ws, sorted(set(links.values())))
-    out: dict[str, str] = {}
-    for path in wanted:
-        here = path
-        for _ in range(_MAX_HOPS):
-            text = texts[links[here]].decode("utf-8", errors="replace")
-            if text.startswith("/"):
-                break  # an absolute link leads out of the commit's tree
-            here = posixpath.normpath(posixpath.join(posixpath.dirname(here), text))
-            if here.startswith("../") or here in ("..", ".") or here.split("/")[0] in _INTERNAL:
-                break
-            if here not in links:
-                out[path] = here
-                break
-    return out
+
+    def link_text(path: str) -> str | None:
+        blob = links.get(path)
+        return None if blob is None else texts[blob].decode("utf-8", errors="replace")
+
+    out = {path: _follow(path, link_text) for path in wanted}
+    return {path: real for path, real in out.items() if real is not None and real != path}
+
+
+def followed_entry(ws: Workspace, commit: str, path: str) -> tuple[str, str, int] | None:
+    """(path, blob id, size) of the regular file at `path` in `commit`, through a chain of
+    symbolic links as `_follow` takes one; None when there is no such file."""
+    entries: dict[str, tuple[str, str, int] | None] = {}
+
+    def link_text(here: str) -> str | None:
+        entry = entries[here] = entry_at(ws, commit, here)
+        if entry is None or entry[0] != "120000":
+            return None
+        return read_blobs(ws, [entry[1]])[entry[1]].decode("utf-8", errors="replace")
+
+    real = _follow(path, link_text)
+    found = None if real is None else entries.get(real)
+    return None if real is None or found is None else (real, found[1], found[2])
 
 
 def entry_at(ws: Workspace, commit: str, path: str) -> tuple[str, str, int] | None:

@@ -45,7 +45,7 @@ def door(method: Callable[Concatenate[G, P], R]) -> Callable[Concatenate[G, P], 
                 quantum=None if ticket is None else ticket.quantum,
                 on_quantum=None if ticket is None else ticket.demote,
                 pace=None if ticket is None else ticket.pace,
-                costly_above=None if ticket is None else ticket.lanes.costly_program,
+                costly_above=None if ticket is None else ticket.costly_program,
             ):
                 return method(self, *args, **kwargs)
         except KensoError as err:

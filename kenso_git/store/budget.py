@@ -71,6 +71,12 @@ class _Call:
         self.stopped_by = ""  # "time" or "cpu" once a check failed
         self.stopped: KensoError | None = None  # what stopped it
 
+    def give_way(self) -> None:
+        """Run the quantum hook, once per call (it may block until the call may go on)."""
+        hook, self.on_quantum = self.on_quantum, None
+        if hook is not None:
+            hook()
+
     def within(self) -> bool:
         """False once the call is past its deadline or its CPU budget; may run the quantum
         hook first (which may block until the call may go on)."""
@@ -83,9 +89,8 @@ class _Call:
             return False
         cpu = time.thread_time() - self.cpu_start
         if self.on_quantum is not None and self.quantum is not None and cpu > self.quantum:
-            hook, self.on_quantum = self.on_quantum, None
             try:
-                hook()  # may wait for a lane: the deadline is looked at again below
+                self.give_way()  # may wait for a lane: the deadline is looked at again below
             except KensoError as err:  # inside SQLite's progress handler: no raising there
                 self.stopped = err
                 return False
@@ -147,11 +152,8 @@ def costly(instructions: int) -> None:
         KensoError: what the hook raised (a lane that stayed busy).
     """
     call = _current()
-    if call is None or call.on_quantum is None or call.costly_above is None:
-        return
-    if instructions > call.costly_above:
-        hook, call.on_quantum = call.on_quantum, None
-        hook()
+    if call is not None and call.costly_above is not None and instructions > call.costly_above:
+        call.give_way()
 
 
 def cpu_used() -> float:

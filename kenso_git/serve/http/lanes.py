@@ -111,6 +111,10 @@ class Ticket:
     def quantum(self) -> float:
         return self.lanes.quantum
 
+    @property
+    def costly_program(self) -> int:
+        return self.lanes.costly_program
+
     def pace(self) -> None:
         """Give way to cheaper calls while holding the heavy lane (the budget's checkpoints)."""
         if self.lane == HEAVY:
