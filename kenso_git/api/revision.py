@@ -2,8 +2,8 @@
 
 `at_revision(kb, ref)` yields a read-only knowledge base over the docs at `ref`: the
 checkout's index copied and the differing docs applied (index/atref.py). The work tree,
-git's index and HEAD are never touched; the copy lives in a temporary directory and is
-removed when the block ends.
+git's index and HEAD are never touched; the copy lives in a temporary folder under the
+index's own folder (`revisions/`) and is removed when the block ends.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kenso_git.index.atref import Revision
     from kenso_git.kb import KnowledgeBase
+
+
+REVISIONS_DIR = "revisions"  # under the index's folder: the copies made for a revision
 
 
 @contextlib.contextmanager
@@ -51,7 +54,10 @@ def at_revision(
     def hidden(path: str) -> bool:
         return rules.is_ignored(path) or (shows is not None and not shows(path))
 
-    with tempfile.TemporaryDirectory(prefix="kenso-ref-") as tmp:
+    # the copy lives under the index's own root, the one place a read may write
+    folder = kb.db_path.parent / REVISIONS_DIR
+    folder.mkdir(mode=0o700, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="ref-", dir=folder) as tmp:
         target = Path(tmp) / "index.db"
         revision = materialize(kb.workspace, kb.settings, kb.db_path, target, ref, hidden)
         at = (make or type(kb))(kb.workspace, kb.settings._replace(query_sync=False), target)

@@ -104,3 +104,17 @@ def test_ref_outside_git_is_a_usage_error(tmp_path: Path) -> None:
     proc = run_cli(tmp_path / "plain", "search", "zebra", "--ref", "HEAD")
     assert proc.returncode == ExitCode.USAGE
     assert "git" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_search_at_a_revision_writes_only_under_the_index_root(history: Path) -> None:
+    """A read writes nothing but its own index's root: the copy of the index made for a
+    revision lived in the system's temporary folder."""
+    from kenso_git.api.revision import at_revision
+    from kenso_git.kb import KnowledgeBase
+
+    kb = KnowledgeBase.open(history)
+    root = kb.db_path.parent
+    with at_revision(kb, "v1") as (at, _revision):
+        assert at.db_path.is_relative_to(root), at.db_path
+        assert [h.file_path for h in at.search("zebra").hits] == ["docs/a.md"]
+    assert list((root / "revisions").iterdir()) == []  # removed after use
