@@ -112,6 +112,18 @@ SETTINGS: tuple[Setting, ...] = (
             "CPU milliseconds one MCP tool call (or `GET /search`) may use (SQLite and RE2 "
             "included) before it is stopped with an error naming this setting; a cache every "
             "later call shares is not counted.", minimum=10, unit="milliseconds"),
+    Setting("revision-cache-count", "revision_cache_count", "int", 16, None, "index",
+            "Revisions whose differing docs `search --ref` and the tools' `ref` keep in "
+            "`revisions.db` beside the index; the least recently used goes first.",
+            minimum=1),
+    Setting("revision-cache-bytes", "revision_cache_bytes", "int", 64_000_000, None, "index",
+            "Bytes of compressed doc text `revisions.db` may hold; the least recently used "
+            "revisions go first (the one being searched always stays).", minimum=0,
+            unit="bytes"),
+    Setting("revision-copies", "revision_copies", "int", 2, None, "mcp",
+            "Indexes of other revisions a server keeps ready after a call with `ref` (each "
+            "the size of the index, in `revisions/` beside it, removed when the server "
+            "stops); 0 builds one per call.", minimum=0),
     Setting("watch", "watch", "bool", True, "KENSO_WATCH", "mcp",
             "`kenso-git serve` watches the checkout and syncs each doc as it is saved. "
             "`serve --no-watch` turns it off for one server.",
@@ -203,6 +215,9 @@ class Settings(NamedTuple):
     query_sync: bool = True  # sync what changed before answering a read
     call_budget: int = 10  # wall seconds a tool call may spend searching
     call_cpu_budget: int = 1500  # CPU milliseconds a tool call may use
+    revision_cache_count: int = 16  # revisions kept in revisions.db
+    revision_cache_bytes: int = 64_000_000  # compressed doc text kept in revisions.db
+    revision_copies: int = 2  # revisions' indexes a server keeps ready
     watch: bool = True  # `serve` runs the file-system watcher
     synonyms_path: str | None = None
     cjk: str = "auto"  # the CJK trigram side index: auto or off

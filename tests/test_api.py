@@ -140,6 +140,7 @@ def test_state_to_dict_keeps_the_stats_json_field_order(kb: KnowledgeBase) -> No
         "worktree_differs",
         "scope",
         "categories",
+        "revision_cache",
     ]
     assert data["documents"] == 2
     assert data["categories"] == [{"category": "docs", "documents": 2, "chunks": data["chunks"]}]

@@ -1,21 +1,28 @@
 """Search and read the docs as they are in another commit (#29's `--ref`).
 
 `at_revision(kb, ref)` yields a read-only knowledge base over the docs at `ref`: the
-checkout's index copied and the differing docs applied (index/atref.py). The work tree,
-git's index and HEAD are never touched; the copy lives in a temporary folder under the
-index's own folder (`revisions/`) and is removed when the block ends.
+checkout's index copied and the differing docs applied (index/atref.py), those docs and
+their texts kept in the revision cache for the next time (store/revcache.py). The work
+tree, git's index and HEAD are never touched; the copy lives in a temporary folder under
+the index's own folder (`revisions/`) and is removed when the block ends, or, for a server,
+when its pool lets it go (api/revpool.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.api.revpool import RevisionCopy
+
 if TYPE_CHECKING:
+    from kenso_git.api.revpool import RevisionPool
     from kenso_git.index.atref import Revision
     from kenso_git.kb import KnowledgeBase
 
@@ -29,42 +36,99 @@ def at_revision(
     ref: str,
     *,
     shows: Callable[[str], bool] | None = None,
+    view: str = "",
     make: Callable[..., KnowledgeBase] | None = None,
+    pool: RevisionPool | None = None,
 ) -> Iterator[tuple[KnowledgeBase, Revision]]:
     """A knowledge base answering for the docs at `ref`, and what was materialized.
 
     `shows` keeps the revision's docs a caller's scope hides out of the copy altogether
-    (none of their words reach a statistic: the scoped server's rule, #27); `make` builds
-    the knowledge base over the copy (default: `kb`'s class).
+    (none of their words reach a statistic: the scoped server's rule, #27), and `view` names
+    that scope (the revision cache never gives one view's docs to another); `make` builds
+    the knowledge base over the copy (default: `kb`'s class). `pool`: a long-lived reader's
+    copies, kept ready for the next call at the same commit.
 
     Raises:
         UsageError: `ref` names no commit, or the work tree is not in git.
         NoIndexError: there is no checkout index to start from.
     """
-    from kenso_git.index.atref import materialize
     from kenso_git.repo.history import resolve_revision
-    from kenso_git.repo.ignore import IgnoreRules
 
-    resolve_revision(kb.workspace, ref)  # a bad ref is named before any work
+    commit = resolve_revision(kb.workspace, ref)  # a bad ref is named before any work
     # no refresh of the checkout's index: the copy is compared by blob id, so any state of
     # it gives the docs at `ref` (and a sync's `git status` could rewrite git's index)
     kb.read(lambda _conn: None)  # NoIndexError when there is none
-    rules = IgnoreRules.for_workspace(kb.workspace, kb.settings)
+    if pool is None:
+        copy = _materialize(kb, ref, commit, shows, view, make)
+        try:
+            yield copy.kb, copy.revision
+        finally:
+            copy.close()
+        return
+    with pool.lease(
+        (commit, view), lambda: _materialize(kb, ref, commit, shows, view, make)
+    ) as copy:
+        yield copy.kb, copy.revision
+
+
+def _materialize(
+    kb: KnowledgeBase,
+    ref: str,
+    commit: str,
+    shows: Callable[[str], bool] | None,
+    view: str,
+    make: Callable[..., KnowledgeBase] | None,
+) -> RevisionCopy:
+    """The index of the docs at `commit` in a folder of its own under `revisions/`."""
+    from kenso_git.index.atref import CacheUse
+    from kenso_git.index.atref import materialize
+    from kenso_git.repo.ignore import IgnoreRules
+    from kenso_git.store.revcache import RevisionCache
+
+    rules = IgnoreRules.for_workspace(kb.workspace, kb.settings, watch=True)
 
     def hidden(path: str) -> bool:
         return rules.is_ignored(path) or (shows is not None and not shows(path))
 
     # the copy lives under the index's own root, the one place a read may write
-    folder = kb.db_path.parent / REVISIONS_DIR
+    home = kb.db_path.parent
+    folder = home / REVISIONS_DIR
     folder.mkdir(mode=0o700, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="ref-", dir=folder) as tmp:
-        target = Path(tmp) / "index.db"
-        revision = materialize(kb.workspace, kb.settings, kb.db_path, target, ref, hidden)
-        at = (make or type(kb))(kb.workspace, kb.settings._replace(query_sync=False), target)
-        try:
-            yield at, revision
-        finally:
-            at.close()
+    sweep(folder)
+    settings = kb.settings
+    cache = RevisionCache(home, settings.revision_cache_count, settings.revision_cache_bytes)
+    tmp = Path(tempfile.mkdtemp(prefix=f"ref-{os.getpid()}-", dir=folder))
+    try:
+        target = tmp / "index.db"
+        use = CacheUse(cache, view, rules.signatures)
+        revision = materialize(
+            kb.workspace, settings, kb.db_path, target, ref, hidden, use, commit=commit
+        )
+        at = (make or type(kb))(kb.workspace, settings._replace(query_sync=False), target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return RevisionCopy(at, revision, tmp, rules.signatures())
+
+
+def sweep(folder: Path) -> None:
+    """Remove the copies a process that is gone left behind (killed before its cleanup)."""
+    for entry in folder.iterdir():
+        parts = entry.name.split("-")
+        if len(parts) < 3 or parts[0] != "ref" or not parts[1].isdigit():
+            continue
+        if not _alive(int(parts[1])):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
 
 
 def read_at_revision(

@@ -15,6 +15,8 @@ from kenso_git.store.connection import schema_version
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
+from kenso_git.store.revcache import CacheUsage
+from kenso_git.store.revcache import RevisionCache
 
 if TYPE_CHECKING:
     from kenso_git.search.results import IndexStateDict
@@ -38,6 +40,7 @@ class IndexState(NamedTuple):
     worktree_differs: bool | None  # at the last sync, the docs differed from HEAD's
     scope: list[str]
     categories: list[tuple[str | None, int, int]]  # (category, documents, chunks)
+    revision_cache: CacheUsage  # what search --ref keeps beside the index (#29)
 
     def to_dict(self) -> IndexStateDict:
         """The state as JSON-ready data (what `stats --json` prints), fields in order."""
@@ -45,6 +48,25 @@ class IndexState(NamedTuple):
         data["categories"] = [
             {"category": c, "documents": d, "chunks": k} for c, d, k in self.categories
         ]
+        cache = self.revision_cache
+        data["revision_cache"] = {
+            "path": cache.path,
+            "count": len(cache.revisions),
+            "bytes": cache.bytes,
+            "file_bytes": cache.file_bytes,
+            "max_count": cache.max_count,
+            "max_bytes": cache.max_bytes,
+            "revisions": [
+                {
+                    "commit": r.commit,
+                    "ref": r.ref,
+                    "differing": r.differing,
+                    "bytes": r.bytes,
+                    "used_at": r.used,
+                }
+                for r in cache.revisions
+            ],
+        }
         return cast("IndexStateDict", data)
 
 
@@ -94,6 +116,11 @@ class StateReads(Base):
             worktree_differs=self._worktree_differs(meta, scope, snap.files, known),
             scope=scope,
             categories=snap.categories,
+            revision_cache=RevisionCache(
+                self.db_path.parent,
+                self.settings.revision_cache_count,
+                self.settings.revision_cache_bytes,
+            ).usage(),
         )
 
     def _known_differs(self) -> bool | None:

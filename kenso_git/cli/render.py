@@ -149,6 +149,19 @@ def stats_text(state: IndexState) -> str:
         lines.append("fresh: the index matches the work tree")
     scope = ", ".join(s or "." for s in state.scope)
     lines.append(f"scope: {scope}")
+    cache = state.revision_cache
+    if cache.revisions:
+        lines.append(
+            f"revision cache: {len(cache.revisions)} of {cache.max_count} revisions, "
+            f"{_human(cache.bytes)} of {_human(cache.max_bytes)} of text "
+            f"({_human(cache.file_bytes)} on disk)"
+        )
+        for rev in cache.revisions:
+            name = rev.ref if rev.ref.startswith(rev.commit[:7]) else f"{rev.ref} {rev.commit[:12]}"
+            lines.append(
+                f"  {name:<30} {rev.differing:>5} docs differ  {_human(rev.bytes):>9}  "
+                f"used {local_time(rev.used)}"
+            )
     return "\n".join(lines) + "\n"
 
 

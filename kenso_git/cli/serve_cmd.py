@@ -91,6 +91,7 @@ def serve(
     finally:
         if service.watcher is not None:
             service.watcher.stop()
+        service.revisions.close()
 
 
 def _run(service: Service, chosen: str, host: str | None, port: int | None, remote: bool) -> None:

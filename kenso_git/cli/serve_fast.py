@@ -126,3 +126,4 @@ class _WatchStarter:
         self._timer.cancel()
         if self.service.watcher is not None:
             self.service.watcher.stop()
+        self.service.revisions.close()

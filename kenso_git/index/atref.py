@@ -11,6 +11,8 @@ revision that differs from the checkout in ten docs costs those ten parses.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import posixpath
 import subprocess
 from collections.abc import Callable
@@ -29,6 +31,7 @@ from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.history import resolve_revision
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
+from kenso_git.repo.ignore import signatures_hold
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
@@ -41,6 +44,10 @@ from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 from kenso_git.store.pagecopy import copy_index
 from kenso_git.store.pagecopy import open_copy
+from kenso_git.store.revcache import Delta
+from kenso_git.store.revcache import RevisionCache
+from kenso_git.store.revcache import rules_from_json
+from kenso_git.store.revcache import rules_json
 
 
 class Revision(NamedTuple):
@@ -165,6 +172,16 @@ def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
     return found
 
 
+class CacheUse(NamedTuple):
+    """How `materialize` may use the revision cache: the cache, the view the caller's
+    `ignored` stands for (the scope: two views never share a delta), and the signatures of
+    the ignore-rule files `ignored` has read so far (called after the walk)."""
+
+    cache: RevisionCache
+    view: str
+    rule_files: Callable[[], dict[str, tuple[int, int, int] | None]]
+
+
 def materialize(
     ws: Workspace,
     settings: Settings,
@@ -172,29 +189,80 @@ def materialize(
     target: Path,
     ref: str,
     ignored: Callable[[str], bool],
+    cached: CacheUse | None = None,
+    commit: str | None = None,
 ) -> Revision:
     """Write at `target` the index of the docs at `ref`, from the checkout's index.
+
+    With `cached`, the docs of `ref` that differ from the checkout and their texts come
+    from the revision cache when it holds them for this checkout index and these ignore
+    rules (no walk of the commit's tree, no `git cat-file`), and are kept there otherwise.
+
+    `commit`: what `ref` names, when the caller has already asked git.
 
     Raises:
         UsageError: `ref` names no commit.
     """
-    commit = resolve_revision(ws, ref)
+    commit = commit or resolve_revision(ws, ref)
     copy_index(checkout_db, target)
     conn = open_copy(target)
     try:
         meta = read_meta(conn)
         scope = meta_scope(meta)
         stored = load_files(conn)
-        at_rev = tree_blobs(ws, commit, scope, ignored)
-        changed = [p for p, b in at_rev.items() if stored.get(p) is None or stored[p].blob_id != b]
-        gone = [p for p in stored if p not in at_rev]
+        base = _base_digest(stored, scope, settings)
+        delta = _cached_delta(cached, commit, base)
+        hit = delta is not None
+        if delta is None:
+            at_rev = tree_blobs(ws, commit, scope, ignored)
+            delta = {p: b for p, b in at_rev.items() if p not in stored or stored[p].blob_id != b}
+            delta.update((p, None) for p in stored if p not in at_rev)
+        else:
+            at_rev = {p: row.blob_id for p, row in stored.items()}
+            for path, blob in delta.items():
+                if blob is None:
+                    at_rev.pop(path, None)
+                else:
+                    at_rev[path] = blob
+        changed = sorted(p for p, b in delta.items() if b is not None)
+        wanted = sorted({at_rev[p] for p in changed})
+        contents = cached.cache.blobs(wanted) if cached is not None and hit else {}
+        contents.update(read_blobs(ws, [b for b in wanted if b not in contents]))
         report = IngestReport(scope, head=commit)
         run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
         with transaction(conn, immediate=False):
-            _apply(run, meta, settings, stored, at_rev, changed)
+            _apply(run, meta, settings, stored, at_rev, changed, contents)
     finally:
         conn.close()
-    return Revision(ref, commit, len(changed) + len(gone))
+    if cached is not None:
+        if hit:
+            cached.cache.touch(commit, cached.view)
+        else:
+            kept = {b: d for b, d in contents.items() if len(d) <= settings.max_file_size}
+            rules = rules_json(cached.rule_files())
+            cached.cache.remember(commit, cached.view, ref, base, Delta(delta, rules), kept)
+    return Revision(ref, commit, len(delta))
+
+
+def _base_digest(stored: dict[str, FileRow], scope: list[str], settings: Settings) -> str:
+    """What a cached delta was computed against: the checkout index's docs (path, blob,
+    status), its scope and the settings that choose the docs."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    digest.update(json.dumps([scope, list(settings.exclude), settings.max_file_size]).encode())
+    for path in sorted(stored):
+        row = stored[path]
+        digest.update(f"{path}\0{row.blob_id}\0{row.status}\n".encode())
+    return digest.hexdigest()
+
+
+def _cached_delta(cached: CacheUse | None, commit: str, base: str) -> dict[str, str | None] | None:
+    """The cached docs of `commit` differing from the checkout, when still valid."""
+    if cached is None:
+        return None
+    found = cached.cache.delta(commit, cached.view, base)
+    if found is None or not signatures_hold(rules_from_json(found.rules)):
+        return None
+    return found.docs
 
 
 def _apply(
@@ -204,12 +272,12 @@ def _apply(
     stored: dict[str, FileRow],
     at_rev: dict[str, str],
     changed: list[str],
+    contents: dict[str, bytes],
 ) -> None:
     """Apply the revision's differing docs to the copy (inside the caller's transaction)."""
     ws, conn = run.ws, run.conn
-    contents = read_blobs(ws, sorted({at_rev[p] for p in changed}))
     opts = Options(settings.chunk_size, settings.chunk_overlap, settings.max_file_size, False)
-    for path in sorted(changed):
+    for path in changed:
         data = contents[at_rev[path]]
         sf = SourceFile(path, str(ws.root / path), len(data), 0, 0, 0)
         if len(data) > settings.max_file_size:

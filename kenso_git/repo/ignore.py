@@ -83,6 +83,11 @@ def _signature(path: str) -> Signature:
     return st.st_mtime_ns, st.st_size, st.st_ino
 
 
+def signatures_hold(signatures: dict[str, Signature]) -> bool:
+    """True when every rule file of `signatures` is still as it was (see `signatures()`)."""
+    return all(_signature(path) == sig for path, sig in signatures.items())
+
+
 def _base_sources(
     ws: Workspace, settings: Settings, watched: dict[str, Signature]
 ) -> list[_Source]:
@@ -142,6 +147,10 @@ class IgnoreRules:
     def changed(self) -> bool:
         """True when a rule file read so far changed, appeared or vanished on disk."""
         return any(_signature(path) != sig for path, sig in list(self._watched.items()))
+
+    def signatures(self) -> dict[str, Signature]:
+        """Every rule file read (or probed) so far, with its signature then (`watch` only)."""
+        return dict(self._watched)
 
     def reload_if_changed(self) -> bool:
         """Forget every cached rule when `changed()`; True when it did.

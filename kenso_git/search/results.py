@@ -247,6 +247,28 @@ class CategoryCount(TypedDict):
     chunks: int
 
 
+class CachedRevisionDict(TypedDict):
+    """One revision the revision cache holds (#29)."""
+
+    commit: str
+    ref: str  # the name it was first asked by
+    differing: int  # docs whose text or presence differs from the checkout's index
+    bytes: int  # compressed texts of its docs
+    used_at: float  # Unix time it was last searched
+
+
+class RevisionCacheDict(TypedDict):
+    """What `revisions.db` beside the index holds, and its bounds."""
+
+    path: str
+    count: int
+    bytes: int
+    file_bytes: int
+    max_count: int
+    max_bytes: int
+    revisions: list[CachedRevisionDict]
+
+
 class IndexStateDict(TypedDict):
     """`IndexState.to_dict()`, what `kenso-git stats --json` prints."""
 
@@ -264,6 +286,7 @@ class IndexStateDict(TypedDict):
     worktree_differs: bool | None
     scope: list[str]
     categories: list[CategoryCount]
+    revision_cache: RevisionCacheDict
 
 
 class RelatedFile(TypedDict):

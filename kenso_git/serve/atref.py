@@ -9,6 +9,7 @@ another revision carries no `last_commit`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import TypeVar
@@ -34,8 +35,13 @@ def answer_at(service: Service, ref: str, ask: Callable[[KnowledgeBase], T]) -> 
     from kenso_git.api.revision import at_revision
     from kenso_git.kb import KnowledgeBase
 
-    kb = service.require_index()
-    with at_revision(kb, ref, shows=service.scope.shows, make=KnowledgeBase) as (at, _rev):
+    kb, scope = service.require_index(), service.scope
+    view = "agent:" + json.dumps(sorted(scope.rel_roots))
+    pool = service.revisions
+    with at_revision(kb, ref, shows=scope.shows, view=view, make=KnowledgeBase, pool=pool) as (
+        at,
+        _rev,
+    ):
         return ask(at)
 
 

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 from typing import TypeVar
 
+from kenso_git.api.revpool import RevisionPool
 from kenso_git.api.search import Scope
 from kenso_git.api.search import make_snippet
 from kenso_git.api.search import scope_for
@@ -79,6 +80,7 @@ class Service:
         self._kb: KnowledgeBase | None = None  # the scoped index's, when the scope hides docs
         self._lock = threading.Lock()
         self.watcher: Watcher | None = None  # set by `serve` when it watches the checkout
+        self.revisions = RevisionPool(self.settings.revision_copies)  # for calls with `ref`
 
     def main_kb(self) -> KnowledgeBase:
         """The knowledge base of the index itself, opened on first use (never creates it):

@@ -1,0 +1,296 @@
+"""The revision cache (#29): what a search at another commit learnt, kept for the next one.
+
+A small SQLite file beside the index (`revisions.db`, the index's own folder) holds, per
+revision and view (the scope it was computed for), the docs that differ from the checkout's
+index it was computed against (path -> blob id, or none when the doc is absent there) and
+the texts of those blobs that the checkout does not hold, zlib-compressed and shared by blob
+id between revisions. Nothing else: a revision costs its differing docs, never a copy of the
+index. Bounded by count and bytes, the least recently used revision evicted first; a blob
+goes with the last revision that needs it.
+
+Every call is best-effort: a cache that cannot be opened, read or written (locked, corrupt,
+a read-only folder) answers "nothing cached" and the search goes on without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+
+from kenso_git.records import NamedTuple
+
+CACHE_FILE = "revisions.db"
+_WAIT_MS = 2000  # another process writing the cache: wait this long, then go without it
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS revision (
+    commit_id TEXT NOT NULL,
+    view TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    base TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    used REAL NOT NULL,
+    differing INTEGER NOT NULL,
+    PRIMARY KEY (commit_id, view)
+);
+CREATE TABLE IF NOT EXISTS revision_doc (
+    commit_id TEXT NOT NULL,
+    view TEXT NOT NULL,
+    path TEXT NOT NULL,
+    blob TEXT,
+    PRIMARY KEY (commit_id, view, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS revision_doc_blob ON revision_doc (blob);
+CREATE TABLE IF NOT EXISTS blob (
+    id TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+"""
+
+
+class Delta(NamedTuple):
+    """A cached revision: the docs that differ from the checkout index it was computed
+    against (`base`), and the ignore-rule files it read with their signatures (`rules`)."""
+
+    docs: dict[str, str | None]  # path -> blob id at the revision (None: absent there)
+    rules: str  # JSON of {rule file: signature} when it was computed
+
+
+class CachedRevision(NamedTuple):
+    """One row of what `stats` shows."""
+
+    commit: str
+    ref: str
+    view: str
+    differing: int
+    bytes: int  # compressed texts of its blobs (a blob shared with another counts in both)
+    used: float  # Unix time it was last searched
+
+
+class CacheUsage(NamedTuple):
+    """The cache's revisions, most recently used first, and its totals and bounds."""
+
+    path: str
+    revisions: list[CachedRevision]
+    bytes: int  # compressed texts held (each blob once)
+    file_bytes: int  # the cache file on disk
+    max_count: int
+    max_bytes: int
+
+
+class RevisionCache:
+    """The cache file of one index (see the module docstring)."""
+
+    def __init__(self, folder: Path, max_count: int, max_bytes: int) -> None:
+        self.path = folder / CACHE_FILE
+        self.max_count = max_count
+        self.max_bytes = max_bytes
+
+    def _connect(self, *, create: bool) -> sqlite3.Connection | None:
+        if not create and not self.path.exists():
+            return None
+        try:
+            if create and not self.path.exists():
+                # private as the index is (its folder may be shared: `--db`)
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=_WAIT_MS / 1000)
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes on a new file
+            conn.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error):
+            if create and self._replace_broken():
+                return self._connect(create=False)  # made again: nothing in it was needed
+            return None
+        return conn
+
+    def _replace_broken(self) -> bool:
+        """A cache file that is not a database is thrown away (it holds nothing that cannot
+        be made again from git) and made again, empty; True when it was."""
+        try:
+            probe = sqlite3.connect(self.path)
+            try:
+                probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return False  # a database, busy or locked: leave it alone
+            except sqlite3.DatabaseError:
+                pass
+            finally:
+                probe.close()
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except (OSError, sqlite3.Error):
+            return False
+        return True
+
+    def delta(self, commit: str, view: str, base: str) -> Delta | None:
+        """The cached docs of `commit` in `view` when they were computed against `base`."""
+        conn = self._connect(create=False)
+        if conn is None:
+            return None
+        try:
+            row = conn.execute(
+                "SELECT base, rules FROM revision WHERE commit_id = ? AND view = ?",
+                (commit, view),
+            ).fetchone()
+            if row is None or row[0] != base:
+                return None
+            docs = dict(
+                conn.execute(
+                    "SELECT path, blob FROM revision_doc WHERE commit_id = ? AND view = ?",
+                    (commit, view),
+                ).fetchall()
+            )
+            return Delta(docs, row[1])
+        except sqlite3.Error:
+            return None
+        finally:
+            conn.close()
+
+    def blobs(self, ids: Iterable[str]) -> dict[str, bytes]:
+        """The texts of those of `ids` the cache holds."""
+        wanted = sorted(set(ids))
+        conn = self._connect(create=False) if wanted else None
+        if conn is None:
+            return {}
+        found: dict[str, bytes] = {}
+        try:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                marks = ",".join("?" * len(part))
+                for blob, data in conn.execute(
+                    f"SELECT id, data FROM blob WHERE id IN ({marks})", part
+                ):
+                    found[blob] = zlib.decompress(data)
+        except (sqlite3.Error, zlib.error):
+            return {}
+        finally:
+            conn.close()
+        return found
+
+    def remember(
+        self,
+        commit: str,
+        view: str,
+        ref: str,
+        base: str,
+        delta: Delta,
+        texts: dict[str, bytes],
+    ) -> None:
+        """Keep (or refresh) `commit`'s docs in `view` and the texts of their blobs, mark it
+        used now, and evict down to the bounds."""
+        conn = self._connect(create=True)
+        if conn is None:
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "DELETE FROM revision_doc WHERE commit_id = ? AND view = ?", (commit, view)
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO revision (commit_id, view, ref, base, rules, used, "
+                "differing) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (commit, view, ref, base, delta.rules, time.time(), len(delta.docs)),
+            )
+            conn.executemany(
+                "INSERT INTO revision_doc (commit_id, view, path, blob) VALUES (?, ?, ?, ?)",
+                [(commit, view, path, blob) for path, blob in sorted(delta.docs.items())],
+            )
+            conn.executemany(
+                "INSERT OR IGNORE INTO blob (id, data) VALUES (?, ?)",
+                [(blob, zlib.compress(data, 6)) for blob, data in sorted(texts.items())],
+            )
+            _evict(conn, self.max_count, self.max_bytes)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA incremental_vacuum")
+        except sqlite3.Error:
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        finally:
+            conn.close()
+
+    def touch(self, commit: str, view: str) -> None:
+        """Mark `commit` in `view` used now (least recently used goes first)."""
+        conn = self._connect(create=False)
+        if conn is None:
+            return
+        with suppress(sqlite3.Error):
+            conn.execute(
+                "UPDATE revision SET used = ? WHERE commit_id = ? AND view = ?",
+                (time.time(), commit, view),
+            )
+        conn.close()
+
+    def usage(self) -> CacheUsage:
+        """What the cache holds, for `stats`."""
+        rows: list[CachedRevision] = []
+        held = 0
+        conn = self._connect(create=False)
+        if conn is not None:
+            try:
+                rows = [
+                    CachedRevision(*row)
+                    for row in conn.execute(
+                        "SELECT r.commit_id, r.ref, r.view, r.differing, "
+                        "(SELECT coalesce(sum(length(b.data)), 0) FROM blob b WHERE b.id IN "
+                        " (SELECT d.blob FROM revision_doc d WHERE d.commit_id = r.commit_id "
+                        "  AND d.view = r.view)), r.used "
+                        "FROM revision r ORDER BY r.used DESC"
+                    )
+                ]
+                held = conn.execute("SELECT coalesce(sum(length(data)), 0) FROM blob").fetchone()[0]
+            except sqlite3.Error:
+                rows, held = [], 0
+            finally:
+                conn.close()
+        size = self.path.stat().st_size if self.path.exists() else 0
+        return CacheUsage(str(self.path), rows, held, size, self.max_count, self.max_bytes)
+
+
+def _evict(conn: sqlite3.Connection, max_count: int, max_bytes: int) -> None:
+    """Drop the least recently used revisions until both bounds hold (the newest one is
+    kept even when it alone is over `max_bytes`: it is the one being searched), then the
+    blobs no revision needs."""
+    order = [
+        (c, v) for c, v in conn.execute("SELECT commit_id, view FROM revision ORDER BY used DESC")
+    ]
+    keep = order[: max(1, max_count)]
+    for commit, view in order[len(keep) :]:
+        _drop(conn, commit, view)
+    _orphans(conn)
+    while len(keep) > 1:
+        held = conn.execute("SELECT coalesce(sum(length(data)), 0) FROM blob").fetchone()[0]
+        if held <= max_bytes:
+            break
+        commit, view = keep.pop()
+        _drop(conn, commit, view)
+        _orphans(conn)
+
+
+def _drop(conn: sqlite3.Connection, commit: str, view: str) -> None:
+    conn.execute("DELETE FROM revision_doc WHERE commit_id = ? AND view = ?", (commit, view))
+    conn.execute("DELETE FROM revision WHERE commit_id = ? AND view = ?", (commit, view))
+
+
+def _orphans(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "DELETE FROM blob WHERE NOT EXISTS (SELECT 1 FROM revision_doc d WHERE d.blob = blob.id)"
+    )
+
+
+def rules_json(signatures: dict[str, tuple[int, int, int] | None]) -> str:
+    """The ignore-rule files a delta was computed with, as stored (see `Delta.rules`)."""
+    return json.dumps(sorted(signatures.items()), separators=(",", ":"))
+
+
+def rules_from_json(text: str) -> dict[str, tuple[int, int, int] | None]:
+    """`rules_json`'s signatures back."""
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return {}
+    return {path: (None if sig is None else (sig[0], sig[1], sig[2])) for path, sig in items}
