@@ -10,11 +10,18 @@ processes, median of --runs:
   search --ref HEAD~10 --json (a revision 10 docs away from the checkout)  <= 0.3 s
   search --ref HEAD~COMMITS --json (every edited doc differs)             <= a cold ingest
   search --json at the checkout, for comparison                           printed
+  the revision cache (store/revcache.py, api/revpool.py):
+    search --ref HEAD~10 --json a second time (cached), whole process       printed
+    a server's search_docs with ref=HEAD~10 (cached) against the checkout  p50 <= 1.2x
+      (one `kenso-git serve` over stdio, the MCP Python SDK's client, --calls calls each)
+    growth of the index's folder per cached revision against the text of
+      the differing docs' chunks at that revision                          <= 1.05x
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import random
 import shutil
@@ -43,6 +50,15 @@ def timed(cwd: Path, *args: str) -> float:
 
 def median(cwd: Path, runs: int, *args: str) -> float:
     return statistics.median(timed(cwd, *args) for _ in range(runs))
+
+
+def median_first(cwd: Path, runs: int, *args: str) -> float:
+    """`median`, the revision cache emptied before each run: a first search at a revision."""
+    values = []
+    for _ in range(runs):
+        (cwd / ".kenso" / "revisions.db").unlink(missing_ok=True)
+        values.append(timed(cwd, *args))
+    return statistics.median(values)
 
 
 def _data(text: bytes) -> bytes:
@@ -80,6 +96,89 @@ def build(corpus: Path, root: Path, commits: int, docs: int, seed: int) -> list[
     return edited
 
 
+def folder_bytes(folder: Path) -> int:
+    """Bytes of the files under `folder`, the transient `revisions/` copies left out."""
+    return sum(
+        p.stat().st_size
+        for p in folder.rglob("*")
+        if p.is_file() and "revisions" not in p.relative_to(folder).parts[:1]
+    )
+
+
+def chunk_bytes(root: Path, ref: str) -> tuple[int, int]:
+    """(differing docs, characters of their chunks at `ref`): the docs whose text at `ref`
+    is not the checkout's (the work tree is HEAD here), measured in the index at `ref`."""
+    from kenso_git.api.revision import at_revision
+    from kenso_git.kb import KnowledgeBase
+
+    out = subprocess.run(
+        ["git", "diff", "--no-renames", "--name-only", ref, "HEAD", "--", "*.md"],
+        cwd=root,
+        env=ENV,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    kb = KnowledgeBase.open(root)
+    with at_revision(kb, ref) as (at, _revision):
+        sizes = at.read(
+            lambda conn: dict(
+                conn.execute(
+                    "SELECT file_path, sum(length(content)) FROM chunks GROUP BY file_path"
+                ).fetchall()
+            )
+        )
+    kb.close()
+    return len(out), sum(sizes.get(path, 0) for path in out)
+
+
+async def served(root: Path, kg: str, query: str, ref: str, calls: int) -> tuple[float, float]:
+    """Median seconds of `search_docs` at the checkout and with `ref`, one stdio server,
+    interleaved; the first call of each warms up (and builds the revision's copy)."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    plain: list[float] = []
+    at_ref: list[float] = []
+    params = StdioServerParameters(command=kg, args=["serve", "--no-watch"], cwd=root, env=ENV)
+    async with Client(params) as client:
+        await client.call_tool("search_docs", {"query": query})
+        await client.call_tool("search_docs", {"query": query, "ref": ref})
+        for _ in range(calls):
+            for args, into in (({"query": query}, plain), ({"query": query, "ref": ref}, at_ref)):
+                began = time.perf_counter()
+                result = await client.call_tool("search_docs", args)
+                into.append(time.perf_counter() - began)
+                assert not result.is_error, result.content
+    return statistics.median(plain), statistics.median(at_ref)
+
+
+def cache_rows(
+    root: Path, kg: str, runs: int, calls: int, query: str
+) -> list[tuple[str, float, float | None]]:
+    """The revision cache's measures (see the module docstring)."""
+    rows: list[tuple[str, float, float | None]] = []
+    cached = median(root, runs, kg, "search", query, "--ref", "HEAD~10", "--json")
+    rows.append(("search --ref HEAD~10 --json, cached (whole process)", cached, None))
+    plain, at_ref = asyncio.run(served(root, kg, query, "HEAD~10", calls))
+    rows.append(("server: search_docs at the checkout (p50)", plain, None))
+    rows.append(("server: search_docs ref=HEAD~10, cached (p50)", at_ref, plain * 1.2))
+    print(f"\nserver p50 ratio, cached revision / checkout: {at_ref / plain:.2f} (target 1.2)")
+    print("\ngrowth of .kenso per cached revision (revisions/ copies left out):")
+    print(f"{'revision':<12} {'docs':>6} {'chunk text':>12} {'growth':>10} {'ratio':>7}")
+    home = root / ".kenso"
+    (home / "revisions.db").unlink(missing_ok=True)
+    for ref in ("HEAD~10", "HEAD~20", "HEAD~100", "HEAD~300", "HEAD~1000"):
+        before = folder_bytes(home)
+        timed(root, kg, "search", query, "--ref", ref, "--json")
+        grown = folder_bytes(home) - before
+        docs, text = chunk_bytes(root, ref)
+        ratio = grown / text if text else float("nan")
+        verdict = "ok" if ratio <= 1.05 else "MISSED"
+        print(f"{ref:<12} {docs:>6} {text:>12,} {grown:>10,} {ratio:>7.2f} {verdict}")
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
@@ -88,6 +187,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--keep", action="store_true", help="keep the repository (and print it)")
+    parser.add_argument("--calls", type=int, default=41, help="server calls per side")
     args = parser.parse_args()
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
@@ -121,10 +221,11 @@ def main() -> int:
                 None,
             )
         )
-        near = median(root, args.runs, kg, "search", query, "--ref", "HEAD~10", "--json")
+        near = median_first(root, args.runs, kg, "search", query, "--ref", "HEAD~10", "--json")
         rows.append(("search --ref HEAD~10 --json (10 docs differ)", near, 0.3))
-        far = median(root, args.runs, kg, "search", query, "--ref", since, "--json")
+        far = median_first(root, args.runs, kg, "search", query, "--ref", since, "--json")
         rows.append((f"search --ref {since} --json ({args.docs} docs differ)", far, plain))
+        rows.extend(cache_rows(root, kg, args.runs, args.calls, query))
         clone = work / "clone"
         subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True, env=ENV)
         subprocess.run(["git", "reset", "-q", "--hard", "HEAD~5"], cwd=clone, check=True, env=ENV)

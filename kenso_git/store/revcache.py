@@ -14,6 +14,7 @@ a read-only folder) answers "nothing cached" and the search goes on without it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -30,6 +31,7 @@ _WAIT_MS = 2000  # another process writing the cache: wait this long, then go wi
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS revision (
+    id INTEGER PRIMARY KEY,
     commit_id TEXT NOT NULL,
     view TEXT NOT NULL,
     ref TEXT NOT NULL,
@@ -37,21 +39,47 @@ CREATE TABLE IF NOT EXISTS revision (
     rules TEXT NOT NULL,
     used REAL NOT NULL,
     differing INTEGER NOT NULL,
-    PRIMARY KEY (commit_id, view)
+    UNIQUE (commit_id, view)
 );
 CREATE TABLE IF NOT EXISTS revision_doc (
-    commit_id TEXT NOT NULL,
-    view TEXT NOT NULL,
+    rev INTEGER NOT NULL,
     path TEXT NOT NULL,
     blob TEXT,
-    PRIMARY KEY (commit_id, view, path)
+    PRIMARY KEY (rev, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS revision_doc_blob ON revision_doc (blob);
 CREATE TABLE IF NOT EXISTS blob (
     id TEXT PRIMARY KEY,
     data BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS rules (
+    digest TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
 """
+
+
+_VERSION = 1  # PRAGMA user_version of the cache file; another one is made again
+_TABLES = ("revision", "revision_doc", "blob", "rules")
+
+
+def _make_schema(conn: sqlite3.Connection) -> None:
+    """Make the tables (a new file), or make them again (a file of another version: what it
+    holds can all be made again from git)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != _VERSION:
+            for table in _TABLES:
+                conn.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
 
 
 class Delta(NamedTuple):
@@ -59,7 +87,7 @@ class Delta(NamedTuple):
     against (`base`), and the ignore-rule files it read with their signatures (`rules`)."""
 
     docs: dict[str, str | None]  # path -> blob id at the revision (None: absent there)
-    rules: str  # JSON of {rule file: signature} when it was computed
+    rules: str  # JSON of the rule files read and their signatures then (`rules_json`)
 
 
 class CachedRevision(NamedTuple):
@@ -100,8 +128,12 @@ class RevisionCache:
                 # private as the index is (its folder may be shared: `--db`)
                 os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=_WAIT_MS / 1000)
-            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes on a new file
-            conn.executescript(_SCHEMA)
+            # both only take on a new file: small pages, as a revision of ten docs holds a
+            # few kilobytes (4 KB pages cost a new file 40 KB of empty tables)
+            conn.execute("PRAGMA page_size = 1024")
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            if conn.execute("PRAGMA user_version").fetchone()[0] != _VERSION:
+                _make_schema(conn)
         except (OSError, sqlite3.Error):
             if create and self._replace_broken():
                 return self._connect(create=False)  # made again: nothing in it was needed
@@ -134,19 +166,21 @@ class RevisionCache:
             return None
         try:
             row = conn.execute(
-                "SELECT base, rules FROM revision WHERE commit_id = ? AND view = ?",
+                "SELECT r.base, s.data FROM revision r JOIN rules s ON s.digest = r.rules "
+                "WHERE r.commit_id = ? AND r.view = ?",
                 (commit, view),
             ).fetchone()
             if row is None or row[0] != base:
                 return None
             docs = dict(
                 conn.execute(
-                    "SELECT path, blob FROM revision_doc WHERE commit_id = ? AND view = ?",
+                    "SELECT d.path, d.blob FROM revision_doc d JOIN revision r ON r.id = d.rev "
+                    "WHERE r.commit_id = ? AND r.view = ?",
                     (commit, view),
                 ).fetchall()
             )
-            return Delta(docs, row[1])
-        except sqlite3.Error:
+            return Delta(docs, zlib.decompress(row[1]).decode())
+        except (sqlite3.Error, zlib.error, UnicodeDecodeError):
             return None
         finally:
             conn.close()
@@ -188,17 +222,21 @@ class RevisionCache:
             return
         try:
             conn.execute("BEGIN IMMEDIATE")
+            _drop(conn, commit, view)
+            # the rule files read are the same for most revisions: kept once, compressed
+            rules = hashlib.sha1(delta.rules.encode(), usedforsecurity=False).hexdigest()
             conn.execute(
-                "DELETE FROM revision_doc WHERE commit_id = ? AND view = ?", (commit, view)
+                "INSERT OR IGNORE INTO rules (digest, data) VALUES (?, ?)",
+                (rules, zlib.compress(delta.rules.encode(), 9)),
             )
-            conn.execute(
-                "INSERT OR REPLACE INTO revision (commit_id, view, ref, base, rules, used, "
-                "differing) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (commit, view, ref, base, delta.rules, time.time(), len(delta.docs)),
-            )
+            rev = conn.execute(
+                "INSERT INTO revision (commit_id, view, ref, base, rules, used, differing) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (commit, view, ref, base, rules, time.time(), len(delta.docs)),
+            ).lastrowid
             conn.executemany(
-                "INSERT INTO revision_doc (commit_id, view, path, blob) VALUES (?, ?, ?, ?)",
-                [(commit, view, path, blob) for path, blob in sorted(delta.docs.items())],
+                "INSERT INTO revision_doc (rev, path, blob) VALUES (?, ?, ?)",
+                [(rev, path, blob) for path, blob in sorted(delta.docs.items())],
             )
             conn.executemany(
                 "INSERT OR IGNORE INTO blob (id, data) VALUES (?, ?)",
@@ -237,8 +275,7 @@ class RevisionCache:
                     for row in conn.execute(
                         "SELECT r.commit_id, r.ref, r.view, r.differing, "
                         "(SELECT coalesce(sum(length(b.data)), 0) FROM blob b WHERE b.id IN "
-                        " (SELECT d.blob FROM revision_doc d WHERE d.commit_id = r.commit_id "
-                        "  AND d.view = r.view)), r.used "
+                        " (SELECT d.blob FROM revision_doc d WHERE d.rev = r.id)), r.used "
                         "FROM revision r ORDER BY r.used DESC"
                     )
                 ]
@@ -272,13 +309,20 @@ def _evict(conn: sqlite3.Connection, max_count: int, max_bytes: int) -> None:
 
 
 def _drop(conn: sqlite3.Connection, commit: str, view: str) -> None:
-    conn.execute("DELETE FROM revision_doc WHERE commit_id = ? AND view = ?", (commit, view))
+    conn.execute(
+        "DELETE FROM revision_doc WHERE rev IN "
+        "(SELECT id FROM revision WHERE commit_id = ? AND view = ?)",
+        (commit, view),
+    )
     conn.execute("DELETE FROM revision WHERE commit_id = ? AND view = ?", (commit, view))
 
 
 def _orphans(conn: sqlite3.Connection) -> None:
     conn.execute(
         "DELETE FROM blob WHERE NOT EXISTS (SELECT 1 FROM revision_doc d WHERE d.blob = blob.id)"
+    )
+    conn.execute(
+        "DELETE FROM rules WHERE NOT EXISTS (SELECT 1 FROM revision r WHERE r.rules = rules.digest)"
     )
 
 

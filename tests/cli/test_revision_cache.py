@@ -167,3 +167,17 @@ def test_copies_left_by_a_killed_process_are_swept(history: Path) -> None:
     assert _paths(history, "giraffe", "--ref", "v1") == ["docs/b.md"]
     assert not left.exists()
     assert mine.exists()
+
+
+def test_a_cache_file_of_another_version_is_made_again(history: Path) -> None:
+    import sqlite3
+
+    folder = history / ".kenso"
+    conn = sqlite3.connect(folder / "revisions.db")
+    conn.execute("CREATE TABLE revision (commit_id TEXT, something_else TEXT)")
+    conn.execute("INSERT INTO revision VALUES ('x', 'y')")
+    conn.commit()
+    conn.close()
+    assert _paths(history, "giraffe", "--ref", "v1") == ["docs/b.md"]
+    cache = _cache(history)
+    assert [r["commit"] for r in cache["revisions"]] == [_commit(history, "v1")]
