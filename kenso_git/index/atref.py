@@ -11,7 +11,6 @@ revision that differs from the checkout in ten docs costs those ten parses.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import posixpath
 import subprocess
@@ -247,6 +246,8 @@ def materialize(
 def _base_digest(stored: dict[str, FileRow], scope: list[str], settings: Settings) -> str:
     """What a cached delta was computed against: the checkout index's docs (path, blob,
     status), its scope and the settings that choose the docs."""
+    import hashlib  # not at the top: the search path loads no OpenSSL
+
     digest = hashlib.sha1(usedforsecurity=False)
     digest.update(json.dumps([scope, list(settings.exclude), settings.max_file_size]).encode())
     for path in sorted(stored):

@@ -14,7 +14,6 @@ a read-only folder) answers "nothing cached" and the search goes on without it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -223,6 +222,8 @@ class RevisionCache:
         try:
             conn.execute("BEGIN IMMEDIATE")
             _drop(conn, commit, view)
+            import hashlib  # not at the top: the search path loads no OpenSSL
+
             # the rule files read are the same for most revisions: kept once, compressed
             rules = hashlib.sha1(delta.rules.encode(), usedforsecurity=False).hexdigest()
             conn.execute(
