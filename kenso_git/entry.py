@@ -186,6 +186,9 @@ def _early_status(
 
 
 def _plain_search(options: SearchArgs, started: Started | None = None) -> str:
+    if options.ref is not None:
+        _drop(started)  # the docs at REV: the work tree's status is not asked
+        return _search_at(options)
     # The freshness check's `git status`, before the ~60 ms of imports below (#16)
     checks = not options.no_sync and _query_sync_by_env()
     ws, early = _early_status(started) if checks else (None, None)
@@ -218,6 +221,27 @@ def _plain_search(options: SearchArgs, started: Started | None = None) -> str:
             early.discard()
 
 
+def _search_at(options: SearchArgs) -> str:
+    """`search --ref REV`: the answer over a copy of the index with the docs as at REV."""
+    from pathlib import Path
+
+    from kenso_git.api.revision import at_revision
+    from kenso_git.cli.plaintext import search_text
+    from kenso_git.kb import KnowledgeBase
+
+    assert options.ref is not None
+    kb = KnowledgeBase.open(Path.cwd(), db=options.db_path)
+    with at_revision(kb, options.ref) as (at, _revision):
+        return search_text(
+            at,
+            options.query,
+            limit=options.limit,
+            category=options.category,
+            as_json=options.as_json,
+            color=options.color,
+        )
+
+
 # The fields are the destinations of `SYNC_OPTIONS` and `SEARCH_OPTIONS`; their defaults
 # come from those declarations too.
 class SyncArgs(NamedTuple):
@@ -234,6 +258,7 @@ class SearchArgs(NamedTuple):
     db_path: str | None
     color: str
     no_sync: bool = False
+    ref: str | None = None
 
 
 def parse_sync_args(args: list[str]) -> SyncArgs | None:

@@ -46,6 +46,8 @@ def _run(fn: object, args: list[str], capsys: pytest.CaptureFixture[str]) -> tup
         ["search", "widgets", "-n", "1", "-c", "guides"],
         ["search", "widgets", "--limit", "1", "--category", "all", "--color", "never"],
         ["search", "zzqqxx nothing matches"],
+        ["search", "alpha", "--ref", "HEAD", "--json"],
+        ["search", "widgets", "--ref", "HEAD", "-n", "1"],
     ],
 )
 def test_fast_search_prints_what_the_click_command_prints(
@@ -84,11 +86,22 @@ def test_other_search_forms_go_to_click(args: list[str]) -> None:
     assert entry.parse_search_args(args) is None
 
 
-def test_plain_search_never_imports_click_or_mcp(indexed: Path) -> None:
+def test_a_search_at_a_bad_revision_fails_on_the_fast_path_as_with_click(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["search", "alpha", "--ref", "no-such-tag"]
+    assert entry.parse_search_args(args[1:]) is not None
+    fast = _run(entry.main, args, capsys)
+    slow = _run(click_main, args, capsys)
+    assert fast == slow and fast[0] == 2 and "no-such-tag" in fast[2]
+
+
+@pytest.mark.parametrize("extra", [[], ["--ref", "HEAD"]])
+def test_plain_search_never_imports_click_or_mcp(indexed: Path, extra: list[str]) -> None:
     code = (
         "import sys\n"
         "from kenso_git.entry import main\n"
-        "try:\n    main(['search', 'alpha'])\nexcept SystemExit:\n    pass\n"
+        f"try:\n    main(['search', 'alpha', *{extra!r}])\nexcept SystemExit:\n    pass\n"
         # dataclasses pulls in inspect, ast and dis: ~13 ms of a ~150 ms search (#16)
         "slow = {'click', 'mcp', 'pydantic', 'pygit2', 'yaml', 'dataclasses', 'inspect'}\n"
         "sys.stderr.write(repr(sorted({m.split('.')[0] for m in sys.modules} & slow)))\n"

@@ -92,6 +92,7 @@ SEARCH_OPTIONS = (
     DB,
     COLOR,
     NO_SYNC,
+    Option(("--ref",), "ref", "text", "The docs as in this commit, branch or tag (REV)."),
 )
 
 
@@ -100,12 +101,6 @@ SEARCH_OPTIONS = (
 # line that uses one goes through click.
 FORMATS = ("text", "json", "tsv")
 AGENT_SEARCH_OPTIONS = (
-    Option(
-        ("--ref",),
-        "ref",
-        "text",
-        "The docs as in this commit, branch or tag (REV).",
-    ),
     Option(("--path",), "path", "text", "Only docs under this folder (in:PATH)."),
     Option(("--ext",), "ext", "text", "Only files with this extension (ext:EXT)."),
     Option(("--tag",), "tag", "text", "Only docs with this frontmatter tag (tag:TAG)."),

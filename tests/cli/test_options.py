@@ -96,6 +96,7 @@ def test_parse_plain_keeps_the_words_apart() -> None:
             "db_path": None,
             "color": "auto",
             "no_sync": False,
+            "ref": None,
         },
         ["a", "b"],
     )
