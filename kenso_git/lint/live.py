@@ -145,7 +145,7 @@ class LiveCorpus:
         )
         links = self._facts.links
         if links is not None:
-            links.paths = fresh.paths
+            links.set_paths(fresh.paths)
         self._facts = replace(fresh, links=links)
 
     def _ask_git(self, doc: Document) -> None:

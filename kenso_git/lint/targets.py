@@ -163,6 +163,11 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
         if path.lstrip("/").split("/", 1)[0] not in tree.top:
             return SKIPPED, "", None, SITE
         normal = normalise_target(source, path)
+    elif (plain := path.rstrip()) and "/." not in f"/{plain}" and "//" not in f"{plain}/":
+        # a plain relative path (no `.`/`..` part, no trailing slash, no doubled one): what
+        # normalise_target makes of it, without normpath (most links of a corpus)
+        folder = source.rpartition("/")[0]
+        normal = f"{folder}/{plain}" if folder else plain
     else:
         normal = normalise_target(source, path if path.startswith(".") else "./" + path)
     if not normal or normal in (".", "..") or normal.startswith("../"):
@@ -273,6 +278,8 @@ class LinkFacts:
     _notable: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _skipped: dict[str, Counter[str]] = field(default_factory=dict)
     _placed: dict[tuple[str, str] | str, Placed] = field(default_factory=dict)
+    _by_folder: dict[str, dict[str, Placed]] = field(default_factory=dict)  # lint/notable.py
+    _relations: dict[str, list[tuple[Relation, tuple[str, ...]]]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -320,7 +327,14 @@ class LinkFacts:
         are counted for `tally`: most links of a corpus lead where they say."""
         found = self._notable.get(doc.path)
         if found is None:
-            found = self._notable[doc.path] = self._classify(doc, every=False)
+            from kenso_git.lint.notable import notable_targets
+
+            fused = notable_targets(self, doc)  # one pass; None: the scan is kept or capped
+            if fused is None:
+                found = self._classify(doc, every=False)
+            else:
+                found, self._skipped[doc.path] = fused
+            self._notable[doc.path] = found
         return found
 
     def _classify(self, doc: Document, *, every: bool) -> tuple[Target, ...]:
@@ -364,13 +378,17 @@ class LinkFacts:
     def missing_relations(self, doc: Document) -> list[tuple[Relation, tuple[str, ...]]]:
         """The relates_to entries of `doc` no document answers (KS002's), each with the
         root-relative paths it may name, in the order KS002 tries them."""
+        known = self._relations.get(doc.path)
+        if known is not None:
+            return known
         relations = [rel for rel in doc.relations if not is_glob(rel.target) and rel.target]
         found = resolve_links(doc.path, [rel.target for rel in relations], self.paths)
-        return [
+        known = self._relations[doc.path] = [
             (rel, relation_paths(doc.path, rel.target))
             for rel, hit in zip(relations, found, strict=True)
             if hit is None
         ]
+        return known
 
     def missing(self, docs: Iterable[Document]) -> set[str]:
         """The paths the links, code paths and relates_to entries of `docs` name and the tree
@@ -402,11 +420,19 @@ class LinkFacts:
         self._notable.clear()
         self._skipped.clear()
         self._placed.clear()
+        self._by_folder.clear()
+
+    def set_paths(self, paths: PathIndex) -> None:
+        """The documents' paths changed (one added or removed): relates_to entries are
+        resolved again when asked."""
+        self.paths = paths
+        self._relations.clear()
 
     def forget(self, path: str) -> None:
         """Drop what is known of `path`'s document (a language server's edit)."""
         self.scans.pop(path, None)
         self.anchors.pop(path, None)
+        self._relations.pop(path, None)
         self._targets.pop(path, None)
         self._notable.pop(path, None)
         self._skipped.pop(path, None)

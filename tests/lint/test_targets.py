@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
@@ -98,3 +102,97 @@ def test_kept_places_of_a_slim_document_are_the_places_of_the_full_one() -> None
         assert lines[line - 1][column - 1 :].startswith(ref.target), ref
         if any(offset == ref.offset for offset, _, _ in placed):
             assert (ref.offset, line, column) in placed
+
+
+TRICKY = """# Tricky
+
+`[in code](https://example.com)` and `[gone in code](nowhere.md)` are not links, nor is
+`[tab](#tab/x)`; after the span [a web link](https://example.com/y) counts once.
+A line with `one tick [gone](after.md) and [ok](guide.md#setup) closed by` this tick.
+![an image](img/none.png) and [nested [brackets]](old.md#part) and ![x](img/logo.png#frag).
+[local](#tricky) [local bad](#nope) [same twice](old.md) [same twice](old.md)
+
+[def]: #tricky
+[def web]: https://example.com/z
+[def gone]: ../outside/far.md
+"""
+
+
+def test_notable_in_one_pass_is_what_the_two_pass_scan_finds_on_tricky_lines() -> None:
+    docs = [parse_document("docs/tricky.md", TRICKY), parse_document("docs/guide.md", "# Setup\n")]
+    every_facts, notable_facts = _facts(docs), _facts(docs)
+    every = every_facts.targets(docs[0])
+    wanted = tuple(
+        t for t in every if _is_notable(t) and not (t.ref.kind == CODE and t.status == FOUND)
+    )
+    assert notable_facts.notable(docs[0]) == wanted
+    assert {t.ref.target for t in wanted} >= {"old.md", "img/none.png", "#nope", "old.md#part"}
+    skipped = Counter(t.reason for t in every if t.status == SKIPPED)
+    assert notable_facts.tally() == skipped
+
+
+def test_notable_in_one_pass_equals_the_two_pass_scan_on_the_docs_corpus() -> None:
+    from tests.helpers import require_corpus
+
+    root = require_corpus()
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    docs = [
+        parse_document(rel, (root / rel).read_text(encoding="utf-8", errors="replace"))
+        for rel in files
+        if rel.endswith(".md")
+    ]
+    tree = TreeIndex(files)
+    every_facts = LinkFacts.build(docs, PathIndex(d.path for d in docs), tree=tree)
+    notable_facts = LinkFacts.build(docs, PathIndex(d.path for d in docs), tree=tree)
+    for doc in docs:
+        wanted = tuple(
+            t
+            for t in every_facts.targets(doc)
+            if _is_notable(t) and not (t.ref.kind == CODE and t.status == FOUND)
+        )
+        assert notable_facts.notable(doc) == wanted, doc.path
+    skipped = Counter(
+        t.reason for d in docs for t in every_facts.targets(d) if t.status == SKIPPED
+    )
+    assert notable_facts.tally() == skipped
+
+
+_PART = st.sampled_from(["a", "b.md", ".", "..", "", " ", "x y", ".git", "c%20d", "é", "/"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    source=st.lists(st.sampled_from(["docs", "a", "x y", "é"]), max_size=3),
+    parts=st.lists(_PART, min_size=1, max_size=5),
+)
+def test_classify_places_a_relative_path_as_normalise_target_does(
+    source: list[str], parts: list[str]
+) -> None:
+    """The fast way for plain relative paths gives what the general way gives."""
+    from kenso_git.lint.targets import classify
+    from kenso_git.text.parse import normalise_target
+
+    src = "/".join([*source, "page.md"])
+    raw = "/".join(parts)
+    if not raw or raw.startswith(("/", "#", "~/")) or ":" in raw:
+        return
+    status, path, _frag, _reason = classify(src, raw, TreeIndex(["docs/page.md"]))
+    want_raw = raw.partition("#")[0].partition("?")[0]
+    want_raw = unquote(want_raw) if "%" in want_raw else want_raw
+    if not want_raw:
+        return
+    want = normalise_target(src, want_raw if want_raw.startswith(".") else "./" + want_raw)
+    if not want or want in (".", "..") or want.startswith("../"):
+        assert status == SKIPPED
+    else:
+        assert path == want
+
+
+def test_a_page_past_the_link_caps_gets_what_the_two_pass_scan_gives() -> None:
+    from kenso_git.text.mdlinks import MAX_REFS
+
+    body = "# Many\n\n" + "".join(f"[l{i}](gone{i}.md) " for i in range(MAX_REFS + 50)) + "\n"
+    docs = [parse_document("docs/many.md", body)]
+    every = _facts(docs).targets(docs[0])
+    notable = _facts(docs).notable(docs[0])
+    assert len(notable) == MAX_REFS and notable == every

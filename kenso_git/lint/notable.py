@@ -1,0 +1,173 @@
+"""The targets of a document a path rule may report, found in one pass (#30).
+
+`LinkFacts.notable` asks, of every link and code path of a document, whether it is missing,
+differs in case or has a fragment to check. Most links of a corpus lead where they say: this
+pass looks each target up in the classification cache as soon as the `](` scan meets it and
+moves on when it leads to a file with no fragment, so such a link costs one dictionary
+lookup, with no record made, no code-span parity and no image check. Everything else is
+what `text.mdlinks.links` and `LinkFacts._classify` make of it, in body order.
+
+The caps of `links` (`MAX_REFS`, `MAX_LINK_SCANS`) stop a pathological page part way; a
+body that reaches `MAX_REFS` links (fewer than `MAX_LINK_SCANS`) is left to the two-pass
+scan, which applies them, so this pass never has to.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from kenso_git.lint.targets import CASE
+from kenso_git.lint.targets import FOUND
+from kenso_git.lint.targets import SKIPPED
+from kenso_git.lint.targets import LinkFacts
+from kenso_git.lint.targets import Placed
+from kenso_git.lint.targets import Places
+from kenso_git.lint.targets import Target
+from kenso_git.lint.targets import classify
+from kenso_git.lint.targets import classify_code
+from kenso_git.text.mdlinks import _BRACKET_WINDOW
+from kenso_git.text.mdlinks import _DEFINITION
+from kenso_git.text.mdlinks import _INLINE
+from kenso_git.text.mdlinks import DEFINITION
+from kenso_git.text.mdlinks import IMAGE
+from kenso_git.text.mdlinks import LINK
+from kenso_git.text.mdlinks import MAX_REFS
+from kenso_git.text.mdlinks import LinkRef
+from kenso_git.text.mdlinks import _is_image
+from kenso_git.text.mdlinks import code_paths
+from kenso_git.text.mdlinks import regions
+from kenso_git.text.parse import Document
+
+
+def notable_targets(
+    facts: LinkFacts, doc: Document
+) -> tuple[tuple[Target, ...], Counter[str]] | None:
+    """(the notable targets of `doc`, its skipped links by reason), or None when the
+    two-pass scan must answer (a kept scan, or a body that reaches the caps)."""
+    if doc.path in facts.scans:
+        return None
+    found = _Pass(facts, doc)
+    spans = list(regions(doc))
+    for start, end in spans:
+        if not found.inline(start, end):
+            return None
+    if "]:" in doc.body:
+        for start, end in spans:
+            if not found.definitions(start, end):
+                return None
+    return _placed_targets(doc, found.kept, facts, spans), found.skipped
+
+
+class _Pass:
+    """One document's pass: the links kept so far and the skipped ones counted."""
+
+    __slots__ = ("body", "facts", "folder", "here", "kept", "seen", "skipped", "source")
+
+    def __init__(self, facts: LinkFacts, doc: Document) -> None:
+        self.facts, self.body, self.source = facts, doc.body, doc.path
+        self.folder = doc.path.rpartition("/")[0]
+        # what a target comes to depends on the source's folder alone: a table per folder
+        self.here = facts._by_folder.setdefault(self.folder, {})
+        self.kept: list[tuple[LinkRef, Placed]] = []
+        self.skipped: Counter[str] = Counter()
+        self.seen = 0  # `](` and definitions met: at MAX_REFS the caps of `links` may bind
+
+    def inline(self, start: int, end: int) -> bool:
+        """The inline links of `body[start:end]`; False when the caps may bind."""
+        body, here, facts, source, keep = self.body, self.here, self.facts, self.source, self.kept
+        rfind, count, find = body.rfind, body.count, body.find
+        ticks, counted, seen = 0, start, self.seen
+        for match in _INLINE.finditer(body, start, end):
+            seen += 1
+            if seen >= MAX_REFS:
+                return False
+            raw = match[1]
+            placed = here.get(raw)
+            if placed is None:
+                placed = _placed(source, raw, facts)
+                if raw[:1] != "#":  # a fragment of this document: its own page's
+                    here[raw] = placed
+            if placed[0] is FOUND and placed[2] is None:
+                continue  # leads where it says: inside a code span or not, nothing to say
+            # the code-span parity of `links`, caught up over what was passed by
+            at = match.start()
+            newline = rfind("\n", counted, at)
+            if newline >= 0:
+                ticks, counted = 0, newline + 1
+            ticks += count("`", counted, at)
+            counted = at
+            if ticks & 1:
+                continue
+            if placed[0] == SKIPPED:
+                self.skipped[placed[3]] += 1
+                continue
+            low = at - _BRACKET_WINDOW if at - _BRACKET_WINDOW > start else start
+            opened = rfind("[", low, at)
+            if opened >= 0 and find("]", opened, at) < 0:
+                image = opened > 0 and body[opened - 1] == "!"
+            else:
+                image = _is_image(body, at, start)
+            keep.append((LinkRef(IMAGE if image else LINK, raw, match.start(1)), placed))
+        self.seen = seen
+        return True
+
+    def definitions(self, start: int, end: int) -> bool:
+        """The reference definitions of `body[start:end]`; False when the caps may bind."""
+        if self.body.find("]:", start, end) < 0:
+            return True
+        for match in _DEFINITION.finditer(self.body, start, end):
+            self.seen += 1
+            if self.seen >= MAX_REFS:
+                return False
+            raw = match[2]
+            if raw[:1] == "#":
+                placed = _placed(self.source, raw, self.facts)
+            else:
+                placed = _cached(self.facts, self.source, self.folder, raw)
+            if placed[0] == SKIPPED:
+                self.skipped[placed[3]] += 1
+            elif placed[0] != FOUND or placed[2] is not None:
+                self.kept.append((LinkRef(DEFINITION, raw, match.start(2)), placed))
+        return True
+
+
+def _placed(source: str, raw: str, facts: LinkFacts) -> Placed:
+    placed = classify(source, raw, facts.tree)
+    if placed[0] == CASE:
+        placed = (CASE, placed[1], placed[2], facts.tree.case_of(placed[1]) or "")
+    return placed
+
+
+def _cached(facts: LinkFacts, source: str, folder: str, raw: str) -> Placed:
+    key = raw if raw[:1] == "/" or ":" in raw.partition("/")[0] else (folder, raw)
+    placed = facts._placed.get(key)
+    if placed is None:
+        placed = facts._placed[key] = _placed(source, raw, facts)
+    return placed
+
+
+def _placed_targets(
+    doc: Document,
+    kept: list[tuple[LinkRef, Placed]],
+    facts: LinkFacts,
+    spans: list[tuple[int, int]],
+) -> tuple[Target, ...]:
+    """The kept links and the notable code paths, placed, in body order."""
+    tree = facts.tree
+    items: list[tuple[LinkRef, tuple[str, str, str | None, str]]] = list(kept)
+    for ref in code_paths(doc, spans):
+        code = classify_code(ref.target, tree)
+        if code is not None and code[0] != FOUND:
+            real = (tree.case_of(code[1]) or "") if code[0] == CASE else ""
+            items.append((ref, (code[0], code[1], None, real)))
+    items.sort(key=_offset)
+    places = Places(doc, None)
+    out = []
+    for ref, placed in items:
+        line, column = places.of(ref)
+        out.append(Target(ref, line, column, *placed))
+    return tuple(out)
+
+
+def _offset(item: tuple[LinkRef, Placed]) -> int:
+    return item[0].offset
