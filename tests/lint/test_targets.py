@@ -151,9 +151,7 @@ def test_notable_in_one_pass_equals_the_two_pass_scan_on_the_docs_corpus() -> No
             if _is_notable(t) and not (t.ref.kind == CODE and t.status == FOUND)
         )
         assert notable_facts.notable(doc) == wanted, doc.path
-    skipped = Counter(
-        t.reason for d in docs for t in every_facts.targets(d) if t.status == SKIPPED
-    )
+    skipped = Counter(t.reason for d in docs for t in every_facts.targets(d) if t.status == SKIPPED)
     assert notable_facts.tally() == skipped
 
 
