@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenso_git.api.revpool import RevisionCopy
+from kenso_git.errors import IndexWriteError
 
 if TYPE_CHECKING:
     from kenso_git.api.revpool import RevisionPool
@@ -93,11 +95,19 @@ def _materialize(
     # the copy lives under the index's own root, the one place a read may write
     home = kb.db_path.parent
     folder = home / REVISIONS_DIR
-    folder.mkdir(mode=0o700, exist_ok=True)
-    sweep(folder)
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        sweep(folder)
+        tmp = Path(tempfile.mkdtemp(prefix=f"ref-{os.getpid()}-", dir=folder))
+    except OSError as err:
+        raise IndexWriteError(
+            f"cannot make the index of the docs at {ref} in {folder}: {err.strerror or err}",
+            hint="the copy lives beside the index: make that folder writable (and give it "
+            "room for one more index), or search an index elsewhere with --db",
+            path=str(folder),
+        ) from err
     settings = kb.settings
     cache = RevisionCache(home, settings.revision_cache_count, settings.revision_cache_bytes)
-    tmp = Path(tempfile.mkdtemp(prefix=f"ref-{os.getpid()}-", dir=folder))
     try:
         target = tmp / "index.db"
         use = CacheUse(cache, view, rules.signatures)
@@ -105,6 +115,14 @@ def _materialize(
             kb.workspace, settings, kb.db_path, target, ref, hidden, use, commit=commit
         )
         at = (make or type(kb))(kb.workspace, settings._replace(query_sync=False), target)
+    except sqlite3.OperationalError as err:  # the copy's writes: a full or read-only disk
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise IndexWriteError(
+            f"cannot make the index of the docs at {ref} in {folder}: {err}",
+            hint="the copy needs as much room as the index: free some, or search an index "
+            "elsewhere with --db",
+            path=str(folder),
+        ) from err
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -181,3 +181,12 @@ def test_a_cache_file_of_another_version_is_made_again(history: Path) -> None:
     assert _paths(history, "giraffe", "--ref", "v1") == ["docs/b.md"]
     cache = _cache(history)
     assert [r["commit"] for r in cache["revisions"]] == [_commit(history, "v1")]
+
+
+def test_a_folder_the_copy_cannot_be_made_in_is_a_clear_error(history: Path) -> None:
+    (history / ".kenso" / "revisions").write_text("not a folder")  # mkdir fails as for a
+    proc = run_cli(history, "search", "giraffe", "--ref", "v1")  # read-only folder
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "cannot make the index of the docs at v1" in proc.stderr and "hint:" in proc.stderr
+    assert _paths(history, "okapi") == ["docs/b.md"]  # the checkout's index is untouched
