@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from kenso_git.api.git import EarlyStatus
     from kenso_git.api.git import Started
     from kenso_git.api.workspace import Workspace
+    from kenso_git.kb import KnowledgeBase
 
 
 # The cyclic collector runs after this many new container objects (Python's default: 700).
@@ -197,7 +198,6 @@ def _plain_search(options: SearchArgs, started: Started | None = None) -> str:
     try:
         from pathlib import Path
 
-        from kenso_git.cli.plaintext import search_text
         from kenso_git.kb import KnowledgeBase
 
         if ws is None:
@@ -208,14 +208,7 @@ def _plain_search(options: SearchArgs, started: Started | None = None) -> str:
             kb.settings = kb.settings._replace(query_sync=False)
         if ws is None or kb.workspace == ws:  # an index of another root: not its status
             kb.start_early(early)
-        return search_text(
-            kb,
-            options.query,
-            limit=options.limit,
-            category=options.category,
-            as_json=options.as_json,
-            color=options.color,
-        )
+        return _answer(kb, options)
     finally:
         if early is not None:
             early.discard()
@@ -226,20 +219,25 @@ def _search_at(options: SearchArgs) -> str:
     from pathlib import Path
 
     from kenso_git.api.revision import at_revision
-    from kenso_git.cli.plaintext import search_text
     from kenso_git.kb import KnowledgeBase
 
     assert options.ref is not None
     kb = KnowledgeBase.open(Path.cwd(), db=options.db_path)
     with at_revision(kb, options.ref) as (at, _revision):
-        return search_text(
-            at,
-            options.query,
-            limit=options.limit,
-            category=options.category,
-            as_json=options.as_json,
-            color=options.color,
-        )
+        return _answer(at, options)
+
+
+def _answer(kb: KnowledgeBase, options: SearchArgs) -> str:
+    from kenso_git.cli.plaintext import search_text
+
+    return search_text(
+        kb,
+        options.query,
+        limit=options.limit,
+        category=options.category,
+        as_json=options.as_json,
+        color=options.color,
+    )
 
 
 # The fields are the destinations of `SYNC_OPTIONS` and `SEARCH_OPTIONS`; their defaults

@@ -25,7 +25,6 @@ from kenso_git.lint.targets import Places
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
-from kenso_git.text.mdlinks import _BRACKET_WINDOW
 from kenso_git.text.mdlinks import _DEFINITION
 from kenso_git.text.mdlinks import _INLINE
 from kenso_git.text.mdlinks import DEFINITION
@@ -75,7 +74,7 @@ class _Pass:
     def inline(self, start: int, end: int) -> bool:
         """The inline links of `body[start:end]`; False when the caps may bind."""
         body, here, facts, source, keep = self.body, self.here, self.facts, self.source, self.kept
-        rfind, count, find = body.rfind, body.count, body.find
+        rfind, count = body.rfind, body.count
         ticks, counted, seen = 0, start, self.seen
         for match in _INLINE.finditer(body, start, end):
             seen += 1
@@ -101,13 +100,8 @@ class _Pass:
             if placed[0] == SKIPPED:
                 self.skipped[placed[3]] += 1
                 continue
-            low = at - _BRACKET_WINDOW if at - _BRACKET_WINDOW > start else start
-            opened = rfind("[", low, at)
-            if opened >= 0 and find("]", opened, at) < 0:
-                image = opened > 0 and body[opened - 1] == "!"
-            else:
-                image = _is_image(body, at, start)
-            keep.append((LinkRef(IMAGE if image else LINK, raw, match.start(1)), placed))
+            kind = IMAGE if _is_image(body, at, start) else LINK
+            keep.append((LinkRef(kind, raw, match.start(1)), placed))
         self.seen = seen
         return True
 

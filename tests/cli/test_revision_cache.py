@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
+from tests.cli.test_search_ref import ALPHA
+from tests.cli.test_search_ref import BETA1
+from tests.cli.test_search_ref import BETA2
+from tests.cli.test_search_ref import GAMMA
+from tests.cli.test_search_ref import _paths
 from tests.helpers import git
 from tests.helpers import init_repo
 from tests.helpers import run_cli
 from tests.helpers import write
-
-ALPHA = "# Alpha\n\nThe zebra protocol handles retries across the payment gateway service.\n"
-BETA1 = "# Beta\n\nThe giraffe ledger reconciles invoices at the end of every month here.\n"
-BETA2 = "# Beta\n\nThe okapi ledger reconciles invoices at the end of every month here.\n"
-GAMMA = "# Gamma\n\nThe pelican runbook says how to rotate the signing keys of the cluster.\n"
 
 
 @pytest.fixture
@@ -37,12 +37,6 @@ def history(tmp_path: Path) -> Path:
     git(root, "commit", "-q", "-am", "edit b")
     assert run_cli(root, "ingest").returncode == 0
     return root
-
-
-def _paths(root: Path, query: str, *extra: str) -> list[str]:
-    proc = run_cli(root, "search", query, "--json", *extra)
-    assert proc.returncode == 0, proc.stderr
-    return [hit["file_path"] for hit in json.loads(proc.stdout)]
 
 
 def _cache(root: Path) -> dict[str, Any]:
