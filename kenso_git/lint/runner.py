@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import cast
 
 from kenso_git.lint.config import LintConfig
@@ -43,13 +44,16 @@ def score_file(violations: Iterable[Violation]) -> int:
     return max(0, round_half_up(100.0 - sum(taken.values())))
 
 
-def _ordered_rules(config: LintConfig) -> list[tuple[Rule, ...]]:
-    groups = []
-    for slot in EMISSION_GROUPS:
-        rules = tuple(r for r in slot if r.id in config.select)
-        if rules:
-            groups.append(rules)
-    return groups
+def _ordered_rules(config: LintConfig) -> tuple[tuple[Rule, ...], ...]:
+    """The selected rules in emission groups, worked out once per selection (it was twice a
+    document: 66 ms of an ingest's lint summary on the docs corpus, #32)."""
+    return _groups(config.select)
+
+
+@lru_cache(maxsize=8)
+def _groups(select: frozenset[str]) -> tuple[tuple[Rule, ...], ...]:
+    groups = (tuple(r for r in slot if r.id in select) for slot in EMISSION_GROUPS)
+    return tuple(rules for rules in groups if rules)
 
 
 def _check(
