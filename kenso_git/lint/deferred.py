@@ -10,6 +10,8 @@ only when a corpus rule will report something about it and needs its text for th
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from sys import intern
 
 from kenso_git.lint.corpus import CorpusFacts
 from kenso_git.lint.model import Thresholds
@@ -30,6 +32,40 @@ class Partial(NamedTuple):
     doc: Document  # slimmed: no text, body, headings or frontmatter
     found: dict[str, list[Violation]]  # rule id -> its violations, every rule run so far
     suppressed: Suppressions
+
+    def __reduce__(self) -> tuple[Callable[..., Partial], tuple[object, ...]]:
+        # the parse workers send these to the ingest's summary, 100,000 at 100k documents
+        return _received, tuple(self)
+
+
+_EMPTY: dict[str, object] = {}  # a slimmed document's frontmatter, shared (never written)
+
+
+def _received(doc: Document, found: dict[str, list[Violation]], sup: Suppressions) -> Partial:
+    """A Partial as it arrives from a parse worker, with the strings that repeat from one
+    document to the next (a finding's rule, name, message and subject, the category and
+    audience) kept once in the process: ~1.6 kB a document before (#32)."""
+    doc = doc._replace(
+        category=intern(doc.category),
+        audience=intern(doc.audience),
+        frontmatter=doc.frontmatter or _EMPTY,
+        fm_title=doc.h1 if doc.fm_title == doc.h1 else doc.fm_title,
+    )
+    shared = {
+        intern(rule): [
+            replace(
+                v,
+                path=doc.path,
+                rule=intern(v.rule),
+                name=intern(v.name),
+                message=intern(v.message),
+                subject=intern(v.subject),
+            )
+            for v in found_
+        ]
+        for rule, found_ in found.items()
+    }
+    return Partial(doc, shared, sup)
 
 
 class Deferred(NamedTuple):

@@ -77,3 +77,24 @@ def test_the_ingest_lint_summary_says_what_lint_says(tmp_path, monkeypatch) -> N
     alone = run_lint([]).report
     assert summary == report_to_json(alone)  # every finding, line and column
     assert alone.errors + alone.warnings > 0
+
+
+SMALL_DOC = (
+    "# Guide {n}\n\n## Example\n\nThe following is a word about guide {n}.\n\n"
+    "## Reference\n\nThis is a second short section.\n"
+)
+
+
+def test_what_the_summary_keeps_of_a_document_is_small(tmp_path, monkeypatch) -> None:
+    """At 100,000 documents every byte the summary keeps of one is 100 kB: the findings'
+    messages, names and categories repeat across documents and are kept once (#32)."""
+
+    def held(name: str, files: int) -> int:
+        files_ = {f"docs/g{n % 7}/d{n:05}.md": SMALL_DOC.format(n=n) for n in range(files)}
+        return _held_ingest(init_repo(tmp_path / name, files_), monkeypatch)[0]
+
+    held("warm", 10)  # the process-wide caches
+    small, large = held("small", 100), held("large", 400)
+    per_doc = (large - small) / 300
+    # 2,737 bytes before (1,648 now, ~1,000 of them the ingest report's own row and path)
+    assert per_doc < 2_000, f"held {small:,} -> {large:,} bytes: {per_doc:.0f} a document"
