@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kenso_git.lint.report import report_to_json as report_to_json
     from kenso_git.lint.sarif import report_to_sarif as report_to_sarif
     from kenso_git.lint.session import run_lint as run_lint
+    from kenso_git.lint.streamed import Packed as Packed
     from kenso_git.lint.streamed import first_half as first_half
     from kenso_git.lint.streamed import summary as summary
     from kenso_git.text.parse import Document as Document
@@ -32,6 +33,7 @@ __all__ = [
     "IngestReport",
     "LintReport",
     "LiveCorpus",
+    "Packed",
     "Partial",
     "Severity",
     "Violation",
@@ -51,6 +53,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "IngestReport": ("kenso_git.index.report", "IngestReport"),
     "LintReport": ("kenso_git.lint.model", "LintReport"),
     "LiveCorpus": ("kenso_git.lint.live", "LiveCorpus"),
+    "Packed": ("kenso_git.lint.streamed", "Packed"),
     "Partial": ("kenso_git.lint.deferred", "Partial"),
     "Severity": ("kenso_git.lint.model", "Severity"),
     "Violation": ("kenso_git.lint.model", "Violation"),

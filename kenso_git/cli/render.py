@@ -44,12 +44,12 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
     """
     if not any(r.status == "ingested" for r in report.results):
         return None
-    from kenso_git.api.lint import Partial
+    from kenso_git.api.lint import Packed
     from kenso_git.api.lint import load_lint_config
     from kenso_git.api.lint import summary
 
-    parts = [part for part in report.documents if isinstance(part, Partial)]
-    parsed = {part.doc.path for part in parts}
+    parts = [part for part in report.documents if isinstance(part, Packed)]
+    parsed = {part.path for part in parts}
     unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
     config = load_lint_config(kb.settings)
     return summary(kb.workspace, kb.settings, parts, unparsed, report.scope, config)
