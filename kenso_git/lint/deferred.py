@@ -35,13 +35,13 @@ class Partial(NamedTuple):
 
     def __reduce__(self) -> tuple[Callable[..., Partial], tuple[object, ...]]:
         # the parse workers send these to the ingest's summary, 100,000 at 100k documents
-        return _received, tuple(self)
+        return received, tuple(self)
 
 
 _EMPTY: dict[str, object] = {}  # a slimmed document's frontmatter, shared (never written)
 
 
-def _received(doc: Document, found: dict[str, list[Violation]], sup: Suppressions) -> Partial:
+def received(doc: Document, found: dict[str, list[Violation]], sup: Suppressions) -> Partial:
     """A Partial as it arrives from a parse worker, with the strings that repeat from one
     document to the next (a finding's rule, name, message and subject, the category and
     audience) kept once in the process: ~1.6 kB a document before (#32)."""

@@ -27,6 +27,7 @@ from kenso_git.lint.corpus import build_facts
 from kenso_git.lint.corpus import slim
 from kenso_git.lint.deferred import Deferred
 from kenso_git.lint.deferred import Partial
+from kenso_git.lint.deferred import received
 from kenso_git.lint.runner import lint_alone
 from kenso_git.lint.runner import lint_documents
 from kenso_git.records import NamedTuple
@@ -39,12 +40,13 @@ if TYPE_CHECKING:
 
 
 class Packed(NamedTuple):
-    """A document's first half as the ingest keeps it while its writer runs: pickled, ~0.7 kB
+    """A document's first half as the ingest keeps it while its writer runs: pickled, ~0.8 kB
     on the docs corpus where the objects held ~1.24 kB (~1.56 kB before their strings were
     shared), since a default ingest at 100,000 documents keeps 100,000 of them (#32)."""
 
     path: str
-    data: bytes  # the pickled Partial
+    doc: bytes  # the pickled slim form, all the corpus facts read
+    rest: bytes  # the pickled findings and suppressions
 
 
 def first_half(config: LintConfig) -> Callable[[Document], Packed]:
@@ -55,13 +57,18 @@ def first_half(config: LintConfig) -> Callable[[Document], Packed]:
 
 def _first_half(config: LintConfig, doc: Document) -> Packed:
     part = lint_alone(doc, _slimmer(doc), config)
-    return Packed(doc.path, dumps(part, HIGHEST_PROTOCOL))
+    rest = (part.found, part.suppressed)
+    return Packed(doc.path, dumps(part.doc, HIGHEST_PROTOCOL), dumps(rest, HIGHEST_PROTOCOL))
 
 
-def _unpack(data: bytes) -> Partial:
-    part = loads(data)
-    assert isinstance(part, Partial)
-    return part
+def _slim_doc(packed: Packed) -> Document:
+    doc = loads(packed.doc)
+    assert isinstance(doc, Document)
+    return doc
+
+
+def _unpack(packed: Packed) -> Partial:
+    return received(_slim_doc(packed), *loads(packed.rest))
 
 
 def _slimmer(doc: Document) -> Document:
@@ -83,19 +90,19 @@ def summary(
     turn (one full parse in memory at a time).
 
     Two passes over the packed halves: their slim forms for the corpus facts, then each
-    half unpacked again, linted and let go, so the halves are never all held unpacked."""
+    half unpacked whole, linted and let go, so the halves are never all held unpacked."""
     from kenso_git.repo.discover import Skip
     from kenso_git.repo.discover import discover_paths
     from kenso_git.repo.discover import load_document
 
-    packed = {part.path: part.data for part in parts}
+    packed = {part.path: part for part in parts}
     for sf in discover_paths(ws, settings, unparsed, scope=scope):
         loaded = load_document(sf, settings)
         if not isinstance(loaded, Skip):
-            packed[loaded.path] = _first_half(config, loaded).data
+            packed[loaded.path] = _first_half(config, loaded)
     order = sorted(packed)
     facts = build_facts(
-        [_unpack(packed[path]).doc for path in order],
+        [_slim_doc(packed[path]) for path in order],
         with_mentions="KS019" in config.select,
         min_label_chars=config.thresholds.min_label_chars,
     )
@@ -106,7 +113,7 @@ def summary(
 def _deferred(
     ws: Workspace,
     settings: Settings,
-    packed: dict[str, bytes],
+    packed: dict[str, Packed],
     order: Sequence[str],
     scope: Sequence[str],
 ) -> Iterator[Deferred]:
