@@ -30,6 +30,7 @@ from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.history import resolve_revision
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
+from kenso_git.repo.ignore import Signature
 from kenso_git.repo.ignore import signatures_hold
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
@@ -178,7 +179,7 @@ class CacheUse(NamedTuple):
 
     cache: RevisionCache
     view: str
-    rule_files: Callable[[], dict[str, tuple[int, int, int] | None]]
+    rule_files: Callable[[], dict[str, Signature]]
 
 
 def materialize(

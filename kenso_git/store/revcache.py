@@ -24,6 +24,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from kenso_git.records import NamedTuple
+from kenso_git.repo.ignore import Signature
 
 CACHE_FILE = "revisions.db"
 _WAIT_MS = 2000  # another process writing the cache: wait this long, then go without it
@@ -327,12 +328,12 @@ def _orphans(conn: sqlite3.Connection) -> None:
     )
 
 
-def rules_json(signatures: dict[str, tuple[int, int, int] | None]) -> str:
+def rules_json(signatures: dict[str, Signature]) -> str:
     """The ignore-rule files a delta was computed with, as stored (see `Delta.rules`)."""
     return json.dumps(sorted(signatures.items()), separators=(",", ":"))
 
 
-def rules_from_json(text: str) -> dict[str, tuple[int, int, int] | None]:
+def rules_from_json(text: str) -> dict[str, Signature]:
     """`rules_json`'s signatures back."""
     try:
         items = json.loads(text)
