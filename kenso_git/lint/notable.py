@@ -14,6 +14,7 @@ scan, which applies them, so this pass never has to.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from kenso_git.lint.targets import CASE
@@ -48,19 +49,26 @@ def notable_targets(
     found = _Pass(facts, doc)
     spans = list(regions(doc))
     for start, end in spans:
-        if not found.inline(start, end):
+        if not found.region(start, end):
             return None
-    if "]:" in doc.body:
-        for start, end in spans:
-            if not found.definitions(start, end):
-                return None
     return _placed_targets(doc, found.kept, facts, spans), found.skipped
 
 
 class _Pass:
     """One document's pass: the links kept so far and the skipped ones counted."""
 
-    __slots__ = ("body", "facts", "folder", "here", "kept", "seen", "skipped", "source")
+    __slots__ = (
+        "body",
+        "counted",
+        "facts",
+        "folder",
+        "here",
+        "kept",
+        "seen",
+        "skipped",
+        "source",
+        "ticks",
+    )
 
     def __init__(self, facts: LinkFacts, doc: Document) -> None:
         self.facts, self.body, self.source = facts, doc.body, doc.path
@@ -70,59 +78,80 @@ class _Pass:
         self.kept: list[tuple[LinkRef, Placed]] = []
         self.skipped: Counter[str] = Counter()
         self.seen = 0  # `](` and definitions met: at MAX_REFS the caps of `links` may bind
+        self.ticks, self.counted = 0, 0  # backticks since `counted` on its line (a region's)
 
-    def inline(self, start: int, end: int) -> bool:
-        """The inline links of `body[start:end]`; False when the caps may bind."""
-        body, here, facts, source, keep = self.body, self.here, self.facts, self.source, self.kept
-        rfind, count = body.rfind, body.count
-        ticks, counted, seen = 0, start, self.seen
-        for match in _INLINE.finditer(body, start, end):
-            seen += 1
-            if seen >= MAX_REFS:
-                return False
-            raw = match[1]
-            placed = here.get(raw)
-            if placed is None:
-                placed = _placed(source, raw, facts)
-                if raw[:1] != "#":  # a fragment of this document: its own page's
-                    here[raw] = placed
-            if placed[0] is FOUND and placed[2] is None:
-                continue  # leads where it says: inside a code span or not, nothing to say
-            # the code-span parity of `links`, caught up over what was passed by
-            at = match.start()
-            newline = rfind("\n", counted, at)
-            if newline >= 0:
-                ticks, counted = 0, newline + 1
-            ticks += count("`", counted, at)
-            counted = at
-            if ticks & 1:
-                continue
-            if placed[0] == SKIPPED:
-                self.skipped[placed[3]] += 1
-                continue
-            kind = IMAGE if _is_image(body, at, start) else LINK
-            keep.append((LinkRef(kind, raw, match.start(1)), placed))
+    def region(self, start: int, end: int) -> bool:
+        """The inline links and reference definitions of `body[start:end]`; False when the
+        caps may bind.
+
+        Every `]` of the region is visited with `str.find` (one C scan, no regex engine
+        stepping over the prose): `](` is tried as an inline link as `_INLINE.finditer`
+        would (never inside the previous match), and the line of a `]:` as a definition as
+        `_DEFINITION.finditer` would (`^` holds only at a line start inside the region).
+        """
+        body, here = self.body, self.here
+        find, rfind, inline = body.find, body.rfind, _INLINE.match
+        seen, resume, tried = self.seen, start, -1
+        self.ticks, self.counted = 0, start
+        at = find("]", start, end)
+        while at >= 0:
+            follow = body[at + 1 : at + 2]
+            if follow == "(" and at >= resume and (match := inline(body, at, end)) is not None:
+                resume = match.end()
+                seen += 1
+                if seen >= MAX_REFS:
+                    return False
+                raw = match[1]
+                placed = here.get(raw)
+                if placed is None:
+                    placed = self._first(raw)
+                if placed[0] is not FOUND or placed[2] is not None:
+                    self._inline(match, start, placed)
+            elif follow == ":" and (line := rfind("\n", 0, at) + 1) != tried and line >= start:
+                tried = line
+                if (defined := _DEFINITION.match(body, line, end)) is not None:
+                    seen += 1
+                    if seen >= MAX_REFS:
+                        return False
+                    self._definition(defined)
+            at = find("]", at + 1, end)
         self.seen = seen
         return True
 
-    def definitions(self, start: int, end: int) -> bool:
-        """The reference definitions of `body[start:end]`; False when the caps may bind."""
-        if self.body.find("]:", start, end) < 0:
-            return True
-        for match in _DEFINITION.finditer(self.body, start, end):
-            self.seen += 1
-            if self.seen >= MAX_REFS:
-                return False
-            raw = match[2]
-            if raw[:1] == "#":
-                placed = _placed(self.source, raw, self.facts)
-            else:
-                placed = _cached(self.facts, self.source, self.folder, raw)
-            if placed[0] == SKIPPED:
-                self.skipped[placed[3]] += 1
-            elif placed[0] != FOUND or placed[2] is not None:
-                self.kept.append((LinkRef(DEFINITION, raw, match.start(2)), placed))
-        return True
+    def _first(self, raw: str) -> Placed:
+        """`raw` placed, the first time this folder meets it."""
+        placed = _placed(self.source, raw, self.facts)
+        if raw[:1] != "#":  # a fragment of this document: its own page's
+            self.here[raw] = placed
+        return placed
+
+    def _inline(self, match: re.Match[str], start: int, placed: Placed) -> None:
+        """An inline link that may be reported: kept unless inside a code span (the
+        parity of `links`, caught up over what was passed by) or skipped (counted)."""
+        body, at = self.body, match.start()
+        newline = body.rfind("\n", self.counted, at)
+        if newline >= 0:
+            self.ticks, self.counted = 0, newline + 1
+        self.ticks += body.count("`", self.counted, at)
+        self.counted = at
+        if self.ticks & 1:
+            return
+        if placed[0] == SKIPPED:
+            self.skipped[placed[3]] += 1
+        else:
+            kind = IMAGE if _is_image(body, at, start) else LINK
+            self.kept.append((LinkRef(kind, match[1], match.start(1)), placed))
+
+    def _definition(self, match: re.Match[str]) -> None:
+        raw = match[2]
+        if raw[:1] == "#":
+            placed = _placed(self.source, raw, self.facts)
+        else:
+            placed = _cached(self.facts, self.source, self.folder, raw)
+        if placed[0] == SKIPPED:
+            self.skipped[placed[3]] += 1
+        elif placed[0] != FOUND or placed[2] is not None:
+            self.kept.append((LinkRef(DEFINITION, raw, match.start(2)), placed))
 
 
 def _placed(source: str, raw: str, facts: LinkFacts) -> Placed:

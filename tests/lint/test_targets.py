@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -194,3 +195,54 @@ def test_a_page_past_the_link_caps_gets_what_the_two_pass_scan_gives() -> None:
     every = _facts(docs).targets(docs[0])
     notable = _facts(docs).notable(docs[0])
     assert len(notable) == MAX_REFS and notable == every
+
+
+_PIECE = st.sampled_from(
+    [
+        "](",
+        "](old.md)",
+        "](guide.md#setup)",
+        "](#tricky)",
+        '](old.md "t](x)")',
+        '](a "t]: y")',
+        "]:",
+        "]: old.md",
+        "]: #nope",
+        "[",
+        "[r",
+        "![",
+        "\\]",
+        "]",
+        ")",
+        "\n",
+        "\n   ",
+        "\n    ",
+        "`",
+        "<!--",
+        "-->",
+        "\n```\n",
+        " ",
+        "x",
+        "img/none.png",
+        "https://example.com",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECE, max_size=40))
+@example(["[r", "]: old.md", " ", "<!--", "-->", "]: old.md"])  # a region starting mid-line
+@example(["[r", "\\]", '](a "t]: y")', "]: old.md"])  # `]:` inside an inline link's title
+def test_notable_in_one_pass_is_the_two_pass_scan_on_any_mix_of_link_syntax(
+    pieces: list[str],
+) -> None:
+    body = "# Tricky\n\n" + "".join(pieces)
+    docs = [parse_document("docs/tricky.md", body), parse_document("docs/guide.md", "# Setup\n")]
+    every_facts, notable_facts = _facts(docs), _facts(docs)
+    every = every_facts.targets(docs[0])
+    wanted = tuple(
+        t for t in every if _is_notable(t) and not (t.ref.kind == CODE and t.status == FOUND)
+    )
+    assert notable_facts.notable(docs[0]) == wanted
+    skipped = Counter(t.reason for t in every if t.status == SKIPPED)
+    assert notable_facts.tally() == skipped
