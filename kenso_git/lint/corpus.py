@@ -221,7 +221,7 @@ def start_listing(ws: Workspace, config: LintConfig) -> EarlyListing | None:
         return None
     from kenso_git.repo.tree import EarlyListing
 
-    return EarlyListing(ws)
+    return EarlyListing(ws, renames=bool(config.select & {"KS024", "KS025"}))
 
 
 def gather_facts(
@@ -261,7 +261,8 @@ def gather_facts(
 
         missing = links.missing(selection.corpus[i] for i in selection.wanted)
         try:
-            found = find_moves(ws, missing, links.tree.__contains__)
+            staged = None if listing is None else listing.staged
+            found = find_moves(ws, missing, links.tree.__contains__, staged=staged)
             links.moves.update(found.moved)
             links.deleted.update(found.deleted)
         except GitError as exc:

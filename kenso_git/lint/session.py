@@ -130,8 +130,12 @@ def _lint_once(
 
     alone = partial(lint_alone, config=config)
     listing = start_listing(ws, config)  # git lists the tree while the docs are parsed
-    selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
-    facts = facts_for(ws, selection, config, warn=warn, listing=listing)
+    try:
+        selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
+        facts = facts_for(ws, selection, config, warn=warn, listing=listing)
+    finally:
+        if listing is not None:
+            listing.discard()  # what was not read (no missing path: no staged renames)
     report = lint_documents(selection.targets(), corpus=facts, config=config)
     skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
     return replace(report, skipped=skipped)

@@ -31,6 +31,47 @@ def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
     return finish(args, lambda: capture(git_argv(ws, args), scrubbed_env(), timeout))
 
 
+class EarlyGit:
+    """`git ARGS` started now and read later (`result`): git runs on another core while the
+    caller works, with no thread taking turns at the interpreter lock. Its output pipe is
+    made large (Linux) so git can finish writing before it is read."""
+
+    __slots__ = ("_args", "_error", "_run")
+
+    def __init__(self, ws: Workspace, *args: str) -> None:
+        self._args = args
+        self._run: Spawned | None = None
+        self._error: OSError | None = None
+        try:
+            self._run = Spawned(git_argv(ws, args), scrubbed_env(), pipe_bytes=_EARLY_PIPE)
+        except OSError as exc:  # reported by `result`, as `run_git` would
+            self._error = exc
+
+    def result(self, timeout: float = 30.0) -> str:
+        """git's stdout.
+
+        Raises:
+            GitError: git is missing, timed out or failed.
+        """
+
+        def collect() -> tuple[int, bytes, bytes]:
+            if self._run is None:
+                raise self._error or OSError("collected already")
+            run, self._run = self._run, None
+            return run.collect(timeout)
+
+        return finish(self._args, collect)
+
+    def discard(self) -> None:
+        """Stop git unless read (idempotent)."""
+        run, self._run = self._run, None
+        if run is not None:
+            run.stop()
+
+
+_EARLY_PIPE = 1 << 20  # bytes an early git may write unread (Linux's default cap for a pipe)
+
+
 def git_argv(ws: Workspace, args: Sequence[str]) -> list[str]:
     return ["git", "-C", str(ws.root), *args]
 
@@ -69,15 +110,17 @@ class Spawned:
 
     __slots__ = ("_err", "_out", "argv", "pid")
 
-    def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
-        """Start `argv`.
+    def __init__(
+        self, argv: list[str], env: Mapping[str, str], *, pipe_bytes: int = 0
+    ) -> None:
+        """Start `argv` (`pipe_bytes`: the stdout pipe's size asked for, when non-zero).
 
         Raises:
             OSError: the program cannot be started.
         """
         self.argv = argv
         self.pid: int | None
-        self.pid, self._out, self._err = prestart.spawn(argv, env)
+        self.pid, self._out, self._err = prestart.spawn(argv, env, pipe_bytes=pipe_bytes)
 
     @classmethod
     def adopt(cls, started: prestart.Started) -> Spawned:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
+from kenso_git.repo.gitrun import EarlyGit
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.workspace import Workspace
 
@@ -56,9 +57,13 @@ def _pairs(out: str, commit: str | None) -> Iterable[tuple[str, str, str]]:
                 at += 2 if status else 1
 
 
-def _staged(ws: Workspace) -> Renames:
+# git's renames among the staged changes (what a commit now would record)
+STAGED_RENAMES = ("diff", "--cached", "-M", "-z", "--name-status", "--diff-filter=R")
+
+
+def _staged(ws: Workspace, early: EarlyGit | None) -> Renames:
     try:
-        out = run_git(ws, "diff", "--cached", "-M", "-z", "--name-status", "--diff-filter=R")
+        out = run_git(ws, *STAGED_RENAMES) if early is None else early.result()
     except GitError:  # an unborn HEAD has nothing to compare
         return {}
     return {old: (new, STAGED) for old, new, _ in _pairs(out, STAGED)}
@@ -140,10 +145,16 @@ class Moves(NamedTuple):
     deleted: dict[str, str]  # path -> the commit (short id) that deleted it, not a rename
 
 
-def find_moves(ws: Workspace, paths: Collection[str], exists: Callable[[str], bool]) -> Moves:
+def find_moves(
+    ws: Workspace,
+    paths: Collection[str],
+    exists: Callable[[str], bool],
+    *,
+    staged: EarlyGit | None = None,
+) -> Moves:
     """Where git moved each of `paths` (missing from the work tree) to a path that `exists`,
     and which of the others a commit deleted; paths git never had are left out. Outside
-    git, nothing moved.
+    git, nothing moved. `staged`: git's `STAGED_RENAMES` started earlier (read here).
 
     Raises:
         GitError: git failed on a repository it should read.
@@ -151,7 +162,7 @@ def find_moves(ws: Workspace, paths: Collection[str], exists: Callable[[str], bo
     if not ws.is_git or not paths:
         return Moves({}, {})
     asked = sorted(paths)[:MAX_PATHS]
-    renames = _staged(ws)
+    renames = _staged(ws, staged)
     chains: dict[str, list[tuple[str, str]]] = {path: [] for path in asked}
     pending = {path: path for path in asked}  # where the search stands -> where it began
     deleting: dict[str, list[str]] = {}

@@ -66,8 +66,10 @@ def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in source.items() if k not in GIT_REPO_VARS}
 
 
-def spawn(argv: list[str], env: Mapping[str, str]) -> tuple[int, int, int]:
-    """Start `argv` with stdin from /dev/null: (pid, stdout read end, stderr read end).
+def spawn(argv: list[str], env: Mapping[str, str], *, pipe_bytes: int = 0) -> tuple[int, int, int]:
+    """Start `argv` with stdin from /dev/null: (pid, stdout read end, stderr read end);
+    `pipe_bytes`, when non-zero, the size asked for the stdout pipe (Linux; kept as it is
+    elsewhere or when refused).
 
     `posix_spawn` and two pipes rather than `subprocess` (whose import, with `signal`,
     `threading` and `selectors`, costs more than a git call).
@@ -77,6 +79,8 @@ def spawn(argv: list[str], env: Mapping[str, str]) -> tuple[int, int, int]:
     """
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    if pipe_bytes:
+        _grow_pipe(out_w, pipe_bytes)
     try:
         pid = os.posix_spawnp(
             argv[0],
@@ -96,6 +100,15 @@ def spawn(argv: list[str], env: Mapping[str, str]) -> tuple[int, int, int]:
         os.close(out_w)
         os.close(err_w)
     return pid, out_r, err_r
+
+
+def _grow_pipe(fd: int, size: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)  # type: ignore[attr-defined,unused-ignore]
+    except (ImportError, AttributeError, OSError):  # not Linux, or over the system's cap
+        pass
 
 
 class Started:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import re
 
+from kenso_git.repo.gitrun import EarlyGit
 from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.moves import STAGED_RENAMES
 from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import Workspace
 
@@ -28,6 +30,10 @@ class Listing:
         self.whole = whole
 
 
+_TRACKED = ("ls-files", "-z", "-t", "--cached", "--others", "--deleted", "--exclude-standard")
+_IGNORED = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+
+
 def list_tree(ws: Workspace) -> Listing:
     """List the work tree of `ws`.
 
@@ -36,18 +42,16 @@ def list_tree(ws: Workspace) -> Listing:
     """
     if not ws.is_git:
         return _walk(str(ws.root))
-    out = run_git(
-        ws, "ls-files", "-z", "-t", "--cached", "--others", "--deleted", "--exclude-standard"
-    )
+    return _listing(ws, run_git(ws, *_TRACKED), run_git(ws, *_IGNORED))
+
+
+def _listing(ws: Workspace, out: str, ignored: str) -> Listing:
     files: set[str] = set()
     deleted: set[str] = set()
     for entry in filter(None, out.split("\0")):
         tag, _, path = entry.partition(" ")
         (deleted if tag == "R" else files).add(path)
     files -= deleted
-    ignored = run_git(
-        ws, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"
-    )
     whole = [p.rstrip("/") for p in ignored.split("\0") if p.endswith("/")]
     files.update(p for p in ignored.split("\0") if p and not p.endswith("/"))
     if ".gitmodules" in files:
@@ -77,24 +81,22 @@ def _walk(root: str) -> Listing:
 
 
 class EarlyListing:
-    """`list_tree` started on a thread, so git lists the tree while the caller parses the
-    docs (git runs on another core; the thread waits in `select`, holding no lock)."""
+    """`list_tree` started now and read later: both git listings run on other cores while
+    the caller parses the docs (no thread: nothing takes turns at the interpreter lock);
+    with `renames`, git's staged renames too (`repo.moves.find_moves` reads them)."""
 
-    __slots__ = ("_error", "_listing", "_thread")
+    __slots__ = ("_ignored", "_tracked", "_ws", "staged")
 
-    def __init__(self, ws: Workspace) -> None:
-        import threading
-
-        self._listing: Listing | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(ws,), daemon=True)
-        self._thread.start()
-
-    def _run(self, ws: Workspace) -> None:
-        try:
-            self._listing = list_tree(ws)
-        except BaseException as exc:  # handed to the caller of `result`
-            self._error = exc
+    def __init__(self, ws: Workspace, *, renames: bool = False) -> None:
+        self._ws = ws
+        self._tracked: EarlyGit | None = None
+        self._ignored: EarlyGit | None = None
+        self.staged: EarlyGit | None = None
+        if ws.is_git:
+            self._tracked = EarlyGit(ws, *_TRACKED)
+            self._ignored = EarlyGit(ws, *_IGNORED)
+            if renames:
+                self.staged = EarlyGit(ws, *STAGED_RENAMES)
 
     def result(self) -> Listing:
         """The listing, once git is done.
@@ -102,8 +104,15 @@ class EarlyListing:
         Raises:
             GitError: git failed on the repository.
         """
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._listing is not None
-        return self._listing
+        if self._tracked is None or self._ignored is None:
+            return _walk(str(self._ws.root))
+        try:
+            return _listing(self._ws, self._tracked.result(), self._ignored.result())
+        finally:
+            self._ignored.discard()
+
+    def discard(self) -> None:
+        """Stop the listings unless read (idempotent)."""
+        for early in (self._tracked, self._ignored, self.staged):
+            if early is not None:
+                early.discard()
