@@ -85,11 +85,14 @@ class _Slugger:
         return result
 
 
-def _heading_texts(doc: Document) -> Iterator[tuple[int, str]]:
-    """(body offset, raw text) of every ATX and setext heading outside code, in body order."""
+def _heading_texts(
+    doc: Document, spans: list[tuple[int, int]] | None = None
+) -> Iterator[tuple[int, str]]:
+    """(body offset, raw text) of every ATX and setext heading outside code, in body order
+    (`spans`: the body's `regions`, when the caller has them)."""
     found = [(h.offset, h.text) for h in doc.headings]
     body = doc.body
-    for start, end in regions(doc):
+    for start, end in regions(doc) if spans is None else spans:
         for match in _SETEXT.finditer(body, max(start - 1, 0), end):
             text = _setext_text(body, match.start(), start)
             if text is not None:
@@ -120,7 +123,8 @@ def _setext_text(body: str, newline: int, floor: int) -> str | None:
 def anchors(doc: Document) -> frozenset[str]:
     """Every fragment that leads somewhere in `doc` (as GitHub renders it)."""
     slugger, out = _Slugger(), set[str]()
-    for _offset, raw in _heading_texts(doc):
+    spans = list(regions(doc))
+    for _offset, raw in _heading_texts(doc, spans):
         text = _CLOSING.sub("", raw) if raw.endswith("#") else raw
         attribute = _ATTRIBUTE.search(text)
         if attribute is not None:
@@ -129,7 +133,7 @@ def anchors(doc: Document) -> frozenset[str]:
         out.add(slugger.take(slug(rendered(text.strip()))))
     body = doc.body
     if "=" in body:
-        for start, end in regions(doc):
+        for start, end in spans:
             if body.find("<", start, end) < 0:
                 continue
             out.update(
