@@ -26,8 +26,8 @@ from kenso_git.lint.targets import Places
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
+from kenso_git.text.links import LINK_TARGET
 from kenso_git.text.mdlinks import _DEFINITION
-from kenso_git.text.mdlinks import _INLINE
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import IMAGE
 from kenso_git.text.mdlinks import LINK
@@ -37,6 +37,9 @@ from kenso_git.text.mdlinks import _is_image
 from kenso_git.text.mdlinks import code_paths
 from kenso_git.text.mdlinks import regions
 from kenso_git.text.parse import Document
+
+# `](target)` as `_INLINE` reads it, or a `]` before `:` (a definition's label may end there)
+_LINK_OR_COLON = re.compile(r"\](?:\(" + LINK_TARGET.pattern + r"|(?=:))")
 
 
 def notable_targets(
@@ -68,6 +71,7 @@ class _Pass:
         "skipped",
         "source",
         "ticks",
+        "tried",
     )
 
     def __init__(self, facts: LinkFacts, doc: Document) -> None:
@@ -79,44 +83,47 @@ class _Pass:
         self.skipped: Counter[str] = Counter()
         self.seen = 0  # `](` and definitions met: at MAX_REFS the caps of `links` may bind
         self.ticks, self.counted = 0, 0  # backticks since `counted` on its line (a region's)
+        self.tried = -1  # the line start last tried as a definition (a region's)
 
     def region(self, start: int, end: int) -> bool:
         """The inline links and reference definitions of `body[start:end]`; False when the
         caps may bind.
 
-        Every `]` of the region is visited with `str.find` (one C scan, no regex engine
-        stepping over the prose): `](` is tried as an inline link as `_INLINE.finditer`
-        would (never inside the previous match), and the line of a `]:` as a definition as
-        `_DEFINITION.finditer` would (`^` holds only at a line start inside the region).
+        One regex scan finds every `](target)` as `_INLINE.finditer` does and every `]:`
+        outside them; the line of a `]:` (one inside a link's title too) is tried as a
+        definition as `_DEFINITION.finditer` would (`^` holds only at a line start inside
+        the region), once per line.
         """
         body, here = self.body, self.here
-        find, rfind, inline = body.find, body.rfind, _INLINE.match
-        seen, resume, tried = self.seen, start, -1
-        self.ticks, self.counted = 0, start
-        at = find("]", start, end)
-        while at >= 0:
-            follow = body[at + 1 : at + 2]
-            if follow == "(" and at >= resume and (match := inline(body, at, end)) is not None:
-                resume = match.end()
-                seen += 1
-                if seen >= MAX_REFS:
-                    return False
-                raw = match[1]
-                placed = here.get(raw)
-                if placed is None:
-                    placed = self._first(raw)
-                if placed[0] is not FOUND or placed[2] is not None:
-                    self._inline(match, start, placed)
-            elif follow == ":" and (line := rfind("\n", 0, at) + 1) != tried and line >= start:
-                tried = line
-                if (defined := _DEFINITION.match(body, line, end)) is not None:
+        seen, self.ticks, self.counted, self.tried = self.seen, 0, start, -1
+        for match in _LINK_OR_COLON.finditer(body, start, end):
+            raw = match[1]
+            if raw is None or "]:" in match[0]:
+                if (defined := self._line_definition(match.start(), start, end)) is not None:
                     seen += 1
                     if seen >= MAX_REFS:
                         return False
                     self._definition(defined)
-            at = find("]", at + 1, end)
+                if raw is None:
+                    continue
+            seen += 1
+            if seen >= MAX_REFS:
+                return False
+            placed = here.get(raw)
+            if placed is None:
+                placed = self._first(raw)
+            if placed[0] is not FOUND or placed[2] is not None:
+                self._inline(match, start, placed)
         self.seen = seen
         return True
+
+    def _line_definition(self, at: int, start: int, end: int) -> re.Match[str] | None:
+        """The definition on the line of `body[at]`, the first time its line is asked."""
+        line = self.body.rfind("\n", 0, at) + 1
+        if line == self.tried or line < start:
+            return None
+        self.tried = line
+        return _DEFINITION.match(self.body, line, end)
 
     def _first(self, raw: str) -> Placed:
         """`raw` placed, the first time this folder meets it."""

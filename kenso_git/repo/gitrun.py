@@ -110,9 +110,7 @@ class Spawned:
 
     __slots__ = ("_err", "_out", "argv", "pid")
 
-    def __init__(
-        self, argv: list[str], env: Mapping[str, str], *, pipe_bytes: int = 0
-    ) -> None:
+    def __init__(self, argv: list[str], env: Mapping[str, str], *, pipe_bytes: int = 0) -> None:
         """Start `argv` (`pipe_bytes`: the stdout pipe's size asked for, when non-zero).
 
         Raises:

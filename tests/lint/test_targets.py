@@ -212,6 +212,7 @@ _PIECE = st.sampled_from(
         "[r",
         "![",
         "\\]",
+        "\\",
         "]",
         ")",
         "\n",
@@ -232,7 +233,8 @@ _PIECE = st.sampled_from(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECE, max_size=40))
 @example(["[r", "]: old.md", " ", "<!--", "-->", "]: old.md"])  # a region starting mid-line
-@example(["[r", "\\]", '](a "t]: y")', "]: old.md"])  # `]:` inside an inline link's title
+@example(["[r", "\\", '](a "t]: y")', "]: old.md"])  # `]:` inside an inline link's title
+@example(["[r", "\\", '](a "t]: y")'])  # ... and nowhere else on its line
 def test_notable_in_one_pass_is_the_two_pass_scan_on_any_mix_of_link_syntax(
     pieces: list[str],
 ) -> None:
