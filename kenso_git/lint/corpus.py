@@ -257,15 +257,41 @@ def gather_facts(
     )
     links = facts.links
     if select & {"KS024", "KS025"} and links is not None:
-        from kenso_git.repo.moves import find_moves
-
-        missing = links.missing(selection.corpus[i] for i in selection.wanted)
-        try:
-            staged = None if listing is None else listing.staged
-            found = find_moves(ws, missing, links.tree.__contains__, staged=staged)
-            links.moves.update(found.moved)
-            links.deleted.update(found.deleted)
-        except GitError as exc:
-            if warn is not None:
-                warn(f"cannot read git's renames, moved targets are reported as missing: {exc}")
+        _ask_git_for_moves(ws, links, selection, listing, warn)
     return facts
+
+
+def _ask_git_for_moves(
+    ws: Workspace,
+    links: LinkFacts,
+    selection: Selection,
+    listing: EarlyListing | None,
+    warn: Warn | None,
+) -> None:
+    """Start git's search for where the missing targets went; `links` reads its answer
+    when a rule first asks (lint asks last: the documents that wait for it go last)."""
+    from kenso_git.errors import GitError
+    from kenso_git.repo.moves import start_moves
+
+    def failed(exc: GitError) -> None:
+        if warn is not None:
+            warn(f"cannot read git's renames, moved targets are reported as missing: {exc}")
+
+    missing = links.missing(selection.corpus[i] for i in selection.wanted)
+    try:
+        staged = None if listing is None else listing.staged
+        pending = start_moves(ws, missing, links.tree.__contains__, staged=staged)
+    except GitError as exc:
+        failed(exc)
+        return
+
+    def settle() -> None:
+        try:
+            found = pending.result()
+        except GitError as exc:
+            failed(exc)
+            return
+        links.moves.update(found.moved)
+        links.deleted.update(found.deleted)
+
+    links.await_moves(settle, pending.discard)

@@ -85,6 +85,7 @@ class LiveCorpus:
         facts = facts_for(ws, selection, config, warn=warn)
         live = cls(ws, settings, config, docs, facts)
         if facts.links is not None:
+            facts.links.settle()  # a server keeps no git waiting to be read
             live._asked.update(facts.links.missing(selection.corpus))
         return live
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import cast
@@ -136,6 +137,22 @@ def lint_rest(
     return _assemble(doc.path, found, config)
 
 
+def _git_last(
+    docs: Iterable[Document | Deferred], corpus: CorpusFacts
+) -> Iterator[Document | Deferred]:
+    """`docs`, those whose lint reads git's awaited moves held back to the end, so git
+    works while the others are linted (only those are held; the report is in path order)."""
+    links = corpus.links
+    later: list[Document | Deferred] = []
+    for doc in docs:
+        path = doc.path if isinstance(doc, Document) else doc.part.doc.path
+        if links is not None and links.waits_for_git(path):
+            later.append(doc)
+        else:
+            yield doc
+    yield from later
+
+
 def make_report(
     results: Sequence[FileResult], *, fail_under: int | None = None, baselined: int = 0
 ) -> LintReport:
@@ -183,7 +200,7 @@ def lint_documents(
             lint_document(doc, ctx, config)
             if isinstance(doc, Document)
             else lint_rest(doc.part, ctx, config, doc.reread)
-            for doc in docs
+            for doc in _git_last(docs, corpus)
         ),
         key=lambda r: r.path,
     )

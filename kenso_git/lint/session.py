@@ -136,6 +136,10 @@ def _lint_once(
     finally:
         if listing is not None:
             listing.discard()  # what was not read (no missing path: no staged renames)
-    report = lint_documents(selection.targets(), corpus=facts, config=config)
+    try:
+        report = lint_documents(selection.targets(), corpus=facts, config=config)
+    finally:
+        if facts.links is not None:
+            facts.links.drop_moves()  # git's moves, when no rule read them (or on error)
     skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
     return replace(report, skipped=skipped)

@@ -14,6 +14,7 @@ import difflib
 import posixpath
 import re
 from collections import Counter
+from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -271,8 +272,11 @@ class LinkFacts:
     docs: Mapping[str, Document]  # the corpus by path (slim ones have their scan in `scans`)
     paths: PathIndex  # the documents' paths, for relates_to entries (as KS002 resolves them)
     scans: dict[str, Scan]
-    moves: dict[str, Move] = field(default_factory=dict)
-    deleted: dict[str, str] = field(default_factory=dict)  # path -> commit that deleted it
+    _moves: dict[str, Move] = field(default_factory=dict)
+    _deleted: dict[str, str] = field(default_factory=dict)  # path -> commit that deleted it
+    _settle: Callable[[], None] | None = None  # git's answer for them, while it is awaited
+    _drop: Callable[[], None] | None = None  # stops that git
+    _asking: set[str] = field(default_factory=set)  # documents naming a missing path
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
     _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _notable: dict[str, tuple[Target, ...]] = field(default_factory=dict)
@@ -292,6 +296,41 @@ class LinkFacts:
     ) -> LinkFacts:
         """The facts of `docs` (the whole corpus) judged against the work tree `tree`."""
         return cls(tree, {doc.path: doc for doc in docs}, paths, dict(scans or {}))
+
+    @property
+    def moves(self) -> dict[str, Move]:
+        """Where git moved missing paths (git's answer awaited first, when pending)."""
+        self.settle()
+        return self._moves
+
+    @property
+    def deleted(self) -> dict[str, str]:
+        """Missing paths a commit deleted, with its short id (awaited as `moves`)."""
+        self.settle()
+        return self._deleted
+
+    def await_moves(self, settle: Callable[[], None], drop: Callable[[], None]) -> None:
+        """`settle` fills `moves` and `deleted` the first time either is read (git runs
+        meanwhile: lint reads them last, see `waits_for_git`); `drop` stops git when they
+        will not be read (`drop_moves`)."""
+        self._settle, self._drop = settle, drop
+
+    def drop_moves(self) -> None:
+        """Stop the git awaited for `moves`, unless read already (idempotent)."""
+        drop, self._drop, self._settle = self._drop, None, None
+        if drop is not None:
+            drop()
+
+    def settle(self) -> None:
+        """Wait for git's moves now, if they are awaited (idempotent)."""
+        settle, self._settle, self._drop = self._settle, None, None
+        if settle is not None:
+            settle()
+
+    def waits_for_git(self, path: str) -> bool:
+        """Whether the document at `path` names a missing path while git's moves are
+        awaited (its lint reads them)."""
+        return self._settle is not None and path in self._asking
 
     def scan(self, doc: Document) -> Scan:
         found = self.scans.get(doc.path)
@@ -395,9 +434,12 @@ class LinkFacts:
         lacks: what git's rename history is asked about."""
         out: set[str] = set()
         for doc in docs:
-            out.update(t.path for t in self.notable(doc) if t.status == MISSING)
+            named = [t.path for t in self.notable(doc) if t.status == MISSING]
             for _rel, paths in self.missing_relations(doc):
-                out.update(path for path in paths if path and path not in self.tree)
+                named.extend(path for path in paths if path and path not in self.tree)
+            if named:
+                out.update(named)
+                self._asking.add(doc.path)
         return out
 
     def relation_move(self, paths: Iterable[str]) -> tuple[str, Move] | None:

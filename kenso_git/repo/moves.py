@@ -69,10 +69,9 @@ def _staged(ws: Workspace, early: EarlyGit | None) -> Renames:
     return {old: (new, STAGED) for old, new, _ in _pairs(out, STAGED)}
 
 
-def _deleting_commits(ws: Workspace, paths: Collection[str]) -> dict[str, list[str]]:
-    """The commits that deleted any of `paths` (or a file under one), newest first, each
-    with the files it deleted."""
-    out = run_git(
+def _deleting_log(ws: Workspace, paths: Collection[str]) -> EarlyGit:
+    """git's log of the commits that deleted any of `paths` (or a file under one), started."""
+    return EarlyGit(
         ws,
         "--literal-pathspecs",
         "log",
@@ -85,6 +84,11 @@ def _deleting_commits(ws: Workspace, paths: Collection[str]) -> dict[str, list[s
         "--",
         *sorted(paths),
     )
+
+
+def _deleting_commits(out: str) -> dict[str, list[str]]:
+    """The commits of `_deleting_log`'s output, newest first, each with the files it
+    deleted."""
     commits: dict[str, list[str]] = {}
     for record in out.split("\x01"):
         head, *names = record.split("\0")
@@ -92,6 +96,22 @@ def _deleting_commits(ws: Workspace, paths: Collection[str]) -> dict[str, list[s
         if head and head not in commits:
             commits[head] = [name.strip() for name in names if name.strip()]
     return commits
+
+
+def _history(ws: Workspace, log: EarlyGit) -> str:
+    """`log`'s output; none when HEAD has no commit yet (a new repository has no renames).
+
+    Raises:
+        GitError: git failed otherwise.
+    """
+    try:
+        return log.result()
+    except GitError:
+        try:
+            run_git(ws, "rev-parse", "--verify", "--quiet", "HEAD")  # the ref, not its object
+        except GitError:
+            return ""  # an unborn HEAD: nothing was ever deleted or renamed
+        raise
 
 
 def _deleted_in(commits: dict[str, list[str]], path: str) -> str | None:
@@ -159,30 +179,72 @@ def find_moves(
     Raises:
         GitError: git failed on a repository it should read.
     """
-    if not ws.is_git or not paths:
-        return Moves({}, {})
-    asked = sorted(paths)[:MAX_PATHS]
-    renames = _staged(ws, staged)
-    chains: dict[str, list[tuple[str, str]]] = {path: [] for path in asked}
-    pending = {path: path for path in asked}  # where the search stands -> where it began
-    deleting: dict[str, list[str]] = {}
-    for step_no in range(MAX_STEPS):
-        unknown = [now for now in pending if _step(renames, now) is None]
-        if unknown and (commits := _deleting_commits(ws, unknown)):
-            deleting = commits if step_no == 0 else deleting
-            for old, found in _renames_in(ws, list(commits)).items():
-                renames.setdefault(old, found)
-        following: dict[str, str] = {}
-        for now, origin in pending.items():
-            step = _step(renames, now)
-            if step is None:
-                continue
-            chains[origin].append(step)
-            if not exists(step[0]) and step[0] not in chains:
-                following[step[0]] = origin
-        pending = following
-        if not pending:
-            break
+    return start_moves(ws, paths, exists, staged=staged).result()
+
+
+class PendingMoves:
+    """`find_moves` under way: git's log of the deleting commits runs from `start_moves`
+    until `result` reads it, so a caller can do other work meanwhile."""
+
+    __slots__ = ("_asked", "_exists", "_log", "_renames", "_ws")
+
+    def __init__(
+        self,
+        ws: Workspace,
+        asked: list[str],
+        exists: Callable[[str], bool],
+        renames: Renames,
+        log: EarlyGit | None,
+    ) -> None:
+        self._ws, self._asked, self._exists = ws, asked, exists
+        self._renames, self._log = renames, log
+
+    def discard(self) -> None:
+        """Stop git unless read (idempotent)."""
+        if self._log is not None:
+            self._log.discard()
+
+    def result(self) -> Moves:
+        """The moves, once git is done.
+
+        Raises:
+            GitError: git failed on a repository it should read.
+        """
+        ws, exists, renames = self._ws, self._exists, self._renames
+        chains: dict[str, list[tuple[str, str]]] = {path: [] for path in self._asked}
+        pending = {path: path for path in self._asked}  # where the search stands -> its start
+        deleting: dict[str, list[str]] = {}
+        for step_no in range(MAX_STEPS):
+            commits: dict[str, list[str]] = {}
+            if step_no == 0:
+                log, self._log = self._log, None
+                commits = {} if log is None else _deleting_commits(_history(ws, log))
+                deleting = commits
+            elif unknown := [now for now in pending if _step(renames, now) is None]:
+                commits = _deleting_commits(_deleting_log(ws, unknown).result())
+            if commits:
+                for old, found in _renames_in(ws, list(commits)).items():
+                    renames.setdefault(old, found)
+            following: dict[str, str] = {}
+            for now, origin in pending.items():
+                step = _step(renames, now)
+                if step is None:
+                    continue
+                chains[origin].append(step)
+                if not exists(step[0]) and step[0] not in chains:
+                    following[step[0]] = origin
+            pending = following
+            if not pending:
+                break
+        return _outcome(chains, deleting, exists)
+
+
+def _outcome(
+    chains: dict[str, list[tuple[str, str]]],
+    deleting: dict[str, list[str]],
+    exists: Callable[[str], bool],
+) -> Moves:
+    """Each asked path's last step, when it exists, else the commit that deleted it."""
     out: dict[str, Move] = {}
     deleted: dict[str, str] = {}
     for origin, steps in chains.items():
@@ -191,3 +253,26 @@ def find_moves(
         elif not steps and (commit := _deleted_in(deleting, origin)) is not None:
             deleted[origin] = commit
     return Moves(out, deleted)
+
+
+def start_moves(
+    ws: Workspace,
+    paths: Collection[str],
+    exists: Callable[[str], bool],
+    *,
+    staged: EarlyGit | None = None,
+) -> PendingMoves:
+    """`find_moves` started: git's staged renames read, its log of the commits that deleted
+    the paths they do not explain started; `PendingMoves.result` finishes the work.
+
+    Raises:
+        GitError: git failed on a repository it should read.
+    """
+    if not ws.is_git or not paths:
+        if staged is not None:
+            staged.discard()
+        return PendingMoves(ws, [], exists, {}, None)
+    asked = sorted(paths)[:MAX_PATHS]
+    renames = _staged(ws, staged)
+    unknown = [path for path in asked if _step(renames, path) is None]
+    return PendingMoves(ws, asked, exists, renames, _deleting_log(ws, unknown) if unknown else None)

@@ -129,7 +129,7 @@ PROBE = """
 import sys
 from kenso_git.repo import prestart
 real = prestart.spawn
-def spawn(argv, env):
+def spawn(argv, env, **options):
     loaded = "kenso_git.store.connection" in sys.modules
     command = [a for a in argv[3:] if a in ("status", "--no-optional-locks", "ls-tree")]
     sys.stderr.write(f"spawn {command} sqlite-layer-loaded={loaded}\\n")
@@ -137,7 +137,7 @@ def spawn(argv, env):
     prestart.spawned = True
     if first and "typing" in sys.modules and "coverage" not in sys.modules:  # coverage: typing
         sys.stderr.write("typing-loaded\\n")
-    return real(argv, env)
+    return real(argv, env, **options)
 prestart.spawn = spawn
 from kenso_git.entry import main
 sys.argv = ["kenso-git", "sync", "--quiet"]

@@ -82,3 +82,26 @@ def test_outside_git_nothing_moved(tmp_path: Path) -> None:
     write(tmp_path, {"a.md": "x\n"})
     found = find_moves(find_workspace(tmp_path), {"b.md"}, _exists(tmp_path))
     assert found.moved == {} and found.deleted == {}
+
+
+def test_a_repository_without_commits_has_no_moves_and_no_error(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    write(tmp_path, {"a.md": TEXT})
+    git(tmp_path, "add", "a.md")
+    found = find_moves(find_workspace(tmp_path), {"gone.md"}, _exists(tmp_path))
+    assert (found.moved, found.deleted) == ({}, {})
+
+
+def test_a_failing_history_is_still_an_error(repo: Path) -> None:
+    import pytest
+
+    from kenso_git.errors import GitError
+
+    write(repo, {"a.md": TEXT})
+    commit_all(repo, "add")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    obj = repo / ".git" / "objects" / head[:2] / head[2:]
+    obj.chmod(0o644)
+    obj.write_bytes(b"broken")
+    with pytest.raises(GitError):
+        find_moves(find_workspace(repo), {"gone.md"}, _exists(repo))
