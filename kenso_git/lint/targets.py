@@ -264,6 +264,20 @@ def relation_paths(source: str, target: str) -> tuple[str, ...]:
     return (first, second) if second != first else (first,)
 
 
+OnePass = Callable[["LinkFacts", Document], "tuple[tuple[Target, ...], dict[str, int]] | None"]
+_one_pass_found: list[OnePass] = []  # lint/notable's notable_targets, once imported
+
+
+def _one_pass() -> OnePass:
+    """lint/notable's `notable_targets` (that module imports this one), bound on first use:
+    an import statement per document cost ~1 ms a corpus."""
+    if not _one_pass_found:
+        from kenso_git.lint.notable import notable_targets
+
+        _one_pass_found.append(notable_targets)
+    return _one_pass_found[0]
+
+
 @dataclass(slots=True)
 class LinkFacts:
     """The tree and git's moves, and each document's scan, anchors and targets, kept."""
@@ -280,7 +294,7 @@ class LinkFacts:
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
     _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _notable: dict[str, tuple[Target, ...]] = field(default_factory=dict)
-    _skipped: dict[str, Counter[str]] = field(default_factory=dict)
+    _skipped: dict[str, Mapping[str, int]] = field(default_factory=dict)
     _placed: dict[tuple[str, str] | str, Placed] = field(default_factory=dict)
     _by_folder: dict[str, dict[str, Placed]] = field(default_factory=dict)  # lint/notable.py
     _relations: dict[str, list[tuple[Relation, tuple[str, ...]]]] = field(default_factory=dict)
@@ -366,9 +380,7 @@ class LinkFacts:
         are counted for `tally`: most links of a corpus lead where they say."""
         found = self._notable.get(doc.path)
         if found is None:
-            from kenso_git.lint.notable import notable_targets
-
-            fused = notable_targets(self, doc)  # one pass; None: the scan is kept or capped
+            fused = _one_pass()(self, doc)  # None: the scan is kept or capped
             if fused is None:
                 found = self._classify(doc, every=False)
             else:
@@ -419,6 +431,9 @@ class LinkFacts:
         root-relative paths it may name, in the order KS002 tries them."""
         known = self._relations.get(doc.path)
         if known is not None:
+            return known
+        if not doc.relations:  # most documents: nothing to resolve
+            known = self._relations[doc.path] = []
             return known
         relations = [rel for rel in doc.relations if not is_glob(rel.target) and rel.target]
         found = resolve_links(doc.path, [rel.target for rel in relations], self.paths)
