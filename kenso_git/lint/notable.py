@@ -37,6 +37,9 @@ from kenso_git.text.mdlinks import code_paths
 from kenso_git.text.mdlinks import regions
 from kenso_git.text.parse import Document
 
+# What a folder's table holds for a target that leads where it says with no fragment (most
+# links of a corpus): the one thing a pass asks of it is whether it is this.
+_QUIET: Placed = (FOUND, "", None, "")
 # `](target)` as `_INLINE` reads it, or a `]` before `:` (a definition's label may end there)
 _LINK_OR_COLON = re.compile(r"\](?:\(" + LINK_TARGET.pattern + r"|(?=:))")
 
@@ -111,7 +114,7 @@ class _Pass:
             placed = here.get(raw)
             if placed is None:
                 placed = self._first(raw)
-            if placed[0] is not FOUND or placed[2] is not None:
+            if placed is not _QUIET:
                 self._inline(match, start, placed)
         self.seen = seen
         return True
@@ -127,6 +130,8 @@ class _Pass:
     def _first(self, raw: str) -> Placed:
         """`raw` placed, the first time this folder meets it."""
         placed = _placed(self.source, raw, self.facts)
+        if placed[0] is FOUND and placed[2] is None:
+            placed = _QUIET  # leads where it says: inside a code span or not, nothing to say
         if raw[:1] != "#":  # a fragment of this document: its own page's
             self.here[raw] = placed
         return placed
@@ -189,6 +194,8 @@ def _placed_targets(
         if code is not None and code[0] != FOUND:
             real = (tree.case_of(code[1]) or "") if code[0] == CASE else ""
             items.append((ref, (code[0], code[1], None, real)))
+    if not items:  # most documents
+        return ()
     items.sort(key=_offset)
     places = Places(doc, None)
     out = []

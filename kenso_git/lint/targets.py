@@ -27,6 +27,7 @@ from urllib.parse import unquote
 from kenso_git.records import NamedTuple
 from kenso_git.repo.moves import Move
 from kenso_git.text.anchors import anchors as document_anchors
+from kenso_git.text.anchors import heading_anchors
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
@@ -292,6 +293,7 @@ class LinkFacts:
     _drop: Callable[[], None] | None = None  # stops that git
     _asking: set[str] = field(default_factory=set)  # documents naming a missing path
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
+    _headings: dict[str, frozenset[str]] = field(default_factory=dict)  # `offers`' first try
     _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _notable: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _skipped: dict[str, Mapping[str, int]] = field(default_factory=dict)
@@ -351,6 +353,26 @@ class LinkFacts:
         if found is None:
             found = self.scans[doc.path] = scan_document(doc)
         return found
+
+    def offers(self, path: str, fragment: str) -> bool | None:
+        """Whether the document at `path` makes the anchor `fragment` (None: no document
+        is there). Its ATX headings are asked first; the body is read only when they do
+        not make it."""
+        known = self.anchors.get(path)
+        if known is None and (kept := self.scans.get(path)) is not None:
+            known = kept.anchors
+        if known is not None:
+            return fragment in known
+        doc = self.docs.get(path)
+        if doc is None:
+            return None
+        quick = self._headings.get(path)
+        if quick is None:
+            quick = self._headings[path] = heading_anchors(doc)
+        if fragment in quick:
+            return True
+        found = self.anchors_of(path)
+        return found is not None and fragment in found
 
     def anchors_of(self, path: str) -> frozenset[str] | None:
         """The anchors of the document at `path`, or None when no document is there."""
@@ -489,6 +511,7 @@ class LinkFacts:
         """Drop what is known of `path`'s document (a language server's edit)."""
         self.scans.pop(path, None)
         self.anchors.pop(path, None)
+        self._headings.pop(path, None)
         self._relations.pop(path, None)
         self._targets.pop(path, None)
         self._notable.pop(path, None)

@@ -120,17 +120,38 @@ def _setext_text(body: str, newline: int, floor: int) -> str | None:
     return " ".join(reversed(lines)) if lines else None
 
 
+def _heading_anchor(raw: str) -> tuple[str | None, str]:
+    """(the heading's `{#id}`, else None; its slug before any duplicate suffix)."""
+    text = _CLOSING.sub("", raw) if raw.endswith("#") else raw
+    attribute = _ATTRIBUTE.search(text)
+    if attribute is None:
+        return None, slug(rendered(text.strip()))
+    return attribute[1], slug(rendered(text[: attribute.start()].strip()))
+
+
+def heading_anchors(doc: Document) -> frozenset[str]:
+    """The fragments `doc`'s ATX headings make before duplicate suffixes, and their
+    `{#id}`s: a part of `anchors` found without reading the body (each heading's first
+    slug is handed to it or to an earlier heading), enough to pass most fragments."""
+    out = set[str]()
+    for heading in doc.headings:
+        attribute, base = _heading_anchor(heading.text)
+        if attribute is not None:
+            out.add(attribute)
+        out.add(base)
+    out.discard("")
+    return frozenset(out)
+
+
 def anchors(doc: Document) -> frozenset[str]:
     """Every fragment that leads somewhere in `doc` (as GitHub renders it)."""
     slugger, out = _Slugger(), set[str]()
     spans = list(regions(doc))
     for _offset, raw in _heading_texts(doc, spans):
-        text = _CLOSING.sub("", raw) if raw.endswith("#") else raw
-        attribute = _ATTRIBUTE.search(text)
+        attribute, base = _heading_anchor(raw)
         if attribute is not None:
-            out.add(attribute[1])
-            text = text[: attribute.start()]
-        out.add(slugger.take(slug(rendered(text.strip()))))
+            out.add(attribute)
+        out.add(slugger.take(base))
     body = doc.body
     if "=" in body:
         for start, end in spans:

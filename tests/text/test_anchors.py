@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from kenso_git.text.anchors import anchors
+from kenso_git.text.anchors import heading_anchors
 from kenso_git.text.anchors import rendered
 from kenso_git.text.anchors import slug
 from kenso_git.text.parse import parse_document
@@ -61,3 +65,43 @@ def test_setext_headings_count_but_fenced_and_commented_ones_do_not() -> None:
     assert "not-a-heading" not in found
     assert "hidden" not in found
     assert "list-item" not in found
+
+
+_LINE = st.sampled_from(
+    [
+        "# A",
+        "# A",
+        "## A-1",
+        "# a {#a}",
+        "# B {#x}",
+        "### C ###",
+        "# `code` and [link](x.md)",
+        "#",
+        "# !!!",
+        "A\n===",
+        "a-1\n---",
+        '<a name="a"></a>',
+        "```\n# in code\n```",
+        "<!-- # commented -->",
+        "text",
+        "",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=14))
+def test_the_headings_first_try_is_part_of_every_anchor(lines: list[str]) -> None:
+    """`heading_anchors` (what lint's KS023 tries before reading the body) never offers a
+    fragment `anchors` does not: a fragment it passes is one GitHub makes."""
+    doc = parse_document("d.md", "\n\n".join(lines) + "\n")
+    assert heading_anchors(doc) <= anchors(doc)
+
+
+def test_the_headings_first_try_is_part_of_every_anchor_on_the_docs_corpus() -> None:
+    from tests.helpers import require_corpus
+
+    root = require_corpus()
+    for path in sorted(root.rglob("*.md")):
+        doc = parse_document(path.name, path.read_text(encoding="utf-8", errors="replace"))
+        assert heading_anchors(doc) <= anchors(doc), path

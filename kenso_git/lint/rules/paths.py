@@ -107,9 +107,9 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         fragment = target.fragment
         if target.status != FOUND or not fragment or LINE_ANCHOR.fullmatch(fragment):
             continue
-        offered = facts.anchors_of(target.path)
-        if offered is None or fragment in offered:
-            continue
+        if facts.offers(target.path, fragment) is not False:
+            continue  # made there, or no document is there to judge
+        offered = facts.anchors_of(target.path) or frozenset()
         raw = target.ref.target
         where = "this document" if target.path == doc.path else target.path
         same = [a for a in offered if a.casefold() == fragment.casefold()]
