@@ -49,6 +49,8 @@ def slug(text: str) -> str:
 
 def rendered(text: str) -> str:
     """A heading's text as rendered: code, link and emphasis markup and HTML tags dropped."""
+    if "`" not in text:  # most headings: no code span to keep as it is
+        return _inline(text)
     parts, last = [], 0
     for match in _CODE.finditer(text):
         parts.append(_inline(text[last : match.start()]))
