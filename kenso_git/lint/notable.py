@@ -34,7 +34,7 @@ from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
 from kenso_git.text.mdlinks import _is_image
 from kenso_git.text.mdlinks import code_paths
-from kenso_git.text.mdlinks import regions
+from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 
 # What a folder's table holds for a target that leads where it says with no fragment (most
@@ -52,7 +52,7 @@ def notable_targets(
     if doc.path in facts.scans:
         return None
     found = _Pass(facts, doc)
-    spans = list(regions(doc))
+    spans = region_list(doc)
     for start, end in spans:
         if not found.region(start, end):
             return None
@@ -80,7 +80,10 @@ class _Pass:
         self.facts, self.body, self.source = facts, doc.body, doc.path
         self.folder = doc.path.rpartition("/")[0]
         # what a target comes to depends on the source's folder alone: a table per folder
-        self.here = facts._by_folder.setdefault(self.folder, {})
+        here = facts._by_folder.get(self.folder)
+        if here is None:
+            here = facts._by_folder[self.folder] = {}
+        self.here = here
         self.kept: list[tuple[LinkRef, Placed]] = []
         self.skipped: dict[str, int] = {}  # a dict: a Counter costs ~1 us to make
         self.seen = 0  # `](` and definitions met: at MAX_REFS the caps of `links` may bind

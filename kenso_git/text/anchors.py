@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from kenso_git.text.mdlinks import region_list
 from kenso_git.text.mdlinks import regions
 from kenso_git.text.parse import Document
 
@@ -148,7 +149,7 @@ def heading_anchors(doc: Document) -> frozenset[str]:
 def anchors(doc: Document) -> frozenset[str]:
     """Every fragment that leads somewhere in `doc` (as GitHub renders it)."""
     slugger, out = _Slugger(), set[str]()
-    spans = list(regions(doc))
+    spans = region_list(doc)
     for _offset, raw in _heading_texts(doc, spans):
         attribute, base = _heading_anchor(raw)
         if attribute is not None:

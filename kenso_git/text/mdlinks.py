@@ -56,6 +56,21 @@ def regions(doc: Document) -> Iterator[tuple[int, int]]:
         start = max(start, fence_end)
 
 
+def region_list(doc: Document) -> list[tuple[int, int]]:
+    """`regions` as a list; a body with no fenced code and no comment (most) is one."""
+    body = doc.body
+    if "<!--" not in body:  # most bodies: only fenced code to step over
+        out, start = [], 0
+        for fence_start, fence_end in doc.fences:
+            if fence_start > start:
+                out.append((start, fence_start))
+            start = max(start, fence_end)
+        if start < len(body):
+            out.append((start, len(body)))
+        return out
+    return list(regions(doc))
+
+
 def _outside_comments(body: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     while start < end:
         opened = body.find("<!--", start, end)
