@@ -471,9 +471,11 @@ class LinkFacts:
         lacks: what git's rename history is asked about."""
         out: set[str] = set()
         for doc in docs:
-            named = [t.path for t in self.notable(doc) if t.status == MISSING]
-            for _rel, paths in self.missing_relations(doc):
-                named.extend(path for path in paths if path and path not in self.tree)
+            notable = self.notable(doc)
+            named = [t.path for t in notable if t.status == MISSING] if notable else []
+            if doc.relations:
+                for _rel, paths in self.missing_relations(doc):
+                    named.extend(path for path in paths if path and path not in self.tree)
             if named:
                 out.update(named)
                 self._asking.add(doc.path)
