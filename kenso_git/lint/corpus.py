@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from kenso_git.lint.mentions import MentionIndex
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Scan
-from kenso_git.lint.targets import TreeIndex
 from kenso_git.lint.targets import scan_document
+from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import resolve_links
 

@@ -27,7 +27,7 @@ from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Violation
 from kenso_git.lint.runner import lint_document
 from kenso_git.lint.targets import FOUND
-from kenso_git.lint.targets import TreeIndex
+from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace

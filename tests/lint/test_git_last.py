@@ -7,7 +7,7 @@ from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import build_facts
 from kenso_git.lint.runner import _git_last
 from kenso_git.lint.runner import lint_documents
-from kenso_git.lint.targets import TreeIndex
+from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.repo.moves import Move
 from kenso_git.text.parse import parse_document
 

@@ -19,8 +19,8 @@ from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import MISSING
 from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
-from kenso_git.lint.targets import TreeIndex
 from kenso_git.lint.targets import scan_document
+from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.text.links import PathIndex
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.parse import parse_document
