@@ -156,8 +156,13 @@ def select_documents(
     from kenso_git.repo.discover import discover
     from kenso_git.repo.discover import load_document
     from kenso_git.repo.discover import scope_folders
+    from kenso_git.repo.workspace import is_markdown
 
     scope = scope_folders(ws, paths) if paths else [""]
+    if warn is not None:
+        for item in scope:
+            if item and not is_markdown(item) and (ws.root / item).is_file():
+                warn(f"{item}: not a Markdown file (.md, .markdown), not linted")
     prefixes = tuple(f"{item}/" for item in scope)
     wanted = set(scope)
 

@@ -74,6 +74,14 @@ def test_missing_path_is_a_usage_error(repo: Path) -> None:
     assert "path does not exist" in result.stderr
 
 
+def test_a_named_file_that_is_not_markdown_is_said_not_linted(repo: Path) -> None:
+    write_tree(repo, {"notes.txt": "plain text\n"})
+    result = run(repo, "notes.txt", "docs/good.md")
+    assert result.returncode == 0, result.stderr
+    assert "notes.txt: not a Markdown file (.md, .markdown), not linted" in result.stderr
+    assert "lint 1 file\n" in result.stdout
+
+
 def test_detail_and_json_are_exclusive(repo: Path) -> None:
     assert run(repo, "--detail", "--json").returncode == 2
 
