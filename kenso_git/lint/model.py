@@ -100,6 +100,9 @@ class Rule:
     fixable: bool
     emit: int  # slot in a file's finding order (kenso's); see rules.EMISSION_GROUPS
     check: Check
+    # reads only the document's notable link targets and unanswered relates_to entries
+    # (`LinkFacts`): the runner skips it for a document that has none (#30)
+    targets_only: bool = False
 
 
 def rule(
@@ -116,6 +119,7 @@ def rule(
     impact: int | None = None,
     enabled: bool = True,
     fixable: bool = False,
+    targets_only: bool = False,
 ) -> Callable[[Check], Rule]:
     """Declare a rule: wrap its check function into a `Rule`."""
 
@@ -134,6 +138,7 @@ def rule(
             fixable,
             emit,
             check,
+            targets_only,
         )
 
     return wrap

@@ -68,12 +68,20 @@ def _check(
     corpus facts (`corpus_rules=True`), or only the others (False)."""
     path_off = config.ignored_for(doc.path) if config.per_file_ignores else frozenset()
     out: dict[str, list[Violation]] = {}
+    quiet: bool | None = None  # asked of the link facts once, by the first targets_only rule
     for group in _ordered_rules(config):
         for rule in group:
             if rule.id in path_off:
                 continue
             if corpus_rules is not None and (rule.id in CORPUS_RULES) != corpus_rules:
                 continue
+            if rule.targets_only:
+                if quiet is None:
+                    links = ctx.corpus.links
+                    quiet = links is not None and links.quiet(doc)
+                if quiet:
+                    out[rule.id] = []
+                    continue
             severity = config.severity.get(rule.id, rule.severity)
             out[rule.id] = [
                 Violation(

@@ -272,6 +272,11 @@ class LinkFacts:
         if settle is not None:
             settle()
 
+    def quiet(self, doc: Document) -> bool:
+        """Whether `doc` has no target a path rule may report and no unanswered relates_to
+        entry: the rules declared `targets_only` have nothing to say of it."""
+        return not self.notable(doc) and not self.missing_relations(doc)
+
     def waits_for_git(self, path: str) -> bool:
         """Whether the document at `path` names a missing path while git's moves are
         awaited (its lint reads them)."""

@@ -65,3 +65,36 @@ def test_git_is_awaited_once_when_a_rule_first_reads_its_moves_and_the_report_is
     moved = [v for r in report.files for v in r.violations if v.rule == "KS024"]
     assert [v.path for v in moved] == ["m.md"]
     assert "renamed to new.md in 1a2b3c4" in moved[0].message
+
+
+def test_the_path_rules_are_not_run_for_a_document_with_no_target_to_report() -> None:
+    from dataclasses import replace
+
+    from kenso_git.lint import runner
+    from kenso_git.lint.rules import RULES_BY_ID
+
+    docs = _docs()
+    facts = _facts(docs)
+    assert facts.links is not None
+    assert [d.path for d in docs if facts.links.quiet(d)] == ["a.md", "z.md"]
+    seen: list[str] = []
+    dead_link = RULES_BY_ID["KS022"]
+
+    def counted(doc, ctx):  # type: ignore[no-untyped-def]
+        seen.append(doc.path)
+        return dead_link.check(doc, ctx)
+
+    config = LintConfig()
+    expected = lint_documents(docs, corpus=facts, config=config)
+    runner._groups.cache_clear()
+    groups = runner.EMISSION_GROUPS
+    try:
+        runner.EMISSION_GROUPS = tuple(
+            tuple(replace(r, check=counted) if r.id == "KS022" else r for r in g) for g in groups
+        )
+        report = lint_documents(docs, corpus=_facts(docs), config=config)
+    finally:
+        runner.EMISSION_GROUPS = groups
+        runner._groups.cache_clear()
+    assert seen == ["m.md"]
+    assert report == expected

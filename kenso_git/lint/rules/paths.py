@@ -60,6 +60,7 @@ def _edit(target: Target, new: str) -> Edit:
     emit=18,
     impact=1,
     fixable=True,
+    targets_only=True,
 )
 def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
@@ -98,6 +99,7 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     cap=10,
     emit=18,
     fixable=True,
+    targets_only=True,
 )
 def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
@@ -138,6 +140,7 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     emit=18,
     impact=1,
     fixable=True,
+    targets_only=True,
 )
 def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
@@ -187,6 +190,7 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     cap=4,
     emit=18,
     fixable=True,
+    targets_only=True,
 )
 def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
