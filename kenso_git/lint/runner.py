@@ -151,10 +151,13 @@ def _git_last(
     """`docs`, those whose lint reads git's awaited moves held back to the end, so git
     works while the others are linted (only those are held; the report is in path order)."""
     links = corpus.links
+    if links is None or not links.awaiting:
+        yield from docs
+        return
     later: list[Document | Deferred] = []
     for doc in docs:
         path = doc.path if isinstance(doc, Document) else doc.part.doc.path
-        if links is not None and links.waits_for_git(path):
+        if links.waits_for_git(path):
             later.append(doc)
         else:
             yield doc

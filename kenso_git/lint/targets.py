@@ -277,6 +277,11 @@ class LinkFacts:
         entry: the rules declared `targets_only` have nothing to say of it."""
         return not self.notable(doc) and not self.missing_relations(doc)
 
+    @property
+    def awaiting(self) -> bool:
+        """Whether git's moves are awaited (`await_moves`, not settled yet)."""
+        return self._settle is not None
+
     def waits_for_git(self, path: str) -> bool:
         """Whether the document at `path` names a missing path while git's moves are
         awaited (its lint reads them)."""

@@ -41,6 +41,10 @@ def _path_part(raw: str) -> tuple[str, str]:
     return raw[:cut], raw[cut:]
 
 
+def _place(finding: Finding) -> tuple[int, int]:
+    return finding.line, finding.column
+
+
 def _edit(target: Target, new: str) -> Edit:
     return Edit(target.line, target.column, target.ref.target, new)
 
@@ -172,7 +176,8 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         message = f"relates_to: {move.describe(path)}; lint --fix rewrites the entry"
         edit = Edit(rel.line, column, rel.target, fixed)
         found.append(Finding(rel.line, column, message, rel.target, edit))
-    yield from sorted(found, key=lambda f: (f.line, f.column))
+    if found:
+        yield from sorted(found, key=_place)
 
 
 @rule(
