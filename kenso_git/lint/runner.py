@@ -105,11 +105,18 @@ def _assemble(path: str, found: dict[str, list[Violation]], config: LintConfig) 
     """The file's result: its violations in emission order (by line within a group)."""
     out: list[Violation] = []
     for group in _ordered_rules(config):
+        if len(group) == 1:
+            out.extend(found.get(group[0].id, ()))
+            continue
         mine = [v for rule in group for v in found.get(rule.id, ())]
-        if len(group) > 1:
-            mine.sort(key=lambda v: (v.line, v.column))
+        if len(mine) > 1:
+            mine.sort(key=_place)
         out.extend(mine)
     return FileResult(path, score_file(out), tuple(out))
+
+
+def _place(violation: Violation) -> tuple[int, int]:
+    return violation.line, violation.column
 
 
 def lint_document(doc: Document, ctx: RuleContext, config: LintConfig) -> FileResult:
