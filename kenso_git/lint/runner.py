@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import attrgetter
 from typing import cast
 
 from kenso_git.lint.config import LintConfig
@@ -43,6 +44,9 @@ def score_file(violations: Iterable[Violation]) -> int:
         total = taken.get(v.rule, 0.0) + rule.deduction
         taken[v.rule] = min(total, rule.cap) if rule.cap is not None else total
     return max(0, round_half_up(100.0 - sum(taken.values())))
+
+
+_PLACE = attrgetter("line", "column")  # a finding's place: the order within a group
 
 
 def _ordered_rules(config: LintConfig) -> tuple[tuple[Rule, ...], ...]:
@@ -110,13 +114,9 @@ def _assemble(path: str, found: dict[str, list[Violation]], config: LintConfig) 
             continue
         mine = [v for rule in group for v in found.get(rule.id, ())]
         if len(mine) > 1:
-            mine.sort(key=_place)
+            mine.sort(key=_PLACE)
         out.extend(mine)
     return FileResult(path, score_file(out), tuple(out))
-
-
-def _place(violation: Violation) -> tuple[int, int]:
-    return violation.line, violation.column
 
 
 def lint_document(doc: Document, ctx: RuleContext, config: LintConfig) -> FileResult:

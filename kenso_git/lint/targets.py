@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from functools import cache
 from urllib.parse import quote
 from urllib.parse import unquote
 
@@ -32,7 +33,7 @@ from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import LinkRef
 from kenso_git.text.mdlinks import code_paths
 from kenso_git.text.mdlinks import links
-from kenso_git.text.mdlinks import regions
+from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
 from kenso_git.text.parse import normalise_target
@@ -133,7 +134,7 @@ class Scan(NamedTuple):
 
 def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = False) -> Scan:
     """Scan once: every link and code path of `doc`; its anchors and places if asked."""
-    spans = list(regions(doc))
+    spans = region_list(doc)
     refs = links(doc, spans)
     paths = code_paths(doc, spans)
     if paths:
@@ -195,17 +196,15 @@ def relation_paths(source: str, target: str) -> tuple[str, ...]:
 
 
 OnePass = Callable[["LinkFacts", Document], "tuple[tuple[Target, ...], dict[str, int]] | None"]
-_one_pass_found: list[OnePass] = []  # lint/notable's notable_targets, once imported
 
 
+@cache
 def _one_pass() -> OnePass:
     """lint/notable's `notable_targets` (that module imports this one), bound on first use:
     an import statement per document cost ~1 ms a corpus."""
-    if not _one_pass_found:
-        from kenso_git.lint.notable import notable_targets
+    from kenso_git.lint.notable import notable_targets
 
-        _one_pass_found.append(notable_targets)
-    return _one_pass_found[0]
+    return notable_targets
 
 
 @dataclass(slots=True)
@@ -297,21 +296,15 @@ class LinkFacts:
         """Whether the document at `path` makes the anchor `fragment` (None: no document
         is there). Its ATX headings are asked first; the body is read only when they do
         not make it."""
-        known = self.anchors.get(path)
-        if known is None and (kept := self.scans.get(path)) is not None:
-            known = kept.anchors
-        if known is not None:
-            return fragment in known
         doc = self.docs.get(path)
-        if doc is None:
-            return None
-        quick = self._headings.get(path)
-        if quick is None:
-            quick = self._headings[path] = heading_anchors(doc)
-        if fragment in quick:
-            return True
+        if doc is not None:
+            quick = self._headings.get(path)
+            if quick is None:
+                quick = self._headings[path] = heading_anchors(doc)
+            if fragment in quick:
+                return True
         found = self.anchors_of(path)
-        return found is not None and fragment in found
+        return None if found is None else fragment in found
 
     def anchors_of(self, path: str) -> frozenset[str] | None:
         """The anchors of the document at `path`, or None when no document is there."""
@@ -410,11 +403,9 @@ class LinkFacts:
         lacks: what git's rename history is asked about."""
         out: set[str] = set()
         for doc in docs:
-            notable = self.notable(doc)
-            named = [t.path for t in notable if t.status == MISSING] if notable else []
-            if doc.relations:
-                for _rel, paths in self.missing_relations(doc):
-                    named.extend(path for path in paths if path and path not in self.tree)
+            named = [t.path for t in self.notable(doc) if t.status == MISSING]
+            for _rel, paths in self.missing_relations(doc):
+                named.extend(path for path in paths if path and path not in self.tree)
             if named:
                 out.update(named)
                 self._asking.add(doc.path)

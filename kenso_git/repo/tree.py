@@ -106,10 +106,7 @@ class EarlyListing:
         """
         if self._tracked is None or self._ignored is None:
             return _walk(str(self._ws.root))
-        try:
-            return _listing(self._ws, self._tracked.result(), self._ignored.result())
-        finally:
-            self._ignored.discard()
+        return _listing(self._ws, self._tracked.result(), self._ignored.result())
 
     def discard(self) -> None:
         """Stop the listings unless read (idempotent)."""

@@ -14,7 +14,6 @@ import unicodedata
 from collections.abc import Iterator
 
 from kenso_git.text.mdlinks import region_list
-from kenso_git.text.mdlinks import regions
 from kenso_git.text.parse import Document
 
 _ASCII_DROP = re.compile(r"[^a-z0-9 _-]")
@@ -88,14 +87,12 @@ class _Slugger:
         return result
 
 
-def _heading_texts(
-    doc: Document, spans: list[tuple[int, int]] | None = None
-) -> Iterator[tuple[int, str]]:
+def _heading_texts(doc: Document, spans: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:
     """(body offset, raw text) of every ATX and setext heading outside code, in body order
-    (`spans`: the body's `regions`, when the caller has them)."""
+    (`spans`: the body's `region_list`)."""
     found = [(h.offset, h.text) for h in doc.headings]
     body = doc.body
-    for start, end in regions(doc) if spans is None else spans:
+    for start, end in spans:
         for match in _SETEXT.finditer(body, max(start - 1, 0), end):
             text = _setext_text(body, match.start(), start)
             if text is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
+from operator import attrgetter
 
 from kenso_git.lint.model import Edit
 from kenso_git.lint.model import Finding
@@ -39,10 +40,6 @@ def _path_part(raw: str) -> tuple[str, str]:
     """(path, the `?query#fragment` after it) of a link target as written."""
     cut = min((i for i in (raw.find("?"), raw.find("#")) if i >= 0), default=len(raw))
     return raw[:cut], raw[cut:]
-
-
-def _place(finding: Finding) -> tuple[int, int]:
-    return finding.line, finding.column
 
 
 def _edit(target: Target, new: str) -> Edit:
@@ -177,7 +174,7 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         edit = Edit(rel.line, column, rel.target, fixed)
         found.append(Finding(rel.line, column, message, rel.target, edit))
     if found:
-        yield from sorted(found, key=_place)
+        yield from sorted(found, key=attrgetter("line", "column"))
 
 
 @rule(
