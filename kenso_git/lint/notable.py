@@ -26,6 +26,7 @@ from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
 from kenso_git.text.links import LINK_TARGET
+from kenso_git.text.mdlinks import _CODE_SPAN
 from kenso_git.text.mdlinks import _DEFINITION
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import IMAGE
@@ -192,7 +193,7 @@ def _placed_targets(
     """The kept links and the notable code paths, placed, in body order."""
     tree = facts.tree
     items: list[tuple[LinkRef, tuple[str, str, str | None, str]]] = list(kept)
-    for ref in code_paths(doc, spans):
+    for ref in code_paths(doc, _naming_the_tree(doc.body, spans, tree.folded_top)):
         code = classify_code(ref.target, tree)
         if code is not None and code[0] != FOUND:
             real = (tree.case_of(code[1]) or "") if code[0] == CASE else ""
@@ -206,6 +207,24 @@ def _placed_targets(
         line, column = places.of(ref)
         out.append(Target(ref, line, column, *placed))
     return tuple(out)
+
+
+def _naming_the_tree(
+    body: str, spans: list[tuple[int, int]], folded_top: frozenset[str]
+) -> list[tuple[int, int]]:
+    """The regions of `spans` with an inline code span whose first path segment may name
+    a top-level entry of the tree (case-blind): the only ones where `code_paths` can find
+    a path `classify_code` places. The spans' text is taken in C (`findall` pairs the
+    backticks as `code_paths`' `finditer` does); most regions have no such span."""
+    out = []
+    for start, end in spans:
+        if body.find("`", start, end) < 0:
+            continue
+        for code in _CODE_SPAN.findall(body, start, end):
+            if "/" in code and code.strip().partition("/")[0].casefold() in folded_top:
+                out.append((start, end))
+                break
+    return out
 
 
 def _offset(item: tuple[LinkRef, Placed]) -> int:

@@ -18,7 +18,7 @@ class TreeIndex(Collection[str]):
     `ignored` folders (ignored by git, so not listed file by file) exist with all they hold.
     """
 
-    __slots__ = ("_children", "_folded", "dirs", "files", "ignored", "top")
+    __slots__ = ("_children", "_folded", "_folded_top", "dirs", "files", "ignored", "top")
 
     def __init__(self, files: Iterable[str], ignored: Iterable[str] = ()) -> None:
         self.files = frozenset(files)
@@ -35,6 +35,7 @@ class TreeIndex(Collection[str]):
         self.dirs = frozenset(dirs) | frozenset(self.ignored)
         self.top = frozenset(p.split("/", 1)[0] for p in (*self.files, *self.dirs))
         self._folded: dict[str, str | None] | None = None
+        self._folded_top: frozenset[str] | None = None
         self._children: dict[str, list[str]] | None = None
 
     def __contains__(self, item: object) -> bool:
@@ -61,6 +62,13 @@ class TreeIndex(Collection[str]):
                 folded[key] = None if key in folded else known
             self._folded = folded
         return self._folded.get(path.casefold())
+
+    @property
+    def folded_top(self) -> frozenset[str]:
+        """The top-level names, case-folded: a name `case_of` may match is among them."""
+        if self._folded_top is None:
+            self._folded_top = frozenset(name.casefold() for name in self.top)
+        return self._folded_top
 
     def near(self, path: str) -> str | None:
         """The entry of `path`'s folder whose name is closest to its name (a typo), or None

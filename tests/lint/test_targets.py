@@ -233,6 +233,16 @@ _PIECE = st.sampled_from(
         "x",
         "img/none.png",
         "https://example.com",
+        # inline code naming paths: in the tree, gone, another case, past a first segment
+        # the tree lacks, with a line suffix, case-folded (`ſ` folds to `s`)
+        "`src/tool.py`",
+        "`src/gone.py`",
+        "` SRC/tool.py:12 `",
+        "`docs/`",
+        "`Docs/gone.md`",
+        "`ſrc/gone.py`",
+        "`x/y`",
+        "src/gone.py`",
     ]
 )
 
@@ -242,6 +252,9 @@ _PIECE = st.sampled_from(
 @example(["[r", "]: old.md", " ", "<!--", "-->", "]: old.md"])  # a region starting mid-line
 @example(["[r", "\\", '](a "t]: y")', "]: old.md"])  # `]:` inside an inline link's title
 @example(["[r", "\\", '](a "t]: y")'])  # ... and nowhere else on its line
+@example(["`x/y`", " ", "`src/gone.py`"])  # a region's second span names the tree
+@example(["`x/y", "`src/gone.py`"])  # backticks paired left to right
+@example(["`ſrc/gone.py`"])  # a first segment matching the tree once case-folded
 def test_notable_in_one_pass_is_the_two_pass_scan_on_any_mix_of_link_syntax(
     pieces: list[str],
 ) -> None:
