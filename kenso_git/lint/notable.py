@@ -18,6 +18,7 @@ import re
 
 from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
+from kenso_git.lint.targets import SITE
 from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Placed
@@ -41,6 +42,7 @@ from kenso_git.text.parse import Document
 # What a folder's table holds for a target that leads where it says with no fragment (most
 # links of a corpus): the one thing a pass asks of it is whether it is this.
 _QUIET: Placed = (FOUND, "", None, "")
+_SITE_LINK: Placed = (SKIPPED, "", None, SITE)
 # `](target)` as `_INLINE` reads it, or a `]` before `:` (a definition's label may end there)
 _LINK_OR_COLON = re.compile(r"\](?:\(" + LINK_TARGET.pattern + r"|(?=:))")
 
@@ -117,7 +119,9 @@ class _Pass:
                 return False
             placed = here.get(raw)
             if placed is None:
-                placed = self._first(raw)
+                # `~/x` (a docs site's root, a third of the docs corpus' links) is always
+                # skipped: what `classify` gives it, without the calls or a table entry
+                placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
             if placed is not _QUIET:
                 self._inline(match, start, placed)
         self.seen = seen
