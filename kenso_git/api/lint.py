@@ -11,6 +11,7 @@ from kenso_git.api.lazy import resolver
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from kenso_git.index.report import FileResult as IngestFile
     from kenso_git.index.report import IngestReport as IngestReport
     from kenso_git.lint import report as report
     from kenso_git.lint.config import load_lint_config as load_lint_config
@@ -26,18 +27,25 @@ if TYPE_CHECKING:
     from kenso_git.lint.streamed import Packed as Packed
     from kenso_git.lint.streamed import first_half as first_half
     from kenso_git.lint.streamed import summary as summary
+    from kenso_git.text.jsonout import Streamed as Streamed
+    from kenso_git.text.jsonout import chunks as chunks
+    from kenso_git.text.jsonout import iter_json as iter_json
     from kenso_git.text.parse import Document as Document
 
 __all__ = [
     "Document",
+    "IngestFile",
     "IngestReport",
     "LintReport",
     "LiveCorpus",
     "Packed",
     "Partial",
     "Severity",
+    "Streamed",
     "Violation",
+    "chunks",
     "first_half",
+    "iter_json",
     "load_lint_config",
     "render_summary",
     "report",
@@ -50,14 +58,18 @@ __all__ = [
 # name -> (defining module, attribute; None: the module itself)
 _NAMES: dict[str, tuple[str, str | None]] = {
     "Document": ("kenso_git.text.parse", "Document"),
+    "IngestFile": ("kenso_git.index.report", "FileResult"),
     "IngestReport": ("kenso_git.index.report", "IngestReport"),
     "LintReport": ("kenso_git.lint.model", "LintReport"),
     "LiveCorpus": ("kenso_git.lint.live", "LiveCorpus"),
     "Packed": ("kenso_git.lint.streamed", "Packed"),
     "Partial": ("kenso_git.lint.deferred", "Partial"),
     "Severity": ("kenso_git.lint.model", "Severity"),
+    "Streamed": ("kenso_git.text.jsonout", "Streamed"),
     "Violation": ("kenso_git.lint.model", "Violation"),
+    "chunks": ("kenso_git.text.jsonout", "chunks"),
     "first_half": ("kenso_git.lint.streamed", "first_half"),
+    "iter_json": ("kenso_git.text.jsonout", "iter_json"),
     "load_lint_config": ("kenso_git.lint.config", "load_lint_config"),
     "render_summary": ("kenso_git.lint.report", "render_summary"),
     "report": ("kenso_git.lint.report", None),

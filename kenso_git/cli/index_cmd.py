@@ -79,7 +79,13 @@ def ingest(
     lint = lint_for_ingest(kb, report) if with_lint else None
     label = " ".join(str(p) for p in paths) or "."
     if as_json:
-        click.echo(json.dumps(ingest_json(label, report, lint), indent=2, ensure_ascii=False))
+        from kenso_git.api.lint import chunks
+        from kenso_git.api.lint import iter_json
+
+        made = ingest_json(label, report, lint, streamed=True)
+        for piece in chunks(iter_json(made, ensure_ascii=False)):
+            click.echo(piece, nl=False)  # written as made: 100,000 files are never held
+        click.echo("")
     else:
         style = Style(use_color(color, sys.stdout))
         click.echo(ingest_text(report, lint, style, db=str(kb.db_path) if db_path else None))

@@ -11,6 +11,7 @@ from kenso_git.lint.model import LintReport
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import Violation
 from kenso_git.lint.rules import RULES_BY_ID
+from kenso_git.text.jsonout import Streamed
 
 BRAND = "kenso-git"
 RULE_LINE = "─" * 60
@@ -151,31 +152,34 @@ def _skipped(report: LintReport) -> list[str]:
     return ["not checked offline: " + ", ".join(f"{why} ({n})" for why, n in report.skipped)]
 
 
-def report_to_json(report: LintReport) -> dict[str, object]:
-    """kenso's `lint --json` object, plus `line` and `column` per issue."""
+def report_to_json(report: LintReport, *, streamed: bool = False) -> dict[str, object]:
+    """kenso's `lint --json` object, plus `line` and `column` per issue. `streamed`: the
+    violations as a `Streamed` list, made file by file as `text.jsonout.iter_json` writes
+    them (a report of 100,000 files is never held as objects)."""
+    files = (_file_json(result) for result in report.files if result.violations)
     return {
         "score": report.score,
         "files": len(report.files),
         "summary": {"errors": report.errors, "warnings": report.warnings, "info": report.info},
         **({"skipped": dict(report.skipped)} if report.skipped else {}),
-        "violations": [
+        "violations": Streamed(files) if streamed else list(files),
+    }
+
+
+def _file_json(result: FileResult) -> dict[str, object]:
+    return {
+        "file": result.path,
+        "score": result.score,
+        "issues": [
             {
-                "file": result.path,
-                "score": result.score,
-                "issues": [
-                    {
-                        "rule": v.rule,
-                        "severity": v.severity.value,
-                        "name": v.name,
-                        "message": v.message,
-                        "line": v.line,
-                        "column": v.column,
-                    }
-                    for v in result.violations
-                ],
+                "rule": v.rule,
+                "severity": v.severity.value,
+                "name": v.name,
+                "message": v.message,
+                "line": v.line,
+                "column": v.column,
             }
-            for result in report.files
-            if result.violations
+            for v in result.violations
         ],
     }
 
