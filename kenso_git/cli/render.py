@@ -10,11 +10,13 @@ from kenso_git.cli.output import plural
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Iterator
 
     from kenso_git.api.lint import Document
     from kenso_git.api.lint import IngestFile
     from kenso_git.api.lint import IngestReport
     from kenso_git.api.lint import LintReport
+    from kenso_git.api.lint import Packed
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
 
@@ -49,11 +51,21 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
     from kenso_git.api.lint import load_lint_config
     from kenso_git.api.lint import summary
 
-    parts = [part for part in report.documents if isinstance(part, Packed)]
-    parsed = {part.path for part in parts}
+    parsed = {part.path for part in report.documents if isinstance(part, Packed)}
     unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
     config = load_lint_config(kb.settings)
-    return summary(kb.workspace, kb.settings, parts, unparsed, report.scope, config)
+    # handed over: the summary lets each go once linted, which it could not while the
+    # report still held them all (100,000 at the scale point, #32)
+    parts = [part for part in report.documents if isinstance(part, Packed)]
+    report.documents.clear()
+    return summary(kb.workspace, kb.settings, _drained(parts), unparsed, report.scope, config)
+
+
+def _drained(parts: list[Packed]) -> Iterator[Packed]:
+    """The items of `parts`, each dropped from the list as it is given."""
+    parts.reverse()
+    while parts:
+        yield parts.pop()
 
 
 def ingest_text(

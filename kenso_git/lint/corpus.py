@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,18 +71,39 @@ def build_facts(
     documents kept only in their slim form.
     """
     paths = PathIndex(doc.path for doc in docs)
+    facts = _relation_facts(paths, docs)
+    mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
+    links = None if tree is None else LinkFacts.build(docs, paths, tree=tree, scans=scans)
+    return replace(facts, mentions=mentions, links=links)
+
+
+def stream_facts(
+    paths: Sequence[str], docs: Iterable[Document], *, min_label_chars: int | None = None
+) -> CorpusFacts:
+    """`build_facts` without a work tree from `docs` read once, in the order of `paths`
+    (their paths): one document at a time is held, not the whole corpus (an ingest's lint
+    summary of 100,000 slim documents, #32). With `min_label_chars` (KS019 selected) the
+    mention index needs them all, and they are held."""
+    index = PathIndex(paths)
+    if min_label_chars is not None:
+        held = list(docs)
+        facts = _relation_facts(index, held)
+        return replace(facts, mentions=MentionIndex(held, min_chars=min_label_chars))
+    return _relation_facts(index, docs)
+
+
+def _relation_facts(paths: PathIndex, docs: Iterable[Document]) -> CorpusFacts:
     linked: set[str] = set()
     sources: set[str] = set()
+    categories: Counter[str] = Counter()
     for doc in docs:
+        categories[doc.category] += 1
         if not doc.relations:
             continue
         sources.add(doc.path)
         targets = [rel.target for rel in doc.relations]
         linked.update(found for found in resolve_links(doc.path, targets, paths) if found)
-    categories = Counter(doc.category for doc in docs)
-    mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
-    links = None if tree is None else LinkFacts.build(docs, paths, tree=tree, scans=scans)
-    return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories, mentions, links)
+    return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories)
 
 
 # Full parses kept in memory up to this many characters of text; past it, documents are kept

@@ -23,8 +23,8 @@ from pickle import loads
 from typing import TYPE_CHECKING
 
 from kenso_git.lint.config import LintConfig
-from kenso_git.lint.corpus import build_facts
 from kenso_git.lint.corpus import slim
+from kenso_git.lint.corpus import stream_facts
 from kenso_git.lint.deferred import Deferred
 from kenso_git.lint.deferred import Partial
 from kenso_git.lint.deferred import received
@@ -101,10 +101,11 @@ def summary(
         if not isinstance(loaded, Skip):
             packed[loaded.path] = _first_half(config, loaded)
     order = sorted(packed)
-    facts = build_facts(
-        [_slim_doc(packed[path]) for path in order],
-        with_mentions="KS019" in config.select,
-        min_label_chars=config.thresholds.min_label_chars,
+    # the slim forms are read one at a time: 100,000 of them are never held at once (#32)
+    facts = stream_facts(
+        order,
+        (_slim_doc(packed[path]) for path in order),
+        min_label_chars=(config.thresholds.min_label_chars if "KS019" in config.select else None),
     )
     halves = _deferred(ws, settings, packed, order, scope)
     return lint_documents(halves, corpus=facts, config=config)
