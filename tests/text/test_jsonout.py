@@ -23,9 +23,11 @@ _SCALARS = (
 )
 _VALUES = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=4), inner, max_size=4)
-    | st.lists(inner, max_size=4).map(lambda items: ("streamed", items)),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+        | st.lists(inner, max_size=4).map(lambda items: ("streamed", items))
+    ),
     max_leaves=30,
 )
 
