@@ -21,6 +21,8 @@ from pickle import HIGHEST_PROTOCOL
 from pickle import dumps
 from pickle import loads
 from typing import TYPE_CHECKING
+from zlib import compress
+from zlib import decompress
 
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import slim
@@ -36,17 +38,19 @@ from kenso_git.text.parse import Document
 if TYPE_CHECKING:
     from kenso_git.config import Settings
     from kenso_git.lint.model import LintReport
+    from kenso_git.lint.model import Violation
+    from kenso_git.lint.suppress import Suppressions
     from kenso_git.repo.workspace import Workspace
 
 
 class Packed(NamedTuple):
-    """A document's first half as the ingest keeps it while its writer runs: pickled, ~0.8 kB
-    on the docs corpus where the objects held ~1.24 kB (~1.56 kB before their strings were
-    shared), since a default ingest at 100,000 documents keeps 100,000 of them (#32)."""
+    """A document's first half as the ingest keeps it while its writer runs: its slim form,
+    findings and suppressions pickled and compressed (zlib level 1 in the parse workers),
+    ~0.5 kB where the pickles were ~1.0 kB and the objects ~1.2 kB, since a default ingest at
+    100,000 documents keeps 100,000 of them (#32)."""
 
     path: str
-    doc: bytes  # the pickled slim form, all the corpus facts read
-    rest: bytes  # the pickled findings and suppressions
+    blob: bytes  # zlib(pickle((slim form, findings, suppressions)))
 
 
 def first_half(config: LintConfig) -> Callable[[Document], Packed]:
@@ -57,18 +61,22 @@ def first_half(config: LintConfig) -> Callable[[Document], Packed]:
 
 def _first_half(config: LintConfig, doc: Document) -> Packed:
     part = lint_alone(doc, _slimmer(doc), config)
-    rest = (part.found, part.suppressed)
-    return Packed(doc.path, dumps(part.doc, HIGHEST_PROTOCOL), dumps(rest, HIGHEST_PROTOCOL))
+    kept = dumps((part.doc, part.found, part.suppressed), HIGHEST_PROTOCOL)
+    return Packed(doc.path, compress(kept, 1))
+
+
+def _opened(packed: Packed) -> tuple[Document, dict[str, list[Violation]], Suppressions]:
+    doc, found, suppressed = loads(decompress(packed.blob))
+    assert isinstance(doc, Document)
+    return doc, found, suppressed
 
 
 def _slim_doc(packed: Packed) -> Document:
-    doc = loads(packed.doc)
-    assert isinstance(doc, Document)
-    return doc
+    return _opened(packed)[0]
 
 
 def _unpack(packed: Packed) -> Partial:
-    return received(_slim_doc(packed), *loads(packed.rest))
+    return received(*_opened(packed))
 
 
 def _slimmer(doc: Document) -> Document:
