@@ -85,11 +85,7 @@ def _work_out(
     doccommits.forget(conn, gone)
     if not indexed:
         return
-    at_head = (
-        history.paths_at(ws, head, list(indexed) if paths is not None else None) if head else {}
-    )
-    committed = {p: b for p, b in indexed.items() if at_head.get(p) == b}
-    del at_head
+    committed = history.same_blobs(ws, head, indexed) if head else {}
     found = history.last_commits(ws, committed, rev=head, timeout=WALK_SECONDS) if head else {}
 
     def rows() -> Iterator[tuple[str, str, str | None, int | None, str | None, str | None]]:

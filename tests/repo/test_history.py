@@ -173,3 +173,27 @@ def test_paths_at_lists_markdown_blobs_of_a_commit_without_links(repo: Path) -> 
     ws = find_workspace(repo)
 
     assert set(history.paths_at(ws, "HEAD")) == {"a.md"}
+
+
+@pytest.mark.parametrize("count", [3, history.MAX_LISTED_PATHS + 20])
+def test_same_blobs_is_paths_at_compared_entry_by_entry(repo: Path, count: int) -> None:
+    """Few paths are asked by name, many read from the whole listing; either way the answer
+    is `paths_at`'s entries that hold the blob asked about (a link, an edited file, a
+    file not Markdown and one not committed never do)."""
+    files = {f"docs/d{n:04}.md": f"# Doc {n}\n" for n in range(count)}
+    files["notes.txt"] = "not markdown\n"
+    write(repo, files)
+    (repo / "docs" / "link.md").symlink_to("d0000.md")
+    head = commit_all(repo, "docs")
+    ws = find_workspace(repo)
+    at_head = history.paths_at(ws, head)
+    asked = dict(at_head)
+    asked["docs/d0001.md"] = "0" * 40  # edited since
+    asked["docs/new.md"] = "1" * 40  # never committed
+    for line in git(repo, "ls-tree", "-r", head).splitlines():  # the link's and the text's
+        meta, _, path = line.partition("\t")  # own blobs: still never Markdown docs
+        if path in ("docs/link.md", "notes.txt"):
+            asked[path] = meta.split()[2]
+    want = {p: b for p, b in asked.items() if at_head.get(p) == b}
+    assert history.same_blobs(ws, head, asked) == want
+    assert "docs/d0001.md" not in want and "docs/d0000.md" in want
