@@ -25,7 +25,7 @@ class Streamed:
 
 def iter_json(value: object, *, ensure_ascii: bool = True) -> Iterator[str]:
     """Pieces whose concatenation is `json.dumps(value, indent=2, ensure_ascii=...)`, with
-    every `Streamed` in `value` read as the list of its items."""
+    every `Streamed` in `value` read as the list of its items (plain JSON values)."""
     streams: list[Streamed] = []
     token = os.urandom(8).hex()  # no string of the value can be a placeholder by chance
     text = json.dumps(_placed(value, streams, token), indent=2, ensure_ascii=ensure_ascii)
@@ -58,13 +58,15 @@ def _placed(value: object, streams: list[Streamed], token: str) -> object:
 
 
 def _array(stream: Streamed, pad: str, ensure_ascii: bool) -> Iterator[str]:
+    """The items of `stream` (plain JSON values: a `Streamed` inside one is not read), each
+    encoded as `json.dumps` encodes a list's item at this depth."""
     inner = "\n" + pad + "  "
+    encode = json.JSONEncoder(indent=2, ensure_ascii=ensure_ascii).encode  # one per array
     opened = False
     for item in stream.items:
         yield ("," if opened else "[") + inner
         opened = True
-        for piece in iter_json(item, ensure_ascii=ensure_ascii):
-            yield piece.replace("\n", inner)
+        yield encode(item).replace("\n", inner)
     yield ("\n" + pad + "]") if opened else "[]"
 
 

@@ -32,11 +32,23 @@ _VALUES = st.recursive(
 )
 
 
-def _split(value: object) -> tuple[object, object]:
-    """(the value with ("streamed", items) as Streamed, the same as plain lists)."""
+def _plain(value: object) -> object:
+    """`value` with every ("streamed", items) as a plain list."""
     if isinstance(value, tuple) and len(value) == 2 and value[0] == "streamed":
-        parts = [_split(item) for item in value[1]]  # type: ignore[attr-defined]
-        return Streamed(iter([p[0] for p in parts])), [p[1] for p in parts]
+        return [_plain(item) for item in value[1]]  # type: ignore[attr-defined]
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def _split(value: object) -> tuple[object, object]:
+    """(the value with ("streamed", items) as Streamed, the same as plain lists); a
+    streamed list's items are plain JSON values."""
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "streamed":
+        items = _plain(value)
+        return Streamed(iter(items)), items  # type: ignore[call-overload]
     if isinstance(value, list):
         parts = [_split(item) for item in value]
         return [p[0] for p in parts], [p[1] for p in parts]
