@@ -15,6 +15,7 @@ from kenso_git.cli.options import DB
 from kenso_git.cli.options import JSON
 from kenso_git.cli.options import SYNC_OPTIONS
 from kenso_git.cli.output import Style
+from kenso_git.cli.output import echo_json
 from kenso_git.cli.output import finish_progress
 from kenso_git.cli.output import progress_printers
 from kenso_git.cli.output import use_color
@@ -79,13 +80,7 @@ def ingest(
     lint = lint_for_ingest(kb, report) if with_lint else None
     label = " ".join(str(p) for p in paths) or "."
     if as_json:
-        from kenso_git.api.lint import chunks
-        from kenso_git.api.lint import iter_json
-
-        made = ingest_json(label, report, lint, streamed=True)
-        for piece in chunks(iter_json(made, ensure_ascii=False)):
-            click.echo(piece, nl=False)  # written as made: 100,000 files are never held
-        click.echo("")
+        echo_json(ingest_json(label, report, lint, streamed=True), ensure_ascii=False)
     else:
         style = Style(use_color(color, sys.stdout))
         click.echo(ingest_text(report, lint, style, db=str(kb.db_path) if db_path else None))

@@ -120,23 +120,15 @@ def lint(
             err=True,
         )
     if output == "json":
-        _write_json(report)
+        from kenso_git.api.lint import report as text
+        from kenso_git.cli.output import echo_json
+
+        echo_json(text.report_to_json(report, streamed=True))
         return int(ExitCode.FAILURE if report.failed else ExitCode.OK)
     rendered = _render(output, report, use_color)
     if rendered:
         click.echo(rendered, color=use_color)
     return int(ExitCode.FAILURE if report.failed else ExitCode.OK)
-
-
-def _write_json(report: LintReport) -> None:
-    """`lint --json`, written as it is made: a report of 100,000 files is never held whole."""
-    from kenso_git.api.lint import chunks
-    from kenso_git.api.lint import iter_json
-    from kenso_git.api.lint import report as text
-
-    for piece in chunks(iter_json(text.report_to_json(report, streamed=True))):
-        click.echo(piece, nl=False)
-    click.echo("")
 
 
 def _render(output: str, report: LintReport, color: bool) -> str:

@@ -93,3 +93,16 @@ def report_error(err: KensoError) -> None:
 def plural(count: int, noun: str) -> str:
     """`1 file`, `2 files`: the count and the noun, in agreement."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def echo_json(value: object, *, ensure_ascii: bool = True) -> None:
+    """Print `value` as `json.dumps(value, indent=2)` does, written as it is made: a
+    `Streamed` list (a report of 100,000 files) is never held whole (#32)."""
+    import click
+
+    from kenso_git.api.lint import chunks
+    from kenso_git.api.lint import iter_json
+
+    for piece in chunks(iter_json(value, ensure_ascii=ensure_ascii)):
+        click.echo(piece, nl=False)
+    click.echo("")

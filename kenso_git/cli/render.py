@@ -62,8 +62,8 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
 
 
 def _drained(parts: list[Packed]) -> Iterator[Packed]:
-    """The items of `parts`, each dropped from the list as it is given."""
-    parts.reverse()
+    """The items of `parts` (in any order: the summary sorts them), each dropped from the
+    list as it is given."""
     while parts:
         yield parts.pop()
 

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,28 +70,34 @@ def build_facts(
     documents kept only in their slim form.
     """
     paths = PathIndex(doc.path for doc in docs)
-    facts = _relation_facts(paths, docs)
     mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
     links = None if tree is None else LinkFacts.build(docs, paths, tree=tree, scans=scans)
-    return replace(facts, mentions=mentions, links=links)
+    return CorpusFacts(paths, *_relation_facts(paths, docs), mentions, links)
 
 
 def stream_facts(
-    paths: Sequence[str], docs: Iterable[Document], *, min_label_chars: int | None = None
+    paths: Sequence[str],
+    docs: Iterable[Document],
+    *,
+    with_mentions: bool = False,
+    min_label_chars: int = 4,
 ) -> CorpusFacts:
-    """`build_facts` without a work tree from `docs` read once, in the order of `paths`
-    (their paths): one document at a time is held, not the whole corpus (an ingest's lint
-    summary of 100,000 slim documents, #32). With `min_label_chars` (KS019 selected) the
-    mention index needs them all, and they are held."""
+    """`build_facts` without a work tree, from `docs` (of `paths`, in that order) read once:
+    one document at a time is held, not the whole corpus (an ingest's lint summary of
+    100,000 slim documents, #32). The mention index (KS019) needs them all: then they are."""
     index = PathIndex(paths)
-    if min_label_chars is not None:
-        held = list(docs)
-        facts = _relation_facts(index, held)
-        return replace(facts, mentions=MentionIndex(held, min_chars=min_label_chars))
-    return _relation_facts(index, docs)
+    if not with_mentions:
+        return CorpusFacts(index, *_relation_facts(index, docs))
+    held = list(docs)
+    mentions = MentionIndex(held, min_chars=min_label_chars)
+    return CorpusFacts(index, *_relation_facts(index, held), mentions)
 
 
-def _relation_facts(paths: PathIndex, docs: Iterable[Document]) -> CorpusFacts:
+def _relation_facts(
+    paths: PathIndex, docs: Iterable[Document]
+) -> tuple[frozenset[str], frozenset[str], Counter[str]]:
+    """(the paths some relates_to resolves to, the documents with relates_to entries, the
+    documents by category), in one pass over `docs`."""
     linked: set[str] = set()
     sources: set[str] = set()
     categories: Counter[str] = Counter()
@@ -103,7 +108,7 @@ def _relation_facts(paths: PathIndex, docs: Iterable[Document]) -> CorpusFacts:
         sources.add(doc.path)
         targets = [rel.target for rel in doc.relations]
         linked.update(found for found in resolve_links(doc.path, targets, paths) if found)
-    return CorpusFacts(paths, frozenset(linked), frozenset(sources), categories)
+    return frozenset(linked), frozenset(sources), categories
 
 
 # Full parses kept in memory up to this many characters of text; past it, documents are kept

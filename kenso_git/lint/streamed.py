@@ -109,11 +109,13 @@ def summary(
         if not isinstance(loaded, Skip):
             packed[loaded.path] = _first_half(config, loaded)
     order = sorted(packed)
-    # the slim forms are read one at a time: 100,000 of them are never held at once (#32)
+    # the slim forms are opened one at a time, here and again when each is linted: 100,000
+    # of them are never held at once (#32)
     facts = stream_facts(
         order,
         (_slim_doc(packed[path]) for path in order),
-        min_label_chars=(config.thresholds.min_label_chars if "KS019" in config.select else None),
+        with_mentions="KS019" in config.select,
+        min_label_chars=config.thresholds.min_label_chars,
     )
     halves = _deferred(ws, settings, packed, order, scope)
     return lint_documents(halves, corpus=facts, config=config)

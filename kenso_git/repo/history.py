@@ -13,6 +13,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
+from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
@@ -344,54 +345,45 @@ def paths_at(ws: Workspace, commit: str, paths: Sequence[str] | None = None) -> 
     """
     if paths is not None and not paths:
         return {}
-    if paths is not None and len(paths) <= MAX_LISTED_PATHS:
-        out = run_git(
-            ws, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths
-        )
-    else:
-        out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)  # no pathspec magic here
+    out = _ls_tree(ws, commit, paths)
     wanted = None if paths is None else set(paths)
-    ids: dict[str, str] = {}
-    for entry in out.split("\0"):
-        meta, _, path = entry.partition("\t")
-        parts = meta.split()
-        if (
-            len(parts) == 3
-            and parts[1] == "blob"
-            and parts[0] != "120000"
-            and is_markdown(path)
-            and (wanted is None or path in wanted)
-        ):
-            ids[path] = parts[2]
-    return ids
+    return {path: blob for path, blob in _markdown_blobs(out) if wanted is None or path in wanted}
 
 
 def same_blobs(ws: Workspace, commit: str, blobs: Mapping[str, str]) -> dict[str, str]:
     """The entries of `blobs` (path -> blob id) whose path holds that very blob in `commit`'s
-    tree: `paths_at` compared with `blobs`, read entry by entry from git's listing, without
-    its list and dictionary of every file (100,000 at the scale point, ~30 MB, #32).
+    tree: `paths_at` compared with `blobs` entry by entry, without a dictionary of every
+    file of the listing (100,000 at the scale point, #32).
 
     Raises:
         GitError: git failed.
     """
-    if len(blobs) <= MAX_LISTED_PATHS:
-        return {p: b for p, b in paths_at(ws, commit, list(blobs)).items() if blobs.get(p) == b}
-    out = run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)  # no pathspec magic here
-    same: dict[str, str] = {}
-    start, find = 0, out.find
+    if not blobs:
+        return {}
+    listed = _markdown_blobs(_ls_tree(ws, commit, blobs))
+    return {path: blob for path, blob in listed if blobs.get(path) == blob}
+
+
+def _ls_tree(ws: Workspace, commit: str, paths: Collection[str] | None) -> str:
+    """`git ls-tree -z` of `paths` in `commit` (a few: each a command-line argument), or of
+    its whole tree when there are more (or None)."""
+    if paths is not None and len(paths) <= MAX_LISTED_PATHS:
+        return run_git(
+            ws, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths
+        )
+    return run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)  # no pathspec magic here
+
+
+def _markdown_blobs(listing: str) -> Iterator[tuple[str, str]]:
+    """(path, blob id) of each Markdown file `git ls-tree -z` lists (gitlinks and links left
+    out), one entry at a time: no list of every entry."""
+    start, find = 0, listing.find
     while (end := find("\0", start)) >= 0:
-        meta, _, path = out[start:end].partition("\t")
+        meta, _, path = listing[start:end].partition("\t")
         start = end + 1
         parts = meta.split()
-        if (
-            len(parts) == 3
-            and blobs.get(path) == parts[2]
-            and parts[1] == "blob"
-            and parts[0] != "120000"
-            and is_markdown(path)
-        ):
-            same[path] = parts[2]
-    return same
+        if len(parts) == 3 and parts[1] == "blob" and parts[0] != "120000" and is_markdown(path):
+            yield path, parts[2]
 
 
 def literal(paths: Iterable[str]) -> list[str]:
