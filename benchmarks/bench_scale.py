@@ -53,6 +53,16 @@ IDENT = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
 _TITLE = re.compile(r"^(title:\s*)(.+)$", re.MULTILINE)
 _H1 = re.compile(r"^(# .+)$", re.MULTILINE)
 
+
+def _tagged_title(match: re.Match[str], tag: str) -> str:
+    """The title line with the copy's tag, still valid YAML: inside a quoted title's quotes
+    (`"How to: Create a Pen" (p000)` is no YAML, and 3 in 4 docs-desktop titles are quoted)."""
+    key, value = match.group(1), match.group(2).rstrip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return f"{key}{value[:-1]} ({tag}){value[-1]}"
+    return f"{key}{value} ({tag})"
+
+
 # One read path per run of this script in a fresh process (argv: root, kind); prints JSON.
 PROBE = r"""
 import json, os, resource, sys, time
@@ -211,7 +221,7 @@ def generate(corpus: Path, root: Path, docs: int) -> int:
             if written >= docs:
                 break
             tag = f"p{copy:03d}"
-            varied = _TITLE.sub(lambda m, t=tag: f"{m.group(1)}{m.group(2)} ({t})", text, count=1)
+            varied = _TITLE.sub(lambda m, t=tag: _tagged_title(m, t), text, count=1)
             varied = _H1.sub(
                 lambda m, t=tag: f"{m.group(1)}\n\nPackage {t} keeps this page, copy {t}.",
                 varied,

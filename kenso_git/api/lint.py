@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from kenso_git.lint.report import report_to_json as report_to_json
     from kenso_git.lint.sarif import report_to_sarif as report_to_sarif
     from kenso_git.lint.session import run_lint as run_lint
+    from kenso_git.lint.streamed import FirstHalves as FirstHalves
     from kenso_git.lint.streamed import Packed as Packed
-    from kenso_git.lint.streamed import first_half as first_half
+    from kenso_git.lint.streamed import Spilled as Spilled
     from kenso_git.lint.streamed import summary as summary
     from kenso_git.text.jsonout import Streamed as Streamed
     from kenso_git.text.jsonout import chunks as chunks
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Document",
+    "FirstHalves",
     "IngestFile",
     "IngestReport",
     "LintReport",
@@ -41,10 +43,10 @@ __all__ = [
     "Packed",
     "Partial",
     "Severity",
+    "Spilled",
     "Streamed",
     "Violation",
     "chunks",
-    "first_half",
     "iter_json",
     "load_lint_config",
     "render_summary",
@@ -62,13 +64,14 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "IngestReport": ("kenso_git.index.report", "IngestReport"),
     "LintReport": ("kenso_git.lint.model", "LintReport"),
     "LiveCorpus": ("kenso_git.lint.live", "LiveCorpus"),
+    "FirstHalves": ("kenso_git.lint.streamed", "FirstHalves"),
     "Packed": ("kenso_git.lint.streamed", "Packed"),
+    "Spilled": ("kenso_git.lint.streamed", "Spilled"),
     "Partial": ("kenso_git.lint.deferred", "Partial"),
     "Severity": ("kenso_git.lint.model", "Severity"),
     "Streamed": ("kenso_git.text.jsonout", "Streamed"),
     "Violation": ("kenso_git.lint.model", "Violation"),
     "chunks": ("kenso_git.text.jsonout", "chunks"),
-    "first_half": ("kenso_git.lint.streamed", "first_half"),
     "iter_json": ("kenso_git.text.jsonout", "iter_json"),
     "load_lint_config": ("kenso_git.lint.config", "load_lint_config"),
     "render_summary": ("kenso_git.lint.report", "render_summary"),

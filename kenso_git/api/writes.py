@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,11 +13,11 @@ from typing import TYPE_CHECKING
 from kenso_git.api.core import Base
 
 if TYPE_CHECKING:
+    from kenso_git.index.prepare import Digest
     from kenso_git.index.report import IngestReport
     from kenso_git.index.report import Progress
     from kenso_git.index.report import Warn
     from kenso_git.repo.gitstatus import EarlyStatus
-    from kenso_git.text.parse import Document
 
 
 class Writes(Base):
@@ -32,7 +31,7 @@ class Writes(Base):
         warn: Warn | None = None,
         keep_documents: bool = False,
         rebuild: bool = False,
-        digest: Callable[[Document], object] | None = None,
+        digest: Digest | None = None,
     ) -> IngestReport:
         """Index the Markdown under `targets` (default: the whole work tree); creates the index.
 

@@ -9,14 +9,14 @@ from kenso_git.cli.output import Style
 from kenso_git.cli.output import plural
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from collections.abc import Iterator
 
-    from kenso_git.api.lint import Document
+    from kenso_git.api.lint import FirstHalves
     from kenso_git.api.lint import IngestFile
     from kenso_git.api.lint import IngestReport
     from kenso_git.api.lint import LintReport
     from kenso_git.api.lint import Packed
+    from kenso_git.api.lint import Spilled
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
 
@@ -30,13 +30,14 @@ _GLYPHS = {
 }
 
 
-def lint_digest(kb: KnowledgeBase) -> Callable[[Document], object]:
+def lint_digest(kb: KnowledgeBase) -> FirstHalves:
     """What an ingest keeps of each document it parses for its lint summary: the findings of
-    the rules that judge it alone, beside its slim form (computed in the parse workers)."""
-    from kenso_git.api.lint import first_half
+    the rules that judge it alone, beside its slim form (computed in the parse workers, held
+    in a file beside the index while the writer runs)."""
+    from kenso_git.api.lint import FirstHalves
     from kenso_git.api.lint import load_lint_config
 
-    return first_half(load_lint_config(kb.settings))
+    return FirstHalves(load_lint_config(kb.settings), kb.db_path.parent)
 
 
 def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | None:
@@ -48,20 +49,21 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
     if not any(r.status == "ingested" for r in report.results):
         return None
     from kenso_git.api.lint import Packed
+    from kenso_git.api.lint import Spilled
     from kenso_git.api.lint import load_lint_config
     from kenso_git.api.lint import summary
 
-    parsed = {part.path for part in report.documents if isinstance(part, Packed)}
+    parsed = {part.path for part in report.documents if isinstance(part, Packed | Spilled)}
     unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
     config = load_lint_config(kb.settings)
     # handed over: the summary lets each go once linted, which it could not while the
     # report still held them all (100,000 at the scale point, #32)
-    parts = [part for part in report.documents if isinstance(part, Packed)]
+    parts = [part for part in report.documents if isinstance(part, Packed | Spilled)]
     report.documents.clear()
     return summary(kb.workspace, kb.settings, _drained(parts), unparsed, report.scope, config)
 
 
-def _drained(parts: list[Packed]) -> Iterator[Packed]:
+def _drained(parts: list[Packed | Spilled]) -> Iterator[Packed | Spilled]:
     """The items of `parts` (in any order: the summary sorts them), each dropped from the
     list as it is given."""
     while parts:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -71,7 +70,7 @@ from kenso_git.store.publish import remove_dead_builds
 from kenso_git.store.wal import close_writer
 
 if TYPE_CHECKING:
-    from kenso_git.text.parse import Document
+    from kenso_git.index.prepare import Digest
 
 BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in batches
 FTS_BATCH = 64  # files between two batch FTS inserts
@@ -88,7 +87,7 @@ def run_index(
     warn: Warn | None = None,
     head: str | None = None,
     keep_documents: bool = False,
-    digest: Callable[[Document], object] | None = None,
+    digest: Digest | None = None,
     only: Sequence[str] | None = None,
     rebuild: bool = False,
     verify: bool = False,
@@ -152,7 +151,7 @@ class _Once(NamedTuple):
     interactive: bool  # a command the user ran (not a hook or a query): git may refresh
     early: gitstatus.EarlyStatus | None = None  # the first git status, started by the caller
     create: bool = True  # build the index when there is none (a query's sync does not)
-    digest: Callable[[Document], object] | None = None  # see index.run.Run.digest
+    digest: Digest | None = None  # see index.run.Run.digest
 
 
 def _run_once(

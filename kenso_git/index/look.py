@@ -108,9 +108,9 @@ def next_mark(
     # After a walk: a file git cannot see (untracked and ignored by git, re-included by a
     # .kensoignore negation) would never be listed: no mark, the next run walks again.
 
-    head = git.head_blob_ids(run.ws)
     listed = set(probe.docs)
-    if head is None or any(sf.path not in head and sf.path not in listed for sf in found):
+    unlisted = (sf.path for sf in found if sf.path not in listed)
+    if git.missing_from_head(run.ws, unlisted) != set():
         return ""
     return gitprobe.mark_value(probe, touched, facts.links)
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import BinaryIO
 from typing import NoReturn
+from typing import Protocol
 
 from kenso_git.errors import WorkerError
 from kenso_git.records import NamedTuple
@@ -80,14 +80,25 @@ class Prepared(NamedTuple):
 RACY = (-1, -1, -1, -1)
 
 
+class Digest(Protocol):
+    """What a run keeps of each document it parses instead of the document itself: the lint
+    summary's first half (lint/streamed.py, #32)."""
+
+    def __call__(self, doc: Document) -> object:
+        """What to keep of `doc`, computed where it is parsed (a forked worker inherits
+        the digest)."""
+
+    def hold(self, kept: object) -> object:
+        """What the run's report holds of `kept`, in the writer's process (a large run's
+        first halves are written out to a file rather than held in memory)."""
+
+
 class Options(NamedTuple):
     chunk_size: int
     chunk_overlap: int
     max_file_size: int
     keep_documents: bool
-    # what to keep of each parsed document instead of itself, computed where it is parsed
-    # (a forked worker inherits it): the lint summary's first half (lint/streamed.py, #32)
-    digest: Callable[[Document], object] | None = None
+    digest: Digest | None = None  # what to keep of each parsed document instead of itself
 
 
 def prepare(job: Job, opts: Options) -> Prepared:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -33,9 +32,9 @@ from kenso_git.store.meta import bump_generation
 from kenso_git.store.meta import write_meta
 
 if TYPE_CHECKING:
+    from kenso_git.index.prepare import Digest
     from kenso_git.index.prepare import Prepared
     from kenso_git.repo.discover import SourceFile
-    from kenso_git.text.parse import Document
 
 
 def settings_fingerprint(settings: Settings) -> str:
@@ -60,7 +59,7 @@ class Run:
         progress: Progress | None,
         *,
         keep_documents: bool = False,
-        digest: Callable[[Document], object] | None = None,
+        digest: Digest | None = None,
     ) -> None:
         self.ws = ws
         self.settings = settings
@@ -108,7 +107,8 @@ class Run:
         for problem in prep.problems:
             self.warn(f"{sf.path}:{problem}")
         if prep.document is not None:
-            self.report.documents.append(prep.document)
+            kept = prep.document if self.digest is None else self.digest.hold(prep.document)
+            self.report.documents.append(kept)
         if prep.status == "unchanged" and stored is not None:
             upsert_file(self.conn, self.file_row(sf, prep.blob, stored.status, keep=stored))
             self.report.results.append(unchanged_result(stored))

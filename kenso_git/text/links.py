@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -114,39 +116,37 @@ def inline_links(doc: Document) -> list[str]:
 class PathIndex(Collection[str]):
     """A set of repo-relative paths with a suffix lookup, built once per corpus.
 
-    Every suffix of every path (`c/d.md` and `d.md` of `a/c/d.md`) is looked up by its
-    hash and length, not kept as a string: at 100,000 paths the strings were ~100 MB, a writer's
-    peak (#32). An entry holds one path ending in that suffix (`_Many` when several do),
-    and each answer is checked against the path, so a hash shared by two different
-    suffixes never gives a wrong one: such a suffix goes to `_exact`, keyed by its text.
+    Every suffix of every path (`c/d.md` and `d.md` of `a/c/d.md`) is one 64-bit word in a
+    sorted array: the suffix's hash in the high bits, the path's position in the low ones. No
+    string and no dictionary entry per suffix: at 100,000 paths the strings were ~100 MB
+    and then the dictionary ~60 MB of a writer's peak (#32); the array is 8 bytes a suffix.
+    A lookup reads the words of the tail's hash and checks each path against the tail, so
+    a hash two suffixes share never gives a wrong answer, and it stops at the second path
+    that ends in the tail (a shared suffix such as `index.md` costs no scan of its paths).
     """
 
-    __slots__ = ("_exact", "_paths", "_suffixes")
+    __slots__ = ("_bits", "_keys", "_names", "_paths")
     _hash = staticmethod(hash)  # tests make it collide
 
     def __init__(self, paths: Iterable[str]) -> None:
         self._paths = frozenset(paths)
-        suffixes: dict[int, str | _Many] = {}
-        exact: dict[str, str | None] = {}  # suffixes whose hash another suffix has
-        key = self._hash
-        for path in self._paths:
+        self._names = names = tuple(self._paths)
+        self._bits = bits = max(1, len(names).bit_length())
+        high, key = _WORD & ~((1 << bits) - 1), self._hash
+        # words spread over buckets by their top byte and each bucket sorted alone: the
+        # sort holds one bucket's integers as objects, never every suffix's at once
+        buckets = [array("Q") for _ in range(256)]
+        for at, path in enumerate(names):
             cut = path.find("/")
             while cut != -1:
-                tail = path[cut + 1 :]
+                word = key(path[cut + 1 :]) & high | at
+                buckets[word >> 56].append(word)
                 cut = path.find("/", cut + 1)
-                if tail in exact:  # None marks an ambiguous suffix
-                    exact[tail] = None
-                    continue
-                h = key(tail) << 32 | len(tail)  # one suffix of each length per path
-                held = suffixes.get(h)
-                if held is None:
-                    suffixes[h] = path
-                elif (held.first if isinstance(held, _Many) else held).endswith("/" + tail):
-                    suffixes[h] = held if isinstance(held, _Many) else _Many(held)
-                else:  # another suffix has this hash
-                    exact[tail] = path
-        self._suffixes = suffixes
-        self._exact = exact
+        keys = array("Q")
+        for bucket in buckets:
+            keys.extend(sorted(bucket))
+            del bucket[:]
+        self._keys = keys
 
     def __contains__(self, item: object) -> bool:
         return item in self._paths
@@ -159,21 +159,22 @@ class PathIndex(Collection[str]):
 
     def by_suffix(self, tail: str) -> str | None:
         """The one path ending in `/<tail>`, or None when none or several do."""
-        if tail in self._exact:
-            return self._exact[tail]
-        held = self._suffixes.get(self._hash(tail) << 32 | len(tail))
-        if held is None or isinstance(held, _Many) or not held.endswith("/" + tail):
-            return None
-        return held
+        keys, names, low = self._keys, self._names, (1 << self._bits) - 1
+        first = self._hash(tail) & _WORD & ~low
+        ending, found = "/" + tail, None
+        for at in range(bisect_left(keys, first), len(keys)):
+            word = keys[at]
+            if word & ~low != first:
+                break
+            path = names[word & low]
+            if path.endswith(ending) and path != found:
+                if found is not None:
+                    return None  # a second path ends in the tail
+                found = path
+        return found
 
 
-class _Many:
-    """A suffix several paths end in (`first` is one of them: what identifies it)."""
-
-    __slots__ = ("first",)
-
-    def __init__(self, first: str) -> None:
-        self.first = first
+_WORD = (1 << 64) - 1  # the suffix array's words are unsigned 64-bit
 
 
 def resolve_link(source: str, target: str, known_paths: Collection[str]) -> str | None:

@@ -295,3 +295,43 @@ def test_status_paths_names_a_staged_deletion_once_beside_a_new_folder_of_untrac
     listed = gitstatus.status_paths(find_workspace(root), [])
     assert listed is not None
     assert sorted(listed) == ["docs/b/new.md", "docs/b/y.md"]
+
+
+def test_missing_from_head_equals_a_lookup_in_heads_listing(repo: Path, tmp_path: Path) -> None:
+    # #32: the last step of a cold ingest asked for a dictionary of every file of HEAD (path
+    # -> blob id, ~50 MB with its pieces at 100,000 docs) to ask which paths HEAD lacks
+    ws = find_workspace(repo)
+    assert gitrepo.missing_from_head(ws, ["a.md"]) == {"a.md"}  # unborn: HEAD holds nothing
+    write(repo, {"a.md": "# A\n", "sub/b c.md": "# B\n", "sub/ü.md": "# U\n"})
+    commit_all(repo)
+    write(repo, {"new.md": "# N\n"})
+    asked = ["a.md", "sub/b c.md", "sub/ü.md", "new.md", "sub", "gone.md"]
+    head = gitrepo.head_blob_ids(ws)
+    assert head is not None
+    assert gitrepo.missing_from_head(ws, asked) == {p for p in asked if p not in head}
+    assert gitrepo.missing_from_head(ws, iter([])) == set()
+    write(tmp_path / "plain", {"a.md": "# A\n"})
+    assert gitrepo.missing_from_head(find_workspace(tmp_path / "plain"), ["a.md"]) is None
+
+
+def test_missing_from_head_holds_no_dictionary_of_heads_files(repo: Path) -> None:
+    import tracemalloc
+
+    write(repo, {f"docs/area-{i % 9}/page-{i:04}.md": f"# {i}\n" for i in range(3000)})
+    commit_all(repo)
+    ws = find_workspace(repo)
+    paths = [f"docs/area-{i % 9}/page-{i:04}.md" for i in range(3000)]
+
+    def peak(ask: object) -> int:
+        tracemalloc.start()
+        try:
+            ask()  # type: ignore[operator]
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    listed = peak(lambda: gitrepo.head_blob_ids(ws))
+    missing = peak(lambda: gitrepo.missing_from_head(ws, paths))
+    assert gitrepo.missing_from_head(ws, paths) == set()
+    # the listing's text and a set of the paths asked: under half the dictionary's peak
+    assert missing < listed / 2, (missing, listed)

@@ -125,7 +125,8 @@ def test_path_index_suffixes_equal_a_scan_of_every_path(
 
 
 def test_path_index_keeps_no_string_per_suffix() -> None:
-    # #32: 100,000 paths' suffixes as strings were ~100 MB of a writer's peak memory
+    # #32: 100,000 paths' suffixes as strings were ~100 MB of a writer's peak memory, and
+    # then as dictionary entries ~60 MB
     import tracemalloc
 
     paths = [
@@ -140,4 +141,19 @@ def test_path_index_keeps_no_string_per_suffix() -> None:
         tracemalloc.stop()
     assert index.by_suffix("topic-7/page-number-7.md") == paths[7]
     per_path = size / len(paths)
-    assert per_path < 700, per_path  # 830 bytes with a string per suffix, 620 now
+    # 830 bytes with a string per suffix, 620 with a dictionary entry per suffix, ~150 with
+    # one word per suffix in a sorted array
+    assert per_path < 300, per_path
+
+
+def test_a_suffix_many_paths_share_names_none_of_them() -> None:
+    # #32: the lookup stops at the second path ending in the tail (a shared file name such as
+    # `index.md` of thousands of folders is not walked through), and a suffix one path has
+    # still names it among 50,000 words of the same hash
+    paths = [f"area/topic-{i}/index.md" for i in range(50_000)] + ["area/only/one.md"]
+    index = PathIndex(paths)
+    words = index._keys
+    assert index.by_suffix("index.md") is None
+    assert index.by_suffix("topic-77/index.md") == "area/topic-77/index.md"
+    assert index.by_suffix("one.md") == "area/only/one.md"
+    assert len(words) == 2 * len(paths)  # one word per suffix, no more
