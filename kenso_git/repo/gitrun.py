@@ -81,14 +81,25 @@ def finish(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> 
     try:
         status, out, err = run()
     except (OSError, TimeoutError) as exc:
-        raise GitError(f"cannot run git {' '.join(args)}: {exc}", hint="is git installed?") from exc
+        raise GitError(f"cannot run git {_shown(args)}: {exc}", hint="is git installed?") from exc
     if status != 0:
         detail = err.decode("utf-8", "replace").strip().splitlines()
         raise GitError(
-            f"git {' '.join(args)} failed: {detail[-1] if detail else status}",
+            f"git {_shown(args)} failed: {detail[-1] if detail else status}",
             hint="check `git status` works here",
         )
     return out.decode("utf-8", "surrogateescape")
+
+
+MAX_SHOWN_ARGS = 12  # arguments of a failed git command an error names
+
+
+def _shown(args: Sequence[str]) -> str:
+    """The command's arguments as an error names them: the first few (a command naming
+    20,000 paths made a 2 MB message)."""
+    if len(args) <= MAX_SHOWN_ARGS:
+        return " ".join(args)
+    return f"{' '.join(args[:MAX_SHOWN_ARGS])} ... ({len(args) - MAX_SHOWN_ARGS} more)"
 
 
 def capture(argv: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, bytes, bytes]:

@@ -22,6 +22,10 @@ from kenso_git.repo.workspace import Workspace
 STAGED = "the staged changes"  # what a move not committed yet is "in"
 MAX_STEPS = 4  # renames followed from one path (a -> b -> c ...)
 MAX_PATHS = 20_000  # paths asked about in one run; more are left unexplained
+# Bytes of paths named on git's command line; past it the log is read whole and sorted out
+# here (Linux refuses a command line of more than ~2 MB, or 128 kB in one argument)
+MAX_PATHSPEC_BYTES = 64_000
+MAX_COMMIT_ARGS = 2_000  # commits named in one `git log --no-walk`
 
 
 class Move(NamedTuple):
@@ -69,9 +73,29 @@ def _staged(ws: Workspace, early: EarlyGit | None) -> Renames:
     return {old: (new, STAGED) for old, new, _ in _pairs(out, STAGED)}
 
 
-def _deleting_log(ws: Workspace, paths: Collection[str]) -> EarlyGit:
-    """git's log of the commits that deleted any of `paths` (or a file under one), started."""
-    return EarlyGit(
+class DeletingLog(NamedTuple):
+    """git's log of the commits that deleted some paths, started; `wanted` is set when the
+    paths were too many to name on git's command line (the log is then of every deletion,
+    and `_deleting_commits` keeps those of the paths)."""
+
+    early: EarlyGit
+    wanted: frozenset[str] | None = None
+
+    def commits(self, out: str) -> dict[str, list[str]]:
+        return _deleting_commits(out, self.wanted)
+
+
+def _deleting_log(ws: Workspace, paths: Collection[str]) -> DeletingLog:
+    """git's log of the commits that deleted any of `paths` (or a file under one), started.
+
+    Past `MAX_PATHSPEC_BYTES` of paths the command line would pass the system's limit
+    (`Argument list too long` at 20,000 missing paths, #32): git then lists every
+    deletion of HEAD's history and the paths' own are kept here, as git would have."""
+    spec = sorted(paths)
+    wanted = None
+    if sum(len(path.encode("utf-8", "surrogateescape")) + 1 for path in spec) > MAX_PATHSPEC_BYTES:
+        spec, wanted = [], frozenset(spec)
+    early = EarlyGit(
         ws,
         "--literal-pathspecs",
         "log",
@@ -82,30 +106,50 @@ def _deleting_log(ws: Workspace, paths: Collection[str]) -> EarlyGit:
         "--diff-filter=D",
         "HEAD",
         "--",
-        *sorted(paths),
+        *spec,
     )
+    return DeletingLog(early, wanted)
 
 
-def _deleting_commits(out: str) -> dict[str, list[str]]:
+def _deleting_commits(out: str, wanted: frozenset[str] | None = None) -> dict[str, list[str]]:
     """The commits of `_deleting_log`'s output, newest first, each with the files it
-    deleted."""
+    deleted; with `wanted`, only the files that are or lie under one of those paths, and
+    only the commits that deleted such a file (what the paths as git's pathspec give)."""
     commits: dict[str, list[str]] = {}
     for record in out.split("\x01"):
         head, *names = record.split("\0")
         head = head.strip()
-        if head and head not in commits:
-            commits[head] = [name.strip() for name in names if name.strip()]
+        if not head or head in commits:
+            continue
+        kept = [name.strip() for name in names if name.strip()]
+        if wanted is not None:
+            kept = [name for name in kept if _under_any(name, wanted)]
+            if not kept:
+                continue
+        commits[head] = kept
     return commits
 
 
-def _history(ws: Workspace, log: EarlyGit) -> str:
+def _under_any(name: str, paths: frozenset[str]) -> bool:
+    """Is `name` one of `paths` or a file under one of them?"""
+    if name in paths:
+        return True
+    cut = name.find("/")
+    while cut != -1:
+        if name[:cut] in paths:
+            return True
+        cut = name.find("/", cut + 1)
+    return False
+
+
+def _history(ws: Workspace, log: DeletingLog) -> str:
     """`log`'s output; none when HEAD has no commit yet (a new repository has no renames).
 
     Raises:
         GitError: git failed otherwise.
     """
     try:
-        return log.result()
+        return log.early.result()
     except GitError:
         try:
             run_git(ws, "rev-parse", "--verify", "--quiet", "HEAD")  # the ref, not its object
@@ -124,20 +168,21 @@ def _deleted_in(commits: dict[str, list[str]], path: str) -> str | None:
 
 
 def _renames_in(ws: Workspace, commits: list[str]) -> Renames:
-    out = run_git(
-        ws,
-        "log",
-        "--no-walk=unsorted",
-        "-M",
-        "--diff-filter=R",
-        "--name-status",
-        "-z",
-        "--format=%x01%h",
-        *commits,
-    )
     found: Renames = {}
-    for old, new, commit in _pairs(out, None):
-        found.setdefault(old, (new, commit))  # newest first: the latest rename of a path wins
+    for start in range(0, len(commits), MAX_COMMIT_ARGS):  # within the command line's limit
+        out = run_git(
+            ws,
+            "log",
+            "--no-walk=unsorted",
+            "-M",
+            "--diff-filter=R",
+            "--name-status",
+            "-z",
+            "--format=%x01%h",
+            *commits[start : start + MAX_COMMIT_ARGS],
+        )
+        for old, new, commit in _pairs(out, None):
+            found.setdefault(old, (new, commit))  # newest first: the latest rename wins
     return found
 
 
@@ -194,7 +239,7 @@ class PendingMoves:
         asked: list[str],
         exists: Callable[[str], bool],
         renames: Renames,
-        log: EarlyGit | None,
+        log: DeletingLog | None,
     ) -> None:
         self._ws, self._asked, self._exists = ws, asked, exists
         self._renames, self._log = renames, log
@@ -202,7 +247,7 @@ class PendingMoves:
     def discard(self) -> None:
         """Stop git unless read (idempotent)."""
         if self._log is not None:
-            self._log.discard()
+            self._log.early.discard()
 
     def result(self) -> Moves:
         """The moves, once git is done.
@@ -218,10 +263,11 @@ class PendingMoves:
             commits: dict[str, list[str]] = {}
             if step_no == 0:
                 log, self._log = self._log, None
-                commits = {} if log is None else _deleting_commits(_history(ws, log))
+                commits = {} if log is None else log.commits(_history(ws, log))
                 deleting = commits
             elif unknown := [now for now in pending if _step(renames, now) is None]:
-                commits = _deleting_commits(_deleting_log(ws, unknown).result())
+                later = _deleting_log(ws, unknown)
+                commits = later.commits(later.early.result())
             if commits:
                 for old, found in _renames_in(ws, list(commits)).items():
                     renames.setdefault(old, found)

@@ -335,3 +335,13 @@ def test_missing_from_head_holds_no_dictionary_of_heads_files(repo: Path) -> Non
     assert gitrepo.missing_from_head(ws, paths) == set()
     # the listing's text and a set of the paths asked: under half the dictionary's peak
     assert missing < listed / 2, (missing, listed)
+
+
+def test_a_failing_command_with_many_arguments_is_named_by_its_first_few(repo: Path) -> None:
+    # #32: lint named 20,000 paths in one git call; its error repeated all of them (2 MB)
+    ws = find_workspace(repo)
+    with pytest.raises(GitError) as caught:
+        gitrun.run_git(ws, "log", "--no-such-option", *[f"p{i}.md" for i in range(5000)])
+    message = str(caught.value)
+    assert message.startswith("git log --no-such-option p0.md") and "(4990 more)" in message
+    assert len(message) < 500, len(message)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kenso_git.repo.moves import find_moves
 from kenso_git.repo.workspace import find_workspace
 from tests.gitrepo import commit_all
@@ -105,3 +107,47 @@ def test_a_failing_history_is_still_an_error(repo: Path) -> None:
     obj.write_bytes(b"broken")
     with pytest.raises(GitError):
         find_moves(find_workspace(repo), {"gone.md"}, _exists(repo))
+
+
+def _history_of_moves(repo: Path) -> None:
+    write(repo, {"one.md": TEXT, "guides/a.md": TEXT.upper(), "gone.md": "short\n"})
+    write(repo, {"src/old/x.py": "x = 1\n", "stay.md": "x\n", "other/z.md": TEXT.lower()})
+    commit_all(repo, "add")
+    git(repo, "mv", "one.md", "two.md")
+    git(repo, "mv", "guides", "handbook")
+    git(repo, "rm", "-q", "-r", "gone.md", "src/old", "other/z.md")
+    commit_all(repo, "move and delete")
+    git(repo, "mv", "two.md", "three.md")
+    commit_all(repo, "again")
+
+
+ASKED = {"one.md", "guides", "gone.md", "src/old", "src", "never.md", "guides/a.md"}
+
+
+def test_paths_past_the_command_lines_limit_find_what_a_pathspec_finds(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#32: past MAX_PATHSPEC_BYTES the log of every deletion is read and sorted out here;
+    the answer is the one git's pathspec gives (forced here with a budget of one byte)."""
+    from kenso_git.repo import moves
+
+    _history_of_moves(repo)
+    ws = find_workspace(repo)
+    by_pathspec = find_moves(ws, ASKED, _exists(repo))
+    monkeypatch.setattr(moves, "MAX_PATHSPEC_BYTES", 1)
+    monkeypatch.setattr(moves, "MAX_COMMIT_ARGS", 1)
+    assert find_moves(ws, ASKED, _exists(repo)) == by_pathspec
+    assert by_pathspec.moved["one.md"].new == "three.md"
+    assert by_pathspec.moved["guides"].new == "handbook"
+    assert set(by_pathspec.deleted) == {"gone.md", "src/old", "src"}
+
+
+def test_twenty_thousand_missing_paths_are_asked_without_an_error(repo: Path) -> None:
+    """#32: lint of a 20,000-doc tree named every missing link target on git's command line
+    and got `Argument list too long`: moved targets were then reported as missing."""
+    _history_of_moves(repo)
+    folder = "dotnet-desktop-guide/winforms/advanced/how-to-draw-a-line-filled-with-a-texture"
+    many = {f"packages/p{i % 60:03d}/{folder}-{i:05}.md" for i in range(20_000)}  # 2.1 MB
+    found = find_moves(find_workspace(repo), many | {"one.md", "gone.md"}, _exists(repo))
+    assert found.moved["one.md"].new == "three.md"
+    assert set(found.deleted) == {"gone.md"}
