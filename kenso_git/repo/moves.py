@@ -293,12 +293,29 @@ def _outcome(
     """Each asked path's last step, when it exists, else the commit that deleted it."""
     out: dict[str, Move] = {}
     deleted: dict[str, str] = {}
-    for origin, steps in chains.items():
+    for origin, own in chains.items():
+        steps = _joined(origin, own, chains, exists)
         if steps and exists(steps[-1][0]):
             out[origin] = Move(steps[-1][0], steps[-1][1], tuple(s[0] for s in steps[:-1]))
         elif not steps and (commit := _deleted_in(deleting, origin)) is not None:
             deleted[origin] = commit
     return Moves(out, deleted)
+
+
+def _joined(
+    origin: str,
+    steps: list[tuple[str, str]],
+    chains: dict[str, list[tuple[str, str]]],
+    exists: Callable[[str], bool],
+) -> list[tuple[str, str]]:
+    """`origin`'s steps, continued by the steps of the paths they reach that were asked too
+    (`a -> b` and `b -> c` when both `a` and `b` are missing: `a` went to `c`), which the
+    search does not follow twice."""
+    seen = {origin}
+    while steps and (last := steps[-1][0]) in chains and last not in seen and not exists(last):
+        seen.add(last)
+        steps = [*steps, *chains[last]]
+    return steps
 
 
 def start_moves(

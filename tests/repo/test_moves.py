@@ -151,3 +151,14 @@ def test_twenty_thousand_missing_paths_are_asked_without_an_error(repo: Path) ->
     found = find_moves(find_workspace(repo), many | {"one.md", "gone.md"}, _exists(repo))
     assert found.moved["one.md"].new == "three.md"
     assert set(found.deleted) == {"gone.md"}
+
+
+def test_a_path_renamed_to_another_missing_path_asked_too_goes_where_that_one_went(
+    repo: Path,
+) -> None:
+    # one.md -> two.md -> three.md, and both one.md and two.md are missing link targets:
+    # one.md went to three.md (it was left neither moved nor deleted, a plain dead link)
+    _history_of_moves(repo)
+    found = find_moves(find_workspace(repo), {"one.md", "two.md"}, _exists(repo))
+    assert found.moved["two.md"].new == "three.md"
+    assert (found.moved["one.md"].new, found.moved["one.md"].via) == ("three.md", ("two.md",))
