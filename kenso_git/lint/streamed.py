@@ -69,7 +69,8 @@ class HalvesFile:
     """The first halves an ingest keeps while its writer runs, in an unnamed temporary file
     in the index's folder rather than in memory: ~0.8 kB a document, 80 MB of a writer's
     peak at 100,000 documents (#32). The file has no name (it is gone when closed or when
-    the process ends); where one cannot be made, the halves stay in memory."""
+    the process ends). Each half is written whole at its offset before its record is made;
+    where no file can be made, or a write fails (a full disk), the half stays in memory."""
 
     def __init__(self, folder: Path) -> None:
         self._folder = folder
@@ -79,19 +80,25 @@ class HalvesFile:
 
     def hold(self, packed: Packed) -> Packed | Spilled:
         if self._file is None and not self._failed:
-            try:
-                self._file = tempfile.TemporaryFile(dir=self._folder)  # noqa: SIM115 (closed by close())
+            try:  # unbuffered: a record is made only for bytes written
+                self._file = tempfile.TemporaryFile(dir=self._folder, buffering=0)  # noqa: SIM115
             except OSError:
                 self._failed = True
         if self._file is None:
             return packed
-        self._file.write(packed.blob)
-        at, self._end = self._end, self._end + len(packed.blob)
-        return Spilled(packed.path, at, len(packed.blob), self)
+        blob, at = packed.blob, self._end
+        try:
+            written = 0
+            while written < len(blob):
+                written += os.pwrite(self._file.fileno(), blob[written:], at + written)
+        except OSError:
+            return packed
+        self._end = at + len(blob)
+        return Spilled(packed.path, at, len(blob), self)
 
     def read(self, part: Spilled) -> bytes:
+        """The half's bytes back (OSError if the file cannot be read)."""
         assert self._file is not None
-        self._file.flush()
         return os.pread(self._file.fileno(), part.size, part.at)
 
     def close(self) -> None:

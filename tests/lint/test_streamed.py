@@ -174,6 +174,32 @@ def test_the_halves_wait_in_an_unnamed_file_beside_the_index(tmp_path) -> None:
     assert nowhere.hold(packed) is packed
 
 
+def test_a_half_the_disk_refuses_stays_in_memory(tmp_path, monkeypatch) -> None:
+    import errno
+    import os
+
+    from kenso_git.lint.streamed import HalvesFile
+    from kenso_git.lint.streamed import Packed
+    from kenso_git.lint.streamed import Spilled
+
+    halves = HalvesFile(tmp_path)
+    first = halves.hold(Packed("a.md", b"first half"))
+    real = os.pwrite
+
+    def full(fd: int, data: bytes, offset: int) -> int:
+        if data.startswith(b"refused"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data[:3], offset)  # a short write: the rest follows
+
+    monkeypatch.setattr(os, "pwrite", full)
+    refused = Packed("b.md", b"refused half")
+    assert halves.hold(refused) is refused
+    third = halves.hold(Packed("c.md", b"third half"))
+    assert isinstance(first, Spilled) and isinstance(third, Spilled)
+    assert (halves.read(first), halves.read(third)) == (b"first half", b"third half")
+    halves.close()
+
+
 def test_an_ingest_leaves_nothing_beside_its_index(tmp_path, monkeypatch) -> None:
     def listing(name: str, *flags: str) -> list[str]:
         root = _repo(tmp_path / name, 12)
