@@ -14,6 +14,8 @@ from dataclasses import replace
 from sys import intern
 
 from kenso_git.lint.corpus import CorpusFacts
+from kenso_git.lint.model import Edit
+from kenso_git.lint.model import Severity
 from kenso_git.lint.model import Thresholds
 from kenso_git.lint.model import Violation
 from kenso_git.lint.suppress import Suppressions
@@ -45,12 +47,7 @@ def received(doc: Document, found: dict[str, list[Violation]], sup: Suppressions
     """A Partial as it arrives from a parse worker, with the strings that repeat from one
     document to the next (a finding's rule, name, message and subject, the category and
     audience) kept once in the process: ~1.6 kB a document before (#32)."""
-    doc = doc._replace(
-        category=intern(doc.category),
-        audience=intern(doc.audience),
-        frontmatter=doc.frontmatter or _EMPTY,
-        fm_title=doc.h1 if doc.fm_title == doc.h1 else doc.fm_title,
-    )
+    doc = _shared(doc)
     shared = {
         intern(rule): [
             replace(
@@ -66,6 +63,59 @@ def received(doc: Document, found: dict[str, list[Violation]], sup: Suppressions
         for rule, found_ in found.items()
     }
     return Partial(doc, shared, sup)
+
+
+def _shared(doc: Document) -> Document:
+    """A slim document with the strings that repeat across documents kept once."""
+    return doc._replace(
+        category=intern(doc.category),
+        audience=intern(doc.audience),
+        frontmatter=doc.frontmatter or _EMPTY,
+        fm_title=doc.h1 if doc.fm_title == doc.h1 else doc.fm_title,
+    )
+
+
+# A violation as a parse worker sends it for an ingest's summary (its document's path apart):
+# rule, name, severity, line, column, message, subject, fix. Plain tuples unpickle in C; a
+# Violation unpickled through the dataclass's own setstate and was copied again here to
+# share its strings, ~40% of the summary's time (#32).
+Sent = tuple[str, str, str, int, int, str, str, "Edit | None"]
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
+def sent(found: dict[str, list[Violation]]) -> dict[str, list[Sent]]:
+    """`found` as the plain tuples `received_sent` takes."""
+    return {
+        rule: [
+            (v.rule, v.name, v.severity.value, v.line, v.column, v.message, v.subject, v.fix)
+            for v in found_
+        ]
+        for rule, found_ in found.items()
+    }
+
+
+def received_sent(doc: Document, found: dict[str, list[Sent]], sup: Suppressions) -> Partial:
+    """`received` of what `sent` made: the violations built once, their repeated strings
+    kept once in the process."""
+    path, severities = doc.path, _SEVERITIES
+    violations = {
+        intern(rule): [
+            Violation(
+                path,
+                intern(v[0]),
+                intern(v[1]),
+                severities[v[2]],
+                v[3],
+                v[4],
+                intern(v[5]),
+                intern(v[6]),
+                v[7],
+            )
+            for v in found_
+        ]
+        for rule, found_ in found.items()
+    }
+    return Partial(_shared(doc), violations, sup)
 
 
 class Deferred(NamedTuple):

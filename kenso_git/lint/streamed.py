@@ -32,7 +32,9 @@ from kenso_git.lint.corpus import slim
 from kenso_git.lint.corpus import stream_facts
 from kenso_git.lint.deferred import Deferred
 from kenso_git.lint.deferred import Partial
-from kenso_git.lint.deferred import received
+from kenso_git.lint.deferred import Sent
+from kenso_git.lint.deferred import received_sent
+from kenso_git.lint.deferred import sent
 from kenso_git.lint.runner import lint_alone
 from kenso_git.lint.runner import lint_documents
 from kenso_git.records import NamedTuple
@@ -41,7 +43,6 @@ from kenso_git.text.parse import Document
 if TYPE_CHECKING:
     from kenso_git.config import Settings
     from kenso_git.lint.model import LintReport
-    from kenso_git.lint.model import Violation
     from kenso_git.lint.suppress import Suppressions
     from kenso_git.repo.workspace import Workspace
 
@@ -125,7 +126,7 @@ class FirstHalves:
 
 def _first_half(config: LintConfig, doc: Document) -> Packed:
     part = lint_alone(doc, _slimmer(doc), config)
-    kept = dumps((part.doc, part.found, part.suppressed), HIGHEST_PROTOCOL)
+    kept = dumps((part.doc, sent(part.found), part.suppressed), HIGHEST_PROTOCOL)
     return Packed(doc.path, compress(kept, 1))
 
 
@@ -133,9 +134,7 @@ def _blob(part: Packed | Spilled) -> bytes:
     return part.blob if isinstance(part, Packed) else part.store.read(part)
 
 
-def _opened(
-    packed: Packed | Spilled,
-) -> tuple[Document, dict[str, list[Violation]], Suppressions]:
+def _opened(packed: Packed | Spilled) -> tuple[Document, dict[str, list[Sent]], Suppressions]:
     doc, found, suppressed = loads(decompress(_blob(packed)))
     assert isinstance(doc, Document)
     return doc, found, suppressed
@@ -146,7 +145,7 @@ def _slim_doc(packed: Packed | Spilled) -> Document:
 
 
 def _unpack(packed: Packed | Spilled) -> Partial:
-    return received(*_opened(packed))
+    return received_sent(*_opened(packed))
 
 
 def _slimmer(doc: Document) -> Document:
