@@ -27,6 +27,7 @@ import posixpath
 import sqlite3
 from collections.abc import Callable
 from collections.abc import Sequence
+from functools import lru_cache
 
 from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.abbrev import Spelled
@@ -35,7 +36,7 @@ from kenso_git.search.ranked.rank import INDEX_NAMES
 from kenso_git.search.ranked.rankdocs import cache_key
 from kenso_git.search.ranked.rankdocs import docs as read_docs
 from kenso_git.search.ranked.rankdocs import path_words
-from kenso_git.store import chunkreads
+from kenso_git.store import files
 
 TOP = 10  # the agent's page: parallel pages further down are not looked at
 MAX_EXTRA = 1  # near-duplicates: one file name's words the other's plus at most this many
@@ -66,13 +67,18 @@ def group_of(path: str) -> Group | None:
 def is_near_duplicate(a: str, b: str) -> bool:
     """Whether `a` and `b` share a folder and one's file name words are the other's plus at
     most `MAX_EXTRA`."""
-    folder_a, name_a = posixpath.split(a)
-    folder_b, name_b = posixpath.split(b)
+    folder_a, wa = _split(a)
+    folder_b, wb = _split(b)
     if folder_a != folder_b:
         return False
-    wa, wb = path_words(name_a), path_words(name_b)
     small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     return small < big and len(big - small) <= MAX_EXTRA
+
+
+@lru_cache(maxsize=8192)  # the same candidates come back query after query
+def _split(path: str) -> tuple[str, frozenset[str]]:
+    folder, name = posixpath.split(path)
+    return folder, path_words(name)
 
 
 def _groups(conn: sqlite3.Connection) -> dict[Group, tuple[str, ...]]:
@@ -81,7 +87,7 @@ def _groups(conn: sqlite3.Connection) -> dict[Group, tuple[str, ...]]:
     if cached is not None and key is not None and cached[0] == key[1]:
         return cached[1]
     found: dict[Group, list[str]] = {}
-    for path in chunkreads.first_chunk_tags(conn):
+    for path in files.indexed_paths(conn):
         group = group_of(path)
         if group is not None:
             found.setdefault(group, []).append(path)
@@ -91,15 +97,21 @@ def _groups(conn: sqlite3.Connection) -> dict[Group, tuple[str, ...]]:
     return groups
 
 
-def _parallels(
-    groups: dict[Group, tuple[str, ...]], path: str, wanted: frozenset[str]
-) -> tuple[str, ...]:
-    group = group_of(path)
-    if group is None or group not in groups:
-        return ()
-    if group[0] == "name" and not wanted & path_words(group[1]):
-        return ()  # the question does not name the page the parallels share
-    return groups[group]
+class _Parallels:
+    """The parallel pages of a path; the index's file names are read at the first path
+    whose parallels may count (a CLI search often has none)."""
+
+    def __init__(self, conn: sqlite3.Connection, wanted: frozenset[str]) -> None:
+        self.conn, self.wanted = conn, wanted
+        self.groups: dict[Group, tuple[str, ...]] | None = None
+
+    def of(self, path: str) -> tuple[str, ...]:
+        group = group_of(path)
+        if group is None or (group[0] == "name" and not self.wanted & path_words(group[1])):
+            return ()  # the question does not name the page the parallels share
+        if self.groups is None:
+            self.groups = _groups(self.conn)
+        return self.groups.get(group, ())
 
 
 def lifts(
@@ -112,7 +124,7 @@ def lifts(
     """The lifts of `ranked` (paths, best first) for the question's words `wanted`;
     `admit` says whether a page that is not in `ranked` may be shown (the search's
     filters)."""
-    groups = _groups(conn)
+    parallels = _Parallels(conn, wanted)
     order = list(ranked)
     out: list[Lift] = []
     i = 0
@@ -123,7 +135,7 @@ def lifts(
         moved = {lift.page for lift in out}
         others = [
             p
-            for p in dict.fromkeys([*_parallels(groups, top, wanted), *near])
+            for p in dict.fromkeys([*parallels.of(top), *near])
             if p != top and p not in above and p not in moved
         ]
         page = _contrast(conn, wanted, top, others, spelled) if others else None
