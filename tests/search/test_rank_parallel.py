@@ -28,7 +28,7 @@ def _paths(kb: KnowledgeBase, query: str, limit: int = 10) -> list[str]:
 
 
 def _twins() -> dict[str, str]:
-    # one reference page per type (Hugo's methods/page/Copyright.md, methods/site/Copyright.md);
+    # one reference page per type (Hugo's methods/page/Title.md, methods/site/Title.md);
     # the site page's text says nothing the question asks: only its folder names the site
     return {
         "methods/page/Copyright.md": "---\ntitle: Copyright\n---\n\n# Copyright\n\nReturns "
