@@ -102,9 +102,13 @@ def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
         },
     )
     question = "python exporter batches retries"
+    monkeypatch.setenv(ENV, "-parallel")  # the path weight alone (`parallel` decides it too)
     monkeypatch.setitem(rank.WEIGHTS, "path", 0.1)  # the weight before #31
     assert _paths(kb, question)[0] == "docs/languages/js/exporters.md"
-    monkeypatch.undo()
+    monkeypatch.setitem(rank.WEIGHTS, "path", 0.3)
+    assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
+    monkeypatch.delenv(ENV)
+    monkeypatch.setitem(rank.WEIGHTS, "path", 0.1)
     assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
 
 

@@ -23,7 +23,10 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.preview import clean_highlight
 from kenso_git.search.preview import highlight_terms
 from kenso_git.search.ranked import cjk
+from kenso_git.search.ranked import parallel
 from kenso_git.search.ranked import vectors
+from kenso_git.search.ranked.abbrev import collapse
+from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.categories import category_filter
 from kenso_git.search.ranked.fuzzy import correct
 from kenso_git.search.ranked.query import AND
@@ -36,6 +39,7 @@ from kenso_git.search.ranked.rank import boosts
 from kenso_git.search.ranked.rank import cascade_threshold
 from kenso_git.search.ranked.rank import enabled_signals
 from kenso_git.search.ranked.rankdocs import heading_links
+from kenso_git.search.ranked.rankdocs import words
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store import chunkreads
@@ -48,6 +52,7 @@ SHORT_STAGE_WEIGHT = 2.0  # tuned on the tuning half (docs/ranking.md); 1 = kens
 PATH_FALLBACK_SCORE = 0.5
 RELATION_BOOST = 0.15
 LINK_KEEP = 0.5  # signal `linked`: a hub keeps half of a linked heading's evidence
+LIFT_MARGIN = 1.0001  # signal `parallel`: a lifted page scores just above the page it passes
 
 
 class Hit(NamedTuple):
@@ -304,7 +309,35 @@ def _document_rank(
         r._replace(score=r.score * (1 + found[r.file_path])) if r.file_path in found else r
         for r in best
     ]
-    return sorted(boosted, key=_order)
+    ranked = sorted(boosted, key=_order)
+    return _lift(conn, text, ranked, filters, signals) if "parallel" in signals else ranked
+
+
+def _lift(
+    conn: sqlite3.Connection, text: str, rows: list[Row], filters: _Filters, signals: frozenset[str]
+) -> list[Row]:
+    """Signal `parallel` (search.ranked.parallel): each lifted page ranks just above the
+    page it was told apart from; a page that did not match the question is shown by its
+    first chunk, if the filters keep it."""
+    spelled = spelled_out(text) if "abbrev" in signals else ()
+    where, params = filters.sql()
+    extra: dict[str, Row] = {}
+
+    def admit(path: str) -> bool:
+        for r in chunkreads.first_chunks(conn, [path], where, params):
+            extra[path] = Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], 0.0, None, 0)
+        return path in extra
+
+    wanted = collapse(words(text), spelled)
+    moves = parallel.lifts(conn, wanted, [r.file_path for r in rows], spelled, admit)
+    if not moves:
+        return rows
+    by_path = {r.file_path: r for r in rows}
+    for page, above in moves:
+        ref = by_path[above]
+        row = by_path.get(page) or extra[page]._replace(stage=ref.stage)
+        by_path[page] = row._replace(score=ref.score * LIFT_MARGIN, tier=ref.tier)
+    return sorted(by_path.values(), key=_order)
 
 
 def _hand_over(conn: sqlite3.Connection, rows: list[Row], filters: _Filters) -> list[Row]:

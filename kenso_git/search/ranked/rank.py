@@ -39,7 +39,11 @@ the boost adds up:
 * `abbrev` (#31, search.ranked.abbrev): a name the question spells out and abbreviates
   ("Windows Presentation Foundation (WPF)") is one word of the question, in the question
   and in each field compared with it: a broad page titled with the name no longer covers
-  most of the question.
+  most of the question;
+* `parallel` (#31, search.ranked.parallel): among the first 10 documents, a page is put just
+  above a parallel page (the same file name in another folder: one page per language or
+  platform) or a near-duplicate (a sibling whose file name differs by one word) ranked
+  higher, when the question names a word of its own path or title that the other lacks.
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
@@ -79,6 +83,7 @@ SIGNALS = (
     "include",
     "redirects",
     "abbrev",
+    "parallel",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})

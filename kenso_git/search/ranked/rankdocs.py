@@ -107,7 +107,7 @@ def _label_words(labels: str | None) -> tuple[frozenset[str], frozenset[str]]:
 
 def docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
     """The `Doc` of each of `paths`, cached per index file and generation."""
-    key = _cache_key(conn)
+    key = cache_key(conn)
     cached = _doc_cache.get(key[0]) if key is not None else None
     fresh = cached is not None and key is not None and cached[0] == key[1]
     known = cached[1] if cached is not None and fresh else {}
@@ -119,7 +119,9 @@ def docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
     return known
 
 
-def _cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
+def cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
+    """(index file, write generation) of `conn`: what a per-process cache of an index's
+    rows is keyed on; None for an in-memory index or one without a generation."""
     file = chunkreads.database_file(conn)
     if file is None:
         return None  # an in-memory index: nothing to key a cache on

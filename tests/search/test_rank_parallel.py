@@ -1,0 +1,121 @@
+"""Signal `parallel` (#31): parallel and near-duplicate pages told apart by the words only
+one of them has in its path or title."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenso_git.kb import KnowledgeBase
+from kenso_git.search.ranked.cascade import search
+from kenso_git.search.ranked.parallel import group_of
+from kenso_git.search.ranked.parallel import is_near_duplicate
+from kenso_git.search.ranked.rank import DEFAULT_ON
+from kenso_git.search.ranked.rank import ENV
+from tests.helpers import docs_kb
+
+# enough unrelated pages that BM25's IDF is not clamped for the words under test
+TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
+
+
+def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
+    return docs_kb(root, {**files, **TOPICS})
+
+
+def _paths(kb: KnowledgeBase, query: str, limit: int = 10) -> list[str]:
+    return [h.file_path for h in kb.search(query, limit=limit).hits]
+
+
+def _twins() -> dict[str, str]:
+    # one reference page per type (Hugo's methods/page/Title.md, methods/site/Title.md);
+    # the site page's text says nothing the question asks: only its folder names the site
+    return {
+        "methods/page/Copyright.md": "---\ntitle: Copyright\n---\n\n# Copyright\n\nReturns "
+        "the copyright notice of the given page, the notice its footer shows.\n",
+        "methods/site/Copyright.md": "---\ntitle: Copyright\n---\n\n# Copyright\n\nSet once "
+        "in the project configuration; empty by default.\n",
+    }
+
+
+def test_a_parallel_page_the_question_names_by_its_folder_is_found_through_its_twin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "parallel" in DEFAULT_ON
+    kb = _kb(tmp_path, _twins())
+    question = "Returns the copyright notice of the site"
+    monkeypatch.setenv(ENV, "-parallel")
+    assert _paths(kb, question)[0] == "docs/methods/page/Copyright.md"
+    monkeypatch.delenv(ENV)
+    assert _paths(kb, question)[:2] == [
+        "docs/methods/site/Copyright.md",
+        "docs/methods/page/Copyright.md",
+    ]
+
+
+def test_twins_stay_in_order_unless_the_question_names_one_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _kb(tmp_path, _twins())
+    # "page" is the page twin's own word: the site twin is not lifted over it; the second
+    # question does not name the file name the twins share
+    questions = [
+        "Returns the copyright notice of the given page",
+        "Returns the footer notice of the site",
+    ]
+    lifted = [_paths(kb, q) for q in questions]
+    monkeypatch.setenv(ENV, "-parallel")
+    assert lifted == [_paths(kb, q) for q in questions]
+    assert lifted[0][0] == "docs/methods/page/Copyright.md"
+
+
+def test_a_parallel_page_the_scope_hides_is_not_brought_in(tmp_path: Path) -> None:
+    kb = _kb(tmp_path, _twins())
+    hidden = "docs/methods/site/Copyright.md"
+    found = kb.read(
+        lambda c: search(
+            c,
+            "Returns the copyright notice of the site",
+            limit=10,
+            path_filter=lambda p: p != hidden,
+        )
+    )
+    shown = [h.file_path for h in found.hits]
+    assert shown[0] == "docs/methods/page/Copyright.md"
+    assert hidden not in shown
+
+
+def test_a_near_duplicate_whose_extra_name_word_the_question_names_ranks_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a control's landing page repeats its overview's words in its list of links; the
+    # question asks for the overview
+    kb = _kb(
+        tmp_path,
+        {
+            "controls/toolbar-control.md": "# ToolBar control\n\n## ToolBar control shows a "
+            "row of buttons\n\n[ToolBar control overview](toolbar-control-overview.md): the "
+            "ToolBar control shows a row of buttons that run commands. The ToolBar control "
+            "replaces older menus.\n",
+            "controls/toolbar-control-overview.md": "# ToolBar control overview\n\nA "
+            "ToolBar control shows a row of buttons that run commands.\n",
+        },
+    )
+    question = "an overview of the ToolBar control that shows a row of buttons"
+    monkeypatch.setenv(ENV, "-parallel")
+    assert _paths(kb, question)[0] == "docs/controls/toolbar-control.md"
+    monkeypatch.delenv(ENV)
+    assert _paths(kb, question)[:2] == [
+        "docs/controls/toolbar-control-overview.md",
+        "docs/controls/toolbar-control.md",
+    ]
+
+
+def test_parallel_groups_and_near_duplicates() -> None:
+    assert group_of("methods/site/Title.md") == ("name", "title.md")
+    assert group_of("languages/js/_index.md") == ("index", "languages")
+    assert group_of("README.md") is None  # a top-level section page has no siblings
+    assert is_near_duplicate("c/timer-component.md", "c/timer-component-overview.md")
+    assert not is_near_duplicate("c/timer-component.md", "d/timer-component-overview.md")
+    assert not is_near_duplicate("c/timer.md", "c/start-and-stop-timer.md")  # two words more
+    assert not is_near_duplicate("c/timer.md", "c/timer.md")
