@@ -102,13 +102,11 @@ def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
         },
     )
     question = "python exporter batches retries"
-    monkeypatch.setenv(ENV, "-parallel")  # the path weight alone (`parallel` decides it too)
     monkeypatch.setitem(rank.WEIGHTS, "path", 0.1)  # the weight before #31
     assert _paths(kb, question)[0] == "docs/languages/js/exporters.md"
-    monkeypatch.setitem(rank.WEIGHTS, "path", 0.3)
+    monkeypatch.setenv(ENV, "+parallel")  # the opt-in signal decides it too
     assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
-    monkeypatch.delenv(ENV)
-    monkeypatch.setitem(rank.WEIGHTS, "path", 0.1)
+    monkeypatch.undo()
     assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
 
 

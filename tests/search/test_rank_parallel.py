@@ -41,12 +41,12 @@ def _twins() -> dict[str, str]:
 def test_a_parallel_page_the_question_names_by_its_folder_is_found_through_its_twin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert "parallel" in DEFAULT_ON
+    assert "parallel" not in DEFAULT_ON  # off: the held-out half did not confirm it (#31)
     kb = _kb(tmp_path, _twins())
     question = "Returns the copyright notice of the site"
-    monkeypatch.setenv(ENV, "-parallel")
+    monkeypatch.delenv(ENV, raising=False)
     assert _paths(kb, question)[0] == "docs/methods/page/Copyright.md"
-    monkeypatch.delenv(ENV)
+    monkeypatch.setenv(ENV, "+parallel")
     assert _paths(kb, question)[:2] == [
         "docs/methods/site/Copyright.md",
         "docs/methods/page/Copyright.md",
@@ -63,13 +63,17 @@ def test_twins_stay_in_order_unless_the_question_names_one_apart(
         "Returns the copyright notice of the given page",
         "Returns the footer notice of the site",
     ]
+    monkeypatch.setenv(ENV, "+parallel")
     lifted = [_paths(kb, q) for q in questions]
-    monkeypatch.setenv(ENV, "-parallel")
+    monkeypatch.delenv(ENV)
     assert lifted == [_paths(kb, q) for q in questions]
     assert lifted[0][0] == "docs/methods/page/Copyright.md"
 
 
-def test_a_parallel_page_the_scope_hides_is_not_brought_in(tmp_path: Path) -> None:
+def test_a_parallel_page_the_scope_hides_is_not_brought_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV, "+parallel")
     kb = _kb(tmp_path, _twins())
     hidden = "docs/methods/site/Copyright.md"
     found = kb.read(
@@ -102,9 +106,9 @@ def test_a_near_duplicate_whose_extra_name_word_the_question_names_ranks_first(
         },
     )
     question = "an overview of the ToolBar control that shows a row of buttons"
-    monkeypatch.setenv(ENV, "-parallel")
+    monkeypatch.delenv(ENV, raising=False)
     assert _paths(kb, question)[0] == "docs/controls/toolbar-control.md"
-    monkeypatch.delenv(ENV)
+    monkeypatch.setenv(ENV, "+parallel")
     assert _paths(kb, question)[:2] == [
         "docs/controls/toolbar-control-overview.md",
         "docs/controls/toolbar-control.md",
