@@ -78,6 +78,14 @@ def docs_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
     return kb
 
 
+def ranked_without(kb: KnowledgeBase, question: str, hidden: str) -> list[str]:
+    """The ranked search's pages for `question` when the scope hides the page `hidden`."""
+    from kenso_git.search.ranked.cascade import search
+
+    found = kb.read(lambda c: search(c, question, limit=10, path_filter=lambda p: p != hidden))
+    return [h.file_path for h in found.hits]
+
+
 def connect_raw(database: str | Path, **options: Any) -> sqlite3.Connection:
     """A plain sqlite3 connection to an index, with the SQL function its FTS triggers call
     (a chunk's expanded terms, schema 5), as kenso-git's own connections have: tests may

@@ -8,13 +8,13 @@ import pytest
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search.ranked import rank
-from kenso_git.search.ranked.cascade import search
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
 from kenso_git.search.ranked.rank import cascade_threshold
 from kenso_git.search.ranked.rankdocs import redirect_words
 from kenso_git.search.ranked.rankdocs import summary_words
 from tests.helpers import docs_kb
+from tests.helpers import ranked_without
 
 # enough unrelated pages that BM25's IDF is not clamped for the words under test
 TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
@@ -147,8 +147,7 @@ def test_a_linked_page_the_scope_hides_is_not_handed_the_evidence(tmp_path: Path
     kb = _kb(tmp_path, _hub_files())
     question = "Describes how to use alternate names for cmdlets and commands"
     hidden = "docs/about/about_Aliases.md"
-    found = kb.read(lambda c: search(c, question, limit=10, path_filter=lambda p: p != hidden))
-    shown = [h.file_path for h in found.hits]
+    shown = ranked_without(kb, question, hidden)
     assert shown[0] == "docs/about/About.md"
     assert hidden not in shown
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search.ranked.cascade import search
 from kenso_git.search.ranked.parallel import group_of
 from kenso_git.search.ranked.parallel import is_near_duplicate
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
 from tests.helpers import docs_kb
+from tests.helpers import ranked_without
 
 # enough unrelated pages that BM25's IDF is not clamped for the words under test
 TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
@@ -25,6 +25,18 @@ def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
 
 def _paths(kb: KnowledgeBase, query: str, limit: int = 10) -> list[str]:
     return [h.file_path for h in kb.search(query, limit=limit).hits]
+
+
+def _without_and_with(
+    kb: KnowledgeBase, question: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], list[str]]:
+    """The question's pages under the defaults, and with the opt-in `parallel` on."""
+    monkeypatch.delenv(ENV, raising=False)
+    before = _paths(kb, question)
+    monkeypatch.setenv(ENV, "+parallel")
+    after = _paths(kb, question)
+    monkeypatch.delenv(ENV)
+    return before, after
 
 
 def _twins() -> dict[str, str]:
@@ -43,14 +55,9 @@ def test_a_parallel_page_the_question_names_by_its_folder_is_found_through_its_t
 ) -> None:
     assert "parallel" not in DEFAULT_ON  # off: the held-out half did not confirm it (#31)
     kb = _kb(tmp_path, _twins())
-    question = "Returns the copyright notice of the site"
-    monkeypatch.delenv(ENV, raising=False)
-    assert _paths(kb, question)[0] == "docs/methods/page/Copyright.md"
-    monkeypatch.setenv(ENV, "+parallel")
-    assert _paths(kb, question)[:2] == [
-        "docs/methods/site/Copyright.md",
-        "docs/methods/page/Copyright.md",
-    ]
+    before, after = _without_and_with(kb, "Returns the copyright notice of the site", monkeypatch)
+    assert before[0] == "docs/methods/page/Copyright.md"
+    assert after[:2] == ["docs/methods/site/Copyright.md", "docs/methods/page/Copyright.md"]
 
 
 def test_twins_stay_in_order_unless_the_question_names_one_apart(
@@ -63,28 +70,19 @@ def test_twins_stay_in_order_unless_the_question_names_one_apart(
         "Returns the copyright notice of the given page",
         "Returns the footer notice of the site",
     ]
-    monkeypatch.setenv(ENV, "+parallel")
-    lifted = [_paths(kb, q) for q in questions]
-    monkeypatch.delenv(ENV)
-    assert lifted == [_paths(kb, q) for q in questions]
-    assert lifted[0][0] == "docs/methods/page/Copyright.md"
+    orders = [_without_and_with(kb, question, monkeypatch) for question in questions]
+    assert all(before == after for before, after in orders)
+    assert orders[0][1][0] == "docs/methods/page/Copyright.md"
 
 
 def test_a_parallel_page_the_scope_hides_is_not_brought_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(ENV, "+parallel")
-    kb = _kb(tmp_path, _twins())
     hidden = "docs/methods/site/Copyright.md"
-    found = kb.read(
-        lambda c: search(
-            c,
-            "Returns the copyright notice of the site",
-            limit=10,
-            path_filter=lambda p: p != hidden,
-        )
+    shown = ranked_without(
+        _kb(tmp_path, _twins()), "Returns the copyright notice of the site", hidden
     )
-    shown = [h.file_path for h in found.hits]
     assert shown[0] == "docs/methods/page/Copyright.md"
     assert hidden not in shown
 
@@ -106,13 +104,9 @@ def test_a_near_duplicate_whose_extra_name_word_the_question_names_ranks_first(
         },
     )
     question = "an overview of the ToolBar control that shows a row of buttons"
-    monkeypatch.delenv(ENV, raising=False)
-    assert _paths(kb, question)[0] == "docs/controls/toolbar-control.md"
-    monkeypatch.setenv(ENV, "+parallel")
-    assert _paths(kb, question)[:2] == [
-        "docs/controls/toolbar-control-overview.md",
-        "docs/controls/toolbar-control.md",
-    ]
+    before, after = _without_and_with(kb, question, monkeypatch)
+    assert before[0] == "docs/controls/toolbar-control.md"
+    assert after[:2] == ["docs/controls/toolbar-control-overview.md", before[0]]
 
 
 def test_parallel_groups_and_near_duplicates() -> None:
