@@ -12,6 +12,7 @@ from kenso_git.records import NamedTuple
 from kenso_git.store import schema
 from kenso_git.store import totals
 from kenso_git.store.connection import schema_version
+from kenso_git.store.files import file_blob_ids
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
@@ -152,8 +153,12 @@ class StateReads(Base):
         key = (meta.get(schema.META_GENERATION), head_commit(self.workspace))
         cached: tuple[object, bool | None] | None = getattr(self, "_differs", None)
         if cached is None or cached[0] != key:
-            rows = files or self.read(load_files)
-            found = differs_from_head(self.workspace, self.settings, scope, rows)
+            blobs = (
+                {path: row.blob_id or "" for path, row in files.items()}
+                if files
+                else self.read(file_blob_ids)
+            )
+            found = differs_from_head(self.workspace, self.settings, scope, blobs)
             cached = self._differs = (key, found)
         return cached[1]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from kenso_git.store.chunks import write_chunks
 from kenso_git.store.files import META_COUNTS
 from kenso_git.store.files import FileRow
 from kenso_git.store.files import delete_file
-from kenso_git.store.files import load_files
+from kenso_git.store.files import file_blob_ids
 from kenso_git.store.files import upsert_file
 from kenso_git.store.meta import bump_generation
 from kenso_git.store.meta import write_meta
@@ -202,7 +203,7 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
         differs = (
             None
             if run.targeted or not meta
-            else differs_from_head(run.ws, run.settings, report.scope, load_files(conn))
+            else differs_from_head(run.ws, run.settings, report.scope, file_blob_ids(conn))
         )
         values[schema.META_WORKTREE_DIRTY] = "" if differs is None else ("1" if differs else "0")
     if run.counts is not None and not run.wrote:  # a write bumps the generation below
@@ -215,22 +216,30 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
 
 
 def differs_from_head(
-    ws: Workspace, settings: Settings, scope: Sequence[str], files: dict[str, FileRow]
+    ws: Workspace, settings: Settings, scope: Sequence[str], blobs: Mapping[str, str]
 ) -> bool | None:
-    """Does the indexed Markdown differ from HEAD's (edits, new or deleted files)?"""
+    """Does the indexed Markdown differ from HEAD's (edits, new or deleted files)?
+
+    `blobs`: path -> blob id of every files row ("" where none was taken: such a path is
+    left out on both sides). HEAD's listing is read one entry at a time against it: no
+    dictionary of HEAD's files, nor of every whole files row with its raw links (what a
+    server's first `health_check` after a hook's sync read at 100,000 docs, #32)."""
     from kenso_git.repo.ignore import IgnoreRules
     from kenso_git.repo.workspace import in_scope
     from kenso_git.repo.workspace import is_markdown
 
-    head = git.head_blob_ids(ws)
-    if head is None:
+    listing = git.head_listing(ws)
+    if listing is None:
         return None
     rules = IgnoreRules.for_workspace(ws, settings)
-    tracked = {
-        path: blob
-        for path, blob in head.items()
-        if is_markdown(path) and in_scope(path, scope) and not rules.is_ignored(path)
-    }
-    unknown = {p for p, r in files.items() if not r.blob_id}  # binary or oversized: not hashed
-    indexed = {p: r.blob_id for p, r in files.items() if p not in unknown}
-    return indexed != {p: b for p, b in tracked.items() if p not in unknown}
+    matched = 0
+    for path, blob in git.listed_blobs(listing):
+        if not is_markdown(path) or not in_scope(path, scope) or rules.is_ignored(path):
+            continue
+        held = blobs.get(path)
+        if held == "":
+            continue  # not hashed: compared on neither side
+        if held != blob:
+            return True  # changed, or in HEAD and not indexed
+        matched += 1
+    return matched != sum(1 for blob in blobs.values() if blob)  # indexed, not in HEAD

@@ -67,6 +67,13 @@ def indexed_blob_ids(
     return dict(conn.execute(sql, (FileStatus.INDEXED, wanted)))
 
 
+def file_blob_ids(conn: sqlite3.Connection) -> dict[str, str]:
+    """path -> blob id of every files row ("" where none was taken: a binary or oversized
+    file): what comparing the index with a commit's tree reads, not every whole row with
+    its raw links (#32)."""
+    return {path: blob or "" for path, blob in conn.execute("SELECT path, blob_id FROM files")}
+
+
 def indexed_inode(conn: sqlite3.Connection, path: str) -> int | None:
     """The inode of the file the index read `path`'s text from; None: not indexed."""
     row = conn.execute(

@@ -16,6 +16,7 @@ from kenso_git.kb import KnowledgeBase
 from tests.helpers import check_index
 from tests.helpers import connect_raw
 from tests.helpers import doc
+from tests.helpers import git
 from tests.helpers import init_repo
 from tests.helpers import write
 
@@ -521,3 +522,62 @@ def test_an_index_with_the_old_broad_update_trigger_gets_the_narrow_one(tmp_path
     after = _rows(kb, "SELECT sql FROM sqlite_master WHERE name = 'chunks_au'")[0][0]
     assert after == sql
     assert [h.file_path for h in kb.search("alpha body").hits] == ["a.md"]
+
+
+def _differs_as_before(ws, settings, scope, blobs):  # type: ignore[no-untyped-def]
+    """The comparison as it was written with dictionaries of both sides (before #32)."""
+    from kenso_git.repo import git as gitrepo
+    from kenso_git.repo.ignore import IgnoreRules
+    from kenso_git.repo.workspace import in_scope
+    from kenso_git.repo.workspace import is_markdown
+
+    head = gitrepo.head_blob_ids(ws)
+    if head is None:
+        return None
+    rules = IgnoreRules.for_workspace(ws, settings)
+    tracked = {
+        p: b
+        for p, b in head.items()
+        if is_markdown(p) and in_scope(p, scope) and not rules.is_ignored(p)
+    }
+    unknown = {p for p, b in blobs.items() if not b}
+    indexed = {p: b for p, b in blobs.items() if p not in unknown}
+    return indexed != {p: b for p, b in tracked.items() if p not in unknown}
+
+
+def test_differs_from_head_streamed_answers_as_the_dictionaries_did(tmp_path: Path) -> None:
+    from kenso_git.config import load_settings
+    from kenso_git.index.run import differs_from_head
+    from kenso_git.repo import git as gitrepo
+    from kenso_git.repo.workspace import find_workspace
+
+    root = init_repo(
+        tmp_path / "r",
+        {"a.md": "# A\n", "docs/b.md": "# B\n", "docs/sub/c.md": "# C\n", "notes.txt": "x\n"},
+    )
+    os.symlink("a.md", root / "link.md")
+    (root / ".kensoignore").write_text("docs/sub/\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "more")
+    ws = find_workspace(root)
+    settings = load_settings(root)
+    head = gitrepo.head_blob_ids(ws)
+    assert head is not None
+    same = {p: b for p, b in head.items() if p.endswith(".md") and not p.startswith("docs/sub")}
+    cases = [
+        same,
+        {**same, "a.md": "0" * 40},  # edited
+        {**same, "new.md": "1" * 40},  # indexed, not in HEAD
+        {p: b for p, b in same.items() if p != "docs/b.md"},  # in HEAD, not indexed
+        {**same, "a.md": ""},  # not hashed: left out on both sides
+        {**same, "huge.md": ""},
+        {},
+    ]
+    for scope in ([""], ["docs"]):
+        for blobs in cases:
+            scoped = {p: b for p, b in blobs.items() if scope == [""] or p.startswith("docs/")}
+            assert differs_from_head(ws, settings, scope, scoped) == _differs_as_before(
+                ws, settings, scope, scoped
+            ), (scope, scoped)
+    assert differs_from_head(ws, settings, [""], same) is False
+    assert differs_from_head(ws, settings, [""], cases[1]) is True

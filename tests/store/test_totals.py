@@ -226,3 +226,24 @@ def test_health_check_after_a_hooks_sync_reads_no_whole_table(tmp_path: Path) ->
     whole = [s for s in statements if "FROM files" in s and "WHERE" not in s]
     assert whole == [], whole
     kb.close()
+
+
+def test_state_after_a_hooks_sync_reads_two_columns_of_files(tmp_path: Path) -> None:
+    """With no check run yet, `state()` works out whether the docs differ from HEAD: it read
+    every whole files row (raw links included) and a dictionary of HEAD's files (a server's
+    first `health_check` at 100,000 docs, #32); now each row's path and blob id, HEAD's
+    listing streamed against them."""
+    root = init_repo(tmp_path / "r", {"a.md": _text("a.md", 3, "howto", "b.md", "one")})
+    write(root, {"b.md": _text("b.md", 2, None, None, "two")})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "b")
+    KnowledgeBase.open(root).ingest()
+    write(root, {"b.md": _text("b.md", 3, None, None, "three")})
+    KnowledgeBase.open(root).sync(paths=["b.md"])  # what post-commit/checkout hooks run
+    kb = KnowledgeBase.open(root)
+    statements: list[str] = []
+    kb._reader().set_trace_callback(statements.append)
+    assert kb.state(check_stale=False).worktree_differs is True
+    whole = [" ".join(s.split()) for s in statements if "FROM files" in s and "WHERE" not in s]
+    assert whole == ["SELECT path, blob_id FROM files"], whole
+    kb.close()
