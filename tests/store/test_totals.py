@@ -204,11 +204,9 @@ def test_state_reads_no_chunk_text(tmp_path: Path) -> None:
     kb.close()
 
 
-def test_health_check_after_a_hooks_sync_reads_no_whole_table(tmp_path: Path) -> None:
-    """A hook's targeted sync leaves `worktree_differs` open; `state()` then loaded every
-    files row and listed HEAD's tree on each call (#32): the check's git status answers it."""
-    from kenso_git.serve.service import Service
-
+def _synced_by_a_hook(tmp_path: Path) -> Path:
+    """A repository whose index a hook's targeted sync left with `worktree_differs` open
+    (b.md edited since HEAD)."""
     root = init_repo(tmp_path / "r", {"a.md": _text("a.md", 3, "howto", "b.md", "one")})
     write(root, {"b.md": _text("b.md", 2, None, None, "two")})
     git(root, "add", "-A")
@@ -216,6 +214,15 @@ def test_health_check_after_a_hooks_sync_reads_no_whole_table(tmp_path: Path) ->
     KnowledgeBase.open(root).ingest()
     write(root, {"b.md": _text("b.md", 3, None, None, "three")})
     KnowledgeBase.open(root).sync(paths=["b.md"])  # what post-commit/checkout hooks run
+    return root
+
+
+def test_health_check_after_a_hooks_sync_reads_no_whole_table(tmp_path: Path) -> None:
+    """A hook's targeted sync leaves `worktree_differs` open; `state()` then loaded every
+    files row and listed HEAD's tree on each call (#32): the check's git status answers it."""
+    from kenso_git.serve.service import Service
+
+    root = _synced_by_a_hook(tmp_path)
     service = Service(root)
     kb = service.kb()
     kb.refresh()
@@ -233,13 +240,7 @@ def test_state_after_a_hooks_sync_reads_two_columns_of_files(tmp_path: Path) -> 
     every whole files row (raw links included) and a dictionary of HEAD's files (a server's
     first `health_check` at 100,000 docs, #32); now each row's path and blob id, HEAD's
     listing streamed against them."""
-    root = init_repo(tmp_path / "r", {"a.md": _text("a.md", 3, "howto", "b.md", "one")})
-    write(root, {"b.md": _text("b.md", 2, None, None, "two")})
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "b")
-    KnowledgeBase.open(root).ingest()
-    write(root, {"b.md": _text("b.md", 3, None, None, "three")})
-    KnowledgeBase.open(root).sync(paths=["b.md"])  # what post-commit/checkout hooks run
+    root = _synced_by_a_hook(tmp_path)
     kb = KnowledgeBase.open(root)
     statements: list[str] = []
     kb._reader().set_trace_callback(statements.append)
