@@ -53,12 +53,12 @@ def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | Non
     from kenso_git.api.lint import load_lint_config
     from kenso_git.api.lint import summary
 
-    parsed = {part.path for part in report.documents if isinstance(part, Packed | Spilled)}
+    parts = [part for part in report.documents if isinstance(part, Packed | Spilled)]
+    parsed = {part.path for part in parts}
     unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
     config = load_lint_config(kb.settings)
     # handed over: the summary lets each go once linted, which it could not while the
     # report still held them all (100,000 at the scale point, #32)
-    parts = [part for part in report.documents if isinstance(part, Packed | Spilled)]
     report.documents.clear()
     return summary(kb.workspace, kb.settings, _drained(parts), unparsed, report.scope, config)
 

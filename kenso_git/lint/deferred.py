@@ -10,7 +10,6 @@ only when a corpus rule will report something about it and needs its text for th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from sys import intern
 
 from kenso_git.lint.corpus import CorpusFacts
@@ -35,44 +34,8 @@ class Partial(NamedTuple):
     found: dict[str, list[Violation]]  # rule id -> its violations, every rule run so far
     suppressed: Suppressions
 
-    def __reduce__(self) -> tuple[Callable[..., Partial], tuple[object, ...]]:
-        # the parse workers send these to the ingest's summary, 100,000 at 100k documents
-        return received, tuple(self)
-
 
 _EMPTY: dict[str, object] = {}  # a slimmed document's frontmatter, shared (never written)
-
-
-def received(doc: Document, found: dict[str, list[Violation]], sup: Suppressions) -> Partial:
-    """A Partial as it arrives from a parse worker, with the strings that repeat from one
-    document to the next (a finding's rule, name, message and subject, the category and
-    audience) kept once in the process: ~1.6 kB a document before (#32)."""
-    doc = _shared(doc)
-    shared = {
-        intern(rule): [
-            replace(
-                v,
-                path=doc.path,
-                rule=intern(v.rule),
-                name=intern(v.name),
-                message=intern(v.message),
-                subject=intern(v.subject),
-            )
-            for v in found_
-        ]
-        for rule, found_ in found.items()
-    }
-    return Partial(doc, shared, sup)
-
-
-def _shared(doc: Document) -> Document:
-    """A slim document with the strings that repeat across documents kept once."""
-    return doc._replace(
-        category=intern(doc.category),
-        audience=intern(doc.audience),
-        frontmatter=doc.frontmatter or _EMPTY,
-        fm_title=doc.h1 if doc.fm_title == doc.h1 else doc.fm_title,
-    )
 
 
 # A violation as a parse worker sends it for an ingest's summary (its document's path apart):
@@ -84,7 +47,7 @@ _SEVERITIES = {severity.value: severity for severity in Severity}
 
 
 def sent(found: dict[str, list[Violation]]) -> dict[str, list[Sent]]:
-    """`found` as the plain tuples `received_sent` takes."""
+    """`found` as the plain tuples `received` takes."""
     return {
         rule: [
             (v.rule, v.name, v.severity.value, v.line, v.column, v.message, v.subject, v.fix)
@@ -94,9 +57,16 @@ def sent(found: dict[str, list[Violation]]) -> dict[str, list[Sent]]:
     }
 
 
-def received_sent(doc: Document, found: dict[str, list[Sent]], sup: Suppressions) -> Partial:
-    """`received` of what `sent` made: the violations built once, their repeated strings
-    kept once in the process."""
+def received(doc: Document, found: dict[str, list[Sent]], sup: Suppressions) -> Partial:
+    """A Partial as it arrives from a parse worker (`sent`): the violations built once, and
+    the strings that repeat from one document to the next (a finding's rule, name, message
+    and subject, the category and audience) kept once in the process (#32)."""
+    doc = doc._replace(
+        category=intern(doc.category),
+        audience=intern(doc.audience),
+        frontmatter=doc.frontmatter or _EMPTY,
+        fm_title=doc.h1 if doc.fm_title == doc.h1 else doc.fm_title,
+    )
     path, severities = doc.path, _SEVERITIES
     violations = {
         intern(rule): [
@@ -115,7 +85,7 @@ def received_sent(doc: Document, found: dict[str, list[Sent]], sup: Suppressions
         ]
         for rule, found_ in found.items()
     }
-    return Partial(_shared(doc), violations, sup)
+    return Partial(doc, violations, sup)
 
 
 class Deferred(NamedTuple):

@@ -33,7 +33,7 @@ from kenso_git.lint.corpus import stream_facts
 from kenso_git.lint.deferred import Deferred
 from kenso_git.lint.deferred import Partial
 from kenso_git.lint.deferred import Sent
-from kenso_git.lint.deferred import received_sent
+from kenso_git.lint.deferred import received
 from kenso_git.lint.deferred import sent
 from kenso_git.lint.runner import lint_alone
 from kenso_git.lint.runner import lint_documents
@@ -145,7 +145,7 @@ def _slim_doc(packed: Packed | Spilled) -> Document:
 
 
 def _unpack(packed: Packed | Spilled) -> Partial:
-    return received_sent(*_opened(packed))
+    return received(*_opened(packed))
 
 
 def _slimmer(doc: Document) -> Document:

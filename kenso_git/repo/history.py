@@ -23,6 +23,7 @@ from kenso_git.errors import GitError
 from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
 from kenso_git.repo import prestart
+from kenso_git.repo.git import listed_blobs
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import MARKDOWN_SUFFIXES
@@ -377,13 +378,7 @@ def _ls_tree(ws: Workspace, commit: str, paths: Collection[str] | None) -> str:
 def _markdown_blobs(listing: str) -> Iterator[tuple[str, str]]:
     """(path, blob id) of each Markdown file `git ls-tree -z` lists (gitlinks and links left
     out), one entry at a time: no list of every entry."""
-    start, find = 0, listing.find
-    while (end := find("\0", start)) >= 0:
-        meta, _, path = listing[start:end].partition("\t")
-        start = end + 1
-        parts = meta.split()
-        if len(parts) == 3 and parts[1] == "blob" and parts[0] != "120000" and is_markdown(path):
-            yield path, parts[2]
+    return ((path, blob) for path, blob in listed_blobs(listing, links=False) if is_markdown(path))
 
 
 def literal(paths: Iterable[str]) -> list[str]:
