@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import httpx
 
-from kenso_git.search.ranked.cascade import relevance
+from kenso_git.search.ranked.hits import relevance
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.helpers import doc

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.search.ranked.cascade import relevance
 from kenso_git.search.ranked.cascade import search
+from kenso_git.search.ranked.hits import relevance
 from kenso_git.store.schema import BM25_WEIGHTS
 from tests.helpers import require_corpus
 from tests.search.helpers import IndexBuilder

@@ -11,7 +11,7 @@ import pytest
 from kenso_git.errors import DocumentNotFoundError
 from kenso_git.kb import KnowledgeBase
 from kenso_git.search.pagination import MAX_ANSWER_CHARS
-from kenso_git.search.ranked.cascade import INLINE_LINK
+from kenso_git.search.ranked.hits import INLINE_LINK
 from kenso_git.text.links import LINKS_TO
 from tests.helpers import doc
 from tests.helpers import init_repo

@@ -15,13 +15,10 @@ Differences from kenso 2.0.0 (spec §8):
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Callable
 
 from kenso_git.records import NamedTuple
-from kenso_git.search.preview import clean_highlight
-from kenso_git.search.preview import highlight_terms
+from kenso_git.search.ranked import anchors
 from kenso_git.search.ranked import cjk
 from kenso_git.search.ranked import parallel
 from kenso_git.search.ranked import vectors
@@ -29,8 +26,11 @@ from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.categories import category_filter
 from kenso_git.search.ranked.fuzzy import correct
+from kenso_git.search.ranked.hits import INLINE_LINK
+from kenso_git.search.ranked.hits import Hit
+from kenso_git.search.ranked.hits import PathFilter
+from kenso_git.search.ranked.hits import finish
 from kenso_git.search.ranked.query import AND
-from kenso_git.search.ranked.query import NEAR
 from kenso_git.search.ranked.query import Stage
 from kenso_git.search.ranked.query import build_stages
 from kenso_git.search.ranked.query import check_query
@@ -38,6 +38,7 @@ from kenso_git.search.ranked.rank import Evidence
 from kenso_git.search.ranked.rank import boosts
 from kenso_git.search.ranked.rank import cascade_threshold
 from kenso_git.search.ranked.rank import enabled_signals
+from kenso_git.search.ranked.rankdocs import LinkTarget
 from kenso_git.search.ranked.rankdocs import heading_links
 from kenso_git.search.ranked.rankdocs import words
 from kenso_git.search.ranked.synonyms import Synonyms
@@ -45,30 +46,12 @@ from kenso_git.store import budget
 from kenso_git.store import chunkreads
 from kenso_git.store import edges
 
-PathFilter = Callable[[str], bool]
-
 FETCH_FACTOR = 6
 SHORT_STAGE_WEIGHT = 2.0  # tuned on the tuning half (docs/ranking.md); 1 = kenso's order
 PATH_FALLBACK_SCORE = 0.5
 RELATION_BOOST = 0.15
 LINK_KEEP = 0.5  # signal `linked`: a hub keeps half of a linked heading's evidence
 LIFT_MARGIN = 1.0001  # signal `parallel`: a lifted page scores just above the page it passes
-
-
-class Hit(NamedTuple):
-    """One search result: the best chunk of a file."""
-
-    file_path: str
-    title: str
-    section_path: str
-    content: str
-    category: str
-    score: float
-    highlight: str
-    cascade_stage: str | None
-    relevance: str
-    tags: tuple[str, ...] | None
-    related_count: int
 
 
 class SearchResult(NamedTuple):
@@ -128,7 +111,7 @@ def search(
     if not ranked.rows:
         return SearchResult(query, (), None)
     text = ranked.corrected or query.strip()
-    hits = _finish(conn, list(ranked.rows), text, path_filter)
+    hits = finish(conn, list(ranked.rows), text, path_filter)
     return SearchResult(query, hits, ranked.corrected)
 
 
@@ -300,6 +283,8 @@ def _document_rank(
     signals = enabled_signals()
     if "linked" in signals:
         rows = _hand_over(conn, rows, filters)
+    if "anchors" in signals:
+        rows = _anchor(conn, text, rows, filters, signals)
     best = _dedupe(rows)
     if len(best) < 2 or not signals:
         return best
@@ -345,13 +330,49 @@ def _hand_over(conn: sqlite3.Connection, rows: list[Row], filters: _Filters) -> 
     page's evidence too; the hub that lists it keeps `LINK_KEEP` of the chunk's score."""
     where, params = filters.sql()
     links = heading_links(conn, [(r.file_path, r.section_path) for r in rows], where, params)
-    out = []
+    gifts: dict[int, Gift] = {}
     for r in rows:
         t = links.get((r.file_path, r.section_path))
         if t is not None:
-            out.append(r._replace(chunk_id=t[0], file_path=t[1], title=t[2], section_path=t[3]))
-            out[-1] = out[-1]._replace(category=t[4], tags=t[5])
-        out.append(r._replace(score=r.score * LINK_KEEP) if t is not None else r)
+            gifts[r.chunk_id] = (t, 1.0, LINK_KEEP)
+    return _give(rows, gifts)
+
+
+def _anchor(
+    conn: sqlite3.Connection, text: str, rows: list[Row], filters: _Filters, signals: frozenset[str]
+) -> list[Row]:
+    """Signal `anchors` (search.ranked.anchors): a chunk whose best link line says what the
+    question says hands that share of its score to the page the line links to."""
+    spelled = spelled_out(text) if "abbrev" in signals else ()
+    where, params = filters.sql()
+    found, first = anchors.handovers(
+        conn,
+        collapse(words(text), spelled),
+        [(r.chunk_id, r.file_path) for r in rows],
+        where,
+        params,
+    )
+    keep = 1 - anchors.KEEP
+    return _give(rows, {h.chunk_id: (first[h.target], h.share, 1 - keep * h.share) for h in found})
+
+
+Gift = tuple[LinkTarget, float, float]  # the target's first chunk, its share, what stays
+
+
+def _give(rows: list[Row], gifts: dict[int, Gift]) -> list[Row]:
+    """Each row whose chunk is in `gifts` (target page's first chunk, its share of the
+    score, what the row keeps) becomes two: the target's and the row's own, kept part."""
+    out = []
+    for r in rows:
+        gift = gifts.get(r.chunk_id)
+        if gift is None:
+            out.append(r)
+            continue
+        (chunk_id, path, title, section, category, tags), share, kept = gift
+        given = r._replace(chunk_id=chunk_id, file_path=path, title=title, section_path=section)
+        out.append(given._replace(category=category, tags=tags))
+        out[-1] = out[-1]._replace(score=r.score * share)
+        out.append(r._replace(score=r.score * kept) if kept != 1.0 else r)
     return out
 
 
@@ -384,97 +405,3 @@ def _blend(conn: sqlite3.Connection, text: str, rows: list[Row]) -> list[Row]:
     weight = vectors.WEIGHT
     blended = [r._replace(score=r.score * (1 + weight * cosine.get(r.chunk_id, 0.0))) for r in rows]
     return sorted(blended, key=_order)
-
-
-# text.links.LINKS_TO, spelt out: importing text.links would load the parser into every
-# reader's start-up (tests/search/test_neighbours.py holds the two equal)
-INLINE_LINK = "links_to"
-
-MIN_EVIDENCE = 0.005  # below it a score rounds to 0.00
-
-
-def relevance(stage: str | None, score: float, best: float) -> str:
-    """`high`/`medium`/`low` from the stage and the score relative to the top result (§4.10)."""
-    if score < MIN_EVIDENCE:
-        return "low"  # BM25 ~0 (a word in every document): printed as 0.00, it proves nothing
-    ratio = score / best if best > 0 else 0.0
-    if stage == AND:
-        high, medium = ratio >= 0.5, ratio >= 0.25
-    elif stage == NEAR:
-        high, medium = ratio >= 0.6, ratio >= 0.3
-    else:
-        high = score >= 8.0 and ratio >= 0.8
-        medium = score >= 5.0 and ratio >= 0.5
-    return "high" if high else "medium" if medium else "low"
-
-
-def decode_tags(raw: str | None) -> tuple[str, ...] | None:
-    """The tag list stored as JSON text, or None."""
-    if not raw:
-        return None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = [t.strip() for t in raw.split(",")]
-    if not isinstance(value, list):
-        return None
-    tags = tuple(str(t) for t in value if str(t))
-    return tags or None
-
-
-def related_counts(
-    conn: sqlite3.Connection, paths: list[str], path_filter: PathFilter | None = None
-) -> dict[str, int]:
-    """Links with each path as source plus links with it as target, counting only links
-    whose other end `path_filter` allows (a hidden document is not even counted)."""
-    wanted = set(paths)
-    counts: dict[str, int] = {}
-    for source, target, _ in edges.touching(conn, paths):
-        for end, other in ((source, target), (target, source)):
-            if end in wanted and (path_filter is None or path_filter(other)):
-                counts[end] = counts.get(end, 0) + 1
-    return counts
-
-
-def _snippets(conn: sqlite3.Connection, rows: list[Row]) -> dict[int, str]:
-    by_expression: dict[str, list[int]] = {}
-    for row in rows:
-        if row.stage is not None and not isinstance(row.stage, cjk.TrigramStage):
-            by_expression.setdefault(row.stage.expression, []).append(row.chunk_id)
-    out: dict[int, str] = {}
-    for expression, ids in by_expression.items():
-        out.update(chunkreads.snippets(conn, expression, ids))
-    return out
-
-
-def _finish(
-    conn: sqlite3.Connection, rows: list[Row], text: str, path_filter: PathFilter | None
-) -> tuple[Hit, ...]:
-    best = rows[0].score
-    counts = related_counts(conn, [r.file_path for r in rows], path_filter)
-    snippets = _snippets(conn, rows)
-    contents = chunkreads.contents(conn, [r.chunk_id for r in rows])
-    terms = highlight_terms(text)
-    hits = []
-    for row in rows:
-        label = row.stage.label if row.stage is not None else None
-        content = contents.get(row.chunk_id, "")
-        snippet = snippets.get(row.chunk_id, "")
-        if isinstance(row.stage, cjk.TrigramStage):
-            snippet = cjk.highlight(content, row.stage.terms)
-        hits.append(
-            Hit(
-                file_path=row.file_path,
-                title=row.title,
-                section_path=row.section_path,
-                content=content,
-                category=row.category,
-                score=row.score,
-                highlight=clean_highlight(snippet, content, terms) if snippet else "",
-                cascade_stage=label,
-                relevance=relevance(label, row.score, best),
-                tags=decode_tags(row.tags),
-                related_count=counts.get(row.file_path, 0),
-            )
-        )
-    return tuple(hits)

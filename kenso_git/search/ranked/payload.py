@@ -19,11 +19,11 @@ from kenso_git.search.preview import DEFAULT_PREVIEW_CHARS
 from kenso_git.search.preview import content_preview
 from kenso_git.search.preview import match_source
 from kenso_git.search.preview import query_terms
-from kenso_git.search.ranked.cascade import Hit
-from kenso_git.search.ranked.cascade import PathFilter
 from kenso_git.search.ranked.cascade import SearchResult
-from kenso_git.search.ranked.cascade import decode_tags
 from kenso_git.search.ranked.cascade import search
+from kenso_git.search.ranked.hits import Hit
+from kenso_git.search.ranked.hits import PathFilter
+from kenso_git.search.ranked.hits import decode_tags
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import chunkreads
 from kenso_git.store import files

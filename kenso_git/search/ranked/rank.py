@@ -84,6 +84,7 @@ SIGNALS = (
     "redirects",
     "abbrev",
     "parallel",
+    "anchors",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
@@ -91,7 +92,7 @@ INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
 # no difference there, so both are off; so is `include` (#31: it cost Hugo's docs 0.005).
 # `parallel` earned on the tuning half but not on the held-out half, which #31 asks of a
 # signal before it is on (Dapr and gRPC up, Flux and cert-manager down, +0.001 pooled)
-DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec", "include", "parallel"}
+DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec", "include", "parallel", "anchors"}
 WEIGHTS = {
     "title": 0.9,
     "heading": 1.1,

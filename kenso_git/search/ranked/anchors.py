@@ -1,0 +1,136 @@
+"""Signal `anchors` (#31): a line that links to a page and says what the question says is
+that page's evidence.
+
+Hub and index pages list other pages, each with a line of its own: `- [Data binding
+overview](data-binding-overview.md): how controls bind to data sources`. Such a line is
+often the only place outside a page that describes it in other words, and a question in
+the reader's words may match the hub's line better than the page itself, so the hub
+outranks the page it points at (the `linked` signal does this for headings that are
+links; this reads the lines of a chunk). Here, when the best of a matched chunk's link
+lines covers at least `MIN_COVER` of the question's words and links to exactly one
+indexed page, that page gets the chunk's score times the line's cover raised to `POWER`,
+and the chunk keeps the rest of its score but `KEEP` of what it handed over.
+
+Links are read from the chunk's text at query time, nothing at ingest: `[text](x.md)`
+relative to the page, `[text](/a/b/)` and `{{< ref "/a/b" >}}` as a static site writes
+them (resolved against the folders the page lives under: `a/b.md`, `a/b/_index.md`,
+`a/b/index.md`, ...). A target is looked up by path in the index, under the search's own
+filters (the scope gate): a page they hide is never handed anything.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import sqlite3
+from collections.abc import Sequence
+
+from kenso_git.records import NamedTuple
+from kenso_git.search.ranked.rankdocs import LinkTarget
+from kenso_git.search.ranked.rankdocs import words
+from kenso_git.store import chunkreads
+
+MIN_COVER = 0.5  # a line naming fewer of the question's words is a list entry by chance
+POWER = 2.0  # near-complete lines count far more than half-matching ones
+KEEP = 0.5  # of what it hands over, the hub keeps this much
+MIN_WORDS = 2  # a one-word question is answered by titles, not by list entries
+MAX_LINE = 600  # characters: a longer "line" is a paragraph, not a list entry
+# `](target)` and `{{< ref "target" >}}` / `{{% relref target %}}`
+_INLINE = re.compile(r"\]\(\s*<?([^)\s>]+)")
+_SHORTCODE = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+(?:path=)?\"?([^\"\s>%}]+)\"?")
+# a list item or table row that starts with its link: `- [x](x.md) ...`, `1. **[x](x.md)**`,
+# `| [x](x.md) |`; a link inside a sentence is a reference, not an entry about the page
+_ENTRY = re.compile(r"\s{0,12}(?:[-*+]|\d{1,3}[.)]|\|)\s{0,4}[*_]{0,2}\[")
+# a whole link, `[text](target)`, and a shortcode: what is left of a line is what it says
+_LINK = re.compile(r"\[[^\]\n]{0,300}\]\([^)\n]{0,600}\)|\{\{[<%][^{}\n]{0,300}[%>]\}\}")
+_SUFFIXES = (".md", ".markdown", "/_index.md", "/index.md", "/README.md", "/readme.md")
+_MARKDOWN = (".md", ".markdown")
+
+
+class Handover(NamedTuple):
+    """Chunk `chunk_id` hands `share` of its score to page `target`."""
+
+    chunk_id: int
+    target: str
+    share: float
+
+
+def candidates(source: str, href: str) -> tuple[str, ...]:
+    """The repo paths `href`, written in `source`, may name, most likely first."""
+    href = href.partition("#")[0].partition("?")[0].strip()
+    if not href or "://" in href or href.startswith(("mailto:", "//")) or "{" in href:
+        return ()
+    folder = posixpath.dirname(source)
+    if href.lower().endswith(_MARKDOWN):
+        if href.startswith("/"):
+            return (_normal(href.lstrip("/")),)
+        return (_normal(posixpath.join(folder, href)),)
+    stem = href.strip("/")
+    for ext in (".html", ".htm"):
+        stem = stem.removesuffix(ext)
+    if not stem or stem.startswith("."):  # `../x/`: relative to the page's URL; not read
+        return ()
+    roots = [""]
+    parts = folder.split("/") if folder else []
+    roots += ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    out = []
+    for root in reversed(roots):  # the folder nearest the page first
+        base = f"{root}/{stem}" if root else stem
+        out += [_normal(base + suffix) for suffix in _SUFFIXES]
+    return tuple(dict.fromkeys(p for p in out if p))
+
+
+def _normal(path: str) -> str:
+    path = posixpath.normpath(path)
+    return "" if path.startswith("../") or path == ".." else path
+
+
+def _link_lines(content: str) -> list[tuple[str, list[str]]]:
+    out = []
+    for line in content.split("\n"):
+        if len(line) > MAX_LINE or _ENTRY.match(line) is None:
+            continue
+        hrefs = _INLINE.findall(line) + _SHORTCODE.findall(line)
+        if hrefs:
+            out.append((line, hrefs))
+    return out
+
+
+def handovers(
+    conn: sqlite3.Connection,
+    wanted: frozenset[str],
+    rows: Sequence[tuple[int, str]],
+    where: str,
+    params: list[object],
+) -> tuple[list[Handover], dict[str, LinkTarget]]:
+    """For the matched chunks `rows` (chunk id, file path), the hand-overs of their best link
+    lines for a question of the words `wanted`, and the first chunk of each target page
+    the filters keep."""
+    if len(wanted) < MIN_WORDS or not rows:
+        return [], {}
+    contents = chunkreads.contents(conn, [r[0] for r in rows])
+    picked: list[tuple[int, str, float, tuple[str, ...]]] = []
+    for chunk_id, path in rows:
+        best, hrefs, tie = 0.0, [], False
+        for line, found in _link_lines(contents.get(chunk_id, "")):
+            cover = len(wanted & words(_LINK.sub(" ", line))) / len(wanted)
+            if cover > best:
+                best, hrefs, tie = cover, found, False
+            elif cover == best and cover > 0 and found != hrefs:
+                tie = True
+        if best < MIN_COVER or tie or len(set(hrefs)) != 1:
+            continue
+        options = tuple(p for p in candidates(path, hrefs[0]) if p != path)
+        if options:
+            picked.append((chunk_id, path, best, options))
+    if not picked:
+        return [], {}
+    every = sorted({p for *_, options in picked for p in options})
+    cur = chunkreads.first_chunks(conn, every, where, params)
+    first = {r[1]: (r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5]) for r in cur}
+    out = []
+    for chunk_id, _path, cover, options in picked:
+        target = next((p for p in options if p in first), None)
+        if target is not None:
+            out.append(Handover(chunk_id, target, cover**POWER))
+    return out, {h.target: first[h.target] for h in out}
