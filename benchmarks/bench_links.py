@@ -50,7 +50,8 @@ print(json.dumps({"db": str(db), "size": size, "free": free, "links": nlinks, "d
 _TIME = r"""
 import json, sqlite3, sys, time
 from kenso_git.kb import KnowledgeBase
-from kenso_git.search import cascade, neighbours, related
+from kenso_git.search.graph import neighbours, related
+from kenso_git.search.ranked import hits
 from pathlib import Path
 
 conn = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
@@ -71,7 +72,7 @@ print(json.dumps({
     "get_related depth 1 (ms)": timed(lambda p: related.get_related(conn, p, depth=1)),
     "get_related depth 3 (ms)": timed(lambda p: related.get_related(conn, p, depth=3), 2),
     "find_related (ms)": timed(lambda p: neighbours.find_related(conn, p), 5),
-    "related_counts of 50 (ms)": timed(lambda p: cascade.related_counts(conn, top)),
+    "related_counts of 50 (ms)": timed(lambda p: hits.related_counts(conn, top)),
     "kb.search 'data binding' (ms)": timed(lambda p: kb.search("data binding"), 1),
 }))
 """
