@@ -172,7 +172,10 @@ class _Weights:
         return value
 
     def total(self, field: frozenset[str]) -> float:
-        return len(field) if self.df is None else sum(self.of(w) for w in field)
+        """The weights of `field`'s words summed exactly (`fsum`): a plain sum follows the
+        set's order, which the hash seed changes, and two pages that tie would come back
+        in either order from one process to the next."""
+        return len(field) if self.df is None else math.fsum(self.of(w) for w in field)
 
 
 def _cover(query: frozenset[str], field: frozenset[str], weights: _Weights | None = None) -> float:
