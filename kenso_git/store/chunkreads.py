@@ -92,6 +92,16 @@ def contents(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
     return dict(conn.execute(sql, (json.dumps(list(ids)),)))
 
 
+def linking_contents(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
+    """chunk id -> its content, for the chunks of `ids` that hold a Markdown link (`](`) or
+    a shortcode (`{{`): the others are left in SQLite, unread."""
+    sql = (
+        f"SELECT id, content FROM chunks WHERE id IN {IDS} "
+        "AND (instr(content, '](') > 0 OR instr(content, '{{') > 0)"
+    )
+    return dict(conn.execute(sql, (json.dumps(list(ids)),)))
+
+
 def sections(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     """chunk id -> (content, section path), blanks for NULLs."""
     sql = f"SELECT id, content, section_path FROM chunks WHERE id IN {IDS}"

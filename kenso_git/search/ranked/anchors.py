@@ -108,7 +108,7 @@ def handovers(
     the filters keep."""
     if len(wanted) < MIN_WORDS or not rows:
         return [], {}
-    contents = chunkreads.contents(conn, [r[0] for r in rows])
+    contents = chunkreads.linking_contents(conn, [r[0] for r in rows])
     picked: list[tuple[int, str, float, tuple[str, ...]]] = []
     for chunk_id, path in rows:
         best, hrefs, tie = 0.0, [], False
