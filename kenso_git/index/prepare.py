@@ -29,6 +29,8 @@ from kenso_git.text.parse import Document
 from kenso_git.text.titlewords import document_words
 
 if TYPE_CHECKING:
+    from kenso_git.config import Settings
+    from kenso_git.index.report import IngestReport
     from kenso_git.repo.workspace import Workspace
 
 MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
@@ -91,6 +93,10 @@ class Digest(Protocol):
     def hold(self, kept: object) -> object:
         """What the run's report holds of `kept`, in the writer's process (a large run's
         first halves are written out to a file rather than held in memory)."""
+
+    def parsed_all(self, ws: Workspace, settings: Settings, report: IngestReport) -> None:
+        """Every document the run parses is parsed and held (`report.documents`), and the
+        writer is about to finish: work that needs them all may start beside it."""
 
 
 class Options(NamedTuple):

@@ -27,6 +27,7 @@ from typing import BinaryIO
 from zlib import compress
 from zlib import decompress
 
+from kenso_git.lint.background import Forked
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import slim
 from kenso_git.lint.corpus import stream_facts
@@ -42,6 +43,7 @@ from kenso_git.text.parse import Document
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
+    from kenso_git.index.report import IngestReport
     from kenso_git.lint.model import LintReport
     from kenso_git.lint.suppress import Suppressions
     from kenso_git.repo.workspace import Workspace
@@ -108,20 +110,82 @@ class HalvesFile:
             self._file = None
 
 
+# Parsed documents from which an ingest's summary starts in a forked process as soon as
+# the last one is held (`FirstHalves.parsed_all`): where the parse workers ran.
+BACKGROUND_FROM = 300
+
+
 class FirstHalves:
     """What an ingest keeps of each document it parses (an `index.prepare.Digest`): the
     findings of the rules that judge the file alone beside its slim form, computed in the
-    parse workers, and held in the writer's halves file."""
+    parse workers, and held in the writer's halves file. A large run's summary starts in
+    a forked process once all are held (`parsed_all`, `ahead`). Closed on leaving `with`."""
 
     def __init__(self, config: LintConfig, folder: Path) -> None:
         self.config = config
+        self.folder = folder
         self.halves = HalvesFile(folder)
+        # the summary started by `parsed_all`, and the halves and paths it was started with
+        self._ahead: tuple[tuple[list[int], list[str]], Forked[LintReport]] | None = None
 
     def __call__(self, doc: Document) -> Packed:
         return _first_half(self.config, doc)
 
     def hold(self, kept: object) -> object:
         return self.halves.hold(kept) if isinstance(kept, Packed) else kept
+
+    def parsed_all(self, ws: Workspace, settings: Settings, report: IngestReport) -> None:
+        """Every document of the run is parsed and held: a large run's summary starts now,
+        in a forked process, while the writer does its last work (links, commit)."""
+        self.cancel()
+        inputs = summary_inputs(report)
+        if inputs is None or len(inputs[0]) < BACKGROUND_FROM or (os.cpu_count() or 1) < 2:
+            return
+        parts, unparsed = inputs
+        call = partial(summary, ws, settings, parts, unparsed, report.scope, self.config)
+        forked = Forked.start(call, self.folder)
+        if forked is not None:
+            self._ahead = (_key(parts, unparsed), forked)
+
+    def ahead(self, parts: list[Packed | Spilled], unparsed: list[str]) -> LintReport | None:
+        """The summary `parsed_all` started, when it was of these very halves and paths
+        (waits for it); None when there is none to use: the caller makes it."""
+        if self._ahead is None:
+            return None
+        key, forked = self._ahead
+        self._ahead = None
+        if key != _key(parts, unparsed):
+            forked.cancel()
+            return None
+        return forked.result()
+
+    def cancel(self) -> None:
+        """Stop a summary `parsed_all` started and nobody took."""
+        if self._ahead is not None:
+            self._ahead[1].cancel()
+            self._ahead = None
+
+    def __enter__(self) -> FirstHalves:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.cancel()
+        self.halves.close()
+
+
+def _key(parts: list[Packed | Spilled], unparsed: list[str]) -> tuple[list[int], list[str]]:
+    return [id(part) for part in parts], unparsed
+
+
+def summary_inputs(report: IngestReport) -> tuple[list[Packed | Spilled], list[str]] | None:
+    """What `summary` lints after an ingest: the halves it kept and the paths it did not
+    parse; None when nothing was (re)indexed (the summary would not change)."""
+    if not any(r.status == "ingested" for r in report.results):
+        return None
+    parts = [part for part in report.documents if isinstance(part, Packed | Spilled)]
+    parsed = {part.path for part in parts}
+    unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
+    return parts, unparsed
 
 
 def _first_half(config: LintConfig, doc: Document) -> Packed:
