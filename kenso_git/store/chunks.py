@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from kenso_git.records import NamedTuple
 from kenso_git.store import schema
+from kenso_git.store import totals
 from kenso_git.store import trigram
 
 
@@ -216,11 +217,12 @@ class BulkInsert:
     readers never see the trigger missing.
     """
 
-    __slots__ = ("cjk", "cjk_ids", "conn", "first", "indexed_to", "last_id", "pending")
+    __slots__ = ("cjk", "cjk_ids", "conn", "counted", "first", "indexed_to", "last_id", "pending")
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
         self.cjk = trigram.suspend(conn)  # the CJK side index's trigger too (#18)
+        self.counted = totals.suspend(conn)  # and the totals': counted at the end
         _fts_config(conn, "hashsize", FTS_HASH_BYTES)
         _fts_config(conn, "automerge", BULK_AUTOMERGE)
         # AUTOINCREMENT gives a new row max(sequence, highest id) + 1
@@ -297,6 +299,8 @@ class BulkInsert:
         self.conn.execute(schema.insert_trigger_ddl())
         if self.cjk:
             trigram.resume(self.conn, self.first, self.cjk_ids)
+        if self.counted:
+            totals.resume(self.conn, self.first)
 
 
 def _fts_config(conn: sqlite3.Connection, key: str, value: int) -> None:

@@ -142,6 +142,54 @@ def ensure(conn: sqlite3.Connection) -> None:
     recount(conn)
 
 
+# A bulk insert's rows (store/chunks.py's BulkInsert), counted once at its end where the
+# insert trigger counted them one by one: what the trigger adds for each row it would
+# have seen, given that every new row of a document comes in one go after its old rows
+# were deleted or updated. A trigger on every insert also gave each one a statement
+# savepoint, at which FTS5 wrote out its pending terms: 0.12 s of the writer's 0.21 s of
+# per-file work on the docs corpus's cold ingest, 0.04 s net.
+_NEW_DOCUMENT = (
+    "NOT EXISTS (SELECT 1 FROM chunk_rows o WHERE o.file_path = r.file_path{more} AND o.id <= ?1)"
+)
+_ADD_NEW = f"""
+    UPDATE {TABLE} SET
+        chunks = chunks + (SELECT count(*) FROM chunk_rows WHERE id > ?1),
+        content_bytes = content_bytes + (SELECT coalesce(sum({_BYTES.format(r="r")}), 0)
+            FROM chunk_rows r WHERE r.id > ?1),
+        documents = documents + (SELECT count(DISTINCT r.file_path) FROM chunk_rows r
+            WHERE r.id > ?1 AND {_NEW_DOCUMENT.format(more="")})
+"""
+_ADD_NEW_CATEGORIES = f"""
+    INSERT INTO {CATEGORY_TABLE}(key, documents, chunks)
+        SELECT {_KEY.format(r="r")}, count(DISTINCT CASE WHEN
+            {_NEW_DOCUMENT.format(more=" AND +o.category IS r.category")}
+            THEN r.file_path END), count(*)
+        FROM chunk_rows r WHERE r.id > ?1 GROUP BY r.category
+        ON CONFLICT(key) DO UPDATE SET documents = documents + excluded.documents,
+        chunks = chunks + excluded.chunks
+"""
+
+
+def suspend(conn: sqlite3.Connection) -> bool:
+    """Drop the chunks' insert trigger for a bulk insert; True when there was one, and the
+    rows inserted from now on are to be counted by `resume`."""
+    present = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'totals_ci'"
+    ).fetchone()
+    if present is None:
+        return False
+    conn.execute("DROP TRIGGER totals_ci")
+    return True
+
+
+def resume(conn: sqlite3.Connection, after_id: int) -> None:
+    """Count the chunk rows above `after_id` (a bulk insert's) into the totals, as the
+    insert trigger would have, and restore the trigger."""
+    conn.execute(_ADD_NEW, (after_id,))
+    conn.execute(_ADD_NEW_CATEGORIES, (after_id,))
+    conn.execute(DDL[2])
+
+
 def recount(conn: sqlite3.Connection) -> None:
     """Set the totals from the rows (inside the caller's write transaction)."""
     counted = count(conn)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
@@ -107,6 +108,26 @@ OPS = st.one_of(
 )
 @given(ops=st.lists(OPS, min_size=1, max_size=12))
 def test_totals_equal_a_recount_after_any_writes(tmp_path_factory, ops) -> None:
+    _apply_ops(tmp_path_factory, ops)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(ops=st.lists(OPS, min_size=1, max_size=12))
+def test_totals_equal_a_recount_after_any_bulk_writes(tmp_path_factory, ops) -> None:
+    """Every run on the bulk path, whose new rows are counted at its end (not one by one
+    by the insert trigger): new, edited, relabelled, recategorised and deleted files."""
+    from kenso_git.index import build
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "BULK_THRESHOLD", 1)
+        _apply_ops(tmp_path_factory, ops)
+
+
+def _apply_ops(tmp_path_factory, ops) -> None:
     root = init_repo(tmp_path_factory.mktemp("totals"), {"a.md": _text("a.md", 2, None, None, "x")})
     kb = KnowledgeBase.open(root)
     kb.ingest()
