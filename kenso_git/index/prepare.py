@@ -247,6 +247,7 @@ def _work(write_fd: int, batches: list[Sequence[Job]], opts: Options) -> NoRetur
     code = 0
     try:
         import fcntl
+        import hashlib  # noqa: F401  # repo.git.blob_id then hashes with OpenSSL's SHA-1
         import signal
 
         # A server that forks us may handle SIGTERM itself (uvicorn does): a worker must
