@@ -51,12 +51,14 @@ if TYPE_CHECKING:
 
 class Packed(NamedTuple):
     """A document's first half as the ingest keeps it while its writer runs: its slim form,
-    findings and suppressions pickled and compressed (zlib level 1 in the parse workers),
-    ~0.5 kB where the pickles were ~1.0 kB and the objects ~1.2 kB, since a default ingest at
-    100,000 documents keeps 100,000 of them (#32)."""
+    findings and suppressions pickled (~0.55 kB, where the objects were ~1.2 kB), since a
+    default ingest at 100,000 documents keeps 100,000 of them (#32). Written out to the
+    halves file as it is; one kept in memory is compressed (zlib level 1, ~0.35 kB), which
+    cost the parse workers 30 ms of the docs corpus's cold ingest for every half."""
 
     path: str
-    blob: bytes  # zlib(pickle((slim form, findings, suppressions)))
+    blob: bytes  # pickle((slim form, findings, suppressions)), zlib-compressed if `zipped`
+    zipped: bool = False
 
 
 class Spilled(NamedTuple):
@@ -66,6 +68,7 @@ class Spilled(NamedTuple):
     at: int
     size: int
     store: HalvesFile
+    zipped: bool = False  # as the Packed blob written
 
 
 class HalvesFile:
@@ -97,7 +100,7 @@ class HalvesFile:
         except OSError:
             return packed
         self._end = at + len(blob)
-        return Spilled(packed.path, at, len(blob), self)
+        return Spilled(packed.path, at, len(blob), self, packed.zipped)
 
     def read(self, part: Spilled) -> bytes:
         """The half's bytes back (OSError if the file cannot be read)."""
@@ -132,7 +135,12 @@ class FirstHalves:
         return _first_half(self.config, doc)
 
     def hold(self, kept: object) -> object:
-        return self.halves.hold(kept) if isinstance(kept, Packed) else kept
+        if not isinstance(kept, Packed):
+            return kept
+        held = self.halves.hold(kept)
+        if held is kept and not kept.zipped:  # not written out: held in memory, compressed
+            return kept._replace(blob=compress(kept.blob, 1), zipped=True)
+        return held
 
     def parsed_all(self, ws: Workspace, settings: Settings, report: IngestReport) -> None:
         """Every document of the run is parsed and held: a large run's summary starts now,
@@ -188,10 +196,10 @@ def summary_inputs(report: IngestReport) -> tuple[list[Packed | Spilled], list[s
     return parts, unparsed
 
 
-def _first_half(config: LintConfig, doc: Document) -> Packed:
+def _first_half(config: LintConfig, doc: Document, *, zipped: bool = False) -> Packed:
     part = lint_alone(doc, _slimmer(doc), config)
     kept = dumps((part.doc, sent(part.found), part.suppressed), HIGHEST_PROTOCOL)
-    return Packed(doc.path, compress(kept, 1))
+    return Packed(doc.path, compress(kept, 1), True) if zipped else Packed(doc.path, kept)
 
 
 def _blob(part: Packed | Spilled) -> bytes:
@@ -199,7 +207,8 @@ def _blob(part: Packed | Spilled) -> bytes:
 
 
 def _opened(packed: Packed | Spilled) -> tuple[Document, dict[str, list[Sent]], Suppressions]:
-    doc, found, suppressed = loads(decompress(_blob(packed)))
+    blob = _blob(packed)
+    doc, found, suppressed = loads(decompress(blob) if packed.zipped else blob)
     assert isinstance(doc, Document)
     return doc, found, suppressed
 
@@ -240,7 +249,7 @@ def summary(
     for sf in discover_paths(ws, settings, unparsed, scope=scope):
         loaded = load_document(sf, settings)
         if not isinstance(loaded, Skip):
-            packed[loaded.path] = _first_half(config, loaded)
+            packed[loaded.path] = _first_half(config, loaded, zipped=True)  # held here
     order = sorted(packed)
     # the slim forms are opened one at a time, here and again when each is linted: 100,000
     # of them are never held at once (#32)

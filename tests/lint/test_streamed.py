@@ -277,3 +277,26 @@ def test_a_forked_call_gives_its_result_or_none_when_it_failed(tmp_path) -> None
     slow.cancel()  # stopped and reaped, not waited for
     assert time.monotonic() - started < 5
     assert list(tmp_path.iterdir()) == []  # the result files had no name
+
+
+def test_a_half_kept_in_memory_is_compressed_and_reads_back_the_same(tmp_path) -> None:
+    """The parse workers send each half uncompressed (zlib cost them 30 ms of the docs
+    corpus's ingest); one the writer cannot write out to its halves file is compressed where
+    it is held, and both forms open to the same half."""
+    from kenso_git.lint import streamed
+    from kenso_git.lint.config import LintConfig
+    from kenso_git.repo.discover import document_from_bytes
+
+    doc = document_from_bytes("docs/a.md", SMALL_DOC.format(n=1).encode())
+    config = LintConfig()
+    raw = streamed._first_half(config, doc)
+    assert not raw.zipped
+    kept_in_file = streamed.FirstHalves(config, tmp_path)
+    spilled = kept_in_file.hold(raw)
+    assert isinstance(spilled, streamed.Spilled) and not spilled.zipped
+    nowhere = streamed.FirstHalves(config, tmp_path / "missing")
+    in_memory = nowhere.hold(raw)
+    assert isinstance(in_memory, streamed.Packed) and in_memory.zipped
+    assert len(in_memory.blob) < len(raw.blob)
+    assert streamed._opened(in_memory) == streamed._opened(raw) == streamed._opened(spilled)
+    kept_in_file.halves.close()
