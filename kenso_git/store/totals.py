@@ -142,12 +142,12 @@ def ensure(conn: sqlite3.Connection) -> None:
     recount(conn)
 
 
-# A bulk insert's rows (store/chunks.py's BulkInsert), counted once at its end where the
-# insert trigger counted them one by one: what the trigger adds for each row it would
-# have seen, given that every new row of a document comes in one go after its old rows
-# were deleted or updated. A trigger on every insert also gave each one a statement
-# savepoint, at which FTS5 wrote out its pending terms: 0.12 s of the writer's 0.21 s of
-# per-file work on the docs corpus's cold ingest, 0.04 s net.
+# A bulk insert's rows (store/chunks.py's BulkInsert) are counted by the writer as it
+# inserts them (`Added`) and added at its end (`resume`), where the insert trigger counted
+# them one by one. A trigger on every insert also gave each one a statement savepoint, at
+# which FTS5 wrote out its pending terms: 0.12 s of the writer's 0.21 s of per-file work
+# on the docs corpus's cold ingest. Without the writer's count (a batch whose ids were not
+# as expected), the rows above the bulk's first id are counted in SQL: the same sums.
 _NEW_DOCUMENT = (
     "NOT EXISTS (SELECT 1 FROM chunk_rows o WHERE o.file_path = r.file_path{more} AND o.id <= ?1)"
 )
@@ -168,6 +168,52 @@ _ADD_NEW_CATEGORIES = f"""
         ON CONFLICT(key) DO UPDATE SET documents = documents + excluded.documents,
         chunks = chunks + excluded.chunks
 """
+# Does the document (and its category) hold rows older than its new ones (id <= ?2)? What
+# the trigger asks of a document's first new row: its later ones find that one.
+_HELD_BEFORE = (
+    "SELECT EXISTS (SELECT 1 FROM chunk_rows WHERE file_path = ?1 AND id <= ?2), "
+    "EXISTS (SELECT 1 FROM chunk_rows WHERE file_path = ?1 AND +category IS ?3 AND id <= ?2)"
+)
+_ADD = (
+    f"UPDATE {TABLE} SET chunks = chunks + ?, content_bytes = content_bytes + ?, "
+    "documents = documents + ?"
+)
+_ADD_CATEGORY = (
+    f"INSERT INTO {CATEGORY_TABLE}(key, documents, chunks) VALUES (?, ?, ?) "
+    "ON CONFLICT(key) DO UPDATE SET documents = documents + excluded.documents, "
+    "chunks = chunks + excluded.chunks"
+)
+
+
+class Added:
+    """What a bulk insert's rows add to the totals, counted as they go in (`note`)."""
+
+    __slots__ = ("categories", "chunks", "content_bytes", "documents")
+
+    def __init__(self) -> None:
+        self.chunks = self.content_bytes = self.documents = 0
+        self.categories: dict[str, list[int]] = {}  # key -> [documents, chunks]
+
+    def note(
+        self,
+        conn: sqlite3.Connection,
+        path: str,
+        category: str | None,
+        contents: list[str],
+        after_id: int,
+    ) -> None:
+        """Count the rows just inserted for `path` in one go (their ids follow `after_id`)."""
+        if not contents:
+            return
+        held, held_in_category = conn.execute(_HELD_BEFORE, (path, after_id, category)).fetchone()
+        self.chunks += len(contents)
+        # the UTF-8 length SQLite stores; an ASCII string's is its length (a flag lookup)
+        self.content_bytes += sum(len(c) if c.isascii() else len(c.encode()) for c in contents)
+        self.documents += not held
+        key = "" if category is None else "=" + category
+        counts = self.categories.setdefault(key, [0, 0])
+        counts[0] += not held_in_category
+        counts[1] += len(contents)
 
 
 def suspend(conn: sqlite3.Connection) -> bool:
@@ -182,11 +228,18 @@ def suspend(conn: sqlite3.Connection) -> bool:
     return True
 
 
-def resume(conn: sqlite3.Connection, after_id: int) -> None:
+def resume(conn: sqlite3.Connection, after_id: int, added: Added | None = None) -> None:
     """Count the chunk rows above `after_id` (a bulk insert's) into the totals, as the
-    insert trigger would have, and restore the trigger."""
-    conn.execute(_ADD_NEW, (after_id,))
-    conn.execute(_ADD_NEW_CATEGORIES, (after_id,))
+    insert trigger would have: `added`, the writer's count of them, or else in SQL; and
+    restore the trigger."""
+    if added is None:
+        conn.execute(_ADD_NEW, (after_id,))
+        conn.execute(_ADD_NEW_CATEGORIES, (after_id,))
+    else:
+        conn.execute(_ADD, (added.chunks, added.content_bytes, added.documents))
+        conn.executemany(
+            _ADD_CATEGORY, [(key, docs, n) for key, (docs, n) in added.categories.items()]
+        )
     conn.execute(DDL[2])
 
 
