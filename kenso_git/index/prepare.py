@@ -139,7 +139,7 @@ def prepare(job: Job, opts: Options) -> Prepared:
             return Prepared(sf.path, blob, "unchanged", seen=read.seen)
     if isinstance(read, Skip):
         return _skipped(read, blob)
-    return _parse(sf.path, blob, read.data, opts)._replace(seen=read.seen)
+    return _parse(sf.path, blob, read.data, opts, read.seen)
 
 
 def _skipped(skip: Skip, blob: str) -> Prepared:
@@ -147,7 +147,13 @@ def _skipped(skip: Skip, blob: str) -> Prepared:
     return Prepared(skip.path, blob, "skipped", skip.reason, skip.detail, seen=seen)
 
 
-def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
+def _parse(
+    path: str,
+    blob: str,
+    data: bytes,
+    opts: Options,
+    seen: tuple[int, int, int, int] | None = None,
+) -> Prepared:
     from kenso_git.text import links
     from kenso_git.text.chunk import chunk_document
     from kenso_git.text.chunk import search_labels
@@ -158,7 +164,14 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
     if len(doc.text.strip()) < MIN_CHARS:
         detail = f"<{MIN_CHARS} chars"
         return Prepared(
-            path, blob, "skipped", FileStatus.SHORT, detail, problems=problems, document=kept
+            path,
+            blob,
+            "skipped",
+            FileStatus.SHORT,
+            detail,
+            problems=problems,
+            document=kept,
+            seen=seen,
         )
     chunks = chunk_document(doc, max_size=opts.chunk_size, overlap=opts.chunk_overlap)
     extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
@@ -181,6 +194,7 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
         problems=problems,
         document=kept,
         words=document_words([*(c.title for c in chunks), extra_title], doc.category, doc.tags),
+        seen=seen,
     )
 
 
