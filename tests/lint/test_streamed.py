@@ -300,3 +300,24 @@ def test_a_half_kept_in_memory_is_compressed_and_reads_back_the_same(tmp_path) -
     assert len(in_memory.blob) < len(raw.blob)
     assert streamed._opened(in_memory) == streamed._opened(raw) == streamed._opened(spilled)
     kept_in_file.halves.close()
+
+
+def test_a_report_sent_as_tuples_is_made_again_the_same(tmp_path, monkeypatch) -> None:
+    """The forked summary sends its report as plain tuples (they unpickle in C): made
+    again, it is the report, findings, fixes and severities included."""
+    import pickle
+
+    from kenso_git.lint import streamed
+
+    root = init_repo(
+        tmp_path / "r",
+        {
+            "docs/a.md": "---\nrelates_to:\n  - missing.md\n---\n# A\n\nThis section is short.\n",
+            "docs/b.md": "---\ncategory: guidez\n---\n# Guide B\n\n## Setup\n\nIt is x.\n",
+        },
+    )
+    monkeypatch.chdir(root)
+    report = run_lint([]).report
+    assert {v.severity for v in report.violations()} > set() and report.files
+    sent_ = pickle.loads(pickle.dumps(streamed._sent_report(report)))
+    assert streamed._received_report(sent_) == report
