@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kenso_git.lint.streamed import Packed as Packed
     from kenso_git.lint.streamed import Spilled as Spilled
     from kenso_git.lint.streamed import summary as summary
+    from kenso_git.lint.streamed import summary_inputs as summary_inputs
     from kenso_git.text.jsonout import Streamed as Streamed
     from kenso_git.text.jsonout import chunks as chunks
     from kenso_git.text.jsonout import iter_json as iter_json
@@ -55,6 +56,7 @@ __all__ = [
     "report_to_sarif",
     "run_lint",
     "summary",
+    "summary_inputs",
 ]
 
 # name -> (defining module, attribute; None: the module itself)
@@ -80,6 +82,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "report_to_sarif": ("kenso_git.lint.sarif", "report_to_sarif"),
     "run_lint": ("kenso_git.lint.session", "run_lint"),
     "summary": ("kenso_git.lint.streamed", "summary"),
+    "summary_inputs": ("kenso_git.lint.streamed", "summary_inputs"),
 }
 
 __getattr__ = resolver(__name__, _NAMES)

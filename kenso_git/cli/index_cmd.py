@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -69,15 +70,12 @@ def ingest(
     start = ingest_start(paths[0], Path.cwd()) if paths else None
     kb = KnowledgeBase.open(start, db=db_path, rooting=True)  # only ingest (re)roots
     progress, warn = progress_printers()
-    report = kb.ingest(
-        list(paths) or None,
-        progress=progress,
-        warn=warn,
-        digest=lint_digest(kb) if with_lint else None,  # linted where parsed (#32)
-        rebuild=rebuild,
-    )
-    finish_progress()
-    lint = lint_for_ingest(kb, report) if with_lint else None
+    with lint_digest(kb) if with_lint else nullcontext() as halves:  # linted where parsed
+        report = kb.ingest(
+            list(paths) or None, progress=progress, warn=warn, digest=halves, rebuild=rebuild
+        )
+        finish_progress()
+        lint = lint_for_ingest(kb, report, halves) if halves is not None else None
     label = " ".join(str(p) for p in paths) or "."
     if as_json:
         echo_json(ingest_json(label, report, lint, streamed=True), ensure_ascii=False)

@@ -40,26 +40,30 @@ def lint_digest(kb: KnowledgeBase) -> FirstHalves:
     return FirstHalves(load_lint_config(kb.settings), kb.db_path.parent)
 
 
-def lint_for_ingest(kb: KnowledgeBase, report: IngestReport) -> LintReport | None:
+def lint_for_ingest(
+    kb: KnowledgeBase, report: IngestReport, halves: FirstHalves | None = None
+) -> LintReport | None:
     """Lint the whole indexed corpus, from what the run kept of the documents it parsed
-    (`lint_digest`); only unchanged files are read again, one at a time (#32).
+    (`lint_digest`); only unchanged files are read again, one at a time (#32). A large
+    run's summary was started by `halves` as the writer finished: its result is used.
 
     Nothing is linted when nothing was (re)indexed: the summary would not change.
     """
-    if not any(r.status == "ingested" for r in report.results):
-        return None
-    from kenso_git.api.lint import Packed
-    from kenso_git.api.lint import Spilled
     from kenso_git.api.lint import load_lint_config
     from kenso_git.api.lint import summary
+    from kenso_git.api.lint import summary_inputs
 
-    parts = [part for part in report.documents if isinstance(part, Packed | Spilled)]
-    parsed = {part.path for part in parts}
-    unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
-    config = load_lint_config(kb.settings)
+    inputs = summary_inputs(report)
+    if inputs is None:
+        return None
+    parts, unparsed = inputs
     # handed over: the summary lets each go once linted, which it could not while the
     # report still held them all (100,000 at the scale point, #32)
     report.documents.clear()
+    done = halves.ahead(parts, unparsed) if halves is not None else None
+    if done is not None:
+        return done
+    config = load_lint_config(kb.settings)
     return summary(kb.workspace, kb.settings, _drained(parts), unparsed, report.scope, config)
 
 

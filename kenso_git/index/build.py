@@ -289,6 +289,8 @@ def _apply(run: Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) 
                 bulk.flush()
         if run.progress is not None and done % 25 == 0:
             run.progress(done, len(found))
+    if run.digest is not None:
+        run.digest.parsed_all(run.ws, run.settings, report)
     if bulk is not None:
         bulk.end()
         run.bulk = None

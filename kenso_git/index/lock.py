@@ -99,6 +99,16 @@ def acquire(path: Path, wait: float, say: Say | None = None) -> int | None:
     return fd
 
 
+def release(fd: int) -> None:
+    """Let go of the lock `try_lock` gave. Unlocked before it is closed: a process forked
+    while it was held (a parse worker, the ingest's lint summary) has the same open file,
+    and a close alone would leave the lock held until that process ended too."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 def _consume(mark: Path) -> bool:
     try:
         mark.unlink()
@@ -155,7 +165,7 @@ def coalesced(
                 rounds += 1
         finally:
             _held.discard(mine)
-            os.close(fd)
+            release(fd)
         if not dirty.exists():
             return True
         fd = try_lock(lock)  # a mark came after our last look: run it, unless a new

@@ -29,6 +29,8 @@ from kenso_git.text.parse import Document
 from kenso_git.text.titlewords import document_words
 
 if TYPE_CHECKING:
+    from kenso_git.config import Settings
+    from kenso_git.index.report import IngestReport
     from kenso_git.repo.workspace import Workspace
 
 MIN_CHARS = 50  # files whose trimmed text is shorter are not indexed (kenso's floor)
@@ -92,6 +94,10 @@ class Digest(Protocol):
         """What the run's report holds of `kept`, in the writer's process (a large run's
         first halves are written out to a file rather than held in memory)."""
 
+    def parsed_all(self, ws: Workspace, settings: Settings, report: IngestReport) -> None:
+        """Every document the run parses is parsed and held (`report.documents`), and the
+        writer is about to finish: work that needs them all may start beside it."""
+
 
 class Options(NamedTuple):
     chunk_size: int
@@ -133,7 +139,7 @@ def prepare(job: Job, opts: Options) -> Prepared:
             return Prepared(sf.path, blob, "unchanged", seen=read.seen)
     if isinstance(read, Skip):
         return _skipped(read, blob)
-    return _parse(sf.path, blob, read.data, opts)._replace(seen=read.seen)
+    return _parse(sf.path, blob, read.data, opts, read.seen)
 
 
 def _skipped(skip: Skip, blob: str) -> Prepared:
@@ -141,7 +147,13 @@ def _skipped(skip: Skip, blob: str) -> Prepared:
     return Prepared(skip.path, blob, "skipped", skip.reason, skip.detail, seen=seen)
 
 
-def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
+def _parse(
+    path: str,
+    blob: str,
+    data: bytes,
+    opts: Options,
+    seen: tuple[int, int, int, int] | None = None,
+) -> Prepared:
     from kenso_git.text import links
     from kenso_git.text.chunk import chunk_document
     from kenso_git.text.chunk import search_labels
@@ -152,7 +164,14 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
     if len(doc.text.strip()) < MIN_CHARS:
         detail = f"<{MIN_CHARS} chars"
         return Prepared(
-            path, blob, "skipped", FileStatus.SHORT, detail, problems=problems, document=kept
+            path,
+            blob,
+            "skipped",
+            FileStatus.SHORT,
+            detail,
+            problems=problems,
+            document=kept,
+            seen=seen,
         )
     chunks = chunk_document(doc, max_size=opts.chunk_size, overlap=opts.chunk_overlap)
     extra_title = doc.fm_title if doc.fm_title and doc.fm_title != doc.display_title else None
@@ -175,6 +194,7 @@ def _parse(path: str, blob: str, data: bytes, opts: Options) -> Prepared:
         problems=problems,
         document=kept,
         words=document_words([*(c.title for c in chunks), extra_title], doc.category, doc.tags),
+        seen=seen,
     )
 
 
@@ -241,6 +261,7 @@ def _work(write_fd: int, batches: list[Sequence[Job]], opts: Options) -> NoRetur
     code = 0
     try:
         import fcntl
+        import hashlib  # noqa: F401  # repo.git.blob_id then hashes with OpenSSL's SHA-1
         import signal
 
         # A server that forks us may handle SIGTERM itself (uvicorn does): a worker must

@@ -142,7 +142,15 @@ class Run:
         vocab.write_words(
             self.conn, sf.path, prep.blob, prep.words, new=not had_row, later=self.words
         )
-        row = self.file_row(sf, prep.blob, FileStatus.INDEXED)._replace(
+        row = FileRow(
+            sf.path,
+            prep.blob,
+            FileStatus.INDEXED,
+            sf.size,
+            sf.mtime_ns,
+            sf.ctime_ns,
+            sf.inode,
+            self.started_ns,
             title=prep.title,
             category=prep.category,
             chunks=len(prep.rows),

@@ -27,6 +27,7 @@ from typing import BinaryIO
 from zlib import compress
 from zlib import decompress
 
+from kenso_git.lint.background import Forked
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import slim
 from kenso_git.lint.corpus import stream_facts
@@ -35,6 +36,11 @@ from kenso_git.lint.deferred import Partial
 from kenso_git.lint.deferred import Sent
 from kenso_git.lint.deferred import received
 from kenso_git.lint.deferred import sent
+from kenso_git.lint.model import Edit
+from kenso_git.lint.model import FileResult
+from kenso_git.lint.model import LintReport
+from kenso_git.lint.model import Severity
+from kenso_git.lint.model import Violation
 from kenso_git.lint.runner import lint_alone
 from kenso_git.lint.runner import lint_documents
 from kenso_git.records import NamedTuple
@@ -42,19 +48,21 @@ from kenso_git.text.parse import Document
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
-    from kenso_git.lint.model import LintReport
+    from kenso_git.index.report import IngestReport
     from kenso_git.lint.suppress import Suppressions
     from kenso_git.repo.workspace import Workspace
 
 
 class Packed(NamedTuple):
     """A document's first half as the ingest keeps it while its writer runs: its slim form,
-    findings and suppressions pickled and compressed (zlib level 1 in the parse workers),
-    ~0.5 kB where the pickles were ~1.0 kB and the objects ~1.2 kB, since a default ingest at
-    100,000 documents keeps 100,000 of them (#32)."""
+    findings and suppressions pickled (~0.55 kB, where the objects were ~1.2 kB), since a
+    default ingest at 100,000 documents keeps 100,000 of them (#32). Written out to the
+    halves file as it is; one kept in memory is compressed (zlib level 1, ~0.35 kB), which
+    cost the parse workers 30 ms of the docs corpus's cold ingest for every half."""
 
     path: str
-    blob: bytes  # zlib(pickle((slim form, findings, suppressions)))
+    blob: bytes  # pickle((slim form, findings, suppressions)), zlib-compressed if `zipped`
+    zipped: bool = False
 
 
 class Spilled(NamedTuple):
@@ -64,6 +72,7 @@ class Spilled(NamedTuple):
     at: int
     size: int
     store: HalvesFile
+    zipped: bool = False  # as the Packed blob written
 
 
 class HalvesFile:
@@ -95,7 +104,7 @@ class HalvesFile:
         except OSError:
             return packed
         self._end = at + len(blob)
-        return Spilled(packed.path, at, len(blob), self)
+        return Spilled(packed.path, at, len(blob), self, packed.zipped)
 
     def read(self, part: Spilled) -> bytes:
         """The half's bytes back (OSError if the file cannot be read)."""
@@ -108,26 +117,158 @@ class HalvesFile:
             self._file = None
 
 
+# Parsed documents from which an ingest's summary starts in a forked process as soon as
+# the last one is held (`FirstHalves.parsed_all`): where the parse workers ran.
+BACKGROUND_FROM = 300
+
+
 class FirstHalves:
     """What an ingest keeps of each document it parses (an `index.prepare.Digest`): the
     findings of the rules that judge the file alone beside its slim form, computed in the
-    parse workers, and held in the writer's halves file."""
+    parse workers, and held in the writer's halves file. A large run's summary starts in
+    a forked process once all are held (`parsed_all`, `ahead`). Closed on leaving `with`."""
 
     def __init__(self, config: LintConfig, folder: Path) -> None:
         self.config = config
+        self.folder = folder
         self.halves = HalvesFile(folder)
+        # the summary started by `parsed_all`, and the halves and paths it was started with
+        self._ahead: tuple[tuple[list[int], list[str]], Forked[SentReport]] | None = None
 
     def __call__(self, doc: Document) -> Packed:
         return _first_half(self.config, doc)
 
     def hold(self, kept: object) -> object:
-        return self.halves.hold(kept) if isinstance(kept, Packed) else kept
+        if not isinstance(kept, Packed):
+            return kept
+        held = self.halves.hold(kept)
+        if held is kept and not kept.zipped:  # not written out: held in memory, compressed
+            return kept._replace(blob=compress(kept.blob, 1), zipped=True)
+        return held
+
+    def parsed_all(self, ws: Workspace, settings: Settings, report: IngestReport) -> None:
+        """Every document of the run is parsed and held: a large run's summary starts now,
+        in a forked process, while the writer does its last work (links, commit)."""
+        self.cancel()
+        inputs = summary_inputs(report)
+        if inputs is None or len(inputs[0]) < BACKGROUND_FROM or (os.cpu_count() or 1) < 2:
+            return
+        parts, unparsed = inputs
+        call = partial(_sent_summary, ws, settings, parts, unparsed, report.scope, self.config)
+        forked = Forked.start(call, self.folder)
+        if forked is not None:
+            self._ahead = (_key(parts, unparsed), forked)
+
+    def ahead(self, parts: list[Packed | Spilled], unparsed: list[str]) -> LintReport | None:
+        """The summary `parsed_all` started, when it was of these very halves and paths
+        (waits for it); None when there is none to use: the caller makes it."""
+        if self._ahead is None:
+            return None
+        key, forked = self._ahead
+        self._ahead = None
+        if key != _key(parts, unparsed):
+            forked.cancel()
+            return None
+        done = forked.result()
+        return None if done is None else _received_report(done)
+
+    def cancel(self) -> None:
+        """Stop a summary `parsed_all` started and nobody took."""
+        if self._ahead is not None:
+            self._ahead[1].cancel()
+            self._ahead = None
+
+    def __enter__(self) -> FirstHalves:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.cancel()
+        self.halves.close()
 
 
-def _first_half(config: LintConfig, doc: Document) -> Packed:
+def _key(parts: list[Packed | Spilled], unparsed: list[str]) -> tuple[list[int], list[str]]:
+    return [id(part) for part in parts], unparsed
+
+
+# A LintReport as the forked summary sends it: plain tuples, which unpickle in C (the
+# report's dataclasses unpickle through Python, one call per violation: 29 ms of the
+# writer's last work on the docs corpus, 11 ms so with the report made again here).
+SentViolation = tuple[str, str, str, str, int, int, str, str, Edit | None]
+SentReport = tuple[
+    list[tuple[str, int, list[SentViolation]]],
+    int,
+    int,
+    int,
+    int,
+    int,
+    int | None,
+    tuple[tuple[str, int], ...],
+]
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
+def _sent_summary(
+    ws: Workspace,
+    settings: Settings,
+    parts: Iterable[Packed | Spilled],
+    unparsed: Sequence[str],
+    scope: Sequence[str],
+    config: LintConfig,
+) -> SentReport:
+    return _sent_report(summary(ws, settings, parts, unparsed, scope, config))
+
+
+def _sent_report(done: LintReport) -> SentReport:
+    files = [(f.path, f.score, [_sent_violation(v) for v in f.violations]) for f in done.files]
+    counts = (done.score, done.errors, done.warnings, done.info, done.baselined)
+    return (files, *counts, done.fail_under, done.skipped)
+
+
+def _sent_violation(v: Violation) -> SentViolation:
+    level = v.severity.value
+    return (v.path, v.rule, v.name, level, v.line, v.column, v.message, v.subject, v.fix)
+
+
+def _received_report(sent_: SentReport) -> LintReport:
+    files, score, errors, warnings, info, baselined, fail_under, skipped = sent_
+    severity = _SEVERITIES
+    return LintReport(
+        tuple(
+            FileResult(
+                path,
+                file_score,
+                tuple(
+                    Violation(at, rule, name, severity[level], line, column, message, subject, fix)
+                    for at, rule, name, level, line, column, message, subject, fix in found
+                ),
+            )
+            for path, file_score, found in files
+        ),
+        score,
+        errors,
+        warnings,
+        info,
+        baselined,
+        fail_under,
+        skipped,
+    )
+
+
+def summary_inputs(report: IngestReport) -> tuple[list[Packed | Spilled], list[str]] | None:
+    """What `summary` lints after an ingest: the halves it kept and the paths it did not
+    parse; None when nothing was (re)indexed (the summary would not change)."""
+    if not any(r.status == "ingested" for r in report.results):
+        return None
+    parts = [part for part in report.documents if isinstance(part, Packed | Spilled)]
+    parsed = {part.path for part in parts}
+    unparsed = [r.path for r in report.results if r.status != "removed" and r.path not in parsed]
+    return parts, unparsed
+
+
+def _first_half(config: LintConfig, doc: Document, *, zipped: bool = False) -> Packed:
     part = lint_alone(doc, _slimmer(doc), config)
     kept = dumps((part.doc, sent(part.found), part.suppressed), HIGHEST_PROTOCOL)
-    return Packed(doc.path, compress(kept, 1))
+    return Packed(doc.path, compress(kept, 1), True) if zipped else Packed(doc.path, kept)
 
 
 def _blob(part: Packed | Spilled) -> bytes:
@@ -135,7 +276,8 @@ def _blob(part: Packed | Spilled) -> bytes:
 
 
 def _opened(packed: Packed | Spilled) -> tuple[Document, dict[str, list[Sent]], Suppressions]:
-    doc, found, suppressed = loads(decompress(_blob(packed)))
+    blob = _blob(packed)
+    doc, found, suppressed = loads(decompress(blob) if packed.zipped else blob)
     assert isinstance(doc, Document)
     return doc, found, suppressed
 
@@ -176,7 +318,7 @@ def summary(
     for sf in discover_paths(ws, settings, unparsed, scope=scope):
         loaded = load_document(sf, settings)
         if not isinstance(loaded, Skip):
-            packed[loaded.path] = _first_half(config, loaded)
+            packed[loaded.path] = _first_half(config, loaded, zipped=True)  # held here
     order = sorted(packed)
     # the slim forms are opened one at a time, here and again when each is linted: 100,000
     # of them are never held at once (#32)

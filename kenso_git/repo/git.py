@@ -9,6 +9,7 @@ commands through us; `Repository.hashfile` still applies the CRLF and ident filt
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -46,7 +47,9 @@ _SMALL_BLOB = 1 << 20  # bytes; above, hashlib's OpenSSL SHA-1 is worth its impo
 def blob_id(data: bytes) -> str:
     """The SHA-1 id git gives `data` as a blob, with no filters applied."""
     header = b"blob %d\0" % len(data)
-    if len(data) < _SMALL_BLOB:
+    # OpenSSL's SHA-1 is 6x CPython's (39 -> 7 ms over the docs corpus): used once hashlib
+    # is loaded (a parse worker loads it for its many files, index/prepare.py)
+    if len(data) < _SMALL_BLOB and "hashlib" not in sys.modules:
         try:  # CPython's own SHA-1: no OpenSSL to load (~5 ms) for the one doc a query syncs
             from _sha1 import sha1  # type: ignore[import-not-found]  # no stubs: CPython's own
         except ImportError:

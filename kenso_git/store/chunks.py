@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from kenso_git.records import NamedTuple
 from kenso_git.store import schema
+from kenso_git.store import totals
 from kenso_git.store import trigram
 
 
@@ -151,7 +152,7 @@ def write_chunks(
         )
         batch = bulk if bulk is not None else local
         if batch is not None:
-            batch.add(enumerate(chunks), category, *label_row)
+            batch.add(path, enumerate(chunks), category, *label_row)
         if local is not None:
             local.end()
         return
@@ -178,7 +179,7 @@ def write_chunks(
     conn.executemany(_UPDATE_CHUNK, updates)
     conn.executemany(_INSERT_CHUNK, inserts)
     if bulk is not None:
-        bulk.add(added, category, *label_row)
+        bulk.add(path, added, category, *label_row)
     # The rows kept as they were belong to the new version of the file too.
     conn.execute(
         "UPDATE chunk_rows SET content_hash = ? WHERE file_path = ? AND content_hash IS NOT ?",
@@ -216,11 +217,22 @@ class BulkInsert:
     readers never see the trigger missing.
     """
 
-    __slots__ = ("cjk", "cjk_ids", "conn", "first", "indexed_to", "last_id", "pending")
+    __slots__ = (
+        "added",
+        "cjk",
+        "cjk_ids",
+        "conn",
+        "counted",
+        "first",
+        "indexed_to",
+        "last_id",
+        "pending",
+    )
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {schema.INSERT_TRIGGER}")
         self.cjk = trigram.suspend(conn)  # the CJK side index's trigger too (#18)
+        self.counted = totals.suspend(conn)  # and the totals': counted at the end
         _fts_config(conn, "hashsize", FTS_HASH_BYTES)
         _fts_config(conn, "automerge", BULK_AUTOMERGE)
         # AUTOINCREMENT gives a new row max(sequence, highest id) + 1
@@ -233,17 +245,25 @@ class BulkInsert:
         self.pending: list[tuple[object, ...]] = []
         # the new rows holding CJK text, tested here on the plain text (None: test in SQL)
         self.cjk_ids: list[int] | None = [] if self.cjk else None
+        # what the new rows add to the totals, counted here (None: counted in SQL at the end)
+        self.added = totals.Added() if self.counted else None
 
     def add(
         self,
+        path: str,
         rows: Iterable[tuple[int, ChunkRow]],
         category: str,
         doc_tags: str | None,
         doc_labels: str | None,
     ) -> None:
-        """Note the full-text values of rows just inserted (chunk index, row), in insertion
-        order, under their document's tags and labels (what the triggers would index)."""
+        """Note the full-text values of the rows just inserted for `path` (chunk index,
+        row; all its new rows, in insertion order) under their document's tags and labels
+        (what the triggers would index), and what they add to the totals."""
         heads = schema.label_head(doc_tags), schema.label_head(doc_labels)
+        rows = list(rows)
+        if self.added is not None:
+            contents = [c.content for _, c in rows]
+            self.added.note(self.conn, path, category, contents, self.last_id)
         for index, c in rows:
             self.last_id += 1
             tags = schema.indexed_labels(doc_tags, heads[0], index)
@@ -287,6 +307,7 @@ class BulkInsert:
             )
             self.last_id = max(self.last_id, int(high or first))
             self.cjk_ids = None
+            self.added = None
         self.indexed_to = self.last_id
         self.pending.clear()
 
@@ -297,6 +318,8 @@ class BulkInsert:
         self.conn.execute(schema.insert_trigger_ddl())
         if self.cjk:
             trigram.resume(self.conn, self.first, self.cjk_ids)
+        if self.counted:
+            totals.resume(self.conn, self.first, self.added)
 
 
 def _fts_config(conn: sqlite3.Connection, key: str, value: int) -> None:

@@ -198,3 +198,30 @@ def test_a_lock_file_removed_while_it_is_taken_is_not_held(
         assert try_lock(tmp_path) is None  # another writer opening the path is excluded
     finally:
         os.close(fd)
+
+
+def test_a_process_forked_under_the_lock_does_not_keep_it_held(tmp_path: Path) -> None:
+    """A writer forks under the lock (parse workers, the ingest's lint summary) and the child
+    has the lock's open file: letting go must free the lock while the child still runs, or
+    a hook that left its mark would find nobody to sync for it."""
+    from kenso_git.index.lock import coalesced
+
+    folder = tmp_path / ".kenso"
+    children: list[int] = []
+
+    def job(_round: int) -> None:
+        pid = os.fork()
+        if pid == 0:  # outlives the job; killed below
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+
+    try:
+        assert coalesced(folder, job, wait=1.0, own_run=True)
+        fd = try_lock(folder)
+        assert fd is not None, "the forked child kept the lock"
+        os.close(fd)
+    finally:
+        for pid in children:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)

@@ -34,10 +34,10 @@ def _held_ingest(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, dict
     real = index_cmd.lint_for_ingest
     held: list[int] = []
 
-    def measured(kb, report):  # the real summary, with the memory held as it starts
+    def measured(kb, report, *rest):  # the real summary, with the memory held as it starts
         gc.collect()
         held.append(tracemalloc.get_traced_memory()[0])
-        return real(kb, report)
+        return real(kb, report, *rest)
 
     monkeypatch.setattr(index_cmd, "lint_for_ingest", measured)
     monkeypatch.chdir(root)
@@ -113,15 +113,18 @@ def _summary_peak(root: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     """The memory the ingest holds at its lint summary's peak (traced from the ingest's
     start: the halves it kept for the summary and what the summary adds to them)."""
     from kenso_git.cli import index_cmd
+    from kenso_git.lint import streamed
 
+    # the summary made in this process, as a small run or a failed forked one makes it
+    monkeypatch.setattr(streamed, "BACKGROUND_FROM", 10**9)
     real = index_cmd.lint_for_ingest
     peaks: list[int] = []
 
-    def measured(kb, report):  # type: ignore[no-untyped-def]
+    def measured(kb, report, *rest):  # type: ignore[no-untyped-def]
         gc.collect()
         tracemalloc.reset_peak()
         try:
-            return real(kb, report)
+            return real(kb, report, *rest)
         finally:
             peaks.append(tracemalloc.get_traced_memory()[1])
 
@@ -209,3 +212,112 @@ def test_an_ingest_leaves_nothing_beside_its_index(tmp_path, monkeypatch) -> Non
         return sorted(p.name for p in (root / ".kenso").iterdir())
 
     assert listing("linted") == listing("unlinted", "--no-lint")
+
+
+def test_a_large_ingest_summary_made_beside_the_writer_says_what_lint_says(
+    tmp_path, monkeypatch
+) -> None:
+    """From BACKGROUND_FROM parsed documents the summary runs in a forked process while the
+    writer finishes (#32): its result is the one printed, and it is `lint`'s."""
+    from kenso_git.lint.background import Forked
+    from kenso_git.lint.streamed import BACKGROUND_FROM
+
+    files = {f"docs/g{n % 7}/d{n:05}.md": SMALL_DOC.format(n=n) for n in range(BACKGROUND_FROM)}
+    files["docs/a.md"] = "---\nrelates_to:\n  - missing.md\n---\n# A\n\nsee [b](g1/b.md), words.\n"
+    files["docs/g1/b.md"] = "---\ncategory: guidez\n---\n# Guide B\n\n## Setup\n\nx\n"
+    root = init_repo(tmp_path / "r", files)
+    used: list[object] = []
+    real = Forked.result
+
+    def watched(self: Forked[object]) -> object:  # the real result, noted
+        used.append(real(self))
+        return used[-1]
+
+    monkeypatch.setattr(Forked, "result", watched)
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["ingest", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(used) == 1 and used[0] is not None  # made in the child, and used
+    alone = run_lint([]).report
+    assert json.loads(result.output)["lint"] == report_to_json(alone)
+    assert alone.errors + alone.warnings > 0
+
+
+def test_a_summary_started_for_other_halves_is_not_used(tmp_path, monkeypatch) -> None:
+    from kenso_git.kb import KnowledgeBase
+    from kenso_git.lint import streamed
+    from kenso_git.lint.config import load_lint_config
+
+    monkeypatch.setattr(streamed, "BACKGROUND_FROM", 1)
+    root = init_repo(tmp_path / "r", {f"docs/d{n}.md": SMALL_DOC.format(n=n) for n in range(3)})
+    kb = KnowledgeBase.open(root)
+    with streamed.FirstHalves(load_lint_config(kb.settings), kb.db_path.parent) as halves:
+        report = kb.ingest(digest=halves)
+        inputs = streamed.summary_inputs(report)
+        assert inputs is not None
+        parts, unparsed = inputs
+        assert halves.ahead(parts[1:], unparsed) is None  # not these: the caller makes it
+        assert halves.ahead(parts, unparsed) is None  # taken once only
+    assert list(kb.db_path.parent.glob("tmp*")) == []
+
+
+def test_a_forked_call_gives_its_result_or_none_when_it_failed(tmp_path) -> None:
+    import time
+
+    from kenso_git.lint.background import Forked
+
+    ok = Forked.start(lambda: {"a": [1, 2]}, tmp_path)
+    failed = Forked.start(lambda: 1 // 0, tmp_path)
+    assert ok is not None and failed is not None
+    assert ok.result() == {"a": [1, 2]}
+    assert failed.result() is None  # the caller runs it itself, where the error raises
+    slow = Forked.start(lambda: time.sleep(60), tmp_path)
+    assert slow is not None
+    started = time.monotonic()
+    slow.cancel()  # stopped and reaped, not waited for
+    assert time.monotonic() - started < 5
+    assert list(tmp_path.iterdir()) == []  # the result files had no name
+
+
+def test_a_half_kept_in_memory_is_compressed_and_reads_back_the_same(tmp_path) -> None:
+    """The parse workers send each half uncompressed (zlib cost them 30 ms of the docs
+    corpus's ingest); one the writer cannot write out to its halves file is compressed where
+    it is held, and both forms open to the same half."""
+    from kenso_git.lint import streamed
+    from kenso_git.lint.config import LintConfig
+    from kenso_git.repo.discover import document_from_bytes
+
+    doc = document_from_bytes("docs/a.md", SMALL_DOC.format(n=1).encode())
+    config = LintConfig()
+    raw = streamed._first_half(config, doc)
+    assert not raw.zipped
+    kept_in_file = streamed.FirstHalves(config, tmp_path)
+    spilled = kept_in_file.hold(raw)
+    assert isinstance(spilled, streamed.Spilled) and not spilled.zipped
+    nowhere = streamed.FirstHalves(config, tmp_path / "missing")
+    in_memory = nowhere.hold(raw)
+    assert isinstance(in_memory, streamed.Packed) and in_memory.zipped
+    assert len(in_memory.blob) < len(raw.blob)
+    assert streamed._opened(in_memory) == streamed._opened(raw) == streamed._opened(spilled)
+    kept_in_file.halves.close()
+
+
+def test_a_report_sent_as_tuples_is_made_again_the_same(tmp_path, monkeypatch) -> None:
+    """The forked summary sends its report as plain tuples (they unpickle in C): made
+    again, it is the report, findings, fixes and severities included."""
+    import pickle
+
+    from kenso_git.lint import streamed
+
+    root = init_repo(
+        tmp_path / "r",
+        {
+            "docs/a.md": "---\nrelates_to:\n  - missing.md\n---\n# A\n\nThis section is short.\n",
+            "docs/b.md": "---\ncategory: guidez\n---\n# Guide B\n\n## Setup\n\nIt is x.\n",
+        },
+    )
+    monkeypatch.chdir(root)
+    report = run_lint([]).report
+    assert {v.severity for v in report.violations()} > set() and report.files
+    sent_ = pickle.loads(pickle.dumps(streamed._sent_report(report)))
+    assert streamed._received_report(sent_) == report

@@ -116,3 +116,24 @@ def test_a_utf16_file_is_indexed_and_searchable(tmp_path):
     kb = KnowledgeBase.open(root)
     assert kb.ingest().count("ingested") == 1
     assert [h.file_path for h in kb.search("zanzibar").hits] == ["wide.md"]
+
+
+def test_a_file_that_grew_since_it_was_found_is_read_whole_up_to_the_cap(tmp_path):
+    """The read asks for the size discovery saw, then reads on to the end: a file appended
+    to meanwhile is read whole, with its new stat data, and skipped once past the cap."""
+    from kenso_git.repo.discover import Read
+    from kenso_git.repo.discover import read_file
+
+    write(tmp_path, {"grew.md": DOC, "over.md": DOC})
+    found = {sf.path: sf for sf in discover(find_workspace(tmp_path), Settings())}
+    more = "More words. " * 20_000  # past one 64 kB read
+    with (tmp_path / "grew.md").open("a", encoding="utf-8") as handle:
+        handle.write(more)
+    with (tmp_path / "over.md").open("a", encoding="utf-8") as handle:
+        handle.write(more)
+    grew = read_file(found["grew.md"], 1_000_000)
+    assert isinstance(grew, Read) and grew.data == (DOC + more).encode()
+    assert grew.seen is not None and grew.seen[0] == len(DOC) + len(more)
+    over = read_file(found["over.md"], len(DOC) + 1000)
+    assert isinstance(over, Skip) and over.reason == "large"
+    assert read_file(found["grew.md"], len(DOC) + len(more)) == grew  # exactly at the cap

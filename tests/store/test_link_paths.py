@@ -260,3 +260,31 @@ def _build(src: Path) -> None:
 
 if __name__ == "__main__":
     _build(Path(sys.argv[1]))
+
+
+def test_links_sorted_here_or_in_sql_are_stored_alike(tmp_path: Path, monkeypatch) -> None:
+    """add_links sorts up to SORT_HERE_UP_TO links in Python, more in SQL: the same rows,
+    a duplicate keeping its first raw form either way."""
+    from kenso_git.store import links
+
+    rows = [
+        ("b.md", "a.md", "related", "a"),
+        ("a.md", "c/ü.md", "links_to", "c/ü.md"),
+        ("b.md", "a.md", "related", "./a.md"),  # a duplicate: the first raw form stays
+        ("a.md", "b.md", "related", "b"),
+        ("c/ü.md", "a.md", "related", None),
+    ]
+    stored = []
+    for up_to in (links.SORT_HERE_UP_TO, 0):
+        monkeypatch.setattr(links, "SORT_HERE_UP_TO", up_to)
+        conn = open_writer(tmp_path / f"{up_to}.db", fresh=True)
+        links.add_links(conn, rows)
+        stored.append(
+            (
+                conn.execute("SELECT * FROM link_rows ORDER BY 1, 2, 3").fetchall(),
+                conn.execute("SELECT * FROM paths ORDER BY id").fetchall(),
+            )
+        )
+        conn.close()
+    assert stored[0] == stored[1]
+    assert len(stored[0][0]) == 4 and ("./a.md",) not in [(r[3],) for r in stored[0][0]]

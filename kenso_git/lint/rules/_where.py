@@ -50,7 +50,9 @@ def column_in_line(doc: Document, line: int, needle: str) -> int:
 
 
 def lead_line(doc: Document, section: Section) -> tuple[str, int] | None:
-    """The section's first content line (trimmed) and its file line; headings are skipped."""
+    """The section's first content line (trimmed) and its offset in `body` (`doc.line_of`
+    gives its file line: asked only for a finding, the body's line starts are not counted
+    for every document linted); headings are skipped."""
     offset = section.heading.end
     body = doc.body
     while offset < section.end:
@@ -58,9 +60,22 @@ def lead_line(doc: Document, section: Section) -> tuple[str, int] | None:
         stop = section.end if nl == -1 else nl
         text = body[offset:stop].strip()
         if text and not text.startswith("#"):
-            return text, doc.line_of(offset)
+            return text, offset
         offset = stop + 1
     return None
+
+
+_LEADS: list[tuple[Document, list[tuple[Section, tuple[str, int]]]]] = []  # the last asked
+
+
+def section_leads(doc: Document) -> list[tuple[Section, tuple[str, int]]]:
+    """Each H2 section that has a lead line, with it (`lead_line`): kept for the last
+    document asked, which both prose rules read in a row."""
+    if _LEADS and _LEADS[0][0] is doc:
+        return _LEADS[0][1]
+    leads = [(section, lead) for section in sections(doc) if (lead := lead_line(doc, section))]
+    _LEADS[:] = [(doc, leads)]
+    return leads
 
 
 def sections(doc: Document) -> list[Section]:

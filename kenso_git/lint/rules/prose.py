@@ -8,8 +8,7 @@ from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
-from kenso_git.lint.rules._where import lead_line
-from kenso_git.lint.rules._where import sections
+from kenso_git.lint.rules._where import section_leads
 from kenso_git.text.parse import Document
 
 # Spec appendix A3 and A4 (data lists), in the order they are tried.
@@ -45,16 +44,13 @@ def _leads_starting_with(
     doc: Document, prefixes: tuple[str, ...], *, casefold: bool, noun: str
 ) -> Iterator[Finding]:
     """One finding per section whose first content line starts with one of `prefixes`."""
-    for section in sections(doc):
-        lead = lead_line(doc, section)
-        if lead is None:
-            continue
+    for section, lead in section_leads(doc):
         text = lead[0].lower() if casefold else lead[0]
-        prefix = next((p for p in prefixes if text.startswith(p)), None)
-        if prefix is not None:
+        if text.startswith(prefixes):  # one call for all: most leads match none
+            prefix = next(p for p in prefixes if text.startswith(p))
             shown = prefix.strip()
             yield Finding(
-                lead[1],
+                doc.line_of(lead[1]),
                 1,
                 f'section "{section.heading.text}" opens with {noun}"{shown}"',
                 subject=f"{section.heading.text}: {shown}",
