@@ -243,6 +243,32 @@ def test_a_large_ingest_summary_made_beside_the_writer_says_what_lint_says(
     assert alone.errors + alone.warnings > 0
 
 
+def test_a_summary_of_more_documents_than_the_cap_is_made_in_the_writer(
+    tmp_path, monkeypatch
+) -> None:
+    """Past BACKGROUND_UP_TO parsed documents nothing is forked: the child's resident set
+    would be the writer's and the summary's together (316 MB at 100,000 docs, #32)."""
+    from kenso_git.kb import KnowledgeBase
+    from kenso_git.lint import streamed
+    from kenso_git.lint.background import Forked
+    from kenso_git.lint.config import load_lint_config
+
+    started: list[object] = []
+    real = Forked.start.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        Forked, "start", classmethod(lambda cls, *a: started.append(a) or real(cls, *a))
+    )
+    monkeypatch.setattr(streamed, "BACKGROUND_FROM", 1)
+    root = init_repo(tmp_path / "r", {f"docs/d{n}.md": SMALL_DOC.format(n=n) for n in range(3)})
+    kb = KnowledgeBase.open(root)
+    for cap, forked in ((3, 1), (2, 0)):
+        monkeypatch.setattr(streamed, "BACKGROUND_UP_TO", cap)
+        started.clear()
+        with streamed.FirstHalves(load_lint_config(kb.settings), kb.db_path.parent) as halves:
+            kb.ingest(digest=halves, rebuild=True)
+        assert len(started) == forked
+
+
 def test_a_summary_started_for_other_halves_is_not_used(tmp_path, monkeypatch) -> None:
     from kenso_git.kb import KnowledgeBase
     from kenso_git.lint import streamed
