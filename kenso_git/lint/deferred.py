@@ -46,15 +46,19 @@ Sent = tuple[str, str, str, int, int, str, str, "Edit | None"]
 _SEVERITIES = {severity.value: severity for severity in Severity}
 
 
+def sent_violation(v: Violation) -> Sent:
+    """One violation as a plain tuple (its path apart); `violation` makes it again."""
+    return (v.rule, v.name, v.severity.value, v.line, v.column, v.message, v.subject, v.fix)
+
+
+def violation(path: str, v: Sent) -> Violation:
+    """The violation `sent_violation` sent, placed in `path`."""
+    return Violation(path, v[0], v[1], _SEVERITIES[v[2]], v[3], v[4], v[5], v[6], v[7])
+
+
 def sent(found: dict[str, list[Violation]]) -> dict[str, list[Sent]]:
     """`found` as the plain tuples `received` takes."""
-    return {
-        rule: [
-            (v.rule, v.name, v.severity.value, v.line, v.column, v.message, v.subject, v.fix)
-            for v in found_
-        ]
-        for rule, found_ in found.items()
-    }
+    return {rule: [sent_violation(v) for v in found_] for rule, found_ in found.items()}
 
 
 def received(doc: Document, found: dict[str, list[Sent]], sup: Suppressions) -> Partial:

@@ -36,11 +36,10 @@ from kenso_git.lint.deferred import Partial
 from kenso_git.lint.deferred import Sent
 from kenso_git.lint.deferred import received
 from kenso_git.lint.deferred import sent
-from kenso_git.lint.model import Edit
+from kenso_git.lint.deferred import sent_violation
+from kenso_git.lint.deferred import violation
 from kenso_git.lint.model import FileResult
 from kenso_git.lint.model import LintReport
-from kenso_git.lint.model import Severity
-from kenso_git.lint.model import Violation
 from kenso_git.lint.runner import lint_alone
 from kenso_git.lint.runner import lint_documents
 from kenso_git.records import NamedTuple
@@ -160,8 +159,11 @@ class FirstHalves:
         if not BACKGROUND_FROM <= len(inputs[0]) <= BACKGROUND_UP_TO:
             return
         parts, unparsed = inputs
-        call = partial(_sent_summary, ws, settings, parts, unparsed, report.scope, self.config)
-        forked = Forked.start(call, self.folder)
+        config, scope = self.config, report.scope
+        forked = Forked.start(
+            lambda: _sent_report(summary(ws, settings, parts, unparsed, scope, config)),
+            self.folder,
+        )
         if forked is not None:
             self._ahead = (_key(parts, unparsed), forked)
 
@@ -199,9 +201,8 @@ def _key(parts: list[Packed | Spilled], unparsed: list[str]) -> tuple[list[int],
 # A LintReport as the forked summary sends it: plain tuples, which unpickle in C (the
 # report's dataclasses unpickle through Python, one call per violation: 29 ms of the
 # writer's last work on the docs corpus, 11 ms so with the report made again here).
-SentViolation = tuple[str, str, str, str, int, int, str, str, Edit | None]
 SentReport = tuple[
-    list[tuple[str, int, list[SentViolation]]],
+    list[tuple[str, int, list[tuple[str, Sent]]]],
     int,
     int,
     int,
@@ -210,44 +211,21 @@ SentReport = tuple[
     int | None,
     tuple[tuple[str, int], ...],
 ]
-_SEVERITIES = {severity.value: severity for severity in Severity}
-
-
-def _sent_summary(
-    ws: Workspace,
-    settings: Settings,
-    parts: Iterable[Packed | Spilled],
-    unparsed: Sequence[str],
-    scope: Sequence[str],
-    config: LintConfig,
-) -> SentReport:
-    return _sent_report(summary(ws, settings, parts, unparsed, scope, config))
 
 
 def _sent_report(done: LintReport) -> SentReport:
-    files = [(f.path, f.score, [_sent_violation(v) for v in f.violations]) for f in done.files]
+    files = [
+        (f.path, f.score, [(v.path, sent_violation(v)) for v in f.violations]) for f in done.files
+    ]
     counts = (done.score, done.errors, done.warnings, done.info, done.baselined)
     return (files, *counts, done.fail_under, done.skipped)
 
 
-def _sent_violation(v: Violation) -> SentViolation:
-    level = v.severity.value
-    return (v.path, v.rule, v.name, level, v.line, v.column, v.message, v.subject, v.fix)
-
-
 def _received_report(sent_: SentReport) -> LintReport:
     files, score, errors, warnings, info, baselined, fail_under, skipped = sent_
-    severity = _SEVERITIES
     return LintReport(
         tuple(
-            FileResult(
-                path,
-                file_score,
-                tuple(
-                    Violation(at, rule, name, severity[level], line, column, message, subject, fix)
-                    for at, rule, name, level, line, column, message, subject, fix in found
-                ),
-            )
+            FileResult(path, file_score, tuple(violation(at, v) for at, v in found))
             for path, file_score, found in files
         ),
         score,
