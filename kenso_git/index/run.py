@@ -84,20 +84,37 @@ class Run:
         self.words: list[tuple[str, str]] = []  # vocabulary rows to insert (vocab.add)
 
     def file_row(
-        self, sf: SourceFile, blob: str, status: str, keep: FileRow | None = None
+        self,
+        sf: SourceFile,
+        blob: str,
+        status: str,
+        keep: FileRow | None = None,
+        *,
+        title: str | None = None,
+        category: str | None = None,
+        chunks: int = 0,
+        detail: str | None = None,
+        relations: str | None = None,
     ) -> FileRow:
-        """A files row with fresh stat data; descriptive fields come from `keep`."""
-        row = FileRow(
-            sf.path, blob, status, sf.size, sf.mtime_ns, sf.ctime_ns, sf.inode, self.started_ns
-        )
-        if keep is None:
-            return row
-        return row._replace(
-            title=keep.title,
-            category=keep.category,
-            chunks=keep.chunks,
-            detail=keep.detail,
-            relations=keep.relations,
+        """A files row with fresh stat data; the descriptive fields come from `keep`, else
+        as given (built in one go: a cold ingest makes one per file)."""
+        if keep is not None:
+            title, category, chunks = keep.title, keep.category, keep.chunks
+            detail, relations = keep.detail, keep.relations
+        return FileRow(
+            sf.path,
+            blob,
+            status,
+            sf.size,
+            sf.mtime_ns,
+            sf.ctime_ns,
+            sf.inode,
+            self.started_ns,
+            title,
+            category,
+            chunks,
+            detail,
+            relations,
         )
 
     def apply(self, sf: SourceFile, prep: Prepared, stored: FileRow | None) -> None:
@@ -142,15 +159,10 @@ class Run:
         vocab.write_words(
             self.conn, sf.path, prep.blob, prep.words, new=not had_row, later=self.words
         )
-        row = FileRow(
-            sf.path,
+        row = self.file_row(
+            sf,
             prep.blob,
             FileStatus.INDEXED,
-            sf.size,
-            sf.mtime_ns,
-            sf.ctime_ns,
-            sf.inode,
-            self.started_ns,
             title=prep.title,
             category=prep.category,
             chunks=len(prep.rows),
@@ -165,7 +177,7 @@ class Run:
         self.wrote = True
         delete_file(self.conn, sf.path)
         vocab.write_words(self.conn, sf.path, blob, ())  # none: no chunks to read them from
-        upsert_file(self.conn, self.file_row(sf, blob, reason)._replace(detail=detail))
+        upsert_file(self.conn, self.file_row(sf, blob, reason, detail=detail))
         if reason != FileStatus.SHORT:
             self.warn(f"{sf.path}: {detail}, skipped")
         self.report.results.append(FileResult(sf.path, "skipped", 0, detail))

@@ -21,6 +21,18 @@ def clean(term: str) -> str:
     return term.translate(FTS_SPECIAL)
 
 
+MIN_WORD_CHARS = 2  # shorter words are never typo candidates
+
+
+def _text_words(text: str) -> list[str]:
+    """The words of a heading, title or category, as the vocabulary keeps them."""
+    return clean(text.lower()).split()
+
+
+def _tag_words(tags: Iterable[object]) -> Iterable[str]:
+    return (w for tag in tags for w in str(tag).lower().split())
+
+
 class WordSplitter:
     """Splits texts into words, each text once (headings, categories and tag lists repeat
     across a repository) and each word one shared string."""
@@ -36,7 +48,7 @@ class WordSplitter:
         """The words of a heading, title or category."""
         found = self._texts.get(text)
         if found is None:
-            found = self._texts[text] = self._words(clean(text.lower()).split())
+            found = self._texts[text] = self._words(_text_words(text))
         return found
 
     def tags_json(self, tags: str) -> tuple[str, ...]:
@@ -53,7 +65,7 @@ class WordSplitter:
 
     def tags(self, tags: Iterable[object]) -> tuple[str, ...]:
         """The words of a document's tags."""
-        return self._words(w for tag in tags for w in str(tag).lower().split())
+        return self._words(_tag_words(tags))
 
     def stored(self, words: str) -> tuple[str, ...]:
         """Words as `document_words` made and `store.docwords` keeps them (space-separated)."""
@@ -62,7 +74,7 @@ class WordSplitter:
 
     def _words(self, words: Iterable[str]) -> tuple[str, ...]:
         shared = self._shared
-        return tuple(shared.setdefault(w, w) for w in words if len(w) >= 2)
+        return tuple(shared.setdefault(w, w) for w in words if len(w) >= MIN_WORD_CHARS)
 
 
 def document_words(
@@ -75,7 +87,6 @@ def document_words(
     found: set[str] = set()
     for text in {*titles, category}:
         if text:
-            found.update(clean(text.lower()).split())
-    for tag in tags:
-        found.update(str(tag).lower().split())
-    return tuple(sorted(word for word in found if len(word) >= 2))
+            found.update(_text_words(text))
+    found.update(_tag_words(tags))
+    return tuple(sorted(word for word in found if len(word) >= MIN_WORD_CHARS))
