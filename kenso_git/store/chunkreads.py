@@ -86,19 +86,15 @@ def snippets(
     return conn.execute(sql, (expression, json.dumps(list(ids)))).fetchall()
 
 
-def contents(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
-    """chunk id -> its content."""
-    sql = f"SELECT id, content FROM chunks WHERE id IN {IDS}"
-    return dict(conn.execute(sql, (json.dumps(list(ids)),)))
+_LINKING = " AND (instr(content, '](') > 0 OR instr(content, '{{') > 0)"
 
 
-def linking_contents(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
-    """chunk id -> its content, for the chunks of `ids` that hold a Markdown link (`](`) or
-    a shortcode (`{{`): the others are left in SQLite, unread."""
-    sql = (
-        f"SELECT id, content FROM chunks WHERE id IN {IDS} "
-        "AND (instr(content, '](') > 0 OR instr(content, '{{') > 0)"
-    )
+def contents(
+    conn: sqlite3.Connection, ids: Sequence[int], *, linking: bool = False
+) -> dict[int, str]:
+    """chunk id -> its content; with `linking`, only of the chunks that hold a Markdown link
+    (`](`) or a shortcode (`{{`): the others are left in SQLite, unread."""
+    sql = f"SELECT id, content FROM chunks WHERE id IN {IDS}{_LINKING if linking else ''}"
     return dict(conn.execute(sql, (json.dumps(list(ids)),)))
 
 

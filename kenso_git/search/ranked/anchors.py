@@ -27,6 +27,8 @@ from collections.abc import Sequence
 
 from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.rankdocs import LinkTarget
+from kenso_git.search.ranked.rankdocs import link_targets
+from kenso_git.search.ranked.rankdocs import markdown_target
 from kenso_git.search.ranked.rankdocs import words
 from kenso_git.store import chunkreads
 
@@ -44,7 +46,6 @@ _ENTRY = re.compile(r"\s{0,12}(?:[-*+]|\d{1,3}[.)]|\|)\s{0,4}[*_]{0,2}\[")
 # a whole link, `[text](target)`, and a shortcode: what is left of a line is what it says
 _LINK = re.compile(r"\[[^\]\n]{0,300}\]\([^)\n]{0,600}\)|\{\{[<%][^{}\n]{0,300}[%>]\}\}")
 _SUFFIXES = (".md", ".markdown", "/_index.md", "/index.md", "/README.md", "/readme.md")
-_MARKDOWN = (".md", ".markdown")
 
 
 class Handover(NamedTuple):
@@ -60,29 +61,27 @@ def candidates(source: str, href: str) -> tuple[str, ...]:
     href = href.partition("#")[0].partition("?")[0].strip()
     if not href or "://" in href or href.startswith(("mailto:", "//")) or "{" in href:
         return ()
-    folder = posixpath.dirname(source)
-    if href.lower().endswith(_MARKDOWN):
-        if href.startswith("/"):
-            return (_normal(href.lstrip("/")),)
-        return (_normal(posixpath.join(folder, href)),)
+    markdown = markdown_target(source, href)
+    if markdown is not None:
+        return (markdown,) if _inside(markdown) else ()
     stem = href.strip("/")
     for ext in (".html", ".htm"):
         stem = stem.removesuffix(ext)
     if not stem or stem.startswith("."):  # `../x/`: relative to the page's URL; not read
         return ()
     roots = [""]
+    folder = posixpath.dirname(source)
     parts = folder.split("/") if folder else []
     roots += ["/".join(parts[: i + 1]) for i in range(len(parts))]
     out = []
     for root in reversed(roots):  # the folder nearest the page first
         base = f"{root}/{stem}" if root else stem
-        out += [_normal(base + suffix) for suffix in _SUFFIXES]
-    return tuple(dict.fromkeys(p for p in out if p))
+        out += [posixpath.normpath(base + suffix) for suffix in _SUFFIXES]
+    return tuple(dict.fromkeys(p for p in out if _inside(p)))
 
 
-def _normal(path: str) -> str:
-    path = posixpath.normpath(path)
-    return "" if path.startswith("../") or path == ".." else path
+def _inside(path: str) -> bool:
+    return not (path.startswith("../") or path == "..")
 
 
 def _link_lines(content: str) -> list[tuple[str, list[str]]]:
@@ -108,8 +107,8 @@ def handovers(
     the filters keep."""
     if len(wanted) < MIN_WORDS or not rows:
         return [], {}
-    contents = chunkreads.linking_contents(conn, [r[0] for r in rows])
-    picked: list[tuple[int, str, float, tuple[str, ...]]] = []
+    contents = chunkreads.contents(conn, [r[0] for r in rows], linking=True)
+    picked: list[tuple[int, float, tuple[str, ...]]] = []
     for chunk_id, path in rows:
         best, hrefs, tie = 0.0, [], False
         for line, found in _link_lines(contents.get(chunk_id, "")):
@@ -122,14 +121,13 @@ def handovers(
             continue
         options = tuple(p for p in candidates(path, hrefs[0]) if p != path)
         if options:
-            picked.append((chunk_id, path, best, options))
+            picked.append((chunk_id, best, options))
     if not picked:
         return [], {}
     every = sorted({p for *_, options in picked for p in options})
-    cur = chunkreads.first_chunks(conn, every, where, params)
-    first = {r[1]: (r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5]) for r in cur}
+    first = link_targets(conn, every, where, params)
     out = []
-    for chunk_id, _path, cover, options in picked:
+    for chunk_id, cover, options in picked:
         target = next((p for p in options if p in first), None)
         if target is not None:
             out.append(Handover(chunk_id, target, cover**POWER))

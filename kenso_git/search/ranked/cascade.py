@@ -22,6 +22,7 @@ from kenso_git.search.ranked import anchors
 from kenso_git.search.ranked import cjk
 from kenso_git.search.ranked import parallel
 from kenso_git.search.ranked import vectors
+from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.categories import category_filter
@@ -40,6 +41,7 @@ from kenso_git.search.ranked.rank import cascade_threshold
 from kenso_git.search.ranked.rank import enabled_signals
 from kenso_git.search.ranked.rankdocs import LinkTarget
 from kenso_git.search.ranked.rankdocs import heading_links
+from kenso_git.search.ranked.rankdocs import link_targets
 from kenso_git.search.ranked.rankdocs import words
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
@@ -304,16 +306,15 @@ def _lift(
     """Signal `parallel` (search.ranked.parallel): each lifted page ranks just above the
     page it was told apart from; a page that did not match the question is shown by its
     first chunk, if the filters keep it."""
-    spelled = spelled_out(text) if "abbrev" in signals else ()
+    wanted, spelled = _asked(text, signals)
     where, params = filters.sql()
     extra: dict[str, Row] = {}
 
     def admit(path: str) -> bool:
-        for r in chunkreads.first_chunks(conn, [path], where, params):
-            extra[path] = Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], 0.0, None, 0)
+        for t in link_targets(conn, [path], where, params).values():
+            extra[path] = Row(*t, 0.0, None, 0)
         return path in extra
 
-    wanted = collapse(words(text), spelled)
     moves = parallel.lifts(conn, wanted, [r.file_path for r in rows], spelled, admit)
     if not moves:
         return rows
@@ -323,6 +324,13 @@ def _lift(
         row = by_path.get(page) or extra[page]._replace(stage=ref.stage)
         by_path[page] = row._replace(score=ref.score * LIFT_MARGIN, tier=ref.tier)
     return sorted(by_path.values(), key=_order)
+
+
+def _asked(text: str, signals: frozenset[str]) -> tuple[frozenset[str], tuple[Spelled, ...]]:
+    """The question's words, a name it spells out and abbreviates read as one (signal
+    `abbrev`), and those names."""
+    spelled = spelled_out(text) if "abbrev" in signals else ()
+    return collapse(words(text), spelled), spelled
 
 
 def _hand_over(conn: sqlite3.Connection, rows: list[Row], filters: _Filters) -> list[Row]:
@@ -343,14 +351,9 @@ def _anchor(
 ) -> list[Row]:
     """Signal `anchors` (search.ranked.anchors): a chunk whose best link line says what the
     question says hands that share of its score to the page the line links to."""
-    spelled = spelled_out(text) if "abbrev" in signals else ()
     where, params = filters.sql()
     found, first = anchors.handovers(
-        conn,
-        collapse(words(text), spelled),
-        [(r.chunk_id, r.file_path) for r in rows],
-        where,
-        params,
+        conn, _asked(text, signals)[0], [(r.chunk_id, r.file_path) for r in rows], where, params
     )
     keep = 1 - anchors.KEEP
     return _give(rows, {h.chunk_id: (first[h.target], h.share, 1 - keep * h.share) for h in found})

@@ -41,7 +41,7 @@ class Hit(NamedTuple):
     related_count: int
 
 
-class Ranked(Protocol):
+class RankedRow(Protocol):
     """What `finish` reads of a ranked row (`cascade.Row`)."""
 
     @property
@@ -108,7 +108,7 @@ def related_counts(
     return counts
 
 
-def snippets(conn: sqlite3.Connection, rows: Sequence[Ranked]) -> dict[int, str]:
+def snippets(conn: sqlite3.Connection, rows: Sequence[RankedRow]) -> dict[int, str]:
     by_expression: dict[str, list[int]] = {}
     for row in rows:
         if row.stage is not None and not isinstance(row.stage, cjk.TrigramStage):
@@ -120,7 +120,7 @@ def snippets(conn: sqlite3.Connection, rows: Sequence[Ranked]) -> dict[int, str]
 
 
 def finish(
-    conn: sqlite3.Connection, rows: Sequence[Ranked], text: str, path_filter: PathFilter | None
+    conn: sqlite3.Connection, rows: Sequence[RankedRow], text: str, path_filter: PathFilter | None
 ) -> tuple[Hit, ...]:
     best = rows[0].score
     counts = related_counts(conn, [r.file_path for r in rows], path_filter)

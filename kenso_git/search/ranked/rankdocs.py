@@ -165,14 +165,27 @@ def heading_links(
     wanted: dict[tuple[str, str], str] = {}
     for path, section in rows:
         match = _HEADING_LINK.match(section.rsplit(" > ", 1)[-1])
-        href = match.group(1) if match is not None else ""
-        if href.lower().endswith((".md", ".markdown")) and "://" not in href:
-            folder = "" if href.startswith("/") else posixpath.dirname(path)
-            target = posixpath.normpath(posixpath.join(folder, href.lstrip("/")))
-            if target != path:
-                wanted[(path, section)] = target
+        target = markdown_target(path, match.group(1)) if match is not None else None
+        if target is not None and target != path:
+            wanted[(path, section)] = target
     if not wanted:
         return {}
-    cur = chunkreads.first_chunks(conn, sorted(set(wanted.values())), where, params)
-    first = {r[1]: (r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5]) for r in cur}
+    first = link_targets(conn, sorted(set(wanted.values())), where, params)
     return {key: first[target] for key, target in wanted.items() if target in first}
+
+
+def markdown_target(source: str, href: str) -> str | None:
+    """The repo path a link to a Markdown file written in `source` names (relative to its
+    folder, or to the root with a leading `/`); None for any other link."""
+    if not href.lower().endswith((".md", ".markdown")) or "://" in href:
+        return None
+    folder = "" if href.startswith("/") else posixpath.dirname(source)
+    return posixpath.normpath(posixpath.join(folder, href.lstrip("/")))
+
+
+def link_targets(
+    conn: sqlite3.Connection, paths: Sequence[str], where: str, params: list[object]
+) -> dict[str, LinkTarget]:
+    """The first chunk of each of `paths` the search's filters keep, as a hit's row."""
+    cur = chunkreads.first_chunks(conn, paths, where, params)
+    return {r[1]: (r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5]) for r in cur}
