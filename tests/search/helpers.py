@@ -7,9 +7,25 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from kenso_git.kb import KnowledgeBase
 from kenso_git.store.schema import DDL
 from kenso_git.text.terms import content_expansion
 from tests.helpers import connect_raw
+from tests.helpers import docs_kb
+
+# enough unrelated pages that BM25's IDF is not clamped for the words under test
+TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
+
+
+def topics_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
+    """A git repository of `files` under docs/ beside `TOPICS`, indexed."""
+    return docs_kb(root, {**files, **TOPICS})
+
+
+def ranked_paths(kb: KnowledgeBase, query: str, limit: int = 10) -> list[str]:
+    """The paths `kb.search` ranks for `query`, best first."""
+    return [h.file_path for h in kb.search(query, limit=limit).hits]
+
 
 # The keys every search_docs item starts with, in kenso's order (spec §5.3).
 ITEM_KEYS = [

@@ -7,23 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.kb import KnowledgeBase
 from kenso_git.search.ranked.anchors import candidates
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
-from tests.helpers import docs_kb
 from tests.helpers import ranked_without
+from tests.search.helpers import ranked_paths
+from tests.search.helpers import topics_kb
 
-TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
 QUESTION = "how controls bind to data sources and keep them in sync"
-
-
-def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
-    return docs_kb(root, {**files, **TOPICS})
-
-
-def _paths(kb: KnowledgeBase, query: str) -> list[str]:
-    return [h.file_path for h in kb.search(query, limit=10).hits]
 
 
 def _hub(line: str, href: str = "binding.md") -> dict[str, str]:
@@ -46,12 +37,14 @@ def _hub(line: str, href: str = "binding.md") -> dict[str, str]:
 def test_a_list_line_describing_a_page_is_that_pages_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = _kb(tmp_path, _hub("Describes how controls bind to data sources and keep them in sync."))
+    kb = topics_kb(
+        tmp_path, _hub("Describes how controls bind to data sources and keep them in sync.")
+    )
     monkeypatch.setenv(ENV, "-anchors")
-    assert _paths(kb, QUESTION)[0] == "docs/guide/index.md"
+    assert ranked_paths(kb, QUESTION)[0] == "docs/guide/index.md"
     monkeypatch.delenv(ENV)
     assert "anchors" in DEFAULT_ON  # it earned on the tuning and the held-out half (#31)
-    assert _paths(kb, QUESTION)[:2] == ["docs/guide/binding.md", "docs/guide/index.md"]
+    assert ranked_paths(kb, QUESTION)[:2] == ["docs/guide/binding.md", "docs/guide/index.md"]
 
 
 def test_a_site_url_link_names_the_page_it_is_published_as(
@@ -59,15 +52,17 @@ def test_a_site_url_link_names_the_page_it_is_published_as(
 ) -> None:
     line = "Describes how controls bind to data sources and keep them in sync."
     files = {f"content/{p}": text for p, text in _hub(line, "/guide/binding/").items()}
-    kb = _kb(tmp_path, files)
+    kb = topics_kb(tmp_path, files)
     monkeypatch.setenv(ENV, "+anchors")
-    assert _paths(kb, QUESTION)[0] == "docs/content/guide/binding.md"
+    assert ranked_paths(kb, QUESTION)[0] == "docs/content/guide/binding.md"
 
 
 def test_a_page_the_scope_hides_is_not_handed_the_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = _kb(tmp_path, _hub("Describes how controls bind to data sources and keep them in sync."))
+    kb = topics_kb(
+        tmp_path, _hub("Describes how controls bind to data sources and keep them in sync.")
+    )
     monkeypatch.setenv(ENV, "+anchors")
     shown = ranked_without(kb, QUESTION, "docs/guide/binding.md")
     assert shown[0] == "docs/guide/index.md"
@@ -78,20 +73,20 @@ def test_a_line_covering_little_of_the_question_hands_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the hub matches the question through its title and other lines, not through the line
-    kb = _kb(tmp_path, _hub("Covers sync."))
+    kb = topics_kb(tmp_path, _hub("Covers sync."))
     monkeypatch.setenv(ENV, "+anchors")
-    paths = _paths(kb, "guide pages data binding sync")
+    paths = ranked_paths(kb, "guide pages data binding sync")
     monkeypatch.setenv(ENV, "-anchors")
-    assert paths == _paths(kb, "guide pages data binding sync")
+    assert paths == ranked_paths(kb, "guide pages data binding sync")
 
 
 def test_a_line_linking_two_pages_hands_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     line = "Describes how controls bind to data sources and keep them in sync ([more](thing1.md))."
-    kb = _kb(tmp_path, _hub(line))
+    kb = topics_kb(tmp_path, _hub(line))
     monkeypatch.setenv(ENV, "+anchors")
-    assert _paths(kb, QUESTION)[0] == "docs/guide/index.md"
+    assert ranked_paths(kb, QUESTION)[0] == "docs/guide/index.md"
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from kenso_git.kb import KnowledgeBase
 from kenso_git.search.ranked import rank
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
@@ -15,17 +14,8 @@ from kenso_git.search.ranked.rankdocs import redirect_words
 from kenso_git.search.ranked.rankdocs import summary_words
 from tests.helpers import docs_kb
 from tests.helpers import ranked_without
-
-# enough unrelated pages that BM25's IDF is not clamped for the words under test
-TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
-
-
-def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
-    return docs_kb(root, {**files, **TOPICS})
-
-
-def _paths(kb: KnowledgeBase, query: str, limit: int = 10) -> list[str]:
-    return [h.file_path for h in kb.search(query, limit=limit).hits]
+from tests.search.helpers import ranked_paths
+from tests.search.helpers import topics_kb
 
 
 def test_fill_threshold_is_a_page_whatever_the_limit() -> None:
@@ -47,12 +37,12 @@ def test_fill_finds_the_page_that_lacks_one_word_of_the_question(
         "# Sidecar Retry Policy\n\nThe sidecar retry policy sets how often a failed call "
         "is tried again and how long it waits in between.\n"
     )
-    kb = _kb(tmp_path, files)
+    kb = topics_kb(tmp_path, files)
     question = "describes the retry policy of a sidecar"
     monkeypatch.setenv(ENV, "-fill")  # kenso's threshold: the AND stage's 3 pages are enough
-    assert "docs/retry.md" not in _paths(kb, question)
+    assert "docs/retry.md" not in ranked_paths(kb, question)
     monkeypatch.delenv(ENV)
-    assert _paths(kb, question)[0] == "docs/retry.md"
+    assert ranked_paths(kb, question)[0] == "docs/retry.md"
 
 
 def test_a_sibling_summary_sharing_half_the_question_does_not_outrank_its_page(
@@ -60,7 +50,7 @@ def test_a_sibling_summary_sharing_half_the_question_does_not_outrank_its_page(
 ) -> None:
     # the question describes slash.md (whose own description is not in the index); urls.md's
     # description shares half its words ("every generated link URL")
-    kb = _kb(
+    kb = topics_kb(
         tmp_path,
         {
             "slash.md": "---\ntitle: Link Normalization\n---\n\n# Link Normalization\n\nThe "
@@ -73,9 +63,9 @@ def test_a_sibling_summary_sharing_half_the_question_does_not_outrank_its_page(
     )
     question = "remove the trailing slash from every generated link URL"
     monkeypatch.setattr(rank, "SUMMARY_POWER", 1.0)  # a partial summary match counted whole
-    assert _paths(kb, question)[0] == "docs/urls.md"
+    assert ranked_paths(kb, question)[0] == "docs/urls.md"
     monkeypatch.undo()
-    assert _paths(kb, question)[:2] == ["docs/slash.md", "docs/urls.md"]
+    assert ranked_paths(kb, question)[:2] == ["docs/slash.md", "docs/urls.md"]
 
 
 def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
@@ -103,11 +93,11 @@ def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
     )
     question = "python exporter batches retries"
     monkeypatch.setitem(rank.WEIGHTS, "path", 0.1)  # the weight before #31
-    assert _paths(kb, question)[0] == "docs/languages/js/exporters.md"
+    assert ranked_paths(kb, question)[0] == "docs/languages/js/exporters.md"
     monkeypatch.setenv(ENV, "+parallel")  # the opt-in signal decides it too
-    assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
+    assert ranked_paths(kb, question)[0] == "docs/languages/python/exporters.md"
     monkeypatch.undo()
-    assert _paths(kb, question)[0] == "docs/languages/python/exporters.md"
+    assert ranked_paths(kb, question)[0] == "docs/languages/python/exporters.md"
 
 
 def _hub_files() -> dict[str, str]:
@@ -135,16 +125,16 @@ def _hub_files() -> dict[str, str]:
 def test_a_hub_heading_linking_to_a_page_is_that_pages_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = _kb(tmp_path, _hub_files())
+    kb = topics_kb(tmp_path, _hub_files())
     question = "Describes how to use alternate names for cmdlets and commands"
     monkeypatch.setenv(ENV, "-linked")
-    assert _paths(kb, question)[0] == "docs/about/About.md"
+    assert ranked_paths(kb, question)[0] == "docs/about/About.md"
     monkeypatch.delenv(ENV)
-    assert _paths(kb, question)[:2] == ["docs/about/about_Aliases.md", "docs/about/About.md"]
+    assert ranked_paths(kb, question)[:2] == ["docs/about/about_Aliases.md", "docs/about/About.md"]
 
 
 def test_a_linked_page_the_scope_hides_is_not_handed_the_evidence(tmp_path: Path) -> None:
-    kb = _kb(tmp_path, _hub_files())
+    kb = topics_kb(tmp_path, _hub_files())
     question = "Describes how to use alternate names for cmdlets and commands"
     hidden = "docs/about/about_Aliases.md"
     shown = ranked_without(kb, question, hidden)
@@ -157,7 +147,7 @@ def test_url_aliases_are_summary_words_only_under_redirects(
 ) -> None:
     # a static site's redirect path holds the question's words; the page that answers it
     # says them in its text
-    kb = _kb(
+    kb = topics_kb(
         tmp_path,
         {
             "resiliency/policies.md": "---\ntitle: Resiliency Policies\n---\n\n# Resiliency "
@@ -173,15 +163,15 @@ def test_url_aliases_are_summary_words_only_under_redirects(
     assert summary_words(labels) == {"gcm", "x", "html"}
     assert redirect_words(labels) == {"retry", "policy"}  # "a" is a stop word
     assert "redirects" in DEFAULT_ON  # the old URLs' words helped the tuning half
-    assert _paths(kb, question)[0] == "docs/resiliency/overview.md"
+    assert ranked_paths(kb, question)[0] == "docs/resiliency/overview.md"
     monkeypatch.setenv(ENV, "-redirects")
-    assert _paths(kb, question)[0] == "docs/resiliency/policies.md"
+    assert ranked_paths(kb, question)[0] == "docs/resiliency/policies.md"
 
 
 def test_an_include_snippet_ranks_below_the_page_that_includes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = _kb(
+    kb = topics_kb(
         tmp_path,
         {
             "_includes/retry-note.md": "---\n---\n\nA failed call is retried three times, "
@@ -193,9 +183,12 @@ def test_an_include_snippet_ranks_below_the_page_that_includes_it(
     )
     question = "how long does a failed call wait before each retry"
     assert "include" not in DEFAULT_ON  # it cost the tuning half
-    assert _paths(kb, question)[0] == "docs/_includes/retry-note.md"
+    assert ranked_paths(kb, question)[0] == "docs/_includes/retry-note.md"
     monkeypatch.setenv(ENV, "+include")
-    assert _paths(kb, question)[:2] == ["docs/calls/retries.md", "docs/_includes/retry-note.md"]
+    assert ranked_paths(kb, question)[:2] == [
+        "docs/calls/retries.md",
+        "docs/_includes/retry-note.md",
+    ]
 
 
 def _overview_files() -> dict[str, str]:
@@ -216,13 +209,13 @@ def _overview_files() -> dict[str, str]:
 def test_a_name_spelt_out_and_abbreviated_is_one_word_of_the_question(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = _kb(tmp_path, _overview_files())
+    kb = topics_kb(tmp_path, _overview_files())
     question = "Learn about the printing and print system management APIs in Windows "
     question += "Presentation Foundation (WPF)."
     monkeypatch.setenv(ENV, "-abbrev")  # four words: the overview's title covers three
-    assert _paths(kb, question)[0] == "docs/overview.md"
+    assert ranked_paths(kb, question)[0] == "docs/overview.md"
     monkeypatch.delenv(ENV)
-    assert _paths(kb, question)[:2] == ["docs/printing.md", "docs/overview.md"]
+    assert ranked_paths(kb, question)[:2] == ["docs/printing.md", "docs/overview.md"]
 
 
 def test_only_a_run_of_words_its_letters_spell_is_an_abbreviation() -> None:

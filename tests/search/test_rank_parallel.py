@@ -12,19 +12,9 @@ from kenso_git.search.ranked.parallel import group_of
 from kenso_git.search.ranked.parallel import is_near_duplicate
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
-from tests.helpers import docs_kb
 from tests.helpers import ranked_without
-
-# enough unrelated pages that BM25's IDF is not clamped for the words under test
-TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
-
-
-def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
-    return docs_kb(root, {**files, **TOPICS})
-
-
-def _paths(kb: KnowledgeBase, query: str, limit: int = 10) -> list[str]:
-    return [h.file_path for h in kb.search(query, limit=limit).hits]
+from tests.search.helpers import ranked_paths
+from tests.search.helpers import topics_kb
 
 
 def _without_and_with(
@@ -32,9 +22,9 @@ def _without_and_with(
 ) -> tuple[list[str], list[str]]:
     """The question's pages under the defaults, and with the opt-in `parallel` on."""
     monkeypatch.delenv(ENV, raising=False)
-    before = _paths(kb, question)
+    before = ranked_paths(kb, question)
     monkeypatch.setenv(ENV, "+parallel")
-    after = _paths(kb, question)
+    after = ranked_paths(kb, question)
     monkeypatch.delenv(ENV)
     return before, after
 
@@ -54,7 +44,7 @@ def test_a_parallel_page_the_question_names_by_its_folder_is_found_through_its_t
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert "parallel" not in DEFAULT_ON  # off: the held-out half did not confirm it (#31)
-    kb = _kb(tmp_path, _twins())
+    kb = topics_kb(tmp_path, _twins())
     before, after = _without_and_with(kb, "Returns the copyright notice of the site", monkeypatch)
     assert before[0] == "docs/methods/page/Copyright.md"
     assert after[:2] == ["docs/methods/site/Copyright.md", "docs/methods/page/Copyright.md"]
@@ -63,7 +53,7 @@ def test_a_parallel_page_the_question_names_by_its_folder_is_found_through_its_t
 def test_twins_stay_in_order_unless_the_question_names_one_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = _kb(tmp_path, _twins())
+    kb = topics_kb(tmp_path, _twins())
     # "page" is the page twin's own word: the site twin is not lifted over it; the second
     # question does not name the file name the twins share
     questions = [
@@ -81,7 +71,7 @@ def test_a_parallel_page_the_scope_hides_is_not_brought_in(
     monkeypatch.setenv(ENV, "+parallel")
     hidden = "docs/methods/site/Copyright.md"
     shown = ranked_without(
-        _kb(tmp_path, _twins()), "Returns the copyright notice of the site", hidden
+        topics_kb(tmp_path, _twins()), "Returns the copyright notice of the site", hidden
     )
     assert shown[0] == "docs/methods/page/Copyright.md"
     assert hidden not in shown
@@ -92,7 +82,7 @@ def test_a_near_duplicate_whose_extra_name_word_the_question_names_ranks_first(
 ) -> None:
     # a control's landing page repeats its overview's words in its list of links; the
     # question asks for the overview
-    kb = _kb(
+    kb = topics_kb(
         tmp_path,
         {
             "controls/toolbar-control.md": "# ToolBar control\n\n## ToolBar control shows a "

@@ -15,23 +15,17 @@ from kenso_git.search.ranked.rankdocs import words
 from kenso_git.text.chunk import chunk_document
 from kenso_git.text.chunk import search_labels
 from kenso_git.text.parse import parse_document
-from tests.helpers import docs_kb
 from tests.search.helpers import IndexBuilder
+from tests.search.helpers import topics_kb
 
 FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
-# enough unrelated pages that BM25's IDF is not clamped for the words under test
-TOPICS = {f"topic{i}.md": f"# Topic {i}\n\nNotes on subject {i} only.\n\n" for i in range(12)}
 QUESTION = "keep a dialog floating above the other forms while the user drags it"
-
-
-def _kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
-    return docs_kb(root, {**files, **TOPICS})
 
 
 @pytest.fixture
 def described(tmp_path: Path) -> KnowledgeBase:
     """`topmost.md` is described by the question; `layout.md` has a heading sharing its words."""
-    return _kb(
+    return topics_kb(
         tmp_path,
         {
             "topmost.md": "---\ntitle: Topmost Windows\ndescription: Keep a dialog above "
