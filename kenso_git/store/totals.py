@@ -220,11 +220,11 @@ def suspend(conn: sqlite3.Connection) -> bool:
     """Drop the chunks' insert trigger for a bulk insert; True when there was one, and the
     rows inserted from now on are to be counted by `resume`."""
     present = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'totals_ci'"
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (_TRIGGERS[0],)
     ).fetchone()
     if present is None:
         return False
-    conn.execute("DROP TRIGGER totals_ci")
+    conn.execute(f"DROP TRIGGER {_TRIGGERS[0]}")
     return True
 
 
@@ -240,7 +240,7 @@ def resume(conn: sqlite3.Connection, after_id: int, added: Added | None = None) 
         conn.executemany(
             _ADD_CATEGORY, [(key, docs, n) for key, (docs, n) in added.categories.items()]
         )
-    conn.execute(DDL[2])
+    conn.execute(DDL[2])  # the totals_ci trigger's CREATE, as `ensure` makes it
 
 
 def recount(conn: sqlite3.Connection) -> None:
