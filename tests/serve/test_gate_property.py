@@ -40,6 +40,10 @@ trees = st.fixed_dictionaries(
 
 # every document links (inline) to every target: find_related and get_related see them all
 LINKS = " ".join(f"[{t}](/{t})" for t in TARGETS if t.endswith(".md"))
+# ... and one of them in a list entry saying the words of QUESTION: the ranking signal
+# `anchors` (#31) hands the entry's evidence to the page it links to, hidden or not
+MARKDOWN_TARGETS = [t for t in TARGETS if t.endswith(".md")]
+QUESTION = "shared marker"
 
 
 def _body(name: str) -> str:
@@ -47,8 +51,13 @@ def _body(name: str) -> str:
         f"# Marker {name}\n\nThe shared marker word and the name {name} make this long enough.\n"
         # a CJK sentence: its inner word goes through the trigram side index's path (#18)
         "\n每篇文档都有共享标记词。\n"
-        f"\n{LINKS}\n"
+        f"\n{LINKS}\n\n{_entry(name)}"
     )
+
+
+def _entry(name: str) -> str:
+    target = MARKDOWN_TARGETS[sum(map(ord, name)) % len(MARKDOWN_TARGETS)]
+    return f"- [{target}](/{target}): the shared marker word\n"
 
 
 def _build(root: Path, tree: dict[str, object]) -> None:
@@ -118,7 +127,7 @@ def _force_commit_everything(root: Path) -> str:
 def _revealed_at(service: Service, ref: str) -> set[str]:
     """The paths search_docs and the search tool reveal at revision `ref` (#29)."""
     paths: set[str] = set()
-    for query in ("marker", "标记词"):
+    for query in ("marker", "标记词", QUESTION):
         hits, _ = service.search_docs(query, None, 50, ref)
         paths |= {h["file_path"] for h in hits}  # type: ignore[index]
         page, _ = service.search(query, page_size=50, ref=ref)
@@ -208,6 +217,10 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         multi, _ = service.search_multi(["marker", "name"], None, 50)
         revealed |= {h["file_path"] for h in multi}  # type: ignore[index]
         page, _ = service.search("marker", page_size=50)
+        revealed |= {h["path"] for h in page["results"]}
+        hits, _ = service.search_docs(QUESTION, None, 50)
+        revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
+        page, _ = service.search(QUESTION, page_size=50)
         revealed |= {h["path"] for h in page["results"]}
         page, _ = service.search("标记词", page_size=50)
         revealed |= {h["path"] for h in page["results"]}
