@@ -15,6 +15,7 @@ from tests.search.helpers import ranked_paths
 from tests.search.helpers import topics_kb
 
 QUESTION = "how controls bind to data sources and keep them in sync"
+LINE = "Describes how controls bind to data sources and keep them in sync."  # the hub's entry
 
 
 def _hub(line: str, href: str = "binding.md") -> dict[str, str]:
@@ -37,9 +38,7 @@ def _hub(line: str, href: str = "binding.md") -> dict[str, str]:
 def test_a_list_line_describing_a_page_is_that_pages_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = topics_kb(
-        tmp_path, _hub("Describes how controls bind to data sources and keep them in sync.")
-    )
+    kb = topics_kb(tmp_path, _hub(LINE))
     monkeypatch.setenv(ENV, "-anchors")
     assert ranked_paths(kb, QUESTION)[0] == "docs/guide/index.md"
     monkeypatch.delenv(ENV)
@@ -50,8 +49,7 @@ def test_a_list_line_describing_a_page_is_that_pages_evidence(
 def test_a_site_url_link_names_the_page_it_is_published_as(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    line = "Describes how controls bind to data sources and keep them in sync."
-    files = {f"content/{p}": text for p, text in _hub(line, "/guide/binding/").items()}
+    files = {f"content/{p}": text for p, text in _hub(LINE, "/guide/binding/").items()}
     kb = topics_kb(tmp_path, files)
     monkeypatch.setenv(ENV, "+anchors")
     assert ranked_paths(kb, QUESTION)[0] == "docs/content/guide/binding.md"
@@ -60,9 +58,7 @@ def test_a_site_url_link_names_the_page_it_is_published_as(
 def test_a_page_the_scope_hides_is_not_handed_the_evidence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = topics_kb(
-        tmp_path, _hub("Describes how controls bind to data sources and keep them in sync.")
-    )
+    kb = topics_kb(tmp_path, _hub(LINE))
     monkeypatch.setenv(ENV, "+anchors")
     shown = ranked_without(kb, QUESTION, "docs/guide/binding.md")
     assert shown[0] == "docs/guide/index.md"
