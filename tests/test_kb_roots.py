@@ -96,7 +96,10 @@ def test_ingest_is_the_only_command_that_re_roots_an_index(tmp_path: Path) -> No
         run(other, *args, "--db", str(db))
     assert held(db)[0] == str(folder.resolve())
     assert held(db)[1] == {"guide.md", "faq.md"}
-    assert run(other, "ingest", ".", "--db", str(db), "--no-lint").returncode == 0
+    # a live folder's index is not taken over by a plain ingest from elsewhere (exit 2)
+    assert run(other, "ingest", ".", "--db", str(db), "--no-lint").returncode == 2
+    assert held(db)[0] == str(folder.resolve())
+    assert run(other, "ingest", ".", "--db", str(db), "--no-lint", "--rebuild").returncode == 0
     assert held(db) == (str(other.resolve()), {"x.md"})
 
 

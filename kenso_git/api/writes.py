@@ -54,6 +54,10 @@ class Writes(Base):
 
         scope = scope_folders(self.workspace, targets) if targets else [""]
         self._check_owner_before_write(rebuild=rebuild)
+        if not self.owned and not rebuild:
+            from kenso_git.index.home import check_takeover
+
+            check_takeover(self.db_path, self.workspace)
         return run_index(
             self.workspace,
             self.settings,

@@ -98,7 +98,9 @@ current folder) when that folder exists (ingest creates it); else
 An index belongs to the root it was built for (recorded in the index). Opening one that
 records another root (a copied or moved folder) is a usage error (exit 2) naming both; `--db`
 (or `KENSO_DATABASE_URL`) opens the file you name regardless, and `ingest --db .kenso/docs.db`
-re-homes a moved index.
+re-homes a moved index. `ingest` never takes over the index of another checkout that is still
+there (a file under that checkout, or one kept elsewhere that records it): run from the wrong
+folder it is a usage error naming both roots, and `ingest --rebuild` replaces it on purpose.
 """
 _TYPES = {"int": "integer", "bool": "boolean", "path": "path string", "list": "list of strings"}
 

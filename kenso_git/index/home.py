@@ -86,3 +86,42 @@ def lost_error(root: str, db_path: Path) -> UsageError:
         path=str(db_path),
         hint=f"root it anew where the docs are now: `kenso-git ingest PATH --db {db_path}`",
     )
+
+
+def check_takeover(db_path: Path, here: Workspace) -> None:
+    """Refuse to root at `here` an index named by `--db` (or `KENSO_DATABASE_URL`, or the
+    global one) that another live checkout records as its own: run from the wrong folder,
+    `ingest` would have emptied that checkout's index and kept only `here`'s documents. A
+    file under `here` but not under its recorded root (a copied folder's own `.kenso/`)
+    and an index whose root is gone are rooted here as before; `--rebuild` replaces any.
+
+    Raises:
+        UsageError: the index belongs to another checkout that is still there.
+    """
+    other = home_of(db_path, here)
+    if other.lost is not None or _same_folder(other.workspace.root, here.root):
+        return
+    owner = other.workspace.root
+    if _under(db_path, here.root) and not _under(db_path, owner):
+        return
+    raise UsageError(
+        f"this index belongs to {owner}, another checkout: ingesting {here.root} into it "
+        "would replace that checkout's index",
+        path=str(db_path),
+        hint=(
+            f"run `kenso-git ingest` from {owner} to update it, or name another file with "
+            f"--db; `--rebuild` replaces it with an index of {here.root}"
+        ),
+    )
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    with contextlib.suppress(OSError):
+        return a == b or a.samefile(b)
+    return False
+
+
+def _under(path: Path, folder: Path) -> bool:
+    with contextlib.suppress(OSError):
+        return path.resolve().is_relative_to(folder.resolve())
+    return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -101,3 +102,37 @@ def test_outside_git_ingest_of_a_folder_and_sync_agree_on_the_root(tmp_path: Pat
     state = json.loads(_kenso(folder, "stats", "--json").stdout)
     assert state["root"] == str(folder.resolve())
     assert state["documents"] == 1
+
+
+def test_ingest_db_from_another_folder_keeps_that_checkouts_index(tmp_path: Path) -> None:
+    """`ingest --db OTHER/.kenso/docs.db` run from the wrong folder once emptied OTHER's
+    index (every document "removed") and rooted it here, exit 0: now a usage error naming
+    both roots, the index untouched; `--rebuild` says the replacement is meant."""
+    db = _indexed_repo(tmp_path / "repo")
+    before = _digest(db)
+    outside = _plain_folder(tmp_path / "elsewhere")
+    for env_db in (False, True):
+        args = ("ingest", "--no-lint") if env_db else ("ingest", "--no-lint", "--db", str(db))
+        env = {**os.environ, "KENSO_DATABASE_URL": str(db)} if env_db else None
+        proc = subprocess.run(
+            [*EXE, *args], cwd=outside, capture_output=True, text=True, check=False, env=env
+        )
+        assert proc.returncode == 2, (proc.stdout, proc.stderr)
+        assert str(tmp_path / "repo") in proc.stderr and str(outside) in proc.stderr
+        assert "--rebuild" in proc.stderr
+        assert _digest(db) == before
+    assert _kenso(tmp_path / "repo", "sync").returncode == 0  # still the repo's own
+    proc = _kenso(outside, "ingest", "--no-lint", "--rebuild", "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    assert _kenso(tmp_path / "repo", "sync").returncode == 2  # now the other folder's
+
+
+def test_ingest_db_into_a_subfolder_checkouts_index_is_refused(tmp_path: Path) -> None:
+    """A checkout nested in another: the outer one's `ingest --db inner/.kenso/docs.db` would
+    replace the inner checkout's own index, though the file lies under the outer root."""
+    outer = init_repo(tmp_path / "outer", {"docs/a.md": doc("Outer", "The outer guide.")})
+    db = _indexed_repo(outer / "inner")
+    before = _digest(db)
+    proc = _kenso(outer, "ingest", "--no-lint", "--db", str(db))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert _digest(db) == before
