@@ -45,7 +45,9 @@ class Writes(Base):
         computed in the parse workers (the lint summary's first half, #32).
 
         Raises:
-            UsageError: a target does not exist or lies outside the work tree.
+            UsageError: a target does not exist or lies outside the work tree, or the index
+                named by `db` is another checkout's that is still there (`rebuild` replaces
+                it: `index.home.check_takeover`).
             WorkerError: a parsing process failed; nothing was written.
             DatabaseError: the index cannot be written.
         """
