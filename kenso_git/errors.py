@@ -65,6 +65,13 @@ class CorruptIndexError(DatabaseError):
     """The index file is damaged or not a SQLite database; `ingest --rebuild` replaces it."""
 
 
+class NotAnIndexError(CorruptIndexError):
+    """The file named as the index holds something else (a document, another program's
+    database): it is never written into nor replaced, and the path is the user's to fix."""
+
+    exit_code = ExitCode.USAGE
+
+
 class IndexWriteError(DatabaseError):
     """A write to the index failed for a cause outside it: disk full, size limit, read-only."""
 

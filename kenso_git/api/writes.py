@@ -56,6 +56,9 @@ class Writes(Base):
 
         scope = scope_folders(self.workspace, targets) if targets else [""]
         self._check_owner_before_write(rebuild=rebuild)
+        from kenso_git.store.claim import check_file
+
+        check_file(self.db_path, replacing=rebuild)  # never into, nor over, something else
         if not self.owned and not rebuild:
             from kenso_git.index.home import check_takeover
 
@@ -111,6 +114,10 @@ class Writes(Base):
             early = gitstatus.start_status(self.workspace, head=head)
         try:
             self._check_owner_before_write()
+            if not self.owned:  # never into a file named by --db that holds something else
+                from kenso_git.store.claim import check_file
+
+                check_file(self.db_path)
             with self._turn(hand_off) as left:
                 return run_index(
                     self.workspace,

@@ -101,6 +101,9 @@ records another root (a copied or moved folder) is a usage error (exit 2) naming
 re-homes a moved index. `ingest` never takes over the index of another checkout that is still
 there (a file under that checkout, or one kept elsewhere that records it): run from the wrong
 folder it is a usage error naming both roots, and `ingest --rebuild` replaces it on purpose.
+A path that holds something else (a document, another program's SQLite database, a folder,
+a device) is never written into nor replaced, `--rebuild` included: a usage error says what
+it holds.
 """
 _TYPES = {"int": "integer", "bool": "boolean", "path": "path string", "list": "list of strings"}
 

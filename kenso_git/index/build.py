@@ -152,6 +152,7 @@ class _Once(NamedTuple):
     early: gitstatus.EarlyStatus | None = None  # the first git status, started by the caller
     create: bool = True  # build the index when there is none (a query's sync does not)
     digest: Digest | None = None  # see index.run.Run.digest
+    retried: bool = False  # this run is the one after another writer published meanwhile
 
 
 def _run_once(
@@ -205,7 +206,7 @@ def _run_once(
             try:
                 publish_build(conn, build, db_path, replace=once.rebuild)
             except PublishedMeanwhileError:
-                if once.rebuild:
+                if once.rebuild or once.retried:  # the name stays taken: never loop on it
                     raise
                 published_meanwhile = True
     finally:
@@ -213,7 +214,8 @@ def _run_once(
         if build is not None:
             build.unlink(missing_ok=True)
     if published_meanwhile:  # another writer's index is there now: update that one
-        return _run_once(ws, settings, db_path, once._replace(early=None), progress, warn)
+        again = once._replace(early=None, retried=True)
+        return _run_once(ws, settings, db_path, again, progress, warn)
     stamp.record(db_path)  # as this writer leaves it (store/stamp.py)
     report.elapsed = time.perf_counter() - started
     return report

@@ -19,6 +19,7 @@ from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
 from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.store import budget
+from kenso_git.store import claim
 from kenso_git.store import functions
 from kenso_git.store import schema
 from kenso_git.store import wal
@@ -108,7 +109,10 @@ def open_current_reader(
         conn.close()
         raise
     if not has_chunks:
-        conn.close()
+        try:  # another program's database is not "no index yet": ingest would refuse it
+            claim.check_claim(conn, db_path, version)
+        finally:
+            conn.close()
         raise NoIndexError(f"{db_path} holds no search index yet", hint=_NO_INDEX_HINT)
     if check is not None:
         try:
@@ -266,6 +270,9 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         conn.row_factory = sqlite3.Row
         add_functions(conn)
         conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
+        # before the journal mode, which rewrites the file's header: another program's
+        # database named by --db is left byte for byte as it was
+        claim.check_claim(conn, db_path, conn.execute("PRAGMA user_version").fetchone()[0])
         if fresh:  # before the first table: free pages can be returned (wal.too_free)
             conn.execute(f"PRAGMA page_size={PAGE_BYTES}")
             conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
@@ -310,6 +317,7 @@ def check_pages(conn: sqlite3.Connection, db_path: Path) -> None:
 
 def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
+    claim.check_claim(conn, db_path, version)  # never into another program's database
     if version == schema.SCHEMA_VERSION:
         _refresh_update_trigger(conn)
         return

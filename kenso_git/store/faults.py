@@ -15,6 +15,7 @@ from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import IndexWriteError
+from kenso_git.store.claim import not_sqlite
 
 REBUILD_HINT = (
     "run `kenso-git ingest --rebuild`: it builds a new index and replaces the file "
@@ -76,6 +77,9 @@ def database_failure(db_path: Path, err: sqlite3.Error, *, waited_s: float = 0) 
             "the command again",
         )
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text:
+        foreign = not_sqlite(db_path)  # a document named by --db: never "rebuild" it
+        if foreign is not None:
+            return foreign
         return CorruptIndexError(
             f"the index database is corrupt ({text})", path=str(db_path), hint=REBUILD_HINT
         )
