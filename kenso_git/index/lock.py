@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kenso_git.errors import IndexLockedError
+from kenso_git.errors import UsageError
 from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.store.faults import file_failure
 
@@ -27,6 +28,7 @@ HOOK_WAIT_S = 1.0  # a git hook waits this long, then hands its sync to the hold
 CLI_WAIT_S = 600.0  # a command waits this long (saying so), then gives up
 QUERY_WAIT_S = 0.25  # a query-time sync waits this long, then hands its sync to the holder
 _POLL_S = 0.02
+_PID_BYTES = 32  # what a lock file holds: the holder's pid
 # (lock file, thread) pairs held here: re-entrant for the holding thread only (a hook's sync
 # runs the index inside the lock), so a tool thread never writes beside the watcher's thread.
 _held: set[tuple[str, int]] = set()
@@ -59,12 +61,31 @@ def try_lock(path: Path) -> int | None:
         # file excludes nobody who opens the path now. Take the one the path names.
         os.close(fd)
         return try_lock(path)
+    try:
+        held = os.pread(fd, _PID_BYTES, 0)
+    except OSError:
+        held = b""
+    if held.strip() and not held.strip().isdigit():  # someone else's file of that name
+        os.close(fd)
+        raise _not_ours(path, held)
     try:  # who holds it, for the message of those who wait
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
     except OSError:
         pass
     return fd
+
+
+def _not_ours(path: Path, held: bytes) -> UsageError:
+    """The error for a file at the lock's name that holds something else than a pid: an
+    index named by `--db` shares its folder, and that file is not ours to overwrite."""
+    shown = held.decode("utf-8", "replace").split("\n")[0][:20]
+    return UsageError(
+        f"{path} is not kenso-git's lock (it holds {shown!r}): left as it is",
+        path=str(path),
+        hint="keep the index in a folder of its own (--db FOLDER/docs.db), or the default "
+        ".kenso/docs.db",
+    )
 
 
 def _still_named(fd: int, path: Path) -> bool:
@@ -109,8 +130,18 @@ def release(fd: int) -> None:
         os.close(fd)
 
 
+def _pending(mark: Path) -> bool:
+    """Whether a mark is there: an empty file (one with text is someone else's)."""
+    try:
+        return mark.stat().st_size == 0
+    except OSError:
+        return False
+
+
 def _consume(mark: Path) -> bool:
     try:
+        if mark.stat().st_size:  # a mark is empty: a file of that name with text is not one
+            return False
         mark.unlink()
     except FileNotFoundError:
         return False
@@ -166,7 +197,7 @@ def coalesced(
         finally:
             _held.discard(mine)
             release(fd)
-        if not dirty.exists():
+        if not _pending(dirty):
             return True
         fd = try_lock(lock)  # a mark came after our last look: run it, unless a new
         if fd is None:  # holder took the lock, which will

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from kenso_git.records import NamedTuple
 from kenso_git.repo.ignore import Signature
+from kenso_git.store.claim import OWN_FOLDER
+from kenso_git.store.claim import SQLITE_HEADER
 
 CACHE_FILE = "revisions.db"
 _WAIT_MS = 2000  # another process writing the cache: wait this long, then go without it
@@ -127,6 +129,8 @@ class RevisionCache:
             if create and not self.path.exists():
                 # private as the index is (its folder may be shared: `--db`)
                 os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+            if not self._ours():
+                return None  # someone else's file of that name: searched without a cache
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=_WAIT_MS / 1000)
             # both only take on a new file: small pages, as a revision of ten docs holds a
             # few kilobytes (4 KB pages cost a new file 40 KB of empty tables)
@@ -139,6 +143,35 @@ class RevisionCache:
                 return self._connect(create=False)  # made again: nothing in it was needed
             return None
         return conn
+
+    def _ours(self) -> bool:
+        """Whether the file at the cache's name may be used, made again or thrown away: in
+        kenso-git's own `.kenso/` folder always; in a folder an index named by `--db`
+        shares with others, only when it is empty or an SQLite file of the cache's tables
+        alone (a damaged one there is not ours to throw away)."""
+        if self.path.parent.name == OWN_FOLDER:
+            return True
+        try:
+            with self.path.open("rb") as handle:
+                head = handle.read(len(SQLITE_HEADER))
+        except OSError:
+            return False
+        if not head:
+            return True
+        if head != SQLITE_HEADER:
+            return False
+        try:
+            probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                names = probe.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' "
+                    "AND name NOT LIKE 'sqlite!_%' ESCAPE '!'"
+                ).fetchall()
+            finally:
+                probe.close()
+        except sqlite3.Error:
+            return False
+        return {str(n[0]) for n in names} <= set(_TABLES)
 
     def _replace_broken(self) -> bool:
         """A cache file that is not a database is thrown away (it holds nothing that cannot

@@ -184,3 +184,37 @@ def test_a_folder_the_copy_cannot_be_made_in_is_a_clear_error(history: Path) -> 
     assert "Traceback" not in proc.stderr
     assert "cannot make the index of the docs at v1" in proc.stderr and "hint:" in proc.stderr
     assert _paths(history, "okapi") == ["docs/b.md"]  # the checkout's index is untouched
+
+
+@pytest.mark.parametrize("kind", ["text", "database"])
+def test_a_revisions_db_of_someone_else_beside_a_db_index_is_left_alone(
+    history: Path, tmp_path: Path, kind: str
+) -> None:
+    """An index named by --db keeps its cache in its folder, which may be anyone's: a
+    `revisions.db` found there that is not a cache (a text file was deleted and made again;
+    another program's database had kenso-git's tables added and its own `blob` table
+    dropped) is left byte for byte, and `--ref` answers without a cache."""
+    import hashlib
+    import sqlite3
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    theirs = folder / "revisions.db"
+    if kind == "text":
+        theirs.write_bytes(b"my own notes about revisions\n" * 10)
+    else:
+        conn = sqlite3.connect(theirs)
+        conn.execute("CREATE TABLE blob (id INTEGER PRIMARY KEY, data BLOB)")
+        conn.execute("CREATE TABLE users (name TEXT)")
+        conn.execute("INSERT INTO blob(data) VALUES (x'00ff')")
+        conn.commit()
+        conn.close()
+    before = hashlib.sha256(theirs.read_bytes()).hexdigest()
+    db = folder / "idx.db"
+    assert run_cli(history, "ingest", "--db", str(db)).returncode == 0
+    for _ in range(2):
+        proc = run_cli(history, "search", "giraffe", "--ref", "v1", "--db", str(db), "--json")
+        assert proc.returncode == 0, proc.stderr
+        assert [h["file_path"] for h in json.loads(proc.stdout)] == ["docs/b.md"]
+    assert hashlib.sha256(theirs.read_bytes()).hexdigest() == before
+    assert not any(folder.glob("revisions.db-*"))

@@ -133,3 +133,24 @@ def test_a_folder_or_a_device_named_by_db_is_refused_not_replaced(
     mode = target.lstat().st_mode
     assert stat.S_ISDIR(mode) if kind == "folder" else stat.S_ISFIFO(mode)
     assert not list(target.iterdir()) if kind == "folder" else True
+
+
+def test_a_lock_or_mark_of_someone_else_beside_a_db_index_is_left_alone(tmp_path: Path) -> None:
+    """The write lock (`sync.lock`) and the rerun mark (`sync.dirty`) live beside an index
+    named by --db: a file of either name holding text was overwritten (the lock: truncated
+    to a pid) or deleted (the mark). The lock is now refused with a usage error, the mark
+    is not taken for one."""
+    root = _repo(tmp_path)
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    lock, mark = folder / "sync.lock", folder / "sync.dirty"
+    lock.write_text("my own sync notes\n")
+    mark.write_text("my own dirty laundry list\n")
+    proc = _kenso(root, "ingest", "--no-lint", "--db", str(folder / "idx.db"))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "not kenso-git's lock" in proc.stderr
+    assert lock.read_text() == "my own sync notes\n"
+    lock.unlink()
+    assert _kenso(root, "ingest", "--no-lint", "--db", str(folder / "idx.db")).returncode == 0
+    assert _kenso(root, "sync", "--db", str(folder / "idx.db")).returncode == 0
+    assert mark.read_text() == "my own dirty laundry list\n"
