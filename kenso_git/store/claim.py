@@ -33,11 +33,7 @@ def not_sqlite(db_path: Path) -> NotAnIndexError | None:
     in kenso-git's own `.kenso/` folder (there it is a damaged index: `--rebuild` replaces it)."""
     if db_path.parent.name == OWN_FOLDER or not db_path.is_file():
         return None
-    try:
-        with db_path.open("rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except OSError:
-        return None
+    head = read_head(db_path)
     if not head or head == SQLITE_HEADER:
         return None
     shown = head.decode("utf-8", "replace").split("\n")[0][:12]
@@ -47,6 +43,25 @@ def not_sqlite(db_path: Path) -> NotAnIndexError | None:
         path=str(db_path),
         hint=f"{_INDEX_HINT}; a damaged index whose first bytes are gone can be deleted",
     )
+
+
+def read_head(path: Path) -> bytes | None:
+    """The first bytes of the file at `path` (as many as SQLite's header), None when it
+    cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_HEADER))
+    except OSError:
+        return None
+
+
+def user_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables of the database, SQLite's own left out, by name."""
+    rows = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' "
+        "ESCAPE '!' ORDER BY name"
+    ).fetchall()
+    return [str(row[0]) for row in rows]
 
 
 def check_claim(conn: sqlite3.Connection, db_path: Path, version: int) -> None:
@@ -62,11 +77,7 @@ def check_claim(conn: sqlite3.Connection, db_path: Path, version: int) -> None:
         raise _foreign(db_path, f"its application id is {app:#x}")
     if version != 0:
         return
-    names = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' "
-        "ESCAPE '!' ORDER BY name"
-    ).fetchall()
-    foreign = [str(n[0]) for n in names if str(n[0]) not in KENSO_TABLES]
+    foreign = [name for name in user_tables(conn) if name not in KENSO_TABLES]
     if foreign:
         more = f" and {len(foreign) - _NAMED} more" if len(foreign) > _NAMED else ""
         raise _foreign(db_path, f"it holds the tables {', '.join(foreign[:_NAMED])}{more}")

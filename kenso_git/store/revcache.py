@@ -27,6 +27,8 @@ from kenso_git.records import NamedTuple
 from kenso_git.repo.ignore import Signature
 from kenso_git.store.claim import OWN_FOLDER
 from kenso_git.store.claim import SQLITE_HEADER
+from kenso_git.store.claim import read_head
+from kenso_git.store.claim import user_tables
 
 CACHE_FILE = "revisions.db"
 _WAIT_MS = 2000  # another process writing the cache: wait this long, then go without it
@@ -151,27 +153,18 @@ class RevisionCache:
         alone (a damaged one there is not ours to throw away)."""
         if self.path.parent.name == OWN_FOLDER:
             return True
-        try:
-            with self.path.open("rb") as handle:
-                head = handle.read(len(SQLITE_HEADER))
-        except OSError:
-            return False
-        if not head:
-            return True
+        head = read_head(self.path)
         if head != SQLITE_HEADER:
-            return False
+            return head == b""  # empty: made just now; unreadable or anything else: not ours
         try:
             probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
             try:
-                names = probe.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' "
-                    "AND name NOT LIKE 'sqlite!_%' ESCAPE '!'"
-                ).fetchall()
+                names = user_tables(probe)
             finally:
                 probe.close()
         except sqlite3.Error:
             return False
-        return {str(n[0]) for n in names} <= set(_TABLES)
+        return set(names) <= set(_TABLES)
 
     def _replace_broken(self) -> bool:
         """A cache file that is not a database is thrown away (it holds nothing that cannot
