@@ -85,16 +85,19 @@ def plan_fixes(root: Path, violations: Sequence[Violation]) -> FixOutcome:
     """Read each file with fixable findings and work out its fixed text (nothing written).
 
     A file that is not UTF-8 or cannot be read is left alone: its findings stay reported.
+    A symbolic link is never written: its edits go to the file it leads to inside the
+    repository (fixed once when both were linted), and a link out of it is left alone.
     """
-    edits: dict[str, list[Edit]] = {}
-    for v in violations:
-        if v.fix is not None:
-            edits.setdefault(v.path, []).append(v.fix)
-    out: list[Fixed] = []
     inside = root.resolve()
+    edits: dict[str, set[Edit]] = {}
+    for v in violations:
+        if v.fix is None:
+            continue
+        real = (root / v.path).resolve()
+        if real.is_relative_to(inside):  # else a link out of the repository
+            edits.setdefault(real.relative_to(inside).as_posix(), set()).add(v.fix)
+    out: list[Fixed] = []
     for path in sorted(edits):
-        if not (root / path).resolve().is_relative_to(inside):
-            continue  # a link out of the repository: never written through
         try:
             with open(root / path, encoding="utf-8", newline="") as handle:
                 before = handle.read()

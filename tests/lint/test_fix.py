@@ -103,3 +103,18 @@ def test_lint_fix_leaves_unfixable_findings_reported(repo: Path) -> None:
     assert 'docs/a.md:3:8: KS022 link "missing.md": docs/missing.md does not exist' in (
         result.stdout
     )
+
+
+def test_lint_fix_never_turns_a_symbolic_link_into_a_file(moved: Path) -> None:
+    """A tracked link to a page (`docs/latest.md -> guide.md`) has the page's findings under
+    its own name too: `--fix` wrote a fixed copy over the link (git status: typechange).
+    The link stays a link and the page it leads to is fixed once."""
+    (moved / "docs" / "latest.md").symlink_to("guide.md")
+    commit_all(moved, "a link to the guide")
+    result = run(moved, "--fix", "--ignore", "KS003,KS005", "docs/")
+    assert result.returncode == 0, result.stdout + result.stderr
+    link = moved / "docs" / "latest.md"
+    assert link.is_symlink() and str(link.readlink()) == "guide.md"
+    fixed = (moved / "docs" / "guide.md").read_text(encoding="utf-8")
+    assert "payments/retries.md#backoff" in fixed and "old.md" not in fixed
+    assert git(moved, "status", "--porcelain").strip() == "M docs/guide.md"
