@@ -165,22 +165,34 @@ def write(p: ConnectPlan) -> Path | None:
     first = p.exists and not kept.exists()  # the first backup is the original: kept for good
     if p.project_root is not None:  # again: the tree may have changed since
         refuse_links(p.client, p.project_root, backup=first)
-    p.path.parent.mkdir(parents=True, exist_ok=True)
+    # a user file kept as a link (dotfiles linked into ~ by stow or chezmoi) is written where
+    # it lives: replacing the link would leave the dotfiles without the entry, and no link
+    dest = p.path.resolve() if p.project_root is None and p.path.is_symlink() else p.path
+    dest.parent.mkdir(parents=True, exist_ok=True)
     backup: Path | None = None
     if first:
         if p.project_root is not None:
             _backup_folder(p.project_root, kept.parent)
         backup = kept
         shutil.copy2(p.path, backup)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.path.name}.", suffix=".tmp", dir=p.path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    except OSError as err:
+        if dest == p.path:
+            raise
+        raise UsageError(
+            f"{p.path} leads to {dest}, whose folder cannot be written ({err.strerror})",
+            path=str(p.path),
+            hint="add the entry printed above where that file is managed",
+        ) from err
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(p.merged)
             handle.flush()
             os.fsync(handle.fileno())
         if p.exists:
-            shutil.copymode(p.path, tmp)
-        os.replace(tmp, p.path)
+            shutil.copymode(dest, tmp)
+        os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

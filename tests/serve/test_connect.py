@@ -218,3 +218,40 @@ def test_check_without_a_file_or_entry_names_the_write_that_makes_it(
     empty = CliRunner().invoke(cli, ["connect", "cursor", "--check", *flags, "--root", str(root)])
     assert isinstance(empty.exception, UsageError)
     assert want in str(empty.exception.hint)
+
+
+@pytest.mark.parametrize("client", ["codex", "claude-code"])
+def test_a_user_file_kept_as_a_link_is_written_where_it_lives(
+    root: Path, tmp_path: Path, client: str
+) -> None:
+    """Dotfiles kept in a repository of their own and linked into ~ (stow, chezmoi's
+    symlink mode): `connect --write --global` replaced the link with a regular file, so the
+    entry never reached the dotfiles and the link was gone. It now writes the file the link
+    leads to, and the link stays."""
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    if client == "codex":
+        name, text = Path(".codex/config.toml"), '[model]\nname = "x"\n'
+    else:
+        name, text = Path(".claude.json"), '{"mcpServers": {"other": {"command": "x"}}}\n'
+    kept = dotfiles / name.name
+    kept.write_text(text, encoding="utf-8")
+    link = home / name
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(kept)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kenso_git", "connect", client, "--write", "--global"],
+        cwd=root,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and link.resolve() == kept.resolve()
+    written = kept.read_text(encoding="utf-8")
+    assert "kenso" in written and ("other" in written or "[model]" in written)
