@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kenso_git.repo.git import hooks_dir as hooks_dir
     from kenso_git.repo.git import hooks_path_setting as hooks_path_setting
     from kenso_git.repo.git import rebase_will_rewrite as rebase_will_rewrite
+    from kenso_git.repo.git import tracks_files_in as tracks_files_in
     from kenso_git.repo.git import untracked_cache_tip as untracked_cache_tip
     from kenso_git.repo.gitrun import stop_unread as stop_unread
     from kenso_git.repo.gitstatus import EarlyStatus as EarlyStatus
@@ -48,6 +49,7 @@ __all__ = [
     "rebase_will_rewrite",
     "scrubbed_env",
     "stop_unread",
+    "tracks_files_in",
     "untracked_cache_tip",
 ]
 
@@ -70,6 +72,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "rebase_will_rewrite": ("kenso_git.repo.git", "rebase_will_rewrite"),
     "scrubbed_env": ("kenso_git.repo.prestart", "scrubbed_env"),
     "stop_unread": ("kenso_git.repo.gitrun", "stop_unread"),
+    "tracks_files_in": ("kenso_git.repo.git", "tracks_files_in"),
     "untracked_cache_tip": ("kenso_git.repo.git", "untracked_cache_tip"),
 }
 

@@ -319,6 +319,20 @@ def hooks_path_setting(ws: Workspace) -> str | None:
     return out or None
 
 
+def tracks_files_in(ws: Workspace, folder: Path) -> bool:
+    """Whether `folder` lies in the work tree and git tracks a file in it (a team's hooks
+    folder named by `core.hooksPath`, committed with the code)."""
+    try:
+        rel = folder.resolve().relative_to(ws.root.resolve())
+    except (OSError, ValueError):
+        return False
+    try:
+        out = run_git(ws, "ls-files", "-z", "--", rel.as_posix() or ".")
+    except GitError:
+        return False
+    return bool(out.strip("\0"))
+
+
 # Past this many tracked files, git's untracked cache is worth recommending (#16).
 MANY_FILES = 10_000
 

@@ -202,6 +202,34 @@ def test_husky_folder_is_not_written_and_a_snippet_is_given(repo: Path) -> None:
     assert '.husky/post-checkout:  kenso-git hook post-checkout "$@"' in report.snippet
 
 
+def test_a_hooks_folder_the_repository_tracks_is_not_written(repo: Path) -> None:
+    """`core.hooksPath` naming a team's hooks committed with the code (`.githooks/`): the
+    shims went into it, a tracked hook was replaced with one naming this machine's
+    kenso-git, and four files appeared in `git status`. Now a snippet, nothing written."""
+    write(repo, {".githooks/post-merge": "#!/bin/sh\necho team hook\n"})
+    commit_all(repo, "team hooks")
+    git(repo, "config", "core.hooksPath", ".githooks")
+    before = snapshot(repo / ".githooks")
+    report = install.install(find_workspace(repo), exe="/x/kenso-git")
+    assert report.owner == install.REPOSITORY
+    assert report.changed == ()
+    assert snapshot(repo / ".githooks") == before
+    assert git(repo, "status", "--porcelain").strip() == ""
+    assert report.snippet is not None
+    assert (
+        ".githooks/post-checkout:  command -v kenso-git >/dev/null 2>&1 && "
+        'kenso-git hook post-checkout "$@" || true'
+    ) in report.snippet
+
+
+def test_an_untracked_hooks_folder_named_by_hooks_path_is_still_ours(repo: Path) -> None:
+    (repo / "my-hooks").mkdir()
+    git(repo, "config", "core.hooksPath", "my-hooks")
+    report = install.install(find_workspace(repo), exe="/x/kenso-git")
+    assert report.owner is None
+    assert (repo / "my-hooks" / "post-merge").is_file()
+
+
 def test_lefthook_config_means_a_snippet_instead(repo: Path) -> None:
     (repo / "lefthook.yml").write_text("pre-commit:\n  commands: {}\n", encoding="utf-8")
     report = install.install(find_workspace(repo), exe="/x/kenso-git")
