@@ -27,15 +27,49 @@ def _key(v: Violation) -> Key:
 
 
 def write_baseline(report: LintReport, path: Path) -> int:
-    """Write every finding of `report` to `path`; return how many were recorded."""
+    """Write every finding of `report` to `path`; return how many were recorded.
+
+    Raises:
+        UsageError: `path` holds something else than a baseline (a page named by mistake:
+            `--write-baseline docs/guide.md` would have replaced it), or cannot be written.
+    """
+    _check_replaceable(path)
     entries = sorted(_key(v) for v in report.violations())
     data = {
         "tool": "kenso-git",
         "version": FORMAT_VERSION,
         "findings": [{"file": f, "rule": r, "subject": s} for f, r, s in entries],
     }
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    try:
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as err:
+        raise UsageError(
+            f"cannot write the baseline {path}: {err.strerror or err}", path=str(path)
+        ) from None
     return len(entries)
+
+
+def _check_replaceable(path: Path) -> None:
+    """Refuse to overwrite a file that is not empty and not a kenso-git baseline."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError):  # a folder, a binary file, one we cannot read
+        text = None
+    if text is not None and not text.strip():
+        return
+    try:
+        data = json.loads(text) if text is not None else None
+    except json.JSONDecodeError:
+        data = None
+    if isinstance(data, dict) and data.get("tool") == "kenso-git" and "findings" in data:
+        return
+    raise UsageError(
+        f"{path} is not a kenso-git baseline: not overwritten",
+        path=str(path),
+        hint="name a new file, e.g. `kenso-git lint --write-baseline .kenso-baseline.json docs/`",
+    )
 
 
 def load_baseline(path: Path) -> Counter[Key]:

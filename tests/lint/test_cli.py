@@ -134,6 +134,22 @@ def test_baseline_hides_old_findings_across_line_shifts(repo: Path) -> None:
     assert run(repo, "--baseline", "base.json").returncode == 1
 
 
+def test_write_baseline_never_overwrites_a_page_or_a_folder(repo: Path) -> None:
+    """`--write-baseline docs/broken.md` (the page read as what to lint) replaced the page
+    with the baseline's JSON; a folder gave a traceback. Both are usage errors now, and
+    a baseline written before is written again."""
+    write_tree(repo, {"docs/broken.md": BROKEN})
+    page = repo / "docs" / "broken.md"
+    for target in ("docs/broken.md", "docs"):
+        result = run(repo, "--write-baseline", target)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "is not a kenso-git baseline: not overwritten" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert page.read_text(encoding="utf-8") == BROKEN
+    assert run(repo, "--write-baseline", "base.json").returncode == 1
+    assert run(repo, "--write-baseline", "base.json").returncode == 1  # its own file again
+
+
 def test_bad_config_is_usage_error_naming_key_and_file(repo: Path) -> None:
     (repo / ".kenso.toml").write_text('fail-under = "high"\n', encoding="utf-8")
     result = run(repo)
