@@ -202,6 +202,33 @@ def test_husky_folder_is_not_written_and_a_snippet_is_given(repo: Path) -> None:
     assert '.husky/post-checkout:  kenso-git hook post-checkout "$@"' in report.snippet
 
 
+def test_a_shim_edited_by_hand_is_kept_when_replaced_or_removed(repo: Path) -> None:
+    """Lines a user added to a shim were lost: an install rewrote it and an uninstall
+    deleted it. A shim that is not this version's (edited, or an older version's: the two
+    cannot be told apart) is now kept as `<name>.kenso-previous`; this version's is not."""
+    ws = find_workspace(repo)
+    folder = repo / ".git" / "hooks"
+    install.install(ws, exe="/x/kenso-git")
+    edited = (folder / "post-merge").read_text(encoding="utf-8") + "echo my own line\n"
+    (folder / "post-merge").write_text(edited, encoding="utf-8")
+    report = install.install(ws, exe="/x/kenso-git")
+    assert any("kept as post-merge.kenso-previous" in line for line in report.changed)
+    assert (folder / "post-merge.kenso-previous").read_text(encoding="utf-8") == edited
+    assert "echo my own line" not in (folder / "post-merge").read_text(encoding="utf-8")
+    (folder / "post-merge.kenso-previous").unlink()
+    (folder / "post-checkout").write_text(
+        (folder / "post-checkout").read_text(encoding="utf-8") + "echo mine\n", encoding="utf-8"
+    )
+    report = install.uninstall(ws)
+    assert (
+        (folder / "post-checkout.kenso-previous")
+        .read_text(encoding="utf-8")
+        .endswith("echo mine\n")
+    )
+    assert not (folder / "post-merge.kenso-previous").exists()  # this version's: not kept
+    assert not (folder / "post-checkout").exists()
+
+
 def test_a_hooks_folder_the_repository_tracks_is_not_written(repo: Path) -> None:
     """`core.hooksPath` naming a team's hooks committed with the code (`.githooks/`): the
     shims went into it, a tracked hook was replaced with one naming this machine's
