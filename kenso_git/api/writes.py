@@ -58,7 +58,7 @@ class Writes(Base):
         self._check_owner_before_write(rebuild=rebuild)
         from kenso_git.store.claim import check_file
 
-        check_file(self.db_path, replacing=rebuild)  # never into, nor over, something else
+        check_file(self.db_path)  # never into, nor over, a path holding something else
         if not self.owned and not rebuild:
             from kenso_git.index.home import check_takeover
 

@@ -139,9 +139,9 @@ def _pending(mark: Path) -> bool:
 
 
 def _consume(mark: Path) -> bool:
+    if not _pending(mark):
+        return False
     try:
-        if mark.stat().st_size:  # a mark is empty: a file of that name with text is not one
-            return False
         mark.unlink()
     except FileNotFoundError:
         return False

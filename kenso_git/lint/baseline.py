@@ -50,26 +50,18 @@ def write_baseline(report: LintReport, path: Path) -> int:
 
 
 def _check_replaceable(path: Path) -> None:
-    """Refuse to overwrite a file that is not empty and not a kenso-git baseline."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return
-    except (OSError, UnicodeDecodeError):  # a folder, a binary file, one we cannot read
-        text = None
-    if text is not None and not text.strip():
+    """Refuse to overwrite a file that is neither empty nor a baseline `--baseline` reads."""
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         return
     try:
-        data = json.loads(text) if text is not None else None
-    except json.JSONDecodeError:
-        data = None
-    if isinstance(data, dict) and data.get("tool") == "kenso-git" and "findings" in data:
-        return
-    raise UsageError(
-        f"{path} is not a kenso-git baseline: not overwritten",
-        path=str(path),
-        hint="name a new file, e.g. `kenso-git lint --write-baseline .kenso-baseline.json docs/`",
-    )
+        load_baseline(path)
+    except UsageError:
+        raise UsageError(
+            f"{path} is not a kenso-git baseline: not overwritten",
+            path=str(path),
+            hint="name a new file, e.g. "
+            "`kenso-git lint --write-baseline .kenso-baseline.json docs/`",
+        ) from None
 
 
 def load_baseline(path: Path) -> Counter[Key]:

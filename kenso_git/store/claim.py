@@ -14,7 +14,9 @@ import stat
 from pathlib import Path
 
 from kenso_git.errors import NotAnIndexError
+from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.store import schema
+from kenso_git.store import wal
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 # kenso 2.0.0's index: its tables are replaced when kenso-git adopts the file
@@ -23,7 +25,6 @@ KENSO_TABLES = frozenset(
     | {f"chunks_fts_{shadow}" for shadow in ("data", "idx", "docsize", "config", "content")}
 )
 _NAMED = 5  # foreign tables named in the message
-OWN_FOLDER = ".kenso"
 _INDEX_HINT = "name the index file with --db (by default .kenso/docs.db at the root)"
 
 
@@ -31,7 +32,7 @@ def not_sqlite(db_path: Path) -> NotAnIndexError | None:
     """The error for a file at `db_path` that holds bytes but not SQLite's header; None
     when it does start so, is empty, cannot be read (the caller names that cause), or lies
     in kenso-git's own `.kenso/` folder (there it is a damaged index: `--rebuild` replaces it)."""
-    if db_path.parent.name == OWN_FOLDER or not db_path.is_file():
+    if db_path.parent.name == DB_DIRNAME or not db_path.is_file():
         return None
     head = read_head(db_path)
     if not head or head == SQLITE_HEADER:
@@ -83,11 +84,11 @@ def check_claim(conn: sqlite3.Connection, db_path: Path, version: int) -> None:
         raise _foreign(db_path, f"it holds the tables {', '.join(foreign[:_NAMED])}{more}")
 
 
-def check_file(db_path: Path, *, replacing: bool = False) -> None:
+def check_file(db_path: Path) -> None:
     """Refuse a file named as the index that holds something else, before a writer takes
-    its lock or builds anything beside it (`replacing`: for `ingest --rebuild`). An SQLite
-    file that cannot be read (damaged) is left to the writer, which names the damage or,
-    rebuilding, replaces it.
+    its lock or builds anything beside it, and before `ingest --rebuild` replaces it. An
+    SQLite file that cannot be read (damaged) is left to the writer, which names the damage
+    or, rebuilding, replaces it; so is anything in kenso-git's own `.kenso/`.
 
     Raises:
         NotAnIndexError: the file holds something else.
@@ -106,10 +107,10 @@ def check_file(db_path: Path, *, replacing: bool = False) -> None:
     error = not_sqlite(db_path)
     if error is not None:
         raise error
-    if db_path.parent.name == OWN_FOLDER and replacing:
-        return
+    if db_path.parent.name == DB_DIRNAME:
+        return  # ours: damaged or not, the writer's own check (open_writer) has the last word
     try:
-        conn = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(wal.file_uri(db_path, "ro"), uri=True)
     except (sqlite3.Error, OSError):
         return
     try:

@@ -317,7 +317,6 @@ def check_pages(conn: sqlite3.Connection, db_path: Path) -> None:
 
 def _ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    claim.check_claim(conn, db_path, version)  # never into another program's database
     if version == schema.SCHEMA_VERSION:
         _refresh_update_trigger(conn)
         return

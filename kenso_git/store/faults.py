@@ -15,7 +15,6 @@ from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import IndexWriteError
-from kenso_git.store.claim import not_sqlite
 
 REBUILD_HINT = (
     "run `kenso-git ingest --rebuild`: it builds a new index and replaces the file "
@@ -77,6 +76,8 @@ def database_failure(db_path: Path, err: sqlite3.Error, *, waited_s: float = 0) 
             "the command again",
         )
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text:
+        from kenso_git.store.claim import not_sqlite  # this error's path only
+
         foreign = not_sqlite(db_path)  # a document named by --db: never "rebuild" it
         if foreign is not None:
             return foreign

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from kenso_git.records import NamedTuple
 from kenso_git.repo.ignore import Signature
-from kenso_git.store.claim import OWN_FOLDER
+from kenso_git.repo.workspace import DB_DIRNAME
+from kenso_git.store import wal
 from kenso_git.store.claim import SQLITE_HEADER
 from kenso_git.store.claim import read_head
 from kenso_git.store.claim import user_tables
@@ -151,13 +152,13 @@ class RevisionCache:
         kenso-git's own `.kenso/` folder always; in a folder an index named by `--db`
         shares with others, only when it is empty or an SQLite file of the cache's tables
         alone (a damaged one there is not ours to throw away)."""
-        if self.path.parent.name == OWN_FOLDER:
+        if self.path.parent.name == DB_DIRNAME:
             return True
         head = read_head(self.path)
         if head != SQLITE_HEADER:
             return head == b""  # empty: made just now; unreadable or anything else: not ours
         try:
-            probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            probe = sqlite3.connect(wal.file_uri(self.path, "ro"), uri=True)
             try:
                 names = user_tables(probe)
             finally:
