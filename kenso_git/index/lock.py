@@ -81,7 +81,7 @@ def _not_ours(path: Path, held: bytes) -> UsageError:
     index named by `--db` shares its folder, and that file is not ours to overwrite."""
     shown = held.decode("utf-8", "replace").split("\n")[0][:20]
     return UsageError(
-        f"{path} is not kenso-git's lock (it holds {shown!r}): left as it is",
+        f"{path.name} is not kenso-git's lock (it holds {shown!r}): left as it is",
         path=str(path),
         hint="keep the index in a folder of its own (--db FOLDER/docs.db), or the default "
         ".kenso/docs.db",

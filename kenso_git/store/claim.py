@@ -100,7 +100,7 @@ def check_file(db_path: Path) -> None:
     if not stat.S_ISREG(mode):  # a folder, /dev/null, a pipe: never opened, never replaced
         kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
         raise NotAnIndexError(
-            f"{db_path} is {kind}, so it cannot be an index: left as it is",
+            f"{db_path.name} is {kind}, so it cannot be an index: left as it is",
             path=str(db_path),
             hint=_INDEX_HINT,
         )
