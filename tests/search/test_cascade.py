@@ -8,6 +8,7 @@ import pytest
 
 from kenso_git.search.ranked.cascade import search
 from kenso_git.search.ranked.hits import relevance
+from kenso_git.search.ranked.rank import ENV
 from kenso_git.store.schema import BM25_WEIGHTS
 from tests.helpers import require_corpus
 from tests.search.helpers import IndexBuilder
@@ -173,7 +174,10 @@ def _raw_scores(conn: sqlite3.Connection, expression: str) -> dict[str, float]:
     return dict(rows.fetchall())
 
 
-def test_relation_rerank_multiplies_by_in_set_links(tmp_path: Path) -> None:
+def test_relation_rerank_multiplies_by_in_set_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV, "-compress")  # the scores as BM25 gave them, then the relations
     b = IndexBuilder(tmp_path / "i.db")
     for i in range(4):
         b.doc(f"docs/d{i}.md", "gadget " * (4 - i) + "filler text " * 5)

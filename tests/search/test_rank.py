@@ -11,13 +11,15 @@ from kenso_git.kb import KnowledgeBase
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
 from kenso_git.search.ranked.rank import SIGNALS
-from kenso_git.search.ranked.rank import WEIGHTS
+from kenso_git.search.ranked.rank import TUNING
 from kenso_git.search.ranked.rank import Evidence
 from kenso_git.search.ranked.rank import boosts
+from kenso_git.search.ranked.rank import compressed
 from kenso_git.search.ranked.rank import enabled_signals
 from kenso_git.search.ranked.rank import words
 from tests.helpers import connect_raw
 from tests.helpers import docs_kb
+from tests.search.helpers import topics_kb
 
 FILLER = "Other text about layout, styling and data binding fills this paragraph out.\n\n"
 
@@ -71,7 +73,7 @@ def test_a_heading_that_is_the_query_outweighs_one_that_only_shares_a_word(
     )
     paths = ["docs/a.md", "docs/b.md"]
     found = boosts(_conn(kb), "token refresh", [], paths, frozenset({"heading"}))
-    assert found["docs/b.md"] == pytest.approx(WEIGHTS["heading"])  # full cover
+    assert found["docs/b.md"] == pytest.approx(TUNING.heading)  # full cover
     assert 0 < found["docs/a.md"] < found["docs/b.md"]
 
 
@@ -183,7 +185,7 @@ def test_hspec_discounts_a_heading_every_candidate_shares(tmp_path: Path) -> Non
     assert set(shared) == set(paths)  # without hspec: a full cover for each
     assert boosts(_conn(kb), "synopsis", [], paths, on) == {}
     own = boosts(_conn(kb), "ls output format", [], paths, on)
-    assert own["docs/ls.md"] == pytest.approx(WEIGHTS["heading"])  # a heading of its own
+    assert own["docs/ls.md"] == pytest.approx(TUNING.heading)  # a heading of its own
 
 
 def test_word_weights_sum_the_same_in_any_order() -> None:
@@ -197,3 +199,32 @@ def test_word_weights_sum_the_same_in_any_order() -> None:
     weights.memo.update(values)
     totals = {weights.total(order) for order in (["a", "b", "c"], ["c", "b", "a"], ["b", "c", "a"])}  # type: ignore[arg-type]
     assert totals == {0.6}
+
+
+def test_compress_weighs_a_long_pages_repeated_words_less_than_a_title_that_names_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the question's words fill a long section of the overview; the page the question is
+    # about is titled with one of them and says two more once
+    kb = topics_kb(
+        tmp_path,
+        {
+            "rotate.md": "# Key Rotation\n\nReplace the old pair with a new one when the "
+            "certificate expires.\n\n" + FILLER,
+            "overview.md": "# Security Overview\n\n## Keys\n\n"
+            + "Signing keys sign each release; rotate signing keys on a schedule, and keep "
+            "the certificate of every signing key. " * 8 + "\n\n",
+        },
+    )
+    question = "rotate the signing keys before the certificate expires"
+    monkeypatch.setenv(ENV, "-compress")
+    assert _top(kb, question)[:2] == ["docs/overview.md", "docs/rotate.md"]
+    monkeypatch.delenv(ENV)
+    assert _top(kb, question)[:2] == ["docs/rotate.md", "docs/overview.md"]
+
+
+def test_compressed_keeps_the_best_score_and_brings_the_others_towards_it() -> None:
+    assert compressed(8.0, 8.0) == 8.0  # the top score, and the labels read from it, keep scale
+    assert 2.0 < compressed(2.0, 8.0) < 8.0
+    assert compressed(2.0, 8.0) == pytest.approx(8.0 * 0.25**TUNING.score_power)
+    assert compressed(0.0, 8.0) == 0.0 and compressed(3.0, 0.0) == 3.0

@@ -62,7 +62,7 @@ def test_a_sibling_summary_sharing_half_the_question_does_not_outrank_its_page(
         },
     )
     question = "remove the trailing slash from every generated link URL"
-    monkeypatch.setattr(rank, "SUMMARY_POWER", 1.0)  # a partial summary match counted whole
+    monkeypatch.setattr(rank, "TUNING", rank.TUNING._replace(summary_power=1.0))  # partial = whole
     assert ranked_paths(kb, question)[0] == "docs/urls.md"
     monkeypatch.undo()
     assert ranked_paths(kb, question)[:2] == ["docs/slash.md", "docs/urls.md"]
@@ -92,7 +92,7 @@ def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
         },
     )
     question = "python exporter batches retries"
-    monkeypatch.setitem(rank.WEIGHTS, "path", 0.1)  # the weight before #31
+    monkeypatch.setattr(rank, "TUNING", rank.TUNING._replace(path=0.1))  # before #31
     assert ranked_paths(kb, question)[0] == "docs/languages/js/exporters.md"
     monkeypatch.setenv(ENV, "+parallel")  # the opt-in signal decides it too
     assert ranked_paths(kb, question)[0] == "docs/languages/python/exporters.md"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
+from kenso_git.search.ranked import rank
 from kenso_git.search.ranked.parallel import group_of
 from kenso_git.search.ranked.parallel import is_near_duplicate
 from kenso_git.search.ranked.rank import DEFAULT_ON
@@ -44,6 +45,9 @@ def test_a_parallel_page_the_question_names_by_its_folder_is_found_through_its_t
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert "parallel" not in DEFAULT_ON  # off: the held-out half did not confirm it (#31)
+    # since the eighth round's weights the path signal alone ranks the site twin first here;
+    # at the earlier path weight it does not, and `parallel` is what lifts it
+    monkeypatch.setattr(rank, "TUNING", rank.TUNING._replace(path=0.3))
     kb = topics_kb(tmp_path, _twins())
     before, after = _without_and_with(kb, "Returns the copyright notice of the site", monkeypatch)
     assert before[0] == "docs/methods/page/Copyright.md"

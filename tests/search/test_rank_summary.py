@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
+from kenso_git.search.ranked import rank
 from kenso_git.search.ranked.cascade import search
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
@@ -47,11 +48,15 @@ def test_a_page_described_by_the_question_outranks_one_whose_heading_shares_its_
     # neither page holds every word ("floating"): both are OR hits, ranked by the signals
     assert {h.cascade_stage for h in described.search(QUESTION, limit=2).hits} == {"OR"}
     assert "summary" in DEFAULT_ON
-    # the heading signal alone lifts the wrong page (since the heading power, the defaults
-    # without `summary` no longer do: BM25 favours the described page here)
+    # the heading signal alone, a partial heading counted whole, lifts the wrong page (at
+    # the heading power the defaults without `summary` no longer do: BM25 favours the
+    # described page here)
+    monkeypatch.setattr(rank, "TUNING", rank.TUNING._replace(heading_power=1.0))
     monkeypatch.setenv(ENV, "heading")
     assert _top(described, QUESTION) == "docs/layout.md"
     monkeypatch.delenv(ENV)
+    assert _top(described, QUESTION) == "docs/topmost.md"
+    monkeypatch.undo()
     assert _top(described, QUESTION) == "docs/topmost.md"
 
 

@@ -38,6 +38,7 @@ from kenso_git.search.ranked.query import check_query
 from kenso_git.search.ranked.rank import Evidence
 from kenso_git.search.ranked.rank import boosts
 from kenso_git.search.ranked.rank import cascade_threshold
+from kenso_git.search.ranked.rank import compressed
 from kenso_git.search.ranked.rank import enabled_signals
 from kenso_git.search.ranked.rankdocs import LinkTarget
 from kenso_git.search.ranked.rankdocs import heading_links
@@ -292,9 +293,9 @@ def _document_rank(
         return best
     evidence = [Evidence(r.file_path, r.score, r.tier) for r in rows]
     found = boosts(conn, text, evidence, [r.file_path for r in best], signals)
+    top = max(r.score for r in best) if "compress" in signals else 0.0
     boosted = [
-        r._replace(score=r.score * (1 + found[r.file_path])) if r.file_path in found else r
-        for r in best
+        r._replace(score=compressed(r.score, top) * (1 + found.get(r.file_path, 0.0))) for r in best
     ]
     ranked = sorted(boosted, key=_order)
     return _lift(conn, text, ranked, filters, signals) if "parallel" in signals else ranked

@@ -43,11 +43,15 @@ the boost adds up:
 * `parallel` (#31, search.ranked.parallel): among the first 10 documents, a page is put just
   above a parallel page (the same file name in another folder: one page per language or
   platform) or a near-duplicate (a sibling whose file name differs by one word) ranked
-  higher, when the question names a word of its own path or title that the other lacks.
+  higher, when the question names a word of its own path or title that the other lacks;
+* `compress` (#31): each candidate's BM25 score is raised to `Tuning.score_power` relative to the
+  best candidate's before the boost multiplies it: BM25 grows with a long page's repeated
+  words, and uncompressed it outweighed the fields that say what a page is (the weights
+  and powers above were fitted with it, on the tuning half).
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
-`KENSO_GIT_RANK=-spread,+dedupe` turns single signals off or on (the benchmark's
-ablation); `dedupe` and `hspec` are off by default.
+`KENSO_GIT_RANK=-compress,+dedupe` turns single signals off or on (the benchmark's
+ablation); `dedupe`, `hspec`, `include`, `parallel` and `spread` are off by default.
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ SIGNALS = (
     "abbrev",
     "parallel",
     "anchors",
+    "compress",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
@@ -92,26 +97,58 @@ INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
 # no difference there, so both are off; so is `include` (#31: it cost Hugo's docs 0.005).
 # `parallel` earned on the tuning half but not on the held-out half, which #31 asks of a
 # signal before it is on (Dapr and gRPC up, Flux and cert-manager down, +0.001 pooled);
-# `anchors` earned on both halves (docs-desktop +0.002, cert-manager +0.009, none down)
-DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec", "include", "parallel"}
-WEIGHTS = {
-    "title": 0.9,
-    "heading": 1.1,
-    "path": 0.3,  # #31: parallel pages (one per language) told apart by a path word
-    "spread": 0.1,
-    "index": 0.4,
-    "summary": 0.8,
-}
+# `anchors` earned on both halves (docs-desktop +0.002, cert-manager +0.009, none down);
+# `spread` weighs 0 in the weights fitted on the tuning half (#31, eighth round), so it is off
+DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec", "include", "parallel", "spread"}
 HSPEC_P = 1.0
-# A field's F-measure is raised to a power before weighting, so a near-exact match counts
-# far more than a partial one: a page with a section named exactly as the query must beat
-# a page whose title, path and a heading each share half its words (tuned on the tuning
-# half, docs/ranking.md; 1 = plain F-measure)
-TITLE_POWER = 1.5
-HEADING_POWER = 2.0
-# #31: a sibling whose description shares half a question's words must not outrank the page
-# the question describes (its own description cut from the index): near-exact only
-SUMMARY_POWER = 2.0
+
+
+class Tuning(NamedTuple):
+    """How the signals' measures combine into a boost: each signal's weight and the powers
+    its F-measure is raised to first, so a near-exact match counts far more than a partial
+    one (a page with a section named exactly as the query must beat a page whose title,
+    path and a heading each share half its words; 1 = plain F-measure).
+
+    Fitted together on the tuning half of #31 (`benchmarks/rank_fit.py`: coordinate ascent
+    on the description-stripped MRR@10 and hit@1 of four corpora, no corpus's stripped or
+    plain kinds allowed to drop; benchmarks/relevance-results.md, eighth round). `spread`
+    weighs 0 in that fit and is off by default; its weight here is the earlier one, for
+    `+spread`.
+    """
+
+    title: float = 1.2
+    heading: float = 1.1
+    path: float = 0.6  # #31: parallel pages (one per language) told apart by a path word
+    spread: float = 0.1
+    index_page: float = 0.6  # signal `index`
+    summary: float = 1.2
+    title_power: float = 1.5
+    heading_power: float = 3.0
+    # #31: a sibling whose description shares half a question's words must not outrank the
+    # page the question describes (its own description cut from the index): near-exact only
+    summary_power: float = 3.0
+    # signal `compress` (#31): a candidate's BM25 enters the document score as
+    # `best x (score / best) ** score_power` (`best`: the highest among the candidates), so
+    # a long page's lead in term counts weighs less against the document signals, while the
+    # top score, and the relevance labels read from it, keep their scale
+    score_power: float = 0.6
+
+
+TUNING = Tuning()
+
+
+class Features(NamedTuple):
+    """What the signals measured of one candidate, before any weight or power."""
+
+    path: float  # F-measure of the query against the path's words
+    title: float  # ... against the title (0 when `dedupe` gives the title to another page)
+    summary: float  # ... against the summary fields
+    heading: float  # ... against the best heading (`hspec`: discounted by its spread)
+    chunks: int  # matching chunks among those fetched
+    index_page: float  # signal `index`: share of the query naming a section page's folder
+    included: bool  # under a folder of include snippets
+
+
 IDF_K = 1.0
 IDF_SMOOTH = 0.5
 KENSO_THRESHOLD = 3  # kenso's cascade stops once a stage's hits span this many documents
@@ -206,6 +243,24 @@ def boosts(
     signals: frozenset[str],
 ) -> dict[str, float]:
     """The multiplicative boost (`score x (1 + boost)`) of each candidate file."""
+    out: dict[str, float] = {}
+    for p, measured in features(conn, query, evidence, candidates, signals).items():
+        value = boost(measured, signals)
+        if value:
+            out[p] = value
+    return out
+
+
+def features(
+    conn: sqlite3.Connection,
+    query: str,
+    evidence: Iterable[Evidence],
+    candidates: Sequence[str],
+    signals: frozenset[str],
+    tuning: Tuning | None = None,
+) -> dict[str, Features]:
+    """What each enabled signal measures of each candidate file (0 where it is off);
+    `tuning` matters to `hspec` only."""
     spelled = spelled_out(query) if "abbrev" in signals else ()
     wanted = collapse(words(query), spelled)
     if not signals or not wanted or not candidates:
@@ -221,24 +276,50 @@ def boosts(
     path_cover = {p: _cover(wanted, paths[p], weights) for p in candidates}
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
     shared = _heading_freq(docs, candidates) if "hspec" in signals else None
-    out: dict[str, float] = {}
+    out: dict[str, Features] = {}
     for p in candidates:
         doc = docs.get(p)
-        boost = WEIGHTS["path"] * path_cover[p] if "path" in signals else 0.0
+        title = summary = heading = 0.0
         if doc is not None:
-            owns = owners.get(doc.title_key, p) == p
-            boost += _doc_boost(wanted, doc, signals, owns, weights, shared)
-        if "spread" in signals:
-            boost += WEIGHTS["spread"] * math.log2(min(chunks.get(p, 1), SPREAD_CAP))
-        if "index" in signals and p.rsplit("/", 1)[-1].lower() in INDEX_NAMES:
+            if "title" in signals and owners.get(doc.title_key, p) == p:
+                title = _cover(wanted, doc.title, weights)
+            fields = doc.summary | doc.redirects if "redirects" in signals else doc.summary
+            if "summary" in signals and fields:
+                summary = _cover(wanted, fields, weights)
+            if "heading" in signals and doc.headings:
+                heading = _best_heading(wanted, doc.headings, weights, shared, tuning or TUNING)
+        index = 0.0
+        if p.rsplit("/", 1)[-1].lower() in INDEX_NAMES:
             folder = _folder_words(p)
-            if folder:
-                boost += WEIGHTS["index"] * len(wanted & folder) / len(wanted)
-        if "include" in signals and _included(p):
-            boost = (1 + boost) * INCLUDE_PRIOR - 1
-        if boost:
-            out[p] = boost
+            index = len(wanted & folder) / len(wanted) if folder else 0.0
+        out[p] = Features(
+            path_cover[p], title, summary, heading, chunks.get(p, 1), index, _included(p)
+        )
     return out
+
+
+def boost(measured: Features, signals: frozenset[str], tuning: Tuning | None = None) -> float:
+    """One candidate's boost: the enabled signals' measures, each raised to its power and
+    weighed (`tuning`, else `TUNING`), summed."""
+    t = tuning or TUNING
+    value = t.path * measured.path if "path" in signals else 0.0
+    value += t.title * math.pow(measured.title, t.title_power)
+    value += t.summary * math.pow(measured.summary, t.summary_power)
+    value += t.heading * math.pow(measured.heading, t.heading_power)
+    if "spread" in signals:
+        value += t.spread * math.log2(min(measured.chunks, SPREAD_CAP))
+    if "index" in signals:
+        value += t.index_page * measured.index_page
+    if "include" in signals and measured.included:
+        value = (1 + value) * INCLUDE_PRIOR - 1
+    return value
+
+
+def compressed(score: float, best: float, tuning: Tuning | None = None) -> float:
+    """Signal `compress`: `score` brought towards `best` (the highest candidate's score)."""
+    if best <= 0 or score <= 0:
+        return score
+    return best * math.pow(score / best, (tuning or TUNING).score_power)
 
 
 def _collapsed(doc: Doc, spelled: tuple[Spelled, ...]) -> Doc:
@@ -277,30 +358,22 @@ def _heading_freq(docs: dict[str, Doc], candidates: Sequence[str]) -> dict[froze
     return {h: (c - 1) / n for h, c in count.items()}
 
 
-def _doc_boost(
+def _best_heading(
     wanted: frozenset[str],
-    doc: Doc,
-    signals: frozenset[str],
-    owns: bool,
+    headings: tuple[frozenset[str], ...],
     weights: _Weights,
     shared: dict[frozenset[str], float] | None,
+    tuning: Tuning,
 ) -> float:
-    boost = 0.0
-    if "title" in signals and owns:
-        boost += WEIGHTS["title"] * _cover(wanted, doc.title, weights) ** TITLE_POWER
-    summary = doc.summary | doc.redirects if "redirects" in signals else doc.summary
-    if "summary" in signals and summary:
-        boost += WEIGHTS["summary"] * _cover(wanted, summary, weights) ** SUMMARY_POWER
-    if "heading" in signals and doc.headings:
-        # a heading many candidates share (`Synopsis`, `See Also`) tells them apart little
-        best = max(
-            _cover(wanted, h, weights) ** HEADING_POWER * (1 - shared.get(h, 0.0)) ** HSPEC_P
-            if shared is not None
-            else _cover(wanted, h, weights) ** HEADING_POWER
-            for h in doc.headings
-        )
-        boost += WEIGHTS["heading"] * best
-    return boost
+    """The best heading's cover; with `hspec`, a heading many candidates share (`Synopsis`,
+    `See Also`) tells them apart little: its cover is discounted so that, raised to the
+    heading power, it is `cover ** power x (1 - share) ** HSPEC_P`."""
+    if shared is None:
+        return max(_cover(wanted, h, weights) for h in headings)
+    exponent = HSPEC_P / tuning.heading_power
+    return max(
+        _cover(wanted, h, weights) * math.pow(1 - shared.get(h, 0.0), exponent) for h in headings
+    )
 
 
 def _title_owners(
