@@ -102,6 +102,24 @@ def findings(n: int) -> str:
     return _fm(["relates_to:", *(f"  - missing/{i}.md" for i in range(n))], body)
 
 
+def backtick_runs(n: int) -> str:
+    """One line of unmatched backtick runs of many widths, each followed by a link: every
+    link asks whether it is in a code span (text.mdcode)."""
+    return "# Doc\n\n" + "".join("`" * (i % 40 + 1) + " [x](y.md) " for i in range(n)) + "\n"
+
+
+def indented_blocks(n: int) -> str:
+    """Blank-then-indented lines, alternately code and a list item's continuation."""
+    return "# Doc\n\n" + "".join(
+        f"- item {i}\n\n    [x](y.md)\n\nText.\n\n    [c](d.md)\n\n" for i in range(n)
+    )
+
+
+def backslashes(n: int) -> str:
+    """Runs of backslashes before `](`: each link asks whether its bracket is escaped."""
+    return "# Doc\n\n" + "".join("\\" * (i % 30) + "](y.md) " for i in range(n)) + "\n"
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "fences": fences,
     "tables": tables,
@@ -120,6 +138,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "relates_string": relates_string,
     "long_line": long_line,
     "findings": findings,
+    "backtick_runs": backtick_runs,
+    "indented_blocks": indented_blocks,
+    "backslashes": backslashes,
 }
 
 

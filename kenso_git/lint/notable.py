@@ -4,7 +4,7 @@
 differs in case or has a fragment to check. Most links of a corpus lead where they say: this
 pass looks each target up in the classification cache as soon as the `](` scan meets it and
 moves on when it leads to a file with no fragment, so such a link costs one dictionary
-lookup, with no record made, no code-span parity and no image check. Everything else is
+lookup, with no record made, no code-span check and no image check. Everything else is
 what `text.mdlinks.links` and `LinkFacts._classify` make of it, in body order.
 
 The caps of `links` (`MAX_REFS`, `MAX_LINK_SCANS`) stop a pathological page part way; a
@@ -27,6 +27,8 @@ from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
 from kenso_git.text.links import LINK_TARGET
+from kenso_git.text.mdcode import CodeSpans
+from kenso_git.text.mdcode import escaped
 from kenso_git.text.mdlinks import _CODE_SPAN
 from kenso_git.text.mdlinks import _DEFINITION
 from kenso_git.text.mdlinks import DEFINITION
@@ -67,7 +69,7 @@ class _Pass:
 
     __slots__ = (
         "body",
-        "counted",
+        "code",
         "facts",
         "folder",
         "here",
@@ -75,7 +77,6 @@ class _Pass:
         "seen",
         "skipped",
         "source",
-        "ticks",
         "tried",
     )
 
@@ -90,7 +91,7 @@ class _Pass:
         self.kept: list[tuple[LinkRef, Placed]] = []
         self.skipped: dict[str, int] = {}  # a dict: a Counter costs ~1 us to make
         self.seen = 0  # `](` and definitions met: at MAX_REFS the caps of `links` may bind
-        self.ticks, self.counted = 0, 0  # backticks since `counted` on its line (a region's)
+        self.code = CodeSpans(doc.body)  # the code spans of each line a link is met on
         self.tried = -1  # the line start last tried as a definition (a region's)
 
     def region(self, start: int, end: int) -> bool:
@@ -103,7 +104,7 @@ class _Pass:
         the region), once per line.
         """
         body, here = self.body, self.here
-        seen, self.ticks, self.counted, self.tried = self.seen, 0, start, -1
+        seen, self.tried = self.seen, -1
         for match in _LINK_OR_COLON.finditer(body, start, end):
             raw = match[1]
             if raw is None or "]:" in match[0]:
@@ -145,15 +146,10 @@ class _Pass:
         return placed
 
     def _inline(self, match: re.Match[str], start: int, placed: Placed) -> None:
-        """An inline link that may be reported: kept unless inside a code span (the
-        parity of `links`, caught up over what was passed by) or skipped (counted)."""
+        """An inline link that may be reported: kept unless inside a code span or after an
+        escaped `]` (the rules of `links`, `text.mdcode`) or skipped (counted)."""
         body, at = self.body, match.start()
-        newline = body.rfind("\n", self.counted, at)
-        if newline >= 0:
-            self.ticks, self.counted = 0, newline + 1
-        self.ticks += body.count("`", self.counted, at)
-        self.counted = at
-        if self.ticks & 1:
+        if self.code.inside(at) or escaped(body, at):
             return
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1

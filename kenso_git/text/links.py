@@ -19,6 +19,9 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 
+from kenso_git.text.mdcode import CodeSpans
+from kenso_git.text.mdcode import escaped
+from kenso_git.text.mdcode import outside_code_blocks
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import is_normal_path
 from kenso_git.text.parse import normalise_target
@@ -62,16 +65,6 @@ def raw_relations(doc: Document) -> str | None:
     return json.dumps(pairs, ensure_ascii=False) if pairs else None
 
 
-def _outside_fences(doc: Document) -> Iterator[tuple[int, int]]:
-    start = 0
-    for fence_start, fence_end in doc.fences:
-        if fence_start > start:
-            yield start, fence_start
-        start = max(start, fence_end)
-    if start < len(doc.body):
-        yield start, len(doc.body)
-
-
 def _link_target(raw: str) -> str | None:
     """`raw` as a document-relative path to a Markdown file, or None (a URL, an anchor of
     this document, another kind of file)."""
@@ -87,22 +80,17 @@ def _link_target(raw: str) -> str | None:
 
 def inline_links(doc: Document) -> list[str]:
     """The distinct targets of the document's inline links to Markdown files, in order,
-    outside fenced code and inline code spans, each relative to the document (`./x.md`)
-    or to the root (`/x.md`). Linear in the body's length."""
+    outside code blocks, code spans and escaped brackets (`text.mdcode`), each relative to
+    the document (`./x.md`) or to the root (`/x.md`). Linear in the body's length."""
     body, found, scans = doc.body, dict[str, None](), 0
     name = doc.path.rpartition("/")[2]
-    for start, end in _outside_fences(doc):
-        ticks, counted = 0, start
+    in_code = CodeSpans(body).inside
+    for start, end in outside_code_blocks(doc):
         at = body.find("](", start, end)
         while at >= 0 and len(found) < MAX_INLINE_LINKS and scans < MAX_LINK_SCANS:
             scans += 1
-            newline = body.rfind("\n", counted, at)
-            if newline >= 0:  # a new line: inline code spans do not cross lines here
-                ticks, counted = 0, newline + 1
-            ticks += body.count("`", counted, at)
-            counted = at
             match = _TARGET.match(body, at + 2, end)
-            if match is not None and ticks % 2 == 0:
+            if match is not None and not in_code(at) and not escaped(body, at):
                 target = _link_target(match[1])
                 # a link to the document itself is no relation (its file name tells cheaply)
                 if target is not None and (

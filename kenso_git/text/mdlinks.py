@@ -2,9 +2,10 @@
 inline code (pure; linear in the body's length).
 
 Inline links and images (`[text](target)`, `![alt](target)`) are found as `text.links` finds
-them for the link graph (the same `](` scan, target pattern and code-span rule), plus the
-targets of reference definitions (`[label]: target`), which reference-style links use.
-Fenced code and HTML comments are skipped: neither is rendered as a link.
+them for the link graph (the same `](` scan, target pattern and code rules of
+`text.mdcode`), plus the targets of reference definitions (`[label]: target`), which
+reference-style links use. Fenced and indented code, code spans, escaped brackets and HTML
+comments are skipped: none is rendered as a link.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from collections.abc import Iterator
 from kenso_git.records import NamedTuple
 from kenso_git.text.links import LINK_TARGET
 from kenso_git.text.links import MAX_LINK_SCANS
+from kenso_git.text.mdcode import CodeSpans
+from kenso_git.text.mdcode import code_blocks
+from kenso_git.text.mdcode import escaped
 from kenso_git.text.parse import Document
 
 LINK = "link"
@@ -52,19 +56,19 @@ class LinkRef(NamedTuple):
 
 
 def regions(doc: Document) -> Iterator[tuple[int, int]]:
-    """The [start, end) ranges of the body outside fenced code and HTML comments."""
+    """The [start, end) ranges of the body outside code blocks and HTML comments."""
     body, start = doc.body, 0
-    for fence_start, fence_end in (*doc.fences, (len(body), len(body))):
-        yield from _outside_comments(body, start, fence_start)
-        start = max(start, fence_end)
+    for block_start, block_end in (*code_blocks(doc), (len(body), len(body))):
+        yield from _outside_comments(body, start, block_start)
+        start = max(start, block_end)
 
 
 def region_list(doc: Document) -> list[tuple[int, int]]:
-    """`regions` as a list; a body with no fenced code and no comment (most) is one."""
+    """`regions` as a list; a body with no code block and no comment (most) is one."""
     body = doc.body
-    if _COMMENT.search(body) is None:  # most bodies: only fenced code to step over
+    if _COMMENT.search(body) is None:  # most bodies: only code blocks to step over
         out, start = [], 0
-        for fence_start, fence_end in doc.fences:
+        for fence_start, fence_end in code_blocks(doc):
             if fence_start > start:
                 out.append((start, fence_start))
             start = max(start, fence_end)
@@ -110,21 +114,16 @@ def links(doc: Document, spans: list[tuple[int, int]] | None = None) -> list[Lin
     (`spans`: its `regions`, when the caller has them already)."""
     body, found, scans, full = doc.body, list[LinkRef](), 0, False
     # the loop runs once per link of a corpus (12,500 in the docs corpus): names bound here
-    append, rfind, count, find = found.append, body.rfind, body.count, body.find
+    append, rfind, find = found.append, body.rfind, body.find
+    in_code = CodeSpans(body).inside
     definitions = "]:" in body
     for start, end in regions(doc) if spans is None else spans:
-        ticks, counted = 0, start
         for match in _INLINE.finditer(body, start, end):
             scans += 1
             if full or scans > MAX_LINK_SCANS:
                 break
             at = match.start()
-            newline = rfind("\n", counted, at)
-            if newline >= 0:  # a new line: inline code spans do not cross lines here
-                ticks, counted = 0, newline + 1
-            ticks += count("`", counted, at)
-            counted = at
-            if ticks & 1:
+            if in_code(at) or (body[at - 1] == "\\" and escaped(body, at)):
                 continue
             # `_is_image`'s common case inline: the nearest `[` opens this link's text
             low = at - _BRACKET_WINDOW if at - _BRACKET_WINDOW > start else start

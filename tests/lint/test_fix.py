@@ -118,3 +118,19 @@ def test_lint_fix_never_turns_a_symbolic_link_into_a_file(moved: Path) -> None:
     fixed = (moved / "docs" / "guide.md").read_text(encoding="utf-8")
     assert "payments/retries.md#backoff" in fixed and "old.md" not in fixed
     assert git(moved, "status", "--porcelain").strip() == "M docs/guide.md"
+
+
+def test_lint_fix_leaves_links_written_as_code_alone(moved: Path) -> None:
+    # Markdown shown as source: an indented code block, a double-backtick span and escaped
+    # brackets hold no link, so nothing is reported and --fix rewrites none of them
+    howto = (
+        "# Writing links\n\nThis page shows Markdown source; no sample below is a link.\n\n"
+        "    See [the retries](old.md) for details.\n\n"
+        "Escaped: \\[retries\\](missing-page.md) and ``[retries](old.md)`` in code.\n"
+    )
+    write(moved, {"docs/howto.md": howto})
+    commit_all(moved, "howto")
+    result = run(moved, "--format", "concise", "--select", "KS022,KS024", "docs/howto.md")
+    assert (result.returncode, result.stdout) == (0, ""), result.stdout + result.stderr
+    run(moved, "--fix", "docs/howto.md")
+    assert (moved / "docs" / "howto.md").read_text(encoding="utf-8") == howto

@@ -22,6 +22,9 @@ _PIECE = st.sampled_from(
         "-->",
         "<!-- c -->",
         "[a](b.md)",
+        "    [c](d.md)\n",
+        "- item\n",
+        "\t",
     ]
 )
 
