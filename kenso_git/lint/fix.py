@@ -2,8 +2,11 @@
 
 An edit replaces the text a finding names (`Edit.old`) at its 1-based line and column. It is
 applied only where that text still stands, so a file edited since the lint keeps the edit
-made to it; edits that would overlap one already taken on the line are left for the next
-run. Line endings, a byte-order mark and the bytes of untouched lines are kept as they are.
+made to it. A fix can uncover another (a link to a moved page, once rewritten, names an
+anchor that differs in case; an edit overlapping one taken on its line waits): the fixed
+texts are linted again in memory and fixed again, up to `MAX_PASSES`, so one `--fix` (and
+one `--diff`) makes every change. Line endings, a byte-order mark and the bytes of
+untouched lines are kept as they are.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,6 +25,7 @@ from kenso_git.lint.model import Violation
 from kenso_git.records import NamedTuple
 
 _BOM = "\ufeff"
+MAX_PASSES = 4  # a fix uncovers at most a case slip or an overlapping edit: a few passes do
 
 
 class Fixed(NamedTuple):
@@ -81,8 +87,11 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> tuple[str, int]:
     return "".join(lines), applied
 
 
-def plan_fixes(root: Path, violations: Sequence[Violation]) -> FixOutcome:
-    """Read each file with fixable findings and work out its fixed text (nothing written).
+def plan_fixes(
+    root: Path, violations: Sequence[Violation], texts: Mapping[str, str] | None = None
+) -> FixOutcome:
+    """Read each file with fixable findings and work out its fixed text (nothing written);
+    a file in `texts` (repo-relative path -> text) is taken as it reads there.
 
     A file that is not UTF-8 or cannot be read is left alone: its findings stay reported.
     A symbolic link is never written: its edits go to the file it leads to inside the
@@ -98,15 +107,41 @@ def plan_fixes(root: Path, violations: Sequence[Violation]) -> FixOutcome:
             edits.setdefault(real.relative_to(inside).as_posix(), set()).add(v.fix)
     out: list[Fixed] = []
     for path in sorted(edits):
-        try:
-            with open(root / path, encoding="utf-8", newline="") as handle:
-                before = handle.read()
-        except (OSError, UnicodeDecodeError):
-            continue
+        if texts is not None and path in texts:
+            before = texts[path]
+        else:
+            try:
+                with open(root / path, encoding="utf-8", newline="") as handle:
+                    before = handle.read()
+            except (OSError, UnicodeDecodeError):
+                continue
         after, applied = apply_edits(before, edits[path])
         if applied and after != before:
             out.append(Fixed(path, before, after, applied))
     return FixOutcome(tuple(out))
+
+
+def plan_fix_passes(
+    root: Path,
+    violations: Sequence[Violation],
+    relint: Callable[[str, str], Sequence[Violation]],
+    passes: int = MAX_PASSES,
+) -> FixOutcome:
+    """`plan_fixes`, then the fixed texts linted again (`relint(path, text)`, in memory) and
+    fixed again until no edit applies or `passes` are made: one outcome, each file's text
+    before the first pass and after the last."""
+    outcome = plan_fixes(root, violations)
+    done = {f.path: f for f in outcome.files}
+    for _ in range(passes - 1):
+        current = {path: f.after for path, f in done.items()}
+        found = [v for path, text in current.items() for v in relint(path, text)]
+        more = plan_fixes(root, found, current)
+        if not more.files:
+            break
+        for f in more.files:
+            first = done[f.path]
+            done[f.path] = first._replace(after=f.after, applied=first.applied + f.applied)
+    return FixOutcome(tuple(done[path] for path in sorted(done)))
 
 
 def write_fixes(root: Path, outcome: FixOutcome) -> None:

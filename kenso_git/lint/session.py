@@ -17,16 +17,21 @@ from kenso_git.lint.baseline import write_baseline as save_baseline
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.config import load_lint_config
 from kenso_git.lint.config import rule_ids
+from kenso_git.lint.corpus import CorpusFacts
 from kenso_git.lint.corpus import facts_for
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.corpus import start_listing
 from kenso_git.lint.fix import FixOutcome
-from kenso_git.lint.fix import plan_fixes
+from kenso_git.lint.fix import plan_fix_passes
 from kenso_git.lint.fix import write_fixes
 from kenso_git.lint.model import LintReport
+from kenso_git.lint.model import RuleContext
+from kenso_git.lint.model import Violation
+from kenso_git.lint.runner import lint_document
 from kenso_git.lint.runner import lint_documents
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
+from kenso_git.text.parse import parse_document
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
@@ -86,13 +91,13 @@ def run_lint(
     ws = _workspace(paths)
     settings = load_settings(ws.root)
     config = _configured(load_lint_config(settings), overrides, fail_under)
-    report = _lint_once(ws, settings, config, paths, warn)
+    report, facts = _lint_once(ws, settings, config, paths, warn)
     fixes = None
     if fix or diff:
-        fixes = plan_fixes(ws.root, report.violations())
+        fixes = plan_fix_passes(ws.root, report.violations(), partial(_relint, facts, config))
         if fix and fixes.files:
             write_fixes(ws.root, fixes)
-            report = _lint_once(ws, settings, config, paths, None)  # warned once already
+            report, _ = _lint_once(ws, settings, config, paths, None)  # warned once already
     if write_baseline is not None:
         return Outcome(report, save_baseline(report, write_baseline), fixes)
     if baseline is None and config.baseline is not None:
@@ -119,13 +124,24 @@ def _configured(
     return config
 
 
+def _relint(facts: CorpusFacts, config: LintConfig, path: str, text: str) -> tuple[Violation, ...]:
+    """The findings of the document at `path` if it read `text`, judged by the corpus facts
+    of the lint just made (a fix changes link targets only: the other documents' headings,
+    titles and paths stand)."""
+    doc = parse_document(path, text)
+    if facts.links is not None:
+        facts.links.forget(path)
+        facts.links.docs = {**facts.links.docs, path: doc}
+    return lint_document(doc, RuleContext(facts, config.thresholds), config).violations
+
+
 def _lint_once(
     ws: Workspace,
     settings: Settings,
     config: LintConfig,
     paths: Sequence[Path],
     warn: Callable[[str], None] | None,
-) -> LintReport:
+) -> tuple[LintReport, CorpusFacts]:
     from kenso_git.lint.runner import lint_alone
 
     alone = partial(lint_alone, config=config)
@@ -142,4 +158,4 @@ def _lint_once(
         if facts.links is not None:
             facts.links.drop_moves()  # git's moves, when no rule read them (or on error)
     skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
-    return replace(report, skipped=skipped)
+    return replace(report, skipped=skipped), facts

@@ -134,3 +134,30 @@ def test_lint_fix_leaves_links_written_as_code_alone(moved: Path) -> None:
     assert (result.returncode, result.stdout) == (0, ""), result.stdout + result.stderr
     run(moved, "--fix", "docs/howto.md")
     assert (moved / "docs" / "howto.md").read_text(encoding="utf-8") == howto
+
+
+def test_one_fix_run_makes_the_changes_a_fix_uncovers(repo: Path) -> None:
+    # the link's page moved, and its anchor differs in case from the heading: the case slip
+    # shows only once the link leads to the page, so the first pass cannot see it
+    write(
+        repo,
+        {
+            "docs/old-install.md": "# Install guide\n\n## Install steps\n\n"
+            + "Install the thing with steps. " * 4
+            + "\n"
+        },
+    )
+    commit_all(repo, "add")
+    git(repo, "mv", "docs/old-install.md", "docs/install.md")
+    commit_all(repo, "move")
+    guide = "# Guide page\n\nSee [install](old-install.md#Install-Steps) for the setup.\n"
+    write(repo, {"docs/guide.md": guide})
+    commit_all(repo, "guide")
+    fixed = "# Guide page\n\nSee [install](install.md#install-steps) for the setup.\n"
+    patch = run(repo, "--diff", "docs/")
+    assert "+See [install](install.md#install-steps) for the setup.\n" in patch.stdout
+    assert (repo / "docs" / "guide.md").read_text(encoding="utf-8") == guide
+    result = run(repo, "--fix", "--format", "concise", "--select", "KS022,KS023,KS024", "docs/")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "fixed 2 findings in 1 file" in result.stderr
+    assert (repo / "docs" / "guide.md").read_text(encoding="utf-8") == fixed
