@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kenso_git.repo import history as history
     from kenso_git.repo import prestart as prestart
     from kenso_git.repo.drift import INSTRUCTION_PATHSPECS as INSTRUCTION_PATHSPECS
+    from kenso_git.repo.drift import NOT_A_REPOSITORY as NOT_A_REPOSITORY
     from kenso_git.repo.drift import Drift as Drift
     from kenso_git.repo.git import REWRITING_VERBS as REWRITING_VERBS
     from kenso_git.repo.git import diff_names as diff_names
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GIT_REPO_VARS",
     "INSTRUCTION_PATHSPECS",
+    "NOT_A_REPOSITORY",
     "REWRITING_VERBS",
     "Drift",
     "EarlyStatus",
@@ -59,6 +61,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "EarlyStatus": ("kenso_git.repo.gitstatus", "EarlyStatus"),
     "GIT_REPO_VARS": ("kenso_git.repo.prestart", "GIT_REPO_VARS"),
     "INSTRUCTION_PATHSPECS": ("kenso_git.repo.drift", "INSTRUCTION_PATHSPECS"),
+    "NOT_A_REPOSITORY": ("kenso_git.repo.drift", "NOT_A_REPOSITORY"),
     "REWRITING_VERBS": ("kenso_git.repo.git", "REWRITING_VERBS"),
     "Started": ("kenso_git.repo.prestart", "Started"),
     "diff_names": ("kenso_git.repo.git", "diff_names"),

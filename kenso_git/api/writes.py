@@ -58,7 +58,7 @@ class Writes(Base):
         self._check_owner_before_write(rebuild=rebuild)
         from kenso_git.store.claim import check_file
 
-        check_file(self.db_path)  # never into, nor over, a path holding something else
+        check_file(self.db_path, self._tracked)  # never into, nor over, what holds something else
         if not self.owned and not rebuild:
             from kenso_git.index.home import check_takeover
 
@@ -117,7 +117,7 @@ class Writes(Base):
             if not self.owned:  # never into a file named by --db that holds something else
                 from kenso_git.store.claim import check_file
 
-                check_file(self.db_path)
+                check_file(self.db_path, self._tracked)
             with self._turn(hand_off) as left:
                 return run_index(
                     self.workspace,
@@ -222,3 +222,9 @@ class Writes(Base):
         finally:
             if got:
                 self._writer.release()
+
+    def _tracked(self, path: Path) -> bool:
+        """Whether git tracks the file at `path` (asked of an empty file named by --db)."""
+        from kenso_git.repo.git import tracks_files_in
+
+        return self.workspace.is_git and tracks_files_in(self.workspace, path)

@@ -11,6 +11,7 @@ import click
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import JSON
 from kenso_git.cli.options import Option
+from kenso_git.errors import ExitCode
 from kenso_git.serve.service import Service
 
 SINCE = Option(("--since",), "since", "text", "The older revision (branch, tag, id, HEAD~3...).")
@@ -71,12 +72,17 @@ def drift(as_json: bool) -> None:
     .cursor/rules/** (at any depth) with the upstream branch as git last fetched it; never
     fetches. Exit codes: 0 ok (drifted or not: see the output), 2 not a git repository.
     """
+    from kenso_git.api.git import NOT_A_REPOSITORY
+
     found = Service(Path.cwd()).drift()
+    outside = found.reason == NOT_A_REPOSITORY
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2, ensure_ascii=False))
-        return
-    if found.reason:
-        click.echo(f"no drift check: {found.reason}")
+    elif found.reason:
+        click.echo(f"no drift check: {found.reason}", err=outside)
+    if outside:  # as the help says, and as `changed` exits there
+        raise SystemExit(int(ExitCode.USAGE))
+    if as_json or found.reason:
         return
     if not found.files:
         click.echo(f"agent instructions match {found.upstream} (as last fetched)")

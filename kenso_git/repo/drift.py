@@ -81,6 +81,9 @@ class Drift(NamedTuple):
         )
 
 
+NOT_A_REPOSITORY = "not a git repository"
+
+
 def _nothing(reason: str, upstream: str | None = None) -> Drift:
     return Drift(upstream, None, 0, (), reason)
 
@@ -92,7 +95,7 @@ def drift(ws: Workspace) -> Drift:
     without upstream: `reason` says why nothing was compared.
     """
     if ws.git_dir is None:
-        return _nothing("not a git repository")
+        return _nothing(NOT_A_REPOSITORY)
     try:
         upstream = run_git(
             ws, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"

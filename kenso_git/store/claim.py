@@ -4,13 +4,14 @@
 database found there is not an index: opening it as one must neither add kenso-git's tables
 to it nor, with `ingest --rebuild` (the recovery from a damaged index), replace it. An
 empty file, a kenso 2.0.0 index (adopted: rebuilt in place) and a damaged kenso-git index
-are still indexes.
+are still indexes; an empty file git tracks, or an empty Markdown page, is not.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from kenso_git.errors import NotAnIndexError
@@ -26,6 +27,7 @@ KENSO_TABLES = frozenset(
 )
 _NAMED = 5  # foreign tables named in the message
 _INDEX_HINT = "name the index file with --db (by default .kenso/docs.db at the root)"
+_PAGE_SUFFIXES = frozenset({".md", ".markdown"})
 
 
 def not_sqlite(db_path: Path) -> NotAnIndexError | None:
@@ -84,19 +86,22 @@ def check_claim(conn: sqlite3.Connection, db_path: Path, version: int) -> None:
         raise _foreign(db_path, f"it holds the tables {', '.join(foreign[:_NAMED])}{more}")
 
 
-def check_file(db_path: Path) -> None:
+def check_file(db_path: Path, tracked: Callable[[Path], bool] | None = None) -> None:
     """Refuse a file named as the index that holds something else, before a writer takes
     its lock or builds anything beside it, and before `ingest --rebuild` replaces it. An
     SQLite file that cannot be read (damaged) is left to the writer, which names the damage
-    or, rebuilding, replaces it; so is anything in kenso-git's own `.kenso/`.
+    or, rebuilding, replaces it; so is anything in kenso-git's own `.kenso/`. An empty file
+    is an index-to-be (`touch`, `mktemp`) unless it is a Markdown page or `tracked` says git
+    tracks it: then it is the project's (an empty `NOTES.txt` committed as a placeholder).
 
     Raises:
         NotAnIndexError: the file holds something else.
     """
     try:
-        mode = db_path.stat().st_mode
+        info = db_path.stat()
     except OSError:
         return  # none yet (the writer creates it), or the writer names why it cannot
+    mode = info.st_mode
     if not stat.S_ISREG(mode):  # a folder, /dev/null, a pipe: never opened, never replaced
         kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
         raise NotAnIndexError(
@@ -104,6 +109,15 @@ def check_file(db_path: Path) -> None:
             path=str(db_path),
             hint=_INDEX_HINT,
         )
+    if info.st_size == 0 and db_path.parent.name != DB_DIRNAME:
+        page = db_path.suffix.lower() in _PAGE_SUFFIXES
+        if page or (tracked is not None and tracked(db_path)):
+            what = "a Markdown page" if page else "a file git tracks"
+            raise NotAnIndexError(
+                f"{db_path.name} is {what} (empty), so it is not an index: left as it is",
+                path=str(db_path),
+                hint=_INDEX_HINT,
+            )
     error = not_sqlite(db_path)
     if error is not None:
         raise error

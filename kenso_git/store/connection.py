@@ -139,6 +139,8 @@ def _open_one_file(db_path: Path) -> tuple[sqlite3.Connection, int, bool, Identi
     waited = False
     for _ in range(_OPEN_ATTEMPTS):
         before = file_identity(db_path)
+        if before is not None and not db_path.is_file():
+            claim.check_file(db_path)  # a folder, a device: said so, not "run ingest once"
         if before is None or not db_path.is_file():
             if not waited:  # `ingest --rebuild` may be linking the new index right now
                 from kenso_git.store.publish import wait_for_swap

@@ -101,3 +101,13 @@ def test_http_start_notice_names_the_real_port_and_is_no_warning(tmp_path: Path)
         proc.terminate()
         proc.wait(timeout=15)
         stream.close()
+
+
+def test_drift_outside_git_exits_2_as_its_help_says(tmp_path: Path) -> None:
+    """`drift` outside a repository said so and exited 0, where its help (and `changed`)
+    give 2."""
+    for args in (("drift",), ("drift", "--json"), ("changed", "--since", "HEAD")):
+        proc = _kenso(tmp_path, *args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+    proc = _kenso(tmp_path, "drift", "--json")
+    assert json.loads(proc.stdout)["reason"] == "not a git repository"

@@ -154,3 +154,35 @@ def test_a_lock_or_mark_of_someone_else_beside_a_db_index_is_left_alone(tmp_path
     assert _kenso(root, "ingest", "--no-lint", "--db", str(folder / "idx.db")).returncode == 0
     assert _kenso(root, "sync", "--db", str(folder / "idx.db")).returncode == 0
     assert mark.read_text() == "my own dirty laundry list\n"
+
+
+@pytest.mark.parametrize("rebuild", [False, True])
+def test_an_empty_file_git_tracks_or_an_empty_page_is_not_an_index(
+    tmp_path: Path, rebuild: bool
+) -> None:
+    """An empty placeholder committed with the project (`NOTES.txt`) became an SQLite file
+    (git: modified) with `NOTES.txt.verified` and `sync.lock` beside it."""
+    root = _repo(tmp_path)
+    (root / "NOTES.txt").touch()
+    (root / "draft.md").touch()
+    subprocess.run(["git", "add", "NOTES.txt"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "notes"], cwd=root, check=True)
+    listing = {p.name for p in root.iterdir()}
+    for name, what in (("NOTES.txt", "a file git tracks"), ("draft.md", "a Markdown page")):
+        args = ("ingest", "--no-lint", *(["--rebuild"] if rebuild else []), "--db", name)
+        proc = _kenso(root, *args)
+        assert proc.returncode == 2, (proc.stdout, proc.stderr)
+        assert f"{name} is {what} (empty)" in proc.stderr
+        assert (root / name).stat().st_size == 0
+    assert {p.name for p in root.iterdir()} == listing
+
+
+@pytest.mark.parametrize("command", [("search", "zeppelin"), ("stats",), ("state",)])
+def test_readers_say_a_folder_named_by_db_is_a_folder(tmp_path: Path, command: tuple) -> None:
+    """`search --db cache` (a folder) said "no search index: run kenso-git ingest once",
+    and that ingest refuses the folder."""
+    root = _repo(tmp_path)
+    (root / "cache").mkdir()
+    proc = _kenso(root, *command, "--db", "cache")
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "cache is a folder" in proc.stderr and "ingest` once" not in proc.stderr
