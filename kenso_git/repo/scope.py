@@ -291,6 +291,8 @@ class Scope:
     def _decide(self, rel_path: str) -> bool:
         if len(rel_path) > MAX_PATH_CHARS or rel_path.count("/") >= MAX_PATH_DEPTH:
             return False  # what resolve() refuses is never shown either
+        if not _nameable(rel_path):
+            return False  # a path no argument may name (`~x.md`, `a%25b.md`): never shown
         path = PurePosixPath(rel_path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
             return False
@@ -315,6 +317,16 @@ def _refuse(rule: str, text: str, why: str) -> ScopeError:
     return ScopeError(f"path refused ({rule}): {shown!r}: {why}", rule=rule, path=shown)
 
 
+def _nameable(rel_path: str) -> bool:
+    """Whether `_check_text` lets an argument name `rel_path` as written: a search result
+    an agent cannot pass back to `get_doc` or `related` is no answer."""
+    try:
+        _check_text(rel_path)
+    except ScopeError:
+        return False
+    return True
+
+
 def _check_text(raw: object) -> str:
     if not isinstance(raw, str):
         raise ScopeError("path refused (not-a-string)", rule="not-a-string")
@@ -334,12 +346,25 @@ def _check_text(raw: object) -> str:
         raise _refuse("too-deep", raw, f"paths are limited to {MAX_PATH_DEPTH} components")
     if _PERCENT_ESCAPE.search(raw):
         raise _refuse(
-            "percent-encoding", raw, "percent-encoded paths are not decoded; pass the plain path"
+            "percent-encoding",
+            raw,
+            "percent-encoded paths are not decoded; pass the plain path (a file whose name "
+            "holds %XX is not served: rename it)",
         )
     if "\\" in raw:
-        raise _refuse("backslash", raw, "use forward slashes in repo-relative paths")
+        raise _refuse(
+            "backslash",
+            raw,
+            "use forward slashes in repo-relative paths (a file whose name holds a backslash "
+            "is not served: rename it)",
+        )
     if raw.startswith("~"):
-        raise _refuse("home-expansion", raw, "`~` is not expanded; pass a repo-relative path")
+        raise _refuse(
+            "home-expansion",
+            raw,
+            "`~` is not expanded; pass a repo-relative path (a file whose name starts with `~` "
+            "is not served: rename it)",
+        )
     if ".." in PurePosixPath(raw).parts:
         raise _refuse("parent-traversal", raw, "`..` components are not allowed")
     return raw
