@@ -11,6 +11,7 @@ import click
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import JSON
 from kenso_git.cli.options import Option
+from kenso_git.cli.output import shown_path
 from kenso_git.errors import ExitCode
 from kenso_git.serve.service import Service
 
@@ -50,7 +51,9 @@ def changed(since: str | None, until: str | None, as_json: bool) -> None:
         return
     items = payload["results"]
     for item in items:
-        path = item["path"] if "old_path" not in item else f"{item['old_path']} -> {item['path']}"
+        path = shown_path(item["path"])
+        if "old_path" in item:
+            path = f"{shown_path(item['old_path'])} -> {path}"
         last = item["last_commit"]
         when = "uncommitted" if last is None else f"{last['id'][:7]} {_when(last['time'])}"
         mark = " (+ uncommitted)" if item.get("uncommitted") and last is not None else ""

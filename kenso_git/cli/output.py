@@ -106,3 +106,22 @@ def echo_json(value: object, *, ensure_ascii: bool = True) -> None:
     for piece in chunks(iter_json(value, ensure_ascii=ensure_ascii)):
         click.echo(piece, nl=False)
     click.echo("")
+
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_field(text: str) -> str:
+    """`text` as one field of a tab-separated line: a backslash, tab, newline or carriage
+    return written as `\\\\`, `\\t`, `\\n`, `\\r` (as PostgreSQL's text format does), so a
+    file name holding a tab never splits its row (`cut -f1` gives the path back)."""
+    return text.translate(_TSV_ESCAPES)
+
+
+def shown_path(path: str) -> str:
+    """`path` for a line of text: as it is, or quoted with C escapes when it holds a control
+    character, a quote or a backslash (as git shows such names)."""
+    if path.isprintable() and '"' not in path and "\\" not in path:
+        return path
+    escaped = path.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+    return f'"{escaped}"'

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git.cli.output import Style
 from kenso_git.cli.output import plural
+from kenso_git.cli.output import shown_path
 from kenso_git.cli.output import use_color
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def search_text(
             else ""
         )
         relevance = style(hit.relevance, _RELEVANCE_STYLE.get(hit.relevance, "dim"))
-        lines.append(f"{hit.score:.2f}  {hit.file_path}{stage}  {relevance}")
+        lines.append(f"{hit.score:.2f}  {shown_path(hit.file_path)}{stage}  {relevance}")
         lines.append(f"      {hit.section_path or hit.title}")
         if hit.highlight:
             lines.append(f"      {style.marks(hit.highlight)}")

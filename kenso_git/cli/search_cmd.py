@@ -13,6 +13,8 @@ import click
 from kenso_git.cli.click_options import options
 from kenso_git.cli.options import AGENT_SEARCH_OPTIONS
 from kenso_git.cli.options import SEARCH_OPTIONS
+from kenso_git.cli.output import shown_path
+from kenso_git.cli.output import tsv_field
 from kenso_git.cli.plaintext import search_text
 from kenso_git.cli.plaintext import stale_notice
 from kenso_git.kb import KnowledgeBase
@@ -130,11 +132,15 @@ def _render(page: AgentPage, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(page, indent=2, ensure_ascii=False) + "\n"
     if fmt == "tsv":
-        return "".join(f"{h['path']}\t{h['score']}\t{h['snippet']}\n" for h in page["results"])
+        return "".join(
+            f"{tsv_field(h['path'])}\t{h['score']}\t{tsv_field(h['snippet'])}\n"
+            for h in page["results"]
+        )
     lines = []
     for hit in page["results"]:
         where = f":{hit['line']}" if "line" in hit else ""
-        lines.append(f"{hit['path']}{where}  {hit['score']}  {hit['title'] or ''}".rstrip())
+        shown = shown_path(hit["path"])
+        lines.append(f"{shown}{where}  {hit['score']}  {hit['title'] or ''}".rstrip())
         lines.append(f"    {hit['snippet']}")
     bound = "+" if page["total_is_lower_bound"] else ""
     lines.append(f"{page['returned']} of {page['total']}{bound} hits ({page['mode']})")

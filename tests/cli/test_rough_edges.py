@@ -111,3 +111,18 @@ def test_drift_outside_git_exits_2_as_its_help_says(tmp_path: Path) -> None:
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
     proc = _kenso(tmp_path, "drift", "--json")
     assert json.loads(proc.stdout)["reason"] == "not a git repository"
+
+
+def test_a_path_holding_a_tab_keeps_its_row_in_tsv_and_is_quoted_in_text(tmp_path: Path) -> None:
+    """`search --format tsv` split a row at a file name's tab (`cut -f1` gave half a
+    name); the text output printed the raw tab."""
+    root = init_repo(tmp_path / "repo", {"docs/plain.md": doc("Plain", "pangolin. " * 20)})
+    odd = "tab\there.md"
+    (root / odd).write_text(doc("Tabbed", "pangolin notes. " * 20), encoding="utf-8")
+    assert _kenso(root, "ingest", "--no-lint").returncode == 0
+    tsv = _kenso(root, "search", "pangolin", "--format", "tsv").stdout
+    rows = [line.split("\t") for line in tsv.splitlines()]
+    assert all(len(row) == 3 for row in rows), rows
+    assert "tab\\there.md" in [row[0] for row in rows]
+    text = _kenso(root, "search", "pangolin").stdout
+    assert '"tab\\there.md"' in text and odd not in text
