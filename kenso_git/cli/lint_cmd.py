@@ -102,6 +102,8 @@ def lint(
         diff=diff,
     )
     report = outcome.report
+    for path, why in outcome.fixes.unfixed if outcome.fixes is not None else ():
+        click.echo(f"kenso-git: warning: {path}: not rewritten: {why}", err=True)
     if diff:
         patch = outcome.fixes.diff() if outcome.fixes is not None else ""
         click.echo(patch, nl=False)

@@ -35,12 +35,15 @@ class Fixed(NamedTuple):
     before: str
     after: str
     applied: int
+    codec: str = "utf-8"  # a UTF-16/32 file is written back in its own encoding
+    bom: bytes = b""  # ... after its own byte-order mark
 
 
 class FixOutcome(NamedTuple):
     """What `lint --fix` changed (or, with `--diff`, would change)."""
 
     files: tuple[Fixed, ...]  # files whose text changes, in path order
+    unfixed: tuple[tuple[str, str], ...] = ()  # (path, why) of files with edits left alone
 
     @property
     def applied(self) -> int:
@@ -106,19 +109,49 @@ def plan_fixes(
         if real.is_relative_to(inside):  # else a link out of the repository
             edits.setdefault(real.relative_to(inside).as_posix(), set()).add(v.fix)
     out: list[Fixed] = []
+    unfixed: list[tuple[str, str]] = []
     for path in sorted(edits):
         if texts is not None and path in texts:
-            before = texts[path]
+            before, codec, bom = texts[path], "utf-8", b""
         else:
-            try:
-                with open(root / path, encoding="utf-8", newline="") as handle:
-                    before = handle.read()
-            except (OSError, UnicodeDecodeError):
+            read = _read(root / path)
+            if isinstance(read, str):
+                unfixed.append((path, read))
                 continue
+            before, codec, bom = read
         after, applied = apply_edits(before, edits[path])
         if applied and after != before:
-            out.append(Fixed(path, before, after, applied))
-    return FixOutcome(tuple(out))
+            out.append(Fixed(path, before, after, applied, codec, bom))
+    return FixOutcome(tuple(out), tuple(unfixed))
+
+
+# a byte-order mark -> the codec that reads what follows it (UTF-32's LE mark starts UTF-16's)
+_WIDE = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def _read(path: Path) -> tuple[str, str, bytes] | str:
+    """(text, codec, byte-order mark) of a file to fix, or why it is left alone. UTF-8 keeps
+    its mark in the text (edits count columns after it); UTF-16 and UTF-32 are read after
+    their mark and written back in the same encoding and byte order."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        return f"not read ({err.strerror or err})"
+    for bom, codec in _WIDE:
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(codec), codec, bom
+            except UnicodeDecodeError:
+                return f"not valid {codec.upper()}: re-save it as UTF-8"
+    try:
+        return data.decode("utf-8"), "utf-8", b""
+    except UnicodeDecodeError:
+        return "not valid UTF-8: re-save it as UTF-8"
 
 
 def plan_fix_passes(
@@ -141,7 +174,7 @@ def plan_fix_passes(
         for f in more.files:
             first = done[f.path]
             done[f.path] = first._replace(after=f.after, applied=first.applied + f.applied)
-    return FixOutcome(tuple(done[path] for path in sorted(done)))
+    return FixOutcome(tuple(done[path] for path in sorted(done)), outcome.unfixed)
 
 
 def write_fixes(root: Path, outcome: FixOutcome) -> None:
@@ -156,8 +189,8 @@ def write_fixes(root: Path, outcome: FixOutcome) -> None:
         mode = target.stat().st_mode & 0o7777
         handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                stream.write(fixed.after)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(fixed.bom + fixed.after.encode(fixed.codec))
             os.chmod(tmp, mode)
             os.replace(tmp, target)
         except BaseException:

@@ -161,3 +161,34 @@ def test_one_fix_run_makes_the_changes_a_fix_uncovers(repo: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "fixed 2 findings in 1 file" in result.stderr
     assert (repo / "docs" / "guide.md").read_text(encoding="utf-8") == fixed
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le"])
+def test_lint_fix_rewrites_a_utf16_or_utf32_page_in_its_own_encoding(
+    moved: Path, codec: str
+) -> None:
+    """A UTF-16 page (valid, rules.md) was skipped by --fix in silence, and --diff printed
+    nothing, while its KS024 finding said `lint --fix rewrites the link`."""
+    bom = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00"}
+    text = "# Windows guide\r\n\r\nSee [the retries](old.md) for the steps, long enough.\r\n"
+    page = moved / "docs" / "win.md"
+    page.write_bytes(bom[codec] + text.encode(codec))
+    commit_all(moved, "win")
+    patch = run(moved, "--diff", "docs/win.md")
+    assert "+See [the retries](payments/retries.md) for the steps" in patch.stdout
+    result = run(moved, "--fix", "--select", "KS024", "docs/win.md")
+    assert result.returncode == 0, result.stdout + result.stderr
+    fixed = text.replace("(old.md)", "(payments/retries.md)")
+    assert page.read_bytes() == bom[codec] + fixed.encode(codec)
+
+
+def test_lint_fix_says_which_file_it_could_not_rewrite(moved: Path) -> None:
+    page = moved / "docs" / "latin.md"
+    page.write_bytes(
+        "# Caf\xe9 guide\n\nSee [the retries](old.md) for the steps.\n".encode("latin-1")
+    )
+    commit_all(moved, "latin")
+    before = page.read_bytes()
+    result = run(moved, "--fix", "--select", "KS024", "docs/latin.md")
+    assert "docs/latin.md: not rewritten: not valid UTF-8: re-save it as UTF-8" in result.stderr
+    assert result.returncode == 1 and page.read_bytes() == before
