@@ -47,7 +47,27 @@ def load_frontmatter(
         return _without_aliases(salvage_fields(block)), error
     if error is not None:
         return salvage_fields(block), error
-    return loaded, None
+    return loaded, _duplicate_key(block, first_line)
+
+
+def _duplicate_key(block: str, first_line: int) -> FrontmatterError | None:
+    """A top-level key given twice: YAML requires keys to be unique, and PyYAML (as kenso)
+    silently keeps the last value, so the first one is lost without a word. The fields keep
+    the last value; the error names the line of the second key."""
+    seen: set[str] = set()
+    for number, line in enumerate(block.split("\n")):
+        match = _KEY_RE.match(line.rstrip("\r"))
+        if match is None:
+            continue
+        key = match.group(1)
+        if key in seen:
+            return (
+                f"frontmatter key `{key}` is given twice (YAML keys must be unique): the "
+                "last value is used; remove one of them",
+                first_line + number,
+            )
+        seen.add(key)
+    return None
 
 
 def _is_alias_text(value: object) -> bool:
@@ -284,8 +304,8 @@ def _fast_load(block: str) -> dict[str, object] | None:  # noqa: C901 - one line
             continue
         mapping = None
         match = _KEY_RE.match(line)
-        if match is None or _fast_scalar(match.group(1)) is None:
-            return None
+        if match is None or _fast_scalar(match.group(1)) is None or match.group(1) in result:
+            return None  # a key given twice: the full load reports it (_duplicate_key)
         raw = (match.group(2) or "").strip()
         if raw:
             value = _fast_value(raw)

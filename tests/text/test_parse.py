@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kenso_git.text.frontmatter import load_frontmatter
 from kenso_git.text.parse import DEFAULT_RELATION
 from kenso_git.text.parse import ENCODING
+from kenso_git.text.parse import FRONTMATTER
 from kenso_git.text.parse import Relation
 from kenso_git.text.parse import decode
 from kenso_git.text.parse import derive_category
@@ -516,3 +517,20 @@ def test_relates_to_mappings_take_the_fast_path() -> None:
 
     block = "relates_to:\n  - path: a.md\n    relation: uses\n  - b.md\n"
     assert _fast_load(block) == yaml.safe_load(block)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "title: First\ntags: [a, b]\ntitle: Second",  # the fast path's shape
+        "title: First\ntags:\n  - a\ntitle: Second\nweights: {x: 1}",  # PyYAML's
+    ],
+)
+def test_a_key_given_twice_is_reported_and_the_last_value_kept(block: str) -> None:
+    """PyYAML (and kenso) keep the last value of a repeated key without a word, so the
+    first title was lost in silence; KS020 now names the second key's line."""
+    doc = parse_document("docs/d.md", f"---\n{block}\n---\n# Doc\n\nBody.\n")
+    assert doc.frontmatter["title"] == "Second"
+    second = 2 + block.split("\n").index("title: Second")  # the file line of the second key
+    assert [(p.line, p.kind) for p in doc.problems] == [(second, FRONTMATTER)]
+    assert "`title` is given twice" in doc.problems[0].message
