@@ -3,10 +3,11 @@
 Discovery never enters `.git/`, `.kenso/`, ignored folders, nested repositories
 (submodules), environment folders (a virtualenv, `node_modules`...: third-party files even
 when not ignored, announced in one summary line) or symlinked folders; it skips files over
-the size cap and binary files, and indexes a symlinked file only when its real target would
-be indexed itself (a Markdown file inside the checkout, not ignored, not in `.git/`,
-`.kenso/` or a nested repository), each skip with a one-line warning. docs/security.md
-states the rule.
+the size cap, binary files and files whose path no agent may name (`repo.pathtext`: a
+leading `~`, `%XX`, a backslash, a control character), and indexes a symlinked file only
+when its real target would be indexed itself (a Markdown file inside the checkout, not
+ignored, not in `.git/`, `.kenso/` or a nested repository), each skip with a one-line
+warning. docs/security.md states the rule.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
+from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.safeopen import LINK_ERRNOS
 from kenso_git.repo.safeopen import open_beneath
 from kenso_git.repo.safeopen import real_path
@@ -174,6 +176,8 @@ def discover_paths(
         if is_undecodable(rel):
             say(undecodable_warning(rel))
             continue
+        if not _nameable(rel, say):
+            continue
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):
             continue
@@ -277,7 +281,18 @@ def _wanted(rules: IgnoreRules, folder: str, name: str, say: Warn, *, is_dir: bo
     if is_undecodable(name):
         say(undecodable_warning(f"{folder}/{name}" if folder else name))
         return False
-    return True
+    return _nameable(f"{folder}/{name}" if folder else name, say)
+
+
+def _nameable(rel: str, say: Warn) -> bool:
+    """Whether an agent can name `rel` (repo.pathtext); a path it cannot is skipped with a
+    warning: it could be found but never opened."""
+    why = unnameable(rel)
+    if why is None:
+        return True
+    shown = rel.encode("unicode_escape").decode("ascii")
+    say(f"{shown}: its path holds {why}, which no agent may name, skipped; rename it to index it")
+    return False
 
 
 def _markdown_entry(

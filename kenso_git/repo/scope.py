@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import stat
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -34,6 +33,9 @@ from kenso_git.config import Settings
 from kenso_git.errors import ConfigError
 from kenso_git.errors import ScopeError
 from kenso_git.repo import safeopen
+from kenso_git.repo.pathtext import CONTROL as _CONTROL
+from kenso_git.repo.pathtext import PERCENT_ESCAPE as _PERCENT_ESCAPE
+from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.workspace import Workspace
 
 SameFile = Callable[[str, os.stat_result], bool]
@@ -49,8 +51,6 @@ MAX_PATH_DEPTH = 64
 MAX_CACHED_VERDICTS = 200_000
 MAX_OPEN_TRIES = 3  # a path that changes this often while it is opened is refused
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
-_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _never_ignored(rel: str) -> bool:
@@ -291,7 +291,7 @@ class Scope:
     def _decide(self, rel_path: str) -> bool:
         if len(rel_path) > MAX_PATH_CHARS or rel_path.count("/") >= MAX_PATH_DEPTH:
             return False  # what resolve() refuses is never shown either
-        if not _nameable(rel_path):
+        if unnameable(rel_path) is not None:
             return False  # a path no argument may name (`~x.md`, `a%25b.md`): never shown
         path = PurePosixPath(rel_path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
@@ -315,16 +315,6 @@ def _lexical_norm(path: PurePosixPath) -> str:
 def _refuse(rule: str, text: str, why: str) -> ScopeError:
     shown = text if len(text) <= 200 else text[:200] + "..."
     return ScopeError(f"path refused ({rule}): {shown!r}: {why}", rule=rule, path=shown)
-
-
-def _nameable(rel_path: str) -> bool:
-    """Whether `_check_text` lets an argument name `rel_path` as written: a search result
-    an agent cannot pass back to `get_doc` or `related` is no answer."""
-    try:
-        _check_text(rel_path)
-    except ScopeError:
-        return False
-    return True
 
 
 def _check_text(raw: object) -> str:

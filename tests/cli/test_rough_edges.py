@@ -12,6 +12,8 @@ from pathlib import Path
 import anyio
 import httpx
 
+from kenso_git.cli.output import shown_path
+from kenso_git.cli.output import tsv_field
 from kenso_git.search.ranked.hits import relevance
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
@@ -113,16 +115,24 @@ def test_drift_outside_git_exits_2_as_its_help_says(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["reason"] == "not a git repository"
 
 
-def test_a_path_holding_a_tab_keeps_its_row_in_tsv_and_is_quoted_in_text(tmp_path: Path) -> None:
-    """`search --format tsv` split a row at a file name's tab (`cut -f1` gave half a
-    name); the text output printed the raw tab."""
+def test_a_path_no_agent_may_name_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    """A doc named with a tab was indexed, split its `--format tsv` row (`cut -f1` gave half
+    a name), and was in answers whose path `get_doc` and `related` refused: ingest now skips
+    it and says why."""
     root = init_repo(tmp_path / "repo", {"docs/plain.md": doc("Plain", "pangolin. " * 20)})
-    odd = "tab\there.md"
-    (root / odd).write_text(doc("Tabbed", "pangolin notes. " * 20), encoding="utf-8")
-    assert _kenso(root, "ingest", "--no-lint").returncode == 0
+    for name in ("tab\there.md", "~notes.md", "50%25-off.md"):
+        (root / name).write_text(doc("Odd", "pangolin notes. " * 20), encoding="utf-8")
+    proc = _kenso(root, "ingest", "--no-lint")
+    assert proc.returncode == 0, proc.stderr
+    assert "tab\\there.md: its path holds a control character" in proc.stderr
+    assert "~notes.md: its path holds a leading ~" in proc.stderr
+    assert "rename it to index it" in proc.stderr
     tsv = _kenso(root, "search", "pangolin", "--format", "tsv").stdout
-    rows = [line.split("\t") for line in tsv.splitlines()]
-    assert all(len(row) == 3 for row in rows), rows
-    assert "tab\\there.md" in [row[0] for row in rows]
-    text = _kenso(root, "search", "pangolin").stdout
-    assert '"tab\\there.md"' in text and odd not in text
+    assert [line.split("\t")[0] for line in tsv.splitlines()] == ["docs/plain.md"]
+
+
+def test_tsv_fields_and_shown_paths_escape_what_would_split_a_line() -> None:
+    assert tsv_field("a\tb\nc\\d\re") == "a\\tb\\nc\\\\d\\re"
+    assert shown_path("docs/plain é.md") == "docs/plain é.md"
+    assert shown_path('say "hi".md') == '"say \\"hi\\".md"'
+    assert shown_path("tab\there.md") == '"tab\\there.md"'

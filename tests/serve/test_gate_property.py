@@ -22,6 +22,7 @@ from tests.helpers import init_repo
 FOLDERS = ("docs", "docs/sub", "private", "ignored")
 TARGETS = ("docs/a.md", "docs/sub/b.md", "private/c.md", "ignored/d.md", ".env", ".git/config")
 PATTERNS = ("ignored/", "*.secret.md", "docs/sub/", "private/c.md", "!private/c.md", ".env")
+ODD_NAMES = ("docs/~n.md", "docs/p%25q.md", "docs/b\\s.md", "docs/t\tab.md")
 
 trees = st.fixed_dictionaries(
     {
@@ -34,6 +35,9 @@ trees = st.fixed_dictionaries(
         # #27: after the ingest, these links become regular files, with query-sync off, so
         # the index keeps their targets' text under paths that now hold other files
         "flipped": st.lists(st.integers(min_value=0, max_value=4), max_size=3),
+        # docs whose paths no argument may name (a leading `~`, `%XX`, a backslash, a tab):
+        # an answer that gave one would hand an agent a path get_doc refuses
+        "odd": st.lists(st.sampled_from(ODD_NAMES), max_size=2, unique=True),
     }
 )
 
@@ -71,6 +75,8 @@ def _build(root: Path, tree: dict[str, object]) -> None:
     }
     for i, (folder, secret) in enumerate(tree["docs"]):  # type: ignore[attr-defined]
         files[f"{folder}/n{i}{'.secret' if secret else ''}.md"] = _body(f"n{i}")
+    for i, name in enumerate(tree["odd"]):  # type: ignore[arg-type]
+        files[name] = _body(f"odd{i}")
     init_repo(root, files, commit=False)
     for i, (folder, target) in enumerate(tree["links"]):  # type: ignore[attr-defined]
         link = root / folder / f"link{i}.md"
