@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from kenso_git.index.refresh import pending as pending
     from kenso_git.index.watchseq import CHECK_EVERY_S as CHECK_EVERY_S
     from kenso_git.index.watchseq import WatchSeq as WatchSeq
+    from kenso_git.index.watchseq import git_stamp as git_stamp
     from kenso_git.store import schema as schema
     from kenso_git.store.connection import set_write_wait as set_write_wait
     from kenso_git.store.counts import ScopedCounts as ScopedCounts
@@ -45,6 +46,7 @@ __all__ = [
     "coalesced",
     "defer_checkpoints",
     "file_failure",
+    "git_stamp",
     "holder",
     "indexed_blobs",
     "indexed_paths",
@@ -68,6 +70,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "LOCK_FILE": ("kenso_git.index.lock", "LOCK_FILE"),
     "ScopedCounts": ("kenso_git.store.counts", "ScopedCounts"),
     "WatchSeq": ("kenso_git.index.watchseq", "WatchSeq"),
+    "git_stamp": ("kenso_git.index.watchseq", "git_stamp"),
     "coalesced": ("kenso_git.index.lock", "coalesced"),
     "defer_checkpoints": ("kenso_git.store.wal", "defer_checkpoints"),
     "file_failure": ("kenso_git.store.faults", "file_failure"),

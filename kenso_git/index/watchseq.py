@@ -13,13 +13,20 @@ Edits no event reported (an overflowing inotify queue, a file system without eve
 found by the watcher's whole check on its schedule (`CHECK_EVERY_S`): a watcher whose
 check is overdue (stalled, or gone) vouches for nothing, and queries check again. An event
 reaches the watcher once the file system has been quiet for its debounce step (~20 ms):
-an edit younger than that may not be pending yet.
+an edit younger than that may not be pending yet. A git operation (checkout, reset, merge,
+rebase, stash) rewrites git's index file, so the watcher vouches only while that file and
+HEAD are as they were when its last whole check began (`git_stamp`, two `stat` calls per
+query): an answer asked for right after a branch switch runs its own check instead of
+trusting a watcher whose events have not arrived yet.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 # The watcher's whole check (a `git status` against the mark, else a walk) runs this often
 # while events arrive normally: an edit no event reported is synced within this long.
@@ -31,10 +38,21 @@ VOUCH_S = 2 * CHECK_EVERY_S
 class WatchSeq:
     """The watcher's published state; read by any thread, written by the watcher's."""
 
-    __slots__ = ("_checked_at", "_lock", "_received", "_synced", "_watching", "vouch_s")
+    __slots__ = (
+        "_checked_at",
+        "_lock",
+        "_received",
+        "_stamp",
+        "_stamp_of",
+        "_synced",
+        "_watching",
+        "vouch_s",
+    )
 
-    def __init__(self, vouch_s: float = VOUCH_S) -> None:
+    def __init__(self, vouch_s: float = VOUCH_S, stamp: Callable[[], object] | None = None) -> None:
         self.vouch_s = vouch_s  # a whole check older than this vouches for nothing
+        self._stamp_of = stamp or _no_stamp  # what git operations change (`git_stamp`)
+        self._stamp: object = None  # ... as it was when the last whole check began
         self._lock = threading.Lock()
         self._received = 0  # event batches received
         self._synced = 0  # the highest batch number synced (every batch up to it)
@@ -57,13 +75,19 @@ class WatchSeq:
         with self._lock:
             self._synced = max(self._synced, number)
 
-    def checked(self, started: float, number: int) -> None:
-        """A whole check that started at `started` (monotonic) when batch `number` was the
-        last received left the index equal to the work tree: batches up to it are synced."""
+    def stamp(self) -> object:
+        """What git operations change, now (taken when a whole check begins)."""
+        return self._stamp_of()
+
+    def checked(self, started: float, number: int, stamp: object = None) -> None:
+        """A whole check that started at `started` (monotonic), when batch `number` was the
+        last received and git's files read `stamp`, left the index equal to the work tree:
+        batches up to it are synced."""
         with self._lock:
             self._synced = max(self._synced, number)
             if self._checked_at is None or started > self._checked_at:
                 self._checked_at = started
+                self._stamp = stamp
 
     def watching(self, healthy: bool) -> None:
         """Whether the watcher is healthy and receiving events (a failure, the polling
@@ -74,10 +98,37 @@ class WatchSeq:
     def vouches(self, now: float | None = None) -> bool:
         """Whether a query may skip its check: healthy, nothing pending, checked recently."""
         now = time.monotonic() if now is None else now
+        current = self._stamp_of()
         with self._lock:
             return (
                 self._watching
                 and self._synced >= self._received
                 and self._checked_at is not None
                 and now - self._checked_at <= self.vouch_s
+                and current == self._stamp
             )
+
+
+def _no_stamp() -> object:
+    return None
+
+
+def git_stamp(git_dir: Path | None) -> Callable[[], object]:
+    """What a git operation that changes the work tree changes first: git's index file and
+    HEAD (their inode, size and modification time); nothing outside a repository."""
+    if git_dir is None:
+        return _no_stamp
+    files = (os.fspath(git_dir / "index"), os.fspath(git_dir / "HEAD"))
+
+    def stamp() -> object:
+        out: list[tuple[int, int, int] | None] = []
+        for name in files:
+            try:
+                st = os.stat(name)
+            except OSError:
+                out.append(None)
+                continue
+            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
+    return stamp

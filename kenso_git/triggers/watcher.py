@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git.api.index import CHECK_EVERY_S
 from kenso_git.api.index import WatchSeq
+from kenso_git.api.index import git_stamp
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.triggers.watch_batch import CONFIG_FILES
@@ -105,7 +106,7 @@ class Watcher:
         self._listeners: list[Callable[[], None]] = []  # told after each sync (SSE streams)
         # what this watcher vouches for: queries of `kb` skip their check meanwhile (#32)
         self.check_every_s = check_every_s  # the whole check's schedule while events arrive
-        self.seq = WatchSeq(vouch_s=2 * check_every_s)
+        self.seq = WatchSeq(vouch_s=2 * check_every_s, stamp=git_stamp(kb.workspace.git_dir))
         self._last_full = time.monotonic()  # start of the last whole check (its schedule)
 
     # -- life cycle ----------------------------------------------------------------------
@@ -316,6 +317,7 @@ class Watcher:
         kb = self.kb
         self._last_full = begun = time.monotonic()
         number = self.seq.current()  # the batches this check covers
+        stamp = self.seq.stamp()  # git's index and HEAD as this check finds them
         if not kb.db_path.exists():
             return  # serving never creates an index
         started = time.perf_counter()
@@ -333,14 +335,14 @@ class Watcher:
             _release_memory()
         if not found.any and not remark:
             self._healthy()
-            self.seq.checked(begun, number)
+            self.seq.checked(begun, number, stamp)
             return
         # A branch switch can touch thousands, and a whole sync leaves a new mark: then the
         # index's own sync of everything is cheaper than a list of paths.
         paths = None if found.too_many or found.mark_behind or remark else found.paths
         looked = walked or len(found.paths)
         self._sync(paths, full=True, reason=reason, started=started, looked=looked)
-        self.seq.checked(begun, number)
+        self.seq.checked(begun, number, stamp)
 
     def _sync(
         self,

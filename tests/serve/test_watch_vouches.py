@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import queue
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kenso_git.index.watchseq import WatchSeq
+from kenso_git.index.watchseq import git_stamp
 from kenso_git.kb import KnowledgeBase
 from kenso_git.triggers.watcher import SyncNote
 from kenso_git.triggers.watcher import Watcher
@@ -107,3 +109,39 @@ def test_a_received_batch_is_pending_until_synced_and_a_check_goes_stale() -> No
     assert seq.vouches(108.0)
     seq.watching(False)  # failed, polling or stopped
     assert not seq.vouches(108.0)
+
+
+def test_a_query_right_after_a_branch_switch_runs_its_own_check(started: _Started) -> None:
+    """With the watcher vouching, a query asked before the checkout's events reached it
+    answered from the branch just left (10 of 10 tries at ~4 ms): git's index file and HEAD
+    changed, so the watcher no longer vouches and the query checks for itself."""
+    root = started.kb.workspace.root
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], check=True)
+    subprocess.run([*git, "checkout", "-qb", "feature"], check=True)
+    (root / "docs" / "a.md").write_text(_text("lemur"), encoding="utf-8")
+    subprocess.run([*git, "commit", "-qam", "lemur"], check=True)
+    started.watcher.wait_until(lambda st: st.checks >= 3, WAIT_S)
+    for branch, word in (("main", "aardvark"), ("feature", "lemur"), ("main", "aardvark")):
+        before = started.checks()
+        subprocess.run([*git, "checkout", "-q", branch], check=True)
+        assert _paths(started.kb, word) == ["docs/a.md"], branch  # asked at once
+        assert started.checks() == before + 1  # the query's own check, not the vouch
+
+
+def test_the_stamp_follows_git_s_index_and_head(tmp_path: Path) -> None:
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    stamp = git_stamp(git_dir)
+    empty = stamp()
+    (git_dir / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    seq = WatchSeq(vouch_s=10.0, stamp=stamp)
+    seq.watching(True)
+    seq.checked(100.0, seq.current(), seq.stamp())
+    assert seq.vouches(101.0) and seq.stamp() != empty
+    (git_dir / "index").write_bytes(b"DIRC")
+    assert not seq.vouches(101.0)  # a git operation since the check began
+    seq.checked(102.0, seq.current(), seq.stamp())
+    assert seq.vouches(103.0)
+    assert git_stamp(None)() is None
