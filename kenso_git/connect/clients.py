@@ -292,4 +292,26 @@ def _merge_json(
         return None, why
     data[key] = {**servers, SERVER_NAME: new_entry}
     bom = jsonc.BOM if current.startswith(jsonc.BOM) else ""
-    return bom + json.dumps(data, indent=2, ensure_ascii=False) + "\n", ""
+    text = _dumps(data)
+    if text is None:
+        why = (
+            f"{path} holds a number out of JSON's range (such as 1e400) or NaN: left "
+            "untouched, as writing it back would give `Infinity`, which clients cannot read"
+        )
+        return None, why
+    return bom + text + "\n", ""
+
+
+def _dumps(data: dict[str, Any]) -> str | None:
+    """`data` as the file's new text, valid JSON any client reads back the same; None when
+    it holds a number JSON cannot (`1e400` is read as infinity: written back, `Infinity`,
+    which no client's JSON reader accepts)."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate its file wrote as `\ud800`: kept escaped
+        text = json.dumps(data, indent=2, ensure_ascii=True, allow_nan=False)
+    return text

@@ -255,3 +255,26 @@ def test_a_user_file_kept_as_a_link_is_written_where_it_lives(
     assert link.is_symlink() and link.resolve() == kept.resolve()
     written = kept.read_text(encoding="utf-8")
     assert "kenso" in written and ("other" in written or "[model]" in written)
+
+
+def test_a_number_json_cannot_hold_is_refused_not_written_as_infinity(root: Path) -> None:
+    """`1e400` was read as infinity and written back as `Infinity`: no client could read the
+    file any more (Node's JSON.parse refuses it)."""
+    before = '{"maxSize": 1e400, "mcpServers": {}}'
+    (root / ".mcp.json").write_text(before, encoding="utf-8")
+    planned = plan("claude-code", root, Path.home())
+    assert planned.merged is None and "out of JSON's range" in planned.why_untouched
+    with pytest.raises(UsageError) as caught:
+        write(planned)
+    assert "out of JSON's range" in caught.value.message
+    assert (root / ".mcp.json").read_text(encoding="utf-8") == before
+
+
+def test_an_escaped_lone_surrogate_is_written_back_escaped(root: Path) -> None:
+    """`"\\ud800"` (valid JSON) crashed the write with a UnicodeEncodeError traceback."""
+    (root / ".mcp.json").write_text('{"note": "\\ud800 é", "mcpServers": {}}', encoding="utf-8")
+    write(plan("claude-code", root, Path.home()))
+    text = (root / ".mcp.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert data["note"] == "\ud800 é" and "kenso-git" in data["mcpServers"]
+    assert "\\ud800" in text
