@@ -15,6 +15,17 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130
 
 
+SHOWN_CHARS = 120  # an argument echoed in an error message is cut here
+
+
+def shown(value: str, limit: int = SHOWN_CHARS) -> str:
+    """`value` quoted for an error message, cut past `limit` characters: an agent's 100,000
+    character argument must not come back whole in the error (tokens spent for nothing)."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value):,} characters)"
+
+
 class KensoError(Exception):
     """Base error: a message, an optional hint, and where it happened."""
 

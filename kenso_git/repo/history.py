@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from kenso_git.errors import GitError
 from kenso_git.errors import UsageError
+from kenso_git.errors import shown
 from kenso_git.records import NamedTuple
 from kenso_git.repo import prestart
 from kenso_git.repo.git import listed_blobs
@@ -83,13 +84,13 @@ def resolve_revision(ws: Workspace, rev: str) -> str:
     """
     if ws.git_dir is None:
         raise UsageError(
-            f"this folder is not in a git repository, so it has no revision {rev!r}",
+            f"this folder is not in a git repository, so it has no revision {shown(rev)}",
             hint="history commands need git: run them inside a clone",
         )
     text = rev.strip()
     if not text or len(text) > MAX_REV_CHARS or "\0" in text or "\n" in text:
         raise UsageError(
-            f"not a revision: {rev!r}",
+            f"not a revision: {shown(rev)}",
             hint="name a commit: a branch, a tag, a commit id, HEAD~3 or origin/main",
         )
     try:
@@ -97,9 +98,15 @@ def resolve_revision(ws: Workspace, rev: str) -> str:
             ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text + "^{commit}"
         )
     except GitError:
+        shallow = any(
+            d is not None and (d / "shallow").is_file() for d in (ws.git_dir, ws.common_dir)
+        )
         raise UsageError(
-            f"unknown revision {text!r}: no commit of this repository has that name",
-            hint="check it with `git log -1 REV`; a remote branch needs a `git fetch` first",
+            f"unknown revision {shown(text)}: no commit of this repository has that name"
+            + (" (this clone is shallow: older commits are not here)" if shallow else ""),
+            hint="`git fetch --deepen=50` (or `--unshallow`) brings older commits"
+            if shallow
+            else "check it with `git log -1 REV`; a remote branch needs a `git fetch` first",
         ) from None
     return out.strip()
 

@@ -33,6 +33,7 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import QueryError
 from kenso_git.errors import ScopeError
+from kenso_git.errors import shown as shown_arg
 from kenso_git.serve import caps
 from kenso_git.serve import status
 from kenso_git.serve.door import door
@@ -382,7 +383,7 @@ class Service:
         snip = make_snippet(text, query, max_tokens)
         if snip is None:
             raise KensoError(
-                f"no line of {rel} matches {query!r}",
+                f"no line of {rel} matches {shown_arg(query)}",
                 hint="try a shorter query or one distinctive word; an empty query reads the start",
                 path=rel,
             )

@@ -136,3 +136,36 @@ def test_tsv_fields_and_shown_paths_escape_what_would_split_a_line() -> None:
     assert shown_path("docs/plain é.md") == "docs/plain é.md"
     assert shown_path('say "hi".md') == '"say \\"hi\\".md"'
     assert shown_path("tab\there.md") == '"tab\\there.md"'
+
+
+def test_a_huge_argument_is_not_echoed_whole_in_the_error(tmp_path: Path) -> None:
+    """A 100,000-character `ref`, `since` or snippet query came back whole in the error
+    text (100,112 characters of an agent's tokens)."""
+    root = _one_doc_repo(tmp_path)
+    assert _kenso(root, "ingest", "--no-lint").returncode == 0
+    huge = "a" * 100_000
+    proc = _kenso(root, "changed", "--since", huge)
+    assert proc.returncode == 2 and "(100,000 characters)" in proc.stderr
+    assert len(proc.stderr) < 1_000
+    service = Service(root)
+    for call in (
+        lambda: service.read_snippet("docs/deploy.md", huge, 64, None),
+        lambda: service.search_docs("deploy", None, 5, huge),
+    ):
+        try:
+            call()
+        except Exception as err:  # the tool error an agent reads
+            assert len(str(err)) < 1_000 and "(100,000 characters)" in str(err)
+        else:
+            raise AssertionError("no error")
+
+
+def test_an_unknown_revision_in_a_shallow_clone_says_the_clone_is_shallow(tmp_path: Path) -> None:
+    full = _one_doc_repo(tmp_path / "full")
+    (full / "docs" / "deploy.md").write_text(doc("Deploy", "deploy words. " * 20), "utf-8")
+    subprocess.run(["git", "-C", str(full), "commit", "-qam", "two"], check=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{full}", str(clone)], check=True)
+    proc = _kenso(clone, "changed", "--since", "HEAD~1")
+    assert proc.returncode == 2
+    assert "this clone is shallow" in proc.stderr and "--unshallow" in proc.stderr
