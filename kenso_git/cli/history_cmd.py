@@ -55,11 +55,16 @@ def changed(since: str | None, until: str | None, as_json: bool) -> None:
         if "old_path" in item:
             path = f"{shown_path(item['old_path'])} -> {path}"
         last = item["last_commit"]
-        when = "uncommitted" if last is None else f"{last['id'][:7]} {_when(last['time'])}"
-        mark = " (+ uncommitted)" if item.get("uncommitted") and last is not None else ""
         count = item["commits"]
         commits = f"{count} commit{'' if count == 1 else 's'}"
-        click.echo(f"{item['status']:<9} {path}\t{commits}, last {when}{mark}")
+        if last is not None:
+            mark = " (+ uncommitted)" if item.get("uncommitted") else ""
+            tail = f"{commits}, last {last['id'][:7]} {_when(last['time'])}{mark}"
+        elif until is None or item.get("uncommitted"):
+            tail = f"{commits}, last uncommitted"
+        else:  # two revisions, no commit from one to the other: --since is the newer one
+            tail = f"{commits} from --since to --until (is --since the newer revision?)"
+        click.echo(f"{item['status']:<9} {path}\t{tail}")
     if not items:
         click.echo("no doc changed", err=True)
     elif payload["truncated"]:

@@ -8,6 +8,7 @@ a line-based edit cannot extend.
 from __future__ import annotations
 
 import json
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import tomlkit
 import tomlkit.exceptions
 import tomlkit.items
+from tomlkit.container import OutOfOrderTableProxy
 
 from kenso_git.errors import UsageError
 
@@ -56,7 +58,10 @@ def merge_toml(
     if servers is None:
         servers = tomlkit.table(is_super_table=True)
         doc[key] = servers
-    if not isinstance(servers, tomlkit.items.Table | tomlkit.items.InlineTable):
+    # `key.a = ...` lines beside a `key.b = { ... }` table make one table spread over the
+    # file: tomlkit hands a proxy over its parts, edited as a table
+    tables = (tomlkit.items.Table, tomlkit.items.InlineTable, OutOfOrderTableProxy)
+    if not isinstance(servers, tables):
         raise UsageError(f"`{key}` in {path} is not a table", path=str(path))
     old: Any = servers.get(name)
     if old is None:
@@ -72,4 +77,22 @@ def merge_toml(
             old[field] = value
     else:
         raise UsageError(f"`{key}.{name}` in {path} is not a table", path=str(path))
-    return tomlkit.dumps(doc)
+    merged = tomlkit.dumps(doc)
+    _check_placed(merged, path, key, name, entry)
+    return merged
+
+
+def _check_placed(merged: str, path: Path, key: str, name: str, entry: dict[str, object]) -> None:
+    """Refuse a merge whose text does not read back with the entry in place (a layout of
+    dotted keys tomlkit could not edit in place): the file is then left as it is."""
+    try:
+        placed = tomllib.loads(merged).get(key, {}).get(name, {})
+    except (tomllib.TOMLDecodeError, AttributeError):
+        placed = None
+    if not isinstance(placed, dict) or any(placed.get(k) != v for k, v in entry.items()):
+        raise UsageError(
+            f"the `{key}.{name}` entry cannot be written into {path} as its tables are laid "
+            "out: left as it is",
+            path=str(path),
+            hint="paste the printed entry by hand",
+        )

@@ -169,3 +169,17 @@ def test_an_unknown_revision_in_a_shallow_clone_says_the_clone_is_shallow(tmp_pa
     proc = _kenso(clone, "changed", "--since", "HEAD~1")
     assert proc.returncode == 2
     assert "this clone is shallow" in proc.stderr and "--unshallow" in proc.stderr
+
+
+def test_changed_between_two_revisions_never_says_uncommitted(tmp_path: Path) -> None:
+    """`changed --since HEAD --until v0` (the newer revision first) said "0 commits, last
+    uncommitted" of a doc no uncommitted change touched."""
+    root = _one_doc_repo(tmp_path)
+    subprocess.run(["git", "-C", str(root), "tag", "v0"], check=True)
+    (root / "docs" / "deploy.md").write_text(doc("Deploy", "deploy words. " * 20), "utf-8")
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "two"], check=True)
+    back = _kenso(root, "changed", "--since", "HEAD", "--until", "v0").stdout
+    assert "docs/deploy.md\t0 commits from --since to --until" in back
+    assert "uncommitted" not in back
+    forth = _kenso(root, "changed", "--since", "v0", "--until", "HEAD").stdout
+    assert "docs/deploy.md\t1 commit, last " in forth and "uncommitted" not in forth

@@ -278,3 +278,21 @@ def test_an_escaped_lone_surrogate_is_written_back_escaped(root: Path) -> None:
     data = json.loads(text)
     assert data["note"] == "\ud800 é" and "kenso-git" in data["mcpServers"]
     assert "\\ud800" in text
+
+
+def test_codex_toml_with_dotted_keys_beside_an_inline_table_is_merged(tmp_path: Path) -> None:
+    """`mcp_servers.other.command = ...` beside `mcp_servers.kenso-git = { ... }` (valid
+    TOML: one table spread over the file) was refused as "`mcp_servers` is not a table"."""
+    root = make_repo(tmp_path / "repo")
+    (root / ".codex").mkdir()
+    config = root / ".codex" / "config.toml"
+    config.write_text(
+        'model = "o3"\nmcp_servers.other.command = "foo"\n'
+        'mcp_servers.kenso-git = { command = "old", env = { A = "1" } }\n',
+        encoding="utf-8",
+    )
+    write(plan("codex", root, tmp_path / "home"))
+    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    assert data["model"] == "o3" and data["mcp_servers"]["other"] == {"command": "foo"}
+    ours = data["mcp_servers"]["kenso-git"]
+    assert ours["command"] == server_command() and ours["env"] == {"A": "1"}
