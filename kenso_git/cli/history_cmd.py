@@ -93,7 +93,7 @@ def drift(as_json: bool) -> None:
     if as_json or found.reason:
         return
     if not found.files:
-        click.echo(f"agent instructions match {found.upstream} (as last fetched)")
+        click.echo(f"{found.upstream} has no newer agent instructions (as last fetched)")
         return
     ahead = f"{found.behind} commit{'' if found.behind == 1 else 's'}"
     click.echo(f"{found.upstream} is {ahead} ahead with newer agent instructions:")

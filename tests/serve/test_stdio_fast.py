@@ -184,3 +184,14 @@ def test_arguments_are_read_as_pydantic_reads_them(given: Any, wanted: Any) -> N
 def test_arguments_that_do_not_fit_are_refused(given: Any) -> None:
     with pytest.raises(ArgumentError):
         checked("t", SCHEMA, given)
+
+
+def test_a_value_outside_an_enum_is_told_the_values_it_may_take() -> None:
+    """The fast path said "Input should be a valid string, not 'sideways'" of a string;
+    the SDK's own validation (the in-process server) lists the values."""
+    with pytest.raises(ArgumentError) as caught:
+        checked("t", SCHEMA, {"query": "x", "mode": "sideways"})
+    assert "Input should be 'ranked' or 'exhaustive', not 'sideways'" in str(caught.value)
+    with pytest.raises(ArgumentError) as caught:
+        checked("t", SCHEMA, {"query": "x" * 10_000, "limit": "y" * 10_000})
+    assert len(str(caught.value)) < 400

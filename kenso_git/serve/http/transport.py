@@ -296,6 +296,8 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
     """
     import uvicorn
 
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]  # `[::1]`, as a URL writes an IPv6 address: the address itself
     check_bind(host, allow_remote)
     path = token_file(service.workspace.root)
     token = ensure_token(path)
@@ -303,7 +305,8 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
     app = build_app(service, token=token, host=host, allow_remote=allow_remote)
     sock = _bind(host, port)  # bound here, so that the notice names the real port (--port 0)
     shown = sock.getsockname()[1]
-    notice = f"kenso-git: serving MCP on http://{host}:{shown}/mcp (bearer token in {path})"
+    where = f"[{host}]" if ":" in host else host  # an IPv6 address in a URL is bracketed
+    notice = f"kenso-git: serving MCP on http://{where}:{shown}/mcp (bearer token in {path})"
     log.info("%s", notice)
     if not log.isEnabledFor(logging.INFO):  # the default level: the notice is not a warning
         sys.stderr.write(notice + "\n")

@@ -71,6 +71,18 @@ def fits(value: Any, schema: Mapping[str, Any]) -> Fit:
     return (True, value) if check is None else check(value, schema)
 
 
+def _expected(schema: Mapping[str, Any], value: Any) -> str:
+    """What the argument should have been, in the SDK's words (pydantic's messages)."""
+    shown = repr(value) if len(repr(value)) <= 120 else repr(value)[:120] + "..."
+    allowed = schema.get("enum")
+    if allowed is not None:
+        names = [repr(v) for v in allowed]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        return f"Input should be {listed}, not {shown}"
+    kind = schema.get("type") or "one of the declared types"
+    return f"Input should be a valid {kind}, not {shown}"
+
+
 def checked(name: str, schema: Mapping[str, Any], arguments: object) -> dict[str, Any]:
     """The arguments a tool is called with: known ones only, each of its declared type.
 
@@ -86,8 +98,7 @@ def checked(name: str, schema: Mapping[str, Any], arguments: object) -> dict[str
             continue  # ignored, as the SDK's models ignore extra fields
         ok, cast = fits(value, properties[field])
         if not ok:
-            kind = properties[field].get("type") or "one of the declared types"
-            problems.append(f"{field}\n  Input should be a valid {kind}, not {value!r}")
+            problems.append(f"{field}\n  {_expected(properties[field], value)}")
         out[field] = cast
     if problems:
         many = "s" if len(problems) > 1 else ""
