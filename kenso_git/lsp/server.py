@@ -34,21 +34,34 @@ _SEVERITY = {
 }
 
 
-def utf16_column(line: str, column: int) -> int:
-    """The UTF-16 offset of code point `column` (0-based) of `line`: LSP's default unit."""
+UTF16 = "utf-16"  # LSP's default unit; a client may agree to utf-8 or utf-32 instead
+
+
+def client_column(line: str, column: int, encoding: str = UTF16) -> int:
+    """The offset of code point `column` (0-based) of `line` in the units of the position
+    encoding agreed with the client (Neovim and Helix offer utf-8 first)."""
     head = line[:column]
-    return len(head) if head.isascii() else len(head.encode("utf-16-le")) // 2
+    if head.isascii() or encoding == "utf-32":
+        return len(head)
+    if encoding == "utf-8":
+        return len(head.encode("utf-8"))
+    return len(head.encode("utf-16-le")) // 2
 
 
-def code_point_column(line: str, utf16: int) -> int:
-    """The code-point index of the UTF-16 offset `utf16` of `line`."""
+def code_point_column(line: str, units: int, encoding: str = UTF16) -> int:
+    """The code-point index of the offset `units` (in the agreed encoding) of `line`."""
     if line.isascii():
-        return utf16
-    units = 0
+        return units
+    if encoding == "utf-32":  # a code point per unit
+        return min(units, len(line))
+    counted = 0
     for index, char in enumerate(line):
-        if units >= utf16:
+        if counted >= units:
             return index
-        units += 2 if ord(char) > 0xFFFF else 1
+        if encoding == "utf-8":
+            counted += len(char.encode("utf-8"))
+        else:
+            counted += 2 if ord(char) > 0xFFFF else 1
     return len(line)
 
 
@@ -74,12 +87,16 @@ class KensoServer(LanguageServer):
     def text_of(self, uri: str) -> str:
         return self.workspace.get_text_document(uri).source
 
+    def encoding(self) -> str:
+        """The position encoding agreed at `initialize` (utf-16 unless the client chose)."""
+        return str(self.workspace.position_encoding or UTF16)
+
     def publish(self, corpus: LiveCorpus, uri: str) -> None:
         path = _path_of(corpus, uri)
         found = corpus.lint(path) if path is not None else ()
         self.found[uri] = found
         lines = self.text_of(uri).split("\n")
-        diagnostics = [_diagnostic(v, lines) for v in found]
+        diagnostics = [_diagnostic(v, lines, self.encoding()) for v in found]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
         )
@@ -100,7 +117,9 @@ def _path_of(corpus: LiveCorpus, uri: str) -> str | None:
     return None if fs_path is None else corpus.relative(Path(fs_path))
 
 
-def _span(v: Violation, lines: Sequence[str]) -> tuple[types.Position, types.Position]:
+def _span(
+    v: Violation, lines: Sequence[str], encoding: str
+) -> tuple[types.Position, types.Position]:
     line = lines[v.line - 1] if 0 < v.line <= len(lines) else ""
     start = v.column - 1
     width = len(v.subject) if v.subject and line[start:].startswith(v.subject) else 0
@@ -108,13 +127,13 @@ def _span(v: Violation, lines: Sequence[str]) -> tuple[types.Position, types.Pos
     if v.column == 1 and not width:
         end = len(line)
     return (
-        types.Position(v.line - 1, utf16_column(line, start)),
-        types.Position(v.line - 1, utf16_column(line, end)),
+        types.Position(v.line - 1, client_column(line, start, encoding)),
+        types.Position(v.line - 1, client_column(line, end, encoding)),
     )
 
 
-def _diagnostic(v: Violation, lines: Sequence[str]) -> types.Diagnostic:
-    start, end = _span(v, lines)
+def _diagnostic(v: Violation, lines: Sequence[str], encoding: str) -> types.Diagnostic:
+    start, end = _span(v, lines, encoding)
     return types.Diagnostic(
         range=types.Range(start, end),
         message=v.message,
@@ -172,6 +191,7 @@ async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) 
 def _code_action(ls: KensoServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     lines = ls.text_of(uri).split("\n")
+    encoding = ls.encoding()
     wanted = params.range
     actions = []
     for v in ls.found.get(uri, ()):
@@ -182,10 +202,10 @@ def _code_action(ls: KensoServer, params: types.CodeActionParams) -> list[types.
         if line[start : start + len(v.fix.old)] != v.fix.old:
             continue  # edited since: the next diagnostics bring a fresh fix
         edit_range = types.Range(
-            types.Position(v.fix.line - 1, utf16_column(line, start)),
-            types.Position(v.fix.line - 1, utf16_column(line, start + len(v.fix.old))),
+            types.Position(v.fix.line - 1, client_column(line, start, encoding)),
+            types.Position(v.fix.line - 1, client_column(line, start + len(v.fix.old), encoding)),
         )
-        start_pos, end_pos = _span(v, lines)
+        start_pos, end_pos = _span(v, lines, encoding)
         actions.append(
             types.CodeAction(
                 title=f"{v.rule}: replace {v.fix.old!r} with {v.fix.new!r}",
@@ -216,7 +236,7 @@ async def _hover(ls: KensoServer, params: types.HoverParams) -> types.Hover | No
     lines = ls.text_of(uri).split("\n")
     at = params.position
     line = lines[at.line] if at.line < len(lines) else ""
-    column = code_point_column(line, at.character) + 1
+    column = code_point_column(line, at.character, ls.encoding()) + 1
     linked = corpus.linked_doc(path, at.line + 1, column)
     if linked is None:
         return None

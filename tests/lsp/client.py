@@ -18,8 +18,9 @@ WAIT = 30.0  # seconds any one answer may take on a loaded machine
 class Editor:
     """An editor session: open, change and save documents, wait for their diagnostics."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, encodings: list[str] | None = None) -> None:
         self.root = root
+        self.encodings = encodings  # the position encodings the client offers, first preferred
         self.client = LanguageClient("kenso-test-editor", "1")
         self.published: dict[str, asyncio.Queue[list[types.Diagnostic]]] = defaultdict(
             asyncio.Queue
@@ -40,7 +41,13 @@ class Editor:
         result = await asyncio.wait_for(
             self.client.initialize_async(
                 types.InitializeParams(
-                    capabilities=types.ClientCapabilities(),
+                    capabilities=types.ClientCapabilities(
+                        general=types.GeneralClientCapabilities(
+                            position_encodings=self.encodings  # type: ignore[arg-type]
+                        )
+                        if self.encodings
+                        else None
+                    ),
                     root_uri=from_fs_path(str(self.root)),
                     process_id=None,
                 )

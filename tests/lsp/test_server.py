@@ -108,3 +108,40 @@ def test_editor_session_gets_diagnostics_fixes_and_hovers(repo: Path) -> None:
         await editor.stop()
 
     _run(session())
+
+
+def test_columns_follow_the_position_encoding_the_client_chose(repo: Path) -> None:
+    """Neovim and Helix offer utf-8 first: the server agreed to it but counted UTF-16 units,
+    so on a line with CJK text the underline missed the link and the quick fix turned
+    `中文 [cjk](Setup.md).` into `中文 [csetup.mdp.md).`"""
+    line = "中文 [cjk](Setup.md)."
+    write(repo, {"docs/setup.md": TARGET, "docs/guide.md": f"# Guide For The Setup\n\n{line}\n"})
+    commit_all(repo, "docs")
+    for encoding in ("utf-8", "utf-16", "utf-32"):
+
+        async def session(encoding: str = encoding) -> None:
+            editor = Editor(repo, [encoding])
+            started = await editor.start()
+            assert started.capabilities.position_encoding == encoding
+            editor.open("docs/guide.md")
+            found = await editor.diagnostics("docs/guide.md")
+            case = next(d for d in found if d.code == "KS022")
+            units = {"utf-8": 3, "utf-16": 1, "utf-32": 1}[encoding]  # per CJK character
+            start = 2 * units + len(" [cjk](")
+            assert (case.range.start.character, case.range.end.character) == (start, start + 8)
+            actions = await asyncio.wait_for(
+                editor.client.text_document_code_action_async(
+                    types.CodeActionParams(
+                        text_document=types.TextDocumentIdentifier(editor.uri("docs/guide.md")),
+                        range=types.Range(types.Position(2, 0), types.Position(2, 0)),
+                        context=types.CodeActionContext(diagnostics=[]),
+                    )
+                ),
+                WAIT,
+            )
+            assert actions
+            edit = actions[0].edit.changes[editor.uri("docs/guide.md")][0]  # type: ignore[union-attr,index]
+            assert (edit.range.start.character, edit.new_text) == (start, "setup.md")
+            await editor.stop()
+
+        _run(session())
