@@ -55,8 +55,8 @@ class FixOutcome(NamedTuple):
         for fixed in self.files:
             out.extend(
                 difflib.unified_diff(
-                    fixed.before.splitlines(keepends=True),
-                    fixed.after.splitlines(keepends=True),
+                    _lines(fixed.before),
+                    _lines(fixed.after),
                     f"a/{fixed.path}",
                     f"b/{fixed.path}",
                 )
@@ -64,9 +64,17 @@ class FixOutcome(NamedTuple):
         return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
 
+def _lines(text: str) -> list[str]:
+    """`text`'s lines as the linter numbers them, each with its `\n`: `str.splitlines`
+    also breaks at a form feed, `\x85` or U+2028, which would shift every edit below one."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def apply_edits(text: str, edits: Iterable[Edit]) -> tuple[str, int]:
     """`text` with each edit applied where its `old` text stands; (new text, edits applied)."""
-    lines = text.splitlines(keepends=True)
+    lines = _lines(text)
     shift = 1 if text.startswith(_BOM) else 0  # columns count from after the mark
     by_line: dict[int, list[Edit]] = {}
     for edit in edits:

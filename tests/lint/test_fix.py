@@ -192,3 +192,16 @@ def test_lint_fix_says_which_file_it_could_not_rewrite(moved: Path) -> None:
     result = run(moved, "--fix", "--select", "KS024", "docs/latin.md")
     assert "docs/latin.md: not rewritten: not valid UTF-8: re-save it as UTF-8" in result.stderr
     assert result.returncode == 1 and page.read_bytes() == before
+
+
+def test_apply_edits_counts_lines_as_the_linter_does() -> None:
+    """`str.splitlines` also breaks at a form feed, `\\x85` or U+2028: every edit below one
+    landed a line early (a code span on the line above was rewritten, the link left)."""
+    text = "a\x0cb\u2028c\x85d\nkeep `[x](T.md)` here\nfix [x](T.md) here\n"
+    fixed, applied = apply_edits(text, [Edit(3, 9, "T.md", "t.md")])
+    assert applied == 1
+    assert fixed == "a\x0cb\u2028c\x85d\nkeep `[x](T.md)` here\nfix [x](t.md) here\n"
+    assert apply_edits("no newline at the end", [Edit(1, 1, "no", "NO")]) == (
+        "NO newline at the end",
+        1,
+    )
