@@ -73,14 +73,26 @@ class KensoServer(LanguageServer):
         self.corpus: asyncio.Future[LiveCorpus] | None = None
         self.found: dict[str, tuple[Violation, ...]] = {}  # uri -> its last findings
 
-    async def live(self) -> LiveCorpus:
-        if self.corpus is None:  # a client that skipped `initialized`
-            self.load()
+    async def live(self, uri: str | None = None) -> LiveCorpus:
+        """The repository's corpus, read at the first call: the workspace root's, else that
+        of the repository holding the document at `uri`."""
+        if self.corpus is None:  # no root to read at `initialized`, or it was skipped
+            self.load(uri)
         assert self.corpus is not None
         return await self.corpus
 
-    def load(self) -> None:
-        root = Path(self.workspace.root_path or ".")
+    def load(self, uri: str | None = None) -> None:
+        """Start reading the corpus: of the workspace root when the client named one, else of
+        the repository holding the document at `uri` (`LiveCorpus.open` finds it as the CLI
+        does), not of the folder the editor was started from (`/` for a desktop launch)."""
+        root_path = self.workspace.root_path
+        fs_path = to_fs_path(uri) if uri is not None and not root_path else None
+        if root_path:
+            root = Path(root_path)
+        elif fs_path is not None:
+            root = Path(fs_path).parent
+        else:
+            return  # nothing to read yet: the first opened document says where
         loop = asyncio.get_running_loop()
         self.corpus = loop.run_in_executor(None, LiveCorpus.open, root)
 
@@ -154,22 +166,22 @@ def _initialized(ls: KensoServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def _did_open(ls: KensoServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.refresh(await ls.live(), params.text_document.uri)
+    ls.refresh(await ls.live(params.text_document.uri), params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def _did_change(ls: KensoServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.refresh(await ls.live(), params.text_document.uri)
+    ls.refresh(await ls.live(params.text_document.uri), params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def _did_save(ls: KensoServer, params: types.DidSaveTextDocumentParams) -> None:
-    ls.refresh(await ls.live(), params.text_document.uri)
+    ls.refresh(await ls.live(params.text_document.uri), params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) -> None:
-    corpus, uri = await ls.live(), params.text_document.uri
+    corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
     path = _path_of(corpus, uri)
     fs_path = to_fs_path(uri)
     if path is not None and fs_path is not None:
@@ -229,7 +241,7 @@ def _code_action(ls: KensoServer, params: types.CodeActionParams) -> list[types.
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def _hover(ls: KensoServer, params: types.HoverParams) -> types.Hover | None:
-    corpus, uri = await ls.live(), params.text_document.uri
+    corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
     path = _path_of(corpus, uri)
     if path is None:
         return None

@@ -18,9 +18,12 @@ WAIT = 30.0  # seconds any one answer may take on a loaded machine
 class Editor:
     """An editor session: open, change and save documents, wait for their diagnostics."""
 
-    def __init__(self, root: Path, encodings: list[str] | None = None) -> None:
+    def __init__(
+        self, root: Path, encodings: list[str] | None = None, *, rooted: bool = True
+    ) -> None:
         self.root = root
         self.encodings = encodings  # the position encodings the client offers, first preferred
+        self.rooted = rooted  # False: no rootUri, the server started in the root's parent
         self.client = LanguageClient("kenso-test-editor", "1")
         self.published: dict[str, asyncio.Queue[list[types.Diagnostic]]] = defaultdict(
             asyncio.Queue
@@ -37,7 +40,8 @@ class Editor:
         return uri
 
     async def start(self) -> types.InitializeResult:
-        await self.client.start_io(sys.executable, "-m", "kenso_git", "lsp", cwd=self.root)
+        cwd = self.root if self.rooted else self.root.parent
+        await self.client.start_io(sys.executable, "-m", "kenso_git", "lsp", cwd=cwd)
         result = await asyncio.wait_for(
             self.client.initialize_async(
                 types.InitializeParams(
@@ -48,7 +52,7 @@ class Editor:
                         if self.encodings
                         else None
                     ),
-                    root_uri=from_fs_path(str(self.root)),
+                    root_uri=from_fs_path(str(self.root)) if self.rooted else None,
                     process_id=None,
                 )
             ),

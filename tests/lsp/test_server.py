@@ -145,3 +145,22 @@ def test_columns_follow_the_position_encoding_the_client_chose(repo: Path) -> No
             await editor.stop()
 
         _run(session())
+
+
+def test_without_a_root_the_opened_documents_repository_is_read(repo: Path) -> None:
+    """A client that names no root (an editor launched from `/`) had the folder the server
+    started in read as the repository: a walk of the whole file system, and a renamed page
+    reported as missing (KS022) where `kenso-git lint` says where it went (KS024)."""
+    write(repo, {"docs/target.md": TARGET, "docs/old.md": OLD, "docs/guide.md": GUIDE})
+    commit_all(repo, "docs")
+    git(repo, "mv", "docs/old.md", "docs/refunds.md")
+    commit_all(repo, "rename the refunds page")
+
+    async def session() -> None:
+        editor = Editor(repo, rooted=False)
+        await editor.start()
+        editor.open("docs/guide.md")
+        assert _codes(await editor.diagnostics("docs/guide.md")) == [(5, "KS023"), (5, "KS024")]
+        await editor.stop()
+
+    _run(session())
