@@ -184,13 +184,18 @@ def select_documents(
     from kenso_git.repo.discover import discover
     from kenso_git.repo.discover import load_document
     from kenso_git.repo.discover import scope_folders
+    from kenso_git.repo.ignore import IgnoreRules
     from kenso_git.repo.workspace import is_markdown
 
     scope = scope_folders(ws, paths) if paths else [""]
+    rules = IgnoreRules.for_workspace(ws, settings)
     if warn is not None:
         for item in scope:
             if item and not is_markdown(item) and (ws.root / item).is_file():
                 warn(f"{item}: not a Markdown file (.md, .markdown), not linted")
+            elif item and rules.is_ignored(item, is_dir=(ws.root / item).is_dir()):
+                # named, yet the walk never goes there: "0 files, all checks passed" hid it
+                warn(f"{item}: ignored by .gitignore/.cursorignore/.kensoignore rules, not linted")
     prefixes = tuple(f"{item}/" for item in scope)
     wanted = set(scope)
 
@@ -207,7 +212,7 @@ def select_documents(
     parts: dict[str, Partial] = {}
     scans: dict[str, Scan] = {}
     kept = 0
-    for sf in sorted(discover(ws, settings, warn=about_picked), key=lambda sf: sf.path):
+    for sf in sorted(discover(ws, settings, rules=rules, warn=about_picked), key=_by_path):
         loaded = load_document(sf, settings)
         if isinstance(loaded, Skip):
             about_picked(f"{loaded.path}: {loaded.detail}")
@@ -222,6 +227,10 @@ def select_documents(
         corpus.append(loaded)
     chosen = [i for i, d in enumerate(corpus) if picked(d.path)]
     return Selection(corpus, chosen, settings, sources, parts, scans)
+
+
+def _by_path(sf: SourceFile) -> str:
+    return sf.path
 
 
 PATH_RULES = frozenset({"KS022", "KS023", "KS024", "KS025"})

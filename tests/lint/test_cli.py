@@ -214,3 +214,19 @@ def test_lint_of_a_file_speaks_of_that_file_only(repo: Path) -> None:
     assert "docs/bad/binary.md: looks binary" in whole.stderr
     itself = run(repo, "docs/bad/binary.md")
     assert "docs/bad/binary.md: looks binary" in itself.stderr
+
+
+def test_a_named_file_the_ignore_rules_hide_is_said_not_linted(repo: Path) -> None:
+    """`lint build/gen.md` (ignored) printed "0 files ... all checks passed" and nothing
+    else, as if the file had been linted."""
+    write_tree(
+        repo,
+        {
+            ".gitignore": "build/\n",
+            "build/gen.md": "# Gen\n\nA [dead](nowhere.md) link in a generated page.\n",
+        },
+    )
+    result = run(repo, "build/gen.md")
+    assert result.returncode == 0
+    assert "build/gen.md: ignored by .gitignore" in result.stderr
+    assert "not linted" in result.stderr
