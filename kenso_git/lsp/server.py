@@ -23,6 +23,7 @@ from kenso_git import __version__
 from kenso_git.api.lint import LiveCorpus
 from kenso_git.api.lint import Severity
 from kenso_git.api.lint import Violation
+from kenso_git.errors import KensoError
 
 logger = logging.getLogger(__name__)
 
@@ -72,14 +73,30 @@ class KensoServer(LanguageServer):
         super().__init__(SOURCE, __version__)
         self.corpus: asyncio.Future[LiveCorpus] | None = None
         self.found: dict[str, tuple[Violation, ...]] = {}  # uri -> its last findings
+        self.shown_error: str | None = None  # the last load error the user was shown
 
-    async def live(self, uri: str | None = None) -> LiveCorpus:
+    async def live(self, uri: str | None = None) -> LiveCorpus | None:
         """The repository's corpus, read at the first call: the workspace root's, else that
-        of the repository holding the document at `uri`."""
+        of the repository holding the document at `uri`. None while it cannot be read (a
+        malformed `.kenso.toml`): the error is shown once, and the next event tries again,
+        so fixing the file needs no restart."""
         if self.corpus is None:  # no root to read at `initialized`, or it was skipped
             self.load(uri)
-        assert self.corpus is not None
-        return await self.corpus
+        if self.corpus is None:
+            return None
+        try:
+            corpus = await self.corpus
+        except KensoError as err:
+            self.corpus = None  # read again at the next event
+            text = f"kenso-git: {err.message}" + (f" ({err.hint})" if err.hint else "")
+            if text != self.shown_error:
+                self.shown_error = text
+                self.window_show_message(
+                    types.ShowMessageParams(type=types.MessageType.Error, message=text)
+                )
+            return None
+        self.shown_error = None
+        return corpus
 
     def load(self, uri: str | None = None) -> None:
         """Start reading the corpus: of the workspace root when the client named one, else of
@@ -166,22 +183,30 @@ def _initialized(ls: KensoServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def _did_open(ls: KensoServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.refresh(await ls.live(params.text_document.uri), params.text_document.uri)
+    corpus = await ls.live(params.text_document.uri)
+    if corpus is not None:
+        ls.refresh(corpus, params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def _did_change(ls: KensoServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.refresh(await ls.live(params.text_document.uri), params.text_document.uri)
+    corpus = await ls.live(params.text_document.uri)
+    if corpus is not None:
+        ls.refresh(corpus, params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def _did_save(ls: KensoServer, params: types.DidSaveTextDocumentParams) -> None:
-    ls.refresh(await ls.live(params.text_document.uri), params.text_document.uri)
+    corpus = await ls.live(params.text_document.uri)
+    if corpus is not None:
+        ls.refresh(corpus, params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) -> None:
     corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
+    if corpus is None:
+        return
     path = _path_of(corpus, uri)
     fs_path = to_fs_path(uri)
     if path is not None and fs_path is not None:
@@ -242,6 +267,8 @@ def _code_action(ls: KensoServer, params: types.CodeActionParams) -> list[types.
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def _hover(ls: KensoServer, params: types.HoverParams) -> types.Hover | None:
     corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
+    if corpus is None:
+        return None
     path = _path_of(corpus, uri)
     if path is None:
         return None

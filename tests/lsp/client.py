@@ -30,9 +30,15 @@ class Editor:
         )
         self.versions: dict[str, int] = {}
 
+        self.messages: list[str] = []  # window/showMessage, as an editor pops them up
+
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def _published(params: types.PublishDiagnosticsParams) -> None:
             self.published[params.uri].put_nowait(params.diagnostics)
+
+        @self.client.feature(types.WINDOW_SHOW_MESSAGE)
+        def _shown(params: types.ShowMessageParams) -> None:
+            self.messages.append(params.message)
 
     def uri(self, rel: str) -> str:
         uri = from_fs_path(str(self.root / rel))

@@ -164,3 +164,30 @@ def test_without_a_root_the_opened_documents_repository_is_read(repo: Path) -> N
         await editor.stop()
 
     _run(session())
+
+
+def test_a_malformed_config_is_shown_once_and_fixing_it_needs_no_restart(repo: Path) -> None:
+    """Started with a malformed `.kenso.toml`, every keystroke popped up "Error in server:
+    ConfigError..." and the failed load stayed cached until the editor restarted it."""
+    write(repo, {"docs/target.md": TARGET, "docs/guide.md": GUIDE, ".kenso.toml": "lint = [\n"})
+    commit_all(repo, "docs")
+
+    async def session() -> None:
+        editor = Editor(repo)
+        await editor.start()
+        editor.open("docs/guide.md")
+        for _ in range(3):
+            editor.change("docs/guide.md", GUIDE + "\nMore words.\n")
+        for _ in range(int(WAIT * 10)):  # the load fails in a worker thread: wait for it
+            if editor.messages:
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)  # the later changes: no second message
+        assert len(editor.messages) == 1 and ".kenso.toml" in editor.messages[0]
+        (repo / ".kenso.toml").write_text("", encoding="utf-8")
+        editor.change("docs/guide.md", GUIDE)
+        found = await editor.settle("docs/guide.md", lambda f: any(d.code == "KS023" for d in f))
+        assert any(d.code == "KS023" for d in found)
+        await editor.stop()
+
+    _run(session())
