@@ -18,9 +18,12 @@ class ExitCode(IntEnum):
 SHOWN_CHARS = 120  # an argument echoed in an error message is cut here
 
 
-def shown(value: str, limit: int = SHOWN_CHARS) -> str:
+def shown(value: object, limit: int = SHOWN_CHARS) -> str:
     """`value` quoted for an error message, cut past `limit` characters: an agent's 100,000
     character argument must not come back whole in the error (tokens spent for nothing)."""
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= limit else text[:limit] + "..."
     if len(value) <= limit:
         return repr(value)
     return f"{value[:limit]!r}... ({len(value):,} characters)"

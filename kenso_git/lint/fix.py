@@ -23,6 +23,7 @@ from pathlib import Path
 from kenso_git.lint.model import Edit
 from kenso_git.lint.model import Violation
 from kenso_git.records import NamedTuple
+from kenso_git.text.parse import unicode_bom
 
 _BOM = "\ufeff"
 MAX_PASSES = 4  # a fix uncovers at most a case slip or an overlapping edit: a few passes do
@@ -133,15 +134,6 @@ def plan_fixes(
     return FixOutcome(tuple(out), tuple(unfixed))
 
 
-# a byte-order mark -> the codec that reads what follows it (UTF-32's LE mark starts UTF-16's)
-_WIDE = (
-    (b"\xff\xfe\x00\x00", "utf-32-le"),
-    (b"\x00\x00\xfe\xff", "utf-32-be"),
-    (b"\xff\xfe", "utf-16-le"),
-    (b"\xfe\xff", "utf-16-be"),
-)
-
-
 def _read(path: Path) -> tuple[str, str, bytes] | str:
     """(text, codec, byte-order mark) of a file to fix, or why it is left alone. UTF-8 keeps
     its mark in the text (edits count columns after it); UTF-16 and UTF-32 are read after
@@ -150,12 +142,14 @@ def _read(path: Path) -> tuple[str, str, bytes] | str:
         data = path.read_bytes()
     except OSError as err:
         return f"not read ({err.strerror or err})"
-    for bom, codec in _WIDE:
-        if data.startswith(bom):
-            try:
-                return data[len(bom) :].decode(codec), codec, bom
-            except UnicodeDecodeError:
-                return f"not valid {codec.upper()}: re-save it as UTF-8"
+    wide = unicode_bom(data)  # "utf-16" or "utf-32": the parser's own reading of the mark
+    if wide is not None:
+        size = 4 if wide == "utf-32" else 2
+        codec = f"{wide}-{'le' if data[0] == 0xFF else 'be'}"  # the order the mark says
+        try:
+            return data[size:].decode(codec), codec, data[:size]
+        except UnicodeDecodeError:
+            return f"not valid {codec.upper()}: re-save it as UTF-8"
     try:
         return data.decode("utf-8"), "utf-8", b""
     except UnicodeDecodeError:

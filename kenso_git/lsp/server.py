@@ -183,23 +183,25 @@ def _initialized(ls: KensoServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def _did_open(ls: KensoServer, params: types.DidOpenTextDocumentParams) -> None:
-    corpus = await ls.live(params.text_document.uri)
-    if corpus is not None:
-        ls.refresh(corpus, params.text_document.uri)
+    await _refreshed(ls, params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def _did_change(ls: KensoServer, params: types.DidChangeTextDocumentParams) -> None:
-    corpus = await ls.live(params.text_document.uri)
-    if corpus is not None:
-        ls.refresh(corpus, params.text_document.uri)
+    await _refreshed(ls, params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def _did_save(ls: KensoServer, params: types.DidSaveTextDocumentParams) -> None:
-    corpus = await ls.live(params.text_document.uri)
+    await _refreshed(ls, params.text_document.uri)
+
+
+async def _refreshed(ls: KensoServer, uri: str) -> None:
+    """The editor's text of `uri` taken and every open document's findings published,
+    once the corpus can be read (else nothing: `live` has said why)."""
+    corpus = await ls.live(uri)
     if corpus is not None:
-        ls.refresh(corpus, params.text_document.uri)
+        ls.refresh(corpus, uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kenso_git.errors import NotAnIndexError
 from kenso_git.repo.workspace import DB_DIRNAME
+from kenso_git.repo.workspace import is_markdown
 from kenso_git.store import schema
 from kenso_git.store import wal
 
@@ -27,7 +28,6 @@ KENSO_TABLES = frozenset(
 )
 _NAMED = 5  # foreign tables named in the message
 _INDEX_HINT = "name the index file with --db (by default .kenso/docs.db at the root)"
-_PAGE_SUFFIXES = frozenset({".md", ".markdown"})
 
 
 def not_sqlite(db_path: Path) -> NotAnIndexError | None:
@@ -110,7 +110,7 @@ def check_file(db_path: Path, tracked: Callable[[Path], bool] | None = None) -> 
             hint=_INDEX_HINT,
         )
     if info.st_size == 0 and db_path.parent.name != DB_DIRNAME:
-        page = db_path.suffix.lower() in _PAGE_SUFFIXES
+        page = is_markdown(db_path.name)
         if page or (tracked is not None and tracked(db_path)):
             what = "a Markdown page" if page else "a file git tracks"
             raise NotAnIndexError(

@@ -19,6 +19,7 @@ from kenso_git.text.links import MAX_LINK_SCANS
 from kenso_git.text.mdcode import CodeSpans
 from kenso_git.text.mdcode import code_blocks
 from kenso_git.text.mdcode import escaped
+from kenso_git.text.mdcode import outside_code_blocks
 from kenso_git.text.parse import Document
 
 LINK = "link"
@@ -67,14 +68,7 @@ def region_list(doc: Document) -> list[tuple[int, int]]:
     """`regions` as a list; a body with no code block and no comment (most) is one."""
     body = doc.body
     if _COMMENT.search(body) is None:  # most bodies: only code blocks to step over
-        out, start = [], 0
-        for fence_start, fence_end in code_blocks(doc):
-            if fence_start > start:
-                out.append((start, fence_start))
-            start = max(start, fence_end)
-        if start < len(body):
-            out.append((start, len(body)))
-        return out
+        return list(outside_code_blocks(doc))
     return list(regions(doc))
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 
+from kenso_git.errors import shown
+
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
 Fit = tuple[bool, Any]  # whether the value fits, and the value as the tool gets it
 
@@ -73,14 +75,14 @@ def fits(value: Any, schema: Mapping[str, Any]) -> Fit:
 
 def _expected(schema: Mapping[str, Any], value: Any) -> str:
     """What the argument should have been, in the SDK's words (pydantic's messages)."""
-    shown = repr(value) if len(repr(value)) <= 120 else repr(value)[:120] + "..."
+    given = shown(value)
     allowed = schema.get("enum")
     if allowed is not None:
         names = [repr(v) for v in allowed]
         listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        return f"Input should be {listed}, not {shown}"
+        return f"Input should be {listed}, not {given}"
     kind = schema.get("type") or "one of the declared types"
-    return f"Input should be a valid {kind}, not {shown}"
+    return f"Input should be a valid {kind}, not {given}"
 
 
 def checked(name: str, schema: Mapping[str, Any], arguments: object) -> dict[str, Any]:
