@@ -10,6 +10,7 @@ the moment it is given.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import time
@@ -199,6 +200,18 @@ def pending(
     return changes(ws, settings, meta, stored), ws.is_git and meta.get(gitprobe.META_GIT_MARK) != ""
 
 
+def _remark(sync: Callable[[list[str] | None], object]) -> None:
+    """Nothing to sync, but the mark lists many docs git no longer lists (an ingest right
+    after a clone or checkout lists every doc it read within the clock slack): a whole sync,
+    walk-free and rewriting nothing, leaves a narrow one, so the next checks need not lstat
+    each of them. The answer is fresh either way: a sync that cannot run (a read-only index,
+    a writer holding the lock) is left to the next writer."""
+    from kenso_git.errors import KensoError
+
+    with contextlib.suppress(KensoError):
+        sync(None)
+
+
 def ensure_fresh(
     ws: Workspace,
     settings: Settings,
@@ -223,6 +236,8 @@ def ensure_fresh(
         FRESH if found.differs is None else FRESH._replace(differs=found.differs, head=found.head)
     )
     if not found.any and not remark:
+        if found.mark_behind:
+            _remark(sync)
         return fresh
     if found.too_many:
         return Freshness(

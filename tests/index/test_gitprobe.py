@@ -237,3 +237,41 @@ def test_right_after_an_ingest_a_check_looks_at_no_unchanged_doc(
     calls = _count_calls(monkeypatch)
     kb.search("doc")
     assert calls["scandir"] == 0 and calls["stat"] < 20
+
+
+def test_a_mark_full_of_just_written_docs_is_narrowed_by_the_next_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git clone && kenso-git ingest`: every doc was written within the clock slack of the
+    ingest's git status, so its mark lists them all, and every later check lstat-ed every
+    doc (27 ms a search on the docs corpus, against 6) until something else made a sync
+    run. The first check that finds them unchanged now leaves a narrow mark."""
+    files = {f"docs/{i // 20}/d{i}.md": doc(f"Doc {i}") for i in range(200)}
+    root = init_repo(tmp_path / "clone", files)
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    listed = gitprobe.read_mark(_meta(kb.db_path))
+    assert listed is not None and len(listed.docs) == 200  # the clone's docs are that new
+    kb.search("doc")
+    lstats = {"n": 0}
+    real_lstat = os.lstat
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        lstats["n"] += 1
+        return real_lstat(*args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counting)
+    kb.search("doc")
+    kb.search("doc")
+    assert lstats["n"] < 20
+    mark = gitprobe.read_mark(_meta(kb.db_path))
+    assert mark is not None and not mark.docs
+    assert _files(kb.db_path) == _fresh(root, tmp_path)
+
+
+def _meta(db: Path) -> dict[str, str]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return dict(conn.execute("SELECT key, value FROM meta"))
+    finally:
+        conn.close()
