@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
@@ -19,11 +20,20 @@ class Editor:
     """An editor session: open, change and save documents, wait for their diagnostics."""
 
     def __init__(
-        self, root: Path, encodings: list[str] | None = None, *, rooted: bool = True
+        self,
+        root: Path,
+        encodings: list[str] | None = None,
+        *,
+        rooted: bool = True,
+        watches: bool = False,
+        refuses: bool = False,
     ) -> None:
         self.root = root
         self.encodings = encodings  # the position encodings the client offers, first preferred
         self.rooted = rooted  # False: no rootUri, the server started in the root's parent
+        self.watches = watches  # offers to watch files for the server (dynamic registration)
+        self.refuses = refuses  # ... yet answers the registration with an error
+        self.registrations: asyncio.Queue[types.Registration] = asyncio.Queue()
         self.client = LanguageClient("kenso-test-editor", "1")
         self.published: dict[str, asyncio.Queue[list[types.Diagnostic]]] = defaultdict(
             asyncio.Queue
@@ -39,6 +49,13 @@ class Editor:
         @self.client.feature(types.WINDOW_SHOW_MESSAGE)
         def _shown(params: types.ShowMessageParams) -> None:
             self.messages.append(params.message)
+
+        @self.client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def _registered(params: types.RegistrationParams) -> None:
+            for registration in params.registrations:
+                self.registrations.put_nowait(registration)
+            if self.refuses:
+                raise JsonRpcInvalidRequest("no watchers today")
 
     def uri(self, rel: str) -> str:
         uri = from_fs_path(str(self.root / rel))
@@ -56,7 +73,14 @@ class Editor:
                             position_encodings=self.encodings  # type: ignore[arg-type]
                         )
                         if self.encodings
-                        else None
+                        else None,
+                        workspace=types.WorkspaceClientCapabilities(
+                            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
+                                dynamic_registration=True
+                            )
+                        )
+                        if self.watches
+                        else None,
                     ),
                     root_uri=from_fs_path(str(self.root)) if self.rooted else None,
                     process_id=None,
@@ -93,6 +117,23 @@ class Editor:
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
             )
         )
+
+    def save(self, rel: str) -> None:
+        self.client.text_document_did_save(
+            types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(self.uri(rel)))
+        )
+
+    def watched(self, *changes: tuple[str, types.FileChangeType]) -> None:
+        """Tell the server what the client's file watcher saw: (path, kind) pairs."""
+        self.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                [types.FileEvent(self.uri(rel), kind) for rel, kind in changes]
+            )
+        )
+
+    async def registered(self) -> types.Registration:
+        """The next capability the server registered with the client."""
+        return await asyncio.wait_for(self.registrations.get(), WAIT)
 
     async def diagnostics(self, rel: str) -> list[types.Diagnostic]:
         return await asyncio.wait_for(self.published[self.uri(rel)].get(), WAIT)

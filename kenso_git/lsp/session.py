@@ -1,0 +1,195 @@
+"""The editor session of `kenso-git lsp`: the repository's live corpus, read in the
+background at the start and again when files change on disk outside the editor (as the
+client's file watchers report, `watch.py`, else when a document is saved or opened and the
+work tree's stamp changed, `disk.py`), and every open document's findings published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from kenso_git import __version__
+from kenso_git.api.lint import LiveCorpus
+from kenso_git.api.lint import Violation
+from kenso_git.api.workspace import find_workspace
+from kenso_git.errors import KensoError
+from kenso_git.lsp.diagnostic import SOURCE
+from kenso_git.lsp.diagnostic import UTF16
+from kenso_git.lsp.diagnostic import diagnostic
+from kenso_git.lsp.disk import TreeStamp
+from kenso_git.lsp.disk import file_key
+
+DEBOUNCE_S = 0.1  # a checkout's changes come in several batches: one read for them all
+_NOTHING, _CHECK, _READ = 0, 1, 2  # what the next background read does, least first
+
+
+class KensoServer(LanguageServer):
+    """The language server, holding the repository's live corpus once it is read."""
+
+    def __init__(self) -> None:
+        super().__init__(SOURCE, __version__)
+        self.corpus: asyncio.Future[LiveCorpus] | None = None
+        self.found: dict[str, tuple[Violation, ...]] = {}  # uri -> its last findings
+        self.shown_error: str | None = None  # the last load error the user was shown
+        self.root: Path | None = None  # where the corpus is read from
+        self.watched = False  # the client reports changes to the files the corpus reads
+        self.stamp: TreeStamp | None = None  # else: the work tree at the last read
+        self.wanted = _NOTHING  # what the next background read does
+        self.rereading: asyncio.Task[None] | None = None
+
+    async def live(self, uri: str | None = None) -> LiveCorpus | None:
+        """The repository's corpus, read at the first call: the workspace root's, else that
+        of the repository holding the document at `uri`. None while it cannot be read (a
+        malformed `.kenso.toml`): the error is shown once, and the next event tries again,
+        so fixing the file needs no restart."""
+        if self.corpus is None:  # no root to read at `initialized`, or it was skipped
+            self.load(uri)
+        if self.corpus is None:
+            return None
+        try:
+            corpus = await self.corpus
+        except KensoError as err:
+            self.failed(err)
+            return None
+        self.shown_error = None
+        return corpus
+
+    def failed(self, err: KensoError) -> None:
+        """The repository cannot be read: say why, once, and read it again at the next event."""
+        self.corpus = None
+        text = f"kenso-git: {err.message}" + (f" ({err.hint})" if err.hint else "")
+        if text != self.shown_error:
+            self.shown_error = text
+            self.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=text)
+            )
+
+    def load(self, uri: str | None = None) -> None:
+        """Start reading the corpus: of the workspace root when the client named one, else of
+        the repository holding the document at `uri` (`LiveCorpus.open` finds it as the CLI
+        does), not of the folder the editor was started from (`/` for a desktop launch)."""
+        root_path = self.workspace.root_path
+        fs_path = to_fs_path(uri) if uri is not None and not root_path else None
+        if root_path:
+            root = Path(root_path)
+        elif fs_path is not None:
+            root = Path(fs_path).parent
+        else:
+            return  # nothing to read yet: the first opened document says where
+        self.root = root
+        self.corpus = asyncio.ensure_future(self._read(root))
+
+    async def _read(self, root: Path) -> LiveCorpus:
+        loop = asyncio.get_running_loop()
+        stamped = not self.watched
+        corpus, self.stamp = await loop.run_in_executor(None, _read_repository, root, stamped)
+        return corpus
+
+    def reread(self, *, check: bool = False) -> None:
+        """Read the repository again in the background, then publish every open document's
+        findings; `check`: only if the work tree's stamp changed. Calls made meanwhile are
+        folded into one more read."""
+        self.wanted = max(self.wanted, _CHECK if check else _READ)
+        if self.rereading is None or self.rereading.done():
+            self.rereading = asyncio.ensure_future(self._rereads())
+
+    async def _rereads(self) -> None:
+        while self.wanted:
+            await asyncio.sleep(DEBOUNCE_S)
+            check, self.wanted = self.wanted == _CHECK, _NOTHING
+            if self.corpus is not None and not self.corpus.done():
+                await asyncio.wait([self.corpus])  # the first read, still under way
+            if self.root is not None and (not check or await self._changed()):
+                await self._reread(self.root)
+
+    async def _changed(self) -> bool:
+        """Whether the work tree changed since the last read (False when never stamped)."""
+        before = self.stamp
+        if before is None:
+            return False
+        now = await asyncio.get_running_loop().run_in_executor(None, before.again)
+        return before.differs(now, self.open_files())
+
+    async def _reread(self, root: Path) -> None:
+        read = asyncio.ensure_future(self._read(root))
+        try:
+            corpus = await read
+        except KensoError as err:
+            self.failed(err)
+            return
+        for uri in list(self.workspace.text_documents):  # the editor's text wins
+            path = path_of(corpus, uri)
+            if path is not None:
+                corpus.update(path, self.text_of(uri))
+        self.corpus, self.shown_error = read, None
+        for uri in list(self.workspace.text_documents):
+            self.publish(corpus, uri)
+
+    def look_again(self) -> None:
+        """At a save or an open, for a client that reports no file changes: read the
+        repository again if its work tree changed (a user may have run git meanwhile)."""
+        if not self.watched:
+            self.reread(check=True)
+
+    def work_tree(self) -> Path | None:
+        """The root of the work tree read, once read."""
+        read = self.corpus
+        if read is None or not read.done() or read.cancelled() or read.exception() is not None:
+            return None
+        return read.result().workspace.root
+
+    def open_files(self) -> set[str]:
+        """The `file_key`s of the documents open in the editor."""
+        return {
+            file_key(fs_path)
+            for uri in self.workspace.text_documents
+            if (fs_path := to_fs_path(uri)) is not None
+        }
+
+    def text_of(self, uri: str) -> str:
+        return self.workspace.get_text_document(uri).source
+
+    def encoding(self) -> str:
+        """The position encoding agreed at `initialize` (utf-16 unless the client chose)."""
+        return str(self.workspace.position_encoding or UTF16)
+
+    def publish(self, corpus: LiveCorpus, uri: str) -> None:
+        path = path_of(corpus, uri)
+        found = corpus.lint(path) if path is not None else ()
+        self.found[uri] = found
+        lines = self.text_of(uri).split("\n")
+        diagnostics = [diagnostic(v, lines, self.encoding()) for v in found]
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+        )
+
+    def refresh(self, corpus: LiveCorpus, uri: str) -> None:
+        """Take the editor's text of `uri`, then publish every open document's findings."""
+        path = path_of(corpus, uri)
+        if path is not None:
+            corpus.update(path, self.text_of(uri))
+        self.publish(corpus, uri)
+        for other in list(self.workspace.text_documents):
+            if other != uri:
+                self.publish(corpus, other)
+
+
+def _read_repository(root: Path, stamped: bool) -> tuple[LiveCorpus, TreeStamp | None]:
+    """The repository at `root` read; `stamped`: its work tree's stamp taken first (a
+    change made during the read then shows at the next look)."""
+    stamp = None
+    if stamped:
+        ws = find_workspace(root)
+        stamp = TreeStamp.take(ws.root, ws.common_dir)
+    return LiveCorpus.open(root), stamp
+
+
+def path_of(corpus: LiveCorpus, uri: str) -> str | None:
+    """The repo-relative path of the document at `uri`, when it is one of the corpus's."""
+    fs_path = to_fs_path(uri)
+    return None if fs_path is None else corpus.relative(Path(fs_path))
