@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from kenso_git.index.refresh import Freshness
     from kenso_git.index.watchseq import WatchSeq
     from kenso_git.repo.gitstatus import EarlyStatus
+    from kenso_git.repo.scope import SameFile
     from kenso_git.search.ranked.synonyms import Synonyms
     from kenso_git.store.files import FileRow
 
@@ -178,6 +179,7 @@ class Base:
             DatabaseError: the index cannot be read (corrupt, locked too long, newer schema).
         """
         conn = self._reader()
+        self._local.reads = self.reads() + 1
         try:
             with snapshot(conn):
                 return fn(conn)
@@ -221,30 +223,57 @@ class Base:
         except OSError:
             return None
 
-    def same_file(self) -> Callable[[str, os.stat_result], bool]:
+    def same_file(self) -> SameFile:
         """For one call's scope gate: whether the index's text of a path was read from the
         file `st` describes (its inode), so a hit never carries another file's text (#27).
         Reads on this thread's connection, inside the caller's read transaction: a path at
-        a time, then, past `BULK_INODES_AFTER` paths, every indexed inode at once."""
-        from kenso_git.store.files import indexed_inode
-        from kenso_git.store.files import indexed_inodes
+        a time, then, past `BULK_INODES_AFTER` paths, every indexed inode at once. What it
+        learnt is dropped when the call reads again (`reads`, see `Writes.fresh_read`)."""
+        return _InodeCheck(self)
 
-        known: dict[str, int] | None = None
-        asked = 0
+    def thread_connection(self) -> sqlite3.Connection:
+        """This thread's connection (opened when it has none)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        return conn if conn is not None else self._reader()
 
-        def check(path: str, st: os.stat_result) -> bool:
-            nonlocal known, asked
-            conn: sqlite3.Connection = getattr(self._local, "conn", None) or self._reader()
-            if known is None:
-                asked += 1
-                if asked <= BULK_INODES_AFTER:
-                    return indexed_inode(conn, path) == st.st_ino
-                known = indexed_inodes(conn)
-            return known.get(path) == st.st_ino
-
-        return check
+    def reads(self) -> int:
+        """How many read transactions this thread has begun (`read`): a verdict memoised
+        in one holds for that one only."""
+        return int(getattr(self._local, "reads", 0))
 
     def _head(self) -> str | None:
         from kenso_git.index import freshness
 
         return freshness.head_commit(self.workspace)
+
+
+class _InodeCheck:
+    """`Base.same_file`'s check: the index's inode of each path asked, one at a time, then
+    all at once; forgotten when the thread begins another read transaction."""
+
+    __slots__ = ("_asked", "_base", "_known", "_read")
+
+    def __init__(self, base: Base) -> None:
+        self._base = base
+        self._known: dict[str, int] | None = None
+        self._asked = 0
+        self._read = base.reads()
+
+    def reads(self) -> int:
+        """The read transaction the verdicts are for (see `Base.reads`)."""
+        return self._base.reads()
+
+    def __call__(self, path: str, st: os.stat_result) -> bool:
+        from kenso_git.store.files import indexed_inode
+        from kenso_git.store.files import indexed_inodes
+
+        now = self._base.reads()
+        if now != self._read:
+            self._known, self._asked, self._read = None, 0, now
+        conn = self._base.thread_connection()
+        if self._known is None:
+            self._asked += 1
+            if self._asked <= BULK_INODES_AFTER:
+                return indexed_inode(conn, path) == st.st_ino
+            self._known = indexed_inodes(conn)
+        return self._known.get(path) == st.st_ino

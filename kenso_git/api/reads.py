@@ -49,8 +49,7 @@ class Reads(Writes):
 
         limit = max(1, min(limit, self.settings.search_limit_max))
         synonyms = self._synonyms()
-        self.refresh()
-        return self.read(
+        return self.fresh_read(
             lambda conn: search.search(
                 conn,
                 query,
@@ -103,8 +102,7 @@ class Reads(Writes):
         from kenso_git.search.ranked import payload
 
         synonyms = self._synonyms()
-        self.refresh()
-        return self.read(
+        return self.fresh_read(
             lambda conn: payload.search_multi_payload(
                 conn,
                 queries,
@@ -243,14 +241,13 @@ class Reads(Writes):
         from kenso_git.search.lang import agent
         from kenso_git.search.regex import regex_search
 
-        self.refresh()
         if isinstance(request, agent.SearchRequest):
             synonyms = self._synonyms()
-            return self.read(
+            return self.fresh_read(
                 lambda conn: agent.search(conn, request, path_filter=path_filter, synonyms=synonyms)
             )
         root, limit = self.workspace.root, self.settings.max_file_size
-        return self.read(
+        return self.fresh_read(
             lambda conn: regex_search.regex_search(
                 conn, request, root=root, max_bytes=limit, path_filter=path_filter
             )

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenso_git.api.core import Base
+from kenso_git.api.core import T
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from kenso_git.index.prepare import Digest
     from kenso_git.index.report import IngestReport
     from kenso_git.index.report import Progress
@@ -150,6 +154,71 @@ class Writes(Base):
         finally:
             if early is not None:
                 early.discard()
+
+    def fresh_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """What `fn` returns in one read transaction of the index `refresh` found fresh.
+
+        Where the check asks git about the whole tree (its `git status` is half of a search's
+        time on the docs corpus), git runs while `fn` reads: the answer stands unless some
+        writer committed between the read's start and the check's end (`PRAGMA
+        data_version`: the check synced a change, or another process did), and then `fn`
+        reads again. Elsewhere (a status handed over by `start_early`, the watcher vouching,
+        another check running, a scoped index, no git) the check runs first, as `refresh`.
+
+        Raises:
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        started = self._status_beside_read()
+        if started is None:
+            self.refresh()
+            return self.read(fn)
+        from kenso_git.store.connection import data_version
+
+        early, before = started
+        try:
+            result = self.read(fn)
+            self._refresh(early)
+        finally:
+            early.discard()
+        if data_version(self._reader()) != before:
+            result = self.read(fn)
+        return result
+
+    def _status_beside_read(self) -> tuple[EarlyStatus, int] | None:
+        """A `git status` of the whole tree started now for `fresh_read`, where the check
+        would ask git for exactly that, and the index's `data_version` before it; None: the
+        check runs before the read."""
+        settings = self.settings
+        if self._early is not None or not settings.query_sync or self.lost_root is not None:
+            return None
+        if not self.workspace.is_git:
+            return None
+        if self.watch_seq is not None and self.watch_seq.vouches():
+            return None
+        with self._checks:
+            if self._checks_started != self._checks_done:
+                return None  # a check is running: this call waits for the next one anyway
+        import sqlite3
+
+        from kenso_git.errors import KensoError
+        from kenso_git.index.gitprobe import whole_tree
+        from kenso_git.store.connection import data_version
+        from kenso_git.store.meta import read_value
+        from kenso_git.store.schema import META_SCOPE
+
+        try:
+            conn = self._reader()
+            before = data_version(conn)
+            scope = read_value(conn, META_SCOPE)
+        except (KensoError, sqlite3.Error):
+            return None  # no index, or one that cannot be read: the read says which
+        if not whole_tree(scope):
+            return None
+        from kenso_git.repo.gitstatus import start_status
+
+        early = start_status(self.workspace, head=self._head())
+        return None if early is None else (early, before)
 
     def start_early(self, early: EarlyStatus | None) -> None:
         """Hand the first freshness check a `git status` of the whole tree that the caller

@@ -28,6 +28,7 @@ from dataclasses import field
 from pathlib import Path
 from pathlib import PurePosixPath
 from typing import NewType
+from typing import Protocol
 
 from kenso_git.config import Settings
 from kenso_git.errors import ConfigError
@@ -38,7 +39,18 @@ from kenso_git.repo.pathtext import PERCENT_ESCAPE as _PERCENT_ESCAPE
 from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.workspace import Workspace
 
-SameFile = Callable[[str, os.stat_result], bool]
+
+class SameFile(Protocol):
+    """Whether the index's text of a path was read from the file `st` describes (see
+    `Scope.gate`); `reads` names the read transaction its answers hold for."""
+
+    def __call__(self, path: str, st: os.stat_result, /) -> bool: ...
+
+    def reads(self) -> int:
+        """Changes when the caller begins another read transaction."""
+        ...
+
+
 Lstat = Callable[[str], os.stat_result]
 RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
@@ -170,8 +182,14 @@ class Scope:
         self.reload_if_changed()
         seen: dict[str, bool] = {}
         lstat = None if walker is None else walker.lstat
+        # a call that reads the index again (its check synced a change meanwhile) judges
+        # each path again: the index's inode of a path may be another one now
+        reads = [same_file.reads() if same_file is not None else 0]
 
         def check(rel_path: str) -> bool:
+            if same_file is not None and same_file.reads() != reads[0]:
+                seen.clear()
+                reads[0] = same_file.reads()
             verdict = seen.get(rel_path)
             if verdict is None:
                 if len(seen) >= MAX_CACHED_VERDICTS:

@@ -63,6 +63,9 @@ class ScopedKnowledgeBase(KnowledgeBase):
         """Whether the main index exists (the scoped one is made from it on first use)."""
         return self.main.has_index()
 
+    def _status_beside_read(self) -> None:
+        return None  # the check is the main index's, then `follow`: both before the read
+
     def _refresh(self, early: EarlyStatus | None) -> None:
         if early is not None:
             early.discard()
