@@ -54,7 +54,7 @@ def repo(tmp_path: Path) -> Path:
 
 def _count_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Count the stat and directory listings this process makes (git's own are not ours)."""
-    calls = {"stat": 0, "scandir": 0}
+    calls = {"stat": 0, "lstat": 0, "scandir": 0}
 
     def counting(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -65,6 +65,7 @@ def _count_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
     monkeypatch.setattr(os, "stat", counting("stat", os.stat))
     monkeypatch.setattr(os, "scandir", counting("scandir", os.scandir))
+    monkeypatch.setattr(os, "lstat", counting("lstat", os.lstat))
     return calls
 
 
@@ -104,18 +105,10 @@ def test_a_check_of_uncommitted_docs_costs_one_stat_each(
     kb = KnowledgeBase.open(root)
     kb.ingest()
     kb.sync()
-    lstats = {"n": 0}
-    real_lstat = os.lstat
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        lstats["n"] += 1
-        return real_lstat(*args, **kwargs)
-
-    monkeypatch.setattr(os, "lstat", counting)
     calls = _count_calls(monkeypatch)
     kb.refresh()
     assert calls["scandir"] == 0
-    assert lstats["n"] + calls["stat"] <= 200 + 20  # before: about 20 per doc
+    assert calls["lstat"] + calls["stat"] <= 200 + 20  # before: about 20 per doc
     (root / "docs/3/sub/d61.md").write_text(
         doc("Doc 61", "Sixty-one now mentions zebras, with words enough to be indexed.\n")
     )
@@ -253,17 +246,10 @@ def test_a_mark_full_of_just_written_docs_is_narrowed_by_the_next_check(
     listed = gitprobe.read_mark(_meta(kb.db_path))
     assert listed is not None and len(listed.docs) == 200  # the clone's docs are that new
     kb.search("doc")
-    lstats = {"n": 0}
-    real_lstat = os.lstat
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        lstats["n"] += 1
-        return real_lstat(*args, **kwargs)
-
-    monkeypatch.setattr(os, "lstat", counting)
+    calls = _count_calls(monkeypatch)
     kb.search("doc")
     kb.search("doc")
-    assert lstats["n"] < 20
+    assert calls["lstat"] < 20
     mark = gitprobe.read_mark(_meta(kb.db_path))
     assert mark is not None and not mark.docs
     assert _files(kb.db_path) == _fresh(root, tmp_path)
