@@ -24,7 +24,9 @@ from kenso_git.text.links import resolve_link
 from kenso_git.text.parse import Document
 
 # The rules that read ctx.corpus (tests/lint/test_deferred.py checks that no other does).
-CORPUS_RULES = frozenset({"KS002", "KS012", "KS014", "KS019", "KS022", "KS023", "KS024", "KS025"})
+CORPUS_RULES = frozenset(
+    {"KS002", "KS012", "KS014", "KS019", "KS022", "KS023", "KS024", "KS025", "KS026"}
+)
 
 
 class Partial(NamedTuple):

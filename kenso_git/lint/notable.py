@@ -7,9 +7,10 @@ moves on when it leads to a file with no fragment, so such a link costs one dict
 lookup, with no record made, no code-span check and no image check. Everything else is
 what `text.mdlinks.links` and `LinkFacts._classify` make of it, in body order.
 
-The caps of `links` (`MAX_REFS`, `MAX_LINK_SCANS`) stop a pathological page part way; a
-body that reaches `MAX_REFS` links (fewer than `MAX_LINK_SCANS`) is left to the two-pass
-scan, which applies them, so this pass never has to.
+The caps of `links` and `code_paths` (`MAX_REFS`, `MAX_LINK_SCANS`) stop a pathological
+page part way; a body that reaches `MAX_REFS` links (fewer than `MAX_LINK_SCANS`) or code
+paths is left to the two-pass scan, which applies them and notes where they bound (KS026),
+so this pass never has to.
 """
 
 from __future__ import annotations
@@ -61,7 +62,10 @@ def notable_targets(
     for start, end in spans:
         if not found.region(start, end):
             return None
-    return _placed_targets(doc, found.kept, facts, spans), found.skipped
+    paths = code_paths(doc, _naming_the_tree(doc.body, spans, facts.tree.folded_top))
+    if len(paths) >= MAX_REFS:  # the cap of `code_paths` may bind
+        return None
+    return _placed_targets(doc, found.kept, paths, facts), found.skipped
 
 
 class _Pass:
@@ -187,13 +191,13 @@ def _cached(facts: LinkFacts, source: str, folder: str, raw: str) -> Placed:
 def _placed_targets(
     doc: Document,
     kept: list[tuple[LinkRef, Placed]],
+    paths: list[LinkRef],
     facts: LinkFacts,
-    spans: list[tuple[int, int]],
 ) -> tuple[Target, ...]:
-    """The kept links and the notable code paths, placed, in body order."""
+    """The kept links and the notable ones of the code paths `paths`, placed, in body order."""
     tree = facts.tree
     items: list[tuple[LinkRef, tuple[str, str, str | None, str]]] = list(kept)
-    for ref in code_paths(doc, _naming_the_tree(doc.body, spans, tree.folded_top)):
+    for ref in paths:
         code = classify_code(ref.target, tree)
         if code is not None and code[0] != FOUND:
             real = (tree.case_of(code[1]) or "") if code[0] == CASE else ""

@@ -30,10 +30,12 @@ from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.mdlinks import CODE
+from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
 from kenso_git.text.mdlinks import code_paths
-from kenso_git.text.mdlinks import links
+from kenso_git.text.mdlinks import first_unchecked
 from kenso_git.text.mdlinks import region_list
+from kenso_git.text.mdlinks import scan_links
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
 from kenso_git.text.parse import normalise_target
@@ -125,18 +127,25 @@ class Scan(NamedTuple):
     """A document's links and code paths in body order; its anchors when known (computed
     when a fragment asks, or kept with a slim document); the file line and column of each
     ref when kept (a slim document's body is cut, so its places are taken from the full one;
-    otherwise only the refs a rule reports are placed, see `Places`)."""
+    otherwise only the refs a rule reports are placed, see `Places`); the line and column of
+    the first link or code path the caps of `text.mdlinks` left out, if any (KS026)."""
 
     refs: tuple[LinkRef, ...]
     anchors: frozenset[str] | None = None
     places: tuple[tuple[int, int], ...] | None = None
+    unchecked: tuple[int, int] | None = None
 
 
 def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = False) -> Scan:
     """Scan once: every link and code path of `doc`; its anchors and places if asked."""
     spans = region_list(doc)
-    refs = links(doc, spans)
+    refs, stopped = scan_links(doc, spans)
     paths = code_paths(doc, spans)
+    unchecked = None
+    if stopped >= 0 or len(refs) >= MAX_REFS or len(paths) >= MAX_REFS:  # capped: rare
+        offset = first_unchecked(doc, spans)
+        if offset is not None:
+            unchecked = Places(doc, ()).of(LinkRef(CODE, "", offset))
     if paths:
         refs.extend(paths)
         refs.sort(key=_offset)
@@ -144,7 +153,7 @@ def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = F
     if placed:
         at = Places(doc, ())
         places = tuple(at.of(ref) for ref in refs)
-    return Scan(tuple(refs), document_anchors(doc) if with_anchors else None, places)
+    return Scan(tuple(refs), document_anchors(doc) if with_anchors else None, places, unchecked)
 
 
 def _offset(ref: LinkRef) -> int:
@@ -272,9 +281,22 @@ class LinkFacts:
             settle()
 
     def quiet(self, doc: Document) -> bool:
-        """Whether `doc` has no target a path rule may report and no unanswered relates_to
-        entry: the rules declared `targets_only` have nothing to say of it."""
-        return not self.notable(doc) and not self.missing_relations(doc)
+        """Whether `doc` has no target a path rule may report, no link past the caps and no
+        unanswered relates_to entry: the rules declared `targets_only` have nothing to say
+        of it."""
+        return (
+            not self.notable(doc)
+            and self.unchecked(doc) is None
+            and not self.missing_relations(doc)
+        )
+
+    def unchecked(self, doc: Document) -> tuple[int, int] | None:
+        """The line and column of the first link or code path of `doc` the scan's caps left
+        out (`text.mdlinks.MAX_REFS`...): no path rule sees it or any after it. None when
+        every one is checked (a page the one pass answered never reached the caps)."""
+        self.notable(doc)
+        scan = self.scans.get(doc.path)
+        return None if scan is None else scan.unchecked
 
     @property
     def awaiting(self) -> bool:

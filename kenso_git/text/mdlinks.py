@@ -105,8 +105,16 @@ def _is_image(body: str, at: int, floor: int) -> bool:
 
 def links(doc: Document, spans: list[tuple[int, int]] | None = None) -> list[LinkRef]:
     """The document's inline links, images and reference definitions, in body order
-    (`spans`: its `regions`, when the caller has them already)."""
-    body, found, scans, full = doc.body, list[LinkRef](), 0, False
+    (`spans`: its `regions`, when the caller has them already): the first `MAX_REFS`."""
+    return scan_links(doc, spans)[0]
+
+
+def scan_links(
+    doc: Document, spans: list[tuple[int, int]] | None = None, cap: int = MAX_REFS
+) -> tuple[list[LinkRef], int]:
+    """`links` (the first `cap`), and the body offset of the first `](` left unread because
+    `MAX_LINK_SCANS` bound (-1: it bound nowhere; definitions are read past it)."""
+    body, found, scans, full, stopped = doc.body, list[LinkRef](), 0, False, -1
     # the loop runs once per link of a corpus (12,500 in the docs corpus): names bound here
     append, rfind, find = found.append, body.rfind, body.find
     in_code = CodeSpans(body).inside
@@ -115,6 +123,8 @@ def links(doc: Document, spans: list[tuple[int, int]] | None = None) -> list[Lin
         for match in _INLINE.finditer(body, start, end):
             scans += 1
             if full or scans > MAX_LINK_SCANS:
+                if not full and stopped < 0:
+                    stopped = match.start()
                 break
             at = match.start()
             if in_code(at) or (body[at - 1] == "\\" and escaped(body, at)):
@@ -127,16 +137,16 @@ def links(doc: Document, spans: list[tuple[int, int]] | None = None) -> list[Lin
             else:
                 image = _is_image(body, at, start)
             append(LinkRef(IMAGE if image else LINK, match[1], match.start(1)))
-            full = len(found) >= MAX_REFS
+            full = len(found) >= cap
         if definitions and find("]:", start, end) >= 0:
             found.extend(
                 LinkRef(DEFINITION, m[2], m.start(2))
                 for m in _DEFINITION.finditer(body, start, end)
             )
-            full = len(found) >= MAX_REFS
+            full = len(found) >= cap
     if definitions:  # inline links come in body order; definitions join them here
         found.sort(key=_offset)
-    return found[:MAX_REFS] if len(found) > MAX_REFS else found
+    return (found[:cap] if len(found) > cap else found), stopped
 
 
 def _offset(ref: LinkRef) -> int:
@@ -155,9 +165,11 @@ def path_token(code: str) -> str | None:
     return token
 
 
-def code_paths(doc: Document, spans: list[tuple[int, int]] | None = None) -> list[LinkRef]:
+def code_paths(
+    doc: Document, spans: list[tuple[int, int]] | None = None, cap: int = MAX_REFS
+) -> list[LinkRef]:
     """The inline code spans of the body that look like repository paths, in body order
-    (`spans`: its `regions`, when the caller has them already)."""
+    (`spans`: its `regions`, when the caller has them already): the first `cap`."""
     body, found = doc.body, list[LinkRef]()
     for start, end in regions(doc) if spans is None else spans:
         if body.find("`", start, end) < 0:
@@ -173,6 +185,33 @@ def code_paths(doc: Document, spans: list[tuple[int, int]] | None = None) -> lis
                 continue
             lead = len(match[1]) - len(match[1].lstrip())
             found.append(LinkRef(CODE, token, match.start(1) + lead))
-            if len(found) >= MAX_REFS:
+            if len(found) >= cap:
                 return found
     return found
+
+
+def first_unchecked(doc: Document, spans: list[tuple[int, int]] | None = None) -> int | None:
+    """The body offset of the first link or code path `links` and `code_paths` leave out
+    (past `MAX_REFS` of either, or past the `MAX_LINK_SCANS` `](` looked at), or None when
+    they keep every one. Scans again, one past the caps: ask it of a capped page only."""
+    spans = region_list(doc) if spans is None else spans
+    found, stopped = scan_links(doc, spans, MAX_REFS + 1)
+    paths = code_paths(doc, spans, MAX_REFS + 1)
+    past = [refs[MAX_REFS].offset for refs in (found, paths) if len(refs) > MAX_REFS]
+    if stopped >= 0 and (link := _next_link(doc.body, spans, stopped)) is not None:
+        past.append(link)
+    return min(past, default=None)
+
+
+def _next_link(body: str, spans: list[tuple[int, int]], at: int) -> int | None:
+    """The target offset of the first inline link from `at` on (outside code spans, not
+    escaped): what the scan would have kept next had `MAX_LINK_SCANS` not bound."""
+    in_code = CodeSpans(body).inside
+    for start, end in spans:
+        if end <= at:
+            continue
+        for match in _INLINE.finditer(body, max(start, at), end):
+            pos = match.start()
+            if not in_code(pos) and not (body[pos - 1] == "\\" and escaped(body, pos)):
+                return match.start(1)
+    return None

@@ -1,5 +1,6 @@
 """Path rules: links, anchors, moved targets and code paths, checked offline against the work
-tree and git's renames (KS022 KS023 KS024 KS025, #30).
+tree and git's renames (KS022 KS023 KS024 KS025, #30), and the pages whose links pass the
+scan's caps (KS026).
 
 Each rule's fix is made beside its check: a finding carries the `Edit` that `lint --fix` and
 the language server's code actions apply. External URLs are never fetched; site-absolute
@@ -27,6 +28,7 @@ from kenso_git.lint.targets import relative_to
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import IMAGE
+from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.parse import Document
 
 _WHAT = {IMAGE: "image", DEFINITION: "reference definition", CODE: "code path"}
@@ -217,4 +219,30 @@ def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(target.line, target.column, message, token)
 
 
-RULES = (dead_link, dead_anchor, moved_target, missing_code_path)
+@rule(
+    "KS026",
+    "unchecked-links",
+    severity=Severity.WARNING,
+    summary=f"A page holds at most {MAX_REFS:,} links and {MAX_REFS:,} code paths, "
+    "the most the path rules check.",
+    why="Lint reads a page's links and code paths up to a cap, so that a generated page "
+    "cannot make it slow; a dead link past the cap would pass without a word. The finding "
+    "stands at the first link or code path not checked, once per page.",
+    action="split pages past the link cap",
+    deduction=1,
+    emit=18,
+    targets_only=True,
+)
+def unchecked_links(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
+    facts = ctx.corpus.links
+    if facts is None or (at := facts.unchecked(doc)) is None:
+        return
+    message = (
+        f"more links or code paths than lint checks ({MAX_REFS:,} of each): this one and "
+        "those after it are not checked; split the page, or if it is generated, exclude "
+        "it (the `exclude` setting)"
+    )
+    yield Finding(at[0], at[1], message)
+
+
+RULES = (dead_link, dead_anchor, moved_target, missing_code_path, unchecked_links)
