@@ -227,8 +227,9 @@ def parse(text: str, *, now: float | None = None) -> Query:
         negated = bare.startswith("-") and (len(bare) > 1 or quoted is not None)
         body = bare[1:] if negated else bare
         name, colon, value = body.partition(":")
-        if colon and name and name.lower() not in _BY_NAME and quoted is None:
-            # prose, not a filter: "How to: ...", "x:Shared", "xref:System.IO" (#28)
+        if colon and name and quoted is None and (name.lower() not in _BY_NAME or not value):
+            # prose, not a filter: "How to: ...", "x:Shared", "xref:System.IO" (#28), and a
+            # filter's name with nothing after its colon ("Browser type: chromium")
             terms.append(Term(body, negated=negated))
             unknown.append(name + ":")
         elif colon and name:
@@ -375,7 +376,8 @@ def render_reference() -> str:
         '- `-word`, `-"a phrase"` and `-field:value` exclude the documents that match.',
         "- A query of filters only lists every document that passes them.",
         f"- A query holds at most {MAX_QUERY_CHARS} characters and {MAX_TOKENS} words and filters.",
-        "- `name:value` whose name is no filter below is a word (`How to:`, `xref:System.IO`);",
+        "- `name:value` whose name is no filter below is a word (`How to:`, `xref:System.IO`),",
+        "  and so is a filter's name with nothing after its colon (`Browser type: chromium`);",
         "  the page lists such names in `read_as_words`, so a mistyped filter is seen.",
         "- A token the language cannot read is an error that names the token and its column.",
         "",
