@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +16,10 @@ from kenso_git.cli.options import JSON
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import UsageError
 
+if TYPE_CHECKING:
+    from kenso_git.triggers.githooks.install import HookReport
+    from kenso_git.triggers.githooks.state import HookFile
+
 _STATE_TEXT = {
     "installed": "installed",
     "outdated": "installed (an older shim: run `kenso-git hooks install` to update)",
@@ -22,6 +27,15 @@ _STATE_TEXT = {
     "foreign": "another hook is there (`kenso-git hooks install` chains to it)",
     "pre-commit": "pre-commit's hook (add the kenso-reindex hook to .pre-commit-config.yaml)",
     "lefthook": "lefthook's hook (add kenso-git to lefthook.yml)",
+    "wired": "runs kenso-git ({file})",
+    "not-executable": "runs kenso-git, but git skips it: `chmod +x {file}`",
+}
+# In a folder kenso-git writes nothing into (husky's, the repository's own): install says
+# what to add instead of chaining
+_OWNED_TEXT = {
+    "foreign": "{owner}'s hook, without kenso-git: add the line `kenso-git hooks install` "
+    "prints to {file}",
+    "missing": "not set up: create {file} with the line `kenso-git hooks install` prints",
 }
 
 
@@ -49,21 +63,20 @@ def hooks() -> None:
 
 @hooks.command()
 def install() -> None:
-    """Install post-checkout/merge/rewrite/commit and post-index-change shims (idempotent).
+    """Install the post-checkout/merge/rewrite and post-index-change shims (idempotent).
 
-    Existing hooks are kept and still run; `kenso-git hooks uninstall` restores them.
+    Existing hooks are kept and still run; `kenso-git hooks uninstall` restores them. Beside
+    husky, lefthook, pre-commit or a hooks folder the repository tracks, nothing is written
+    there: it prints what to add to which file instead.
     """
     from kenso_git.triggers.githooks import install
 
     ws = _git_workspace()
     report = install.install(ws)
-    folder = _shown(ws, report.hooks_dir)
-    for line in report.changed:
-        click.echo(f"{folder}/{line}", err=True)
+    for line in _install_lines(ws, report):
+        click.echo(line, err=True)
     if report.snippet:
         click.echo(report.snippet)
-    if not report.changed and report.owner is None:
-        click.echo(f"kenso-git hooks already installed in {folder}", err=True)
     from kenso_git.api.git import untracked_cache_tip
 
     tip = untracked_cache_tip(ws)
@@ -73,6 +86,21 @@ def install() -> None:
 
     if not KnowledgeBase.of_workspace(ws).has_index():
         click.echo("no index yet: run `kenso-git ingest` once; the hooks keep it fresh", err=True)
+
+
+def _install_lines(ws: Workspace, report: HookReport) -> list[str]:
+    """What install says on stderr: each file it changed, each hook git never runs, or
+    that nothing was left to do."""
+    from kenso_git.triggers.githooks.owned import OWNERS
+
+    folder = _shown(ws, report.hooks_dir)
+    lines = [f"{folder}/{line}" for line in report.changed] + list(report.notes)
+    if not report.changed and report.owner is None:
+        lines.append(f"kenso-git hooks already installed in {folder}")
+    elif report.owner in OWNERS and report.snippet is None:
+        files = f"{report.owner}'s hook files in {_shown(ws, report.hooks[0].path.parent)}"
+        lines.append(f"kenso-git's hooks already run from {files}")
+    return lines
 
 
 @hooks.command()
@@ -118,6 +146,20 @@ def _freshness_line(fresh: dict[str, object]) -> str:
     return f"index: fresh{at}{ago}"
 
 
+def _hook_text(ws: Workspace, report: HookReport, hook: HookFile) -> str:
+    """One hook's state as `hooks status` says it (the JSON says `state` and `file`)."""
+    from kenso_git.triggers.githooks.owned import OWNERS
+    from kenso_git.triggers.githooks.owned import not_run
+
+    owner, file = report.owner or "", _shown(ws, hook.path)
+    if hook.state == "not-run":
+        return not_run(owner, hook.name, _shown(ws, report.hooks_dir))
+    text = _STATE_TEXT.get(hook.state, hook.state)
+    if owner in OWNERS:
+        text = _OWNED_TEXT.get(hook.state, text)
+    return text.format(owner=owner, file=file)
+
+
 def _pre_commit_text(name: str, state: str, text: str) -> str:
     """The state of one hook when .pre-commit-config.yaml already runs kenso-reindex."""
     from kenso_git.triggers.githooks.install import PRE_COMMIT_CONFIG
@@ -132,32 +174,44 @@ def _pre_commit_text(name: str, state: str, text: str) -> str:
     return text
 
 
+def _status_json(
+    ws: Workspace, report: HookReport, reindex: bool, fresh: dict[str, object]
+) -> dict[str, object]:
+    """`hooks status --json`: each hook's state and the file it is about, as the text says."""
+    return {
+        "hooks_dir": str(report.hooks_dir),
+        "owner": report.owner,
+        "hooks": {
+            h.name: {"state": h.state, "chained": h.chained, "file": _shown(ws, h.path)}
+            for h in report.hooks
+        },
+        "pre_commit_reindex": reindex,
+        **fresh,
+    }
+
+
 @hooks.command()
 @option(JSON.with_help("Print the status as JSON."))
 def status(as_json: bool) -> None:
     """Say which hooks are installed and whether the index is fresh."""
     from kenso_git.triggers.githooks import install
+    from kenso_git.triggers.githooks.owned import OWNERS
 
     ws = _git_workspace()
     report = install.status(ws)
     fresh = _freshness(ws)
     reindex = install.pre_commit_runs_reindex(ws)
     if as_json:
-        data = {
-            "hooks_dir": str(report.hooks_dir),
-            "owner": report.owner,
-            "hooks": {h.name: {"state": h.state, "chained": h.chained} for h in report.hooks},
-            "pre_commit_reindex": reindex,
-            **fresh,
-        }
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(_status_json(ws, report, reindex, fresh), indent=2))
         return
     click.echo(f"hooks folder: {_shown(ws, report.hooks_dir)}")
-    if report.owner:
+    if report.owner in OWNERS and report.snippet is None:
+        click.echo(f"  managed by {report.owner}: kenso-git's hooks run from lines in its files")
+    elif report.owner:
         click.echo(f"  managed by {report.owner}: `kenso-git hooks install` prints what to add")
     for hook in report.hooks:
         chained = " (chains the previous hook)" if hook.chained else ""
-        text = _STATE_TEXT.get(hook.state, hook.state)
+        text = _hook_text(ws, report, hook)
         if reindex:
             text = _pre_commit_text(hook.name, hook.state, text)
         click.echo(f"  {hook.name:<18} {text}{chained}")

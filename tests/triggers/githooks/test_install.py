@@ -101,6 +101,9 @@ def test_each_hook_state_is_classified_and_reads_as_its_status_string(repo: Path
         "foreign",
         "pre-commit",
         "lefthook",
+        "wired",
+        "not-executable",
+        "not-run",
     ]
 
 
@@ -192,6 +195,8 @@ def test_linked_worktrees_share_the_common_hooks(repo: Path, tmp_path: Path) -> 
 
 def test_husky_folder_is_not_written_and_a_snippet_is_given(repo: Path) -> None:
     (repo / ".husky" / "_").mkdir(parents=True)
+    for name in ("h", "post-checkout", "post-merge", "post-rewrite"):  # what husky 9 makes
+        (repo / ".husky" / "_" / name).write_text('#!/usr/bin/env sh\n. "$0"\n', encoding="utf-8")
     git(repo, "config", "core.hooksPath", ".husky/_")
     before = snapshot(repo / ".husky" / "_")
     report = install.install(find_workspace(repo), exe="/x/kenso-git")
@@ -199,7 +204,10 @@ def test_husky_folder_is_not_written_and_a_snippet_is_given(repo: Path) -> None:
     assert report.changed == ()
     assert snapshot(repo / ".husky" / "_") == before
     assert report.snippet is not None
-    assert '.husky/post-checkout:  kenso-git hook post-checkout "$@"' in report.snippet
+    assert (
+        ".husky/post-checkout:  command -v kenso-git >/dev/null 2>&1 && "
+        'kenso-git hook post-checkout "$@" || true'
+    ) in report.snippet
 
 
 def test_a_shim_edited_by_hand_is_kept_when_replaced_or_removed(repo: Path) -> None:
@@ -247,6 +255,30 @@ def test_a_hooks_folder_the_repository_tracks_is_not_written(repo: Path) -> None
         ".githooks/post-checkout:  command -v kenso-git >/dev/null 2>&1 && "
         'kenso-git hook post-checkout "$@" || true'
     ) in report.snippet
+
+
+def test_status_of_a_tracked_hooks_folder_says_what_install_printed(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: status said the team's hook would be chained by install, which wrote nothing
+    write(repo, {".githooks/post-merge": "#!/bin/sh\necho team hook\n"})
+    commit_all(repo, "team hooks")
+    git(repo, "config", "core.hooksPath", ".githooks")
+    monkeypatch.chdir(repo)
+    printed = CliRunner().invoke(cli, ["hooks", "install"]).stdout
+    assert ".githooks/post-merge:  command -v kenso-git" in printed
+    data = json.loads(CliRunner().invoke(cli, ["hooks", "status", "--json"]).stdout)
+    assert data["owner"] == install.REPOSITORY
+    assert data["hooks"]["post-merge"] == {
+        "state": "foreign",
+        "chained": False,
+        "file": ".githooks/post-merge",
+    }
+    assert data["hooks"]["post-checkout"]["state"] == "missing"
+    text = CliRunner().invoke(cli, ["hooks", "status"]).stdout
+    assert "chains to it" not in text
+    assert "the repository's hook, without kenso-git: add the line" in text
+    assert "not set up: create .githooks/post-checkout" in text
 
 
 def test_an_untracked_hooks_folder_named_by_hooks_path_is_still_ours(repo: Path) -> None:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from kenso_git.cli.main import cli
 from kenso_git.triggers.githooks import runner as hooks
-from kenso_git.triggers.githooks.install import PRE_COMMIT_MARK
+from kenso_git.triggers.githooks.state import PRE_COMMIT_MARK
 from tests.gitrepo import commit_all
 from tests.gitrepo import write
 
