@@ -174,7 +174,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("select", None, "lint", None, None, "lint",
             "Exactly these rules. `ALL`, ids (`KS007`), names (`generic-heading`) and prefixes "
             "(`KS01`) work.", type_doc="list of rule ids or names",
-            default_doc="every rule but KS019 (KS001-KS025)"),
+            default_doc="every rule but KS019 (KS001-KS026)"),
     Setting("extend-select", None, "lint", (), None, "lint",
             'Add rules to the selection, e.g. `["KS019"]`.', type_doc="list"),
     Setting("ignore", None, "lint", (), None, "lint",
