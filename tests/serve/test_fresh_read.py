@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kenso_git.kb import KnowledgeBase
+from kenso_git.repo import gitstatus
 from kenso_git.search.lang.agent import SearchRequest
 from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.serve.service import Service
@@ -41,12 +43,25 @@ def test_a_page_saved_over_is_still_found_by_the_gated_search(tmp_path: Path) ->
     assert "rewritten" in hit["content_preview"]
 
 
-def test_a_read_that_fails_leaves_no_git_behind(tmp_path: Path) -> None:
+def test_a_read_that_fails_leaves_no_git_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Words enough here. " * 5)})
     kb = KnowledgeBase.open(root)
     kb.ingest()
     kb.search("warm")
+    started: list[gitstatus.EarlyStatus] = []
+
+    def recording(*args: Any, **kwargs: Any) -> gitstatus.EarlyStatus | None:
+        early = real(*args, **kwargs)
+        if early is not None:
+            started.append(early)
+        return early
+
+    real = gitstatus.start_status
+    monkeypatch.setattr(gitstatus, "start_status", recording)
     with pytest.raises(QuerySyntaxError):
         kb.agent_search(SearchRequest(query='"unclosed'))
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left: the status was stopped and reaped
+    assert len(started) == 1  # git ran beside the read...
+    pid = started[0].run.pid
+    assert pid is None  # ...and was stopped and reaped when the read failed
