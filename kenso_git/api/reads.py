@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from collections.abc import Collection
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from typing import cast
 
 from kenso_git.api.core import PathFilter
 from kenso_git.api.writes import Writes
@@ -114,6 +116,16 @@ class Reads(Writes):
                 path_filter=path_filter,
             )
         )
+
+    def date_hits(self, items: Sequence[Mapping[str, object]], key: str) -> None:
+        """Add each hit's `last_commit` (or `uncommitted: true`), `key` naming its path:
+        from what the writers keep (#29), one query per answer, never a `git log` per hit.
+        The `search_docs` tool and `search --json` print the same hits."""
+        ages = self.last_commits({str(item[key]) for item in items})
+        for item in items:
+            age = ages.get(str(item[key]))
+            if age is not None:
+                cast("dict[str, object]", item).update(age.to_dict())  # a hit is a dict
 
     def last_commits(self, paths: Collection[str]) -> dict[str, LastCommit]:
         """path -> the commit that last changed the document as indexed (or that it is

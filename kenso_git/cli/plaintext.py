@@ -42,8 +42,10 @@ def search_text(
 
         payload = kb.search_docs(query, category=category, limit=limit)
         stale_notice(kb)
-        if not (payload if isinstance(payload, list) else payload["results"]):
+        items = payload if isinstance(payload, list) else payload["results"]
+        if not items:
             _check_category(kb, category)
+        kb.date_hits(items, "file_path")  # each hit's age, as the MCP tool gives it
         return json.dumps(payload, indent=2, ensure_ascii=False)
     result = kb.search(query, category=category, limit=limit)
     stale_notice(kb)

@@ -177,13 +177,8 @@ class Service:
         return self.scope.roots != (self.scope.root,)
 
     def _date(self, items: Sequence[Mapping[str, object]], key: str) -> None:
-        """Each hit's `last_commit` (or `uncommitted`), from what the writers keep (#29):
-        one query per answer, never a `git log` per hit."""
-        ages = self.kb().last_commits({str(item[key]) for item in items})
-        for item in items:
-            age = ages.get(str(item[key]))
-            if age is not None:
-                item.update(age.to_dict())  # type: ignore[attr-defined]
+        """Each hit's `last_commit` (or `uncommitted`): `KnowledgeBase.date_hits`."""
+        self.kb().date_hits(items, key)
 
     def _flag_stale(self, structured: S) -> S:
         """`stale` and its reason on an answer the query-time sync could not make fresh

@@ -101,3 +101,24 @@ async def test_health_check_reports_instruction_drift(tmp_path: Path) -> None:
     assert drift["drifted"] is True and drift["behind"] == 1
     assert [f["path"] for f in drift["files"]] == ["AGENTS.md"]
     assert drift["files"][0]["status"] == "added"
+
+
+async def test_search_json_prints_the_search_docs_tools_array(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/getting-started.md: `--json` prints exactly the array the MCP `search_docs` tool
+    returns; the tool's hits carry `last_commit` (or `uncommitted`), the CLI's did not."""
+    from click.testing import CliRunner
+
+    from kenso_git.cli.main import cli
+
+    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha talks here. " * 20)})
+    write(root, {"docs/b.md": doc("Beta", "Alpha talks again. " * 20)})  # uncommitted
+    KnowledgeBase.open(root).ingest()
+    _, tool = await call(root, "search_docs", {"query": "alpha talks", "limit": 5})
+    monkeypatch.chdir(root)
+    shown = CliRunner().invoke(cli, ["search", "--json", "alpha talks"])
+    assert shown.exit_code == 0, shown.output
+    printed = json.loads(shown.stdout)
+    assert printed == tool["results"]
+    assert {"last_commit" in hit or hit.get("uncommitted") for hit in printed} == {True}
