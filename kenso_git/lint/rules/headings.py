@@ -10,6 +10,7 @@ from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import key_line
 from kenso_git.text.parse import Document
+from kenso_git.text.scripts import unspaced
 
 # Spec appendix A1 and A2 (data lists).
 GENERIC_TITLES = frozenset(
@@ -64,6 +65,12 @@ GENERIC_HEADINGS = frozenset(
 )
 
 
+def _one_word(text: str) -> bool:
+    """One word by its spaces, as kenso counts; Chinese and Japanese put no space between
+    words, so a heading of theirs is judged by the generic lists only."""
+    return len(text.split()) == 1 and not unspaced(text)
+
+
 def _title_line(doc: Document) -> int:
     for heading in doc.headings:
         if heading.level == 1:
@@ -104,7 +111,7 @@ def generic_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     title = doc.title
     if title is None:
         return
-    if len(title.split()) == 1 or title.strip().lower() in GENERIC_TITLES:
+    if _one_word(title) or title.strip().lower() in GENERIC_TITLES:
         yield Finding(_title_line(doc), 1, f'title "{title}" is too generic', subject=title)
 
 
@@ -124,7 +131,7 @@ def generic_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
 def generic_heading(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     for heading in doc.headings_at(2):
         text = heading.text
-        if len(text.split()) == 1 or text.strip().lower() in GENERIC_HEADINGS:
+        if _one_word(text) or text.strip().lower() in GENERIC_HEADINGS:
             yield Finding(heading.line, 1, f'generic H2 heading "{text}"', subject=text)
 
 
