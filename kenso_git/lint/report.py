@@ -102,7 +102,7 @@ def render_summary(report: LintReport, *, color: bool, for_ingest: bool = False)
     if report.baselined:
         lines.append(f"({_plural(report.baselined, 'finding')} hidden by the baseline)")
     if not dirty:
-        lines += ["", f"{style.paint('✓', '32')} all checks passed"]
+        lines += ["", f"{style.paint('✓', '32')} all checks passed", *_skipped(report)]
         return "\n".join(lines)
     lines += ["", RULE_LINE, *_rule_rows(report, style, with_id=True), RULE_LINE, ""]
     lines.append(_totals(report))
