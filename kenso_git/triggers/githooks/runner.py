@@ -149,12 +149,19 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
         return Plan(Mode.SKIP, "a commit changes no file; the next read records the new HEAD")
     if call.name == "post-index-change" and _arg(call, 0) != "1":
         return Plan(Mode.SKIP, "the working tree was not updated")
+    aborting = False
     if call.name != "post-rewrite" and rebase_will_rewrite(ws):
-        return Plan(Mode.SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
+        # `git rebase --abort` fires only post-index-change, with the rebase's folder still
+        # there: no post-rewrite follows, so that call syncs (once git is done)
+        aborting = call.name == "post-index-change" and is_rebase_abort(_git_pid(call, environ))
+        if not aborting:
+            return Plan(Mode.SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
     if not resolve_db_path(ws).is_file():
         return Plan(Mode.SKIP, NO_INDEX_REASON)
     if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
         return Plan(Mode.SKIP, "HEAD did not move")
+    if aborting:
+        return Plan(Mode.BACKGROUND, "a rebase was aborted; syncing after git exits")
     if call.name == "post-index-change":
         # git writes the index before it moves HEAD (reset --hard, stash): sync once git is done.
         return Plan(Mode.BACKGROUND, "the working tree was updated; syncing after git exits")
@@ -395,11 +402,31 @@ def _say(line: str) -> None:
         pass
 
 
-def _git_pid(call: HookCall) -> int | None:
+def _git_pid(call: HookCall, environ: Mapping[str, str] | None = None) -> int | None:
     if call.name != "post-index-change":
         return None
-    raw = os.environ.get("KENSO_GIT_PID", "")
+    raw = (os.environ if environ is None else environ).get("KENSO_GIT_PID", "")
     return int(raw) if raw.isdigit() and int(raw) > 1 else None
+
+
+# git's global options that take a value as the next argument (`git -C dir rebase --abort`)
+_VALUED_OPTIONS = frozenset(("-c", "-C", "--git-dir", "--work-tree", "--namespace"))
+
+
+def is_rebase_abort(pid: int | None) -> bool:
+    """Whether process `pid` (the git that ran the hook) is `git rebase --abort`; False
+    when that cannot be told (no /proc)."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            raw = cmdline.read()
+    except OSError:
+        return False
+    args = raw.decode("utf-8", "replace").split("\0")[1:]
+    while args and args[0].startswith("-"):
+        args = args[2:] if args[0] in _VALUED_OPTIONS else args[1:]
+    return len(args) > 1 and args[0] == "rebase" and "--abort" in args[1:]
 
 
 def _wait_for_exit(pid: int, timeout: float = 60.0) -> None:

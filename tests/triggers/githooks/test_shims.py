@@ -86,6 +86,26 @@ def test_rebase_runs_kenso_git_once_in_post_rewrite(repo: Path, calls: Path) -> 
     assert take_background(calls) == ["hook post-rewrite rebase"]
 
 
+def test_a_stopped_rebase_calls_nothing_and_its_abort_calls_post_index_change(
+    repo: Path, calls: Path
+) -> None:
+    # before: the abort's only hook (post-index-change, rebase-merge/ still there) was skipped
+    installed_repo(repo)
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, {"a.md": "# A side\n", "s.md": "# S\n"})
+    commit_all(repo, "side")
+    git(repo, "checkout", "-q", "main")
+    write(repo, {"a.md": "# A main\n"})
+    commit_all(repo, "main")
+    git(repo, "checkout", "-q", "side")
+    take_checkouts(calls, 3)
+    stopped = subprocess.run(["git", "rebase", "main"], cwd=repo, capture_output=True, check=False)
+    assert stopped.returncode != 0
+    assert take_background(calls) == []
+    git(repo, "-C", str(repo), "rebase", "--abort")
+    assert take(calls) == ["hook post-index-change 1 0"]
+
+
 def test_fast_forward_rebase_syncs_from_its_checkout(repo: Path, calls: Path) -> None:
     installed_repo(repo)
     git(repo, "checkout", "-q", "-b", "side")
