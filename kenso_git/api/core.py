@@ -88,6 +88,7 @@ class Base:
         self._early: EarlyStatus | None = None  # see start_early
         # set by a watcher of this process: while it vouches, a query skips its check (#32)
         self.watch_seq: WatchSeq | None = None
+        self._check_s: float | None = None  # what the last query-time check took (seconds)
 
     @classmethod
     def open(

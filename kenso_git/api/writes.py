@@ -194,7 +194,7 @@ class Writes(Base):
             return None
         if not self.workspace.is_git:
             return None
-        if self.watch_seq is not None and self.watch_seq.vouches():
+        if self._watcher_vouches():
             return None
         with self._checks:
             if self._checks_started != self._checks_done:
@@ -220,6 +220,18 @@ class Writes(Base):
         early = start_status(self.workspace, head=self._head())
         return None if early is None else (early, before)
 
+    def _watcher_vouches(self) -> bool:
+        """Whether a watcher of this process vouches for the index (`WatchSeq.vouches`)
+        where a query's own check is costly (`VOUCH_AFTER_S`, as the last check measured):
+        where it is cheap, the check runs, so that a save younger than its events' arrival
+        is never answered from before it."""
+        seq, cost = self.watch_seq, self._check_s
+        if seq is None or cost is None:
+            return False
+        from kenso_git.index import watchseq
+
+        return cost >= watchseq.VOUCH_AFTER_S and seq.vouches()
+
     def start_early(self, early: EarlyStatus | None) -> None:
         """Hand the first freshness check a `git status` of the whole tree that the caller
         started when its process began (`gitstatus.start_status`, entry.py): git runs while the
@@ -236,7 +248,7 @@ class Writes(Base):
 
             self.freshness = Freshness(True, lost_reason(self.lost_root))
             return
-        if self.watch_seq is not None and self.watch_seq.vouches():
+        if self._watcher_vouches():
             from kenso_git.index.refresh import FRESH
 
             self.freshness = FRESH  # the watcher has synced every change it was told of
@@ -265,6 +277,8 @@ class Writes(Base):
                 lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S, create=False),
                 early,
             )
+            if self.freshness.checked_s is not None:
+                self._check_s = self.freshness.checked_s
         finally:
             with self._checks:
                 self._checks_done = number

@@ -77,6 +77,7 @@ class Freshness(NamedTuple):
     # `state()` need not work it out from every files row)
     differs: bool | None = None
     head: str | None = None
+    checked_s: float | None = None  # what the check itself took (git status or walk), no sync
 
 
 FRESH = Freshness(False)
@@ -232,9 +233,9 @@ def ensure_fresh(
     from kenso_git.errors import KensoError
 
     found, remark = pending(ws, settings, read, snapshot, early)
-    fresh = (
-        FRESH if found.differs is None else FRESH._replace(differs=found.differs, head=found.head)
-    )
+    fresh = FRESH._replace(checked_s=found.elapsed)
+    if found.differs is not None:
+        fresh = fresh._replace(differs=found.differs, head=found.head)
     if not found.any and not remark:
         if found.mark_behind:
             _remark(sync)
