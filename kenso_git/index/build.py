@@ -28,6 +28,7 @@ from kenso_git.index import freshness
 from kenso_git.index.freshness import cap_decides_anew
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.index.lock import CLI_WAIT_S
+from kenso_git.index.lock import ask_rerun
 from kenso_git.index.lock import coalesced
 from kenso_git.index.look import ask_git
 from kenso_git.index.look import jobs_for
@@ -70,6 +71,7 @@ from kenso_git.store.publish import remove_dead_builds
 from kenso_git.store.wal import close_writer
 
 if TYPE_CHECKING:
+    from kenso_git.index.gitprobe import Probe
     from kenso_git.index.prepare import Digest
 
 BULK_THRESHOLD = 50  # from this many changed files, FTS rows are written in batches
@@ -196,9 +198,9 @@ def _run_once(
                 keep_documents=once.keep_documents,
                 digest=once.digest,
             )
-            _apply(run, meta, once, may_skip_walk=once.scope is None)
+            seen = _apply(run, meta, once, may_skip_walk=once.scope is None)
             touched = [r.path for r in report.results if r.status != "unchanged"]
-            commits.refresh(conn, ws, once.head, touched, run.probe)  # each doc's last commit
+            commits.refresh(conn, ws, seen, touched, run.probe)  # each doc's last commit
             if settings.vectors and vectors.fill(conn):  # in the same transaction (#18)
                 bump_generation(conn)
             vocab.seal(conn)  # at the generation this run leaves
@@ -217,6 +219,8 @@ def _run_once(
         again = once._replace(early=None, retried=True)
         return _run_once(ws, settings, db_path, again, progress, warn)
     stamp.record(db_path)  # as this writer leaves it (store/stamp.py)
+    if run.head_moved:  # the holder of the lock (this process) syncs again before letting go
+        ask_rerun(db_path.parent)
     report.elapsed = time.perf_counter() - started
     return report
 
@@ -243,12 +247,19 @@ def _open_index(db_path: Path, once: _Once) -> tuple[sqlite3.Connection, Path | 
         return open_writer(build, fresh=True), build
 
 
-def _apply(run: Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) -> None:
+def _apply(run: Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) -> str | None:
+    """Make the index equal to the docs of the run's scope; returns the HEAD it read first.
+
+    HEAD is read under the lock before git status and any doc, and again after the last
+    doc: the index records a HEAD only when the two agree (`Run.head_moved`)."""
     conn, report, only = run.conn, run.report, once.only
     fingerprint = settings_fingerprint(run.settings)
     rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
-    if rechunk_all or not meta:
-        only = None  # settings changed, or a brand-new index: look at everything
+    seen = report.head = freshness.head_commit(run.ws)
+    # settings changed, a brand-new index, or HEAD moved since the caller chose the paths
+    # (it waited for the lock): look at everything
+    if rechunk_all or not meta or seen != once.head:
+        only = None
     given = only
     probe, fast = None, None
     if only is None:
@@ -304,7 +315,24 @@ def _apply(run: Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) 
     if fast is not None or probe is not None:
         run.targeted = False  # the probe tells whether the work tree differs from HEAD
         run.probe_differs = probe is not None and bool(probe.docs)
+    _check_head(run, probe, seen)
     finish(run, meta, fingerprint)
+    return seen
+
+
+def _check_head(run: Run, probe: Probe | None, seen: str | None) -> None:
+    """After the last doc was read: did HEAD stay `seen`, the commit read before the first?
+
+    A checkout, commit or rebase that moved it meanwhile leaves docs that may hold either
+    commit's text: the run claims neither (`head_moved`), and a rerun under this lock
+    records the HEAD it finds."""
+    if probe is not None and probe.head != seen:
+        run.mark = ""  # git status may have compared the docs with either commit
+    elif freshness.head_commit(run.ws) == seen:
+        return
+    run.head_moved = True
+    run.report.head = None
+    run.probe_differs = None
 
 
 def _kill_after() -> int:

@@ -205,6 +205,15 @@ def coalesced(
     return True
 
 
+def ask_rerun(folder: Path) -> None:
+    """Leave the "dirty, rerun" mark in `folder`: the lock's holder syncs once more.
+
+    Raises:
+        IndexWriteError: the folder cannot be written.
+    """
+    _mark(folder / DIRTY_FILE)
+
+
 def _mark(dirty: Path) -> None:
     try:
         ensure_private_dir(dirty.parent)

@@ -82,6 +82,7 @@ class Run:
         self.probe: gitprobe.Probe | None = None  # this run's git status, when it asked one
         self.counts: str | None = None  # the row counts to keep (META_COUNTS), if counted
         self.words: list[tuple[str, str]] = []  # vocabulary rows to insert (vocab.add)
+        self.head_moved = False  # HEAD moved while the docs were read: no HEAD recorded
 
     def file_row(
         self,
@@ -217,6 +218,8 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
         values[gitprobe.META_GIT_MARK] = run.mark
     if run.probe_differs is not None:
         values[schema.META_WORKTREE_DIRTY] = "1" if run.probe_differs else "0"
+    elif run.head_moved:
+        values[schema.META_WORKTREE_DIRTY] = ""  # against which HEAD? the rerun records it
     elif run.ws.is_git and (run.wrote or report.head != (meta.get(schema.META_HEAD) or None)):
         # A full sync of an existing index records it; a first build and a targeted (hook)
         # sync leave it to `state()` to work out when asked (one `git ls-tree`).

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from kenso_git.api.git import GIT_REPO_VARS
 from kenso_git.api.git import diff_names
+from kenso_git.api.git import head_commit
 from kenso_git.api.git import rebase_will_rewrite
 from kenso_git.api.git import scrubbed_env
 from kenso_git.api.index import DIRTY_FILE
@@ -75,6 +76,7 @@ class Plan(NamedTuple):
     action: Mode
     reason: str
     paths: tuple[str, ...] | None = None  # a foreground sync needs to look only at these
+    head: str | None = None  # ... while HEAD is this commit, the one they lead to
 
 
 # A change to one of these can change which files are indexed, or how: sync everything.
@@ -120,15 +122,17 @@ def _arg(call: HookCall, position: int) -> str:
     return call.args[position] if len(call.args) > position else ""
 
 
-def changed_names(ws: Workspace, call: HookCall) -> list[str] | None:
-    """The paths the git operation changed; None when it cannot be told."""
+def changed_names(ws: Workspace, call: HookCall) -> tuple[list[str] | None, str | None]:
+    """The paths the git operation changed (None when it cannot be told) and the commit
+    they lead to."""
     if call.name == "post-checkout":
         if _arg(call, 2) != "1":
-            return None  # a file checkout: git does not say which files
-        return diff_names(ws, _arg(call, 0), _arg(call, 1))
+            return None, None  # a file checkout: git does not say which files
+        return diff_names(ws, _arg(call, 0), _arg(call, 1)), _arg(call, 1)
     if call.name == "post-merge":
-        return diff_names(ws, "ORIG_HEAD", "HEAD")
-    return None
+        head = head_commit(ws)
+        return (None if head is None else diff_names(ws, "ORIG_HEAD", head)), head
+    return None, None
 
 
 def _targeted(names: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -167,16 +171,16 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
         return Plan(Mode.BACKGROUND, "the working tree was updated; syncing after git exits")
     if call.name == "post-rewrite":
         size = 1 if _arg(call, 0) == "amend" else None
-        names = None
+        names, head = None, None
     else:
-        names = changed_names(ws, call)
+        names, head = changed_names(ws, call)
         size = None if names is None else sum(1 for name in names if is_markdown(name))
     limit = threshold(environ)
     counted = UNKNOWN_SIZE if size is None else size
     if counted > limit:
         shown = "an unknown number of" if size is None else str(size)
         return Plan(Mode.BACKGROUND, f"{shown} Markdown paths changed (more than {limit})")
-    return Plan(Mode.FOREGROUND, f"{size} Markdown paths changed", _targeted(names))
+    return Plan(Mode.FOREGROUND, f"{size} Markdown paths changed", _targeted(names), head)
 
 
 # --- running ------------------------------------------------------------------------------
@@ -225,16 +229,29 @@ def coalesced_sync(
     sync: Callable[[Workspace, Sequence[str] | None], None] = sync_index,
     *,
     paths: Sequence[str] | None = None,
+    head: str | None = None,
     wait: float = HOOK_WAIT_S,
 ) -> bool:
     """Run `sync` under the write lock, or leave "dirty, rerun" for its holder; True if we
     synced. Waits at most `wait` seconds for the lock: git is never held longer.
 
-    The first round may be targeted at `paths`; reruns asked for by others are full syncs.
+    The first round may be targeted at `paths`, the changes that lead to commit `head`: a
+    HEAD found elsewhere under the lock (a commit or another checkout since) makes it a
+    full sync. Reruns asked for by others are full syncs.
     """
     return coalesced(
-        state_dir(ws), lambda n: sync(ws, paths if n == 0 else None), wait=wait, own_run=False
+        state_dir(ws),
+        lambda n: sync(ws, _paths_at(ws, paths, head) if n == 0 else None),
+        wait=wait,
+        own_run=False,
     )
+
+
+def _paths_at(ws: Workspace, paths: Sequence[str] | None, head: str | None) -> Sequence[str] | None:
+    """`paths` while HEAD is still `head`; None (look at everything) once it moved on."""
+    if paths is None or head is None:
+        return paths
+    return paths if head_commit(ws) == head else None
 
 
 def is_idle(ws: Workspace) -> bool:
@@ -313,7 +330,7 @@ def run_hook(name: str, args: Sequence[str], *, start: Path | None = None) -> Pl
         return Plan(Mode.FOREGROUND, "no index yet: built the first one")
     if decided.action == Mode.FOREGROUND:
         try:
-            synced = coalesced_sync(ws, _foreground_sync, paths=decided.paths)
+            synced = coalesced_sync(ws, _foreground_sync, paths=decided.paths, head=decided.head)
         except IndexLockedError:
             _say(
                 f"kenso-git: {name} hook: another program is writing the index database; "

@@ -201,6 +201,30 @@ def test_a_checkout_does_not_wait_for_its_sync_and_a_search_right_after_answers_
     assert "Traceback" not in log
 
 
+def test_a_checkout_hook_landing_after_a_commit_syncs_what_the_commit_changed(
+    indexed: Path, tmp_path: Path
+) -> None:
+    # before: the (detached) sync looked only at the paths the checkout changed and recorded
+    # the HEAD it found, a commit made since, whose new doc it never read
+    old = git(indexed, "rev-parse", "HEAD").strip()
+    git(indexed, "checkout", "-q", "-b", "feat")
+    write(indexed, {"docs/banana.md": doc("Banana")})
+    new = commit_all(indexed, "banana")
+    write(indexed, {"docs/durian.md": doc("Durian")})
+    after = commit_all(indexed, "durian")
+    proc = subprocess.run(
+        [sys.executable, "-m", "kenso_git", "hook", "post-checkout", old, new, "1"],
+        cwd=indexed,
+        env=hook_env(KENSO_HOOK_BACKGROUND_THRESHOLD="50"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert KnowledgeBase.open(indexed).state().as_of == after
+    assert index_dump(indexed) == fresh_dump(indexed, tmp_path)
+
+
 def test_hook_scrubs_git_dir_and_index_file(indexed: Path, tmp_path: Path) -> None:
     write(indexed, {"docs/d3.md": doc("Doc 3", "Edited.")})
     git(indexed, "commit", "-q", "-am", "edit")
