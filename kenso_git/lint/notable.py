@@ -27,18 +27,17 @@ from kenso_git.lint.targets import Places
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
-from kenso_git.text.links import LINK_TARGET
 from kenso_git.text.mdcode import CodeSpans
-from kenso_git.text.mdcode import escaped
 from kenso_git.text.mdlinks import _CODE_SPAN
 from kenso_git.text.mdlinks import _DEFINITION
 from kenso_git.text.mdlinks import DEFINITION
-from kenso_git.text.mdlinks import IMAGE
-from kenso_git.text.mdlinks import LINK
+from kenso_git.text.mdlinks import LINK_TARGET
 from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
-from kenso_git.text.mdlinks import _is_image
+from kenso_git.text.mdlinks import _ref
 from kenso_git.text.mdlinks import code_paths
+from kenso_git.text.mdlinks import destination
+from kenso_git.text.mdlinks import link_kind
 from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 
@@ -141,28 +140,29 @@ class _Pass:
         return _DEFINITION.match(self.body, line, end)
 
     def _first(self, raw: str) -> Placed:
-        """`raw` placed, the first time this folder meets it."""
-        placed = _placed(self.source, raw, self.facts)
+        """`raw` (a destination as written) placed, the first time this folder meets it."""
+        target = destination(raw)
+        placed = _placed(self.source, target, self.facts)
         if placed[0] is FOUND and placed[2] is None:
             placed = _QUIET  # leads where it says: inside a code span or not, nothing to say
-        if raw[:1] != "#":  # a fragment of this document: its own page's
+        if target[:1] != "#":  # a fragment of this document: its own page's
             self.here[raw] = placed
         return placed
 
     def _inline(self, match: re.Match[str], start: int, placed: Placed) -> None:
-        """An inline link that may be reported: kept unless inside a code span or after an
-        escaped `]` (the rules of `links`, `text.mdcode`) or skipped (counted)."""
-        body, at = self.body, match.start()
-        if self.code.inside(at) or escaped(body, at):
+        """An inline link that may be reported: kept unless inside a code span or opened by
+        no `[` (the rules of `links`, `text.mdcode`) or skipped (counted)."""
+        at = match.start()
+        if self.code.inside(at) or (kind := link_kind(self.body, at, start)) is None:
             return
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
         else:
-            kind = IMAGE if _is_image(body, at, start) else LINK
-            self.kept.append((LinkRef(kind, match[1], match.start(1)), placed))
+            self.kept.append((_ref(kind, match[1], match.start(1)), placed))
 
     def _definition(self, match: re.Match[str]) -> None:
-        raw = match[2]
+        ref = _ref(DEFINITION, match[2], match.start(2))
+        raw = ref.target
         if raw[:1] == "#":
             placed = _placed(self.source, raw, self.facts)
         else:
@@ -170,7 +170,7 @@ class _Pass:
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
         elif placed[0] != FOUND or placed[2] is not None:
-            self.kept.append((LinkRef(DEFINITION, raw, match.start(2)), placed))
+            self.kept.append((ref, placed))
 
 
 def _placed(source: str, raw: str, facts: LinkFacts) -> Placed:

@@ -1,11 +1,13 @@
 """Every link of a Markdown body with its place, and the repository paths its prose names in
 inline code (pure; linear in the body's length).
 
-Inline links and images (`[text](target)`, `![alt](target)`) are found as `text.links` finds
-them for the link graph (the same `](` scan, target pattern and code rules of
-`text.mdcode`), plus the targets of reference definitions (`[label]: target`), which
-reference-style links use. Fenced and indented code, code spans, escaped brackets and HTML
-comments are skipped: none is rendered as a link.
+Inline links and images (`[text](target)`, `![alt](target)`) are found with one `](` scan,
+plus the targets of reference definitions (`[label]: target`), which reference-style links
+use. A destination is read as CommonMark reads it (6.3): bare, with its parentheses escaped
+or balanced, or in `<...>` on one line (a space in a file name), backslash escapes resolved
+(`destination`); a fix writes one back with `written_destination`. Fenced and indented code,
+code spans, a `]` or `[` escaped or a `](` no `[` opens, and HTML comments are skipped
+(`text.mdcode`): none is rendered as a link.
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ import re
 from collections.abc import Iterator
 
 from kenso_git.records import NamedTuple
-from kenso_git.text.links import LINK_TARGET
-from kenso_git.text.links import MAX_LINK_SCANS
 from kenso_git.text.mdcode import CodeSpans
 from kenso_git.text.mdcode import code_blocks
 from kenso_git.text.mdcode import escaped
@@ -28,11 +28,42 @@ DEFINITION = "definition"  # the target of `[label]: target`, used by `[text][la
 CODE = "code"  # a backticked repository path in prose
 
 MAX_REFS = 5000  # links or code paths kept per document: a generated page stops there
-_BRACKET_WINDOW = 1000  # characters looked back for a link's `[` (is it an image?)
+# `](` outside code read per document: each asks which `[` opens it (up to _BRACKET_WINDOW
+# characters back), so a page of brackets that open nothing stops there
+MAX_LINK_SCANS = 20_000
+_BRACKET_WINDOW = 1000  # characters looked back for a link's `[` (is it one? an image?)
+_BRACKETS_LOOKED_AT = 64  # ... and brackets, when the nearest `[` is not plainly its opener
+_PAREN_DEPTH = 8  # parentheses nested in a bare destination (cmark's 32: 4x slower on `](a(`)
+# Characters of a bare destination outside parentheses, a run at a time: no space or
+# control character; a backslash with the ASCII punctuation it escapes (`\(` opens nothing).
+_CHAR = r"(?:[^\x00-\x20()\\\x7f]++|\\[!-/:-@\[-`{-~]?)"
+
+
+def _bare(depth: int) -> str:
+    """A bare destination's pattern: characters and balanced parentheses `depth` deep."""
+    unit = _CHAR
+    for _ in range(depth):
+        unit = rf"(?:{_CHAR}|\({unit}*+\))"
+    return rf"(?!<)(?:{unit})++"
+
+
+# A link destination (group 1, as written): `<...>` (escapes, no line break, no bare `<`
+# or `>`) or bare. Possessive: read once as CommonMark reads it, never backtracked into, so
+# a failed match costs what it read (a `(` the scan reads opens a level: at most
+# `_PAREN_DEPTH` overlapping failures read any character).
+_DESTINATION = rf"(<(?:[^<>\\\r\n]++|\\[^\r\n])++>|{_bare(_PAREN_DEPTH)})"
+# What follows `](`: the destination, an optional title, the closing `)`
+LINK_TARGET = re.compile(
+    r"[ \t]{0,8}" + _DESTINATION + r"(?:[ \t]{1,8}(?:\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'))?"
+    r"[ \t]{0,8}\)"
+)
 _DEFINITION = re.compile(
-    r"^ {0,3}\[(?!\^)((?:[^\]\\\n]|\\.){1,999})\]:[ \t]*<?([^\s<>]{1,1024})>?",
+    r"^ {0,3}\[(?!\^)((?:[^\]\\\n]|\\.){1,999})\]:[ \t]*" + _DESTINATION + r"(?=\s|$)",
     re.MULTILINE,
 )
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_BARE_SAFE = re.compile(r"[^\x00-\x20\x7f]+")
+_PARENS = re.compile(r"[()]")
 # An HTML comment's opening: the regex engine finds it faster than `in` (2.7 ms against
 # 4.2 over the docs corpus' 7.9 MB of bodies, most of which have none)
 _COMMENT = re.compile("<!--")
@@ -49,11 +80,51 @@ _PATH_SUFFIX = re.compile(r"(?::\d+(?::\d+)?|::[\w.\[\]-]+|#[\w.-]*)$")
 
 
 class LinkRef(NamedTuple):
-    """A link target (or a code path) as written, where it stands in the body."""
+    """A link target (or a code path), where it stands in the body."""
 
     kind: str  # LINK, IMAGE, DEFINITION or CODE
-    target: str  # as written: `../x.md#part`, `src/tool.py`
-    offset: int  # character offset of the target's first character in `Document.body`
+    target: str  # what it names, escapes resolved: `../x.md#part`, `a b.md`, `src/tool.py`
+    offset: int  # character offset of the destination's first character in `Document.body`
+    written: str = ""  # the destination as it stands there when not `target`: `<a b.md>`
+
+
+def destination(written: str) -> str:
+    """The target a link destination as written names: `<...>` unwrapped, backslash
+    escapes resolved (`<a\\>b.md>` -> `a>b.md`)."""
+    if written[:1] == "<":
+        written = written[1:-1]
+    return _ESCAPED.sub(r"\1", written) if "\\" in written else written
+
+
+def written_destination(target: str, *, angled: bool) -> str:
+    """`target` written as a link destination `destination` reads back: bare when it can be
+    and `angled` is not asked (parentheses escaped unless balanced), else in `<...>`."""
+    text = target.replace("\\", "\\\\") if "\\" in target else target
+    if not angled and _BARE_SAFE.fullmatch(text) is not None:
+        if text[:1] == "<":
+            text = "\\" + text
+        if ("(" in text or ")" in text) and not _balanced(text):
+            text = _PARENS.sub(r"\\\g<0>", text)
+        return text
+    text = text.replace("<", "\\<").replace(">", "\\>")
+    return "<" + text.replace("\r", "%0D").replace("\n", "%0A") + ">"
+
+
+def _balanced(text: str) -> bool:
+    """Whether the parentheses of `text` (no escaped one) pair up at most `_PAREN_DEPTH`
+    deep, as a bare destination needs."""
+    depth = 0
+    for match in _PARENS.finditer(text):
+        depth += 1 if match[0] == "(" else -1
+        if not 0 <= depth <= _PAREN_DEPTH:
+            return False
+    return depth == 0
+
+
+def _ref(kind: str, written: str, offset: int) -> LinkRef:
+    if written[:1] == "<" or "\\" in written:
+        return LinkRef(kind, destination(written), offset, written)
+    return LinkRef(kind, written, offset)
 
 
 def regions(doc: Document) -> Iterator[tuple[int, int]]:
@@ -84,23 +155,45 @@ def _outside_comments(body: str, start: int, end: int) -> Iterator[tuple[int, in
         start = end if closed < 0 else closed + 3
 
 
-def _is_image(body: str, at: int, floor: int) -> bool:
-    """Whether the link whose text closes at `at` (its `]`) opens with `![`."""
+def link_kind(body: str, at: int, floor: int) -> str | None:
+    """LINK or IMAGE for the `](` at `at`, or None when it opens no link: its `]` is escaped,
+    or no `[` from `floor` on, `_BRACKET_WINDOW` characters back at most, opens its text
+    (none, or an escaped one: `\\[x](y.md)` is text, CommonMark 6.3)."""
+    if body[at - 1] == "\\" and escaped(body, at):
+        return None
     low = max(floor, at - _BRACKET_WINDOW)
     opened = body.rfind("[", low, at)
-    if opened >= 0 and body.find("]", opened, at) < 0:  # no nested brackets: the common case
-        return opened > 0 and body[opened - 1] == "!"
-    depth, pos = 0, at - 1
-    while pos >= low:
-        char = body[pos]
-        if char == "]":
-            depth += 1
-        elif char == "[":
+    if opened < 0:
+        return None
+    if body.find("]", opened, at) >= 0 or (opened > 0 and body[opened - 1] == "\\"):
+        opened = _opener(body, at, low)
+        if opened < 0:
+            return None
+    if opened > 0 and body[opened - 1] == "!" and not escaped(body, opened - 1):
+        return IMAGE
+    return LINK
+
+
+def _opener(body: str, at: int, low: int) -> int:
+    """The offset of the `[` that opens the link text closing at `at` (nested brackets
+    paired, escaped ones passed over), or -1 when none does from `low` on within
+    `_BRACKETS_LOOKED_AT` brackets: each step jumps to the next bracket back in C."""
+    depth = 0
+    opens, closes = body.rfind("[", low, at), body.rfind("]", low, at)
+    for _ in range(_BRACKETS_LOOKED_AT):
+        if opens < 0:
+            return -1
+        if closes > opens:
+            if not escaped(body, closes):
+                depth += 1
+            closes = body.rfind("]", low, closes)
+            continue
+        if not escaped(body, opens):
             if depth == 0:
-                return pos > 0 and body[pos - 1] == "!"
+                return opens
             depth -= 1
-        pos -= 1
-    return False
+        opens = body.rfind("[", low, opens)
+    return -1
 
 
 def links(doc: Document, spans: list[tuple[int, int]] | None = None) -> list[LinkRef]:
@@ -113,7 +206,8 @@ def scan_links(
     doc: Document, spans: list[tuple[int, int]] | None = None, cap: int = MAX_REFS
 ) -> tuple[list[LinkRef], int]:
     """`links` (the first `cap`), and the body offset of the first `](` left unread because
-    `MAX_LINK_SCANS` bound (-1: it bound nowhere; definitions are read past it)."""
+    `MAX_LINK_SCANS` bound (-1: it bound nowhere; definitions are read past it). A `](` in
+    a code span counts toward no cap (asking costs a lookup, as a fenced one costs none)."""
     body, found, scans, full, stopped = doc.body, list[LinkRef](), 0, False, -1
     # the loop runs once per link of a corpus (12,500 in the docs corpus): names bound here
     append, rfind, find = found.append, body.rfind, body.find
@@ -121,27 +215,38 @@ def scan_links(
     definitions = "]:" in body
     for start, end in regions(doc) if spans is None else spans:
         for match in _INLINE.finditer(body, start, end):
+            at = match.start()
+            if in_code(at):
+                continue
             scans += 1
             if full or scans > MAX_LINK_SCANS:
                 if not full and stopped < 0:
-                    stopped = match.start()
+                    stopped = at
                 break
-            at = match.start()
-            if in_code(at) or (body[at - 1] == "\\" and escaped(body, at)):
-                continue
-            # `_is_image`'s common case inline: the nearest `[` opens this link's text
+            # `link_kind`'s common case inline: the nearest `[`, unescaped, opens the text
             low = at - _BRACKET_WINDOW if at - _BRACKET_WINDOW > start else start
             opened = rfind("[", low, at)
-            if opened >= 0 and find("]", opened, at) < 0:
-                image = opened > 0 and body[opened - 1] == "!"
+            if (
+                opened > 0
+                and body[opened - 1] not in "\\!"
+                and body[at - 1] != "\\"
+                and find("]", opened, at) < 0
+            ):
+                kind = LINK
             else:
-                image = _is_image(body, at, start)
-            append(LinkRef(IMAGE if image else LINK, match[1], match.start(1)))
+                slow = link_kind(body, at, start)
+                if slow is None:
+                    continue
+                kind = slow
+            raw = match[1]
+            if raw[0] == "<" or "\\" in raw:
+                append(LinkRef(kind, destination(raw), match.start(1), raw))
+            else:
+                append(LinkRef(kind, raw, match.start(1)))
             full = len(found) >= cap
         if definitions and find("]:", start, end) >= 0:
             found.extend(
-                LinkRef(DEFINITION, m[2], m.start(2))
-                for m in _DEFINITION.finditer(body, start, end)
+                _ref(DEFINITION, m[2], m.start(2)) for m in _DEFINITION.finditer(body, start, end)
             )
             full = len(found) >= cap
     if definitions:  # inline links come in body order; definitions join them here
@@ -204,14 +309,14 @@ def first_unchecked(doc: Document, spans: list[tuple[int, int]] | None = None) -
 
 
 def _next_link(body: str, spans: list[tuple[int, int]], at: int) -> int | None:
-    """The target offset of the first inline link from `at` on (outside code spans, not
-    escaped): what the scan would have kept next had `MAX_LINK_SCANS` not bound."""
+    """The target offset of the first inline link from `at` on (outside code spans, opened
+    by a `[`): what the scan would have kept next had `MAX_LINK_SCANS` not bound."""
     in_code = CodeSpans(body).inside
     for start, end in spans:
         if end <= at:
             continue
         for match in _INLINE.finditer(body, max(start, at), end):
             pos = match.start()
-            if not in_code(pos) and not (body[pos - 1] == "\\" and escaped(body, pos)):
+            if not in_code(pos) and link_kind(body, pos, start) is not None:
                 return match.start(1)
     return None

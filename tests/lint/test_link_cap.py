@@ -64,11 +64,27 @@ def test_code_paths_past_the_cap_are_said_not_checked() -> None:
     assert _lint(page) == [("KS026", HEAD_LINES + MAX_REFS + 1, 4)]
 
 
-def test_links_past_the_scan_cap_are_said_not_checked() -> None:
-    # `](` inside code spans is looked at and passed over; past MAX_LINK_SCANS none is
-    spans = "\n".join("`](x)`" for _ in range(MAX_LINK_SCANS))
+@pytest.mark.parametrize("slim", [False, True], ids=["kept", "slim"])
+@pytest.mark.parametrize("span", ["`](x)`", "`a](x.md)`", "``[a](x.md)``"])
+def test_code_spans_do_not_count_toward_the_caps(span: str, slim: bool) -> None:
+    # before: KS026 "more links or code paths than lint checks (5,000 of each)" at the
+    # dead link, which was not checked; the same text in a fence was
+    spans = "\n".join(span for _ in range(MAX_LINK_SCANS + 5000))
     page = HEAD + spans + "\n[gone](gone.md)\n"
-    assert _lint(page) == [("KS026", HEAD_LINES + MAX_LINK_SCANS + 1, 8)]
+    assert _lint(page, slim=slim) == [("KS022", HEAD_LINES + MAX_LINK_SCANS + 5001, 8)]
+
+
+def test_brackets_read_past_the_scan_cap_are_said_not_checked() -> None:
+    # `](` outside code with no `[` to open a link is looked at and passed over; past
+    # MAX_LINK_SCANS none is, and the finding names that cap
+    reads = "\n".join("x](y)" for _ in range(MAX_LINK_SCANS))
+    page = HEAD + reads + "\n[gone](gone.md)\n"
+    docs = [parse_document("docs/big.md", page), parse_document("docs/ok.md", "# Ok\n")]
+    facts = build_facts(docs, tree=TreeIndex([d.path for d in docs]))
+    report = lint_documents(docs[:1], corpus=facts, config=LintConfig(select=PATH_RULES))
+    (only,) = report.violations()
+    assert (only.rule, only.line, only.column) == ("KS026", HEAD_LINES + MAX_LINK_SCANS + 1, 8)
+    assert f"{MAX_LINK_SCANS:,} `](`" in only.message
 
 
 def test_code_spans_past_the_scan_cap_with_no_link_after_leave_nothing_unchecked() -> None:

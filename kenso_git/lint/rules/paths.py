@@ -28,7 +28,9 @@ from kenso_git.lint.targets import relative_to
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import IMAGE
+from kenso_git.text.mdlinks import MAX_LINK_SCANS
 from kenso_git.text.mdlinks import MAX_REFS
+from kenso_git.text.mdlinks import written_destination
 from kenso_git.text.parse import Document
 
 _WHAT = {IMAGE: "image", DEFINITION: "reference definition", CODE: "code path"}
@@ -45,7 +47,13 @@ def _path_part(raw: str) -> tuple[str, str]:
 
 
 def _edit(target: Target, new: str) -> Edit:
-    return Edit(target.line, target.column, target.ref.target, new)
+    """The fix that makes `target` name `new`: a link's destination written back so that
+    it still parses (`<...>` for a space, parentheses escaped unless balanced)."""
+    ref = target.ref
+    if ref.kind == CODE:
+        return Edit(target.line, target.column, ref.target, new)
+    written = written_destination(new, angled=ref.written[:1] == "<")
+    return Edit(target.line, target.column, ref.written or ref.target, written)
 
 
 @rule(
@@ -226,7 +234,8 @@ def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     summary=f"A page holds at most {MAX_REFS:,} links and {MAX_REFS:,} code paths, "
     "the most the path rules check.",
     why="Lint reads a page's links and code paths up to a cap, so that a generated page "
-    "cannot make it slow; a dead link past the cap would pass without a word. The finding "
+    f"cannot make it slow (and at most {MAX_LINK_SCANS:,} `](` outside code, whether or not "
+    "a `[` opens a link there); a dead link past the cap would pass without a word. The finding "
     "stands at the first link or code path not checked, once per page.",
     action="split pages past the link cap",
     deduction=1,
@@ -238,7 +247,8 @@ def unchecked_links(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     if facts is None or (at := facts.unchecked(doc)) is None:
         return
     message = (
-        f"more links or code paths than lint checks ({MAX_REFS:,} of each): this one and "
+        f"more links or code paths than lint checks ({MAX_REFS:,} of each, "
+        f"{MAX_LINK_SCANS:,} `](` outside code): this one and "
         "those after it are not checked; split the page, or if it is generated, exclude "
         "it (the `exclude` setting)"
     )
