@@ -344,6 +344,6 @@ class AgentPage(TypedDict):
     as_of: int | None  # Unix seconds of the index's last sync
     cursor_limit_reached: NotRequired[bool]
     corrected_query: NotRequired[str]  # search, ranked: the typo correction the ranking used
-    read_as_words: NotRequired[list[str]]  # search: `name:` prefixes that are no filter
+    read_as_words: NotRequired[list[str]]  # search: syntax-like tokens read as words
     stale: NotRequired[bool]  # the query-time sync gave up or failed: may miss recent edits
     stale_reason: NotRequired[str]

@@ -174,6 +174,9 @@ def test_regex_patterns_are_capped_and_compiled_first(many: KnowledgeBase) -> No
     with pytest.raises(PatternError, match="refused by RE2: invalid perl operator") as caught:
         many.agent_search(RegexRequest("(?=marker)"))
     assert caught.value.hint is not None and "lookaround" in caught.value.hint
+    with pytest.raises(PatternError, match="refused by RE2") as unclosed:
+        many.agent_search(RegexRequest("(unclosed"))
+    assert "(?m)" not in unclosed.value.message  # what RE2 compiled is not the caller's
     with pytest.raises(PatternError, match="empty"):
         many.agent_search(RegexRequest(""))
 

@@ -74,8 +74,8 @@ def test_escaped_quote_inside_a_phrase_is_a_literal_quote() -> None:
         ("deploy modified:someday", "modified:someday", 8),
         ("modified:yesterday", "modified:yesterday", 1),
         ("a size:big", "size:big", 3),
-        ('x "open phrase', '"open phrase', 3),
         ('in:"docs"tail', 'in:"docs"t', 1),
+        ('x in:"open folder', 'in:"open folder', 3),
         ("since:2026-13-45", "since:2026-13-45", 1),
     ],
 )
@@ -138,3 +138,58 @@ def test_a_name_that_is_no_filter_is_read_as_a_word(
     assert tuple(t.text for t in query.positive_terms()) == words
     assert query.filters == ()
     assert query.read_as_words == prefixes
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "seen"),
+    [
+        # a command-line flag in a question is the word the page documents, not "-all"
+        ("npm ls --all", ("npm", "ls", "--all"), ("--all",)),
+        (
+            "npm install --save-dev typescript",
+            ("npm", "install", "--save-dev", "typescript"),
+            ("--save-dev",),
+        ),
+        ("what is the -g flag", ("what", "is", "the", "-g", "flag"), ("-g",)),
+        # a quote never closed is a character of the question, and the words after it count
+        (
+            'How do I set a 16" wide form?',
+            ("How", "do", "I", "set", "a", "16", "wide", "form?"),
+            ('"',),
+        ),
+        ('"unterminated quote in question', ("unterminated", "quote", "in", "question"), ('"',)),
+    ],
+)
+def test_flags_and_a_stray_quote_in_a_question_are_words(
+    text: str, words: tuple[str, ...], seen: tuple[str, ...]
+) -> None:
+    """An agent asks in words: `npm ls --all` dropped the page about `ls` (every page
+    holding "all" was excluded), and `a 16" wide form` was the error "the quote is never
+    closed". The page lists what was read as a word instead."""
+    query = parse(text, now=NOW)
+    assert tuple(t.text for t in query.terms if not t.negated) == words
+    assert not any(t.negated for t in query.terms)
+    assert query.read_as_words == seen
+
+
+def test_negation_and_phrases_still_work_beside_them() -> None:
+    query = parse('deploy -rollback -"old guide" --force "exact phrase"', now=NOW)
+    assert query.terms == (
+        Term("deploy"),
+        Term("rollback", negated=True),
+        Term("old guide", phrase=True, negated=True),
+        Term("--force"),
+        Term("exact phrase", phrase=True),
+    )
+
+
+def test_a_stray_quote_costs_linear_time() -> None:
+    import time
+
+    # one phrase opened and never closed, every later quote escaped inside it: read again
+    # without phrases, not re-scanned from each quote
+    text = ('x "' + 'a\\"' * 1000)[:MAX_QUERY_CHARS]
+    started = time.perf_counter()
+    with pytest.raises(QuerySyntaxError, match="more than 64"):
+        parse(text, now=NOW)
+    assert time.perf_counter() - started < 0.5

@@ -17,7 +17,7 @@ from dataclasses import field
 
 from kenso_git.errors import UsageError
 
-MAX_QUERY_CHARS = 2048
+MAX_QUERY_CHARS = 2000  # as `search_docs` (search/ranked/query.py): one cap for both tools
 MAX_TOKENS = 64
 MAX_PATTERN_BYTES = 512
 
@@ -131,7 +131,8 @@ class Query:
 
     terms: tuple[Term, ...] = ()
     filters: tuple[Filter, ...] = field(default=())
-    # `name:` prefixes of words that are no filter, read as words ("How to: ...")
+    # what looked like syntax and was read as words: `name:` prefixes that are no filter
+    # ("How to: ..."), command-line flags (`--all`, `-g`), a quote never closed (`"`)
     read_as_words: tuple[str, ...] = ()
 
     def positive_terms(self) -> tuple[Term, ...]:
@@ -143,17 +144,29 @@ class Query:
         return tuple(f for f in self.filters if f.name == name)
 
 
-def _read_token(text: str, i: int) -> tuple[str, str | None, int]:
+class _Unclosed(Exception):
+    """A quote no later quote closes, at index `at` (`parse` reads it as a character)."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(at)
+        self.at = at
+
+
+def _read_token(text: str, i: int, *, quotes: bool = True) -> tuple[str, str | None, int]:
     """(bare text, quoted text or None, next index) of the token starting at `i`.
 
     A token is `[-][name:]"quoted"` or a run of non-space characters; `\\"` inside quotes is
-    a literal quote. Every character is visited once.
+    a literal quote. Without `quotes` (after a quote no later one closed), a quote ends a
+    token like a space. Every character is visited once, and once more after a quote never
+    closed (`_Unclosed`: nothing after it is read as a phrase again).
     """
     n = len(text)
     start = i
     while i < n and not text[i].isspace() and text[i] != '"':
         i += 1
     bare = text[start:i]
+    if not quotes:
+        return bare, None, i
     if i < n and text[i] == '"':
         i += 1
         out: list[str] = []
@@ -165,12 +178,7 @@ def _read_token(text: str, i: int) -> tuple[str, str | None, int]:
             out.append(text[i])
             i += 1
         if i >= n:
-            raise QuerySyntaxError(
-                "the quote is never closed",
-                token=text[start:],
-                column=start + 1,
-                hint='close the phrase with a second `"`',
-            )
+            raise _Unclosed(start + len(bare))
         i += 1
         if i < n and not text[i].isspace():
             raise QuerySyntaxError(
@@ -187,10 +195,35 @@ def parse(text: str, *, now: float | None = None) -> Query:
     """The `Query` of `text`.
 
     Raises:
-        QuerySyntaxError: a token is malformed (unknown field, bad value, open quote), the
-            query holds a NUL byte, is longer than `MAX_QUERY_CHARS` or has more than
-            `MAX_TOKENS` tokens.
+        QuerySyntaxError: a token is malformed (unknown field, bad value, a filter's quote
+            never closed), the query holds a NUL byte, is longer than `MAX_QUERY_CHARS` or
+            has more than `MAX_TOKENS` tokens.
     """
+    _check_text(text)
+    got = _Tokens(text, time.time() if now is None else now)
+    i, n = 0, len(text)
+    quotes = True  # until a quote is never closed: then each one is a character
+    while i < n:
+        if text[i].isspace() or (not quotes and text[i] == '"'):
+            i += 1
+            continue
+        start = i
+        try:
+            bare, quoted, i = _read_token(text, i, quotes=quotes)
+        except _Unclosed as stray:
+            # "a 16" wide form": the words before the quote, the quote a character (#31's
+            # questions in words); a phrase still needs both its quotes
+            _check_stray(text, start, stray.at)
+            quotes = False
+            got.unknown.append('"')
+            bare, quoted, i = text[start : stray.at], None, stray.at + 1
+            if bare in ("", "-"):
+                continue
+        got.add(bare, quoted, start, i)
+    return Query(tuple(got.terms), tuple(got.filters), tuple(dict.fromkeys(got.unknown)))
+
+
+def _check_text(text: str) -> None:
     if len(text) > MAX_QUERY_CHARS:
         raise QuerySyntaxError(
             f"the query is longer than {MAX_QUERY_CHARS} characters",
@@ -206,47 +239,67 @@ def parse(text: str, *, now: float | None = None) -> Query:
             column=nul + 1,
             hint="remove the NUL byte; search for plain words",
         )
-    clock = time.time() if now is None else now
-    terms: list[Term] = []
-    filters: list[Filter] = []
-    unknown: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        if text[i].isspace():
-            i += 1
-            continue
-        start = i
-        bare, quoted, i = _read_token(text, i)
-        if len(terms) + len(filters) >= MAX_TOKENS:
+
+
+def _check_stray(text: str, start: int, at: int) -> None:
+    """A quote never closed after a filter's name is syntax, not a question's word."""
+    name = text[start:at].lstrip("-")
+    if name.endswith(":") and name[:-1].lower() in _BY_NAME:
+        raise QuerySyntaxError(
+            "the quote is never closed",
+            token=text[start:],
+            column=start + 1,
+            hint='close the phrase with a second `"`',
+        )
+
+
+class _Tokens:
+    """The terms, filters and words-read-as-such of one query, token by token."""
+
+    def __init__(self, text: str, clock: float) -> None:
+        self.text, self.clock = text, clock
+        self.terms: list[Term] = []
+        self.filters: list[Filter] = []
+        self.unknown: list[str] = []
+
+    def add(self, bare: str, quoted: str | None, start: int, end: int) -> None:
+        text = self.text
+        if len(self.terms) + len(self.filters) >= MAX_TOKENS:
             raise QuerySyntaxError(
                 f"the query has more than {MAX_TOKENS} words and filters",
-                token=text[start:i],
+                token=text[start:end],
                 column=start + 1,
                 hint="drop words; use filters such as in: or tag: to narrow instead",
             )
         negated = bare.startswith("-") and (len(bare) > 1 or quoted is not None)
         body = bare[1:] if negated else bare
+        if quoted is None and negated and (body.startswith("-") or len(body) == 1):
+            # a command-line flag (`--all`, `-g`) is the word a page documents, not a
+            # negation: `npm ls --all` excluded every page holding "all", `ls`'s too
+            self.terms.append(Term(bare))
+            self.unknown.append(bare)
+            return
         name, colon, value = body.partition(":")
         if colon and name and quoted is None and (name.lower() not in _BY_NAME or not value):
             # prose, not a filter: "How to: ...", "x:Shared", "xref:System.IO" (#28), and a
             # filter's name with nothing after its colon ("Browser type: chromium")
-            terms.append(Term(body, negated=negated))
-            unknown.append(name + ":")
+            self.terms.append(Term(body, negated=negated))
+            self.unknown.append(name + ":")
         elif colon and name:
-            filters.append(_filter(name, value, quoted, negated, text[start:i], start + 1, clock))
+            token = text[start:end]
+            self.filters.append(_filter(name, value, quoted, negated, token, start + 1, self.clock))
         elif quoted is not None and not body:
             if quoted.strip():
-                terms.append(Term(quoted.strip(), phrase=True, negated=negated))
+                self.terms.append(Term(quoted.strip(), phrase=True, negated=negated))
         elif quoted is not None:
             raise QuerySyntaxError(
                 "a quote inside a word",
-                token=text[start:i],
+                token=text[start:end],
                 column=start + 1,
                 hint='quote whole phrases: "like this"',
             )
         elif body:
-            terms.append(Term(body, negated=negated))
-    return Query(tuple(terms), tuple(filters), tuple(dict.fromkeys(unknown)))
+            self.terms.append(Term(body, negated=negated))
 
 
 def _token_at(text: str, i: int) -> str:
@@ -378,7 +431,9 @@ def render_reference() -> str:
         f"- A query holds at most {MAX_QUERY_CHARS} characters and {MAX_TOKENS} words and filters.",
         "- `name:value` whose name is no filter below is a word (`How to:`, `xref:System.IO`),",
         "  and so is a filter's name with nothing after its colon (`Browser type: chromium`);",
-        "  the page lists such names in `read_as_words`, so a mistyped filter is seen.",
+        "  a command-line flag (`--all`, `-g`) is a word, not a negation; a quote no later quote",
+        '  closes (`a 16" wide form`) is a character, and every quote after it too. The page',
+        "  lists what it read so in `read_as_words`, so a mistyped filter is seen.",
         "- A token the language cannot read is an error that names the token and its column.",
         "",
         "## Filters and their values",

@@ -117,6 +117,7 @@ def compile_pattern(pattern: str) -> Pattern:
         reason = err.args[0] if err.args else err
         if isinstance(reason, bytes):
             reason = reason.decode("utf-8", errors="replace")
+        reason = str(reason).replace("(?m)" + pattern, pattern)  # RE2 quotes what it compiled
         raise PatternError(
             f"regular expression {pattern!r} is refused by RE2: {reason}",
             hint="RE2 syntax has no backreferences (\\1) and no lookaround ((?=...), (?<=...))",
