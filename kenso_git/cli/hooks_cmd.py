@@ -118,15 +118,18 @@ def uninstall() -> None:
 
 
 def _freshness(ws: Workspace) -> dict[str, object]:
+    """The index file as it is, against the work tree: `behind` when they differ. Nothing is
+    synced, so this is what the hooks kept up; `state` and the MCP tools sync first and say
+    `stale` only when that could not be done (a reader rarely sees what `behind` names)."""
     from kenso_git.kb import KnowledgeBase
 
     try:
         state = KnowledgeBase.of_workspace(ws).state()
     except NoIndexError:
-        return {"index": "missing", "stale": None, "as_of": None, "synced_at": None}
+        return {"index": "missing", "behind": None, "as_of": None, "synced_at": None}
     return {
-        "index": "stale" if state.stale else "fresh",
-        "stale": state.stale,
+        "index": "behind" if state.stale else "fresh",
+        "behind": state.stale,
         "as_of": state.as_of,
         "synced_at": state.synced_at,
     }
@@ -141,8 +144,11 @@ def _freshness_line(fresh: dict[str, object]) -> str:
         ago = f", synced {max(0, int(time.time() - synced))} s ago"
     head = fresh["as_of"]
     at = f" at {head[:12]}" if isinstance(head, str) else ""
-    if fresh["stale"]:
-        return f"index: stale{at}{ago} (run `kenso-git sync`)"
+    if fresh["behind"]:
+        return (
+            f"index: behind the work tree{at}{ago} (a search or tool call syncs it first "
+            "unless query-sync is off; `kenso-git sync` does now)"
+        )
     return f"index: fresh{at}{ago}"
 
 
