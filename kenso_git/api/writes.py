@@ -232,6 +232,15 @@ class Writes(Base):
 
         return cost >= watchseq.VOUCH_AFTER_S and seq.vouches()
 
+    def _writer_done(self) -> bool:
+        """Wait for another writer of the index (`QUERY_WRITER_WAIT_S` at most): True when
+        one was writing and finished."""
+        from kenso_git.index.lock import LOCK_FILE
+        from kenso_git.index.lock import QUERY_WRITER_WAIT_S
+        from kenso_git.index.lock import wait_while_held
+
+        return wait_while_held(self.db_path.parent / LOCK_FILE, QUERY_WRITER_WAIT_S)
+
     def start_early(self, early: EarlyStatus | None) -> None:
         """Hand the first freshness check a `git status` of the whole tree that the caller
         started when its process began (`gitstatus.start_status`, entry.py): git runs while the
@@ -276,6 +285,7 @@ class Writes(Base):
                 # writer syncs this change too, and the answer is flagged stale.
                 lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S, create=False),
                 early,
+                self._writer_done,
             )
             if self.freshness.checked_s is not None:
                 self._check_s = self.freshness.checked_s

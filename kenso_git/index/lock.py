@@ -27,6 +27,9 @@ MAX_ROUNDS = 5  # runs one lock holder does back to back at most
 HOOK_WAIT_S = 1.0  # a git hook waits this long, then hands its sync to the holder
 CLI_WAIT_S = 600.0  # a command waits this long (saying so), then gives up
 QUERY_WAIT_S = 0.25  # a query-time sync waits this long, then hands its sync to the holder
+# A query whose change is past what it syncs waits this long for a writer syncing it (a
+# hook's background sync after a checkout, the watcher), then answers flagged stale.
+QUERY_WRITER_WAIT_S = 5.0
 _POLL_S = 0.02
 _PID_BYTES = 32  # what a lock file holds: the holder's pid
 # (lock file, thread) pairs held here: re-entrant for the holding thread only (a hook's sync
@@ -118,6 +121,24 @@ def acquire(path: Path, wait: float, say: Say | None = None) -> int | None:
         time.sleep(_POLL_S)
         fd = try_lock(path)
     return fd
+
+
+def wait_while_held(path: Path, wait: float) -> bool:
+    """Whether a writer held the lock at `path` and let it go within `wait` seconds; False
+    at once when nobody holds it. Taking the lock to look, it is let go at once.
+
+    Raises:
+        IndexWriteError: the folder cannot be written.
+    """
+    fd = try_lock(path)
+    if fd is not None:
+        release(fd)
+        return False
+    fd = acquire(path, wait)
+    if fd is None:
+        return False
+    release(fd)
+    return True
 
 
 def release(fd: int) -> None:

@@ -220,6 +220,7 @@ def ensure_fresh(
     snapshot: Callable[[], tuple[dict[str, str], dict[str, FileRow]]],
     sync: Callable[[list[str] | None], object],
     early: EarlyStatus | None = None,
+    writer_done: Callable[[], bool] | None = None,
 ) -> Freshness:
     """Sync what changed since the index last looked, unless that is too much for a query.
 
@@ -227,12 +228,16 @@ def ensure_fresh(
     every files row (for the walk); `sync` brings the given paths up to date, or with None
     runs a whole sync (the caller's coalesced, locked sync). A sync that fails (a read-only
     database, a writer holding the lock too long) leaves the answer to the index, flagged
-    stale. `early`: see `git_changes`.
+    stale. `early`: see `git_changes`. `writer_done` waits for a writer syncing now (True
+    once it finished): a change too large for a query is checked again after it.
     """
     from kenso_git.errors import CorruptIndexError
     from kenso_git.errors import KensoError
 
     found, remark = pending(ws, settings, read, snapshot, early)
+    if found.too_many and writer_done is not None and writer_done():
+        # a checkout's sync (a hook's, the watcher's) was writing it: look again
+        found, remark = pending(ws, settings, read, snapshot)
     fresh = FRESH._replace(checked_s=found.elapsed)
     if found.differs is not None:
         fresh = fresh._replace(differs=found.differs, head=found.head)

@@ -225,3 +225,37 @@ def test_concurrent_reads_share_checks_and_each_sees_the_edit_before_it(
         thread.join(30)
     assert found == [{"docs/a.md"}] * 12
     assert len(runs) <= 3  # the held check, then one or two for everyone who waited
+
+
+def test_too_many_changes_wait_for_the_writer_syncing_them(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout past the query's cap while a hook's background sync (or the watcher)
+    syncs it: the answer came from the branch just left, flagged stale only in the
+    structured copy, for the whole sync (0.45-0.95 s at 250 docs). A query now waits for
+    the writer it sees (`QUERY_WRITER_WAIT_S`) and checks again."""
+    import threading
+
+    from kenso_git.index import prepare
+
+    monkeypatch.setattr(refresh, "MAX_QUERY_SYNC_FILES", 1)
+    writing = threading.Event()
+    real = prepare.prepare
+
+    def slow(*args: object, **kwargs: object) -> object:
+        writing.set()
+        time.sleep(0.4)  # a sync slower than the query's own wait for a writer (0.25 s)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    kb = KnowledgeBase.open(root)
+    _save(root / "docs/a.md", doc("Alpha", "Alpha now says lemur instead, in words. " * 3))
+    _save(root / "docs/b.md", doc("Bravo", "Bravo says lemur as well, in more words. " * 3))
+    monkeypatch.setattr(prepare, "prepare", slow)
+    writer = threading.Thread(target=KnowledgeBase.open(root).sync)
+    writer.start()
+    assert writing.wait(10)
+    try:
+        assert _paths(kb, "lemur") == ["docs/a.md", "docs/b.md"]
+        assert kb.freshness is not None and not kb.freshness.stale
+    finally:
+        writer.join(10)
