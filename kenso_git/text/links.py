@@ -19,9 +19,6 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 
-from kenso_git.text.mdcode import CodeSpans
-from kenso_git.text.mdcode import escaped
-from kenso_git.text.mdcode import outside_code_blocks
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import is_normal_path
 from kenso_git.text.parse import normalise_target
@@ -29,14 +26,6 @@ from kenso_git.text.parse import normalise_target
 GLOB_CHARS = ("*", "?")
 LINKS_TO = "links_to"  # the relation type of an inline Markdown link
 MAX_INLINE_LINKS = 1000  # per document: a generated index page links to many, not to more
-MAX_LINK_SCANS = 20_000  # `](` looked at per document: a pathological body stops there
-# The target of `](target)` or `](<target> "title")`: every repeat is bounded, so a match
-# attempt costs a constant and scanning a body is linear in its length.
-_TARGET = re.compile(
-    r"[ \t]{0,8}<?([^\s()<>]{1,1024})>?"
-    r"(?:[ \t]{1,8}(?:\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'))?[ \t]{0,8}\)"
-)
-LINK_TARGET = _TARGET  # text.mdlinks reads every link's target with the same pattern
 _MARKDOWN = (".md", ".markdown")
 # A relative path `posixpath.normpath` leaves as it is, with no glob character and no blank
 # at either end: every segment non-empty and neither `.` nor `..` (Resolver.targets).
@@ -80,24 +69,25 @@ def _link_target(raw: str) -> str | None:
 
 def inline_links(doc: Document) -> list[str]:
     """The distinct targets of the document's inline links to Markdown files, in order,
-    outside code blocks, code spans and escaped brackets (`text.mdcode`), each relative to
-    the document (`./x.md`) or to the root (`/x.md`). Linear in the body's length."""
-    body, found, scans = doc.body, dict[str, None](), 0
+    each relative to the document (`./x.md`) or to the root (`/x.md`): the links lint
+    checks (`text.mdlinks`: CommonMark destinations, outside code and escaped brackets),
+    so the stored graph and the linter agree. Linear in the body's length."""
+    from kenso_git.text.mdlinks import LINK
+    from kenso_git.text.mdlinks import scan_links
+
+    found = dict[str, None]()
     name = doc.path.rpartition("/")[2]
-    in_code = CodeSpans(body).inside
-    for start, end in outside_code_blocks(doc):
-        at = body.find("](", start, end)
-        while at >= 0 and len(found) < MAX_INLINE_LINKS and scans < MAX_LINK_SCANS:
-            scans += 1
-            match = _TARGET.match(body, at + 2, end)
-            if match is not None and not in_code(at) and not escaped(body, at):
-                target = _link_target(match[1])
-                # a link to the document itself is no relation (its file name tells cheaply)
-                if target is not None and (
-                    not target.endswith(name) or normalise_target(doc.path, target) != doc.path
-                ):
-                    found.setdefault(target, None)
-            at = body.find("](", at + 2, end)
+    for ref in scan_links(doc)[0]:
+        if ref.kind != LINK:
+            continue
+        target = _link_target(ref.target)
+        # a link to the document itself is no relation (its file name tells cheaply)
+        if target is not None and (
+            not target.endswith(name) or normalise_target(doc.path, target) != doc.path
+        ):
+            found.setdefault(target, None)
+            if len(found) >= MAX_INLINE_LINKS:
+                break
     return list(found)
 
 

@@ -15,7 +15,7 @@ from kenso_git.lint.corpus import build_facts
 from kenso_git.lint.runner import lint_documents
 from kenso_git.lint.targets import scan_document
 from kenso_git.lint.treeindex import TreeIndex
-from kenso_git.text.links import MAX_LINK_SCANS
+from kenso_git.text.mdlinks import MAX_LINK_SCANS
 from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import parse_document
