@@ -61,7 +61,7 @@ def test_a_read_that_fails_leaves_no_git_behind(
     real = gitstatus.start_status
     monkeypatch.setattr(gitstatus, "start_status", recording)
     with pytest.raises(QuerySyntaxError):
-        kb.agent_search(SearchRequest(query='"unclosed'))
+        kb.agent_search(SearchRequest(query="deploy modified:someday"))
     assert len(started) == 1  # git ran beside the read...
     pid = started[0].run.pid
     assert pid is None  # ...and was stopped and reaped when the read failed
