@@ -286,7 +286,7 @@ def gather_facts(
 
         try:
             listed = list_tree(ws) if listing is None else listing.result()
-            tree = TreeIndex(listed.files, listed.whole)
+            tree = TreeIndex(listed.files, listed.whole, listed.absent)
         except GitError as exc:
             if warn is not None:
                 warn(f"cannot list the work tree, links and code paths are not checked: {exc}")

@@ -118,7 +118,7 @@ class LiveCorpus:
         if links is not None:
             if path not in links.tree:
                 tree = links.tree
-                links.set_tree(TreeIndex([*tree.files, path], tree.ignored))
+                links.set_tree(TreeIndex([*tree.files, path], tree.ignored, tree.absent))
             links.docs = self._docs
             links.forget(path)
         if old is None or _shape(old) != _shape(doc):
@@ -134,7 +134,8 @@ class LiveCorpus:
         if links is not None:
             links.forget(path)
             tree = links.tree
-            links.set_tree(TreeIndex([p for p in tree.files if p != path], tree.ignored))
+            kept = [p for p in tree.files if p != path]
+            links.set_tree(TreeIndex(kept, tree.ignored, tree.absent))
         self._refacts()
 
     def _refacts(self) -> None:

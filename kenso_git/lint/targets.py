@@ -50,6 +50,7 @@ EXTERNAL = "external URL"  # not fetched: lint is offline
 SITE = "site-absolute link"  # `/dotnet/api/x`, `~/includes/x.md`: the site's root, not the tree's
 SCHEME = "scheme link"  # `xref:System.String`, `vscode:...`
 OUTSIDE = "link outside the repository"
+SUBMODULE = "link into a submodule not checked out"
 _WEB = frozenset({"http", "https", "ftp", "ftps", "mailto", "tel", "news", "irc", "data"})
 TAB = "tab marker"  # `# [.NET](#tab/dotnet)`: Microsoft Learn's tabbed sections, not a link
 LINE_ANCHOR = re.compile(r"L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?")  # GitHub's line links
@@ -106,9 +107,15 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
         normal = normalise_target(source, path if path.startswith(".") else "./" + path)
     if not normal or normal in (".", "..") or normal.startswith("../"):
         return SKIPPED, "", None, OUTSIDE
-    frag = unquote(fragment) if hashed else None
+    return _placed(tree, normal, unquote(fragment) if hashed else None)
+
+
+def _placed(tree: TreeIndex, normal: str, frag: str | None) -> Placed:
+    """(status, path, fragment, reason) of the root-relative `normal` in `tree`."""
     if normal in tree:
         return FOUND, normal, frag, ""
+    if tree.absent and tree.in_absent(normal):
+        return SKIPPED, "", None, SUBMODULE
     return (CASE if tree.case_of(normal) is not None else MISSING), normal, frag, ""
 
 

@@ -15,12 +15,25 @@ NEAR_CUTOFF = 0.8  # difflib ratio of a name to its folder's closest entry: a ty
 class TreeIndex(Collection[str]):
     """Every file and folder of the work tree (repo-relative POSIX), with a case-blind lookup.
 
-    `ignored` folders (ignored by git, so not listed file by file) exist with all they hold.
+    `ignored` folders (ignored by git, so not listed file by file) exist with all they hold;
+    under an `absent` one (a submodule not checked out) nothing can be judged.
     """
 
-    __slots__ = ("_children", "_folded", "_folded_top", "dirs", "files", "ignored", "top")
+    __slots__ = (
+        "_children",
+        "_folded",
+        "_folded_top",
+        "absent",
+        "dirs",
+        "files",
+        "ignored",
+        "top",
+    )
 
-    def __init__(self, files: Iterable[str], ignored: Iterable[str] = ()) -> None:
+    def __init__(
+        self, files: Iterable[str], ignored: Iterable[str] = (), absent: Iterable[str] = ()
+    ) -> None:
+        self.absent = tuple(sorted(p.rstrip("/") for p in absent))
         self.files = frozenset(files)
         dirs: set[str] = set()
         for path in self.files:
@@ -42,6 +55,11 @@ class TreeIndex(Collection[str]):
         if item in self.files or item in self.dirs:
             return True
         return isinstance(item, str) and self._under_ignored(item)
+
+    def in_absent(self, path: str) -> bool:
+        """Whether `path` is under a submodule that is not checked out."""
+        at = bisect.bisect_right(self.absent, path) - 1
+        return at >= 0 and path.startswith(self.absent[at] + "/")
 
     def _under_ignored(self, path: str) -> bool:
         at = bisect.bisect_right(self.ignored, path) - 1

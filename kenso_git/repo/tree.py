@@ -1,8 +1,10 @@
 """The files and folders of a work tree, as links and code paths in docs may name them.
 
 In a git repository: what git lists (tracked and untracked files, deleted ones left out) and
-the folders it ignores, taken whole (a build folder, a virtual environment), plus submodule
-folders. Outside git: a walk of the folder, ignored folders taken whole as well.
+the folders it ignores, taken whole (a build folder, a virtual environment), plus the files
+of each submodule checked out, as its own git lists them; a submodule not checked out is
+`absent` (nothing under it can be judged). Outside git: a walk of the folder, ignored
+folders taken whole as well.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ _SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
 class Listing:
-    """The work tree's files and the folders that exist with everything under them."""
+    """The work tree's files, the folders that exist with everything under them, and the
+    submodules not checked out."""
 
-    __slots__ = ("files", "whole")
+    __slots__ = ("absent", "files", "whole")
 
-    def __init__(self, files: list[str], whole: list[str]) -> None:
+    def __init__(self, files: list[str], whole: list[str], absent: list[str] | None = None):
         self.files = files
         self.whole = whole
+        self.absent = absent or []
 
 
 _TRACKED = ("ls-files", "-z", "-t", "--cached", "--others", "--deleted", "--exclude-standard")
@@ -54,9 +58,29 @@ def _listing(ws: Workspace, out: str, ignored: str) -> Listing:
     files -= deleted
     whole = [p.rstrip("/") for p in ignored.split("\0") if p.endswith("/")]
     files.update(p for p in ignored.split("\0") if p and not p.endswith("/"))
+    absent: list[str] = []
     if ".gitmodules" in files:
-        whole.extend(_submodules(os.path.join(ws.root, ".gitmodules")))
-    return Listing(sorted(files), whole)
+        for sub in _submodules(os.path.join(ws.root, ".gitmodules")):
+            inside = _submodule_files(ws, sub)
+            if inside is None:
+                absent.append(sub)
+            else:
+                files.update(inside)
+    return Listing(sorted(files), whole, absent)
+
+
+def _submodule_files(ws: Workspace, sub: str) -> list[str] | None:
+    """The files of the submodule at `sub` as its git lists them (tracked and untracked,
+    ignored ones left out), repo-relative; None when it is not checked out."""
+    if not os.path.lexists(os.path.join(ws.root, sub, ".git")):
+        return None
+    from kenso_git.errors import GitError
+
+    try:
+        out = run_git(ws, "-C", sub, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    except GitError:
+        return None
+    return [f"{sub}/{path}" for path in out.split("\0") if path]
 
 
 def _submodules(path: str) -> list[str]:
