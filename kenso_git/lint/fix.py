@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -65,12 +66,15 @@ class FixOutcome(NamedTuple):
         return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
 
+# A line and its break as the linter counts them: `\r\n`, `\r` or `\n` (universal
+# newlines, `text.parse`); `str.splitlines` also breaks at a form feed, `\x85` or U+2028,
+# which would shift every edit below one.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
 def _lines(text: str) -> list[str]:
-    """`text`'s lines as the linter numbers them, each with its `\n`: `str.splitlines`
-    also breaks at a form feed, `\x85` or U+2028, which would shift every edit below one."""
-    lines = [line + "\n" for line in text.split("\n")]
-    lines[-1] = lines[-1][:-1]
-    return lines if lines[-1] else lines[:-1]
+    """`text`'s lines as the linter numbers them, each with its line break."""
+    return _LINE.findall(text)
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> tuple[str, int]:

@@ -205,3 +205,14 @@ def test_apply_edits_counts_lines_as_the_linter_does() -> None:
         "NO newline at the end",
         1,
     )
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_apply_edits_counts_a_carriage_return_as_the_linter_does(end: str) -> None:
+    """The linter reads a lone `\r` as a line break (universal newlines, as kenso reads
+    files); a page saved with old Mac line endings was reported and never fixed, `--diff`
+    printing nothing."""
+    text = end.join(["# Page", "", "Link to [old](old.md) here.", ""])
+    fixed, applied = apply_edits(text, [Edit(3, 15, "old.md", "new.md")])
+    assert applied == 1
+    assert fixed == text.replace("(old.md)", "(new.md)")
