@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -157,5 +158,16 @@ def _lint_once(
     finally:
         if facts.links is not None:
             facts.links.drop_moves()  # git's moves, when no rule read them (or on error)
-    skipped = () if facts.links is None else tuple(sorted(facts.links.tally().items()))
+    skipped = () if facts.links is None else tuple(sorted(_named(ws, facts.links.tally())))
     return replace(report, skipped=skipped), facts
+
+
+def _named(ws: Workspace, tally: Mapping[str, int]) -> Iterator[tuple[str, int]]:
+    """The skipped reasons as this work tree calls them: outside git, there is no
+    repository for a link to leave, only the folder lint runs from (its root)."""
+    from kenso_git.lint.targets import OUTSIDE
+
+    for reason, count in tally.items():
+        if reason == OUTSIDE and not ws.is_git:
+            reason = f"link leaving {ws.root.name or ws.root}/ outside git"
+        yield reason, count

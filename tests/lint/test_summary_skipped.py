@@ -30,3 +30,16 @@ def test_a_clean_summary_still_says_what_was_not_checked(
     assert shown.exit_code == 0, shown.output
     assert "all checks passed" in shown.stdout
     assert "not checked offline: external URL (1)" in shown.stdout
+
+
+def test_outside_git_a_link_leaving_the_folder_is_not_said_to_leave_a_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside git, lint's root is the folder it runs from: a link above it was counted as
+    a "link outside the repository" where there is no repository."""
+    write(tmp_path, {"a.md": "# A\n\nText.\n", "sub/b.md": "# B\n\nBack to [a](../a.md).\n"})
+    monkeypatch.chdir(tmp_path / "sub")
+    shown = CliRunner().invoke(cli, ["lint", "--select", "KS022", "b.md"])
+    assert shown.exit_code == 0, shown.output
+    assert "not checked offline: link leaving sub/ outside git (1)" in shown.stdout
+    assert "repository" not in shown.stdout
