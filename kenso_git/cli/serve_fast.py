@@ -20,6 +20,7 @@ from kenso_git.records import NamedTuple
 
 if TYPE_CHECKING:
     from kenso_git.api.git import Started
+    from kenso_git.repo.gitstatus import EarlyStatus
     from kenso_git.serve.service import Service
 
 WATCH_AFTER_S = 2.0
@@ -68,12 +69,12 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
 
         cli_main(["serve", *sys.argv[2:]])
         return
-    if started is not None:  # git ran while the modules loaded: the first check's status
+    if started is not None:  # git ran while the modules loaded: the start-up check's status
         from kenso_git.api.git import gitstatus
 
         early = gitstatus.adopt_status(service.workspace, started)
         if early is not None and settings.query_sync:
-            service.main_kb().start_early(early)
+            _check_at_start(service, early)
         elif early is not None:
             early.discard()
     logging.basicConfig(
@@ -90,6 +91,25 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     finally:
         if starter is not None:
             starter.stop()
+
+
+def _check_at_start(service: Service, early: EarlyStatus) -> None:
+    """Bring the index to the work tree as the process started, with the status git ran
+    meanwhile, in the background: the first tool call then checks only what changed since
+    (its own status, beside its read). Handed to that call instead, a status older than the
+    call answered it without a page created after the server started."""
+    kb = service.main_kb()
+    kb.start_early(early)
+
+    def check() -> None:
+        import contextlib
+
+        from kenso_git.errors import KensoError
+
+        with contextlib.suppress(KensoError):  # the first call's own check says what is wrong
+            kb.refresh()
+
+    threading.Thread(target=check, name="kenso-start-check", daemon=True).start()
 
 
 class _WatchStarter:

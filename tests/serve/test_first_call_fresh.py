@@ -1,0 +1,70 @@
+"""The first tool call of a server answers from the work tree as it is when the call
+arrives: the `git status` the server started with its process (to have the index checked
+before the first call) predates a page created since, and the first call answered from it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from kenso_git.kb import KnowledgeBase
+from tests.helpers import doc
+from tests.helpers import init_repo
+from tests.serve.conftest import KENSO_EXE
+from tests.serve.rpc import INIT
+from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import tool_call
+
+
+def _send(proc: subprocess.Popen[str], message: dict[str, object]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+
+
+def _answer(proc: subprocess.Popen[str], number: int) -> dict[str, object]:
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        assert line, "the server closed its output"
+        message = json.loads(line)
+        if message.get("id") == number:
+            return message  # type: ignore[no-any-return]
+
+
+def test_a_page_created_after_the_server_started_is_in_its_first_answer(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha words. " * 20)})
+    KnowledgeBase.open(root).ingest()
+    keep = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "PATH", "PYTHONPATH")
+    proc = subprocess.Popen(
+        [str(KENSO_EXE), "serve", "--no-watch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=root,
+        env={k: os.environ[k] for k in keep if k in os.environ},
+    )
+    try:
+        _send(proc, INIT)
+        _answer(proc, INIT["id"])  # type: ignore[arg-type]
+        _send(proc, INITIALIZED)
+        time.sleep(0.3)  # the agent reads the tool list, the developer saves a new page
+        page = root / "docs" / "new.md"
+        temp = page.with_name(".new.md.tmp")
+        temp.write_text(doc("New", "The wombat page, new since the server started. " * 5))
+        os.replace(temp, page)
+        call = tool_call(7, "search_docs", {"query": "wombat", "limit": 5})
+        _send(proc, call)
+        reply = _answer(proc, 7)
+        hits = json.loads(reply["result"]["content"][0]["text"])  # type: ignore[index]
+        assert [h["file_path"] for h in hits] == ["docs/new.md"]
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        if proc.stdout is not None:
+            proc.stdout.close()
