@@ -30,6 +30,8 @@ QUERY_WAIT_S = 0.25  # a query-time sync waits this long, then hands its sync to
 # A query whose change is past what it syncs waits this long for a writer syncing it (a
 # hook's background sync after a checkout, the watcher), then answers flagged stale.
 QUERY_WRITER_WAIT_S = 5.0
+# ... and gives a writer this long to start (the watcher's events, a hook's detached sync).
+WRITER_START_S = 0.5
 _POLL_S = 0.02
 _PID_BYTES = 32  # what a lock file holds: the holder's pid
 # (lock file, thread) pairs held here: re-entrant for the holding thread only (a hook's sync
@@ -121,6 +123,19 @@ def acquire(path: Path, wait: float, say: Say | None = None) -> int | None:
         time.sleep(_POLL_S)
         fd = try_lock(path)
     return fd
+
+
+def held(path: Path) -> bool:
+    """Whether a writer holds the lock at `path` now (taken to look, and let go at once).
+
+    Raises:
+        IndexWriteError: the folder cannot be written.
+    """
+    fd = try_lock(path)
+    if fd is None:
+        return True
+    release(fd)
+    return False
 
 
 def wait_while_held(path: Path, wait: float) -> bool:

@@ -161,3 +161,30 @@ def test_the_stamp_follows_git_s_index_and_head(tmp_path: Path) -> None:
     seq.checked(102.0, seq.current(), seq.stamp())
     assert seq.vouches(103.0)
     assert git_stamp(None)() is None
+
+
+def test_a_checkout_past_the_query_cap_waits_for_the_watcher(
+    started: _Started, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout changing more docs than a query syncs: a call made before the watcher's
+    events arrived found no writer at work and answered from the branch just left (flagged
+    stale); it now gives the watcher a moment to start, then waits for its sync."""
+    from kenso_git.index import refresh
+
+    root = started.kb.workspace.root
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], check=True)
+    subprocess.run([*git, "checkout", "-qb", "feature"], check=True)
+    for name, word in (("b", "okapi"), ("c", "quagga"), ("d", "tapir")):
+        (root / "docs" / f"{name}.md").write_text(_text(word), encoding="utf-8")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "okapis"], check=True)
+    started.watcher.wait_until(lambda st: st.checks >= 3, WAIT_S)
+    monkeypatch.setattr(refresh, "MAX_QUERY_SYNC_FILES", 1)
+    subprocess.run([*git, "checkout", "-q", "main"], check=True)
+    assert _paths(started.kb, "okapi") == []  # asked at once: the docs are gone...
+    assert started.kb.freshness is not None and not started.kb.freshness.stale
+    subprocess.run([*git, "checkout", "-q", "feature"], check=True)
+    assert _paths(started.kb, "quagga") == ["docs/c.md"]  # ...and back
+    assert started.kb.freshness is not None and not started.kb.freshness.stale
