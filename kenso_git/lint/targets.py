@@ -187,9 +187,11 @@ class Places:
         return self._line, offset - body.rfind("\n", 0, offset)
 
 
-def relative_to(source: str, raw_path: str, new: str) -> str:
+def relative_to(source: str, raw_path: str, new: str, *, link: bool = True) -> str:
     """`new` (root-relative) written as `raw_path` was: root-relative, `./`, or relative to
-    the folder of `source`; a trailing slash and percent-escapes kept."""
+    the folder of `source`; a trailing slash and percent-escapes kept. In a `link`, a `%`,
+    `#` or `?` of a file name is escaped (`%25`, `%23`, `%3F`): read as written, it would
+    end the path or escape what follows (`c#1 one.md` named `c`)."""
     if raw_path.startswith("/"):
         out = "/" + new
     else:
@@ -198,7 +200,11 @@ def relative_to(source: str, raw_path: str, new: str) -> str:
             out = "./" + out
     if raw_path.endswith("/") and not out.endswith("/"):
         out += "/"
-    return quote(out, safe="/#?:@!$&'()*+,;=~") if "%" in raw_path else out
+    if "%" in raw_path:
+        return quote(out, safe="/:@!$&'()*+,;=~")
+    if link and ("%" in out or "#" in out or "?" in out):
+        return out.replace("%", "%25").replace("#", "%23").replace("?", "%3F")
+    return out
 
 
 def relation_paths(source: str, target: str) -> tuple[str, ...]:

@@ -262,3 +262,24 @@ def test_notable_in_one_pass_is_the_two_pass_scan_on_any_mix_of_link_syntax(
     pieces: list[str],
 ) -> None:
     _one_pass_is_two_pass("# Tricky\n\n" + "".join(pieces))
+
+
+@pytest.mark.parametrize(
+    ("raw", "new", "written"),
+    [
+        ("one.md", "docs/c#1 one.md", "c%231 one.md"),  # `#` would start a fragment
+        ("two.md", "docs/two%20x.md", "two%2520x.md"),  # `%20` would name `two x.md`
+        ("q.md", "docs/why?.md", "why%3F.md"),  # `?` would start a query
+        ("a%20b.md", "docs/c#d e.md", "c%23d%20e.md"),  # escaped as the link was
+    ],
+)
+def test_a_fixed_link_names_a_file_whose_name_holds_link_syntax(
+    raw: str, new: str, written: str
+) -> None:
+    """`lint --fix` after a rename to `c#1 one.md` wrote `<c#1 one.md>`, which its next run
+    reported dead (`docs/c does not exist`); `two%20x.md` named `two x.md`."""
+    from kenso_git.lint.targets import relative_to
+
+    assert relative_to("docs/index.md", raw, new) == written
+    if "%" not in raw:  # a relates_to entry is a path, not a URL: written as it is
+        assert relative_to("docs/index.md", raw, new, link=False) == new.removeprefix("docs/")

@@ -176,7 +176,7 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             continue
         path, move = moved
         if rel.target.startswith(("./", "../")) or path != paths[0]:  # from the folder
-            fixed = relative_to(doc.path, rel.target, move.new)
+            fixed = relative_to(doc.path, rel.target, move.new, link=False)
         else:  # written root-relative (as KS002 reads a bare path first)
             fixed = ("/" if rel.target.startswith("/") else "") + move.new
         column = column_in_line(doc, rel.line, rel.target)
