@@ -237,6 +237,7 @@ def _answer(kb: KnowledgeBase, options: SearchArgs) -> str:
         category=options.category,
         as_json=options.as_json,
         color=options.color,
+        dated=options.ref is None,  # the index knows the checkout's dates, not REV's
     )
 
 

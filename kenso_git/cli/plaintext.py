@@ -29,9 +29,11 @@ def search_text(
     category: str | None,
     as_json: bool,
     color: str,
+    dated: bool = True,
 ) -> str:
     """The output of one search, without its final newline: the `search_docs` JSON array
-    with `as_json`, else the ranked hits with their section and highlight."""
+    with `as_json` (each hit's `last_commit` unless not `dated`: an answer at another
+    revision, as the tool gives it), else the ranked hits with their section and highlight."""
     if not query.strip():  # a usage error, as over MCP (kenso printed {"error"} with exit 0)
         from kenso_git.errors import EmptyQueryError
 
@@ -45,7 +47,8 @@ def search_text(
         items = payload if isinstance(payload, list) else payload["results"]
         if not items:
             _check_category(kb, category)
-        kb.date_hits(items, "file_path")  # each hit's age, as the MCP tool gives it
+        if dated:
+            kb.date_hits(items, "file_path")  # each hit's age, as the MCP tool gives it
         return json.dumps(payload, indent=2, ensure_ascii=False)
     result = kb.search(query, category=category, limit=limit)
     stale_notice(kb)

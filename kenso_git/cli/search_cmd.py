@@ -77,6 +77,7 @@ def search(
             kb, _revision = stack.enter_context(at_revision(kb, ref))
         _answer(
             kb,
+            ref is None,
             query,
             limit,
             category,
@@ -92,6 +93,7 @@ def search(
 
 def _answer(
     kb: KnowledgeBase,
+    dated: bool,
     query: str,
     limit: int,
     category: str | None,
@@ -106,7 +108,9 @@ def _answer(
     path, ext, tag, since = filters
     agent = (path, ext, tag, since, page_size, cursor, fmt)
     if not exhaustive and all(value is None for value in agent):
-        text = search_text(kb, query, limit=limit, category=category, as_json=as_json, color=color)
+        text = search_text(
+            kb, query, limit=limit, category=category, as_json=as_json, color=color, dated=dated
+        )
         sys.stdout.write(text + "\n")
         return
     from kenso_git.api.search import SearchRequest

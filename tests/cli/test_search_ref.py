@@ -118,3 +118,14 @@ def test_search_at_a_revision_writes_only_under_the_index_root(history: Path) ->
         assert at.db_path.is_relative_to(root), at.db_path
         assert [h.file_path for h in at.search("zebra").hits] == ["docs/a.md"]
     assert list((root / "revisions").iterdir()) == []  # removed after use
+
+
+def test_hits_at_a_revision_carry_no_last_commit_as_the_tool_gives_them(history: Path) -> None:
+    """docs/mcp-tools.md: with `ref`, hits carry no `last_commit` (the index knows the
+    checkout's dates, not the revision's); `search --json --ref` dated some of them."""
+    proc = run_cli(history, "search", "ledger", "--json", "--ref", "HEAD")
+    assert proc.returncode == 0, proc.stderr
+    hits = json.loads(proc.stdout)
+    assert hits and all("last_commit" not in h and "uncommitted" not in h for h in hits)
+    checkout = json.loads(run_cli(history, "search", "ledger", "--json").stdout)
+    assert all("last_commit" in h for h in checkout)
