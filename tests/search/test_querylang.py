@@ -76,6 +76,7 @@ def test_escaped_quote_inside_a_phrase_is_a_literal_quote() -> None:
         ("a size:big", "size:big", 3),
         ('in:"docs"tail', 'in:"docs"t', 1),
         ('x in:"open folder', 'in:"open folder', 3),
+        ('alpha -"release notes', '-"release notes', 7),
         ("since:2026-13-45", "since:2026-13-45", 1),
     ],
 )
@@ -154,9 +155,12 @@ def test_a_name_that_is_no_filter_is_read_as_a_word(
         # a quote never closed is a character of the question, and the words after it count
         (
             'How do I set a 16" wide form?',
-            ("How", "do", "I", "set", "a", "16", "wide", "form?"),
+            ("How", "do", "I", "set", "a", '16"', "wide", "form?"),
             ('"',),
         ),
+        ('a 16" by 12" form', ("a", '16"', "by", '12"', "form"), ('"',)),
+        ('a 16" wide in:"docs"', ("a", '16"', "wide"), ('"',)),
+        ("error -12 and -1", ("error", "-12", "and", "-1"), ("-12", "-1")),
         ('"unterminated quote in question', ("unterminated", "quote", "in", "question"), ('"',)),
     ],
 )

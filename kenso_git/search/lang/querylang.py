@@ -167,6 +167,11 @@ def _read_token(text: str, i: int, *, quotes: bool = True) -> tuple[str, str | N
     bare = text[start:i]
     if not quotes:
         return bare, None, i
+    if i < n and bare not in ("", "-") and not bare.endswith(":"):
+        # a quote after a word's characters is one of them, not a phrase: `16" wide`
+        while i < n and not text[i].isspace():
+            i += 1
+        return text[start:i], None, i
     if i < n and text[i] == '"':
         i += 1
         out: list[str] = []
@@ -242,9 +247,10 @@ def _check_text(text: str) -> None:
 
 
 def _check_stray(text: str, start: int, at: int) -> None:
-    """A quote never closed after a filter's name is syntax, not a question's word."""
+    """A quote never closed after a filter's name or a negation's `-` is syntax, not a
+    question's word (read as words, `-"old guide` would look for what it excludes)."""
     name = text[start:at].lstrip("-")
-    if name.endswith(":") and name[:-1].lower() in _BY_NAME:
+    if (name.endswith(":") and name[:-1].lower() in _BY_NAME) or text[start:at] == "-":
         raise QuerySyntaxError(
             "the quote is never closed",
             token=text[start:],
@@ -273,12 +279,19 @@ class _Tokens:
             )
         negated = bare.startswith("-") and (len(bare) > 1 or quoted is not None)
         body = bare[1:] if negated else bare
-        if quoted is None and negated and (body.startswith("-") or len(body) == 1):
+        if (
+            quoted is None
+            and negated
+            and (body.startswith("-") or len(body) == 1 or body.isdigit())
+        ):
             # a command-line flag (`--all`, `-g`) is the word a page documents, not a
-            # negation: `npm ls --all` excluded every page holding "all", `ls`'s too
+            # negation: `npm ls --all` excluded every page holding "all", `ls`'s too; and
+            # `-12` is a number (an error code), not "no page holding 12"
             self.terms.append(Term(bare))
             self.unknown.append(bare)
             return
+        if quoted is None and '"' in bare:
+            self.unknown.append('"')  # a quote inside a word is one of its characters
         name, colon, value = body.partition(":")
         if colon and name and quoted is None and (name.lower() not in _BY_NAME or not value):
             # prose, not a filter: "How to: ...", "x:Shared", "xref:System.IO" (#28), and a
@@ -431,9 +444,11 @@ def render_reference() -> str:
         f"- A query holds at most {MAX_QUERY_CHARS} characters and {MAX_TOKENS} words and filters.",
         "- `name:value` whose name is no filter below is a word (`How to:`, `xref:System.IO`),",
         "  and so is a filter's name with nothing after its colon (`Browser type: chromium`);",
-        "  a command-line flag (`--all`, `-g`) is a word, not a negation; a quote no later quote",
-        '  closes (`a 16" wide form`) is a character, and every quote after it too. The page',
-        "  lists what it read so in `read_as_words`, so a mistyped filter is seen.",
+        "  a command-line flag (`--all`, `-g`) or a negative number (`-12`) is a word, not a",
+        "  negation; a quote after a word's characters is one of them (`16\"`), and a quote no",
+        "  later quote closes is a character, as is every quote after it (a negation's or a",
+        "  filter's never-closed quote is an error). The page lists what it read so in",
+        "  `read_as_words`, so a mistyped filter is seen.",
         "- A token the language cannot read is an error that names the token and its column.",
         "",
         "## Filters and their values",
