@@ -30,6 +30,14 @@ def test_a_chinese_or_japanese_heading_is_not_one_word() -> None:
     assert _rules("インストールガイド", "データベースの設定") == []
 
 
+def test_chinese_and_japanese_generic_headings_are_found() -> None:
+    """`## 概述` ("Overview") passed once every CJK heading was exempt from the one-word
+    test: these scripts' generic headings have their own list."""
+    assert _rules("概述", "安装") == ["KS005", "KS007"]
+    assert _rules("はじめに", "設定") == ["KS005", "KS007"]
+    assert _rules("安装指南", "配置数据库连接") == []
+
+
 def test_one_word_and_generic_headings_are_still_found() -> None:
     assert _rules("Overview", "Setup") == ["KS005", "KS007"]
     # Korean is written with spaces: one word is one word

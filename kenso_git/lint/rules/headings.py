@@ -65,10 +65,37 @@ GENERIC_HEADINGS = frozenset(
 )
 
 
+# The same lists' words as Chinese (simplified, traditional) and Japanese docs write them:
+# with no space between words, a heading there is judged by these lists alone.
+GENERIC_UNSPACED = frozenset(
+    {
+        # overview, introduction, about, notes, details, summary, guide, index
+        "概述", "概要", "概览", "簡介", "简介", "介绍", "介紹", "はじめに", "紹介", "关于",
+        "關於", "について", "说明", "說明", "説明", "注意", "注意事项", "注意事項", "备注",
+        "備註", "備考", "详情", "詳細", "总结", "總結", "まとめ", "指南", "ガイド", "索引",
+        "目录", "目錄", "目次", "首页", "首頁",
+        # setup, installation, configuration, usage, examples, prerequisites, getting started
+        "安装", "安裝", "インストール", "设置", "設定", "配置", "用法", "使用", "使い方",
+        "使用方法", "示例", "範例", "例子", "例", "使用例", "前提条件", "先决条件",
+        "先決條件", "要求", "要件", "入门", "入門", "快速入门", "快速入門", "はじめる",
+        # background, references, appendix, FAQ, troubleshooting, changelog, other
+        "背景", "参考", "參考", "参考资料", "參考資料", "参考文献", "附录", "附錄", "付録",
+        "常见问题", "常見問題", "よくある質問", "故障排除", "疑难解答", "トラブルシューティング",
+        "更新日志", "更新日誌", "変更履歴", "其他", "その他",
+    }
+)  # fmt: skip
+
+
 def _one_word(text: str) -> bool:
     """One word by its spaces, as kenso counts; Chinese and Japanese put no space between
     words, so a heading of theirs is judged by the generic lists only."""
     return len(text.split()) == 1 and not unspaced(text)
+
+
+def _generic(text: str, words: frozenset[str]) -> bool:
+    """On a generic list: kenso's (English), or the unspaced scripts' own."""
+    key = text.strip()
+    return key.lower() in words or (unspaced(key) and key in GENERIC_UNSPACED)
 
 
 def _title_line(doc: Document) -> int:
@@ -111,7 +138,7 @@ def generic_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     title = doc.title
     if title is None:
         return
-    if _one_word(title) or title.strip().lower() in GENERIC_TITLES:
+    if _one_word(title) or _generic(title, GENERIC_TITLES):
         yield Finding(_title_line(doc), 1, f'title "{title}" is too generic', subject=title)
 
 
@@ -131,7 +158,7 @@ def generic_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
 def generic_heading(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     for heading in doc.headings_at(2):
         text = heading.text
-        if _one_word(text) or text.strip().lower() in GENERIC_HEADINGS:
+        if _one_word(text) or _generic(text, GENERIC_HEADINGS):
             yield Finding(heading.line, 1, f'generic H2 heading "{text}"', subject=text)
 
 
