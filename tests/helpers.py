@@ -65,6 +65,27 @@ def init_repo(root: Path, files: dict[str, str | bytes] | None = None, commit: b
     return root
 
 
+def branched_repo(
+    root: Path, files: dict[str, str | bytes], branch: str, change: dict[str, str | None]
+) -> Path:
+    """A repository of `files` on `main` and a `branch` whose one commit writes (text) or
+    deletes (None) the files of `change`; `main` checked out again and indexed."""
+    from kenso_git.kb import KnowledgeBase
+
+    init_repo(root, files)
+    git(root, "checkout", "-q", "-b", branch)
+    for rel, text in change.items():
+        if text is None:
+            (root / rel).unlink()
+        else:
+            write(root, {rel: text})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", branch)
+    git(root, "checkout", "-q", "main")
+    KnowledgeBase.open(root).ingest()
+    return root
+
+
 def docs_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
     """A knowledge base of `files` (paths under `root/docs`), ingested into `root/index.db`."""
     from kenso_git.kb import KnowledgeBase

@@ -17,6 +17,7 @@ from kenso_git.kb import KnowledgeBase
 from kenso_git.repo import gitrun
 from kenso_git.repo import gitstatus
 from kenso_git.repo.workspace import find_workspace
+from tests.helpers import branched_repo
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
@@ -26,16 +27,11 @@ from tests.triggers.githooks.indexdump import index_dump
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    files = {f"docs/d{i}.md": doc(f"Doc {i}", f"Body {i} words.\n") for i in range(6)}
-    root = init_repo(tmp_path / "repo", files)
-    git(root, "checkout", "-q", "-b", "other")
-    (root / "docs/d1.md").write_text(doc("Other one", "The other branch rewrote it.\n"))
-    (root / "docs/d2.md").unlink()
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "other")
-    git(root, "checkout", "-q", "main")
-    KnowledgeBase.open(root).ingest()
-    return root
+    files: dict[str, str | bytes] = {
+        f"docs/d{i}.md": doc(f"Doc {i}", f"Body {i} words.\n") for i in range(6)
+    }
+    change = {"docs/d1.md": doc("Other one", "The other branch rewrote it.\n"), "docs/d2.md": None}
+    return branched_repo(tmp_path / "repo", files, "other", change)
 
 
 def _subcommand(argv: list[str]) -> str:

@@ -13,6 +13,7 @@ import pytest
 
 from kenso_git.index import gitprobe
 from kenso_git.kb import KnowledgeBase
+from tests.helpers import branched_repo
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
@@ -38,18 +39,13 @@ def _fresh(root: Path, tmp: Path) -> list[tuple[str, str, str]]:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = init_repo(
-        tmp_path / "repo", {path: doc(path.split("/")[-1][:-3].upper()) for path in DOCS}
-    )
-    git(root, "checkout", "-q", "-b", "other")
-    (root / "docs/a.md").write_text(doc("A", "The other branch rewrote this document fully.\n"))
-    (root / "docs/b.md").unlink()
-    (root / "docs/h.md").write_text(doc("H", "Only the other branch has this document here.\n"))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "other")
-    git(root, "checkout", "-q", "main")
-    KnowledgeBase.open(root).ingest()
-    return root
+    files: dict[str, str | bytes] = {path: doc(path.split("/")[-1][:-3].upper()) for path in DOCS}
+    change = {
+        "docs/a.md": doc("A", "The other branch rewrote this document fully.\n"),
+        "docs/b.md": None,
+        "docs/h.md": doc("H", "Only the other branch has this document here.\n"),
+    }
+    return branched_repo(tmp_path / "repo", files, "other", change)
 
 
 def _count_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:

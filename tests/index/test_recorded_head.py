@@ -11,24 +11,20 @@ import pytest
 from kenso_git.index.build import run_index
 from kenso_git.kb import KnowledgeBase
 from kenso_git.repo.workspace import find_workspace
+from tests.helpers import branched_repo
 from tests.helpers import doc
 from tests.helpers import git
-from tests.helpers import init_repo
 from tests.triggers.githooks.indexdump import fresh_dump
 from tests.triggers.githooks.indexdump import index_dump
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    files = {f"docs/d{i}.md": doc(f"Doc {i}", f"Body {i} words.\n") for i in range(30)}
-    root = init_repo(tmp_path / "repo", files)
-    git(root, "checkout", "-q", "-b", "feat")
-    (root / "docs/banana.md").write_text(doc("Banana", "Bananas grow on plantations.\n"))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "banana")
-    git(root, "checkout", "-q", "main")
-    KnowledgeBase.open(root).ingest()
-    return root
+    files: dict[str, str | bytes] = {
+        f"docs/d{i}.md": doc(f"Doc {i}", f"Body {i} words.\n") for i in range(30)
+    }
+    banana = {"docs/banana.md": doc("Banana", "Bananas grow on plantations.\n")}
+    return branched_repo(tmp_path / "repo", files, "feat", banana)
 
 
 def head(root: Path) -> str:

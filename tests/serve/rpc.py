@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
+from tests.serve.conftest import KENSO_EXE
+
+_KEEP = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "PATH", "PYTHONPATH")
+
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -22,3 +30,21 @@ def tool_call(request_id: int, name: str, arguments: dict[str, object]) -> dict[
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments},
     }
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """The environment a test's server runs with: the caller's git and Python settings."""
+    return {**{k: os.environ[k] for k in _KEEP if k in os.environ}, **extra}
+
+
+def spawn_stdio(root: Path, **env: str) -> subprocess.Popen[str]:
+    """`kenso-git serve --no-watch` over stdio in `root`, its pipes open (text)."""
+    return subprocess.Popen(
+        [str(KENSO_EXE), "serve", "--no-watch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=root,
+        env=server_env(**env),
+    )

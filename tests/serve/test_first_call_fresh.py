@@ -13,9 +13,9 @@ from pathlib import Path
 from kenso_git.kb import KnowledgeBase
 from tests.helpers import doc
 from tests.helpers import init_repo
-from tests.serve.conftest import KENSO_EXE
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import spawn_stdio
 from tests.serve.rpc import tool_call
 
 
@@ -38,16 +38,7 @@ def _answer(proc: subprocess.Popen[str], number: int) -> dict[str, object]:
 def test_a_page_created_after_the_server_started_is_in_its_first_answer(tmp_path: Path) -> None:
     root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha words. " * 20)})
     KnowledgeBase.open(root).ingest()
-    keep = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "PATH", "PYTHONPATH")
-    proc = subprocess.Popen(
-        [str(KENSO_EXE), "serve", "--no-watch"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=root,
-        env={k: os.environ[k] for k in keep if k in os.environ},
-    )
+    proc = spawn_stdio(root)
     try:
         _send(proc, INIT)
         _answer(proc, INIT["id"])  # type: ignore[arg-type]

@@ -8,7 +8,6 @@ against the live SDK answer; and the process is checked never to load the SDK or
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,30 +18,22 @@ import pytest
 from kenso_git.serve.mcp import toolcache
 from kenso_git.serve.mcp.arguments import ArgumentError
 from kenso_git.serve.mcp.arguments import checked
-from tests.serve.conftest import KENSO_EXE
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import server_env
+from tests.serve.rpc import spawn_stdio
 from tests.serve.rpc import tool_call
 
 
 def _env(**extra: str) -> dict[str, str]:
-    keep = ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "PATH", "PYTHONPATH")
-    return {**{k: os.environ[k] for k in keep if k in os.environ}, **extra}
+    return server_env(**extra)
 
 
 def _session(root: Path, requests: list[dict[str, Any]], **env: str) -> dict[object, Any]:
     """Every answer by id, from one server process fed `requests`; stdin stays open until
     each request is answered (the SDK's server drops calls in flight when it closes)."""
     want = {r["id"] for r in requests if "id" in r}
-    proc = subprocess.Popen(
-        [str(KENSO_EXE), "serve", "--no-watch"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=root,
-        env=_env(**env),
-    )
+    proc = spawn_stdio(root, **env)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
     proc.stdin.flush()
