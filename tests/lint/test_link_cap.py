@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import parse_document
 from tests.lint.helpers import write_tree
+from tests.lint.test_cli import run
 
 HEAD = "---\ntitle: Generated Index\ntags: [a, b, c]\n---\n# Generated Index\n\n"
 HEAD_LINES = HEAD.count("\n")
@@ -108,13 +108,7 @@ def test_lint_cli_warns_of_the_unchecked_links_and_passes(tmp_path: Path) -> Non
         {"docs/big.md": _links_page(MAX_REFS + 1), "docs/ok.md": "# Ok\n\nThe target page.\n"},
     )
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    result = subprocess.run(
-        [sys.executable, "-m", "kenso_git", "lint", "--json", "docs/big.md"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run(tmp_path, "--json", "docs/big.md")
     assert result.returncode == 0, result.stdout + result.stderr
     issues = [i for f in json.loads(result.stdout)["violations"] for i in f["issues"]]
     capped = [i for i in issues if i["rule"] == "KS026"]
