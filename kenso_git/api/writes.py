@@ -237,6 +237,7 @@ class Writes(Base):
         True once one was writing and finished (`QUERY_WRITER_WAIT_S` at most), or this
         process's watcher synced what it was told. A writer about to start (the watcher's
         events not arrived yet, a hook's detached sync starting) gets `WRITER_START_S`."""
+        from kenso_git.errors import KensoError
         from kenso_git.index.lock import LOCK_FILE
         from kenso_git.index.lock import QUERY_WRITER_WAIT_S
         from kenso_git.index.lock import WRITER_START_S
@@ -246,15 +247,18 @@ class Writes(Base):
         lock = self.db_path.parent / LOCK_FILE
         started = time.monotonic()
         seq = self.watch_seq
-        while True:
-            waited = time.monotonic() - started
-            if held(lock):
-                return wait_while_held(lock, QUERY_WRITER_WAIT_S - waited)
-            if seq is not None and waited > 0 and seq.vouches():
-                return True  # the watcher synced every batch since git changed the tree
-            if waited >= WRITER_START_S:
-                return False
-            time.sleep(0.02)
+        try:
+            while True:
+                waited = time.monotonic() - started
+                if held(lock):
+                    return wait_while_held(lock, QUERY_WRITER_WAIT_S - waited)
+                if seq is not None and waited > 0 and seq.vouches():
+                    return True  # the watcher synced every batch since git changed the tree
+                if waited >= WRITER_START_S:
+                    return False
+                time.sleep(0.02)
+        except KensoError:
+            return False  # a folder no lock can be taken in (read-only): answer flagged stale
 
     def start_early(self, early: EarlyStatus | None) -> None:
         """Hand the first freshness check a `git status` of the whole tree that the caller

@@ -259,3 +259,18 @@ def test_too_many_changes_wait_for_the_writer_syncing_them(
         assert kb.freshness is not None and not kb.freshness.stale
     finally:
         writer.join(10)
+
+
+def test_too_many_changes_where_no_lock_can_be_taken_answer_flagged_stale(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Looking for a writer takes the lock for a moment: where that cannot be done (a
+    read-only folder, a file of that name that is not kenso-git's), the answer is the
+    index's, flagged stale, not an error."""
+    monkeypatch.setattr(refresh, "MAX_QUERY_SYNC_FILES", 1)
+    kb = KnowledgeBase.open(root)
+    (kb.db_path.parent / "sync.lock").write_text("not a pid\n", encoding="utf-8")
+    _save(root / "docs/a.md", doc("Alpha", "Alpha now says something rewritten instead.\n"))
+    _save(root / "docs/b.md", doc("Bravo", "Bravo is rewritten as well, in words.\n"))
+    assert _paths(kb, "original") == ["docs/a.md"]
+    assert kb.freshness is not None and kb.freshness.stale
