@@ -53,6 +53,10 @@ def refresh(
             paths: Collection[str] | None = None  # every document
         else:
             paths = set(touched) | set(doccommits.open_paths(conn, head))
+            if before and head and before != head:
+                # a doc a commit changed and a later one changed back holds the blob it
+                # held, so no sync touched it: its last commit is still the newer one
+                paths |= _changed_between(ws, before, head)
             if not paths:
                 if head != before:
                     write_meta(conn, {META_HEAD: head or ""})
@@ -62,6 +66,13 @@ def refresh(
     except GitError:
         return
     write_meta(conn, {META_HEAD: head or ""})
+
+
+def _changed_between(ws: Workspace, old: str, new: str) -> set[str]:
+    """Every path a commit of `old..new` changed (one `git log`; a path changed and changed
+    back is in it, unlike in the range's diff)."""
+    out = run_git(ws, "log", "--format=", "--name-only", "--no-renames", "-z", f"{old}..{new}")
+    return {name.strip("\n") for name in out.split("\0") if name.strip("\n")}
 
 
 def _descends(ws: Workspace, old: str, new: str) -> bool:

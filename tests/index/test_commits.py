@@ -99,3 +99,21 @@ def test_a_removed_doc_loses_its_row_and_outside_git_there_is_none(
     outside = KnowledgeBase.open(plain)
     outside.ingest()
     assert _ages(outside, "a.md") == {}
+
+
+def test_a_change_and_its_revert_between_two_syncs_date_the_doc_by_the_revert(
+    repo: Path,
+) -> None:
+    """The doc's text is the blob it was before, so no sync touched it, and its row kept
+    the older commit; `git log -1 -- path` and a fresh ingest name the revert."""
+    write(repo, {"docs/a.md": doc("Alpha"), "docs/b.md": doc("Beta")})
+    commit_all(repo, "first")
+    kb = KnowledgeBase.open(repo)
+    kb.ingest()
+    write(repo, {"docs/a.md": doc("Alpha", "A change that is taken back in the next commit.")})
+    commit_all(repo, "change alpha")
+    write(repo, {"docs/a.md": doc("Alpha")})
+    reverted = commit_all(repo, "revert alpha")
+    kb.sync()
+    assert _commit(kb, "docs/a.md") == reverted
+    assert _ages(kb, "docs/b.md")["docs/b.md"]["last_commit"]["subject"] == "first"  # type: ignore[index]
