@@ -204,14 +204,16 @@ class Writes(Base):
         from kenso_git.errors import KensoError
         from kenso_git.index.gitprobe import whole_tree
         from kenso_git.store.connection import data_version
+        from kenso_git.store.meta import meta_scope
         from kenso_git.store.meta import read_value
         from kenso_git.store.schema import META_SCOPE
 
         try:
             conn = self._reader()
             before = data_version(conn)
-            scope = read_value(conn, META_SCOPE)
-        except (KensoError, sqlite3.Error):
+            raw = read_value(conn, META_SCOPE)
+            scope = meta_scope({} if raw is None else {META_SCOPE: raw})
+        except (KensoError, sqlite3.Error, ValueError):
             return None  # no index, or one that cannot be read: the read says which
         if not whole_tree(scope):
             return None
@@ -242,7 +244,7 @@ class Writes(Base):
         from kenso_git.index.lock import QUERY_WRITER_WAIT_S
         from kenso_git.index.lock import WRITER_START_S
         from kenso_git.index.lock import held
-        from kenso_git.index.lock import wait_while_held
+        from kenso_git.index.lock import wait_for_release
 
         lock = self.db_path.parent / LOCK_FILE
         started = time.monotonic()
@@ -251,7 +253,7 @@ class Writes(Base):
             while True:
                 waited = time.monotonic() - started
                 if held(lock):
-                    return wait_while_held(lock, QUERY_WRITER_WAIT_S - waited)
+                    return wait_for_release(lock, QUERY_WRITER_WAIT_S - waited)
                 if seq is not None and waited > 0 and seq.vouches():
                     return True  # the watcher synced every batch since git changed the tree
                 if waited >= WRITER_START_S:

@@ -76,15 +76,11 @@ def _pathspecs(scope: Sequence[str]) -> list[str] | None:
     return sorted(set(specs))
 
 
-def whole_tree(raw_scope: str | None) -> bool:
-    """Whether an index whose meta records `raw_scope` (its JSON; None: never narrowed)
-    covers the whole work tree: `probe` then asks git about the whole tree, which a status
-    started early (`gitstatus.start_status`) can answer."""
-    try:
-        scope = json.loads(raw_scope) if raw_scope is not None else [""]
-    except ValueError:
-        return False
-    return isinstance(scope, list) and _pathspecs(scope) == []
+def whole_tree(scope: Sequence[str]) -> bool:
+    """Whether an index of `scope` (`store.meta.meta_scope`) covers the whole work tree:
+    `probe` then asks git about the whole tree, which a status started early
+    (`gitstatus.start_status`) can answer."""
+    return _pathspecs(scope) == []
 
 
 def _stat_key(path: str) -> list[int] | None:

@@ -138,17 +138,13 @@ def held(path: Path) -> bool:
     return False
 
 
-def wait_while_held(path: Path, wait: float) -> bool:
-    """Whether a writer held the lock at `path` and let it go within `wait` seconds; False
-    at once when nobody holds it. Taking the lock to look, it is let go at once.
+def wait_for_release(path: Path, wait: float) -> bool:
+    """Whether the lock at `path` (held, as `held` saw) was let go within `wait` seconds:
+    taken once free, and let go at once.
 
     Raises:
         IndexWriteError: the folder cannot be written.
     """
-    fd = try_lock(path)
-    if fd is not None:
-        release(fd)
-        return False
     fd = acquire(path, wait)
     if fd is None:
         return False

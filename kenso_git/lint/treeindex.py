@@ -58,12 +58,10 @@ class TreeIndex(Collection[str]):
 
     def in_absent(self, path: str) -> bool:
         """Whether `path` is under a submodule that is not checked out."""
-        at = bisect.bisect_right(self.absent, path) - 1
-        return at >= 0 and path.startswith(self.absent[at] + "/")
+        return _under(self.absent, path)
 
     def _under_ignored(self, path: str) -> bool:
-        at = bisect.bisect_right(self.ignored, path) - 1
-        return at >= 0 and path.startswith(self.ignored[at] + "/")
+        return _under(self.ignored, path)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.files)
@@ -103,3 +101,9 @@ class TreeIndex(Collection[str]):
             return None
         close = difflib.get_close_matches(name, names, n=1, cutoff=NEAR_CUTOFF)
         return f"{folder}/{close[0]}" if close and folder else (close[0] if close else None)
+
+
+def _under(folders: tuple[str, ...], path: str) -> bool:
+    """Whether `path` lies under one of the sorted `folders`."""
+    at = bisect.bisect_right(folders, path) - 1
+    return at >= 0 and path.startswith(folders[at] + "/")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 
+from kenso_git.errors import GitError
 from kenso_git.repo.gitrun import EarlyGit
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.moves import STAGED_RENAMES
@@ -74,8 +75,6 @@ def _submodule_files(ws: Workspace, sub: str) -> list[str] | None:
     ignored ones left out), repo-relative; None when it is not checked out."""
     if not os.path.lexists(os.path.join(ws.root, sub, ".git")):
         return None
-    from kenso_git.errors import GitError
-
     try:
         out = run_git(ws, "-C", sub, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     except GitError:

@@ -13,8 +13,6 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable
-from collections.abc import Mapping
-from collections.abc import Sequence
 from pathlib import Path
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
@@ -176,10 +174,6 @@ class Service:
         """Whether `agent-scoped-roots` narrows the scope below the whole checkout."""
         return self.scope.roots != (self.scope.root,)
 
-    def _date(self, items: Sequence[Mapping[str, object]], key: str) -> None:
-        """Each hit's `last_commit` (or `uncommitted`): `KnowledgeBase.date_hits`."""
-        self.kb().date_hits(items, key)
-
     def _flag_stale(self, structured: S) -> S:
         """`stale` and its reason on an answer the query-time sync could not make fresh
         (it gave up past the cap, failed, or another writer held the lock): #26."""
@@ -219,7 +213,7 @@ class Service:
             caps.capped_hits(raw) if isinstance(raw, list) else caps.capped_corrected(raw)
         )
         if ref is None:
-            self._date(structured["results"], "file_path")
+            self.kb().date_hits(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
     @door
@@ -243,7 +237,7 @@ class Service:
         )
         if len(multi_queries(queries)) > MULTI_MAX_QUERIES:
             structured["truncated"] = True
-        self._date(structured["results"], "file_path")
+        self.kb().date_hits(structured["results"], "file_path")
         return text, self._flag_stale(structured)
 
     @door
@@ -462,7 +456,7 @@ class Service:
             return page, page
         with self.gated() as gate:
             page = self.kb().agent_search(request, path_filter=gate)
-        self._date(page["results"], "path")
+        self.kb().date_hits(page["results"], "path")
         self._flag_stale(page)
         return page, page
 
@@ -490,6 +484,6 @@ class Service:
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
         with self.gated() as gate:
             page = self.kb().agent_search(request, path_filter=gate)
-        self._date(page["results"], "path")
+        self.kb().date_hits(page["results"], "path")
         self._flag_stale(page)
         return page, page
