@@ -34,10 +34,10 @@ from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import LINK_TARGET
 from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
-from kenso_git.text.mdlinks import _ref
 from kenso_git.text.mdlinks import code_paths
 from kenso_git.text.mdlinks import destination
 from kenso_git.text.mdlinks import link_kind
+from kenso_git.text.mdlinks import link_ref
 from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 
@@ -158,10 +158,10 @@ class _Pass:
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
         else:
-            self.kept.append((_ref(kind, match[1], match.start(1)), placed))
+            self.kept.append((link_ref(kind, match[1], match.start(1)), placed))
 
     def _definition(self, match: re.Match[str]) -> None:
-        ref = _ref(DEFINITION, match[2], match.start(2))
+        ref = link_ref(DEFINITION, match[2], match.start(2))
         raw = ref.target
         if raw[:1] == "#":
             placed = _placed(self.source, raw, self.facts)

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 
+from kenso_git.text.mdlinks import LINK
+from kenso_git.text.mdlinks import scan_links
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import is_normal_path
 from kenso_git.text.parse import normalise_target
@@ -72,9 +74,6 @@ def inline_links(doc: Document) -> list[str]:
     each relative to the document (`./x.md`) or to the root (`/x.md`): the links lint
     checks (`text.mdlinks`: CommonMark destinations, outside code and escaped brackets),
     so the stored graph and the linter agree. Linear in the body's length."""
-    from kenso_git.text.mdlinks import LINK
-    from kenso_git.text.mdlinks import scan_links
-
     found = dict[str, None]()
     name = doc.path.rpartition("/")[2]
     for ref in scan_links(doc)[0]:

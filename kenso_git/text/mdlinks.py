@@ -121,7 +121,8 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _ref(kind: str, written: str, offset: int) -> LinkRef:
+def link_ref(kind: str, written: str, offset: int) -> LinkRef:
+    """The `LinkRef` of a destination as written at `offset` (escapes resolved)."""
     if written[:1] == "<" or "\\" in written:
         return LinkRef(kind, destination(written), offset, written)
     return LinkRef(kind, written, offset)
@@ -238,15 +239,12 @@ def scan_links(
                 if slow is None:
                     continue
                 kind = slow
-            raw = match[1]
-            if raw[0] == "<" or "\\" in raw:
-                append(LinkRef(kind, destination(raw), match.start(1), raw))
-            else:
-                append(LinkRef(kind, raw, match.start(1)))
+            append(link_ref(kind, match[1], match.start(1)))
             full = len(found) >= cap
         if definitions and find("]:", start, end) >= 0:
             found.extend(
-                _ref(DEFINITION, m[2], m.start(2)) for m in _DEFINITION.finditer(body, start, end)
+                link_ref(DEFINITION, m[2], m.start(2))
+                for m in _DEFINITION.finditer(body, start, end)
             )
             full = len(found) >= cap
     if definitions:  # inline links come in body order; definitions join them here
