@@ -17,6 +17,8 @@ from kenso_git.lint.mentions import MentionIndex
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Scan
 from kenso_git.lint.targets import scan_document
+from kenso_git.lint.treeindex import OutsidePages
+from kenso_git.lint.treeindex import ReadPage
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import resolve_links
@@ -62,16 +64,21 @@ def build_facts(
     min_label_chars: int = 4,
     tree: TreeIndex | None = None,
     scans: Mapping[str, Scan] | None = None,
+    read_page: ReadPage | None = None,
 ) -> CorpusFacts:
     """Compute the corpus facts from every document of the repository, in path order.
 
     `tree` lists the work tree's files: without it the path rules (KS022-KS025) have
     nothing to judge links against and stay silent; `scans` holds the links and anchors of
-    documents kept only in their slim form.
+    documents kept only in their slim form; `read_page` reads a page of the tree outside
+    the corpus whose anchor a link asks for (without it, such anchors are not checked).
     """
     paths = PathIndex(doc.path for doc in docs)
     mentions = MentionIndex(docs, min_chars=min_label_chars) if with_mentions else None
-    links = None if tree is None else LinkFacts.build(docs, paths, tree=tree, scans=scans)
+    links = None
+    if tree is not None:
+        pages = OutsidePages(read_page)
+        links = LinkFacts.build(docs, paths, tree=tree, scans=scans, pages=pages)
     return CorpusFacts(paths, *_relation_facts(paths, docs), mentions, links)
 
 
@@ -296,11 +303,46 @@ def gather_facts(
         min_label_chars=min_label_chars,
         tree=tree,
         scans=selection.scans,
+        read_page=page_reader(ws, selection.settings.max_file_size),
     )
     links = facts.links
     if select & {"KS024", "KS025"} and links is not None:
         _ask_git_for_moves(ws, links, selection, listing, warn)
     return facts
+
+
+def page_reader(ws: Workspace, max_size: int) -> ReadPage:
+    """Read a Markdown page of the work tree that is not in the corpus (a checked-out
+    submodule's, an ignored folder's) for the anchors a link asks of it: a regular file
+    under the size cap (`max-file-size`), opened with no symlink followed (`safeopen`,
+    as discovery reads), never in `.git/` or `.kenso/`."""
+    root = str(ws.root)
+
+    def read(path: str, limit: int) -> Document | None:
+        import os
+        import stat
+
+        from kenso_git.repo.discover import Skip
+        from kenso_git.repo.discover import SourceFile
+        from kenso_git.repo.discover import document_from_bytes
+        from kenso_git.repo.discover import read_bytes
+        from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
+        from kenso_git.repo.safeopen import lstat_beneath
+
+        if not ALWAYS_SKIPPED_DIRS.isdisjoint(path.split("/")):
+            return None
+        try:
+            st = lstat_beneath(root, path)
+        except OSError:
+            return None  # gone, or a symlink on the way
+        if not stat.S_ISREG(st.st_mode):
+            return None  # a symlink (not followed), a folder, a FIFO
+        location = os.path.join(root, path)
+        sf = SourceFile(path, location, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        data = read_bytes(sf, min(limit, max_size))
+        return None if isinstance(data, Skip) else document_from_bytes(path, data)
+
+    return read
 
 
 def _ask_git_for_moves(

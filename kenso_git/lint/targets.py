@@ -21,6 +21,7 @@ from functools import cache
 from urllib.parse import quote
 from urllib.parse import unquote
 
+from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
 from kenso_git.repo.moves import Move
@@ -231,7 +232,7 @@ def _one_pass() -> OnePass:
 
 @dataclass(slots=True)
 class LinkFacts:
-    """The tree and git's moves, and each document's scan, anchors and targets, kept."""
+    """The tree, git's moves, each document's scan, anchors and targets, the other pages."""
 
     tree: TreeIndex
     docs: Mapping[str, Document]  # the corpus by path (slim ones have their scan in `scans`)
@@ -250,6 +251,7 @@ class LinkFacts:
     _placed: dict[tuple[str, str] | str, Placed] = field(default_factory=dict)
     _by_folder: dict[str, dict[str, Placed]] = field(default_factory=dict)  # lint/notable.py
     _relations: dict[str, list[tuple[Relation, tuple[str, ...]]]] = field(default_factory=dict)
+    pages: OutsidePages = field(default_factory=OutsidePages)
 
     @classmethod
     def build(
@@ -259,9 +261,11 @@ class LinkFacts:
         *,
         tree: TreeIndex,
         scans: Mapping[str, Scan] | None = None,
+        pages: OutsidePages | None = None,
     ) -> LinkFacts:
         """The facts of `docs` (the whole corpus) judged against the work tree `tree`."""
-        return cls(tree, {doc.path: doc for doc in docs}, paths, dict(scans or {}))
+        by_path = {doc.path: doc for doc in docs}
+        return cls(tree, by_path, paths, dict(scans or {}), pages=pages or OutsidePages())
 
     @property
     def moves(self) -> dict[str, Move]:
@@ -328,9 +332,9 @@ class LinkFacts:
         return found
 
     def offers(self, path: str, fragment: str) -> bool | None:
-        """Whether the document at `path` makes the anchor `fragment` (None: no document
-        is there). Its ATX headings are asked first; the body is read only when they do
-        not make it."""
+        """Whether the document at `path` makes the anchor `fragment` (None: no page lint
+        reads is there, see `OutsidePages.unjudged`). Its ATX headings are asked first;
+        the body is read only when they do not make it."""
         doc = self.docs.get(path)
         if doc is not None:
             quick = self._headings.get(path)
@@ -342,7 +346,7 @@ class LinkFacts:
         return None if found is None else fragment in found
 
     def anchors_of(self, path: str) -> frozenset[str] | None:
-        """The anchors of the document at `path`, or None when no document is there."""
+        """The anchors of the page at `path` (outside the corpus: `pages`'), else None."""
         found = self.anchors.get(path)
         if found is not None:
             return found
@@ -351,7 +355,8 @@ class LinkFacts:
             return kept.anchors
         doc = self.docs.get(path)
         if doc is None:
-            return None
+            outside = self.pages.anchors(path)
+            return outside if isinstance(outside, frozenset) else None
         found = self.anchors[path] = document_anchors(doc)
         return found
 
@@ -462,6 +467,7 @@ class LinkFacts:
     def set_tree(self, tree: TreeIndex) -> None:
         """A new listing of the work tree: every target is placed again when asked."""
         self.tree = tree
+        self.pages.clear()
         self._targets.clear()
         self._notable.clear()
         self._skipped.clear()
@@ -483,10 +489,12 @@ class LinkFacts:
         self._targets.pop(path, None)
         self._notable.pop(path, None)
         self._skipped.pop(path, None)
+        self.pages.forget(path)
 
     def tally(self) -> Counter[str]:
         """How many targets of the documents looked at were skipped, by reason."""
         total: Counter[str] = Counter()
         for counted in self._skipped.values():
             total.update(counted)
+        total.update(self.pages.unjudged_reasons())
         return total

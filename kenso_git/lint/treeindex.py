@@ -1,15 +1,31 @@
 """Every file and folder of the work tree, with a case-blind lookup and a typo's nearest
-name: what lint's path rules judge links and code paths against (#30)."""
+name, and the anchors of its Markdown pages lint does not lint: what lint's path rules judge
+links and code paths against (#30)."""
 
 from __future__ import annotations
 
 import bisect
 import difflib
+from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
 
+from kenso_git.repo.workspace import is_markdown
+from kenso_git.text.anchors import anchors as document_anchors
+from kenso_git.text.parse import Document
+
 NEAR_CUTOFF = 0.8  # difflib ratio of a name to its folder's closest entry: a typo
+# Why a link's `#fragment` into the tree outside the corpus was not checked (counted).
+NOT_A_PAGE = "anchor into a folder or a file that is not Markdown"
+UNREAD_PAGE = "anchor into a Markdown file lint could not read"
+# What the pages outside the corpus may hold together, read for their anchors: links into
+# a submodule's generated reference cannot make lint read it all.
+MAX_OUTSIDE_CHARS = 16_000_000
+
+ReadPage = Callable[[str, int], "Document | None"]
+"""The Markdown page at a root-relative path read from disk, when it is a regular file of at
+most the given number of bytes that reads as text (None otherwise)."""
 
 
 class TreeIndex(Collection[str]):
@@ -107,3 +123,56 @@ def _under(folders: tuple[str, ...], path: str) -> bool:
     """Whether `path` lies under one of the sorted `folders`."""
     at = bisect.bisect_right(folders, path) - 1
     return at >= 0 and path.startswith(folders[at] + "/")
+
+
+class OutsidePages:
+    """The anchors of the tree's Markdown pages that are not in the corpus (a checked-out
+    submodule's, an ignored folder's, an excluded page's), read from disk the first time a
+    link's fragment asks, with the same anchor rules as any page (`text.anchors`); or why
+    they are not known: `NOT_A_PAGE`, `UNREAD_PAGE` (unreadable, a symlink, over the size
+    cap, binary, past `MAX_OUTSIDE_CHARS`). The fragments into them no page could judge
+    are noted per linking document, to be counted as not checked."""
+
+    __slots__ = ("_known", "_left", "_read", "_unjudged")
+
+    def __init__(self, read: ReadPage | None = None) -> None:
+        self._read = read
+        self._known: dict[str, frozenset[str] | str] = {}
+        self._left = MAX_OUTSIDE_CHARS
+        # per linking document: (line, column) of the fragment -> why it was not checked
+        self._unjudged: dict[str, dict[tuple[int, int], str]] = {}
+
+    def anchors(self, path: str) -> frozenset[str] | str:
+        """The anchors of the page at `path`, or the reason they are not known."""
+        known = self._known.get(path)
+        if known is None:
+            if not is_markdown(path):
+                known = NOT_A_PAGE
+            else:
+                doc = None if self._read is None else self._read(path, self._left)
+                known = UNREAD_PAGE if doc is None else document_anchors(doc)
+                self._left -= 0 if doc is None else len(doc.text)
+            self._known[path] = known
+        return known
+
+    def unjudged(self, source: str, line: int, column: int, path: str) -> None:
+        """Note the fragment at `line`, `column` of `source` into `path` as not checked: no
+        page lint reads is there (noted once however often `source` is linted)."""
+        why = self.anchors(path)
+        reason = why if isinstance(why, str) else UNREAD_PAGE
+        self._unjudged.setdefault(source, {})[line, column] = reason
+
+    def unjudged_reasons(self) -> Iterator[str]:
+        """Why each fragment noted by `unjudged` was not checked, one reason per fragment."""
+        for noted in self._unjudged.values():
+            yield from noted.values()
+
+    def forget(self, source: str) -> None:
+        """Drop the fragments noted for `source` (linted again after an edit or a fix)."""
+        self._unjudged.pop(source, None)
+
+    def clear(self) -> None:
+        """Forget what was read and noted (a new listing of the tree: files may have changed)."""
+        self._known.clear()
+        self._unjudged.clear()
+        self._left = MAX_OUTSIDE_CHARS

@@ -1,8 +1,11 @@
 """Links into a git submodule: the submodule's files are listed as it has them, so a dead
-link into it is found (it passed: the submodule folder counted as holding every path)."""
+link into it is found (it passed: the submodule folder counted as holding every path); and
+the anchors of its pages, as of an ignored folder's, are read from disk and checked with the
+same rule as the corpus' own (a dead `#fragment` there passed without a word)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.gitrepo import commit_all
@@ -15,19 +18,29 @@ TOP = (
     "# Top\n\nThe [library](../vendor/lib/docs/libpage.md), its [setup](../vendor/lib/SETUP.md)"
     " and a [dead one](../vendor/lib/docs/nope.md).\n"
 )
+LIBPAGE = "# Lib\n\n## Install steps\n\nLibrary docs.\n"
+ANCHORS = (
+    "# Top\n\n"
+    "The [steps](../vendor/lib/docs/libpage.md#install-steps)"
+    " and a [typo](../vendor/lib/docs/libpage.md#instal-steps).\n"
+    "In [another case](../vendor/lib/docs/libpage.md#Install-Steps).\n"
+    "The [built page](../build/gen.md#generated-reference)"
+    " and [a gone part](../build/gen.md#gone).\n"
+)
 
 
-def _parent(tmp_path: Path, *, checked_out: bool) -> Path:
+def _parent(tmp_path: Path, *, checked_out: bool, page: str = TOP) -> Path:
     lib = tmp_path / "lib"
-    lib.mkdir()
+    lib.mkdir(exist_ok=True)  # a test may have put more in it
     git(lib, "init", "-q")
-    write(lib, {"docs/libpage.md": "# Lib\n\nLibrary docs.\n", "SETUP.md": "# Setup\n"})
+    write(lib, {"docs/libpage.md": LIBPAGE, "SETUP.md": "# Setup\n"})
     commit_all(lib, "lib")
     top = tmp_path / "top"
     top.mkdir()
     git(top, "init", "-q")
     git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
-    write(top, {"docs/top.md": TOP})
+    write(top, {"docs/top.md": page, ".gitignore": "build/\n"})
+    write(top, {"build/gen.md": "# Generated Reference\n\nMade by the build.\n"})
     commit_all(top, "top")
     if not checked_out:
         git(top, "submodule", "deinit", "-q", "--force", "vendor/lib")
@@ -45,3 +58,48 @@ def test_links_into_a_submodule_not_checked_out_are_said_unchecked(tmp_path: Pat
     shown = run(_parent(tmp_path, checked_out=False), "--select", "KS022", "docs")
     assert shown.returncode == 0, shown.stderr
     assert "not checked offline: link into a submodule not checked out (3)" in shown.stdout
+
+
+def test_a_dead_anchor_into_a_submodule_or_ignored_page_is_found(tmp_path: Path) -> None:
+    top = _parent(tmp_path, checked_out=True, page=ANCHORS)
+    shown = run(top, "--select", "KS022,KS023", "--format", "concise", "docs")
+    assert shown.returncode == 1, shown.stderr
+    assert shown.stdout.splitlines() == [
+        'docs/top.md:3:71: KS023 anchor "#instal-steps": no heading of '
+        'vendor/lib/docs/libpage.md makes it; did you mean "#install-steps"? (dead-anchor)',
+        'docs/top.md:4:19: KS023 anchor "#Install-Steps" differs in case from '
+        '"#install-steps" of vendor/lib/docs/libpage.md (dead-anchor)',
+        'docs/top.md:5:73: KS023 anchor "#gone": no heading of build/gen.md makes it (dead-anchor)',
+    ]
+
+
+def test_fix_rewrites_an_anchor_differing_in_case_in_a_submodule_page(tmp_path: Path) -> None:
+    """As in the corpus' own pages: the case is fixed, a missing heading is left to say."""
+    top = _parent(tmp_path, checked_out=True, page=ANCHORS)
+    shown = run(top, "--select", "KS023", "--fix", "--format", "concise", "docs")
+    assert shown.returncode == 1, shown.stderr
+    text = (top / "docs/top.md").read_text(encoding="utf-8")
+    assert text == ANCHORS.replace("#Install-Steps", "#install-steps")
+    found = [line.split(": KS023")[0] for line in shown.stdout.splitlines() if "KS023" in line]
+    assert found == ["docs/top.md:3:71", "docs/top.md:5:73"], shown.stdout
+
+
+def test_an_anchor_no_readable_page_answers_is_said_unchecked(tmp_path: Path) -> None:
+    """A fragment into a file that is not Markdown, a symlink (never followed), a page past
+    the size cap or one under an ignored folder that is not there is counted, not passed."""
+    lib = tmp_path / "lib"
+    write(lib, {"docs/api.html": '<h2 id="run">run</h2>\n', "docs/big.md": "# Big\n" * 100})
+    os.symlink("libpage.md", lib / "docs/alias.md")
+    page = (
+        "# Top\n\nSee [api](../vendor/lib/docs/api.html#run),"
+        " [alias](../vendor/lib/docs/alias.md#lib),"
+        " [big](../vendor/lib/docs/big.md#big), [gone](../build/gone.md#x)"
+        " and [line](../vendor/lib/docs/api.html#L3).\n"
+    )
+    top = _parent(tmp_path, checked_out=True, page=page)
+    shown = run(top, "--select", "KS022,KS023", "docs", env={"KENSO_MAX_FILE_SIZE": "400"})
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert (
+        "not checked offline: anchor into a Markdown file lint could not read (3), "
+        "anchor into a folder or a file that is not Markdown (1)"
+    ) in shown.stdout

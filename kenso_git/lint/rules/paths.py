@@ -120,8 +120,11 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         fragment = target.fragment
         if target.status != FOUND or not fragment or LINE_ANCHOR.fullmatch(fragment):
             continue
-        if facts.offers(target.path, fragment) is not False:
-            continue  # made there, or no document is there to judge
+        made = facts.offers(target.path, fragment)
+        if made is None:  # no page lint can read is there: said unchecked, not passed
+            facts.pages.unjudged(doc.path, target.line, target.column, target.path)
+        if made is not False:
+            continue
         offered = facts.anchors_of(target.path) or frozenset()
         raw = target.ref.target
         where = "this document" if target.path == doc.path else target.path
