@@ -1,9 +1,10 @@
-"""KS findings as LSP diagnostics: columns in the position encoding agreed with the client,
-the span a finding underlines, its severity."""
+"""KS findings as LSP diagnostics: lines and columns as the client counts them (in the
+position encoding agreed with it), the span a finding underlines, its severity."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from dataclasses import dataclass
 
 from lsprotocol import types
 
@@ -18,6 +19,10 @@ _SEVERITY = {
 }
 
 UTF16 = "utf-16"  # LSP's default unit; a client may agree to utf-8 or utf-32 instead
+_BOM = "\ufeff"
+# A line ends at `\r\n`, `\r` or `\n`, for LSP and for the linter (universal newlines,
+# `text.parse`) alike; `str.splitlines` also breaks at a form feed, `\x85` or U+2028.
+_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def client_column(line: str, column: int, encoding: str = UTF16) -> int:
@@ -48,27 +53,63 @@ def code_point_column(line: str, units: int, encoding: str = UTF16) -> int:
     return len(line)
 
 
-def span(
-    v: Violation, lines: Sequence[str], encoding: str
-) -> tuple[types.Position, types.Position]:
-    """What the finding `v` underlines: its subject, else the rest of the line."""
-    line = lines[v.line - 1] if 0 < v.line <= len(lines) else ""
-    start = v.column - 1
-    width = len(v.subject) if v.subject and line[start:].startswith(v.subject) else 0
-    end = start + width if width else len(line)
-    if v.column == 1 and not width:
-        end = len(line)
-    return (
-        types.Position(v.line - 1, client_column(line, start, encoding)),
-        types.Position(v.line - 1, client_column(line, end, encoding)),
-    )
+@dataclass(frozen=True, slots=True)
+class Page:
+    """An open document's text as the client counts positions: its lines without their
+    breaks, a byte-order mark (which the linter drops) kept at the start of the first."""
+
+    lines: tuple[str, ...]
+    encoding: str
+    lead: int  # 1 when the text opens with a mark: the linter's columns on line 1 follow it
+
+    @classmethod
+    def of(cls, text: str, encoding: str = UTF16) -> Page:
+        """The page of the editor's `text`."""
+        return cls(tuple(_BREAK.split(text)), encoding, 1 if text.startswith(_BOM) else 0)
+
+    def line(self, number: int) -> str:
+        """Line `number` (1-based, as the linter counts), "" past the end."""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
+    def index(self, number: int, column: int) -> int:
+        """The code-point index in `line(number)` of the linter's 1-based `column`."""
+        return column - 1 + (self.lead if number == 1 else 0)
+
+    def position(self, number: int, index: int) -> types.Position:
+        """The client's position of code point `index` of line `number` (1-based)."""
+        return types.Position(number - 1, client_column(self.line(number), index, self.encoding))
+
+    def column(self, at: types.Position) -> int:
+        """The linter's 1-based column at the client's position `at` (1 on a mark)."""
+        index = code_point_column(self.line(at.line + 1), at.character, self.encoding)
+        return max(index - (self.lead if at.line == 0 else 0), 0) + 1
+
+    def span(self, v: Violation) -> types.Range:
+        """What the finding `v` underlines: its subject, else the rest of the line."""
+        line = self.line(v.line)
+        start = self.index(v.line, v.column)
+        width = len(v.subject) if v.subject and line[start:].startswith(v.subject) else 0
+        end = start + width if width else len(line)
+        return types.Range(self.position(v.line, start), self.position(v.line, end))
+
+    def edit_range(self, v: Violation) -> types.Range | None:
+        """Where the fix of `v` replaces its text, or None: no fix, or its text no longer
+        stands there (edited since: the next diagnostics bring a fresh fix)."""
+        fix = v.fix
+        if fix is None:
+            return None
+        start = self.index(fix.line, fix.column)
+        if self.line(fix.line)[start : start + len(fix.old)] != fix.old:
+            return None
+        return types.Range(
+            self.position(fix.line, start), self.position(fix.line, start + len(fix.old))
+        )
 
 
-def diagnostic(v: Violation, lines: Sequence[str], encoding: str) -> types.Diagnostic:
-    """The finding `v` on `lines` (the document's text) for the client."""
-    start, end = span(v, lines, encoding)
+def diagnostic(v: Violation, page: Page) -> types.Diagnostic:
+    """The finding `v` on `page` (the document's text) for the client."""
     return types.Diagnostic(
-        range=types.Range(start, end),
+        range=page.span(v),
         message=v.message,
         severity=_SEVERITY[v.severity],
         code=v.rule,

@@ -18,9 +18,6 @@ from pygls.uris import from_fs_path
 from pygls.uris import to_fs_path
 
 from kenso_git.lsp.diagnostic import SOURCE
-from kenso_git.lsp.diagnostic import client_column
-from kenso_git.lsp.diagnostic import code_point_column
-from kenso_git.lsp.diagnostic import span
 from kenso_git.lsp.session import KensoServer
 from kenso_git.lsp.session import path_of
 from kenso_git.lsp.watch import calls_for_read
@@ -98,29 +95,22 @@ async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) 
 )
 def _code_action(ls: KensoServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
-    lines = ls.text_of(uri).split("\n")
-    encoding = ls.encoding()
+    page = ls.page(uri)
     wanted = params.range
     actions = []
     for v in ls.found.get(uri, ()):
         if v.fix is None or not wanted.start.line <= v.fix.line - 1 <= wanted.end.line:
             continue
-        line = lines[v.fix.line - 1] if v.fix.line <= len(lines) else ""
-        start = v.fix.column - 1
-        if line[start : start + len(v.fix.old)] != v.fix.old:
+        edit_range = page.edit_range(v)
+        if edit_range is None:
             continue  # edited since: the next diagnostics bring a fresh fix
-        edit_range = types.Range(
-            types.Position(v.fix.line - 1, client_column(line, start, encoding)),
-            types.Position(v.fix.line - 1, client_column(line, start + len(v.fix.old), encoding)),
-        )
-        start_pos, end_pos = span(v, lines, encoding)
         actions.append(
             types.CodeAction(
                 title=f"{v.rule}: replace {v.fix.old!r} with {v.fix.new!r}",
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[
                     types.Diagnostic(
-                        range=types.Range(start_pos, end_pos),
+                        range=page.span(v),
                         message=v.message,
                         code=v.rule,
                         source=SOURCE,
@@ -143,11 +133,8 @@ async def _hover(ls: KensoServer, params: types.HoverParams) -> types.Hover | No
     path = path_of(corpus, uri)
     if path is None:
         return None
-    lines = ls.text_of(uri).split("\n")
     at = params.position
-    line = lines[at.line] if at.line < len(lines) else ""
-    column = code_point_column(line, at.character, ls.encoding()) + 1
-    linked = corpus.linked_doc(path, at.line + 1, column)
+    linked = corpus.linked_doc(path, at.line + 1, ls.page(uri).column(at))
     if linked is None:
         return None
     where = linked.path + (f"#{linked.fragment}" if linked.fragment else "")

@@ -20,6 +20,7 @@ from kenso_git.api.workspace import find_workspace
 from kenso_git.errors import KensoError
 from kenso_git.lsp.diagnostic import SOURCE
 from kenso_git.lsp.diagnostic import UTF16
+from kenso_git.lsp.diagnostic import Page
 from kenso_git.lsp.diagnostic import diagnostic
 from kenso_git.lsp.disk import TreeStamp
 from kenso_git.lsp.disk import file_key
@@ -32,7 +33,10 @@ class KensoServer(LanguageServer):
     """The language server, holding the repository's live corpus once it is read."""
 
     def __init__(self) -> None:
-        super().__init__(SOURCE, __version__)
+        # The whole text at each change: pygls applies a ranged change to lines split by
+        # `str.splitlines`, which also breaks at a form feed, `\x85` or U+2028 where the
+        # client does not, so an edit below one landed on the wrong line.
+        super().__init__(SOURCE, __version__, types.TextDocumentSyncKind.Full)
         self.corpus: asyncio.Future[LiveCorpus] | None = None
         self.found: dict[str, tuple[Violation, ...]] = {}  # uri -> its last findings
         self.shown_error: str | None = None  # the last load error the user was shown
@@ -156,14 +160,20 @@ class KensoServer(LanguageServer):
 
     def encoding(self) -> str:
         """The position encoding agreed at `initialize` (utf-16 unless the client chose)."""
-        return str(self.workspace.position_encoding or UTF16)
+        agreed = self.workspace.position_encoding or UTF16
+        # pygls's default is the enum member, whose str() is "PositionEncodingKind.Utf16"
+        return agreed.value if isinstance(agreed, types.PositionEncodingKind) else str(agreed)
+
+    def page(self, uri: str) -> Page:
+        """The editor's text of `uri`, positions counted as the client counts them."""
+        return Page.of(self.text_of(uri), self.encoding())
 
     def publish(self, corpus: LiveCorpus, uri: str) -> None:
         path = path_of(corpus, uri)
         found = corpus.lint(path) if path is not None else ()
         self.found[uri] = found
-        lines = self.text_of(uri).split("\n")
-        diagnostics = [diagnostic(v, lines, self.encoding()) for v in found]
+        page = self.page(uri)
+        diagnostics = [diagnostic(v, page) for v in found]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
         )

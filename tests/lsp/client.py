@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Callable
@@ -14,6 +16,37 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 WAIT = 30.0  # seconds any one answer may take on a loaded machine
+
+# How the editor counts positions, written apart from the server's code: a line ends at
+# `\r\n`, `\r` or `\n`; a character is counted in units of the agreed encoding.
+_BREAK = re.compile(r"\r\n|\r|\n")
+_CODEC = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0, *(m.end() for m in _BREAK.finditer(text))]
+
+
+def offset(text: str, at: types.Position, encoding: str = "utf-16") -> int:
+    """The index in `text` of the position `at`."""
+    start = _line_starts(text)[at.line]
+    brk = _BREAK.search(text, start)
+    line = text[start : brk.start() if brk else len(text)]
+    codec, width = _CODEC[encoding]
+    return start + len(line.encode(codec)[: at.character * width].decode(codec))
+
+
+def position(text: str, index: int, encoding: str = "utf-16") -> types.Position:
+    """The position of `text[index]`."""
+    starts = _line_starts(text)
+    line = bisect.bisect_right(starts, index) - 1
+    codec, width = _CODEC[encoding]
+    return types.Position(line, len(text[starts[line] : index].encode(codec)) // width)
+
+
+def covered(text: str, at: types.Range, encoding: str = "utf-16") -> str:
+    """The text the range `at` spans."""
+    return text[offset(text, at.start, encoding) : offset(text, at.end, encoding)]
 
 
 class Editor:
@@ -39,6 +72,9 @@ class Editor:
             asyncio.Queue
         )
         self.versions: dict[str, int] = {}
+        self.texts: dict[str, str] = {}  # uri -> the editor's text
+        self.encoding = "utf-16"  # the position encoding the server agreed to
+        self.incremental = False  # the server takes ranged changes
 
         self.messages: list[str] = []  # window/showMessage, as an editor pops them up
 
@@ -88,6 +124,10 @@ class Editor:
             ),
             WAIT,
         )
+        self.encoding = str(result.capabilities.position_encoding or "utf-16")
+        sync = result.capabilities.text_document_sync
+        kind = sync.change if isinstance(sync, types.TextDocumentSyncOptions) else sync
+        self.incremental = kind == types.TextDocumentSyncKind.Incremental
         self.client.initialized(types.InitializedParams())
         return result
 
@@ -100,6 +140,7 @@ class Editor:
         uri = self.uri(rel)
         self.versions[uri] = 1
         body = (self.root / rel).read_text(encoding="utf-8") if text is None else text
+        self.texts[uri] = body
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=body)
@@ -107,16 +148,63 @@ class Editor:
         )
 
     def change(self, rel: str, text: str) -> None:
+        self._changed(rel, text, types.TextDocumentContentChangeWholeDocument(text=text))
+
+    def edit(self, rel: str, at: types.Range, new: str) -> str:
+        """Type `new` over the range `at`, sent as the server asked (a ranged change or the
+        whole text, as an editor does); the document's new text."""
+        uri = self.uri(rel)
+        text = self.texts[uri]
+        start, end = offset(text, at.start, self.encoding), offset(text, at.end, self.encoding)
+        text = text[:start] + new + text[end:]
+        self._changed(
+            rel,
+            text,
+            types.TextDocumentContentChangePartial(range=at, text=new)
+            if self.incremental
+            else types.TextDocumentContentChangeWholeDocument(text=text),
+        )
+        return text
+
+    def _changed(self, rel: str, text: str, change: types.TextDocumentContentChangeEvent) -> None:
         uri = self.uri(rel)
         self.versions[uri] += 1
+        self.texts[uri] = text
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(
                     version=self.versions[uri], uri=uri
                 ),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                content_changes=[change],
             )
         )
+
+    async def code_actions(self, rel: str, at: types.Range) -> list[types.CodeAction]:
+        """The quick fixes the server offers for the range `at`."""
+        found = await asyncio.wait_for(
+            self.client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(self.uri(rel)),
+                    range=at,
+                    context=types.CodeActionContext(diagnostics=[]),
+                )
+            ),
+            WAIT,
+        )
+        return [a for a in found or () if isinstance(a, types.CodeAction)]
+
+    async def hover(self, rel: str, at: types.Position) -> str | None:
+        """The hover text at `at`, or None."""
+        found = await asyncio.wait_for(
+            self.client.text_document_hover_async(
+                types.HoverParams(types.TextDocumentIdentifier(self.uri(rel)), at)
+            ),
+            WAIT,
+        )
+        if found is None:
+            return None
+        assert isinstance(found.contents, types.MarkupContent)
+        return found.contents.value
 
     def save(self, rel: str) -> None:
         self.client.text_document_did_save(
