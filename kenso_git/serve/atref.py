@@ -72,11 +72,9 @@ def file_at(service: Service, ref: str, rel: str) -> bytes:
         ScopeError: a symbolic link there leads to nothing the scope shows, over
             `max-file-size`, or binary.
     """
+    from kenso_git.api.page import page_bytes
     from kenso_git.api.revision import read_at_revision
-    from kenso_git.errors import ScopeError
 
     kb, limit = service.require_index(), service.settings.max_file_size
     data = read_at_revision(kb, ref, rel, limit, service.scope.shows)
-    if b"\x00" in data[:8192]:
-        raise ScopeError(f"path refused (binary): {rel!r} is not text", rule="binary", path=rel)
-    return data
+    return page_bytes(rel, data)

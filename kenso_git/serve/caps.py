@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING
 from typing import TypeVar
 
+from kenso_git.api.page import page_bytes
 from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
 
@@ -147,6 +148,4 @@ def read_limited(scope: Scope, rel: str, limit: int) -> bytes:
             rule="too-large",
             path=rel,
         )
-    if b"\x00" in data[:8192]:
-        raise ScopeError(f"path refused (binary): {rel!r} is not text", rule="binary", path=rel)
-    return data
+    return page_bytes(rel, data)

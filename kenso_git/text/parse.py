@@ -141,6 +141,21 @@ def unicode_bom(data: bytes) -> str | None:
     return next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
 
 
+BINARY_PROBE = 8192  # the bytes a file's first NUL byte is looked for in
+
+
+def looks_binary(data: bytes) -> bool:
+    """Whether `data` is not text: a NUL byte among its first `BINARY_PROBE` bytes, with no
+    UTF-16 or UTF-32 byte-order mark that would explain it (what ingest skips as binary)."""
+    return b"\x00" in data[:BINARY_PROBE] and unicode_bom(data) is None
+
+
+def as_utf8(data: bytes) -> bytes:
+    """`data` as UTF-8 bytes: text a UTF-16 or UTF-32 byte-order mark announces is
+    transcoded (as `decode` reads it, the mark dropped); anything else is returned as is."""
+    return data if unicode_bom(data) is None else decode(data)[0].encode("utf-8")
+
+
 def decode(data: bytes) -> tuple[str, list[Problem]]:
     """Text of a file: UTF-8 (a leading BOM dropped, bad bytes replaced with one Problem), or
     UTF-16/UTF-32 when a byte-order mark says so; CRLF kept."""

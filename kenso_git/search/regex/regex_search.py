@@ -30,6 +30,8 @@ from kenso_git.search.regex.grep import compile_pattern
 from kenso_git.search.regex.grep import line_hits
 from kenso_git.search.regex.literals import required_literals
 from kenso_git.store import budget
+from kenso_git.text.parse import as_utf8
+from kenso_git.text.parse import looks_binary
 
 if TYPE_CHECKING:
     from kenso_git.search.results import AgentHit
@@ -69,9 +71,9 @@ def _read(root: str, rel: str, limit: int) -> bytes | None:
         return None
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
-    if len(data) > limit or b"\x00" in data[:8192]:
+    if len(data) > limit or looks_binary(data):
         return None
-    return data
+    return as_utf8(data)  # lines of a UTF-16 page are matched as ingest read its text
 
 
 def regex_search(
