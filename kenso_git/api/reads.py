@@ -239,9 +239,14 @@ class Reads(Writes):
         )
 
     def agent_search(
-        self, request: SearchRequest | RegexRequest, *, path_filter: PathFilter | None = None
+        self,
+        request: SearchRequest | RegexRequest,
+        *,
+        path_filter: PathFilter | None = None,
+        open_file: Callable[[str], int] | None = None,
     ) -> AgentPage:
-        """One page of the agent surface's `search` (query language) or `regex_search`.
+        """One page of the agent surface's `search` (query language) or `regex_search`;
+        `open_file` (the scope's) opens for `regex_search` a doc indexed through a link.
 
         Raises:
             QuerySyntaxError: the query does not parse (the message names the token).
@@ -261,6 +266,11 @@ class Reads(Writes):
         root, limit = self.workspace.root, self.settings.max_file_size
         return self.fresh_read(
             lambda conn: regex_search.regex_search(
-                conn, request, root=root, max_bytes=limit, path_filter=path_filter
+                conn,
+                request,
+                root=root,
+                max_bytes=limit,
+                path_filter=path_filter,
+                open_file=open_file,
             )
         )

@@ -483,7 +483,8 @@ class Service:
         folder = self.scope.resolve(path) if path else None
         request = RegexRequest(pattern, page_size, cursor, folder, ext)
         with self.gated() as gate:
-            page = self.kb().agent_search(request, path_filter=gate)
+            opener = self.scope.open_file
+            page = self.kb().agent_search(request, path_filter=gate, open_file=opener)
         self.kb().date_hits(page["results"], "path")
         self._flag_stale(page)
         return page, page

@@ -107,6 +107,20 @@ async def test_no_tool_reveals_text_or_paths_behind_in_scope_links(planted: Path
     assert "docs/alias.md" in answers  # a link to an in-scope doc is served
 
 
+async def test_regex_search_reads_a_link_to_an_in_scope_doc_and_no_other(planted: Path) -> None:
+    """`search_docs` serves `docs/alias.md` (a link to billing.md), so `regex_search`
+    matches its lines too; links to hidden targets stay unread."""
+    calls: list[tuple[str, dict[str, Any]]] = [("regex_search", {"pattern": "Retries happen"})]
+    calls += [("regex_search", {"pattern": "zebracorn|gryphonpass|roadmap|kept out"})]
+    (error, found), (hidden_error, hidden) = await _answers(planted, calls)
+    assert not error and not hidden_error
+    assert [h["path"] for h in found["results"]] == ["docs/alias.md", "docs/billing.md"]
+    assert hidden["results"] == []
+    answers = json.dumps([found, hidden])
+    for word in (*HIDDEN_WORDS, *HIDDEN_PATHS):
+        assert word not in answers, word
+
+
 async def test_path_tools_refuse_links_to_hidden_targets(planted: Path) -> None:
     calls: list[tuple[str, dict[str, Any]]] = []
     for name in ("to-private.md", "to-env.md", "to-git.md", "to-ignored.md", "loop.md"):

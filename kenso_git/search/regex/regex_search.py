@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.errors import ScopeError
+from kenso_git.repo.safeopen import LINK_ERRNOS
 from kenso_git.repo.safeopen import open_beneath
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from kenso_git.search.results import AgentPage
 
 PathFilter = Callable[[str], bool]
+OpenFile = Callable[[str], int]  # a read-only descriptor of the file at a root-relative path
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +64,20 @@ def _wanted(doc: Doc, request: RegexRequest, path_filter: PathFilter | None) -> 
     return not ext or doc.path.lower().endswith("." + ext)
 
 
-def _read(root: str, rel: str, limit: int) -> bytes | None:
-    """The file's bytes, or None when it is gone, too large, binary, or reached through a
-    symbolic link: the path itself or any folder on it (#27: a link swapped in after the
-    scope gate's check leads nowhere; `safeopen` follows none)."""
+def _read(root: str, rel: str, limit: int, open_file: OpenFile | None) -> bytes | None:
+    """The file's bytes, or None when it is gone, too large or binary. No link is followed
+    (#27: a link swapped in after the scope gate's check leads nowhere; `safeopen` follows
+    none); a doc indexed through a link is read at the real path the gate approved, through
+    `open_file` (`Scope.open_file`, which follows none either), when given."""
     try:
         fd = open_beneath(root, rel)
-    except OSError:
-        return None
+    except OSError as err:
+        if open_file is None or err.errno not in LINK_ERRNOS:
+            return None
+        try:
+            fd = open_file(rel)
+        except (OSError, ScopeError):
+            return None
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit or looks_binary(data):
@@ -83,8 +92,10 @@ def regex_search(
     root: Path,
     max_bytes: int,
     path_filter: PathFilter | None = None,
+    open_file: OpenFile | None = None,
 ) -> AgentPage:
-    """One page of the lines matching `request.pattern`.
+    """One page of the lines matching `request.pattern`; `open_file` opens a doc the index
+    holds through a symbolic link (`_read`).
 
     Raises:
         PatternError: the pattern is empty, too long or refused by RE2.
@@ -104,7 +115,7 @@ def regex_search(
     as_of = docmeta.synced_at(conn)
     wanted = page_size + 1
     hits: list[AgentHit] = []
-    for doc, hit in _all_hits(docs, str(root), max_bytes, pattern):
+    for doc, hit in _all_hits(docs, str(root), max_bytes, pattern, open_file):
         if doc.path == after_path and hit.line <= after_line:
             continue
         hits.append(_hit(doc, hit))
@@ -126,12 +137,12 @@ def regex_search(
 
 
 def _all_hits(
-    docs: list[Doc], root: str, max_bytes: int, pattern: Pattern
+    docs: list[Doc], root: str, max_bytes: int, pattern: Pattern, open_file: OpenFile | None
 ) -> Iterator[tuple[Doc, LineHit]]:
     needles = required_literals(pattern.source)
     for doc in docs:
         budget.check()  # one document's RE2 run is linear; the whole corpus is the budget's
-        data = _read(root, doc.path, max_bytes)
+        data = _read(root, doc.path, max_bytes, open_file)
         # a document without one of the pattern's literals cannot match: RE2 skips it
         if data is None or not all(n in data for n in needles):
             continue
