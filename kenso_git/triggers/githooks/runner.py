@@ -41,6 +41,7 @@ from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
+from kenso_git.triggers.githooks.replay import leaving_command
 from kenso_git.triggers.githooks.shim import HOOK_NAMES
 from kenso_git.triggers.githooks.shim import RETIRED_HOOKS
 
@@ -153,19 +154,22 @@ def plan(ws: Workspace, call: HookCall, environ: Mapping[str, str]) -> Plan:
         return Plan(Mode.SKIP, "a commit changes no file; the next read records the new HEAD")
     if call.name == "post-index-change" and _arg(call, 0) != "1":
         return Plan(Mode.SKIP, "the working tree was not updated")
-    aborting = False
+    leaving = None
     if call.name != "post-rewrite" and rebase_will_rewrite(ws):
-        # `git rebase --abort` fires only post-index-change, with the rebase's folder still
-        # there: no post-rewrite follows, so that call syncs (once git is done)
-        aborting = call.name == "post-index-change" and is_rebase_abort(_git_pid(call, environ))
-        if not aborting:
+        # `git rebase --abort`, `git am --abort` and a plain am's `--skip` fire only
+        # post-index-change, with the replay's folder still there: no post-rewrite follows,
+        # so that call syncs (once git is done). Only post-index-change has git's pid.
+        leaving = leaving_command(ws.git_dir, _git_pid(call, environ))
+        if leaving is None:
             return Plan(Mode.SKIP, "a rebase is in progress; post-rewrite syncs once at the end")
     if not resolve_db_path(ws).is_file():
         return Plan(Mode.SKIP, NO_INDEX_REASON)
     if call.name == "post-checkout" and _arg(call, 0) == _arg(call, 1) and _arg(call, 2) == "1":
         return Plan(Mode.SKIP, "HEAD did not move")
-    if aborting:
-        return Plan(Mode.BACKGROUND, "a rebase was aborted; syncing after git exits")
+    if leaving is not None:
+        return Plan(
+            Mode.BACKGROUND, f"`git {leaving}` moved the replay on; syncing after git exits"
+        )
     if call.name == "post-index-change":
         # git writes the index before it moves HEAD (reset --hard, stash): sync once git is done.
         return Plan(Mode.BACKGROUND, "the working tree was updated; syncing after git exits")
@@ -424,26 +428,6 @@ def _git_pid(call: HookCall, environ: Mapping[str, str] | None = None) -> int | 
         return None
     raw = (os.environ if environ is None else environ).get("KENSO_GIT_PID", "")
     return int(raw) if raw.isdigit() and int(raw) > 1 else None
-
-
-# git's global options that take a value as the next argument (`git -C dir rebase --abort`)
-_VALUED_OPTIONS = frozenset(("-c", "-C", "--git-dir", "--work-tree", "--namespace"))
-
-
-def is_rebase_abort(pid: int | None) -> bool:
-    """Whether process `pid` (the git that ran the hook) is `git rebase --abort`; False
-    when that cannot be told (no /proc)."""
-    if pid is None:
-        return False
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            raw = cmdline.read()
-    except OSError:
-        return False
-    args = raw.decode("utf-8", "replace").split("\0")[1:]
-    while args and args[0].startswith("-"):
-        args = args[2:] if args[0] in _VALUED_OPTIONS else args[1:]
-    return len(args) > 1 and args[0] == "rebase" and "--abort" in args[1:]
 
 
 def _wait_for_exit(pid: int, timeout: float = 60.0) -> None:
