@@ -1,5 +1,5 @@
-"""The read side's requests for the front ends: the scope gate, the query
-language's requests, snippets, categories, budgets (the answers are `api/results.py`).
+"""The read side's requests for the front ends: the scope gate, the query language's
+requests, page cursors, snippets, categories, budgets (the answers are `api/results.py`).
 
 A facade of the library API (see `api/lazy.py`).
 """
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from kenso_git.repo.scope import scope_for as scope_for
     from kenso_git.search.lang.agent import SearchRequest as SearchRequest
     from kenso_git.search.lang.querylang import parse as parse
+    from kenso_git.search.pagination import keyset_cursor as keyset_cursor
+    from kenso_git.search.pagination import read_keyset as read_keyset
+    from kenso_git.search.pagination import request_check as request_check
     from kenso_git.search.ranked.categories import category_filter as category_filter
     from kenso_git.search.ranked.categories import known_categories as known_categories
     from kenso_git.search.ranked.categories import unknown_category_error as unknown_category_error
@@ -31,10 +34,13 @@ __all__ = [
     "SearchRequest",
     "call_budget",
     "category_filter",
+    "keyset_cursor",
     "known_categories",
     "make_snippet",
     "multi_queries",
     "parse",
+    "read_keyset",
+    "request_check",
     "scope_for",
     "unknown_category_error",
 ]
@@ -47,10 +53,13 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "SearchRequest": ("kenso_git.search.lang.agent", "SearchRequest"),
     "call_budget": ("kenso_git.store.budget", "call_budget"),
     "category_filter": ("kenso_git.search.ranked.categories", "category_filter"),
+    "keyset_cursor": ("kenso_git.search.pagination", "keyset_cursor"),
     "known_categories": ("kenso_git.search.ranked.categories", "known_categories"),
     "make_snippet": ("kenso_git.search.snippet", "make_snippet"),
     "multi_queries": ("kenso_git.search.ranked.payload", "multi_queries"),
     "parse": ("kenso_git.search.lang.querylang", "parse"),
+    "read_keyset": ("kenso_git.search.pagination", "read_keyset"),
+    "request_check": ("kenso_git.search.pagination", "request_check"),
     "scope_for": ("kenso_git.repo.scope", "scope_for"),
     "unknown_category_error": ("kenso_git.search.ranked.categories", "unknown_category_error"),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,60 +16,90 @@ from kenso_git.cli.output import shown_path
 from kenso_git.errors import ExitCode
 from kenso_git.serve.service import Service
 
+if TYPE_CHECKING:
+    from kenso_git.api.results import ChangedDoc
+
 SINCE = Option(("--since",), "since", "text", "The older revision (branch, tag, id, HEAD~3...).")
 UNTIL = Option(
     ("--until",), "until", "text", "The newer revision (default: the work tree as it is now)."
 )
 
 
+CHANGED_LIMIT = Option(
+    ("--limit", "-n"), "limit", "count", "List the first N changes only (default: every one)."
+)
+CURSOR = Option(("--cursor",), "cursor", "text", "next_cursor of the previous --limit list.")
+
+
 def _when(stamp: object) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(stamp)) if isinstance(stamp, int) else "-"
+
+
+def _line(item: ChangedDoc, until: str | None) -> str:
+    path = shown_path(item["path"])
+    if "old_path" in item:
+        path = f"{shown_path(item['old_path'])} -> {path}"
+    last = item["last_commit"]
+    count = item["commits"]
+    commits = f"{count} commit{'' if count == 1 else 's'}"
+    if last is not None:
+        mark = " (+ uncommitted)" if item.get("uncommitted") else ""
+        tail = f"{commits}, last {last['id'][:7]} {_when(last['time'])}{mark}"
+    elif until is None or item.get("uncommitted"):
+        tail = f"{commits}, last uncommitted"
+    else:  # two revisions, no commit from one to the other: --since is the newer one
+        tail = f"{commits} from --since to --until (is --since the newer revision?)"
+    return f"{item['status']:<9} {path}\t{tail}"
 
 
 @click.command()
 @option(SINCE.with_help("The older revision (branch, tag, id, HEAD~3...). Required."))
 @option(UNTIL)
-@option(JSON.with_help("Print the changed_docs JSON object."))
-def changed(since: str | None, until: str | None, as_json: bool) -> None:
+@option(CHANGED_LIMIT)
+@option(CURSOR)
+@option(JSON.with_help("Print the changed_docs JSON object (every change, unless --limit)."))
+def changed(
+    since: str | None, until: str | None, limit: int | None, cursor: str | None, as_json: bool
+) -> None:
     """List the docs added, modified, deleted or renamed since a revision.
 
     Renames are found by git's similarity detection. Without --until the newer side is the
     work tree, uncommitted and untracked docs included. Only docs the agent scope shows
-    are listed (ignored files and paths outside `agent-scoped-roots` never are).
+    are listed (ignored files and paths outside `agent-scoped-roots` never are). Every
+    change is listed, in path order; with --limit N the first N, and the last line (on
+    stderr; next_cursor in --json) names the --cursor that lists the next ones.
 
     \b
     Examples:
       kenso-git changed --since v1.4
       kenso-git changed --since origin/main --until HEAD --json
+      kenso-git changed --since v1.4 --limit 100 --json
 
-    Exit codes: 0 ok, 2 an unknown revision or not a git repository.
+    Exit codes: 0 ok, 2 an unknown revision, a bad --limit or --cursor, or not a git
+    repository.
     """
     if not since:
         raise click.UsageError("--since REV is required (e.g. --since HEAD~10 or --since v1.4)")
-    payload, _ = Service(Path.cwd()).changed_docs(since, until)
+    if limit is not None and limit < 1:
+        raise click.BadParameter(
+            "must be 1 or more (without --limit every change is listed)", param_hint="--limit"
+        )
+    payload, _ = Service(Path.cwd()).changed_docs(since, until, limit, cursor, whole=True)
     if as_json:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
-    items = payload["results"]
-    for item in items:
-        path = shown_path(item["path"])
-        if "old_path" in item:
-            path = f"{shown_path(item['old_path'])} -> {path}"
-        last = item["last_commit"]
-        count = item["commits"]
-        commits = f"{count} commit{'' if count == 1 else 's'}"
-        if last is not None:
-            mark = " (+ uncommitted)" if item.get("uncommitted") else ""
-            tail = f"{commits}, last {last['id'][:7]} {_when(last['time'])}{mark}"
-        elif until is None or item.get("uncommitted"):
-            tail = f"{commits}, last uncommitted"
-        else:  # two revisions, no commit from one to the other: --since is the newer one
-            tail = f"{commits} from --since to --until (is --since the newer revision?)"
-        click.echo(f"{item['status']:<9} {path}\t{tail}")
-    if not items:
+    for item in payload["results"]:
+        click.echo(_line(item, until))
+    if not payload["total"]:
         click.echo("no doc changed", err=True)
-    elif payload["truncated"]:
-        click.echo(f"... {payload['total']} in all; --json lists the first ones", err=True)
+    elif payload["next_cursor"] is not None:
+        click.echo(
+            f"... {payload['total']} changed in all; the next ones: --cursor "
+            f"{payload['next_cursor']} (every one: leave --limit out)",
+            err=True,
+        )
+    elif not payload["results"]:
+        click.echo(f"no more changes after --cursor ({payload['total']} in all)", err=True)
 
 
 @click.command()

@@ -190,8 +190,9 @@ class ChangedDocs(TypedDict):
     since: str
     until: str | None  # None: the work tree
     results: list[ChangedDoc]
-    total: int
-    truncated: bool
+    total: int  # every change of the range, listed here or not
+    truncated: bool  # more changes follow these results: next_cursor lists them
+    next_cursor: str | None
 
 
 class HealthResult(TypedDict):

@@ -9,12 +9,19 @@ is on the path as written, as git names it: a revision's tree has no links to fo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import cast
 
 from kenso_git.api.git import drift as drift_mod
 from kenso_git.api.git import history
+from kenso_git.api.search import keyset_cursor
+from kenso_git.api.search import read_keyset
+from kenso_git.api.search import request_check
 from kenso_git.api.workspace import is_markdown
+from kenso_git.errors import UsageError
+from kenso_git.errors import shown
+from kenso_git.serve import caps
 
 if TYPE_CHECKING:
     from kenso_git.api.git import Drift
@@ -23,16 +30,30 @@ if TYPE_CHECKING:
     from kenso_git.api.results import DriftResult
     from kenso_git.serve.service import Service
 
-MAX_CHANGES = 1000  # items in one answer; `truncated` says when more changed
+MAX_CHANGES = 1000  # results in one MCP answer, before the size fit; `limit` is clamped to it
 
 
 def changed_docs(
-    service: Service, since: str, until: str | None, limit: int | None = None
+    service: Service,
+    since: str,
+    until: str | None,
+    limit: int | None = None,
+    cursor: str | None = None,
+    *,
+    whole: bool = False,
 ) -> ChangedDocs:
-    """The docs the scope shows that differ from `since` to `until` (or the work tree).
+    """The docs the scope shows that differ from `since` to `until` (or the work tree), in
+    path order from the one after `cursor`'s: at most `limit` (clamped to 1..`MAX_CHANGES`,
+    default the most), and fewer when their JSON would pass the result cap; `truncated` and
+    `next_cursor` then say that more follow. `whole` (the command line): no size fit, and
+    every change but for `limit` (None: no cap).
+
+    The cursor names no file: it only says where in the list the scope let through the
+    answer resumes, so a forged one shows nothing the list does not.
 
     Raises:
-        UsageError: a revision is unknown, or the checkout is not a git work tree.
+        UsageError: a revision is unknown, the checkout is not a git work tree, or the
+            cursor is not a next_cursor of this range.
         GitError: git failed.
     """
     scope = service.scope
@@ -41,18 +62,65 @@ def changed_docs(
     def is_doc(path: str) -> bool:
         return is_markdown(path) and scope.shows(path)
 
-    cap = MAX_CHANGES if limit is None else max(1, min(int(limit), MAX_CHANGES))
     old = history.resolve_revision(service.workspace, since)
     new = None if until is None else history.resolve_revision(service.workspace, until)
+    check = request_check("changed_docs", old, new)
+    after = _resumes_after(cursor, check)
     found = history.changes(service.workspace, old, new, is_doc=is_doc)
-    items = [cast("ChangedDoc", c.to_dict()) for c in found[:cap]]
-    return {
-        "since": old,
-        "until": new,
-        "results": items,
-        "total": len(found),
-        "truncated": len(found) > cap,
-    }
+    rest = found if after is None else [c for c in found if c.path > after]
+    if whole:
+        cap = len(rest) if limit is None else max(1, int(limit))
+    else:
+        cap = MAX_CHANGES if limit is None else max(1, min(int(limit), MAX_CHANGES))
+    items = [cast("ChangedDoc", c.to_dict()) for c in rest[:cap]]
+
+    def page(kept: list[ChangedDoc], more: bool) -> ChangedDocs:
+        resume = keyset_cursor(kept[-1]["path"], check) if more and kept else None
+        return {
+            "since": old,
+            "until": new,
+            "results": kept,
+            "total": len(found),
+            "truncated": resume is not None,
+            "next_cursor": resume,
+        }
+
+    out = page(items, len(rest) > cap)
+    return out if whole or caps.fits(out) else page(items[: _most_that_fit(items, page)], True)
+
+
+def _most_that_fit(
+    items: list[ChangedDoc], page: Callable[[list[ChangedDoc], bool], ChangedDocs]
+) -> int:
+    """How many of `items` (at least 1) an answer with more to follow can hold under the
+    result cap. answer.py never cuts a text: an answer still too large (one result too
+    large on its own) is refused whole there."""
+    low, high = 1, len(items) - 1
+    while low < high:
+        mid = (low + high + 1) // 2
+        if caps.fits(page(items[:mid], True)):
+            low = mid
+        else:
+            high = mid - 1
+    while low > 1 and not caps.fits(page(items[:low], True)):
+        low -= 1  # a long path ending the page makes a long cursor: the size is not monotonic
+    return low
+
+
+def _resumes_after(cursor: str | None, check: str) -> str | None:
+    """The path after which `cursor` resumes the list (None without one).
+
+    Raises:
+        UsageError: the cursor is not a next_cursor of this range.
+    """
+    try:
+        return read_keyset(cursor, check)
+    except UsageError:
+        raise UsageError(
+            f"cursor {shown(cursor)} is not a next_cursor of changed_docs for this range",
+            hint="pass next_cursor of the previous answer with the same since and until "
+            "(once a branch they name moved, omit cursor to list the changes again)",
+        ) from None
 
 
 def instruction_drift(service: Service) -> Drift:

@@ -306,17 +306,26 @@ class Service:
 
     @door
     def changed_docs(
-        self, since: str, until: str | None = None, limit: int | None = None
+        self,
+        since: str,
+        until: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        *,
+        whole: bool = False,
     ) -> Reply[ChangedDocs, ChangedDocs]:
-        """The docs the scope shows that changed from `since` to `until` (or the work tree).
+        """The docs the scope shows that changed from `since` to `until` (or the work tree):
+        a page of them, from the one after `cursor`'s, cut by whole results to the result
+        cap; `whole` (the command line): all of them, or the first `limit`, uncut.
 
         Raises:
-            UsageError: a revision is unknown, or this is not a git work tree.
+            UsageError: a revision is unknown, this is not a git work tree, or the cursor
+                is not a next_cursor of this range.
             GitError: git failed.
         """
         from kenso_git.serve.history import changed_docs
 
-        out = changed_docs(self, since, until, limit)
+        out = changed_docs(self, since, until, limit, cursor, whole=whole)
         return out, out
 
     def drift(self) -> Drift:

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from kenso_git.errors import KensoError
 from kenso_git.kb import KnowledgeBase
+from kenso_git.search.pagination import keyset_cursor
+from kenso_git.search.pagination import request_check
 from kenso_git.serve.service import Service
 from tests.helpers import git
 from tests.helpers import init_repo
@@ -176,6 +178,22 @@ def _check_changed(service: Service, root: Path, base: str, tree: dict[str, obje
             here = root / named
             if here.is_file() and not here.is_symlink():
                 assert _scoped(service, named), (named, tree)
+    # its cursor is a door too: page by page, the same list; a cursor forged to resume
+    # after any path, hidden ones included, gives only what the list holds after it
+    whole = changed["results"]
+    paged: list[object] = []
+    cursor = None
+    for _ in range(len(whole) + 1):
+        page, _ = service.changed_docs(base, None, 1, cursor)
+        paged += page["results"]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert paged == whole, tree
+    check = request_check("changed_docs", changed["since"], None)
+    for after in sorted({*TARGETS, *ODD_NAMES, " ", "private/", "zzz"}):
+        page, _ = service.changed_docs(base, None, 50, keyset_cursor(after, check))
+        assert page["results"] == [i for i in whole if i["path"] > after], (after, tree)
 
 
 def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:

@@ -60,6 +60,21 @@ def answer(work: Callable[[], tuple[object, Mapping[str, object]]]) -> dict[str,
     if isinstance(text_payload, dict) and "error" in text_payload:
         return error_result(text_payload)
     text = _dump(text_payload)
-    if len(text) > MAX_RESULT_CHARS:  # pragma: no cover - Service.fit keeps payloads smaller
-        text = text[:MAX_RESULT_CHARS]
+    if len(text) > MAX_RESULT_CHARS:
+        return _too_large(len(text))
     return {"content": _text(text), "structuredContent": dict(structured), "isError": False}
+
+
+def _too_large(size: int) -> dict[str, Any]:
+    """The error an answer past the result cap gets instead: the tools fit their answers by
+    whole results (`Service`), so this one holds a single result too large on its own; cut
+    at the cap, its JSON would end mid-string and still look like a whole answer."""
+    log.warning("refused a %d-character answer (the cap is %d)", size, MAX_RESULT_CHARS)
+    return error_result(
+        {
+            "error": f"the answer is {size:,} characters, more than the {MAX_RESULT_CHARS:,} "
+            "one tool result may hold, so it is not sent",
+            "hint": "ask for less: a smaller limit or page_size, a narrower path or query; "
+            "the kenso-git command line prints answers of any size",
+        }
+    )

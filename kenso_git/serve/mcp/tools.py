@@ -246,19 +246,27 @@ def find_related(
 
 
 def changed_docs(
-    service: Service, since: str, until: str | None = None, limit: int | None = None
+    service: Service,
+    since: str,
+    until: str | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
 ) -> Answer:
-    """List the docs that changed between two git revisions, rename-aware.
+    """List the docs that changed between two git revisions, rename-aware, page by page.
 
     since and until: anything `git rev-parse` takes (a branch, tag, commit id, HEAD~3,
     origin/main); without until, since is compared with the working tree (uncommitted
     edits included). Returns {since, until, results: [{path, status (added, modified,
     deleted, renamed), old_path?, commits, last_commit: {id, time, author, subject} or
-    null, uncommitted?}], total, truncated}; commits counts the range's commits that
-    changed the doc under any of its names. limit caps results (default and most 1000).
+    null, uncommitted?}], total, truncated, next_cursor}, results in path order; commits
+    counts the range's commits that changed the doc under any of its names. total counts
+    every change of the range. An answer lists at most limit results (1-1000, default
+    1000; other values are clamped to that range), and fewer when more would pass ~48,000
+    characters (some 150 docs): truncated is then true, and passing next_cursor back as
+    cursor, with the same since and until, lists the next ones, until next_cursor is null.
     Only docs the agent scope shows are listed, at every revision. Never fetches.
     """
-    return service.changed_docs(since, until, limit)
+    return service.changed_docs(since, until, limit, cursor)
 
 
 def reindex(service: Service) -> Answer:
