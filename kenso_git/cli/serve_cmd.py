@@ -21,6 +21,7 @@ from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
 
 if TYPE_CHECKING:
+    from kenso_git.connect.clients import Entry
     from kenso_git.serve.service import Service
 
 
@@ -129,7 +130,8 @@ def _run(service: Service, chosen: str, host: str | None, port: int | None, remo
     "--check",
     "do_check",
     is_flag=True,
-    help="Start the configured entry as the client would and report whether it finds the index.",
+    help="Start the configured entry as the client would and report whether it serves "
+    "this repository's index.",
 )
 @option(ROOT.with_help("Repository the entry serves (default: the current one)."))
 def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path | None) -> None:
@@ -142,51 +144,62 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
     vscode       .vscode/mcp.json       ~/.config/Code/User/mcp.json
     codex        .codex/config.toml     ~/.codex/config.toml
     gemini       .gemini/settings.json  ~/.gemini/settings.json
-    The entry names this installation's kenso-git by absolute path and the repository
-    with --root, so it works however the client is launched. --write keeps the other
-    entries and your keys in ours (env, timeout...), keeps the original (a project
-    file's in .kenso/backup/, which git does not see) and replaces the file atomically;
-    --check starts the configured entry from / with a minimal PATH and says whether it
-    finds the index, and what to run when it does not (exit 1).
+    The entry names this installation's kenso-git by absolute path, so it works however
+    the client is launched. A project file's entry names the repository with --root; a
+    user file's names none, and serves the project the client has open (Claude Code,
+    Codex and Gemini CLI start it in that folder; Cursor and VS Code fill in
+    ${workspaceFolder}). --write keeps the other entries and your keys in ours (env,
+    timeout...), keeps the original (a project file's in .kenso/backup/, which git does
+    not see) and replaces the file atomically; --check starts the configured entry as the
+    client would in this repository, with a minimal PATH, and says whether it serves this
+    repository's index, and what to run when it does not (exit 1).
     """
     from kenso_git.api.workspace import find_workspace
+    from kenso_git.connect.clients import entry_for
+    from kenso_git.connect.clients import user_entry_note
 
     workspace = find_workspace(root)
     fix = write_command(client, user=user, root=workspace.root if root is not None else None)
     if do_check:
         _check(client, workspace.root, user, fix)
         return
-    result = plan(client, workspace.root, Path.home(), user=user)
-    if not do_write:
-        click.echo(result.snippet, nl=False)
-        click.echo(f"add this to {result.path}, or rerun with --write", err=True)
-        return
-    if result.merged is None:
-        click.echo(result.snippet, nl=False)
+    shown = entry_for(client, workspace.root, Path.home(), user=user)  # the file is not read
+    if do_write:
+        _write(shown, workspace.root, user)
+    else:
+        click.echo(shown.snippet, nl=False)
+        click.echo(f"add this to {shown.path}, or rerun with --write", err=True)
+    if user:
+        click.echo(user_entry_note(shown.client), err=True)
+
+
+def _write(shown: Entry, root: Path, user: bool) -> None:
+    """Merge the entry into its file; on any refusal the entry is printed first, for the
+    hint that says to add it by hand."""
+    client = shown.client.name
     try:
-        backup = write(result)
+        command = str(shown.entry["command"])  # the same installation as the entry printed
+        backup = write(plan(client, root, Path.home(), command, user=user))
     except OSError as err:
+        click.echo(shown.snippet, nl=False)
         raise UsageError(
-            f"cannot write {result.path}: {err.strerror}", path=str(result.path)
+            f"cannot write {shown.path}: {err.strerror}",
+            path=str(shown.path),
+            hint="add the entry printed above by hand",
         ) from err
+    except UsageError:
+        click.echo(shown.snippet, nl=False)
+        raise
     note = f" (the original is kept in {backup})" if backup else ""
-    click.echo(f"wrote the {client} entry to {result.path}{note}")
+    click.echo(f"wrote the {client} entry to {shown.path}{note}")
     if client == "codex" and not user:
         click.echo("Codex reads .codex/config.toml only in a project you marked as trusted.")
 
 
 def _check(client: str, root: Path, user: bool, fix: str) -> None:
-    from kenso_git.connect.check import check_entry
-    from kenso_git.connect.check import configured_entry
-    from kenso_git.connect.clients import client_spec
-    from kenso_git.connect.clients import config_path
-    from kenso_git.connect.clients import refuse_links
+    from kenso_git.connect.check import check_client
 
-    spec = client_spec(client)
-    path = config_path(spec, root, Path.home(), user=user)
-    if not user:
-        refuse_links(spec, root)  # a planted link must not choose what --check starts
-    outcome = check_entry(configured_entry(spec, path, fix), fix)
+    path, outcome = check_client(client, root, Path.home(), fix, user=user)
     click.echo(f"{client} ({path}): {outcome.message}")
     if outcome.hint:
         click.echo(f"  hint: {outcome.hint}")

@@ -3,13 +3,16 @@
 Each supported MCP client keeps its servers in a JSON or TOML file, per project and per
 user. The entry must survive however the client is launched (from a desktop menu, with no
 virtualenv on PATH, in another folder): the command is this installation's absolute script
-path and the repository is passed as `--root` (and as `cwd` where the client reads one).
-`plan` computes the entry and the merged file; `write` saves it atomically after keeping the
-original (never overwritten by a later write): a project file's in `.kenso/backup/`, where
-git does not see it (#26: a `.bak` beside it was picked up by `git add -A`), a user file's
-beside it as `<name>.bak`. Only our entry changes, and only its command, args, cwd and
-type: other servers, the user's keys (env, timeout, trust...) and the rest of a TOML file's
-text are kept.
+path. A project file's entry names its repository as `--root` (and as `cwd` where the
+client reads one). A user file's entry (`--global`) is for every project, so it names none:
+the server serves the repository the client has open, the folder the client starts it in
+(Claude Code, Codex, Gemini CLI) or the `${workspaceFolder}` the client fills in (Cursor,
+VS Code). `plan` computes the entry and the merged file; `write` saves it atomically after
+keeping the original (never overwritten by a later write): a project file's in
+`.kenso/backup/`, where git does not see it (#26: a `.bak` beside it was picked up by
+`git add -A`), a user file's beside it as `<name>.bak`. Only our entry changes, and only
+its command, args, cwd and type: other servers, the user's keys (env, timeout, trust...)
+and the rest of a TOML file's text are kept.
 """
 
 from __future__ import annotations
@@ -21,19 +24,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from pathlib import PurePosixPath
-from typing import Any
 
 from kenso_git.api.workspace import find_script
 from kenso_git.api.workspace import script_command
-from kenso_git.connect import jsonc
 from kenso_git.errors import UsageError
 
 SERVER_NAME = "kenso-git"
+FOLDER_VARIABLE = "${workspaceFolder}"  # Cursor and VS Code fill in the folder open
 
 
 @dataclass(frozen=True, slots=True)
 class ClientSpec:
-    """Where one MCP client keeps its servers, and what its entries may hold."""
+    """Where one MCP client keeps its servers, what its entries may hold, and how a user
+    entry (which names no repository) finds the project."""
 
     name: str
     project: str  # relative to the repository root
@@ -41,26 +44,73 @@ class ClientSpec:
     fmt: str  # "json" or "toml"
     key: str  # the table holding the servers
     has_cwd: bool  # the client starts the server in the entry's `cwd`
+    fills_folder: bool  # the client fills `${workspaceFolder}` in with the folder open
+    finds_project: str  # how the server of a user entry comes to serve the project
 
 
 CLIENTS: dict[str, ClientSpec] = {
     "claude-code": ClientSpec(
-        "claude-code", ".mcp.json", ".claude.json", "json", "mcpServers", False
+        "claude-code",
+        ".mcp.json",
+        ".claude.json",
+        "json",
+        "mcpServers",
+        False,
+        False,
+        "Claude Code starts it in the folder you run `claude` in",
     ),
     "cursor": ClientSpec(
-        "cursor", ".cursor/mcp.json", ".cursor/mcp.json", "json", "mcpServers", False
+        "cursor",
+        ".cursor/mcp.json",
+        ".cursor/mcp.json",
+        "json",
+        "mcpServers",
+        False,
+        True,
+        "Cursor fills it in with the folder open in the window",
     ),
     "vscode": ClientSpec(
-        "vscode", ".vscode/mcp.json", ".config/Code/User/mcp.json", "json", "servers", False
+        "vscode",
+        ".vscode/mcp.json",
+        ".config/Code/User/mcp.json",
+        "json",
+        "servers",
+        False,
+        True,
+        "VS Code fills it in with the folder open in the window",
     ),
     "codex": ClientSpec(
-        "codex", ".codex/config.toml", ".codex/config.toml", "toml", "mcp_servers", True
+        "codex",
+        ".codex/config.toml",
+        ".codex/config.toml",
+        "toml",
+        "mcp_servers",
+        True,
+        False,
+        "Codex starts it in the folder it works in (where you run `codex`, or --cd)",
     ),
     "gemini": ClientSpec(
-        "gemini", ".gemini/settings.json", ".gemini/settings.json", "json", "mcpServers", True
+        "gemini",
+        ".gemini/settings.json",
+        ".gemini/settings.json",
+        "json",
+        "mcpServers",
+        True,
+        False,
+        "Gemini CLI starts it in the folder you run `gemini` in",
     ),
 }
 OUR_KEYS = ("type", "command", "args", "cwd")  # what a rewrite may change in our entry
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """The entry for one client, where it goes, and its text to paste by hand."""
+
+    client: ClientSpec
+    path: Path
+    entry: dict[str, object]
+    snippet: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,14 +132,34 @@ def server_command() -> str:
     return find_script() or script_command()
 
 
-def server_entry(spec: ClientSpec, command: str, root: Path) -> dict[str, object]:
-    """The server entry a client needs to start `kenso-git serve` for `root` over stdio."""
-    entry: dict[str, object] = {"command": command, "args": ["serve", "--root", str(root)]}
-    if spec.has_cwd:
-        entry["cwd"] = str(root)
+def server_entry(spec: ClientSpec, command: str, root: Path | None) -> dict[str, object]:
+    """The server entry a client needs to start `kenso-git serve` over stdio: for `root`,
+    or, without one (a user entry), for the project the client has open."""
+    if root is not None:
+        entry: dict[str, object] = {"command": command, "args": ["serve", "--root", str(root)]}
+        if spec.has_cwd:
+            entry["cwd"] = str(root)
+    elif spec.fills_folder:
+        entry = {"command": command, "args": ["serve", "--root", FOLDER_VARIABLE]}
+    else:  # started in the project's folder, the server finds the repository around it
+        entry = {"command": command, "args": ["serve"]}
     if spec.name == "vscode":
         entry = {"type": "stdio", **entry}
     return entry
+
+
+def user_entry_note(spec: ClientSpec) -> str:
+    """How a user entry comes to serve the project the client has open, and its limit."""
+    if spec.fills_folder:
+        return (
+            f"the entry names the repository as {FOLDER_VARIABLE}: {spec.finds_project} "
+            "(a window with no folder open has no repository to serve); each repository "
+            "needs `kenso-git ingest` once"
+        )
+    return (
+        f"the entry names no repository: {spec.finds_project}, and it serves the "
+        "repository around that folder; each repository needs `kenso-git ingest` once"
+    )
 
 
 def config_path(spec: ClientSpec, root: Path, home: Path, *, user: bool) -> Path:
@@ -111,6 +181,29 @@ def client_spec(client: str) -> ClientSpec:
     return spec
 
 
+def entry_for(
+    client: str, root: Path, home: Path, command: str | None = None, *, user: bool = False
+) -> Entry:
+    """The entry for `client` (for `root`, or with `user` for every project) and its file;
+    the file itself is not read.
+
+    Raises:
+        UsageError: unknown client, or a project file reached through a symbolic link.
+    """
+    spec = client_spec(client)
+    path = config_path(spec, root, home, user=user)
+    if not user:
+        refuse_links(spec, root)
+    entry = server_entry(spec, command or server_command(), None if user else root)
+    if spec.fmt == "json":
+        snippet = json.dumps({spec.key: {SERVER_NAME: entry}}, indent=2) + "\n"
+    else:
+        from kenso_git.connect.toml_merge import toml_block
+
+        snippet = toml_block(spec.key, SERVER_NAME, entry)
+    return Entry(spec, path, entry, snippet)
+
+
 def plan(
     client: str, root: Path, home: Path, command: str | None = None, *, user: bool = False
 ) -> ConnectPlan:
@@ -119,23 +212,20 @@ def plan(
     Raises:
         UsageError: unknown client, or the existing file cannot be read or merged safely.
     """
-    spec = client_spec(client)
-    path = config_path(spec, root, home, user=user)
-    if not user:
-        refuse_links(spec, root)
-    entry = server_entry(spec, command or server_command(), root)
+    shown = entry_for(client, root, home, command, user=user)
+    spec, path, entry = shown.client, shown.path, shown.entry
     exists = path.is_file()
     current = read_text(path) if exists else ""
     if spec.fmt == "json":
-        snippet = json.dumps({spec.key: {SERVER_NAME: entry}}, indent=2) + "\n"
-        merged, why = _merge_json(current, path, spec.key, entry)
+        from kenso_git.connect.json_merge import merge_json
+
+        merged, why = merge_json(current, path, spec.key, SERVER_NAME, entry, OUR_KEYS)
     else:
         from kenso_git.connect.toml_merge import merge_toml
-        from kenso_git.connect.toml_merge import toml_block
 
-        snippet = toml_block(spec.key, SERVER_NAME, entry)
         merged, why = merge_toml(current, path, spec.key, SERVER_NAME, entry, OUR_KEYS), ""
-    return ConnectPlan(spec, path, entry, snippet, merged, exists, why, None if user else root)
+    project = None if user else root
+    return ConnectPlan(spec, path, entry, shown.snippet, merged, exists, why, project)
 
 
 BACKUP_DIR = ".kenso/backup"  # a project file's original, under its path in the repository
@@ -251,67 +341,3 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"cannot read {path}: {err}", path=str(path)) from err
-
-
-def load_json(current: str, path: Path) -> tuple[dict[str, Any], bool]:
-    """The JSON object in `current` (JSONC allowed) and whether it needed JSONC.
-
-    Raises:
-        UsageError: not JSON, or not an object.
-    """
-    if not current.strip(jsonc.BOM + " \t\r\n"):
-        return {}, False
-    try:
-        data, is_jsonc = jsonc.loads(current)
-    except json.JSONDecodeError as err:
-        raise UsageError(
-            f"{path} is not valid JSON ({err.msg} at line {err.lineno})",
-            path=str(path),
-            line=err.lineno,
-            hint="fix the file, or paste the printed entry by hand",
-        ) from err
-    if not isinstance(data, dict):
-        raise UsageError(f"{path} does not hold a JSON object", path=str(path))
-    return data, is_jsonc
-
-
-def _merge_json(
-    current: str, path: Path, key: str, entry: dict[str, object]
-) -> tuple[str | None, str]:
-    data, is_jsonc = load_json(current, path)
-    servers = data.get(key, {})
-    if not isinstance(servers, dict):
-        raise UsageError(f'"{key}" in {path} is not an object', path=str(path))
-    old = servers.get(SERVER_NAME)
-    kept = {k: v for k, v in old.items() if k not in OUR_KEYS} if isinstance(old, dict) else {}
-    new_entry = {**entry, **kept}
-    if is_jsonc:
-        if isinstance(old, dict) and all(old.get(k) == v for k, v in entry.items()):
-            return current, ""  # already configured: nothing to change, nothing lost
-        why = f"{path} has comments or trailing commas (JSONC): left untouched to keep them"
-        return None, why
-    data[key] = {**servers, SERVER_NAME: new_entry}
-    bom = jsonc.BOM if current.startswith(jsonc.BOM) else ""
-    text = _dumps(data)
-    if text is None:
-        why = (
-            f"{path} holds a number out of JSON's range (such as 1e400) or NaN: left "
-            "untouched, as writing it back would give `Infinity`, which clients cannot read"
-        )
-        return None, why
-    return bom + text + "\n", ""
-
-
-def _dumps(data: dict[str, Any]) -> str | None:
-    """`data` as the file's new text, valid JSON any client reads back the same; None when
-    it holds a number JSON cannot (`1e400` is read as infinity: written back, `Infinity`,
-    which no client's JSON reader accepts)."""
-    try:
-        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-    except ValueError:
-        return None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate its file wrote as `\ud800`: kept escaped
-        text = json.dumps(data, indent=2, ensure_ascii=True, allow_nan=False)
-    return text

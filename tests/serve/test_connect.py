@@ -85,8 +85,7 @@ def test_codex_toml_table_is_replaced_and_the_rest_kept_verbatim(tmp_path: Path)
     data = tomllib.loads(text)
     assert data["mcp_servers"]["kenso-git"] == {
         "command": "kenso-git",
-        "args": ["serve", "--root", str(tmp_path)],
-        "cwd": str(tmp_path),
+        "args": ["serve"],  # a user entry names no repository: Codex starts it in the project
         "env": {"OLD": "1"},  # the user's keys in our entry are kept
     }
     assert data["mcp_servers"]["other"] == {"command": "other-server", "args": ["--flag"]}
@@ -102,7 +101,10 @@ def test_codex_and_gemini_go_to_the_project_unless_global(tmp_path: Path) -> Non
         write(plan("gemini", root, home, command="kenso-git", user=user))
         codex = tomllib.loads((base / ".codex" / "config.toml").read_text(encoding="utf-8"))
         gemini = json.loads((base / ".gemini" / "settings.json").read_text(encoding="utf-8"))
-        entry = {"command": "kenso-git", "args": ["serve", "--root", str(root)], "cwd": str(root)}
+        entry: dict[str, object] = {"command": "kenso-git", "args": ["serve"]}  # --global
+        if not user:
+            entry = {"command": "kenso-git", "args": ["serve", "--root", str(root)]}
+            entry["cwd"] = str(root)
         assert codex == {"mcp_servers": {"kenso-git": entry}}
         assert gemini == {"mcpServers": {"kenso-git": entry}}
     assert not (home / ".mcp.json").exists()
