@@ -85,7 +85,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Characters of the previous chunk prepended to the next one (not to the first or "
             "the preamble chunk)."),
     Setting("preview-chars", "preview_chars", "int", 200, "KENSO_CONTENT_PREVIEW_CHARS", "index",
-            "Length of `content_preview` in search results.", minimum=10),
+            "Length of `content_preview` in search results (a cut preview ends in `...`, as "
+            "kenso's: 3 characters more).", minimum=10),
     Setting("search-limit-max", "search_limit_max", "int", 20, "KENSO_SEARCH_LIMIT_MAX", "index",
             "Cap on `limit` for the MCP search tools.", minimum=1),
     Setting("max-file-size", "max_file_size", "int", 2_000_000, "KENSO_MAX_FILE_SIZE", "index",

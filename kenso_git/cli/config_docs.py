@@ -84,7 +84,18 @@ The lint keys are described with examples in [the rule reference](rules.md).
 
 Integer variables follow the same minimums as their keys; a bad value is a usage error naming
 the variable. `KENSO_GIT_EXE` appears in the hook shims but is written by
-`kenso-git hooks install` (the absolute path of the script), not read from the environment.
+`kenso-git hooks install` (the absolute path of the script), not read from the environment;
+the shims also set `KENSO_GIT_PID` and `KENSO_HOOK_DETACHED` for the hook they start.
+
+Variables for measuring and tuning, not settings (no key, no check of their value beyond a
+fallback to the default):
+
+- `KENSO_GIT_RANK`: the ranking signals, `off` for kenso's order or `-x,+y` to switch single
+  signals ([ranking](ranking.md)).
+- `KENSO_HTTP_LANES`, `KENSO_HTTP_QUANTUM_MS`, `KENSO_HTTP_COSTLY_RE2`: the HTTP transport's
+  shared lanes (the CPU count within 2-4), its time slice and what counts as a costly regex
+  ([security](security.md)).
+- `KENSO_MCP_SDK=1`: `serve` over stdio runs the MCP SDK's server instead of its own fast one.
 
 ## How the database file is chosen
 

@@ -262,7 +262,8 @@ def render(tools: list[dict[str, Any]], examples: Mapping[str, list[dict[str, An
         "",
         "`kenso-git serve` gives MCP clients the tools below: kenso's four (`search_docs`, "
         "`search_multi`, `get_doc`, `get_related`, same names, parameters and JSON shapes) "
-        "plus `read_snippet`, `health_check`, `index_state` and the opt-in `reindex`. Every "
+        "plus `read_snippet`, the agent surface's `search`, `regex_search` and `find_related`, "
+        "`changed_docs`, `health_check`, `index_state` and the opt-in `reindex`. Every "
         "result is JSON text in kenso's shape and the same data as MCP structured content "
         '(arrays are wrapped as `{"results": [...]}` there, because structured content must '
         "be an object). Expected problems (no index, a refused path, an empty query) are tool "
