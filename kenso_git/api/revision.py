@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from kenso_git.api.revpool import RevisionPool
     from kenso_git.index.atref import Revision
     from kenso_git.kb import KnowledgeBase
+    from kenso_git.repo.ignore import IgnoreRules
+    from kenso_git.repo.ignore import Signature
+    from kenso_git.repo.scope import Scope
 
 
 REVISIONS_DIR = "revisions"  # under the index's folder: the copies made for a revision
@@ -37,18 +40,23 @@ def at_revision(
     kb: KnowledgeBase,
     ref: str,
     *,
-    shows: Callable[[str], bool] | None = None,
+    scope: Scope | None = None,
     view: str = "",
     make: Callable[..., KnowledgeBase] | None = None,
     pool: RevisionPool | None = None,
 ) -> Iterator[tuple[KnowledgeBase, Revision]]:
     """A knowledge base answering for the docs at `ref`, and what was materialized.
 
-    `shows` keeps the revision's docs a caller's scope hides out of the copy altogether
+    `scope` keeps the revision's docs a caller's scope hides out of the copy altogether
     (none of their words reach a statistic: the scoped server's rule, #27), and `view` names
     that scope (the revision cache never gives one view's docs to another); `make` builds
     the knowledge base over the copy (default: `kb`'s class). `pool`: a long-lived reader's
-    copies, kept ready for the next call at the same commit.
+    copies, kept ready for the next call at the same commit (and let go once an ignore-rule
+    file the copy's docs were chosen with changed).
+
+    The ignore rules the copy is made with are read afresh for it, and `scope` judges the
+    revision's paths by them (`Scope.judging_by`), never by what the scope read earlier:
+    the cache keeps the copy's docs under the files of exactly those rules.
 
     Raises:
         UsageError: `ref` names no commit, or the work tree is not in git.
@@ -61,14 +69,14 @@ def at_revision(
     # it gives the docs at `ref` (and a sync's `git status` could rewrite git's index)
     kb.read(lambda _conn: None)  # NoIndexError when there is none
     if pool is None:
-        copy = _materialize(kb, ref, commit, shows, view, make)
+        copy = _materialize(kb, ref, commit, scope, view, make)
         try:
             yield copy.kb, copy.revision
         finally:
             copy.close()
         return
     with pool.lease(
-        (commit, view), lambda: _materialize(kb, ref, commit, shows, view, make)
+        (commit, view), lambda: _materialize(kb, ref, commit, scope, view, make)
     ) as copy:
         yield copy.kb, copy.revision
 
@@ -77,7 +85,7 @@ def _materialize(
     kb: KnowledgeBase,
     ref: str,
     commit: str,
-    shows: Callable[[str], bool] | None,
+    scope: Scope | None,
     view: str,
     make: Callable[..., KnowledgeBase] | None,
 ) -> RevisionCopy:
@@ -87,9 +95,16 @@ def _materialize(
     from kenso_git.repo.ignore import IgnoreRules
     from kenso_git.store.revcache import RevisionCache
 
+    # one reading of the ignore rules, this copy's own, judges every path of the revision,
+    # and its files alone key the cache entry and the copy: a verdict the scope reached
+    # earlier (by rules read at another moment) never reaches either
     rules = IgnoreRules.for_workspace(kb.workspace, kb.settings, watch=True)
+    shows = None if scope is None else scope.judging_by(rules.is_ignored).shows
+    asked: set[str] = set()  # the folders of the paths judged
 
     def hidden(path: str) -> bool:
+        asked.add(path.rpartition("/")[0])
+        # `rules` first, for every path: the folders it reads are those `_judged_by` signs
         return rules.is_ignored(path) or (shows is not None and not shows(path))
 
     # the copy lives under the index's own root, the one place a read may write
@@ -110,7 +125,7 @@ def _materialize(
     cache = RevisionCache(home, settings.revision_cache_count, settings.revision_cache_bytes)
     try:
         target = tmp / "index.db"
-        use = CacheUse(cache, view, rules.signatures)
+        use = CacheUse(cache, view, lambda: _judged_by(rules, asked))
         revision = materialize(
             kb.workspace, settings, kb.db_path, target, ref, hidden, use, commit=commit
         )
@@ -126,7 +141,29 @@ def _materialize(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return RevisionCopy(at, revision, tmp, rules.signatures())
+    return RevisionCopy(at, revision, tmp, revision.rules)
+
+
+def _judged_by(rules: IgnoreRules, folders: set[str]) -> dict[str, Signature]:
+    """The rule files `rules` judged the paths in `folders` by, each signed before it was
+    read; and, as absent, the rule-file names of every folder on the way that `rules` did
+    not read: the folders the work tree lacked (a folder made later with an ignore file in
+    it is a change of the rules as an edit is). A folder that is ignored itself is left
+    out: nothing in it can change a verdict under it."""
+    from kenso_git.repo.ignore import IGNORE_FILES
+
+    levels = {""}
+    for folder in folders:
+        parts = folder.split("/") if folder else []
+        levels.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    unread = [lv for lv in sorted(levels) if not (lv and rules.is_ignored(lv, is_dir=True))]
+    signed = rules.signatures()  # after the probes above: a file they read is signed too
+    for level in unread:
+        directory = rules.root / level if level else rules.root
+        for name in IGNORE_FILES:
+            # the key as `rules` writes it: a file it signed keeps its signature
+            signed.setdefault(str(directory / name), None)
+    return signed
 
 
 def sweep(folder: Path) -> None:

@@ -51,11 +51,14 @@ from kenso_git.store.revcache import rules_json
 
 
 class Revision(NamedTuple):
-    """What `materialize` made: the revision's commit and how far it is from the checkout."""
+    """What `materialize` made: the revision's commit, how far it is from the checkout, and
+    the ignore-rule files its docs were chosen with (their signatures then: the copy holds
+    while `signatures_hold` says they are unchanged)."""
 
     ref: str
     commit: str
     differing: int  # docs whose text (or presence) at the revision is not the checkout's
+    rules: dict[str, Signature]
 
 
 def tree_blobs(
@@ -175,7 +178,9 @@ def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
 class CacheUse(NamedTuple):
     """How `materialize` may use the revision cache: the cache, the view the caller's
     `ignored` stands for (the scope: two views never share a delta), and the signatures of
-    the ignore-rule files `ignored` has read so far (called after the walk)."""
+    the ignore-rule files `ignored` has judged by so far (called after the walk). Those
+    must be the files of the very rules `ignored` applies, each signed before it was read:
+    a delta is stored under them, and trusted while they hold."""
 
     cache: RevisionCache
     view: str
@@ -211,13 +216,15 @@ def materialize(
         scope = meta_scope(meta)
         stored = load_files(conn)
         base = _base_digest(stored, scope, settings)
-        delta = _cached_delta(cached, commit, base)
-        hit = delta is not None
-        if delta is None:
+        found = _cached_delta(cached, commit, base)
+        rules: dict[str, Signature] = {}
+        delta: dict[str, str | None]
+        if found is None:
             at_rev = tree_blobs(ws, commit, scope, ignored)
             delta = {p: b for p, b in at_rev.items() if p not in stored or stored[p].blob_id != b}
             delta.update((p, None) for p in stored if p not in at_rev)
         else:
+            delta, rules = found
             at_rev = {p: row.blob_id for p, row in stored.items()}
             for path, blob in delta.items():
                 if blob is None:
@@ -226,7 +233,7 @@ def materialize(
                     at_rev[path] = blob
         changed = sorted(p for p, b in delta.items() if b is not None)
         wanted = sorted({at_rev[p] for p in changed})
-        contents = cached.cache.blobs(wanted) if cached is not None and hit else {}
+        contents = cached.cache.blobs(wanted) if cached is not None and found is not None else {}
         contents.update(read_blobs(ws, [b for b in wanted if b not in contents]))
         report = IngestReport(scope, head=commit)
         run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
@@ -235,13 +242,16 @@ def materialize(
     finally:
         conn.close()
     if cached is not None:
-        if hit:
+        if found is not None:
             cached.cache.touch(commit, cached.view)
         else:
+            # the files `ignored` judged by, asked once: the one dict keys both the cache
+            # entry and the copy (asked again, it could sign a file edited since the walk)
+            rules = cached.rule_files()
             kept = {b: d for b, d in contents.items() if len(d) <= settings.max_file_size}
-            rules = rules_json(cached.rule_files())
-            cached.cache.remember(commit, cached.view, ref, base, Delta(delta, rules), kept)
-    return Revision(ref, commit, len(delta))
+            stored_delta = Delta(delta, rules_json(rules))
+            cached.cache.remember(commit, cached.view, ref, base, stored_delta, kept)
+    return Revision(ref, commit, len(delta), rules)
 
 
 def _base_digest(stored: dict[str, FileRow], scope: list[str], settings: Settings) -> str:
@@ -257,14 +267,20 @@ def _base_digest(stored: dict[str, FileRow], scope: list[str], settings: Setting
     return digest.hexdigest()
 
 
-def _cached_delta(cached: CacheUse | None, commit: str, base: str) -> dict[str, str | None] | None:
-    """The cached docs of `commit` differing from the checkout, when still valid."""
+def _cached_delta(
+    cached: CacheUse | None, commit: str, base: str
+) -> tuple[dict[str, str | None], dict[str, Signature]] | None:
+    """The cached docs of `commit` differing from the checkout, and the rule files they
+    were chosen with, when those files are still as they were."""
     if cached is None:
         return None
     found = cached.cache.delta(commit, cached.view, base)
-    if found is None or not signatures_hold(rules_from_json(found.rules)):
+    if found is None:
         return None
-    return found.docs
+    rules = rules_from_json(found.rules)
+    if not rules or not signatures_hold(rules):
+        return None  # an entry naming no rule file says nothing of the rules it was made by
+    return found.docs, rules
 
 
 def _apply(

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from pathlib import Path
 from pathlib import PurePosixPath
 from typing import NewType
@@ -83,7 +84,8 @@ class Scope:
     # Re-reads the ignore rules when their files changed on disk; True when it did.
     reload: Callable[[], bool] = _unchanged
     # allows() runs for every candidate row of a search; the rules only change through
-    # reload(), so each index path is decided once per rule set (dict ops are atomic).
+    # reload(), so each index path is decided once per rule set (dict ops are atomic),
+    # but for a path in a folder the work tree lacks (see `_lexical`).
     _verdicts: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def reload_if_changed(self) -> bool:
@@ -96,6 +98,12 @@ class Scope:
             return False
         self._verdicts.clear()
         return True
+
+    def judging_by(self, is_ignored: Callable[[str], bool]) -> Scope:
+        """This scope with `is_ignored` for its ignore rules and verdicts of its own, for a
+        caller that must know which reading of the rules each verdict came from (a
+        revision's cached docs are kept under the rule files they were chosen by)."""
+        return replace(self, is_ignored=is_ignored, reload=_unchanged, _verdicts={})
 
     @property
     def rel_roots(self) -> tuple[str, ...]:
@@ -297,13 +305,22 @@ class Scope:
         return self._lexical(rel_path)
 
     def _lexical(self, rel_path: str) -> bool:
-        """The checks on the path as written (cached: the rules are fixed for a Scope)."""
+        """The checks on the path as written (cached until `reload` sees a rule file change).
+
+        A path in a folder the work tree lacks (another revision's, a deleted one's) is
+        judged again each time: the rules read no file there, so `reload` would not see
+        one made there later. The folder is looked at before the rules are: one made
+        meanwhile is read by them, and watched.
+        """
         verdict = self._verdicts.get(rel_path)
         if verdict is None:
-            if len(self._verdicts) >= MAX_CACHED_VERDICTS:
-                self._verdicts.clear()
+            folder = rel_path.rpartition("/")[0]
+            lasting = not folder or os.path.isdir(self.root / folder)
             verdict = self._decide(rel_path)
-            self._verdicts[rel_path] = verdict
+            if lasting:
+                if len(self._verdicts) >= MAX_CACHED_VERDICTS:
+                    self._verdicts.clear()
+                self._verdicts[rel_path] = verdict
         return verdict
 
     def _decide(self, rel_path: str) -> bool:

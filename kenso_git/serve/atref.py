@@ -5,6 +5,9 @@ hold it), today's scope is applied to every path of the revision (`Scope.shows`)
 answer is computed over the docs as they are in that commit (`api/revision.py`): the
 indexed text for `get_doc` and `search`, the file's blob for `read_snippet`. A hit of
 another revision carries no `last_commit`.
+
+Every call first applies the ignore files edited since the last one (`reload_if_changed`),
+as the gate of the calls without `ref` does: the scope's verdicts are today's at each call.
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ def answer_at(service: Service, ref: str, ask: Callable[[KnowledgeBase], T]) -> 
     from kenso_git.kb import KnowledgeBase
 
     kb, scope = service.require_index(), service.scope
+    scope.reload_if_changed()  # before `ask` filters its answer with `scope.shows`
     view = "agent:" + json.dumps(sorted(scope.rel_roots))
     pool = service.revisions
-    with at_revision(kb, ref, shows=scope.shows, view=view, make=KnowledgeBase, pool=pool) as (
+    with at_revision(kb, ref, scope=scope, view=view, make=KnowledgeBase, pool=pool) as (
         at,
         _rev,
     ):
@@ -76,5 +80,6 @@ def file_at(service: Service, ref: str, rel: str) -> bytes:
     from kenso_git.api.revision import read_at_revision
 
     kb, limit = service.require_index(), service.settings.max_file_size
+    service.scope.reload_if_changed()
     data = read_at_revision(kb, ref, rel, limit, service.scope.shows)
     return page_bytes(rel, data)

@@ -64,7 +64,10 @@ CREATE TABLE IF NOT EXISTS rules (
 """
 
 
-_VERSION = 1  # PRAGMA user_version of the cache file; another one is made again
+# PRAGMA user_version of the cache file; another one is made again. 2: a file of version 1
+# may hold a revision filtered with other ignore rules than the rule files it names (a
+# server judged paths by rules read before an edit, and signed the files after it).
+_VERSION = 2
 _TABLES = ("revision", "revision_doc", "blob", "rules")
 
 
