@@ -293,7 +293,7 @@ def gather_facts(
 
         try:
             listed = list_tree(ws) if listing is None else listing.result()
-            tree = TreeIndex(listed.files, listed.whole, listed.absent)
+            tree = TreeIndex(listed.files, listed.whole, listed.absent, on_disk(ws))
         except GitError as exc:
             if warn is not None:
                 warn(f"cannot list the work tree, links and code paths are not checked: {exc}")
@@ -309,6 +309,15 @@ def gather_facts(
     if select & {"KS024", "KS025"} and links is not None:
         _ask_git_for_moves(ws, links, selection, listing, warn)
     return facts
+
+
+def on_disk(ws: Workspace) -> Callable[[str], bool]:
+    """Whether a path under a folder git ignores (listed whole, never file by file) is there:
+    a link to a page missing from a present build folder is dead as any other."""
+    import os
+
+    root = str(ws.root)
+    return lambda path: os.path.lexists(os.path.join(root, path))
 
 
 def page_reader(ws: Workspace, max_size: int) -> ReadPage:

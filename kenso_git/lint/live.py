@@ -27,7 +27,6 @@ from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Violation
 from kenso_git.lint.runner import lint_document
 from kenso_git.lint.targets import FOUND
-from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
@@ -118,7 +117,7 @@ class LiveCorpus:
         if links is not None:
             if path not in links.tree:
                 tree = links.tree
-                links.set_tree(TreeIndex([*tree.files, path], tree.ignored, tree.absent))
+                links.set_tree(tree.changed([*tree.files, path]))
             links.docs = self._docs
             links.forget(path)
         if old is None or _shape(old) != _shape(doc):
@@ -135,7 +134,7 @@ class LiveCorpus:
             links.forget(path)
             tree = links.tree
             kept = [p for p in tree.files if p != path]
-            links.set_tree(TreeIndex(kept, tree.ignored, tree.absent))
+            links.set_tree(tree.changed(kept))
         self._refacts()
 
     def _refacts(self) -> None:

@@ -31,8 +31,9 @@ most the given number of bytes that reads as text (None otherwise)."""
 class TreeIndex(Collection[str]):
     """Every file and folder of the work tree (repo-relative POSIX), with a case-blind lookup.
 
-    `ignored` folders (ignored by git, so not listed file by file) exist with all they hold;
-    under an `absent` one (a submodule not checked out) nothing can be judged.
+    `ignored` folders (ignored by git, so not listed file by file) exist with what
+    `on_disk` finds in them (given none, with all they could hold); under an `absent` one (a
+    submodule not checked out) nothing can be judged.
     """
 
     __slots__ = (
@@ -43,12 +44,18 @@ class TreeIndex(Collection[str]):
         "dirs",
         "files",
         "ignored",
+        "on_disk",
         "top",
     )
 
     def __init__(
-        self, files: Iterable[str], ignored: Iterable[str] = (), absent: Iterable[str] = ()
+        self,
+        files: Iterable[str],
+        ignored: Iterable[str] = (),
+        absent: Iterable[str] = (),
+        on_disk: Callable[[str], bool] | None = None,
     ) -> None:
+        self.on_disk = on_disk
         self.absent = tuple(sorted(p.rstrip("/") for p in absent))
         self.files = frozenset(files)
         dirs: set[str] = set()
@@ -70,7 +77,13 @@ class TreeIndex(Collection[str]):
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
             return True
-        return isinstance(item, str) and self._under_ignored(item)
+        if not isinstance(item, str) or not self._under_ignored(item):
+            return False
+        return self.on_disk is None or self.on_disk(item)
+
+    def changed(self, files: Iterable[str]) -> TreeIndex:
+        """The same tree holding `files` instead (its ignored, absent and `on_disk` kept)."""
+        return TreeIndex(files, self.ignored, self.absent, self.on_disk)
 
     def in_absent(self, path: str) -> bool:
         """Whether `path` is under a submodule that is not checked out."""

@@ -85,8 +85,9 @@ def test_fix_rewrites_an_anchor_differing_in_case_in_a_submodule_page(tmp_path: 
 
 
 def test_an_anchor_no_readable_page_answers_is_said_unchecked(tmp_path: Path) -> None:
-    """A fragment into a file that is not Markdown, a symlink (never followed), a page past
-    the size cap or one under an ignored folder that is not there is counted, not passed."""
+    """A fragment into a file that is not Markdown, a symlink (never followed) or a page past
+    the size cap is counted, not passed; one into a page missing from an ignored folder is a
+    dead link."""
     lib = tmp_path / "lib"
     write(lib, {"docs/api.html": '<h2 id="run">run</h2>\n', "docs/big.md": "# Big\n" * 100})
     os.symlink("libpage.md", lib / "docs/alias.md")
@@ -98,8 +99,22 @@ def test_an_anchor_no_readable_page_answers_is_said_unchecked(tmp_path: Path) ->
     )
     top = _parent(tmp_path, checked_out=True, page=page)
     shown = run(top, "--select", "KS022,KS023", "docs", env={"KENSO_MAX_FILE_SIZE": "400"})
-    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    assert 'KS022 link "../build/gone.md#x": build/gone.md does not exist' in shown.stdout
     assert (
-        "not checked offline: anchor into a Markdown file lint could not read (3), "
+        "not checked offline: anchor into a Markdown file lint could not read (2), "
         "anchor into a folder or a file that is not Markdown (1)"
     ) in shown.stdout
+
+
+def test_a_link_to_a_file_missing_from_a_present_ignored_folder_is_dead(tmp_path: Path) -> None:
+    """git lists an ignored folder whole, never file by file: what is in it is looked up on
+    disk, so a link to a page the build folder lacks is dead (it passed: the folder was taken
+    to hold every path), and one to a page it holds passes."""
+    page = "# Top\n\nThe [built page](../build/gen.md) and [a missing one](../build/nope.md).\n"
+    shown = run(
+        _parent(tmp_path, checked_out=True, page=page), "--select", "KS022", "--format", "concise"
+    )
+    found = [line for line in shown.stdout.splitlines() if "KS022" in line]
+    assert len(found) == 1 and "build/nope.md" in found[0], shown.stdout
+    assert shown.returncode == 1, shown.stderr
