@@ -1,10 +1,19 @@
 """Ignore rules with git's semantics: .gitignore (nested), info/exclude, core.excludesFile,
 .cursorignore and .kensoignore, plus `exclude` patterns from the settings.
 
-The ONLY pathspec user. Rules are layered like git's: a deeper ignore file overrides a
-shallower one, inside one file the last matching pattern wins, and a file inside an
-excluded directory cannot be re-included (the walker never enters such a directory;
-`is_ignored` checks every ancestor for the same reason).
+Patterns are read and matched as git's dir.c and wildmatch.c do (gitignore(5)), on the
+path's bytes: a pattern without a slash (a trailing one aside) is matched against the last
+component, any other against the path below its file's folder; `dir/` matches folders
+only; `**` spans folders only as a whole component (`**/x`, `x/**/y`, `x/**`). A folder
+is excluded only by a pattern that matches the folder itself: `x/**` matches everything
+inside `x` but not `x`, so `!x/keep.md` re-includes that file, and `!*/` re-includes the
+folders `*` excluded. With `core.ignorecase` (git's default on macOS and Windows) ASCII
+case is folded as git folds it, so `private/` hides `Private/` and an agent's `PRIVATE/`.
+
+Rules are layered like git's: a deeper ignore file overrides a shallower one, inside one
+file the last matching pattern wins, and a file inside an excluded directory cannot be
+re-included (the walker never enters such a directory; `is_ignored` checks every ancestor
+for the same reason).
 
 A long-lived reader (the MCP server) calls `reload_if_changed()` before each call: it stats
 the rule files read so far (and the names where one could appear in a folder already
@@ -14,6 +23,7 @@ consulted) and starts afresh when any changed, so an edited `.gitignore` applies
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,11 +31,15 @@ from typing import TYPE_CHECKING
 from kenso_git.config import Settings
 from kenso_git.records import NamedTuple
 from kenso_git.repo.gitconfig import excludes_file
+from kenso_git.repo.gitconfig import is_true
 from kenso_git.repo.gitconfig import read_config
+from kenso_git.repo.wildmatch import translate
 from kenso_git.repo.workspace import Workspace
 
 if TYPE_CHECKING:
-    import pathspec
+    import re
+
+    Fullmatch = Callable[[bytes], re.Match[bytes] | None]
 
 IGNORE_FILES = (".gitignore", ".cursorignore", ".kensoignore")
 # Both caches are keyed by folder; outside callers (agents' paths) can name any number of
@@ -34,40 +48,119 @@ MAX_CACHED_FOLDERS = 8192
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".kenso"})
 
 
+class _Pattern(NamedTuple):
+    negative: bool  # `!pattern`: re-includes
+    dir_only: bool  # `pattern/`: matches folders only
+    on_name: bool  # no slash inside: matched against the last component (git's NODIR)
+    regex: bytes  # a full match of the (folded) subject means the pattern matches
+
+
+class _Probe(NamedTuple):
+    """The patterns of one file that can match one kind of entry (a file, a folder), the
+    last line first. Most paths match none: one alternation of them all says so at once
+    (it has no groups, so the engine drops an alternative at its first differing byte)."""
+
+    on_name: Fullmatch | None  # matches when some pattern without a slash matches the name
+    on_path: Fullmatch | None  # matches when some pattern with a slash matches the path
+    lines: tuple[tuple[bool, bool, Fullmatch], ...]  # (on_name, negative, fullmatch)
+
+    def verdict(self, below: bytes, name: bytes) -> bool | None:
+        if (self.on_name is None or self.on_name(name) is None) and (
+            self.on_path is None or self.on_path(below) is None
+        ):
+            return None
+        for on_name, negative, match in self.lines:
+            if match(name if on_name else below) is not None:
+                return not negative
+        return None  # pragma: no cover - the alternation matched, so one line does
+
+
 class _Source(NamedTuple):
     base: str  # folder the patterns are relative to ("" = root), no trailing slash
-    spec: pathspec.GitIgnoreSpec
+    files: _Probe
+    folders: _Probe
+    skip: int  # bytes of `base/` in front of a path below it
 
-    def verdict(self, rel: str) -> bool | None:
-        """True = ignored, False = re-included by a negation, None = no pattern matched."""
-        if self.base:
-            if not rel.startswith(self.base + "/"):
-                return None
-            rel = rel[len(self.base) + 1 :]
-        result = self.spec.check_file(rel)
-        return None if result.include is None else bool(result.include)
+    def verdict(self, path: bytes, name: bytes, is_dir: bool) -> bool | None:
+        """True = ignored, False = re-included by a negation, None = no pattern matched:
+        the last matching line decides (git's last_matching_pattern_from_list).
+
+        `path` is root-relative, below `base`; `name` its last component (both folded
+        when the rules fold case)."""
+        return (self.folders if is_dir else self.files).verdict(path[self.skip :], name)
 
 
 # Lines that change nothing here: `.kenso/` is never entered anyway (kenso-git writes it
-# into info/exclude), so a repository with no other pattern never needs pathspec at all.
-_NO_OP_LINES = frozenset({"/.kenso/", ".kenso/", "/.kenso", ".kenso"})
+# into info/exclude), so a repository with no other pattern has no source to consult.
+_NO_OP_LINES = frozenset({b"/.kenso/", b".kenso/", b"/.kenso", b".kenso"})
+_BOM = b"\xef\xbb\xbf"
 
 
-def _compile(lines: Iterable[str], base: str) -> _Source | None:
-    cleaned = [line.rstrip("\r\n") for line in lines]
-    if not any(
-        line.strip() and not line.lstrip().startswith("#") and line.strip() not in _NO_OP_LINES
-        for line in cleaned
-    ):
+def _lines(data: bytes) -> list[bytes]:
+    """The pattern lines of a rule file as git reads them (add_patterns_from_buffer)."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    out: list[bytes] = []
+    for line in data.split(b"\n"):
+        if not line or line.startswith(b"#"):
+            continue
+        out.append(_trim_trailing_spaces(line[:-1] if line.endswith(b"\r") else line))
+    return out
+
+
+def _trim_trailing_spaces(line: bytes) -> bytes:
+    """Drop trailing spaces unless escaped with a backslash (git's trim_trailing_spaces)."""
+    stripped = line.rstrip(b" ")
+    if len(stripped) == len(line):
+        return line
+    escapes = len(stripped) - len(stripped.rstrip(b"\\"))
+    return stripped + b" " if escapes % 2 else stripped
+
+
+def _compile(lines: Iterable[bytes], base: str, fold: bool) -> _Source | None:
+    patterns = [
+        pattern
+        for line in lines
+        if line not in _NO_OP_LINES and (pattern := _pattern(line, fold)) is not None
+    ]
+    if not patterns:
         return None
-    import pathspec  # ~25 ms to import: only when some pattern can match
+    skip = len(_as_bytes(base)) + 1 if base else 0
+    return _Source(base, _probe(patterns, folders=False), _probe(patterns, folders=True), skip)
 
-    return _Source(base, pathspec.GitIgnoreSpec.from_lines(cleaned))
+
+def _probe(patterns: list[_Pattern], *, folders: bool) -> _Probe:
+    import re  # only once some rule file has a pattern
+
+    taken = [p for p in reversed(patterns) if folders or not p.dir_only]
+
+    def alternation(on_name: bool) -> Fullmatch | None:
+        sources = [p.regex for p in taken if p.on_name == on_name]
+        return re.compile(b"|".join(sources), re.DOTALL).fullmatch if sources else None
+
+    lines = tuple((p.on_name, p.negative, re.compile(p.regex, re.DOTALL).fullmatch) for p in taken)
+    return _Probe(alternation(True), alternation(False), lines)
 
 
-def _read_lines(path: Path) -> list[str] | None:
+def _pattern(line: bytes, fold: bool) -> _Pattern | None:
+    """One line as git's parse_path_pattern reads it; None for one that matches nothing."""
+    negative = line.startswith(b"!")
+    body = line[1:] if negative else line
+    dir_only = body.endswith(b"/")
+    if dir_only:
+        body = body[:-1]
+    on_name = b"/" not in body
+    if not on_name and body.startswith(b"/"):
+        body = body[1:]  # anchored: the leading slash only says "from this folder"
+    regex = translate(body, fold=fold) if body else None
+    if regex is None:
+        return None
+    return _Pattern(negative, dir_only, on_name, regex)
+
+
+def _read_lines(path: Path) -> list[bytes] | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        return _lines(path.read_bytes())
     except OSError:
         return None
 
@@ -90,19 +183,25 @@ def signatures_hold(signatures: dict[str, Signature]) -> bool:
 
 def _base_sources(
     ws: Workspace, settings: Settings, watched: dict[str, Signature]
-) -> list[_Source]:
-    """excludesFile, info/exclude and settings.exclude, lowest precedence first."""
+) -> tuple[list[_Source], bool]:
+    """excludesFile, info/exclude and settings.exclude, lowest precedence first, and
+    whether the rules fold case (`core.ignorecase`)."""
     base: list[_Source] = []
+    fold = False
     if ws.is_git:
         assert ws.common_dir is not None
-        for path in (excludes_file(read_config(ws)), ws.common_dir / "info" / "exclude"):
+        config = read_config(ws)
+        fold = is_true(config.get("core.ignorecase", "false"))
+        for path in (excludes_file(config), ws.common_dir / "info" / "exclude"):
             watched[str(path)] = _signature(str(path))  # before reading: a later edit shows
             lines = _read_lines(path)
-            if lines and (src := _compile(lines, "")) is not None:
+            if lines and (src := _compile(lines, "", fold)) is not None:
                 base.append(src)
-    if settings.exclude and (src := _compile(settings.exclude, "")) is not None:
-        base.append(src)
-    return base
+    if settings.exclude:
+        lines = _lines("\n".join(settings.exclude).encode("utf-8", "surrogateescape"))
+        if (src := _compile(lines, "", fold)) is not None:
+            base.append(src)
+    return base, fold
 
 
 class IgnoreRules:
@@ -116,12 +215,16 @@ class IgnoreRules:
         "_watched",
         "_ws",
         "base_sources",
+        "fold",
         "root",
     )
 
-    def __init__(self, root: Path, base_sources: list[_Source] | None = None) -> None:
+    def __init__(
+        self, root: Path, base_sources: list[_Source] | None = None, *, fold: bool = False
+    ) -> None:
         self.root = root
         self.base_sources = base_sources or []  # lowest precedence first
+        self.fold = fold  # `core.ignorecase`: paths and patterns compared with ASCII case folded
         self._folder_cache: dict[str, list[_Source]] = {}
         self._chain_cache: dict[str, list[_Source]] = {}
         self._watched: dict[str, Signature] = {}  # every rule file read (or probed) so far
@@ -138,7 +241,8 @@ class IgnoreRules:
         `watch`: record what was read for `reload_if_changed()` (a server's scope); a walk
         that throws the rules away after one pass skips those stats."""
         watched: dict[str, Signature] = {}
-        rules = cls(root=ws.root, base_sources=_base_sources(ws, settings, watched))
+        base, fold = _base_sources(ws, settings, watched)
+        rules = cls(root=ws.root, base_sources=base, fold=fold)
         rules._watched = watched if watch else {}
         rules._watch = watch
         rules._ws, rules._settings = ws, settings
@@ -156,13 +260,14 @@ class IgnoreRules:
         """Forget every cached rule when `changed()`; True when it did.
 
         Costs one stat per rule file consulted (three per folder seen, plus the base files).
-        A change of `core.excludesFile` itself, or of `exclude`, needs a restart.
+        A change of git's configuration alone (`core.excludesFile`, `core.ignorecase`) or
+        of `exclude` applies at the next reload a rule file causes, or a restart.
         """
         if not self.changed():
             return False
         watched: dict[str, Signature] = {}
         if self._ws is not None and self._settings is not None:
-            self.base_sources = _base_sources(self._ws, self._settings, watched)
+            self.base_sources, self.fold = _base_sources(self._ws, self._settings, watched)
         self._watched = watched
         self._folder_cache = {}
         self._chain_cache = {}
@@ -190,7 +295,7 @@ class IgnoreRules:
             if self._watch and len(self._watched) < 3 * MAX_CACHED_FOLDERS:
                 self._watched[str(path)] = _signature(str(path))
             lines = _read_lines(path)
-            if lines and (src := _compile(lines, folder)) is not None:
+            if lines and (src := _compile(lines, folder, self.fold)) is not None:
                 found.append(src)
         if len(self._folder_cache) >= MAX_CACHED_FOLDERS:
             self._folder_cache.clear()
@@ -227,22 +332,28 @@ class IgnoreRules:
         return ordered, complete
 
     def _matches(self, rel: str, is_dir: bool) -> bool:
+        """The verdict of the rules on `rel` itself (git's last_matching_pattern): its folder
+        known not to be excluded, a folder matched as git matches one, with no `/` added."""
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
-        probe = rel + "/" if is_dir else rel
+        path = _as_bytes(rel)
+        if self.fold:
+            path = path.lower()
+        name = path[path.rfind(b"/") + 1 :]
         for source in self._sources_for(folder):
-            verdict = source.verdict(probe)
+            verdict = source.verdict(path, name, is_dir)
             if verdict is not None:
                 return verdict
         return False
+
+    def _internal(self, name: str) -> bool:
+        return (name.lower() if self.fold else name) in ALWAYS_SKIPPED_DIRS
 
     def is_ignored(self, rel: str, *, is_dir: bool = False) -> bool:
         """True when `rel` (root-relative POSIX) or any folder above it is excluded."""
         parts = [p for p in rel.split("/") if p]
         if not parts:
             return False
-        if any(p in ALWAYS_SKIPPED_DIRS for p in parts[:-1]) or (
-            is_dir and parts[-1] in ALWAYS_SKIPPED_DIRS
-        ):
+        if any(self._internal(p) for p in parts[:-1]) or (is_dir and self._internal(parts[-1])):
             return True
         for i in range(1, len(parts)):
             if self._matches("/".join(parts[:i]), True):
@@ -251,7 +362,16 @@ class IgnoreRules:
 
     def is_ignored_in(self, folder: str, name: str, *, is_dir: bool) -> bool:
         """Walker fast path: `folder` is known not to be ignored; check one entry in it."""
-        if is_dir and name in ALWAYS_SKIPPED_DIRS:
+        if is_dir and self._internal(name):
             return True
         rel = f"{folder}/{name}" if folder else name
         return self._matches(rel, is_dir)
+
+
+def _as_bytes(rel: str) -> bytes:
+    """The path as git sees it: the bytes of the name on disk (undecodable bytes come back
+    from `surrogateescape`); a lone surrogate an outside caller sent is kept as UTF-8."""
+    try:
+        return rel.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return rel.encode("utf-8", "surrogatepass")

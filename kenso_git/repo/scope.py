@@ -441,7 +441,7 @@ def _scoped_roots(root: Path, configured: Sequence[str], source: str | None) -> 
 
 def scope_for(workspace: Workspace, settings: Settings) -> Scope:
     """The scope with the repository's ignore rules (.gitignore, .cursorignore, .kensoignore)."""
-    from kenso_git.repo.ignore import IgnoreRules  # lazy: pathspec costs ~0.04 s to import
+    from kenso_git.repo.ignore import IgnoreRules  # lazy: a gate built without rules skips it
 
     rules = IgnoreRules.for_workspace(workspace, settings, watch=True)
     return build_scope(
