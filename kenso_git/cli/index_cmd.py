@@ -21,6 +21,7 @@ from kenso_git.cli.output import finish_progress
 from kenso_git.cli.output import progress_printers
 from kenso_git.cli.output import use_color
 from kenso_git.cli.plaintext import sync_text
+from kenso_git.cli.render import NO_LINT
 from kenso_git.cli.render import ingest_json
 from kenso_git.cli.render import ingest_text
 from kenso_git.cli.render import lint_digest
@@ -32,8 +33,14 @@ from kenso_git.kb import KnowledgeBase
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@option(JSON.with_help("Print one JSON object (ingest + lint)."))
-@click.option("--lint/--no-lint", "with_lint", default=True, help="Print the quality summary.")
+@option(JSON.with_help("Print one JSON object (ingest + lint; lint null when skipped)."))
+@click.option(
+    "--lint/--no-lint",
+    "with_lint",
+    default=None,
+    help="Print the quality summary always (every doc linted) / never.  "
+    "[default: when some file was (re)indexed]",
+)
 @click.option(
     "--rebuild",
     is_flag=True,
@@ -44,7 +51,7 @@ from kenso_git.kb import KnowledgeBase
 def ingest(
     paths: tuple[Path, ...],
     as_json: bool,
-    with_lint: bool,
+    with_lint: bool | None,
     rebuild: bool,
     db_path: str | None,
     color: str,
@@ -58,6 +65,11 @@ def ingest(
     .gitignore, .cursorignore and .kensoignore are honoured. --rebuild is the
     recovery from a corrupt index: the old file is replaced only once the new one is done.
 
+    After the files comes a lint quality summary of the indexed docs, by default only when
+    some file was (re)indexed; --lint prints it always (every doc is linted again when
+    nothing changed), --no-lint never. In --json, `lint` is then null and `lint_skipped`
+    says why.
+
     \b
     Examples:
       kenso-git ingest              # the whole repository
@@ -70,12 +82,12 @@ def ingest(
     start = ingest_start(paths[0], Path.cwd()) if paths else None
     kb = KnowledgeBase.open(start, db=db_path, rooting=True)  # only ingest (re)roots
     progress, warn = progress_printers()
-    with lint_digest(kb) if with_lint else nullcontext() as halves:  # linted where parsed
-        report = kb.ingest(
+    with lint_digest(kb) if with_lint is not False else nullcontext() as halves:
+        report = kb.ingest(  # each doc linted where it is parsed
             list(paths) or None, progress=progress, warn=warn, digest=halves, rebuild=rebuild
         )
         finish_progress()
-        lint = lint_for_ingest(kb, report, halves) if halves is not None else None
+        lint = NO_LINT if halves is None else lint_for_ingest(kb, report, halves, bool(with_lint))
     label = " ".join(str(p) for p in paths) or "."
     if as_json:
         echo_json(ingest_json(label, report, lint, streamed=True), ensure_ascii=False)

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
 
 MAX_ROWS = 20
+# why an ingest printed no lint summary: `ingest --json`'s `lint_skipped`, beside `lint: null`
+NO_LINT = "--no-lint"
+UNCHANGED = "no file was (re)indexed; `kenso-git ingest --lint` lints the docs anyway"
 _GLYPHS = {
     "ingested": ("✓", "green"),
     "unchanged": ("–", "dim"),
@@ -41,21 +44,25 @@ def lint_digest(kb: KnowledgeBase) -> FirstHalves:
 
 
 def lint_for_ingest(
-    kb: KnowledgeBase, report: IngestReport, halves: FirstHalves | None = None
-) -> LintReport | None:
+    kb: KnowledgeBase,
+    report: IngestReport,
+    halves: FirstHalves | None = None,
+    always: bool = False,
+) -> LintReport | str:
     """Lint the whole indexed corpus, from what the run kept of the documents it parsed
     (`lint_digest`); only unchanged files are read again, one at a time (#32). A large
     run's summary was started by `halves` as the writer finished: its result is used.
 
-    Nothing is linted when nothing was (re)indexed: the summary would not change.
+    When nothing was (re)indexed nothing is linted (the summary would not change) and
+    the reason is returned instead, unless `always` (`ingest --lint`): every doc is read.
     """
     from kenso_git.api.lint import load_lint_config
     from kenso_git.api.lint import summary
     from kenso_git.api.lint import summary_inputs
 
-    inputs = summary_inputs(report)
+    inputs = summary_inputs(report, always=always)
     if inputs is None:
-        return None
+        return UNCHANGED
     parts, unparsed = inputs
     # handed over: the summary lets each go once linted, which it could not while the
     # report still held them all (100,000 at the scale point, #32)
@@ -75,8 +82,9 @@ def _drained(parts: list[Packed | Spilled]) -> Iterator[Packed | Spilled]:
 
 
 def ingest_text(
-    report: IngestReport, lint: LintReport | None, style: Style, *, db: str | None
+    report: IngestReport, lint: LintReport | str, style: Style, *, db: str | None
 ) -> str:
+    """The files, their counts, and the lint summary (`lint`), or why there is none."""
     lines = [
         f"{style('kenso-git', 'bold')} · indexing {plural(len(report.results), 'document')}"
         + (f" (db: {db})" if db else "")
@@ -96,19 +104,23 @@ def ingest_text(
         f"{plural(report.total_chunks, 'chunk')} · {report.elapsed:.2f} s"
     )
     lines.append(style(summary, "bold"))
-    if lint is not None:
-        from kenso_git.api.lint import render_summary
+    if isinstance(lint, str):  # asked for with --no-lint: nothing said
+        if lint != NO_LINT:
+            lines.append(style(f"no lint summary: {lint}", "dim"))
+        return "\n".join(lines)
+    from kenso_git.api.lint import render_summary
 
-        lines.append("")
-        lines.append(render_summary(lint, color=style.enabled, for_ingest=True).strip("\n"))
+    lines.append("")
+    lines.append(render_summary(lint, color=style.enabled, for_ingest=True).strip("\n"))
     return "\n".join(lines)
 
 
 def ingest_json(
-    label: str, report: IngestReport, lint: LintReport | None, *, streamed: bool = False
+    label: str, report: IngestReport, lint: LintReport | str, *, streamed: bool = False
 ) -> dict[str, object]:
-    """`ingest --json`'s object; `streamed`: its two long lists (files and the lint's
-    violations) made as `iter_json` writes them (#32: 1.4 GB held at 100,000 docs)."""
+    """`ingest --json`'s object: `ingest`, and `lint` (the summary, or null with the reason
+    in `lint_skipped`); `streamed`: its two long lists (files and the lint's violations)
+    made as `iter_json` writes them (#32: 1.4 GB held at 100,000 docs)."""
     from kenso_git.api.lint import Streamed
 
     files = (_file_entry(r) for r in report.results)
@@ -124,10 +136,11 @@ def ingest_json(
         "files": Streamed(files) if streamed else list(files),
     }
     out: dict[str, object] = {"ingest": body}
-    if lint is not None:
-        from kenso_git.api.lint import report_to_json
+    if isinstance(lint, str):  # always a `lint` key: `jq .lint.score` is null, and why
+        return {**out, "lint": None, "lint_skipped": lint}
+    from kenso_git.api.lint import report_to_json
 
-        out["lint"] = report_to_json(lint, streamed=streamed)
+    out["lint"] = report_to_json(lint, streamed=streamed)
     return out
 
 

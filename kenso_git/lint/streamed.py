@@ -238,10 +238,13 @@ def _received_report(sent_: SentReport) -> LintReport:
     )
 
 
-def summary_inputs(report: IngestReport) -> tuple[list[Packed | Spilled], list[str]] | None:
+def summary_inputs(
+    report: IngestReport, *, always: bool = False
+) -> tuple[list[Packed | Spilled], list[str]] | None:
     """What `summary` lints after an ingest: the halves it kept and the paths it did not
-    parse; None when nothing was (re)indexed (the summary would not change)."""
-    if not any(r.status == "ingested" for r in report.results):
+    parse; None when nothing was (re)indexed (the summary would not change) unless
+    `always` (`ingest --lint`: every path, read again)."""
+    if not always and not any(r.status == "ingested" for r in report.results):
         return None
     parts = [part for part in report.documents if isinstance(part, Packed | Spilled)]
     parsed = {part.path for part in parts}

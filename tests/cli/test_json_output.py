@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from kenso_git.cli.main import cli
+from kenso_git.cli.render import NO_LINT
 from kenso_git.cli.render import ingest_json
 from kenso_git.kb import KnowledgeBase
 from kenso_git.lint.report import report_to_json
@@ -57,6 +58,6 @@ def test_ingest_json_is_the_whole_object_dumped_once(
     # the same object, held whole and dumped once, is the same text
     kb = KnowledgeBase.open(repo)
     again = kb.ingest(None)  # nothing changed: every file "unchanged"
-    whole = ingest_json(".", again, None)
+    whole = ingest_json(".", again, NO_LINT)
     streamed = CliRunner().invoke(cli, ["ingest", "--json", "--no-lint"])
     assert streamed.stdout == json.dumps(whole, indent=2, ensure_ascii=False) + "\n"
