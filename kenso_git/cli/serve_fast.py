@@ -117,6 +117,7 @@ class _WatchStarter:
 
     def __init__(self, service: Service) -> None:
         self.service = service
+        service.watch_planned = True  # health says "starting" until then, never "off"
         self._lock = threading.Lock()
         self._done = False
         self._timer = threading.Timer(WATCH_AFTER_S, self.start)
@@ -135,8 +136,10 @@ class _WatchStarter:
         try:
             watcher = Watcher(self.service.main_kb(), on_rules=self.service.reload_rules)
             watcher.start()
-        except KensoError as err:  # no index yet: the tools say so; nothing to watch
+        except KensoError as err:  # the watcher cannot start: health says why
             logging.getLogger("kenso_git.mcp").info("no watcher: %s", err.message)
+            hint = f"; {err.hint}" if err.hint else ""
+            self.service.watch_error = f"the watcher could not start: {err.message}{hint}"
             return
         self.service.watcher = watcher
 

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from kenso_git.triggers.watcher import Watcher
 
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
+WATCHER_STARTING = "the watcher is starting"
 
 # The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
 # a server's first answer need not wait for (#32).
@@ -79,6 +80,13 @@ class Service:
         self._kb: KnowledgeBase | None = None  # the scoped index's, when the scope hides docs
         self._lock = threading.Lock()
         self.watcher: Watcher | None = None  # set by `serve` when it watches the checkout
+        # `serve` starts a watcher soon (the stdio loop: once its first call is answered),
+        # and why it could not, if so: health says "starting" or the reason, never "off"
+        self.watch_planned = False
+        self.watch_error: str | None = None
+        # whether a tool the server offers writes (`reindex`): set where its tools are
+        # listed (`build_server`, the stdio loop); health_check's `read_only` is the negation
+        self.offers_writes = False
         self.revisions = RevisionPool(self.settings.revision_copies)  # for calls with `ref`
 
     def main_kb(self) -> KnowledgeBase:
@@ -134,13 +142,24 @@ class Service:
             self.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", 10.0)
 
     def watcher_health(self) -> tuple[bool | None, str | None]:
-        """`watcher_ok` and its reason for `health_check`."""
+        """`watcher_ok` and its reason for `health_check`: null only when it is off; false
+        while it starts (its catch-up not done), once it stopped, or when it failed."""
         if self.watcher is None:
+            if self.watch_error is not None:
+                return False, self.shown(self.watch_error)
+            if self.watch_planned:
+                return False, WATCHER_STARTING
             return None, "the watcher is off (serve --no-watch or watch = false)"
         st = self.watcher.status()
         if st.ok is False:
             return False, self.shown(st.reason)
-        return st.ok, f"watching ({st.mode})"
+        if st.mode == "stopped":
+            return False, "the watcher has stopped (the server is shutting down)"
+        if st.ok is None:
+            return False, WATCHER_STARTING
+        if st.mode == "starting":  # caught up; its file events are being set up
+            return True, "watching (caught up, setting up file events)"
+        return True, f"watching ({st.mode})"
 
     def require_index(self) -> KnowledgeBase:
         """The knowledge base, or NoIndexError when no index exists.

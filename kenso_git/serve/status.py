@@ -71,16 +71,16 @@ def health_of(service: Service) -> HealthResult:
         "stale_reason": None,
         "worktree_differs": None,
         "version": __version__,
-        "read_only": not service.settings.allow_reindex,
+        "read_only": not service.offers_writes,  # no tool this server offers writes
         "watcher_ok": None,
         "watcher_reason": None,
     }
-    out["watcher_ok"], out["watcher_reason"] = service.watcher_health()
     if service.workspace.is_git:
         from kenso_git.serve.history import health_drift
 
         out["drift"] = health_drift(service)
     service.after_catch_up()
+    out["watcher_ok"], out["watcher_reason"] = service.watcher_health()  # as it is after it
     try:
         kb = service.kb()
         kb.refresh()  # like every read tool: answer about the work tree as it is now

@@ -92,8 +92,8 @@ def test_bad_arguments_are_error_results_naming_the_field(repo: Path) -> None:
         for ident, field in ((2, "query"), (3, "limit"), (4, "mode")):
             result = answers[ident]["result"]
             assert result["isError"] is True
-            assert "validation error" in result["content"][0]["text"]
-            assert field in result["content"][0]["text"]
+            body = json.loads(result["content"][0]["text"])  # the documented JSON error
+            assert field in body["error"] and body["hint"]
 
 
 def test_an_unknown_protocol_version_gets_the_latest_handshake_one(repo: Path) -> None:
@@ -151,13 +151,15 @@ SCHEMA = {
         ({"query": "x", "limit": 3}, {"query": "x", "limit": 3}),
         ({"query": "x", "limit": 3.0}, {"query": "x", "limit": 3}),
         ({"query": "x", "limit": " 7 "}, {"query": "x", "limit": 7}),
+        ({"query": "x", "limit": "-2.00"}, {"query": "x", "limit": -2}),
+        ({"query": "x", "limit": "1_000"}, {"query": "x", "limit": 1000}),
         ({"query": "x", "limit": None}, {"query": "x", "limit": None}),
         ({"query": "x", "extra": 1}, {"query": "x"}),
         ({"query": "x", "queries": ["a", "b"]}, {"query": "x", "queries": ["a", "b"]}),
     ],
 )
 def test_arguments_are_read_as_pydantic_reads_them(given: Any, wanted: Any) -> None:
-    assert checked("t", SCHEMA, given) == wanted
+    assert checked("t", SCHEMA, given, _no_path) == wanted
 
 
 @pytest.mark.parametrize(
@@ -167,6 +169,8 @@ def test_arguments_are_read_as_pydantic_reads_them(given: Any, wanted: Any) -> N
         {"query": 3},
         {"query": "x", "limit": True},
         {"query": "x", "limit": 2.5},
+        {"query": "x", "limit": "2.5"},
+        {"query": "x", "limit": "\u0663"},
         {"query": "x", "mode": "sideways"},
         {"query": "x", "queries": ["a", 1]},
         {"query": "x", "queries": "a"},
@@ -174,15 +178,19 @@ def test_arguments_are_read_as_pydantic_reads_them(given: Any, wanted: Any) -> N
 )
 def test_arguments_that_do_not_fit_are_refused(given: Any) -> None:
     with pytest.raises(ArgumentError):
-        checked("t", SCHEMA, given)
+        checked("t", SCHEMA, given, _no_path)
 
 
 def test_a_value_outside_an_enum_is_told_the_values_it_may_take() -> None:
     """The fast path said "Input should be a valid string, not 'sideways'" of a string;
     the SDK's own validation (the in-process server) lists the values."""
     with pytest.raises(ArgumentError) as caught:
-        checked("t", SCHEMA, {"query": "x", "mode": "sideways"})
-    assert "Input should be 'ranked' or 'exhaustive', not 'sideways'" in str(caught.value)
+        checked("t", SCHEMA, {"query": "x", "mode": "sideways"}, _no_path)
+    assert "mode should be 'ranked' or 'exhaustive', not 'sideways'" in caught.value.message
     with pytest.raises(ArgumentError) as caught:
-        checked("t", SCHEMA, {"query": "x" * 10_000, "limit": "y" * 10_000})
-    assert len(str(caught.value)) < 400
+        checked("t", SCHEMA, {"query": "x" * 10_000, "limit": "y" * 10_000}, _no_path)
+    assert len(caught.value.message) < 400
+
+
+def _no_path(value: object) -> None:
+    raise AssertionError(f"the gate was asked about {value!r}: SCHEMA has no path")

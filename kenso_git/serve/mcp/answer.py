@@ -5,7 +5,8 @@ arrays are wrapped as `{"results": [...]}` there because MCP structured content 
 object. Error results (`isError`) carry text only: clients of the TypeScript SDK validate any
 structured content against the tool's output schema, even on errors, and would replace
 kenso's message with a -32602 of their own. The SDK server (`server.py`) and the SDK-free
-stdio loop (`stdio.py`) both answer through `answer`.
+stdio loop (`stdio.py`) both answer through `answer`, and refuse arguments that do not fit a
+tool's input schema through `refused` (`arguments.py`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def text_error(text: str) -> dict[str, Any]:
     return {"content": _text(text), "isError": True}
 
 
-def _error(err: KensoError) -> dict[str, Any]:
+def refused(err: KensoError) -> dict[str, Any]:
+    """The documented error result of `err`: `{"error", "hint"?, "rule"?}` as JSON text."""
     body: dict[str, Any] = {"error": err.message}
     if err.hint:
         body["hint"] = err.hint
@@ -56,7 +58,7 @@ def answer(work: Callable[[], tuple[object, Mapping[str, object]]]) -> dict[str,
         text_payload, structured = work()
     except KensoError as err:
         log.info("tool refused: %s", err.message)
-        return _error(err)
+        return refused(err)
     if isinstance(text_payload, dict) and "error" in text_payload:
         return error_result(text_payload)
     text = _dump(text_payload)

@@ -1,26 +1,48 @@
 """A tool call's arguments checked against the tool's input schema, without pydantic (#32).
 
-The SDK-free stdio loop (`serve.stdio`) checks what the SDK's pydantic models checked: every
-required argument given, each of its declared JSON type (the subset the schemas of
-`tools_list.json` use: string, integer, number, boolean, null, arrays of those, enums and
-`anyOf`), unknown ones ignored, and an integer given as `3.0` or `"3"` read as 3, as
-pydantic's lax mode reads it.
+Both servers check a call here before the tool runs: the SDK-free stdio loop
+(`serve.stdio`) and the SDK's server (`server.py`, ahead of the SDK's own models, whose
+plain-text "validation error" is not the documented `{"error", "hint"?, "rule"?}`). What is
+checked is what the SDK's pydantic models check: every required argument given, each of its
+declared JSON type (the subset the schemas of `tools_list.json` use: string, integer,
+number, boolean, null, arrays of those, enums and `anyOf`), unknown ones ignored, and an
+integer given as `3.0`, `"3"` or `"3.0"` read as 3, as pydantic's lax mode reads it (`true`
+is not an integer here, where pydantic would read 1).
+
+An argument that does not fit is an `ArgumentError` naming it and what it should be. Every
+tool's `path` goes through the scope gate (docs/security.md), so a `path` that is not a
+string is handed to the gate, and its `not-a-string` refusal is the answer.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 
+from kenso_git.errors import SHOWN_CHARS
+from kenso_git.errors import KensoError
+from kenso_git.errors import ScopeError
 from kenso_git.errors import shown
 
-_INTEGER = re.compile(r"\s*[+-]?\d+\s*")
+# an integer as pydantic's lax mode reads one from a string: " 7 ", "1_000", "-2.00"
+_INTEGER = re.compile(r"\s*([+-]?\d+(?:_\d+)*)(?:\.0+)?\s*", re.ASCII)
 Fit = tuple[bool, Any]  # whether the value fits, and the value as the tool gets it
+GATED = "path"  # the argument every tool that takes it checks through the scope gate
+# the JSON types of the schemas, as one value (an integer) and as several (integers)
+_NOUNS = {
+    "string": ("a string", "strings"),
+    "integer": ("an integer", "integers"),
+    "number": ("a number", "numbers"),
+    "boolean": ("true or false", "booleans"),
+    "null": ("null", "nulls"),
+    "object": ("an object", "objects"),
+}
 
 
-class ArgumentError(Exception):
+class ArgumentError(KensoError):
     """A call's arguments do not fit the tool's input schema."""
 
 
@@ -31,8 +53,9 @@ def _integer(value: Any, _schema: Mapping[str, Any]) -> Fit:
         return True, value
     if isinstance(value, float) and value.is_integer():
         return True, int(value)
-    if isinstance(value, str) and _INTEGER.fullmatch(value):
-        return True, int(value)
+    found = _INTEGER.fullmatch(value) if isinstance(value, str) else None
+    if found is not None:
+        return True, int(found.group(1))
     return False, value
 
 
@@ -73,38 +96,77 @@ def fits(value: Any, schema: Mapping[str, Any]) -> Fit:
     return (True, value) if check is None else check(value, schema)
 
 
-def _expected(schema: Mapping[str, Any], value: Any) -> str:
-    """What the argument should have been, in the SDK's words (pydantic's messages)."""
-    given = shown(value)
+def expected(schema: Mapping[str, Any]) -> str:
+    """What a value of `schema` is, in words: "'ranked' or 'exhaustive'", "an integer or
+    null", "an array of strings"."""
+    if "anyOf" in schema:
+        return " or ".join(expected(option) for option in schema["anyOf"])
     allowed = schema.get("enum")
     if allowed is not None:
-        names = [repr(v) for v in allowed]
-        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        return f"Input should be {listed}, not {given}"
-    kind = schema.get("type") or "one of the declared types"
-    return f"Input should be a valid {kind}, not {given}"
+        names = [_given(v) for v in allowed]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    kind = schema.get("type", "")
+    if kind == "array":
+        items = schema.get("items", {}).get("type", "")
+        return f"an array of {_NOUNS[items][1]}" if items in _NOUNS else "an array"
+    return _NOUNS[kind][0] if kind in _NOUNS else "a value of its declared type"
 
 
-def checked(name: str, schema: Mapping[str, Any], arguments: object) -> dict[str, Any]:
-    """The arguments a tool is called with: known ones only, each of its declared type.
+def _given(value: Any) -> str:
+    """`value` as the error quotes it: a string as written, anything else as JSON."""
+    if isinstance(value, str):
+        return shown(value)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def checked(
+    name: str, schema: Mapping[str, Any], arguments: object, gate: Callable[[object], object]
+) -> dict[str, Any]:
+    """The arguments tool `name` is called with: known ones only, each of its declared type.
+    `gate` is the scope gate's check of a path argument (`Scope.resolve`).
 
     Raises:
-        ArgumentError: one is missing or of the wrong type (the message names each).
+        ScopeError: `path` is not a string: the gate's refusal (`not-a-string`), saying
+            what was expected.
+        ArgumentError: an argument is missing or does not fit (the message names each).
     """
     given = arguments if isinstance(arguments, dict) else {}
     properties: Mapping[str, Any] = schema.get("properties", {})
-    problems = [f"{f}\n  Field required" for f in schema.get("required", ()) if f not in given]
+    problems = [
+        f"{field} is required ({expected(properties.get(field, {}))})"
+        for field in schema.get("required", ())
+        if field not in given
+    ]
+    refused: ScopeError | None = None
     out: dict[str, Any] = {}
     for field, value in given.items():
         if field not in properties:
             continue  # ignored, as the SDK's models ignore extra fields
         ok, cast = fits(value, properties[field])
         if not ok:
-            problems.append(f"{field}\n  {_expected(properties[field], value)}")
+            problems.append(f"{field} should be {expected(properties[field])}, not {_given(value)}")
+            if field == GATED:
+                refused = _refusal(gate, value)
         out[field] = cast
-    if problems:
-        many = "s" if len(problems) > 1 else ""
-        raise ArgumentError(
-            f"{len(problems)} validation error{many} for {name}Arguments\n" + "\n".join(problems)
-        )
-    return out
+    if not problems:
+        return out
+    listed = "; ".join(problems)
+    if refused is not None:
+        err = ScopeError(f"{refused.message}: {listed}", rule=refused.rule)
+        err.hint = 'pass a repo-relative path as a JSON string, such as "docs/guide.md"'
+        raise err
+    raise ArgumentError(
+        f"bad arguments for {name}: {listed}",
+        hint=f"call {name} again with the arguments as described (tools/list gives its "
+        "inputSchema)",
+    )
+
+
+def _refusal(gate: Callable[[object], object], value: object) -> ScopeError | None:
+    """The scope gate's refusal of `value` as a path (it refuses every non-string)."""
+    try:
+        gate(value)
+    except ScopeError as err:
+        return err
+    return None

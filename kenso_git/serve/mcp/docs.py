@@ -266,10 +266,11 @@ def render(tools: list[dict[str, Any]], examples: Mapping[str, list[dict[str, An
         "`changed_docs`, `health_check`, `index_state` and the opt-in `reindex`. Every "
         "result is JSON text in kenso's shape and the same data as MCP structured content "
         '(arrays are wrapped as `{"results": [...]}` there, because structured content must '
-        "be an object). Expected problems (no index, a refused path, an empty query) are tool "
-        'results with `isError: true` whose text is `{"error", "hint"?, "rule"?}`, without '
-        "structured content (clients of the TypeScript SDK check structured content against "
-        "the output schema even on errors).",
+        "be an object). Expected problems (no index, a refused path, an empty query, an "
+        "argument that does not fit the input schema) are tool results with `isError: true` "
+        'whose text is `{"error", "hint"?, "rule"?}`, without structured content (clients of '
+        "the TypeScript SDK check structured content against the output schema even on "
+        "errors).",
         "",
         "The server sends these instructions when a client connects:",
         "",

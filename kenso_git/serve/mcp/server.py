@@ -20,12 +20,17 @@ from typing import Annotated
 from typing import Any
 from typing import Literal
 
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
+from mcp.types import InputRequiredResult
 from mcp.types import ToolAnnotations
 
 from kenso_git import __version__
+from kenso_git.errors import KensoError
 from kenso_git.serve.mcp.answer import answer
+from kenso_git.serve.mcp.answer import refused
+from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import TOOLS
 from kenso_git.serve.mcp.tools import Tool
@@ -65,15 +70,40 @@ def _bound(tool: Tool, service: Service) -> Callable[..., CallToolResult]:
     return call
 
 
+class _Server(MCPServer[Any]):
+    """The SDK's server, checking a call's arguments as the SDK-free stdio loop does
+    (`arguments.checked`, a `path` through the scope gate) before the SDK's own models:
+    one that does not fit is the documented JSON error, not the SDK's plain text."""
+
+    def __init__(self, service: Service) -> None:
+        super().__init__(
+            "kenso-git", instructions=INSTRUCTIONS, version=__version__, log_level=_level(service)
+        )
+        self.service = service
+        self._schemas: dict[str, dict[str, Any]] | None = None
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if self._schemas is None:  # the tools are all added before the first call
+            self._schemas = {t.name: t.input_schema for t in await self.list_tools()}
+        schema = self._schemas.get(name)
+        if schema is not None:
+            try:
+                arguments = checked(name, schema, arguments, self.service.scope.resolve)
+            except KensoError as err:
+                log.info("tool %s refused its arguments: %s", name, err.message)
+                return CallToolResult.model_validate(refused(err))
+        return await super().call_tool(name, arguments, context)
+
+
 def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
     """The MCP server for `service`, made from the tool registry (`serve.tools`); `reindex`
-    exists only when enabled and never over HTTP."""
-    server: MCPServer[Any] = MCPServer(
-        "kenso-git", instructions=INSTRUCTIONS, version=__version__, log_level=_level(service)
-    )
-    for tool in TOOLS:
-        if tool.writes and (http or not service.settings.allow_reindex):
-            continue
+    exists only when enabled and never over HTTP (`service.offers_writes` says which)."""
+    server = _Server(service)
+    offered = [t for t in TOOLS if not t.writes or (not http and service.settings.allow_reindex)]
+    service.offers_writes = any(tool.writes for tool in offered)
+    for tool in offered:
         server.add_tool(
             _bound(tool, service),
             title=tool.title,

@@ -23,9 +23,10 @@ from typing import Any
 from typing import BinaryIO
 
 from kenso_git import __version__
+from kenso_git.errors import KensoError
 from kenso_git.serve.mcp.answer import answer
+from kenso_git.serve.mcp.answer import refused
 from kenso_git.serve.mcp.answer import text_error
-from kenso_git.serve.mcp.arguments import ArgumentError
 from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.toolcache import load
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
@@ -64,6 +65,7 @@ class Session:
         cached = load()
         allowed = service.settings.allow_reindex
         self.tools = [t for t in cached["tools"] if t["name"] != "reindex" or allowed]
+        service.offers_writes = any(by_name(t["name"]).writes for t in self.tools)
         self.schemas = {t["name"]: t["inputSchema"] for t in self.tools}
         self.versions: list[str] = cached["handshake_versions"]
         self.latest: str = cached["latest_handshake_version"]
@@ -149,9 +151,9 @@ class Session:
         if schema is None:
             return text_error(f"Unknown tool: {name}")
         try:
-            arguments = checked(name, schema, params.get("arguments"))
-        except ArgumentError as err:
-            return text_error(f"Error executing tool {name}: {err}")
+            arguments = checked(name, schema, params.get("arguments"), self.service.scope.resolve)
+        except KensoError as err:  # the documented JSON, as the SDK's server answers it
+            return refused(err)
         tool = by_name(name)
         return answer(lambda: tool.run(self.service, **arguments))
 

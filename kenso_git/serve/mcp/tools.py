@@ -146,12 +146,15 @@ def health_check(service: Service) -> Answer:
     """Report whether the search index is usable: {ok, reason, index, documents,
     chunks, schema_version, as_of, stale, stale_reason, worktree_differs, version,
     read_only, watcher_ok, watcher_reason}. Changed docs are synced first, so stale is
-    true only when that could not be done. watcher_ok is true while the server's file
-    watcher keeps the index in step with saves, false with a reason when it cannot, and
-    null when it is off. drift (in a git checkout): {drifted, upstream, upstream_commit,
-    behind, files: [{path, status, insertions, deletions, last_commit}], reason}, whether
-    the upstream branch as last fetched has newer agent instructions (AGENTS.md,
-    CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .cursor/rules/). An unusable
+    true only when that could not be done. read_only is true when no tool this server
+    offers writes (reindex is offered only with allow-reindex = true, never over HTTP).
+    watcher_ok is true while the server's file watcher keeps the index in step with
+    saves; false while it starts (watcher_reason "the watcher is starting"; reads still
+    sync changed docs first) or when it cannot, with the reason; null only when it is off
+    (serve --no-watch or watch = false). drift (in a git checkout): {drifted, upstream,
+    upstream_commit, behind, files: [{path, status, insertions, deletions, last_commit}],
+    reason}, whether the upstream branch as last fetched has newer agent instructions
+    (AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .cursor/rules/). An unusable
     or missing index gives ok: false with a reason and the command that fixes it."""
     return service.health()
 
