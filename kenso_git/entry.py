@@ -251,7 +251,7 @@ class SyncArgs(NamedTuple):
 
 class SearchArgs(NamedTuple):
     query: str
-    limit: int
+    limit: int | None  # None: no --limit given
     category: str | None
     as_json: bool
     db_path: str | None

@@ -56,13 +56,14 @@ COLOR = Option(
     show_default=True,
     choices=COLORS,
 )
+SEARCH_LIMIT = 5  # search's results when no --limit is given (within search-limit-max)
+# None when not given: the default is brought within search-limit-max without a warning,
+# a --limit given outside it is said on stderr
 LIMIT = Option(
     ("--limit", "-n"),
     "limit",
     "count",
-    "Results (1..search-limit-max).",
-    default=5,
-    show_default=True,
+    f"Results (1..search-limit-max, default {SEARCH_LIMIT}).",
 )
 CATEGORY = Option(
     ("--category", "-c"), "category", "text", "Only this exact category ('all' = any)."

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.cli.options import SEARCH_LIMIT
 from kenso_git.cli.output import Style
 from kenso_git.cli.output import plural
 from kenso_git.cli.output import shown_path
@@ -25,7 +26,7 @@ def search_text(
     kb: KnowledgeBase,
     query: str,
     *,
-    limit: int,
+    limit: int | None,
     category: str | None,
     as_json: bool,
     color: str,
@@ -33,7 +34,8 @@ def search_text(
 ) -> str:
     """The output of one search, without its final newline: the `search_docs` JSON array
     with `as_json` (each hit's `last_commit` unless not `dated`: an answer at another
-    revision, as the tool gives it), else the ranked hits with their section and highlight."""
+    revision, as the tool gives it), else the ranked hits with their section and highlight.
+    `limit`: the user's --limit, None when none was given."""
     if not query.strip():  # a usage error, as over MCP (kenso printed {"error"} with exit 0)
         from kenso_git.errors import EmptyQueryError
 
@@ -102,9 +104,13 @@ def _check_category(kb: KnowledgeBase, category: str | None) -> None:
         raise unknown_category_error(wanted, known)
 
 
-def _checked_limit(kb: KnowledgeBase, limit: int) -> int:
-    """`limit` within 1..search-limit-max, saying so on stderr when it had to be changed."""
+def _checked_limit(kb: KnowledgeBase, limit: int | None) -> int:
+    """`limit` within 1..search-limit-max, saying so on stderr when it had to be changed;
+    no --limit (None): the default within search-limit-max, said nowhere (nobody asked
+    for 5 results when search-limit-max is 3)."""
     top = kb.settings.search_limit_max
+    if limit is None:
+        return min(SEARCH_LIMIT, top)
     used = max(1, min(limit, top))
     if used != limit:
         sys.stderr.write(f"kenso-git: --limit {limit} is outside 1..{top}; showing {used}\n")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 @options(*SEARCH_OPTIONS, *AGENT_SEARCH_OPTIONS)
 def search(
     query: str,
-    limit: int,
+    limit: int | None,
     category: str | None,
     as_json: bool,
     db_path: str | None,
@@ -95,7 +95,7 @@ def _answer(
     kb: KnowledgeBase,
     dated: bool,
     query: str,
-    limit: int,
+    limit: int | None,
     category: str | None,
     as_json: bool,
     color: str,
@@ -129,7 +129,10 @@ def _answer(
     )
     page = kb.agent_search(request)
     stale_notice(kb)
-    sys.stdout.write(_render(page, fmt or ("json" if as_json else "text")))
+    shape = fmt or ("json" if as_json else "text")
+    if dated and shape == "json":
+        kb.date_hits(page["results"], "path")  # each hit's age, as the search tool gives it
+    sys.stdout.write(_render(page, shape))
 
 
 def _render(page: AgentPage, fmt: str) -> str:

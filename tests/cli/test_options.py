@@ -48,8 +48,8 @@ def test_fast_path_records_have_one_field_per_declared_option() -> None:
 
 def test_plain_parse_fills_the_declared_defaults() -> None:
     assert entry.parse_search_args(["alpha"]) == entry.SearchArgs(
-        "alpha", limit=5, category=None, as_json=False, db_path=None, color="auto"
-    )
+        "alpha", limit=None, category=None, as_json=False, db_path=None, color="auto"
+    )  # no --limit: None, so the default is clamped to search-limit-max silently
     assert entry.parse_sync_args([]) == entry.SyncArgs(as_json=False, quiet=False, db_path=None)
 
 
@@ -90,7 +90,7 @@ def test_option_parse_accepts_only_what_click_surely_accepts(
 def test_parse_plain_keeps_the_words_apart() -> None:
     assert parse_plain(["a", "--json", "b"], SEARCH_OPTIONS) == (
         {
-            "limit": 5,
+            "limit": None,
             "category": None,
             "as_json": True,
             "db_path": None,
@@ -106,7 +106,7 @@ def test_search_help_lists_the_declared_options() -> None:
     result = CliRunner().invoke(cli, ["search", "--help"])
     assert result.exit_code == 0
     assert result.output.split("Options:\n", 1)[1] == (
-        "  -n, --limit INTEGER          Results (1..search-limit-max).  [default: 5]\n"
+        "  -n, --limit INTEGER          Results (1..search-limit-max, default 5).\n"
         "  -c, --category TEXT          Only this exact category ('all' = any).\n"
         "  --json                       Print the search_docs JSON array.\n"
         "  --db TEXT                    Database file (default .kenso/docs.db).\n"
