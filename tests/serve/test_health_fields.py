@@ -119,3 +119,17 @@ async def test_http_never_offers_reindex_and_says_read_only(reindex_repo: Path) 
     assert "reindex" not in tools
     assert plain.json()["read_only"] is True
     assert health["read_only"] is True
+
+
+async def test_a_stopped_watcher_is_not_said_to_be_watching(repo: Path) -> None:
+    from kenso_git.triggers.watcher import Watcher
+
+    service = Service(repo)
+    service.watcher = Watcher(service.main_kb(), on_rules=service.reload_rules)
+    service.watcher.start()
+    service.watcher.wait_until(lambda st: st.checks >= 1, 30.0)
+    service.watcher.stop()
+    async with Client(build_server(service)) as client:
+        health = await _health(client)
+    assert health["watcher_ok"] is False, health
+    assert "stopped" in health["watcher_reason"], health
