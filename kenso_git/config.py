@@ -191,8 +191,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("thresholds", None, "lint", None, None, "lint",
             "The numbers the rules compare against.", type_doc="table", default_doc="see below"),
     Setting("baseline", None, "lint", None, None, "lint",
-            "A baseline file written by `kenso-git lint --write-baseline`; only new findings "
-            "are reported.", type_doc="path string"),
+            "A baseline file written by `kenso-git lint --write-baseline FILE` (which exits 0 "
+            "once the findings, errors included, are recorded); only new findings are "
+            "reported.", type_doc="path string"),
 )
 # fmt: on
 # Keys of [tool.kenso] that the linter reads (validated in detail by kenso_git.lint.config).

@@ -50,7 +50,11 @@ def _rule_list(values: tuple[str, ...]) -> list[str]:
 @click.option("--ignore", multiple=True, help="Skip these rules.")
 @click.option("--fail-under", type=click.IntRange(0, 100), help="Also fail below this score.")
 @click.option("--baseline", type=click.Path(path_type=Path), help="Report only new findings.")
-@click.option("--write-baseline", type=click.Path(path_type=Path), help="Record current findings.")
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path),
+    help="Record current findings, errors included, and exit 0.",
+)
 @click.option(
     "--fix",
     is_flag=True,
@@ -82,6 +86,10 @@ def lint(
     PATHS are files or folders (default: the repository root). Links, anchors, orphans and
     category consistency are judged against all of the repository's docs and files, and
     moved targets against git's rename history; nothing is fetched from the network.
+
+    Exit codes: 0 ok, and whenever --write-baseline recorded the findings (errors
+    included: `--baseline FILE` later reports only new ones); 1 an error-severity finding,
+    a score under --fail-under, or a patch from --diff; 2 bad usage or configuration.
     """
     from kenso_git.api.lint import run_lint
 
@@ -117,20 +125,32 @@ def lint(
         )
     use_color = resolve_color(color, isatty=sys.stdout.isatty(), environ=os.environ)
     if outcome.baseline_written is not None:
-        click.echo(
-            f"kenso-git: recorded {outcome.baseline_written} findings in {write_baseline}",
-            err=True,
-        )
+        click.echo(_recorded(report, outcome.baseline_written, write_baseline), err=True)
     if output == "json":
         from kenso_git.api.lint import report as text
         from kenso_git.cli.output import echo_json
 
         echo_json(text.report_to_json(report, streamed=True))
-        return int(ExitCode.FAILURE if report.failed else ExitCode.OK)
-    rendered = _render(output, report, use_color)
-    if rendered:
-        click.echo(rendered, color=use_color)
-    return int(ExitCode.FAILURE if report.failed else ExitCode.OK)
+    else:
+        rendered = _render(output, report, use_color)
+        if rendered:
+            click.echo(rendered, color=use_color)
+    # a baseline written is the run's success: a CI step that records one must not fail
+    failed = report.failed and outcome.baseline_written is None
+    return int(ExitCode.FAILURE if failed else ExitCode.OK)
+
+
+def _recorded(report: LintReport, count: int, path: Path | None) -> str:
+    """What `--write-baseline` recorded, on stderr (the report keeps stdout)."""
+    from kenso_git.cli.output import plural
+
+    kinds = [plural(report.errors, "error"), plural(report.warnings, "warning")]
+    if report.info:
+        kinds.append(f"{report.info} info")
+    return (
+        f"kenso-git: recorded {plural(count, 'finding')} ({', '.join(kinds)}) in {path}; "
+        f"`--baseline {path}` (or `baseline` in the config) now reports only new ones"
+    )
 
 
 def _render(output: str, report: LintReport, color: bool) -> str:
