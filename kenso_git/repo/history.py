@@ -1,8 +1,9 @@
 """What git's history says about the docs: revisions, what changed between two, and when.
 
 Everything here asks the `git` program (no pygit2): `rev-parse` to name a revision, `diff`
-with git's own rename detection (`-M`, its similarity index) for what changed, and `log`
-for the commits behind each change. A revision comes from outside (a CLI flag, an agent's
+with git's own rename detection (`-M`, its similarity index) for what changed (the work
+tree's side in `worktreediff`), and `log` for the commits behind each change, which follow
+a doc through its renames. A revision comes from outside (a CLI flag, an agent's
 tool argument): it is checked with `rev-parse --verify --end-of-options`, so it can never
 be read as an option, and only a commit is accepted.
 """
@@ -27,12 +28,16 @@ from kenso_git.repo import prestart
 from kenso_git.repo.git import listed_blobs
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.prestart import scrubbed_env
-from kenso_git.repo.workspace import MARKDOWN_SUFFIXES
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import is_markdown
+from kenso_git.repo.worktreediff import DIFF
+from kenso_git.repo.worktreediff import DOC_PATHSPECS
+from kenso_git.repo.worktreediff import Entry
+from kenso_git.repo.worktreediff import Worktree
+from kenso_git.repo.worktreediff import head_commit
+from kenso_git.repo.worktreediff import name_status
+from kenso_git.repo.worktreediff import worktree_entries
 
-# Every Markdown file, in any folder and any case (what `workspace.is_markdown` accepts).
-DOC_PATHSPECS = tuple(f":(glob,icase)**/*{suffix}" for suffix in MARKDOWN_SUFFIXES)
 MAX_REV_CHARS = 256
 MAX_LISTED_PATHS = 500  # above, one listing of the whole tree is cheaper than the arguments
 _RECORD = "\x1e"
@@ -77,10 +82,12 @@ class Change(NamedTuple):
 
 
 def resolve_revision(ws: Workspace, rev: str) -> str:
-    """The commit id `rev` names (a branch, tag, id, `HEAD~3`, `origin/main`...).
+    """The commit id `rev` names (a branch, tag, id, `HEAD~3`, `origin/main`, `:/words`
+    of a commit message...).
 
     Raises:
-        UsageError: not a git work tree, or `rev` names no commit here.
+        UsageError: not a git work tree, or `rev` names no commit here (nothing, or a
+            tree or a file).
     """
     if ws.git_dir is None:
         raise UsageError(
@@ -94,21 +101,48 @@ def resolve_revision(ws: Workspace, rev: str) -> str:
             hint="name a commit: a branch, a tag, a commit id, HEAD~3 or origin/main",
         )
     try:
-        out = run_git(
-            ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text + "^{commit}"
-        )
+        return _commit_named(ws, text)
     except GitError:
-        shallow = any(
-            d is not None and (d / "shallow").is_file() for d in (ws.git_dir, ws.common_dir)
-        )
+        kind = _object_kind(ws, text)
+    if kind is not None:
         raise UsageError(
-            f"unknown revision {shown(text)}: no commit of this repository has that name"
-            + (" (this clone is shallow: older commits are not here)" if shallow else ""),
-            hint="`git fetch --deepen=50` (or `--unshallow`) brings older commits"
-            if shallow
-            else "check it with `git log -1 REV`; a remote branch needs a `git fetch` first",
-        ) from None
-    return out.strip()
+            f"not a commit: {shown(text)} names a {kind}",
+            hint="name a commit: a branch, a tag, a commit id, HEAD~3 or :/message words "
+            "(REV:path and REV^{tree} name a file or a folder)",
+        )
+    shallow = any(d is not None and (d / "shallow").is_file() for d in (ws.git_dir, ws.common_dir))
+    raise UsageError(
+        f"unknown revision {shown(text)}: no commit of this repository has that name"
+        + (" (this clone is shallow: older commits are not here)" if shallow else ""),
+        hint="`git fetch --deepen=50` (or `--unshallow`) brings older commits"
+        if shallow
+        else "check it with `git log -1 REV`; a remote branch needs a `git fetch` first",
+    )
+
+
+def _commit_named(ws: Workspace, text: str) -> str:
+    """The commit id `text` names, a tag peeled to its commit.
+
+    Raises:
+        GitError: `text` names no commit.
+    """
+    if text.startswith(":/"):
+        # `:/words` (the youngest commit whose message matches) takes all that follows as
+        # its pattern, so a `^{commit}` appended would be searched for: named alone, it
+        # always names a commit
+        return run_git(ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text).strip()
+    return run_git(
+        ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text + "^{commit}"
+    ).strip()
+
+
+def _object_kind(ws: Workspace, text: str) -> str | None:
+    """The type of the object `text` names (a tree, a blob...), None when it names none."""
+    try:
+        oid = run_git(ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text).strip()
+        return run_git(ws, "cat-file", "-t", oid).strip() or None
+    except GitError:
+        return None
 
 
 def changes(
@@ -125,32 +159,34 @@ def changes(
     Raises:
         GitError: git failed.
     """
-    old, new = since, until
-    diff_args = ["diff", "--name-status", "-M", "-z", "--no-ext-diff", "--ignore-submodules=all"]
-    diff_args += [old] if new is None else [old, new]
-    entries = list(_name_status(run_git(ws, *diff_args, "--", *DOC_PATHSPECS)))
-    dirty: set[str] = set()
-    head = _head(ws) if new is None else new
-    if new is None:
-        untracked = _untracked_docs(ws)
-        entries += [("A", None, p) for p in untracked]
-        dirty = _worktree_dirty(ws, head, untracked)
-    head_or_new = head
-    counts, last = _commits_by_path(ws, old, head_or_new)
+    if until is None:
+        head = head_commit(ws)
+        entries, worktree = worktree_entries(ws, since, head)
+    else:
+        head, worktree = until, Worktree({}, set(), set())
+        entries = list(name_status(run_git(ws, *DIFF, since, until, "--", *DOC_PATHSPECS)))
+    commits = _commits_by_path(ws, since, head)
     out: list[Change] = []
     for code, before, after in entries:
         change = _change(code, before, after, is_doc)
         if change is None:
             continue
         status, path, old_path = change
+        dirty = worktree.dirty
+        uncommitted = path in dirty or (old_path is not None and old_path in dirty)
+        if status == "deleted":  # the commits know it by its last name (at `head`, if any)
+            key = commits.named.get(path, path)
+            uncommitted = uncommitted or key in worktree.gone
+        else:  # by its name at `head`, before a rename in the work tree
+            key = worktree.at_head.get(path, path)
         out.append(
             Change(
                 path=path,
                 status=status,
                 old_path=old_path,
-                commits=counts.get(path, 0),
-                last_commit=last.get(path),
-                uncommitted=path in dirty or (old_path is not None and old_path in dirty),
+                commits=commits.counts.get(key, 0),
+                last_commit=commits.last.get(key),
+                uncommitted=uncommitted,
             )
         )
     out.sort(key=lambda c: c.path)
@@ -174,76 +210,51 @@ def _change(
     return _STATUS.get(kind, "modified"), after, None
 
 
-def _name_status(out: str) -> Iterator[tuple[str, str | None, str]]:
-    """(status code, old path or None, path) of `git diff --name-status -z` output."""
-    fields = out.split("\0")
-    i = 0
-    while i < len(fields) and fields[i]:
-        code = fields[i]
-        if code[:1] in "RC" and i + 2 < len(fields):
-            yield code, fields[i + 1], fields[i + 2]
-            i += 3
-        elif i + 1 < len(fields):
-            yield code, None, fields[i + 1]
-            i += 2
-        else:
-            break
+class _RangeCommits(NamedTuple):
+    """The commits of a range, by the name each doc has at its end (or last had)."""
+
+    counts: dict[str, int]  # how many commits changed the doc
+    last: dict[str, Commit]  # the newest of them
+    named: dict[str, str]  # a doc's name at the range's start -> its name here, if renamed
 
 
-def _untracked_docs(ws: Workspace) -> list[str]:
-    out = run_git(ws, "ls-files", "-z", "--others", "--exclude-standard", "--", *DOC_PATHSPECS)
-    return [p for p in out.split("\0") if p]
-
-
-def _worktree_dirty(ws: Workspace, head: str | None, untracked: list[str]) -> set[str]:
-    """Docs whose work-tree file differs from `head`'s (untracked ones included)."""
-    if head is None:
-        return set(untracked)
-    out = run_git(ws, "diff", "--name-only", "-z", "--no-renames", head, "--", *DOC_PATHSPECS)
-    return {p for p in out.split("\0") if p} | set(untracked)
-
-
-def _head(ws: Workspace) -> str | None:
-    try:
-        return run_git(ws, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
-    except GitError:
-        return None
-
-
-def _commits_by_path(
-    ws: Workspace, old: str, new: str | None
-) -> tuple[dict[str, int], dict[str, Commit]]:
-    """For each doc path as at `new`: how many commits of `old..new` changed it, and the
-    newest of them. A rename carries the commits before it over to the new name."""
-    counts: dict[str, int] = {}
-    last: dict[str, Commit] = {}
+def _commits_by_path(ws: Workspace, old: str, new: str | None) -> _RangeCommits:
+    """For each doc path as at `new` (a deleted doc: its last path): how many commits of
+    `old..new` changed it, and the newest of them. A rename carries the commits before it
+    over to the new name."""
+    found = _RangeCommits({}, {}, {})
     if new is None or new == old:
-        return counts, last
+        return found
+    counts, last, later = found
     # No pathspec: git's glob and icase magic cost 10x the walk itself (0.56 against 0.04 s
     # over 1,000 commits); what is not a doc is passed over here.
     out = run_git(ws, "log", _FORMAT, "--name-status", "-M", "-z", f"{old}..{new}")
-    later: dict[str, str] = {}  # a name in older commits -> the path it has at `new`
+    # `later`: a name as the commits walked so far (newest first) left it -> the doc's path
+    # at `new`; a name a commit added named nothing before it (a deleted doc may have had it)
     for commit, files in _log_records(out):
-        touched: set[str] = set()
-        for _code, before, after in files:
-            if not is_markdown(after) and (before is None or not is_markdown(before)):
-                continue
-            final = later.get(after, after)
-            touched.add(final)
+        docs = [
+            (code, before, after, later.get(after, after))
+            for code, before, after in files
+            if is_markdown(after) or (before is not None and is_markdown(before))
+        ]
+        for code, _before, after, _final in docs:
+            if code[:1] in "AR":
+                later.pop(after, None)
+        for _code, before, _after, final in docs:
             if before is not None:
                 later[before] = final
-        for path in touched:
+        for path in {final for *_entry, final in docs}:
             counts[path] = counts.get(path, 0) + 1
             last.setdefault(path, commit)
-    return counts, last
+    return found
 
 
-def _log_records(out: str) -> Iterator[tuple[Commit, list[tuple[str, str | None, str]]]]:
+def _log_records(out: str) -> Iterator[tuple[Commit, list[Entry]]]:
     """(commit, name-status entries) of `git log _FORMAT --name-status -z` output, newest first."""
     fields = out.split("\0")
     i = 0
     commit: Commit | None = None
-    files: list[tuple[str, str | None, str]] = []
+    files: list[Entry] = []
     while i < len(fields):
         token = fields[i].lstrip("\n")
         if token.startswith(_RECORD):
