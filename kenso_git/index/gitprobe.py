@@ -95,17 +95,20 @@ def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list
     """A fingerprint that changes whenever an ignore file or the settings might have."""
     from kenso_git.repo.gitconfig import excludes_file
     from kenso_git.repo.gitconfig import read_config
+    from kenso_git.repo.ignore import MATCHER
+    from kenso_git.repo.ignore import folds_case
 
     assert ws.common_dir is not None
-    shared = [str(excludes_file(read_config(ws))), str(ws.common_dir / "info" / "exclude")]
+    config = read_config(ws)
+    shared = [str(excludes_file(config)), str(ws.common_dir / "info" / "exclude")]
     # A listed rule file differs from HEAD: its stat data says when it changes again. A
     # rule file that is not listed holds HEAD's text, which the mark's HEAD pins down.
     keys = {path: _stat_key(path) for path in shared}
     keys.update({path: _stat_key(os.path.join(ws.root, path)) for path in listed})
-    # the size cap decides which files are indexed too: a new one walks every doc (#26)
-    return json.dumps(
-        [list(scope), list(settings.exclude), sorted(keys.items()), settings.max_file_size]
-    )
+    # the size cap decides which files are indexed too: a new one walks every doc (#26); so
+    # do the matcher and `core.ignorecase`: docs they hid before are found by one walk
+    matching = [MATCHER, folds_case(config), settings.max_file_size]
+    return json.dumps([list(scope), list(settings.exclude), sorted(keys.items()), matching])
 
 
 def probe(

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -181,6 +182,16 @@ def signatures_hold(signatures: dict[str, Signature]) -> bool:
     return all(_signature(path) == sig for path, sig in signatures.items())
 
 
+# How patterns are matched: an index records it with the rule files it was synced under, so a
+# matcher that reads a pattern otherwise (git's folder rules, `core.ignorecase`) walks once.
+MATCHER = "git-dir.c-1"
+
+
+def folds_case(config: Mapping[str, str]) -> bool:
+    """Whether git compares paths with ASCII case folded (`core.ignorecase`)."""
+    return is_true(config.get("core.ignorecase", "false"))
+
+
 def _base_sources(
     ws: Workspace, settings: Settings, watched: dict[str, Signature]
 ) -> tuple[list[_Source], bool]:
@@ -191,7 +202,7 @@ def _base_sources(
     if ws.is_git:
         assert ws.common_dir is not None
         config = read_config(ws)
-        fold = is_true(config.get("core.ignorecase", "false"))
+        fold = folds_case(config)
         for path in (excludes_file(config), ws.common_dir / "info" / "exclude"):
             watched[str(path)] = _signature(str(path))  # before reading: a later edit shows
             lines = _read_lines(path)

@@ -257,3 +257,40 @@ def _meta(db: Path) -> dict[str, str]:
         return dict(conn.execute("SELECT key, value FROM meta"))
     finally:
         conn.close()
+
+
+def test_an_index_synced_under_another_matcher_walks_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index synced by a version whose matcher hid a tracked doc (`x/**` with
+    `!x/keep.md` hid it before git's folder rules were followed): the next check finds
+    the doc, though no rule file changed since (the mark records the matcher)."""
+    from kenso_git.repo import ignore
+
+    root = init_repo(
+        tmp_path / "repo",
+        {
+            ".gitignore": "x/**\n!x/keep.md\n",
+            "docs/a.md": doc("A"),
+            "x/keep.md": doc("Keep", "The keepword is here.\n"),
+        },
+    )
+    real, real_in = ignore.IgnoreRules.is_ignored, ignore.IgnoreRules.is_ignored_in
+
+    def older(self: ignore.IgnoreRules, rel: str, *, is_dir: bool = False) -> bool:
+        return rel in ("x", "x/keep.md") or real(self, rel, is_dir=is_dir)
+
+    def older_in(self: ignore.IgnoreRules, folder: str, name: str, *, is_dir: bool) -> bool:
+        hidden = (folder, name) in (("", "x"), ("x", "keep.md"))
+        return hidden or real_in(self, folder, name, is_dir=is_dir)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ignore, "MATCHER", "an older matcher")
+        patched.setattr(ignore.IgnoreRules, "is_ignored", older)
+        patched.setattr(ignore.IgnoreRules, "is_ignored_in", older_in)
+        kb = KnowledgeBase.open(root)
+        kb.ingest()
+        assert [path for path, _, _ in _files(kb.db_path)] == ["docs/a.md"]
+    kb = KnowledgeBase.open(root)
+    kb.search("keepword")  # the query's check syncs first
+    assert [path for path, _, _ in _files(kb.db_path)] == ["docs/a.md", "x/keep.md"]
