@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from kenso_git.triggers.watcher import Watcher
 
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
-WATCHER_STARTING = "the watcher is starting"
 
 # The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
 # a server's first answer need not wait for (#32).
@@ -140,26 +139,6 @@ class Service:
         answer before the catch-up and walk the tree twice at once (twice the memory)."""
         if self.watcher is not None:
             self.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", 10.0)
-
-    def watcher_health(self) -> tuple[bool | None, str | None]:
-        """`watcher_ok` and its reason for `health_check`: null only when it is off; false
-        while it starts (its catch-up not done), once it stopped, or when it failed."""
-        if self.watcher is None:
-            if self.watch_error is not None:
-                return False, self.shown(self.watch_error)
-            if self.watch_planned:
-                return False, WATCHER_STARTING
-            return None, "the watcher is off (serve --no-watch or watch = false)"
-        st = self.watcher.status()
-        if st.ok is False:
-            return False, self.shown(st.reason)
-        if st.mode == "stopped":
-            return False, "the watcher has stopped (the server is shutting down)"
-        if st.ok is None:
-            return False, WATCHER_STARTING
-        if st.mode == "starting":  # caught up; its file events are being set up
-            return True, "watching (caught up, setting up file events)"
-        return True, f"watching ({st.mode})"
 
     def require_index(self) -> KnowledgeBase:
         """The knowledge base, or NoIndexError when no index exists.

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from kenso_git.kb import KnowledgeBase
     from kenso_git.serve.service import Service
 
+WATCHER_STARTING = "the watcher is starting"
+
 SYNC_HINT = "run `kenso-git sync`"
 
 
@@ -80,7 +82,7 @@ def health_of(service: Service) -> HealthResult:
 
         out["drift"] = health_drift(service)
     service.after_catch_up()
-    out["watcher_ok"], out["watcher_reason"] = service.watcher_health()  # as it is after it
+    out["watcher_ok"], out["watcher_reason"] = watcher_health(service)  # as it is after it
     try:
         kb = service.kb()
         kb.refresh()  # like every read tool: answer about the work tree as it is now
@@ -170,3 +172,24 @@ def _staleness(service: Service, st: IndexState) -> tuple[bool | None, str | Non
         off = "" if kb.settings.query_sync else " and query-sync is off"
         return True, f"the work tree changed since the last sync{off}; {SYNC_HINT}"
     return st.stale, None
+
+
+def watcher_health(service: Service) -> tuple[bool | None, str | None]:
+    """`watcher_ok` and its reason for `health_check`: null only when it is off; false
+    while it starts (its catch-up not done), once it stopped, or when it failed."""
+    if service.watcher is None:
+        if service.watch_error is not None:
+            return False, service.shown(service.watch_error)
+        if service.watch_planned:
+            return False, WATCHER_STARTING
+        return None, "the watcher is off (serve --no-watch or watch = false)"
+    st = service.watcher.status()
+    if st.ok is False:
+        return False, service.shown(st.reason)
+    if st.mode == "stopped":
+        return False, "the watcher has stopped (the server is shutting down)"
+    if st.ok is None:
+        return False, WATCHER_STARTING
+    if st.mode == "starting":  # caught up; its file events are being set up
+        return True, "watching (caught up, setting up file events)"
+    return True, f"watching ({st.mode})"
