@@ -97,8 +97,11 @@ def _intent_index(ws: Workspace, paths: Sequence[str], folder: str) -> dict[str,
         return None
     env = {**scrubbed_env(), "GIT_INDEX_FILE": copy}
     add = ("add", "--intent-to-add", f"--pathspec-from-file={listed}", "--pathspec-file-nul")
-    try:  # a whole index written: never a split one's shared file beside git's own
-        _git(ws, env, "-c", "core.splitIndex=false", "--literal-pathspecs", *add)
+    # a whole index written (never a split one's shared file beside git's own), and no hook
+    # run: writing an index runs post-index-change, and a read runs none of the user's hooks
+    quiet = ("-c", "core.splitIndex=false", "-c", f"core.hooksPath={os.devnull}")
+    try:
+        _git(ws, env, *quiet, "--literal-pathspecs", *add)
     except GitError:
         return None
     return env

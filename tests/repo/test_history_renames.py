@@ -168,6 +168,20 @@ def test_a_work_tree_rename_leaves_gits_index_as_it_was(repo: Path) -> None:
     ]
 
 
+def test_a_work_tree_rename_runs_none_of_the_repositorys_hooks(repo: Path) -> None:
+    """The copy of git's index is written by `git add`, which runs `post-index-change`:
+    reading what changed must not run the user's hooks (husky's, a team's)."""
+    _renamed_then_edited(repo)
+    _plain_mv(repo)
+    hook = repo / ".git/hooks/post-index-change"
+    hook.write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/../../ran"\n', encoding="utf-8")
+    hook.chmod(0o755)
+
+    assert _changes(repo, "v1")["docs/omega.md"].commits == 2
+
+    assert not (repo / "ran").exists()
+
+
 def _messages(repo: Path) -> dict[str, str]:
     write(repo, {"a.md": "a\n"})
     first = commit_all(repo, "first: zebra page")
