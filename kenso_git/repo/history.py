@@ -282,7 +282,16 @@ def _header(token: str) -> Commit:
         when = int(stamp)
     except ValueError:
         when = 0
-    return Commit(sha, when, author, subject)
+    return Commit(sha, when, _capped(author), _capped(subject))
+
+
+# A subject or author past this is cut (git asks for 50 to 72 characters): every answer
+# naming the commit must fit an agent's answer (48,000 characters), whatever a commit says.
+MAX_HEADER_CHARS = 1000
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= MAX_HEADER_CHARS else text[: MAX_HEADER_CHARS - 1] + "…"
 
 
 def last_commits(

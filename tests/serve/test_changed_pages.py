@@ -14,7 +14,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from kenso_git.repo.history import MAX_HEADER_CHARS
 from kenso_git.serve.caps import MAX_RESULT_CHARS
+from kenso_git.serve.mcp.answer import answer
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 from tests.helpers import git
@@ -150,20 +152,30 @@ async def test_a_cursor_resumes_after_its_path_when_the_work_tree_changed(many: 
     assert second["total"] == MANY + 1
 
 
-async def test_one_result_larger_than_an_answer_is_an_error_not_a_cut_text(
-    tmp_path: Path,
-) -> None:
-    """A commit subject of 60,000 characters: the one change naming it cannot fit any
-    answer. The text was cut at the cap (invalid JSON, `isError` false); now the answer
-    is refused whole, as JSON that says why and what to do."""
+async def test_a_commit_subject_of_60000_characters_is_cut_and_served(tmp_path: Path) -> None:
+    """The one change naming such a commit could fit no answer (the text was cut at the
+    cap: invalid JSON, `isError` false); its subject is cut to MAX_HEADER_CHARS instead."""
     root = init_repo(tmp_path / "repo", {"docs/a.md": _page_text(1)})
     git(root, "tag", "base")
     write(root, {"docs/a.md": _page_text(2)})
     git(root, "commit", "-qam", "long " * 12_000)
     params = StdioServerParameters(command=str(KENSO_EXE), args=["serve"], cwd=root, env=_env())
     async with Client(params) as client:
-        refused = await client.call_tool("changed_docs", {"since": "base"})
-    assert refused.is_error
-    body = json.loads(refused.content[0].text)
-    assert "more than the 48,000" in body["error"]
-    assert "kenso-git command line" in body["hint"]
+        found = await client.call_tool("changed_docs", {"since": "base"})
+    assert not found.is_error
+    (change,) = json.loads(found.content[0].text)["results"]
+    subject = change["last_commit"]["subject"]
+    assert (
+        len(subject) == MAX_HEADER_CHARS and subject.startswith("long long") and subject[-1] == "…"
+    )
+
+
+def test_an_answer_past_the_cap_is_an_error_not_a_cut_text() -> None:
+    """What no tool's trimming brought under the cap is refused whole, as JSON that says
+    why and what to do (the text was cut at the cap: invalid JSON, `isError` false)."""
+    body = {"results": ["x" * (MAX_RESULT_CHARS + 10)]}
+    refused = answer(lambda: (body, body))
+    assert refused["isError"] is True
+    said = json.loads(refused["content"][0]["text"])
+    assert "more than the 48,000" in said["error"]
+    assert "kenso-git command line" in said["hint"]
