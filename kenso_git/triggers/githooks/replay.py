@@ -35,6 +35,28 @@ def git_command(pid: int | None) -> list[str]:
     return args
 
 
+MAX_HOPS = 4  # git -> husky's wrapper -> the team's hook file -> kenso-git's launcher
+
+
+def git_ancestor(pid: int) -> int | None:
+    """The nearest of `pid` and its ancestors that is git (MAX_HOPS at most), or None (no
+    /proc): a hook file another tool keeps runs kenso-git from its own shell, and only
+    kenso-git's shims name git's process (`KENSO_GIT_PID`)."""
+    for _ in range(MAX_HOPS):
+        if pid <= 1:
+            return None
+        try:
+            with open(f"/proc/{pid}/comm", "rb") as comm:
+                if comm.read().strip() == b"git":
+                    return pid
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                # `pid (comm) state ppid ...`: comm may hold spaces and parentheses
+                pid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+    return None
+
+
 def is_plain_am(git_dir: Path | None) -> bool:
     """Whether `rebase-apply/` is a `git am`'s own (a rebase's is marked `rebasing`)."""
     return git_dir is not None and (git_dir / "rebase-apply" / "applying").is_file()

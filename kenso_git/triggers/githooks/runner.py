@@ -41,6 +41,7 @@ from kenso_git.errors import IndexLockedError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
+from kenso_git.triggers.githooks.replay import git_ancestor
 from kenso_git.triggers.githooks.replay import leaving_command
 from kenso_git.triggers.githooks.shim import HOOK_NAMES
 from kenso_git.triggers.githooks.shim import RETIRED_HOOKS
@@ -427,7 +428,9 @@ def _git_pid(call: HookCall, environ: Mapping[str, str] | None = None) -> int | 
     if call.name != "post-index-change":
         return None
     raw = (os.environ if environ is None else environ).get("KENSO_GIT_PID", "")
-    return int(raw) if raw.isdigit() and int(raw) > 1 else None
+    if raw.isdigit() and int(raw) > 1:
+        return int(raw)  # the shim's parent: git
+    return git_ancestor(os.getppid())  # a line in another tool's hook file sets none
 
 
 def _wait_for_exit(pid: int, timeout: float = 60.0) -> None:

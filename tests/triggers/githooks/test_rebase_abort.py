@@ -56,3 +56,31 @@ def test_rebase_abort_syncs_the_index_back_to_the_branch(repo: Path, tmp_path: P
     state = KnowledgeBase.open(repo).state()
     assert state.as_of == git(repo, "rev-parse", "HEAD").strip()
     assert index_dump(repo) == fresh_dump(repo, tmp_path)
+
+
+def test_rebase_abort_syncs_through_a_hook_file_the_team_keeps(repo: Path, tmp_path: Path) -> None:
+    """A tracked hooks folder (core.hooksPath, as husky 5-8 and teams keep one) runs
+    kenso-git by the line `hooks install` prints, which sets no KENSO_GIT_PID: kenso-git's
+    parent is that file's shell, not git. It used to take `rebase --abort` for a replayed
+    commit and skip it; it finds git among its ancestors now."""
+    from kenso_git.triggers.githooks.owned import hook_line
+
+    conflicting_branches(repo)
+    hooks = repo / ".githooks"
+    hooks.mkdir()
+    script = hooks / "post-index-change"
+    script.write_text("#!/bin/sh\n" + hook_line("post-index-change") + "\n", encoding="utf-8")
+    script.chmod(0o755)
+    git(repo, "config", "core.hooksPath", ".githooks")
+    kb = KnowledgeBase.open(repo)
+    kb.ingest(warn=lambda *_: None)
+    stopped = hooked_git(repo, "rebase", "main")
+    assert stopped.returncode != 0 and (repo / ".git" / "rebase-merge").is_dir()
+    kb.sync()
+    assert kb.state().as_of == git(repo, "rev-parse", "main").strip()
+    aborted = hooked_git(repo, "rebase", "--abort")
+    assert aborted.returncode == 0, aborted.stderr
+    wait_for_detached_sync(repo, timeout=10)
+    state = KnowledgeBase.open(repo).state()
+    assert state.as_of == git(repo, "rev-parse", "HEAD").strip()
+    assert index_dump(repo) == fresh_dump(repo, tmp_path)
