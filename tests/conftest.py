@@ -9,6 +9,12 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    """The event loop of every `pytest.mark.anyio` test (MCP and LSP clients): asyncio."""
+    return "asyncio"
+
+
 def _fingerprint(folder: Path) -> dict[str, str]:
     db = folder / ".kenso"
     files = [db / "docs.db", db / "docs.db-wal"]  # -shm changes on reads too

@@ -23,11 +23,6 @@ from tests.helpers import write
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """Two committed docs and one uncommitted, all about the zebra, indexed."""
     root = init_repo(

@@ -30,11 +30,6 @@ STARTS_IN_PROJECT = ("claude-code", "codex", "gemini")
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def repos(tmp_path: Path) -> tuple[Path, Path]:
     """Two indexed repositories."""
     first, second = make_repo(tmp_path / "first"), make_repo(tmp_path / "second")

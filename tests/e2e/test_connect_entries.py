@@ -25,11 +25,6 @@ MINIMAL_PATH = "/usr/bin:/bin"
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def indexed(tmp_path: Path) -> Path:
     root = make_repo(tmp_path / "repo")
     ingest(root)

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,3 +73,19 @@ def server_env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("KENSO_DATABASE_URL", None)
     return env
+
+
+async def structured_call(root: Path, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+    """Whether one call of `tool` on an in-memory MCP session of `root` failed, and its
+    structured content (the JSON text where the tool gives none, as errors do)."""
+    from mcp import Client
+
+    from kenso_git.serve.mcp.server import build_server
+    from kenso_git.serve.service import Service
+
+    async with Client(build_server(Service(root))) as client:
+        result = await client.call_tool(tool, args)
+    body = result.structured_content
+    if body is None:
+        body = json.loads(result.content[0].text)  # type: ignore[union-attr]
+    return bool(result.is_error), body

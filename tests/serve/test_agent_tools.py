@@ -16,11 +16,6 @@ from tests.serve.conftest import ingest
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def call(root: Path, tool: str, args: dict[str, Any]) -> tuple[Any, Any]:
     async with Client(build_server(Service(root))) as client:
         result = await client.call_tool(tool, args)

@@ -46,11 +46,6 @@ MISFITS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
 CALLS = [(tool, args) for tool, args in NOT_A_STRING] + [(t, a) for t, a, _ in MISFITS]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def _answers(client: Client) -> list[tuple[bool, str]]:
     out = []
     for tool, args in CALLS:

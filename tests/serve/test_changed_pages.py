@@ -29,11 +29,6 @@ pytestmark = pytest.mark.anyio
 MANY = 300
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _page_text(i: int) -> str:
     return f"# Page {i}\n\n## Section {i}\n\nThe word dugong number {i} is in this page here.\n"
 

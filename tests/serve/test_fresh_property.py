@@ -29,11 +29,6 @@ WORDS = ("alpha", "bravo", "canary", "delta", "ember", "falcon")
 STEPS = 24
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _text(rng: random.Random, name: str) -> str:
     picked = rng.sample(WORDS, 3)
     return (

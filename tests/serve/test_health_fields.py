@@ -37,11 +37,6 @@ STARTING = "the watcher is starting"
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def reindex_repo(tmp_path: Path) -> Path:
     root = make_repo(tmp_path / "repo", extra="allow-reindex = true\n")
     ingest(root)

@@ -5,34 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mcp import Client
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.serve.mcp.server import build_server
-from kenso_git.serve.service import Service
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
 from tests.helpers import write
+from tests.serve.conftest import structured_call as call
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-async def call(root: Path, tool: str, args: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-    async with Client(build_server(Service(root))) as client:
-        result = await client.call_tool(tool, args)
-    body = result.structured_content
-    if body is None:
-        body = json.loads(result.content[0].text)  # type: ignore[union-attr]
-    return bool(result.is_error), body
 
 
 @pytest.fixture

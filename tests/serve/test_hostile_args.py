@@ -25,11 +25,6 @@ from tests.serve.conftest import make_repo
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def _call(root: Path, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
     async with Client(build_server(Service(root))) as client:
         result = await client.call_tool(tool, args)

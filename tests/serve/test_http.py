@@ -110,11 +110,6 @@ async def test_sdk_client_searches_over_http_and_reindex_is_not_offered(
     assert refused.is_error
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _serve_refused(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """Run an HTTP `serve` that is expected to refuse to start (port 1 is never bound)."""
     return subprocess.run(

@@ -19,11 +19,6 @@ from kenso_git.serve.service import Service
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _append(path: Path, line: str) -> Callable[[], None]:
     """Append `line` to `path`; the returned function restores the old text (or removes it)."""
     old = path.read_text(encoding="utf-8") if path.exists() else None

@@ -62,11 +62,6 @@ AIMED: Calls = [
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def planted(tmp_path: Path) -> Path:
     """docs/ (the scope) with links to .env, .git/config, ignored/ and private/ docs."""
     root = make_repo(tmp_path / "repo", scoped=("docs",))

@@ -29,11 +29,6 @@ PLAN = "docs/plan.md"
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """v1 holds docs/plan.md (bluefalcon) and docs/other.md; HEAD deleted plan.md."""
     root = init_repo(

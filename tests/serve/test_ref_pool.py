@@ -26,11 +26,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """v1: walrus.md and seal.md; v2 edits seal.md; HEAD deletes walrus.md."""
     root = init_repo(

@@ -21,11 +21,6 @@ from tests.helpers import write
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def call(root: Path, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
     async with Client(build_server(Service(root))) as client:
         result = await client.call_tool(tool, args)

@@ -24,11 +24,6 @@ from tests.serve.rpc import tool_call
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _raw_session(
     root: Path, requests: list[dict[str, object]], env: dict[str, str]
 ) -> tuple[list[str], str]:

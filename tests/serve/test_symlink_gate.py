@@ -21,11 +21,6 @@ SECRET_CONFIG_LINE = "\turl = https://user:gryphonpass@example.com/repo.git\n"
 HIDDEN_WORDS = ("zebracorn", "gryphonpass", "payment roadmap", "kept out of the index")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def plant(root: Path) -> None:
     """In-scope (docs/) links to a dotfile, .git/config, an ignored doc and an out-of-scope doc."""
     (root / ".env").write_text(SECRET_ENV, encoding="utf-8")

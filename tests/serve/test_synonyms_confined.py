@@ -18,11 +18,6 @@ pytestmark = pytest.mark.anyio
 GROUPS = '{"groups": [["quasarword", "billing"]]}\n'
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _repo(tmp_path: Path, setting: str) -> Path:
     (tmp_path / "outside.json").write_text(GROUPS, encoding="utf-8")
     root = make_repo(tmp_path / "repo", extra=f"synonyms = {json.dumps(setting)}\n")

@@ -38,11 +38,6 @@ READ_TOOLS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def call(root: Path, tool: str, args: dict[str, Any] | None = None) -> tuple[Any, Any]:
     async with Client(build_server(Service(root))) as client:
         result = await client.call_tool(tool, args or {})

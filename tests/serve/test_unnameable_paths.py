@@ -21,11 +21,6 @@ pytestmark = pytest.mark.anyio
 ODD = ["~notes.md", "50%25-off.md", "a\\b.md", "tab\there.md"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_every_path_an_answer_gives_can_be_opened(tmp_path: Path) -> None:
     files = {name: doc(f"Pangolin {i}", "pangolin notes. " * 20) for i, name in enumerate(ODD)}
     root = init_repo(tmp_path / "repo", {"docs/plain.md": doc("Pangolin", "pangolin. " * 20)})

@@ -35,11 +35,6 @@ STEPS = 20
 CONVERGE_S = 20.0
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _step(rng: random.Random, root: Path, step: int) -> str:
     if rng.random() < 0.2:  # a branch switch: everything committed, then the other branch
         git(root, "add", "-A")

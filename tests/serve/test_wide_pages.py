@@ -6,34 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mcp import Client
 
 from kenso_git.kb import KnowledgeBase
-from kenso_git.serve.mcp.server import build_server
-from kenso_git.serve.service import Service
 from tests.helpers import git
 from tests.helpers import init_repo
+from tests.serve.conftest import structured_call as call
 
 pytestmark = pytest.mark.anyio
 
 TEXT = "# Sixteen page\n\n## Sixteen section\n\nThe word pangolin appears in this page.\n"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-async def call(root: Path, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
-    async with Client(build_server(Service(root))) as client:
-        result = await client.call_tool(tool, args)
-    body = result.structured_content
-    if body is None:
-        body = json.loads(result.content[0].text)  # type: ignore[union-attr]
-    return bool(result.is_error), body
 
 
 @pytest.fixture(params=["utf-16", "utf-32"])
