@@ -42,6 +42,8 @@ MISFITS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("search_docs", {"query": "x", "limit": "many"}, ("limit", "an integer", "'many'")),
     ("search_multi", {"queries": ["a", 1]}, ("queries", "an array of strings")),
     ("read_snippet", {"path": "docs/deploy.md", "query": 5}, ("query", "a string", "5")),
+    # past Python's 4,300-digit limit of int(): the check itself raised (an internal error)
+    ("search", {"query": "x", "page_size": "9" * 5000}, ("page_size", "an integer")),
 ]
 CALLS = [(tool, args) for tool, args in NOT_A_STRING] + [(t, a) for t, a, _ in MISFITS]
 

@@ -54,9 +54,13 @@ def _integer(value: Any, _schema: Mapping[str, Any]) -> Fit:
     if isinstance(value, float) and value.is_integer():
         return True, int(value)
     found = _INTEGER.fullmatch(value) if isinstance(value, str) else None
-    if found is not None:
+    if found is not None and len(found.group(1)) <= _MAX_DIGITS:
         return True, int(found.group(1))
     return False, value
+
+
+# int() refuses a string of more digits (sys.get_int_max_str_digits): no such value fits
+_MAX_DIGITS = 4300
 
 
 def _array(value: Any, schema: Mapping[str, Any]) -> Fit:
