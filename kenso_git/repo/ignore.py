@@ -56,22 +56,45 @@ class _Pattern(NamedTuple):
     regex: bytes  # a full match of the (folded) subject means the pattern matches
 
 
-class _Probe(NamedTuple):
+class _Probe:
     """The patterns of one file that can match one kind of entry (a file, a folder), the
     last line first. Most paths match none: one alternation of them all says so at once
-    (it has no groups, so the engine drops an alternative at its first differing byte)."""
+    (it has no groups, so the engine drops an alternative at its first differing byte).
+    Each regex is compiled when first needed, a line's own once per file for both kinds
+    (`compiled`): a 900-line file compiled every line twice at each load (0.19 s), and a
+    sync that asks nothing of a file compiles nothing of it."""
 
-    on_name: Fullmatch | None  # matches when some pattern without a slash matches the name
-    on_path: Fullmatch | None  # matches when some pattern with a slash matches the path
-    lines: tuple[tuple[bool, bool, Fullmatch], ...]  # (on_name, negative, fullmatch)
+    __slots__ = ("_alternations", "compiled", "lines")
+
+    def __init__(
+        self, lines: tuple[tuple[bool, bool, bytes], ...], compiled: dict[bytes, Fullmatch]
+    ) -> None:
+        self.lines = lines  # (on_name, negative, regex)
+        self.compiled = compiled  # shared by the file's two probes
+        # matching the name (patterns without a slash), matching the path (the others)
+        self._alternations: tuple[Fullmatch | None, Fullmatch | None] | None = None
+
+    def _any(self) -> tuple[Fullmatch | None, Fullmatch | None]:
+        if self._alternations is None:
+
+            def alternation(on_name: bool) -> Fullmatch | None:
+                sources = [regex for name, _neg, regex in self.lines if name == on_name]
+                return _fullmatch(b"|".join(sources)) if sources else None
+
+            self._alternations = (alternation(True), alternation(False))
+        return self._alternations
 
     def verdict(self, below: bytes, name: bytes) -> bool | None:
-        if (self.on_name is None or self.on_name(name) is None) and (
-            self.on_path is None or self.on_path(below) is None
+        on_name, on_path = self._any()
+        if (on_name is None or on_name(name) is None) and (
+            on_path is None or on_path(below) is None
         ):
             return None
-        for on_name, negative, match in self.lines:
-            if match(name if on_name else below) is not None:
+        for by_name, negative, regex in self.lines:
+            match = self.compiled.get(regex)
+            if match is None:
+                match = self.compiled[regex] = _fullmatch(regex)
+            if match(name if by_name else below) is not None:
                 return not negative
         return None  # pragma: no cover - the alternation matched, so one line does
 
@@ -127,20 +150,20 @@ def _compile(lines: Iterable[bytes], base: str, fold: bool) -> _Source | None:
     if not patterns:
         return None
     skip = len(_as_bytes(base)) + 1 if base else 0
-    return _Source(base, _probe(patterns, folders=False), _probe(patterns, folders=True), skip)
+    compiled: dict[bytes, Fullmatch] = {}
+    files, folders = (_probe(patterns, compiled, folders=f) for f in (False, True))
+    return _Source(base, files, folders, skip)
 
 
-def _probe(patterns: list[_Pattern], *, folders: bool) -> _Probe:
+def _fullmatch(regex: bytes) -> Fullmatch:
     import re  # only once some rule file has a pattern
 
+    return re.compile(regex, re.DOTALL).fullmatch
+
+
+def _probe(patterns: list[_Pattern], compiled: dict[bytes, Fullmatch], *, folders: bool) -> _Probe:
     taken = [p for p in reversed(patterns) if folders or not p.dir_only]
-
-    def alternation(on_name: bool) -> Fullmatch | None:
-        sources = [p.regex for p in taken if p.on_name == on_name]
-        return re.compile(b"|".join(sources), re.DOTALL).fullmatch if sources else None
-
-    lines = tuple((p.on_name, p.negative, re.compile(p.regex, re.DOTALL).fullmatch) for p in taken)
-    return _Probe(alternation(True), alternation(False), lines)
+    return _Probe(tuple((p.on_name, p.negative, p.regex) for p in taken), compiled)
 
 
 def _pattern(line: bytes, fold: bool) -> _Pattern | None:
