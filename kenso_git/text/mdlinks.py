@@ -145,15 +145,21 @@ def region_list(doc: Document) -> list[tuple[int, int]]:
 
 
 def _outside_comments(body: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The ranges of [start, end) outside HTML comments; an escaped `<` (`\\<!--`, as a
+    fix writes a path that starts so) opens none."""
+    seek = start
     while start < end:
-        opened = body.find("<!--", start, end)
+        opened = body.find("<!--", seek, end)
+        if opened > 0 and body[opened - 1] == "\\" and escaped(body, opened):
+            seek = opened + 1
+            continue
         if opened < 0:
             yield start, end
             return
         if opened > start:
             yield start, opened
         closed = body.find("-->", opened + 4, end)
-        start = end if closed < 0 else closed + 3
+        start = seek = end if closed < 0 else closed + 3
 
 
 def link_kind(body: str, at: int, floor: int) -> str | None:

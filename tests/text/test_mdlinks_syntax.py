@@ -112,6 +112,7 @@ def test_a_definition_with_an_unbalanced_destination_is_none() -> None:
         ("foo)(bar.md", False, "foo\\)\\(bar.md"),
         ("a<b>.md", True, "<a\\<b\\>.md>"),
         ("<lead.md", False, "\\<lead.md"),
+        ("<!--x.md", False, "\\<!--x.md"),  # an escaped `<` opens no HTML comment
         ("back\\slash.md", False, "back\\\\slash.md"),
         ("a (b.md", False, "<a (b.md>"),
     ],
