@@ -34,10 +34,9 @@ from kenso_git.repo.workspace import is_markdown
 from kenso_git.repo.workspace import is_undecodable
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import decode
+from kenso_git.text.parse import looks_binary
 from kenso_git.text.parse import parse_document
-from kenso_git.text.parse import unicode_bom
 
-BINARY_PROBE = 8192
 # Folders of installed third-party code: their READMEs and licences are not the project's.
 ENV_FOLDER_NAMES = frozenset(
     {"node_modules", "bower_components", "site-packages", "__pycache__", ".tox", ".nox"}
@@ -383,7 +382,7 @@ def read_file(sf: SourceFile, max_size: int) -> Read | Skip:
         os.close(fd)
     if len(data) > max_size:
         return _too_large(sf, st.st_size, max_size)
-    if b"\x00" in data[:BINARY_PROBE] and unicode_bom(data) is None:
+    if looks_binary(data):
         return Skip(sf.path, FileStatus.BINARY, "looks binary (NUL bytes), not Markdown")
     seen = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     return Read(data, None if seen == (sf.size, sf.mtime_ns, sf.ctime_ns, sf.inode) else seen)
