@@ -22,13 +22,17 @@ _SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for the
 _SIGTERM = 15
 
 
-def run_git(ws: Workspace, *args: str, timeout: float = 30.0) -> str:
-    """Run `git ARGS` in the work tree with a scrubbed environment; return its stdout.
+def run_git(
+    ws: Workspace, *args: str, timeout: float = 30.0, env: Mapping[str, str] | None = None
+) -> str:
+    """Run `git ARGS` in the work tree with a scrubbed environment (or `env`, one made from
+    it); return its stdout.
 
     Raises:
         GitError: git is missing, timed out or failed.
     """
-    return finish(args, lambda: capture(git_argv(ws, args), scrubbed_env(), timeout))
+    environ = scrubbed_env() if env is None else env
+    return finish(args, lambda: capture(git_argv(ws, args), environ, timeout))
 
 
 class EarlyGit:

@@ -16,9 +16,6 @@ from collections.abc import Sequence
 
 from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
-from kenso_git.repo.gitrun import capture
-from kenso_git.repo.gitrun import finish
-from kenso_git.repo.gitrun import git_argv
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import MARKDOWN_SUFFIXES
@@ -49,8 +46,10 @@ def worktree_entries(ws: Workspace, since: str, head: str | None) -> tuple[list[
 
     def diffs(env: Mapping[str, str] | None) -> tuple[list[Entry], list[Entry]]:
         spec = ("--", *DOC_PATHSPECS)
-        entries = list(name_status(_git(ws, env, *DIFF, since, *spec)))
-        at_head = [] if head is None else list(name_status(_git(ws, env, *DIFF, head, *spec)))
+        entries = list(name_status(run_git(ws, *DIFF, since, *spec, env=env)))
+        at_head = (
+            [] if head is None else list(name_status(run_git(ws, *DIFF, head, *spec, env=env)))
+        )
         return entries, at_head
 
     entries, from_head = diffs(None)
@@ -67,17 +66,6 @@ def worktree_entries(ws: Workspace, since: str, head: str | None) -> tuple[list[
     at_head = {after: before for code, before, after in from_head if code[:1] == "R" and before}
     gone = {before or after for code, before, after in from_head if code[:1] in "DR"}
     return entries, Worktree(at_head, dirty | set(untracked), gone)
-
-
-def _git(ws: Workspace, env: Mapping[str, str] | None, *args: str) -> str:
-    """`run_git`, in `env` when given.
-
-    Raises:
-        GitError: git failed.
-    """
-    if env is None:
-        return run_git(ws, *args)
-    return finish(args, lambda: capture(git_argv(ws, args), env, 30.0))
 
 
 def _intent_index(ws: Workspace, paths: Sequence[str], folder: str) -> dict[str, str] | None:
@@ -101,7 +89,7 @@ def _intent_index(ws: Workspace, paths: Sequence[str], folder: str) -> dict[str,
     # run: writing an index runs post-index-change, and a read runs none of the user's hooks
     quiet = ("-c", "core.splitIndex=false", "-c", f"core.hooksPath={os.devnull}")
     try:
-        _git(ws, env, *quiet, "--literal-pathspecs", *add)
+        run_git(ws, *quiet, "--literal-pathspecs", *add, env=env)
     except GitError:
         return None
     return env
