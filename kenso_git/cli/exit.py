@@ -50,6 +50,16 @@ def run_and_exit(
         raise SystemExit(int(ExitCode.USAGE) if shown.exit_code == 2 else shown.exit_code) from None
     except KeyboardInterrupt:
         _interrupted()
+    except PermissionError as err:
+        # A file the user may not touch that no check named first: one line, not a traceback.
+        where = err.filename or "a file kenso-git needed"
+        report_error(
+            KensoError(
+                f"permission denied: {where}",
+                hint="run kenso-git as a user who may read (and, for a sync, write) it",
+            )
+        )
+        raise SystemExit(int(ExitCode.FAILURE)) from None
     except BrokenPipeError:
         # stdout closed early (`kenso-git search x | head`): not an error worth a traceback.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -9,9 +9,11 @@ against its own folder would delete every document and re-root it there (#26). O
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from pathlib import Path
 
+from kenso_git.errors import DatabaseError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
@@ -45,10 +47,34 @@ def open_at(here: Workspace, db: str | None, *, rooting: bool = False) -> Opened
     by the default rule belongs to `here`; one named by `--db`, `KENSO_DATABASE_URL` or the
     global index is read at the root it records, unless `rooting` (`ingest`)."""
     path = resolve_db_path(here, flag=db)
+    check_access(path)
     owned = explicit_db(db) is None and path != GLOBAL_DB.expanduser()
     if owned or rooting:
         return Opened(path, owned, Home(here))
     return Opened(path, owned, home_of(path, here))
+
+
+def check_access(db_path: Path) -> None:
+    """Refuse an index this user may not read (another user's `.kenso/`, mode 0700) with one
+    error naming it: every later look inside the folder would raise a bare PermissionError.
+
+    Raises:
+        DatabaseError: the index's folder cannot be searched, or its file cannot be read.
+    """
+    folder = db_path.parent
+    try:
+        shut = folder if folder.is_dir() and not os.access(folder, os.R_OK | os.X_OK) else None
+        if shut is None and db_path.is_file() and not os.access(db_path, os.R_OK):
+            shut = db_path
+    except PermissionError:  # a folder above it is closed too
+        shut = folder
+    if shut is not None:
+        raise DatabaseError(
+            "the index cannot be read by this user (permission denied)",
+            path=str(shut),
+            hint="run kenso-git as its owner or have them make it readable "
+            f"(`chmod -R a+rX {shut}`), or pass --db with an index of your own",
+        )
 
 
 def home_of(db_path: Path, here: Workspace) -> Home:
