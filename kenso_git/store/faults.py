@@ -40,7 +40,8 @@ def _read_only(db_path: Path, detail: str) -> IndexWriteError:
     return IndexWriteError(
         f"the index cannot be written: its folder or file is read-only ({detail})",
         path=str(db_path),
-        hint=f"make {db_path.parent} writable, or pass --db with a writable place",
+        hint=f"make {db_path.parent} writable (reads answer from the index as it is "
+        "meanwhile); `ingest --db PATH` would build a new index elsewhere, not update this one",
     )
 
 

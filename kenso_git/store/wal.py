@@ -53,12 +53,16 @@ def file_uri(db_path: Path, mode: str) -> str:
 
 
 _SQLITE_CANTOPEN = 14
+_SQLITE_READONLY = 8
 
 
 def cannot_open(err: sqlite3.Error) -> bool:
-    """SQLite could not open the file or its -wal or -shm ("unable to open database file")."""
+    """SQLite could not open the file or its -wal or -shm: "unable to open database file"
+    (a read-only file system), or "attempt to write a readonly database" when the folder's
+    mode forbids creating them (SQLITE_READONLY_DIRECTORY, and the other READONLY codes a
+    -shm it may not write gives)."""
     code = getattr(err, "sqlite_errorcode", None)
-    return isinstance(code, int) and code & 0xFF == _SQLITE_CANTOPEN
+    return isinstance(code, int) and code & 0xFF in (_SQLITE_CANTOPEN, _SQLITE_READONLY)
 
 
 def defer_checkpoints() -> None:
