@@ -5,8 +5,9 @@ arrays are wrapped as `{"results": [...]}` there because MCP structured content 
 object. Error results (`isError`) carry text only: clients of the TypeScript SDK validate any
 structured content against the tool's output schema, even on errors, and would replace
 kenso's message with a -32602 of their own. The SDK server (`server.py`) and the SDK-free
-stdio loop (`stdio.py`) both answer through `answer`, and refuse arguments that do not fit a
-tool's input schema through `refused` (`arguments.py`).
+stdio loop (`stdio.py`) both answer through `answer`, refuse arguments that do not fit a
+tool's input schema through `refused` (`arguments.py`), and a call naming no tool they offer
+through `unknown_tool`.
 """
 
 from __future__ import annotations
@@ -15,13 +16,18 @@ import json
 import logging
 from collections.abc import Callable
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
+from kenso_git.errors import shown
 from kenso_git.serve.caps import MAX_RESULT_CHARS
+from kenso_git.serve.mcp.tools import TOOLS
 
 log = logging.getLogger("kenso_git.mcp")
+
+UNKNOWN_TOOL = "unknown-tool"  # the `code` of a call naming no tool the server offers
 
 
 def _dump(payload: object) -> str:
@@ -50,6 +56,22 @@ def refused(err: KensoError) -> dict[str, Any]:
     if isinstance(err, ScopeError):
         body["rule"] = err.rule
     return error_result(body)
+
+
+def unknown_tool(name: object, offered: Sequence[str]) -> dict[str, Any]:
+    """The documented error result of a `tools/call` whose `name` (`None` when absent) is
+    none of the `offered` tools: `{"error", "hint", "code": "unknown-tool"}`."""
+    hint = "call one of the tools tools/list gives: " + ", ".join(offered)
+    if isinstance(name, str) and any(t.name == name and t.writes for t in TOOLS):
+        error = f"tool {shown(name)} is not offered by this server"
+        hint = f"{name} is offered over stdio when allow-reindex = true, never over HTTP; {hint}"
+    elif isinstance(name, str):
+        error = f"unknown tool {shown(name)}"
+    elif name is None:
+        error = "tools/call names no tool (params.name is missing)"
+    else:
+        error = f"tools/call names no tool (params.name should be a string, not {shown(name)})"
+    return error_result({"error": error, "hint": hint, "code": UNKNOWN_TOOL})
 
 
 def answer(work: Callable[[], tuple[object, Mapping[str, object]]]) -> dict[str, Any]:

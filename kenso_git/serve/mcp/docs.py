@@ -65,6 +65,8 @@ EXAMPLE_DOCS: dict[str, str] = {
 EXAMPLES: tuple[tuple[str, dict[str, Any], str], ...] = tuple(
     (tool.name, example.arguments, example.note) for tool in TOOLS for example in tool.examples
 )
+# a call naming no tool the server offers (a near miss of search_docs): its error is shown too
+UNKNOWN_CALL: tuple[str, dict[str, Any]] = ("search_doc", {"query": "canary rollback"})
 REINDEX_EDIT = (
     "\n## Dunning emails\n\nCustomers get an email after each failed retry, with a link to "
     "update the card on file.\n"
@@ -152,7 +154,8 @@ async def _example(server: Any, name: str, args: dict[str, Any], root: Path) -> 
 
 
 async def collect(root: Path) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
-    """The tool definitions (server order) and the example calls of each tool, run at `root`."""
+    """The tool definitions (server order) and the example calls of each tool, run at `root`
+    (and of `UNKNOWN_CALL`'s tool, which the server does not offer)."""
     reader = Service(root)
     server = build_server(reader)
     tools = [_tool_info(t) for t in await server.list_tools()]
@@ -160,6 +163,8 @@ async def collect(root: Path) -> tuple[list[dict[str, Any]], dict[str, list[dict
     for name, args, note in EXAMPLES:
         call = await _example(server, name, args, root)
         examples.setdefault(name, []).append({**call, "note": note})
+    unknown, args = UNKNOWN_CALL
+    examples[unknown] = [{**await _example(server, unknown, args, root), "note": ""}]
     reader.kb().close()
     # `reindex` is listed only with `allow-reindex = true` (and never over HTTP): show it so,
     # after an edit, so that the call has something to do.
@@ -270,7 +275,8 @@ def render(tools: list[dict[str, Any]], examples: Mapping[str, list[dict[str, An
         "argument that does not fit the input schema) are tool results with `isError: true` "
         'whose text is `{"error", "hint"?, "rule"?}`, without structured content (clients of '
         "the TypeScript SDK check structured content against the output schema even on "
-        "errors).",
+        "errors). A call naming a tool the server does not offer is one too, with "
+        '`"code": "unknown-tool"` ([below](#calls-to-a-tool-the-server-does-not-offer)).',
         "",
         "The server sends these instructions when a client connects:",
         "",
@@ -293,7 +299,28 @@ def render(tools: list[dict[str, Any]], examples: Mapping[str, list[dict[str, An
     ]
     for tool in tools:
         lines += _tool_section(tool, examples.get(tool["name"], []))
+    lines += _unknown_section(examples[UNKNOWN_CALL[0]][0])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _unknown_section(call: Mapping[str, Any]) -> list[str]:
+    request = {"name": UNKNOWN_CALL[0], "arguments": call["args"]}
+    return [
+        "## Calls to a tool the server does not offer",
+        "",
+        "A `tools/call` whose `name` is none of the tools above (a typo, `reindex` where it is "
+        "not offered, a name that is not a string, or none at all) gets an error result, the "
+        'same over stdio and HTTP: `{"error", "hint", "code": "unknown-tool"}`, whose hint '
+        "lists the tools `tools/list` gives.",
+        "",
+        "Call:",
+        "",
+        *_code("json", _json(request)),
+        "",
+        "The error result (`isError: true`), as JSON text:",
+        "",
+        *_code("json", _json(call["result"])),
+    ]
 
 
 def _anchor(tool: Mapping[str, Any]) -> str:

@@ -13,24 +13,39 @@ from __future__ import annotations
 
 import inspect
 import logging
+import sys
 import typing
+from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Annotated
 from typing import Any
 from typing import Literal
 
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.server.context import CallNext
+from mcp.server.context import HandlerResult
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult
 from mcp.types import InputRequiredResult
+from mcp.types import JSONRPCMessage
+from mcp.types import JSONRPCNotification
 from mcp.types import ToolAnnotations
+from mcp.types import jsonrpc_message_adapter
 
 from kenso_git import __version__
 from kenso_git.errors import KensoError
 from kenso_git.serve.mcp.answer import answer
 from kenso_git.serve.mcp.answer import refused
+from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
+from kenso_git.serve.mcp.stdio import unreadable
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import TOOLS
 from kenso_git.serve.mcp.tools import Tool
@@ -73,7 +88,9 @@ def _bound(tool: Tool, service: Service) -> Callable[..., CallToolResult]:
 class _Server(MCPServer[Any]):
     """The SDK's server, checking a call's arguments as the SDK-free stdio loop does
     (`arguments.checked`, a `path` through the scope gate) before the SDK's own models:
-    one that does not fit is the documented JSON error, not the SDK's plain text."""
+    one that does not fit is the documented JSON error, not the SDK's plain text. So is a
+    call naming no tool it offers (the SDK's "Unknown tool: NAME" is plain text, and a call
+    without a name its -32602 protocol error)."""
 
     def __init__(self, service: Service) -> None:
         super().__init__(
@@ -81,20 +98,91 @@ class _Server(MCPServer[Any]):
         )
         self.service = service
         self._schemas: dict[str, dict[str, Any]] | None = None
+        self.middleware.append(self._nameless)
+
+    async def schemas(self) -> dict[str, dict[str, Any]]:
+        """The input schema of each tool offered, by name."""
+        if self._schemas is None:  # the tools are all added before the first call
+            self._schemas = {t.name: t.input_schema for t in await self.list_tools()}
+        return self._schemas
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        if self._schemas is None:  # the tools are all added before the first call
-            self._schemas = {t.name: t.input_schema for t in await self.list_tools()}
-        schema = self._schemas.get(name)
-        if schema is not None:
-            try:
-                arguments = checked(name, schema, arguments, self.service.scope.resolve)
-            except KensoError as err:
-                log.info("tool %s refused its arguments: %s", name, err.message)
-                return CallToolResult.model_validate(refused(err))
+        schemas = await self.schemas()
+        schema = schemas.get(name)
+        if schema is None:
+            log.info("no tool %r to call", name)
+            return CallToolResult.model_validate(unknown_tool(name, list(schemas)))
+        try:
+            arguments = checked(name, schema, arguments, self.service.scope.resolve)
+        except KensoError as err:
+            log.info("tool %s refused its arguments: %s", name, err.message)
+            return CallToolResult.model_validate(refused(err))
         return await super().call_tool(name, arguments, context)
+
+    async def _nameless(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """A `tools/call` without a string `name`, answered before the SDK's validation of
+        its params (a -32602 protocol error) as `call_tool` answers an unknown name. The
+        result goes out as is: a model would be sent with fields the handlers' results lose
+        on the way out (`resultType`)."""
+        name = ctx.params.get("name") if ctx.params is not None else None
+        if ctx.method != "tools/call" or isinstance(name, str):
+            return await call_next(ctx)
+        return unknown_tool(name, list(await self.schemas()))
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's `run_stdio_async`, reading stdin through `_readable_lines`."""
+        send, receive = anyio.create_memory_object_stream[SessionMessage](16)
+        lines = typing.cast("anyio.AsyncFile[str]", _readable_lines(send))  # only iterated
+        async with (
+            stdio_server(stdin=lines) as (read_stream, write_stream),
+            anyio.create_task_group() as tasks,
+        ):
+            tasks.start_soon(_forward, receive, write_stream.clone())
+            # the SDK's own body: MCPServer has no public way to serve given streams
+            lowlevel = self._lowlevel_server
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+async def _readable_lines(answers: MemoryObjectSendStream[SessionMessage]) -> AsyncIterator[str]:
+    """stdin's lines for the SDK's stdio transport, less those it would never answer (it
+    logs a line it cannot read at DEBUG and reads on, and its client waits for ever): those
+    get the SDK-free loop's answer on `answers` (`_refusal`). Blank lines are skipped, as
+    that loop skips them."""
+    async with answers:
+        async for raw in anyio.wrap_file(sys.stdin.buffer):
+            if not raw.strip():
+                continue
+            refusal = _refusal(raw)
+            if refusal is None:
+                yield raw.decode("utf-8", errors="replace")
+            else:
+                await answers.send(SessionMessage(refusal))
+
+
+def _refusal(raw: bytes) -> JSONRPCMessage | None:
+    """The SDK-free loop's answer to a line the SDK reads as no request it would answer
+    (`stdio.unreadable`): one that is not JSON, such as a request holding a 5,000-digit
+    number (-32700), JSON that is not a message, or a request whose id or params it refuses
+    (-32600; it reads a request with an id such as `[7]` as a notification)."""
+    try:
+        message = jsonrpc_message_adapter.validate_json(raw, by_name=False)  # as the SDK does
+    except ValueError:  # pydantic's ValidationError
+        message = None
+    if message is not None and not isinstance(message, JSONRPCNotification):
+        return None
+    reply = unreadable(raw)
+    return None if reply is None else jsonrpc_message_adapter.validate_python(reply, by_name=False)
+
+
+async def _forward(receive: MemoryObjectReceiveStream[SessionMessage], out: Any) -> None:
+    """Send what `receive` gets on `out` (a clone of the SDK's write stream), then close it."""
+    async with receive, out:
+        async for message in receive:
+            await out.send(message)
 
 
 def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:

@@ -27,6 +27,7 @@ from kenso_git.errors import KensoError
 from kenso_git.serve.mcp.answer import answer
 from kenso_git.serve.mcp.answer import refused
 from kenso_git.serve.mcp.answer import text_error
+from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.toolcache import load
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
@@ -50,6 +51,53 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+
+
+def _rpc_error(ident: object, code: int, message: str, data: object = "") -> dict[str, Any]:
+    """A JSON-RPC error answer."""
+    return {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "error": {"code": code, "message": message, "data": data},
+    }
+
+
+def _parse_error(err: ValueError) -> dict[str, Any]:
+    """The answer to a line that is not JSON (a 5,000-digit number is not: Python's int()
+    reads at most 4,300 digits)."""
+    return _rpc_error(None, PARSE_ERROR, "Parse error", str(err))
+
+
+def _invalid_request(message: object) -> dict[str, Any] | None:
+    """The answer to a JSON value that is not a request or a notification; None for a
+    client's answer to a request (this server never sends one, and ignores it)."""
+    if isinstance(message, dict) and ("result" in message or "error" in message):
+        return None
+    return _rpc_error(_ident(message), INVALID_REQUEST, "Invalid request")
+
+
+def unreadable(raw: bytes) -> dict[str, Any] | None:
+    """This loop's answer to a line the SDK's models refuse, for the SDK's stdio server
+    (`server.py`), which answers no such line itself: `parse_error` when it is not JSON,
+    nothing for a notification (ignored, as here), else an invalid request."""
+    try:
+        message = json.loads(raw)
+    except ValueError as err:
+        return _parse_error(err)
+    if isinstance(message, dict) and isinstance(message.get("method"), str):
+        # a request whose params or id the SDK refuses (answered), or a notification
+        return (
+            _rpc_error(_ident(message), INVALID_REQUEST, "Invalid request")
+            if "id" in message
+            else None
+        )
+    return _invalid_request(message)
+
+
+def _ident(message: object) -> str | int | None:
+    """The id of `message` when it is one JSON-RPC allows (a string or an integer)."""
+    ident = message.get("id") if isinstance(message, dict) else None
+    return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
 
 
 class Session:
@@ -81,37 +129,36 @@ class Session:
         self.send({"jsonrpc": "2.0", "id": ident, "result": result})
 
     def fail(self, ident: object, code: int, message: str, data: object = "") -> None:
-        self.send(
-            {
-                "jsonrpc": "2.0",
-                "id": ident,
-                "error": {"code": code, "message": message, "data": data},
-            }
-        )
+        self.send(_rpc_error(ident, code, message, data))
 
     def handle(self, raw: bytes) -> None:
         """Answer one line: a request, a notification, or a batch of them."""
         try:
             message = json.loads(raw)
         except ValueError as err:
-            self.fail(None, PARSE_ERROR, "Parse error", str(err))
+            self.send(_parse_error(err))
             return
-        for one in message if isinstance(message, list) else [message]:
+        # a batch is its messages; an empty one is an invalid request (JSON-RPC 2.0)
+        for one in message if isinstance(message, list) and message else [message]:
             self._dispatch(one)
 
     def _dispatch(self, message: object) -> None:
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-            if isinstance(message, dict) and ("result" in message or "error" in message):
-                return  # a client's answer to a request this server never sends
-            ident = message.get("id") if isinstance(message, dict) else None
-            self.fail(ident, INVALID_REQUEST, "Invalid request")
+            refusal = _invalid_request(message)
+            if refusal is not None:
+                self.send(refusal)
             return
         method, ident = message["method"], message.get("id")
-        params = message.get("params") or {}
+        params = message.get("params")
         if "id" not in message:
             return  # notifications: initialized, cancelled, progress...
+        if _ident(message) is None or not isinstance(params, (dict, type(None))):
+            # an id or params JSON-RPC does not allow, refused as the SDK's server refuses it
+            self.fail(_ident(message), INVALID_REQUEST, "Invalid request")
+            return
+        params = params or {}
         if method == "initialize":
-            asked = params.get("protocolVersion") if isinstance(params, dict) else None
+            asked = params.get("protocolVersion")
             version = asked if asked in self.versions else self.latest
             self.reply(
                 ident,
@@ -144,14 +191,13 @@ class Session:
             then()
 
     def _result(self, params: object) -> dict[str, Any]:
-        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
-            return text_error("Unknown tool: (no name)")
-        name = params["name"]
-        schema = self.schemas.get(name)
-        if schema is None:
-            return text_error(f"Unknown tool: {name}")
+        given = params if isinstance(params, dict) else {}
+        name = given.get("name")
+        if not isinstance(name, str) or name not in self.schemas:
+            return unknown_tool(name, list(self.schemas))
+        schema = self.schemas[name]
         try:
-            arguments = checked(name, schema, params.get("arguments"), self.service.scope.resolve)
+            arguments = checked(name, schema, given.get("arguments"), self.service.scope.resolve)
         except KensoError as err:  # the documented JSON, as the SDK's server answers it
             return refused(err)
         tool = by_name(name)
