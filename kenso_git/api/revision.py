@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git.api.revpool import RevisionCopy
 from kenso_git.errors import IndexWriteError
+from kenso_git.store import budget
 
 if TYPE_CHECKING:
     from kenso_git.api.revpool import RevisionPool
@@ -69,7 +70,8 @@ def at_revision(
     # it gives the docs at `ref` (and a sync's `git status` could rewrite git's index)
     kb.read(lambda _conn: None)  # NoIndexError when there is none
     if pool is None:
-        copy = _materialize(kb, ref, commit, scope, view, make)
+        with budget.aside():  # building the index is not the query: not charged to it
+            copy = _materialize(kb, ref, commit, scope, view, make)
         try:
             yield copy.kb, copy.revision
         finally:

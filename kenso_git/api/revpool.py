@@ -1,10 +1,11 @@
 """The indexes of other revisions a server keeps ready (#29): a cached revision searches as
 fast as the checkout.
 
-A call with `ref` leases the copy of its commit (and view); the first lease builds it, the
-next ones reuse it while it lasts. At most `size` copies are kept, the least recently used
-let go first, never while a call is using it (a copy over the bound is let go when its last
-call ends). A copy is thrown away when an ignore-rule file it was made with has changed.
+A call with `ref` leases the copy of its commit (and view); the first lease builds it,
+outside the call's budgets (`store.budget.aside`), the next ones reuse it while it lasts. At
+most `size` copies are kept, the least recently used let go first, never while a call is
+using it (a copy over the bound is let go when its last call ends). A copy is thrown away
+when an ignore-rule file it was made with has changed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenso_git.records import NamedTuple
+from kenso_git.store import budget
 
 if TYPE_CHECKING:
     from kenso_git.index.atref import Revision
@@ -74,7 +76,9 @@ class RevisionPool:
         if entry is None:
             with self._lock:
                 gate = self._building.setdefault(key, threading.Lock())
-            with gate:  # one build per key at a time; the others wait and reuse it
+            # the build, or the wait for another call's, is every later call's work: not
+            # charged to the budget of the query that asked first
+            with budget.aside(), gate:  # one build per key at a time; the others reuse it
                 entry = self._take(key)
                 if entry is None:
                     entry = _Entry(build())

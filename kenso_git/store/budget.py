@@ -11,8 +11,10 @@ expensive into the lane of one (it may block there); and `pace` at every checkpo
 a call of that lane pauses while cheap calls run (it may sleep); and at once for a regular
 expression known to be expensive by its size (`costly`). CPU spent under `exempt()` (a cache
 every later call shares, built once per index generation) counts for the quantum but not
-against the CPU budget. Writes are never interrupted: the handler is installed on read-only
-connections only.
+against the CPU budget. Work under `aside()` (the index of another revision, kept for the
+next calls at that commit) is charged to neither budget: the call's deadline moves on by
+the time it took, and the query that follows has its whole budget. Writes are never
+interrupted: the handler is installed on read-only connections only.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class _Call:
     """The budget of the call running on this thread."""
 
     __slots__ = (
+        "aside_since",
         "costly_above",
         "cpu_limit",
         "cpu_start",
@@ -68,6 +71,7 @@ class _Call:
         self.costly_above = costly_above  # RE2 instructions of a pattern known to be expensive
         self.exempt = 0.0  # CPU seconds spent under exempt(), not held against cpu_limit
         self.exempt_since: float | None = None
+        self.aside_since: float | None = None  # monotonic start of the work under aside()
         self.stopped_by = ""  # "time" or "cpu" once a check failed
         self.stopped: KensoError | None = None  # what stopped it
 
@@ -84,8 +88,7 @@ class _Call:
             return False
         if self.pace is not None:
             self.pace()  # may sleep while cheaper calls run: the deadline is looked at below
-        if time.monotonic() > self.deadline:
-            self.stopped_by = "time"
+        if self._late():
             return False
         cpu = time.thread_time() - self.cpu_start
         if self.on_quantum is not None and self.quantum is not None and cpu > self.quantum:
@@ -94,8 +97,7 @@ class _Call:
             except KensoError as err:  # inside SQLite's progress handler: no raising there
                 self.stopped = err
                 return False
-            if time.monotonic() > self.deadline:
-                self.stopped_by = "time"
+            if self._late():
                 return False
         if self.cpu_limit is None or self.exempt_since is not None:
             return True
@@ -103,6 +105,13 @@ class _Call:
             self.stopped_by = "cpu"
             return False
         return True
+
+    def _late(self) -> bool:
+        """Whether the call is past its deadline (never while it works aside)."""
+        if self.aside_since is None and time.monotonic() > self.deadline:
+            self.stopped_by = "time"
+            return True
+        return False
 
 
 def _current() -> _Call | None:
@@ -175,6 +184,25 @@ def exempt() -> Iterator[None]:
     finally:
         call.exempt += time.thread_time() - call.exempt_since
         call.exempt_since = None
+
+
+@contextmanager
+def aside() -> Iterator[None]:
+    """Work that is not the call's query (the index of another revision, built once and
+    kept for the next calls at that commit): neither its CPU nor its wall time is held
+    against the call's budgets, and the call's deadline moves on by the time it took. The
+    HTTP lanes still see its CPU (a call that built an index is an expensive one)."""
+    call = _current()
+    if call is None or call.aside_since is not None:
+        yield
+        return
+    call.aside_since = time.monotonic()
+    try:
+        with exempt():
+            yield
+    finally:
+        call.deadline += time.monotonic() - call.aside_since
+        call.aside_since = None
 
 
 @contextmanager
