@@ -13,7 +13,9 @@ case is folded as git folds it, so `private/` hides `Private/` and an agent's `P
 Rules are layered like git's: a deeper ignore file overrides a shallower one, inside one
 file the last matching pattern wins, and a file inside an excluded directory cannot be
 re-included (the walker never enters such a directory; `is_ignored` checks every ancestor
-for the same reason).
+for the same reason). A `.gitignore` in the tree that is a symlink is not read, as git
+(2.32+) does not read one; a symlinked `.cursorignore` or `.kensoignore` is read only when it
+leads to a file inside the work tree.
 
 A long-lived reader (the MCP server) calls `reload_if_changed()` before each call: it stats
 the rule files read so far (and the names where one could appear in a folder already
@@ -22,7 +24,9 @@ consulted) and starts afresh when any changed, so an edited `.gitignore` applies
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -34,6 +38,9 @@ from kenso_git.records import NamedTuple
 from kenso_git.repo.gitconfig import excludes_file
 from kenso_git.repo.gitconfig import is_true
 from kenso_git.repo.gitconfig import read_config
+from kenso_git.repo.safeopen import lstat_beneath
+from kenso_git.repo.safeopen import open_beneath
+from kenso_git.repo.safeopen import real_path
 from kenso_git.repo.wildmatch import translate
 from kenso_git.repo.workspace import Workspace
 
@@ -189,12 +196,62 @@ def _read_lines(path: Path) -> list[bytes] | None:
         return None
 
 
+# git opens an in-tree `.gitignore` with O_NOFOLLOW (dir.c's PATTERN_NOFOLLOW, 2.32+): a
+# symlink there is not read at all ("unable to access '.gitignore': Too many levels of
+# symbolic links"). info/exclude and core.excludesFile are followed (`_read_lines`).
+_NOFOLLOW = ".gitignore"
+
+
+def _read_in_tree(root: Path, folder: str, name: str) -> list[bytes] | None:
+    """The lines of the rule file `name` in `folder`, opened with no symlink followed on the
+    way from `root`. A symlinked `.gitignore` is not read (as git); a symlinked
+    `.cursorignore` or `.kensoignore` is read at its real path when that is a regular file
+    inside the work tree, never outside it. A FIFO is never opened for reading."""
+    rel = f"{folder}/{name}" if folder else name
+    try:
+        st = lstat_beneath(str(root), rel)
+        if stat.S_ISLNK(st.st_mode):
+            if name == _NOFOLLOW:
+                return None
+            rel, root_str = _inside(str(root), rel)
+        else:
+            root_str = str(root)
+        fd = open_beneath(root_str, rel)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return _lines(handle.read())
+        except OSError:
+            return None
+
+
+def _inside(root: str, rel: str) -> tuple[str, str]:
+    """(its real path relative to the real root, the real root) of the link `root/rel`.
+
+    Raises:
+        OSError: it resolves outside the work tree, or a link on it changed meanwhile.
+    """
+    real_root, real = real_path(root), real_path(os.path.join(root, rel))
+    if real_root is None or real is None:
+        raise OSError(errno.ELOOP, "a link changed while it was resolved", rel)
+    inner = os.path.relpath(real, real_root)
+    if inner == os.curdir or inner.startswith(os.pardir + os.sep) or inner == os.pardir:
+        raise OSError(errno.EXDEV, "leads outside the work tree", rel)
+    return inner.replace(os.sep, "/"), real_root
+
+
 Signature = tuple[int, int, int] | None  # (mtime_ns, size, inode); None: no such file
 
 
 def _signature(path: str) -> Signature:
+    """A symlink signs as its target, its inode negated: a `.gitignore` swapped for a link to
+    itself (which git then stops reading) changes, and so does an edit of a link's target."""
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            st = os.stat(path)
+            return st.st_mtime_ns, st.st_size, -1 - st.st_ino
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size, st.st_ino
@@ -206,8 +263,9 @@ def signatures_hold(signatures: dict[str, Signature]) -> bool:
 
 
 # How patterns are matched: an index records it with the rule files it was synced under, so a
-# matcher that reads a pattern otherwise (git's folder rules, `core.ignorecase`) walks once.
-MATCHER = "git-dir.c-1"
+# matcher that reads a pattern otherwise (git's folder rules, `core.ignorecase`, a symlinked
+# `.gitignore` left unread) walks once.
+MATCHER = "git-dir.c-2"
 
 
 def folds_case(config: Mapping[str, str]) -> bool:
@@ -328,7 +386,7 @@ class IgnoreRules:
             path = directory / name
             if self._watch and len(self._watched) < 3 * MAX_CACHED_FOLDERS:
                 self._watched[str(path)] = _signature(str(path))
-            lines = _read_lines(path)
+            lines = _read_in_tree(self.root, folder, name)
             if lines and (src := _compile(lines, folder, self.fold)) is not None:
                 found.append(src)
         if len(self._folder_cache) >= MAX_CACHED_FOLDERS:
