@@ -6,11 +6,14 @@ WM_PATHNAME, and with WM_CASEFOLD under `fold` on a subject lower-cased first
 `**` crosses slashes only as a whole component (`**/x`, `x/**/y`, `x/**`). Pure, no I/O:
 `repo.ignore` reads the rule files and decides what a pattern is matched against.
 
-A backtracking regex takes polynomial time on patterns such as `*a*a*a*b` (git's matcher
-gives up early instead). Each star and the fixed part after it are matched atomically
-(the earliest place, never revisited) wherever the next star can take up whatever an
-earlier place leaves: after a `*` (what it leaves holds no slash), or when the next star
-is a `**`. A `**` followed by a `*` keeps its backtracking, one try per slash.
+A backtracking regex takes polynomial time on patterns such as `*a*a*a*b` or
+`**/*a/**/*a/**/*b` (git's matcher gives up early instead: WM_ABORT_ALL,
+WM_ABORT_TO_STARSTAR). So each unit is matched atomically (the earliest place, never
+revisited) wherever the next star can take up whatever a later place would have left: a `*`
+and the fixed part after it when another star follows (what it leaves holds no slash);
+a `**` with the fixed part and the single stars after it, up to the next `**` (what it
+leaves is whole folders, as the next `**` takes). Only the last unit backtracks, once per
+slash for a `**`.
 """
 
 from __future__ import annotations
@@ -45,13 +48,29 @@ def translate(pattern: bytes, *, fold: bool) -> bytes | None:
         else:
             (stars[-1][1] if stars else head).append(token)
     out = [b"".join(head)]
-    for i, (star, fixed) in enumerate(stars):
-        after = stars[i + 1][0] if i + 1 < len(stars) else None
-        if after is not None and (star == _ONE or after != _ONE):
-            out.append(b"(?>" + _EARLIEST[star] + b"".join(fixed) + b")")
+    i = 0
+    while i < len(stars):
+        star, fixed = stars[i]
+        end = i + 1  # a `**` takes the single stars up to the next `**` into its unit
+        if star != _ONE:
+            while end < len(stars) and stars[end][0] == _ONE:
+                end += 1
+        # each single star after the first: atomic, unless it is the pattern's last
+        inner = [
+            _atomic(_ONE, f) if k < len(stars) else _GREEDY[_ONE] + b"".join(f)
+            for k, (_s, f) in enumerate(stars[i + 1 : end], start=i + 2)
+        ]
+        if end == len(stars):  # the last unit: its first star backtracks, once per slash
+            out.append(_GREEDY[star] + b"".join([*fixed, *inner]))
         else:
-            out.append(_GREEDY[star] + b"".join(fixed))
+            out.append(_atomic(star, [*fixed, *inner]))
+        i = end
     return b"".join(out)
+
+
+def _atomic(star: int, after: list[bytes]) -> bytes:
+    """`star` matched at its earliest place with what follows it, never revisited."""
+    return b"(?>" + _EARLIEST[star] + b"".join(after) + b")"
 
 
 def _tokens(pattern: bytes, fold: bool) -> list[Token] | None:

@@ -325,3 +325,19 @@ def test_a_pattern_of_many_stars_against_a_long_name_is_judged_as_git_judges_it(
     ignored = _git_ignored(root, asked)
     rules = IgnoreRules.for_workspace(find_workspace(root), Settings())
     assert {p for p in asked if rules.is_ignored(p)} == ignored == set(asked[1::2])
+
+
+def test_double_stars_each_followed_by_a_star_against_a_deep_path_are_judged_as_git_judges_them(
+    tmp_path: Path,
+) -> None:
+    """`**/*a/**/*a/...` against a path 150 folders deep: each `**/` that a `*` follows tried
+    every slash again for every try of the one before it (hours for one path; git answers at
+    once: its wildmatch gives up on a `**` when the rest cannot match, WM_ABORT_ALL)."""
+    root = tmp_path / "repo"
+    units = "**/*a/" * 7
+    _write_case(root, {".gitignore": f"{units}*b\n/{units}x/\n"}, ignorecase=False)
+    deep = "a/" * 150
+    asked = [deep + "a", deep + "b", deep + "x/y.md", "a/" * 5 + "b"]
+    ignored = _git_ignored(root, asked)
+    rules = IgnoreRules.for_workspace(find_workspace(root), Settings())
+    assert {p for p in asked if rules.is_ignored(p)} == ignored == {deep + "b", deep + "x/y.md"}
