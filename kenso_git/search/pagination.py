@@ -4,7 +4,9 @@ Ranked pages use offset cursors (`k1-<hex offset>.<generation>-<check>`), capped
 `OFFSET_CAP` hits and refused once the index changed (the offsets would rank other hits);
 exhaustive pages use keyset cursors (`k2-<hex path>-<check>`: the hits strictly after that
 path, so there is no cap on how far they go and a change elsewhere moves nothing), and
-regex pages keyset cursors on (path, line) (`k3-<hex path>.<line>.<hits so far>-<check>`).
+regex pages keyset cursors on (path, line) (`k3-<hex path>.<line>.<hits so far>.<lines>-<check>`,
+`<lines>` a digest of that document's lines up to the cursor's: refused once they changed,
+since the line then names another place).
 `<check>` is a digest of the request, so a cursor from another query is refused instead of
 silently paging something else. Every page is cut to `MAX_ANSWER_CHARS` of JSON (well
 under a client's 25,000-token cap for tool results), and the cursor then resumes after the
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kenso_git.errors import UsageError
+from kenso_git.records import NamedTuple
 
 if TYPE_CHECKING:
     from kenso_git.search.results import AgentHit
@@ -56,6 +59,19 @@ class StaleCursorError(CursorError):
         )
 
 
+class StaleLineCursorError(StaleCursorError):
+    """A regex cursor issued before its document changed above its line: resuming after
+    that line would return a hit again or pass one over."""
+
+    def __init__(self, cursor: str, path: str, line: int) -> None:
+        UsageError.__init__(
+            self,
+            f"cursor {cursor[:80]!r} was issued before {path} changed at or above its line "
+            f"{line}, so its line no longer names the same place",
+            hint="omit cursor to start the pattern again",
+        )
+
+
 def clamp_page(page_size: int | None) -> int:
     """`page_size` clamped to 1-50 (None: the default, 10)."""
     if page_size is None:
@@ -81,13 +97,25 @@ def keyset_cursor(path: str, check: str) -> str:
     return f"k2-{path.encode('utf-8').hex()}-{check}"
 
 
-def line_cursor(path: str, line: int, seen: int, check: str) -> str:
-    """The regex cursor that resumes after line `line` of `path`, `seen` hits in."""
-    return f"k3-{path.encode('utf-8').hex()}.{line:x}.{seen:x}-{check}"
+def line_cursor(path: str, line: int, seen: int, lines: str, check: str) -> str:
+    """The regex cursor that resumes after line `line` of `path`, `seen` hits in; `lines`
+    is the digest of that document's lines up to `line` (`lines_digest`)."""
+    return f"k3-{path.encode('utf-8').hex()}.{line:x}.{seen:x}.{lines}-{check}"
 
 
-def read_line_cursor(cursor: str | None, check: str) -> tuple[str, int, int] | None:
-    """(path, line, hits before) of a regex cursor (None without one).
+class LineCursor(NamedTuple):
+    """Where a regex cursor resumes: after `line` of `path`, `seen` hits in, while the
+    document's lines up to `line` still have the digest `lines` (`LinesDigest`)."""
+
+    text: str  # the cursor as given
+    path: str
+    line: int
+    seen: int
+    lines: str
+
+
+def read_line_cursor(cursor: str | None, check: str) -> LineCursor | None:
+    """Where a regex cursor resumes (None without one).
 
     Raises:
         CursorError: the cursor is malformed or from another request.
@@ -96,12 +124,39 @@ def read_line_cursor(cursor: str | None, check: str) -> tuple[str, int, int] | N
         return None
     kind, body = _split(cursor, check)
     parts = body.split(".")
-    if kind != "k3" or len(parts) != 3 or not all(parts) or max(map(len, parts[1:])) > 8:
+    if kind != "k3" or len(parts) != 4 or not all(parts) or max(map(len, parts[1:])) > 8:
         raise CursorError(cursor)
     try:
-        return bytes.fromhex(parts[0]).decode("utf-8"), int(parts[1], 16), int(parts[2], 16)
+        path = bytes.fromhex(parts[0]).decode("utf-8")
+        return LineCursor(cursor, path, int(parts[1], 16), int(parts[2], 16), parts[3])
     except ValueError:
         raise CursorError(cursor) from None
+
+
+class LinesDigest:
+    """The digests a regex cursor keeps of a document's first lines, the last one without
+    its line break (a break added at the end of the document changes nothing above it).
+    Asked in line order, the document is hashed once."""
+
+    __slots__ = ("_data", "_end", "_line", "_sha")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._sha = hashlib.sha1(usedforsecurity=False)
+        self._end = 0  # data[:_end] is hashed: the first _line lines
+        self._line = 0
+
+    def upto(self, line: int) -> str:
+        """The digest of the first `line` lines (`line` no smaller than the last asked)."""
+        data, end = self._data, self._end
+        while self._line < line and end < len(data):
+            found = data.find(b"\n", end + 1 if self._line else 0)
+            stop = len(data) if found < 0 else found
+            self._sha.update(data[end:stop])
+            end = stop
+            self._line += 1
+        self._end = end
+        return self._sha.copy().hexdigest()[:8]
 
 
 def read_offset(cursor: str | None, check: str, generation: object = None) -> int:

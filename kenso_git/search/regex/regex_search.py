@@ -6,7 +6,10 @@ with its 1-based line number. The pattern is compiled before any file is read; a
 lacking one of the literals every match needs (`literals.py`) is never searched. A page
 stops reading as soon as it holds one hit more than it returns, so `total` is then a lower
 bound, and its cursor names the (path, line) of its last hit: the next page starts there
-instead of re-reading every document before it.
+instead of re-reading every document before it. The cursor also keeps a digest of that
+document's lines up to its line: once they changed (lines added above it), the line names
+another place, and the cursor is refused (`StaleLineCursorError`) rather than a hit
+returned twice or passed over.
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ def regex_search(
     Raises:
         PatternError: the pattern is empty, too long or refused by RE2.
         CursorError: the cursor is malformed or from another request.
+        StaleLineCursorError: the cursor's document changed at or above its line.
     """
     pattern = compile_pattern(request.pattern)
     page_size = pagination.clamp_page(request.page_size)
@@ -109,19 +113,21 @@ def regex_search(
         (d for d in docmeta.load(conn).values() if _wanted(d, request, path_filter)),
         key=lambda d: d.path,
     )
-    after_path, after_line, before = resume if resume is not None else ("", 0, 0)
     if resume is not None:  # keyset: start at the cursor's document, nothing re-read
-        docs = docs[bisect.bisect_left([d.path for d in docs], after_path) :]
+        docs = docs[bisect.bisect_left([d.path for d in docs], resume.path) :]
     as_of = docmeta.synced_at(conn)
     wanted = page_size + 1
     hits: list[AgentHit] = []
-    for doc, hit in _all_hits(docs, str(root), max_bytes, pattern, open_file):
-        if doc.path == after_path and hit.line <= after_line:
+    digests: list[str] = []  # of each hit's document, its lines up to the hit's
+    for doc, hit, lines in _all_hits(docs, str(root), max_bytes, pattern, open_file, resume):
+        if resume is not None and doc.path == resume.path and hit.line <= resume.line:
             continue
         hits.append(_hit(doc, hit))
+        digests.append(lines.upto(hit.line))
         if len(hits) >= wanted:
             break
     complete = len(hits) < wanted
+    before = 0 if resume is None else resume.seen
     return pagination.make_page(
         hits,
         mode="regex",
@@ -130,24 +136,44 @@ def regex_search(
         lower_bound=not complete,
         more_after=not complete,
         cursor_for=lambda n: pagination.line_cursor(
-            hits[n - 1]["path"], hits[n - 1].get("line", 0), before + n, check
+            hits[n - 1]["path"], hits[n - 1].get("line", 0), before + n, digests[n - 1], check
         ),
         as_of=as_of,
     )
 
 
 def _all_hits(
-    docs: list[Doc], root: str, max_bytes: int, pattern: Pattern, open_file: OpenFile | None
-) -> Iterator[tuple[Doc, LineHit]]:
+    docs: list[Doc],
+    root: str,
+    max_bytes: int,
+    pattern: Pattern,
+    open_file: OpenFile | None,
+    resume: pagination.LineCursor | None,
+) -> Iterator[tuple[Doc, LineHit, pagination.LinesDigest]]:
+    """Each matching line, with the digests of its document's lines.
+
+    Raises:
+        StaleLineCursorError: `resume`'s document changed at or above its line.
+    """
     needles = required_literals(pattern.source)
     for doc in docs:
         budget.check()  # one document's RE2 run is linear; the whole corpus is the budget's
         data = _read(root, doc.path, max_bytes, open_file)
+        if data is None:
+            continue
+        lines = pagination.LinesDigest(data)
+        if resume is not None and doc.path == resume.path and not _same_above(lines, resume):
+            raise pagination.StaleLineCursorError(resume.text, resume.path, resume.line)
         # a document without one of the pattern's literals cannot match: RE2 skips it
-        if data is None or not all(n in data for n in needles):
+        if not all(n in data for n in needles):
             continue
         for hit in line_hits(pattern, data):
-            yield doc, hit
+            yield doc, hit, lines
+
+
+def _same_above(lines: pagination.LinesDigest, resume: pagination.LineCursor) -> bool:
+    """Whether the cursor's document still has the lines it had up to the cursor's."""
+    return lines.upto(resume.line) == resume.lines
 
 
 def _hit(doc: Doc, hit: LineHit) -> AgentHit:

@@ -226,7 +226,8 @@ def regex_search(
     line breaks; no backreferences or lookaround. Each matching line is one hit, in
     path then line order: the same shape as search, with match_type "Regex" and line
     (1-based). path narrows to a folder, ext to an extension. total is a lower bound
-    while has_more is true; pass next_cursor back as cursor for the next page.
+    while has_more is true; pass next_cursor back as cursor for the next page. A cursor
+    is refused once its document changed at or above its line (start again).
     """
     return service.regex_search(pattern, page_size=page_size, cursor=cursor, path=path, ext=ext)
 
