@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from kenso_git.lint.deferred import Deferred
     from kenso_git.lint.deferred import Partial
     from kenso_git.repo.discover import SourceFile
+    from kenso_git.repo.ignore import IgnoreRules
     from kenso_git.repo.tree import EarlyListing
     from kenso_git.repo.workspace import Workspace
     from kenso_git.text.parse import Document
@@ -140,6 +141,7 @@ class Selection:
     sources: dict[str, SourceFile] = field(default_factory=dict)  # of the slimmed documents
     parts: dict[str, Partial] = field(default_factory=dict)  # slimmed ones linted in half
     scans: dict[str, Scan] = field(default_factory=dict)  # links and anchors of slimmed ones
+    binary: list[str] = field(default_factory=list)  # picked files ingest skips as binary
 
     def targets(self) -> Iterator[Document | Deferred]:
         """The documents to lint, in path order; a slimmed one comes as its first half
@@ -179,10 +181,13 @@ def select_documents(
     *,
     warn: Warn | None = None,
     alone: Alone | None = None,
+    binary_found: bool = False,
 ) -> Selection:
     """Discover the repository's docs; pick those under `paths` (all when empty). A picked
     document slimmed past KEEP_CHARS gets the first half of its lint from `alone` while its
-    full parse is at hand.
+    full parse is at hand. A picked file ingest skips as binary (`text.parse.looks_binary`)
+    is listed in `Selection.binary`, and with `binary_found` not warned about: the caller
+    reports it (lint's KS021 finding).
 
     Raises:
         UsageError: a path does not exist or lies outside the repository.
@@ -192,17 +197,12 @@ def select_documents(
     from kenso_git.repo.discover import load_document
     from kenso_git.repo.discover import scope_folders
     from kenso_git.repo.ignore import IgnoreRules
-    from kenso_git.repo.workspace import is_markdown
+    from kenso_git.repo.status import FileStatus
 
     scope = scope_folders(ws, paths) if paths else [""]
     rules = IgnoreRules.for_workspace(ws, settings)
     if warn is not None:
-        for item in scope:
-            if item and not is_markdown(item) and (ws.root / item).is_file():
-                warn(f"{item}: not a Markdown file (.md, .markdown), not linted")
-            elif item and rules.is_ignored(item, is_dir=(ws.root / item).is_dir()):
-                # named, yet the walk never goes there: "0 files, all checks passed" hid it
-                warn(f"{item}: ignored by .gitignore/.cursorignore/.kensoignore rules, not linted")
+        _warn_unwalked(ws, scope, rules, warn)
     prefixes = tuple(f"{item}/" for item in scope)
     wanted = set(scope)
 
@@ -218,10 +218,15 @@ def select_documents(
     sources: dict[str, SourceFile] = {}
     parts: dict[str, Partial] = {}
     scans: dict[str, Scan] = {}
+    binary: list[str] = []
     kept = 0
     for sf in sorted(discover(ws, settings, rules=rules, warn=about_picked), key=_by_path):
         loaded = load_document(sf, settings)
         if isinstance(loaded, Skip):
+            if loaded.reason == FileStatus.BINARY and picked(loaded.path):
+                binary.append(loaded.path)
+                if binary_found:
+                    continue
             about_picked(f"{loaded.path}: {loaded.detail}")
             continue
         kept += len(loaded.text)
@@ -233,7 +238,19 @@ def select_documents(
                 parts[full.path] = alone(full, loaded)
         corpus.append(loaded)
     chosen = [i for i, d in enumerate(corpus) if picked(d.path)]
-    return Selection(corpus, chosen, settings, sources, parts, scans)
+    return Selection(corpus, chosen, settings, sources, parts, scans, binary)
+
+
+def _warn_unwalked(ws: Workspace, scope: Sequence[str], rules: IgnoreRules, warn: Warn) -> None:
+    """Say which named paths the walk never reads: not Markdown, or ignored."""
+    from kenso_git.repo.workspace import is_markdown
+
+    for item in scope:
+        if item and not is_markdown(item) and (ws.root / item).is_file():
+            warn(f"{item}: not a Markdown file (.md, .markdown), not linted")
+        elif item and rules.is_ignored(item, is_dir=(ws.root / item).is_dir()):
+            # named, yet the walk never goes there: "0 files, all checks passed" hid it
+            warn(f"{item}: ignored by .gitignore/.cursorignore/.kensoignore rules, not linted")
 
 
 def _by_path(sf: SourceFile) -> str:

@@ -152,6 +152,23 @@ def lint_rest(
     return _assemble(doc.path, found, config)
 
 
+BINARY_MESSAGE = (
+    "not text: NUL bytes and no byte-order mark (UTF-16/32 saved without one, or a binary "
+    "file), so ingest skips it and none of it can be found: re-save it as UTF-8"
+)
+
+
+def binary_result(path: str, config: LintConfig) -> FileResult | None:
+    """The result of a file ingest skips as binary (`text.parse.looks_binary`): one KS021
+    error, as for any text that does not decode; None when KS021 is not run for `path`."""
+    rule = RULES_BY_ID["KS021"]
+    if rule.id not in config.select or rule.id in config.ignored_for(path):
+        return None
+    severity = config.severity.get(rule.id, rule.severity)
+    found = Violation(path, rule.id, rule.name, severity, 1, 1, BINARY_MESSAGE)
+    return FileResult(path, score_file([found]), (found,))
+
+
 def _git_last(
     docs: Iterable[Document | Deferred], corpus: CorpusFacts
 ) -> Iterator[Document | Deferred]:
@@ -196,12 +213,14 @@ def lint_documents(
     *,
     corpus: CorpusFacts | Sequence[Document] | None = None,
     config: LintConfig | None = None,
+    extra: Sequence[FileResult] = (),
 ) -> LintReport:
     """Lint `docs`, judging corpus-wide rules against `corpus` (default: `docs` themselves).
 
     `corpus` may be precomputed facts or the repository's whole document list. `docs` is
     read once, one document at a time, so it may be a generator that parses each in turn;
-    a `Deferred` one (given with `corpus`) had its first half linted already.
+    a `Deferred` one (given with `corpus`) had its first half linted already. `extra`
+    results (files judged without a parse, `binary_result`) join the report in path order.
     """
     config = config or LintConfig()
     if corpus is None:  # they are the corpus too
@@ -222,4 +241,6 @@ def lint_documents(
         ),
         key=lambda r: r.path,
     )
+    if extra:
+        results = sorted([*results, *extra], key=lambda r: r.path)
     return make_report(results, fail_under=config.fail_under)

@@ -25,9 +25,11 @@ from kenso_git.lint.corpus import start_listing
 from kenso_git.lint.fix import FixOutcome
 from kenso_git.lint.fix import plan_fix_passes
 from kenso_git.lint.fix import write_fixes
+from kenso_git.lint.model import FileResult
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Violation
+from kenso_git.lint.runner import binary_result
 from kenso_git.lint.runner import lint_document
 from kenso_git.lint.runner import lint_documents
 from kenso_git.repo.workspace import Workspace
@@ -148,18 +150,32 @@ def _lint_once(
     alone = partial(lint_alone, config=config)
     listing = start_listing(ws, config)  # git lists the tree while the docs are parsed
     try:
-        selection = select_documents(ws, settings, paths, warn=warn, alone=alone)
+        selection = select_documents(ws, settings, paths, warn=warn, alone=alone, binary_found=True)
         facts = facts_for(ws, selection, config, warn=warn, listing=listing)
     finally:
         if listing is not None:
             listing.discard()  # what was not read (no missing path: no staged renames)
+    binary = list(_binary_results(selection.binary, config, warn))
     try:
-        report = lint_documents(selection.targets(), corpus=facts, config=config)
+        report = lint_documents(selection.targets(), corpus=facts, config=config, extra=binary)
     finally:
         if facts.links is not None:
             facts.links.drop_moves()  # git's moves, when no rule read them (or on error)
     skipped = () if facts.links is None else tuple(sorted(_named(ws, facts.links.tally())))
     return replace(report, skipped=skipped), facts
+
+
+def _binary_results(
+    paths: Sequence[str], config: LintConfig, warn: Callable[[str], None] | None
+) -> Iterator[FileResult]:
+    """A KS021 error for each file ingest skips as binary: `lint` said "0 files, all checks
+    passed" of a UTF-16 page saved without a byte-order mark that no search would find."""
+    for path in paths:
+        result = binary_result(path, config)
+        if result is not None:
+            yield result
+        elif warn is not None:  # KS021 is off for it: said not linted, never passed in silence
+            warn(f"{path}: looks binary (NUL bytes), not Markdown, not linted")
 
 
 def _named(ws: Workspace, tally: Mapping[str, int]) -> Iterator[tuple[str, int]]:

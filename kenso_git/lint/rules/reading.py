@@ -44,7 +44,8 @@ def invalid_frontmatter(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     severity=Severity.ERROR,
     summary="The file is valid UTF-8 (or UTF-16/32 with a byte-order mark).",
     why="Bytes that do not decode are replaced with U+FFFD in the index, so the words they "
-    "belong to cannot be found and agents read garbled text.",
+    "belong to cannot be found and agents read garbled text; a file with NUL bytes and no "
+    "byte-order mark (UTF-16 saved without one) is skipped as binary, none of it indexed.",
     action="re-save the file as UTF-8",
     deduction=10,
     emit=-1,
