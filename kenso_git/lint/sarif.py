@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from urllib.parse import quote
 
 from kenso_git import __version__
 from kenso_git.lint.model import LintReport
@@ -17,6 +18,13 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 def _fingerprint(v: Violation) -> str:
     key = "\x00".join((v.path, v.rule, v.subject or v.message))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def artifact_uri(path: str) -> str:
+    """A repo-relative path as the relative URI reference SARIF's `artifactLocation.uri`
+    is (RFC 3986): `100% sure.md` -> `100%25%20sure.md`, `/` kept as the separator. The
+    raw path was written: a viewer read `% s` as a broken escape and `%41` as `A`."""
+    return quote(path, safe="/")
 
 
 def _rules() -> list[dict[str, object]]:
@@ -45,7 +53,10 @@ def report_to_sarif(report: LintReport) -> dict[str, object]:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": v.path, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": {
+                            "uri": artifact_uri(v.path),
+                            "uriBaseId": "%SRCROOT%",
+                        },
                         "region": {"startLine": v.line, "startColumn": v.column},
                     }
                 }
