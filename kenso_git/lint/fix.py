@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -110,19 +111,26 @@ def plan_fixes(
     a file in `texts` (repo-relative path -> text) is taken as it reads there.
 
     A file that is not UTF-8 or cannot be read is left alone: its findings stay reported.
-    A symbolic link is never written: its edits go to the file it leads to inside the
-    repository (fixed once when both were linted), and a link out of it is left alone.
+    Nothing is written through a symbolic link: a link's findings were judged from where
+    the link stands, and its relative links resolve from the real file's folder there; the
+    page it leads to is fixed on its own findings, and a note says so when it was not linted.
     """
-    inside = root.resolve()
     edits: dict[str, set[Edit]] = {}
+    aliases: dict[str, str | None] = {}  # a linked path -> the repo path of the file it leads to
     for v in violations:
         if v.fix is None:
             continue
-        real = (root / v.path).resolve()
-        if real.is_relative_to(inside):  # else a link out of the repository
-            edits.setdefault(real.relative_to(inside).as_posix(), set()).add(v.fix)
+        real = _real_path(root, v.path)
+        if real == v.path:
+            edits.setdefault(v.path, set()).add(v.fix)
+        else:
+            aliases[v.path] = real
     out: list[Fixed] = []
-    unfixed: list[tuple[str, str]] = []
+    unfixed = [
+        (alias, _alias_note(real))
+        for alias, real in sorted(aliases.items())
+        if real not in edits  # else the page is fixed on its own findings: nothing to say
+    ]
     for path in sorted(edits):
         if texts is not None and path in texts:
             before, codec, bom = texts[path], "utf-8", b""
@@ -135,7 +143,21 @@ def plan_fixes(
         after, applied = apply_edits(before, edits[path])
         if applied and after != before:
             out.append(Fixed(path, before, after, applied, codec, bom))
-    return FixOutcome(tuple(out), tuple(unfixed))
+    return FixOutcome(tuple(out), tuple(sorted(unfixed)))
+
+
+def _real_path(root: Path, path: str) -> str | None:
+    """The repo path of the file `path` leads to (itself unless a symbolic link is on its
+    way), or None when that file is outside the repository."""
+    inside = root.resolve()
+    real = (inside / path).resolve()
+    return real.relative_to(inside).as_posix() if real.is_relative_to(inside) else None
+
+
+def _alias_note(real: str | None) -> str:
+    if real is None:
+        return "a symbolic link to a file outside the repository"
+    return f"a symbolic link to {real}; fix {real} itself"
 
 
 def _read(path: Path) -> tuple[str, str, bytes] | str:
@@ -180,25 +202,66 @@ def plan_fix_passes(
         for f in more.files:
             first = done[f.path]
             done[f.path] = first._replace(after=f.after, applied=first.applied + f.applied)
-    return FixOutcome(tuple(done[path] for path in sorted(done)), outcome.unfixed)
+    # a later pass may undo an earlier one: such a file changes nothing, and is not counted
+    changed = (done[path] for path in sorted(done))
+    return FixOutcome(tuple(f for f in changed if f.after != f.before), outcome.unfixed)
 
 
 def write_fixes(root: Path, outcome: FixOutcome) -> None:
-    """Write each fixed file whole through a temporary file beside it (`os.replace`), so a
-    reader or a crash sees the old text or the new, never half of one; its mode is kept.
+    """Write each fixed file whole through a temporary file beside it, flushed to disk and
+    renamed over it (`os.replace`), so a reader or a crash sees the old text or the new,
+    never half of one; its mode, owner and group are kept. A file with other hard links,
+    or whose owner could not be kept (only root may give a file away), is rewritten in
+    place instead: a new inode would leave its other names with the old text, or change
+    who owns it.
 
     Raises:
         OSError: a file could not be written (the files before it are fixed).
     """
     for fixed in outcome.files:
         target = root / fixed.path
-        mode = target.stat().st_mode & 0o7777
+        data = fixed.bom + fixed.after.encode(fixed.codec)
+        st = target.lstat()
+        if st.st_nlink > 1 or not _replace(target, data, st):
+            _overwrite(target, data)
+
+
+def _replace(target: Path, data: bytes, st: os.stat_result) -> bool:
+    """Write `data` to a new file renamed over `target`, with its mode and owner; False
+    (nothing changed) when that file could not be made there or given `target`'s owner."""
+    try:
         handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(fixed.bom + fixed.after.encode(fixed.codec))
-            os.chmod(tmp, mode)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    except PermissionError:  # a folder the user may not create files in: the file itself
+        return False
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            made = os.fstat(stream.fileno())
+            if (made.st_uid, made.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.fchown(stream.fileno(), st.st_uid, st.st_gid)
+                except PermissionError:
+                    Path(tmp).unlink()
+                    return False
+            os.fchmod(stream.fileno(), stat.S_IMODE(st.st_mode))  # fchown clears setuid
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+def _overwrite(target: Path, data: bytes) -> None:
+    """Write `data` over `target`'s own bytes (its inode, links, owner and mode kept),
+    never through a symbolic link swapped in since."""
+    fd = os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
