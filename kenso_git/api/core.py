@@ -22,6 +22,7 @@ from kenso_git.config import Settings
 from kenso_git.config import load_settings
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import NoIndexError
+from kenso_git.repo import statusindex
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.store.connection import READ_BUSY_MS
@@ -131,6 +132,8 @@ class Base:
         path, owned, (workspace, lost) = opened
         if settings is None:
             settings = load_settings(workspace.root)
+        if workspace.git_dir is not None:  # its statuses' copy of git's index lives there
+            statusindex.place(str(workspace.git_dir), str(path.parent))
         return cls(workspace, settings, path, owned=owned, lost_root=lost)
 
     # -- reads ---------------------------------------------------------------------------

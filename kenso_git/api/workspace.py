@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from kenso_git.repo.executable import find_script as find_script
     from kenso_git.repo.executable import script_command as script_command
     from kenso_git.repo.safeopen import ensure_private_dir as ensure_private_dir
+    from kenso_git.repo.statusindex import remove_legacy as remove_legacy_status_copy
     from kenso_git.repo.workspace import DB_DIRNAME as DB_DIRNAME
     from kenso_git.repo.workspace import Workspace as Workspace
     from kenso_git.repo.workspace import exclude_from_git as exclude_from_git
@@ -31,6 +32,7 @@ __all__ = [
     "find_workspace",
     "ingest_start",
     "is_markdown",
+    "remove_legacy_status_copy",
     "resolve_db_path",
     "script_command",
 ]
@@ -45,6 +47,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "find_workspace": ("kenso_git.repo.workspace", "find_workspace"),
     "ingest_start": ("kenso_git.repo.workspace", "ingest_start"),
     "is_markdown": ("kenso_git.repo.workspace", "is_markdown"),
+    "remove_legacy_status_copy": ("kenso_git.repo.statusindex", "remove_legacy"),
     "resolve_db_path": ("kenso_git.repo.workspace", "resolve_db_path"),
     "script_command": ("kenso_git.repo.executable", "script_command"),
 }

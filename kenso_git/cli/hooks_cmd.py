@@ -106,10 +106,13 @@ def _install_lines(ws: Workspace, report: HookReport) -> list[str]:
 @hooks.command()
 def uninstall() -> None:
     """Remove kenso-git's shims and put back the hooks that were there before."""
+    from kenso_git.api.workspace import remove_legacy_status_copy
     from kenso_git.triggers.githooks import install
 
     ws = _git_workspace()
     report = install.uninstall(ws)
+    if ws.git_dir is not None:  # the status copy an earlier kenso-git kept in .git
+        remove_legacy_status_copy(str(ws.git_dir))
     folder = _shown(ws, report.hooks_dir)
     for line in report.changed:
         click.echo(f"{folder}/{line}", err=True)

@@ -236,6 +236,10 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
     write_meta(conn, values)
     if run.wrote and meta:
         bump_generation(conn)
+    if run.wrote and run.ws.git_dir is not None:  # a write may touch .git: drop our old copy
+        from kenso_git.repo.statusindex import remove_legacy
+
+        remove_legacy(str(run.ws.git_dir))
 
 
 def differs_from_head(

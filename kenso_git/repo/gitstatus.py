@@ -160,8 +160,14 @@ def _status_command(
 ) -> _StatusCommand:
     """git with the status `args`, on kenso-git's copy of the index where it can be made."""
     assert ws.git_dir is not None and ws.common_dir is not None
+    git_dir = str(ws.git_dir)
     flags, env, private = statusindex.status_setup(
-        str(ws.git_dir), str(ws.common_dir), scrubbed_env(), refresh=refresh, use_copy=use_copy
+        git_dir,
+        str(ws.common_dir),
+        scrubbed_env(),
+        folder=statusindex.folder_for(git_dir, str(ws.root)),
+        refresh=refresh,
+        use_copy=use_copy,
     )
     return _StatusCommand(git_argv(ws, [*flags, *args]), env, private)
 
@@ -193,7 +199,10 @@ def _ask(ws: Workspace, args: Sequence[str], refresh: bool, *, use_copy: bool = 
 
 def _forget_copy(ws: Workspace) -> None:
     assert ws.git_dir is not None
-    statusindex.forget(str(ws.git_dir))
+    git_dir = str(ws.git_dir)
+    folder = statusindex.folder_for(git_dir, str(ws.root))
+    if folder is not None:
+        statusindex.forget(git_dir, folder)
 
 
 def _status_args(untracked: str, pathspecs: Sequence[str]) -> list[str]:

@@ -121,7 +121,9 @@ class Started:
         self.root, self.head = root, head
         self.started_ns = time.time_ns()
         git_dir = os.path.join(root, ".git")
-        flags, env, self.private = statusindex.status_setup(git_dir, git_dir, scrubbed_env())
+        flags, env, self.private = statusindex.status_setup(
+            git_dir, git_dir, scrubbed_env(), folder=statusindex.default_folder(root)
+        )
         self.argv = ["git", "-C", root, *flags, *STATUS_ARGS]
         self.pid, self.out, self.err = spawn(self.argv, env)
 

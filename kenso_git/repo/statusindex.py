@@ -7,31 +7,38 @@ takes no optional lock (ours must not hold `index.lock` while the user's next gi
 wants it) never writes the index, so the cache is never built, nor is the stat data of
 files git had to re-read.
 
-So kenso-git runs its statuses on a copy of the index, `GIT_DIR/kenso-git-status-index`
-(`GIT_INDEX_FILE`, which git documents for this), with the untracked cache on unless the
-user's configuration says otherwise, and lets git update the copy. The copy is made again
-whenever git's index changes (a new file, so a new inode; or other stat data or trailing
-hash), and git's own index is never written. git re-checks a copy before it writes one
-(the file must still be the one it read), so a copy made meanwhile is never overwritten
-with an older one. Anything unusual (no index yet, a read-only git folder, a copy git
-cannot read) falls back to git's own index without optional locks, as before.
+So kenso-git runs its statuses on a copy of the index (`GIT_INDEX_FILE`, which git
+documents for this), with the untracked cache on unless the user's configuration says
+otherwise, and lets git update the copy. The copy lives in the index's own folder (`.kenso/`,
+or the folder of the `--db` file), never in the git dir: a read writes nothing but its
+index's root. Its name carries a key of the git dir, so work trees sharing one index folder
+never share a copy. The copy is made again whenever git's index changes (a new file, so a
+new inode; or other stat data or trailing hash), and git's own index is never written. git
+re-checks a copy before it writes one (the file must still be the one it read), so a copy
+made meanwhile is never overwritten with an older one. Anything unusual (no index yet, no or
+a read-only index folder, a copy git cannot read) falls back to git's own index without
+optional locks, as before.
 
-Only `os` and `time` are imported: `repo/prestart.py` starts git through this module
-before anything else loads.
+Only `os`, `sys` and `time` are imported: `repo/prestart.py` starts git through this module
+before anything else loads; it knows the work tree but not yet the index, so it takes the
+default folder (`default_folder`), and none when the command names its index elsewhere.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 TYPE_CHECKING = False  # typing is not imported here (see above); checkers read the block
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-FILE = "kenso-git-status-index"
-SOURCE = FILE + ".source"  # the signature of the git index the copy was made from
-LOCK = FILE + ".lock"  # git's lock file protocol: whoever creates it may replace the copy
+PREFIX = "git-status-index-"  # + the git dir's key: the copy, in the index's folder
+SOURCE = ".source"  # + the copy's name: the signature of the git index the copy was made from
+LOCK = ".lock"  # git's lock file protocol: whoever creates it may replace the copy
+LEGACY = "kenso-git-status-index"  # where kenso-git kept the copy before: in the git dir
+DEFAULT_FOLDER = ".kenso"  # the default index folder in the work tree (repo.workspace's)
 STALE_LOCK_S = 60  # a lock this old was left by a git that was killed
 # Our statuses, on our copy: the cache of untracked folders, and never a split index
 # (git would write a shared index file beside git's own for it).
@@ -41,20 +48,57 @@ REAL_FLAGS = ("--no-optional-locks",)  # git's own index: read it, never write i
 _TAIL = 32  # bytes of the index's trailing hash (SHA-1: 20; SHA-256: 32) read into the signature
 
 
+_placed: dict[str, str] = {}  # git dir -> the index folder this process opened for it
+
+
+def place(git_dir: str, folder: str) -> None:
+    """The statuses of `git_dir` keep their copy in `folder` from now on (the folder of the
+    index this process opened for that work tree)."""
+    _placed[os.path.realpath(git_dir)] = folder
+
+
+def default_folder(root: str) -> str | None:
+    """The folder of the index the default rule finds for the work tree at `root`; None when
+    the command names its index elsewhere (`--db`, `KENSO_DATABASE_URL`): until it is
+    opened (`place`) no copy is made, and git's own index is read."""
+    if os.environ.get("KENSO_DATABASE_URL", "").strip():
+        return None
+    if any(arg == "--db" or arg.startswith("--db=") for arg in sys.argv[1:]):
+        return None
+    return os.path.join(root, DEFAULT_FOLDER)
+
+
+def folder_for(git_dir: str, root: str) -> str | None:
+    """Where the copy of `git_dir`'s index is kept (see `place` and `default_folder`)."""
+    placed = _placed.get(os.path.realpath(git_dir))
+    return placed if placed is not None else default_folder(root)
+
+
+def copy_name(git_dir: str) -> str:
+    """The copy's file name: `PREFIX` and a key of the git dir's real path (FNV-1a, 64 bits:
+    no hashlib import on this path)."""
+    key = 0xCBF29CE484222325
+    for byte in os.fsencode(os.path.realpath(git_dir)):
+        key = ((key ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{PREFIX}{key:016x}"
+
+
 def status_setup(
     git_dir: str,
     common_dir: str,
     env: Mapping[str, str],
     *,
+    folder: str | None,
     refresh: bool = False,
     use_copy: bool = True,
 ) -> tuple[tuple[str, ...], dict[str, str], str | None]:
     """git's global options and environment for a status of this work tree, and the copy
-    it runs on (None: git's own index, read without optional locks unless `refresh`).
+    it runs on, kept in `folder` (None: git's own index, read without optional locks
+    unless `refresh`).
 
     `env` is the scrubbed environment (no GIT_INDEX_FILE of a caller's); it is not changed.
     """
-    private = prepare(git_dir) if use_copy else None
+    private = prepare(git_dir, folder) if use_copy and folder is not None else None
     if private is None:
         return (() if refresh else REAL_FLAGS), dict(env), None
     flags = (
@@ -68,27 +112,41 @@ def status_setup(
     return flags, {**env, "GIT_INDEX_FILE": private}, private
 
 
-def prepare(git_dir: str) -> str | None:
-    """The path of the copy of `git_dir`'s index, made again first if the index changed;
-    None when there is no index to copy or the copy cannot be made."""
+def prepare(git_dir: str, folder: str) -> str | None:
+    """The path of the copy of `git_dir`'s index in `folder`, made again first if the index
+    changed; None when there is no index to copy or the copy cannot be made (`folder` is
+    never created: no index there yet means no copy)."""
     real = os.path.join(git_dir, "index")
-    private = os.path.join(git_dir, FILE)
+    private = os.path.join(folder, copy_name(git_dir))
     try:
         signature = _signature_of(real)
-        if signature == _read(os.path.join(git_dir, SOURCE)) and os.path.isfile(private):
+        if signature == _read(private + SOURCE) and os.path.isfile(private):
             return private
-        return private if _copy(git_dir, real) else None
+        return private if _copy(private, real) else None
     except OSError:
         return None
 
 
-def forget(git_dir: str) -> None:
+def forget(git_dir: str, folder: str) -> None:
     """Drop the copy (git could not read it): the next status copies git's index again."""
-    for name in (SOURCE, FILE):
+    private = os.path.join(folder, copy_name(git_dir))
+    for path in (private + SOURCE, private):
         try:  # noqa: SIM105  (contextlib costs this path ~5 ms of imports)
-            os.unlink(os.path.join(git_dir, name))
+            os.unlink(path)
         except OSError:
             pass
+
+
+def remove_legacy(git_dir: str) -> None:
+    """Remove the copy an earlier kenso-git kept in the git dir (ours; a sync that writes
+    and `hooks uninstall` call this); a lock a live git may hold is left until stale."""
+    legacy = os.path.join(git_dir, LEGACY)
+    for path in (legacy + SOURCE, legacy):
+        try:  # noqa: SIM105  (as in `forget`)
+            os.unlink(path)
+        except OSError:
+            pass
+    _clear_stale_lock(legacy + LOCK)
 
 
 def _signature(st: os.stat_result, tail: bytes) -> str:
@@ -105,9 +163,9 @@ def _signature_of(real: str) -> str:
         os.close(fd)
 
 
-def _copy(git_dir: str, real: str) -> bool:
-    """Copy `real` under the copy's lock; False when another process holds it."""
-    lock = os.path.join(git_dir, LOCK)
+def _copy(private: str, real: str) -> bool:
+    """Copy `real` to `private` under the copy's lock; False when another process holds it."""
+    lock = private + LOCK
     try:
         fd = _create(lock)
     except FileExistsError:
@@ -126,9 +184,9 @@ def _copy(git_dir: str, real: str) -> bool:
         os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns))
         os.close(fd)
         fd = -1
-        source_file = os.path.join(git_dir, SOURCE)
+        source_file = private + SOURCE
         _unlink(source_file)  # no moment where an old signature names the new copy
-        os.rename(lock, os.path.join(git_dir, FILE))
+        os.rename(lock, private)
     except BaseException:
         if fd >= 0:
             os.close(fd)

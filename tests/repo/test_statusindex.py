@@ -27,7 +27,24 @@ from tests.helpers import init_repo
 def repo(tmp_path: Path) -> Path:
     files = {f"docs/{d}/x{i}.md": doc(f"Doc {d}{i}") for d in "ab" for i in range(3)}
     files[".gitignore"] = "*.log\n/build/\n"
-    return init_repo(tmp_path / "repo", files)
+    root = init_repo(tmp_path / "repo", files)
+    _index_folder(root)
+    return root
+
+
+def _index_folder(root: Path) -> None:
+    """The index's folder, where the copy lives, git-ignored as an ingest makes it."""
+    (root / ".kenso").mkdir()
+    (root / ".git/info/exclude").write_text("/.kenso/\n")
+
+
+def _copy(root: Path) -> Path:
+    """Where kenso-git keeps its copy of `root`'s git index: in the index's folder."""
+    return root / ".kenso" / statusindex.copy_name(str(root / ".git"))
+
+
+def _prepare(root: Path) -> str | None:
+    return statusindex.prepare(str(root / ".git"), str(root / ".kenso"))
 
 
 def _signature(path: Path) -> tuple[int, int, int]:
@@ -59,22 +76,21 @@ def test_a_sync_and_a_search_never_write_gits_index_and_git_caches_untracked_fol
     kb.sync()
     assert [h.file_path for h in kb.search("walrus").hits] == ["docs/a/new.md"]
     assert _signature(repo / ".git/index") == before
-    copy = repo / ".git" / statusindex.FILE
+    copy = _copy(repo)
     assert b"UNTR" in copy.read_bytes()  # git's untracked cache, kept in the copy
-    assert not (repo / ".git" / statusindex.LOCK).exists()
+    assert not Path(f"{copy}{statusindex.LOCK}").exists()
 
 
 def test_the_copy_is_made_again_when_gits_index_changes(repo: Path) -> None:
-    git_dir = str(repo / ".git")
-    first = statusindex.prepare(git_dir)
+    first = _prepare(repo)
     assert first is not None
     assert Path(first).read_bytes() == (repo / ".git/index").read_bytes()
     inode = Path(first).stat().st_ino
-    assert statusindex.prepare(git_dir) == first
+    assert _prepare(repo) == first
     assert Path(first).stat().st_ino == inode  # unchanged: not copied again
     (repo / "docs/a/staged.md").write_text(doc("Staged"))
     git(repo, "add", "docs/a/staged.md")
-    assert statusindex.prepare(git_dir) == first
+    assert _prepare(repo) == first
     assert Path(first).read_bytes() == (repo / ".git/index").read_bytes()
     assert _ours(repo) == _git_status(repo) == ["docs/a/staged.md"]
 
@@ -164,6 +180,7 @@ def test_every_status_on_the_copy_answers_as_git_status_on_gits_own_index(
     lists what `git status` of git's own index lists."""
     root = tmp_path_factory.mktemp("prop") / "repo"
     init_repo(root, {"docs/a/x.md": doc("X"), "docs/b/y.md": doc("Y"), ".gitignore": "*.log\n"})
+    _index_folder(root)
     assert _ours(root) == _git_status(root) == []
     for step, op in enumerate(ops):
         _apply(root, op, step)
@@ -172,13 +189,12 @@ def test_every_status_on_the_copy_answers_as_git_status_on_gits_own_index(
 
 
 def test_a_copy_git_cannot_read_is_dropped_and_git_own_index_answers(repo: Path) -> None:
-    git_dir = str(repo / ".git")
-    copy = statusindex.prepare(git_dir)
+    copy = _prepare(repo)
     assert copy is not None
     Path(copy).write_bytes(b"DIRC not an index")  # torn by a crash; its signature still matches
     (repo / "docs/b/new.md").write_text(doc("New"))
     assert _ours(repo) == _git_status(repo) == ["docs/b/new.md"]
-    assert statusindex.prepare(git_dir) == copy  # dropped, so copied again
+    assert _prepare(repo) == copy  # dropped, so copied again
     assert Path(copy).read_bytes() == (repo / ".git/index").read_bytes()
 
 
@@ -187,20 +203,19 @@ def test_a_user_who_turned_the_untracked_cache_off_is_obeyed(repo: Path) -> None
     (repo / "docs/b/new.md").write_text(doc("New"))
     for _ in range(2):
         assert _ours(repo) == ["docs/b/new.md"]
-    assert b"UNTR" not in (repo / ".git" / statusindex.FILE).read_bytes()
+    assert b"UNTR" not in _copy(repo).read_bytes()
 
 
 def test_a_lock_left_by_a_killed_git_is_cleared_once_old_and_a_live_one_is_respected(
     repo: Path,
 ) -> None:
-    git_dir = repo / ".git"
-    lock = git_dir / statusindex.LOCK
+    lock = Path(f"{_copy(repo)}{statusindex.LOCK}")
     lock.write_bytes(b"")  # a git copying or writing the copy right now
-    assert statusindex.prepare(str(git_dir)) is None  # no copy yet: git's own index
+    assert _prepare(repo) is None  # no copy yet: git's own index
     assert _ours(repo) == []
     old = time.time() - statusindex.STALE_LOCK_S - 5
     os.utime(lock, (old, old))  # ...or one a killed git left behind
-    assert statusindex.prepare(str(git_dir)) == str(git_dir / statusindex.FILE)
+    assert _prepare(repo) == str(_copy(repo))
     assert not lock.exists()
 
 
@@ -211,12 +226,13 @@ def test_a_status_stopped_unread_leaves_no_lock_behind(repo: Path) -> None:
         early = gitstatus.start_status(ws, head=None)
         assert early is not None and early.private is not None
         early.discard()
-        assert not (repo / ".git" / statusindex.LOCK).exists()
+        assert not Path(f"{_copy(repo)}{statusindex.LOCK}").exists()
 
 
 def test_no_index_yet_means_no_copy(tmp_path: Path) -> None:
     root = init_repo(tmp_path / "empty")
-    assert statusindex.prepare(str(root / ".git")) is None
+    _index_folder(root)
+    assert _prepare(root) is None
     (root / "a.md").write_text(doc("A"))
     assert _ours(root) == ["a.md"]
 
@@ -226,6 +242,6 @@ def test_the_copy_keeps_the_mtime_of_gits_index_so_racily_clean_entries_are_rere
 ) -> None:
     """git re-reads by content the entries whose mtime is not before its index's (written in
     the same tick: their stat data cannot tell an edit); the copy must not move that line."""
-    copy = statusindex.prepare(str(repo / ".git"))
+    copy = _prepare(repo)
     assert copy is not None
     assert Path(copy).stat().st_mtime_ns == (repo / ".git/index").stat().st_mtime_ns
