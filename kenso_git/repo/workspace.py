@@ -98,6 +98,14 @@ def _is_bare_repository(folder: Path) -> bool:
     )
 
 
+def _is_linked_git_dir(folder: Path) -> bool:
+    """A linked work tree's (or a submodule's) git dir, `.git/worktrees/x`: a HEAD beside
+    a `commondir` or `gitdir` file."""
+    return (folder / "HEAD").is_file() and (
+        (folder / "commondir").is_file() or (folder / "gitdir").is_file()
+    )
+
+
 def find_workspace(start: Path | None = None) -> Workspace:
     """Find the enclosing work tree of `start` (default: cwd), or use `start` itself.
 
@@ -116,8 +124,13 @@ def find_workspace(start: Path | None = None) -> Workspace:
         dirs = git_dirs_of(candidate)
         if dirs is not None:
             return Workspace(root=candidate, git_dir=dirs[0], common_dir=dirs[1])
-        if candidate.name == ".git":
-            break
+        if candidate.name == ".git" or _is_linked_git_dir(candidate):
+            raise UsageError(
+                f"{begin} is inside the git directory {candidate}: it holds git's own data, "
+                "not your docs",
+                hint="run kenso-git in the work tree"
+                + (f" ({candidate.parent})" if candidate.name == ".git" else ""),
+            )
         if _is_bare_repository(candidate):
             raise UsageError(
                 f"{candidate} is a bare git repository: it has no work tree to index",
