@@ -75,8 +75,8 @@ _SYNONYMS_DEFAULT = "unset means `.kenso/synonyms.yml`, else `.kenso/synonyms.js
 # fmt: off
 SETTINGS: tuple[Setting, ...] = (
     Setting(None, None, "path", None, "KENSO_DATABASE_URL", "env",
-            "Database file to use instead of `.kenso/docs.db` (a path; `~` is expanded). "
-            "`--db` beats it."),
+            "Database file to use instead of `.kenso/docs.db` (a path, not a URL: "
+            "`sqlite:///x.db` is refused; `~` is expanded). `--db` beats it."),
     Setting("chunk-size", "chunk_size", "int", 4000, "KENSO_CHUNK_SIZE", "index",
             "Largest chunk in characters; bigger H2 sections are split at H3, H4, then "
             "paragraphs. Changing it re-chunks every file on the next ingest. Also the KS009 "

@@ -104,7 +104,11 @@ the git work tree (from any subfolder); outside git, `.kenso/docs.db` in the roo
 folder, the `--root` of `serve`, or the folder given to `ingest` when it is not under the
 current folder) when that folder exists (ingest creates it); else
 `~/.local/share/kenso/docs.db` when that file exists (kenso's global fallback); else
-`.kenso/docs.db` in the root.
+`.kenso/docs.db` in the root. `--db` and `KENSO_DATABASE_URL` take a file path (relative to
+the current folder), not a URL: `sqlite:///x.db` is a usage error. A new index inside a git
+work tree is kept out of git (`info/exclude`): the default `.kenso/`, or the folder `--db`
+names when it is a `.kenso` or was made for the index; one put among other files (`--db
+docs.db`) gets a warning that git sees it.
 
 An index belongs to the root it was built for (recorded in the index). Opening one that
 records another root (a copied or moved folder) is a usage error (exit 2) naming both; `--db`

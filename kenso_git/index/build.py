@@ -117,12 +117,13 @@ def run_index(
         `CorruptIndexError`).
     """
     reports: list[IngestReport] = []
+    new_folder = not db_path.parent.exists()  # made for the index: kept out of git whole
 
     def job(round_: int) -> None:
         if round_ == 0:
             once = _Once(
                 scope, head, keep_documents, only, rebuild, verify, hand_off is None, early, create
-            )._replace(digest=digest)
+            )._replace(digest=digest, new_folder=new_folder)
             reports.append(_run_once(ws, settings, db_path, once, progress, warn))
         else:  # a rerun a hook asked for: a full sync of the stored scope
             again = _Once(  # a reader's run never creates, its reruns neither (#26)
@@ -155,6 +156,29 @@ class _Once(NamedTuple):
     create: bool = True  # build the index when there is none (a query's sync does not)
     digest: Digest | None = None  # see index.run.Run.digest
     retried: bool = False  # this run is the one after another writer published meanwhile
+    new_folder: bool = False  # the index's folder did not exist before this run
+
+
+def _keep_from_git(ws: Workspace, db_path: Path, new_folder: bool, say: Warn) -> None:
+    """Make a new index inside the work tree invisible to git as the default `.kenso/` is
+    (`info/exclude`): its folder when it is a `.kenso` or was made for it (`--db
+    sub/.kenso/docs.db` from a subfolder); else one line says git will see the files."""
+    folder = db_path.parent
+    if (
+        not ws.is_git
+        or not folder.is_relative_to(ws.root)
+        or folder.is_relative_to(ws.root / ".git")
+    ):
+        return
+    if folder == ws.root or not (new_folder or folder.name == ".kenso"):
+        rel = db_path.relative_to(ws.root).as_posix()
+        say(
+            f"the index {rel} and its companion files sit among the work tree's files, where "
+            "git sees them: add them to .gitignore, or name a file in a folder of its own "
+            "(--db some/.kenso/docs.db), which kenso-git keeps out of git itself"
+        )
+        return
+    exclude_from_git(ws, f"/{folder.relative_to(ws.root).as_posix()}/")
 
 
 def _run_once(
@@ -171,9 +195,9 @@ def _run_once(
     # writer last left it: damage a no-change sync never reads is named, not "unchanged"
     suspect = once.verify or not stamp.matches(db_path)
     conn, build = _open_index(db_path, once)
-    if build is not None and db_path.parent.name == ".kenso" and db_path.parent.parent == ws.root:
-        exclude_from_git(ws)
     say = warn or (lambda _m: None)
+    if build is not None:
+        _keep_from_git(ws, db_path, once.new_folder, say)
     try:
         with writing(conn, db_path):
             if suspect and build is None:

@@ -163,11 +163,33 @@ def resolve_db_path(
 
 
 def explicit_db(flag: str | os.PathLike[str] | None = None) -> Path | None:
-    """The database the user named (--db, then KENSO_DATABASE_URL), or None."""
+    """The database the user named (--db, then KENSO_DATABASE_URL), or None.
+
+    Raises:
+        UsageError: the value is a URL (`sqlite:///x.db`), not a path.
+    """
     if flag:
-        return Path(flag).expanduser().resolve()
+        return Path(_not_a_url(os.fspath(flag), "--db")).expanduser().resolve()
     env = os.environ.get("KENSO_DATABASE_URL", "").strip()
-    return Path(env).expanduser().resolve() if env else None
+    if not env:
+        return None
+    return Path(_not_a_url(env, "KENSO_DATABASE_URL")).expanduser().resolve()
+
+
+def _not_a_url(value: str, source: str) -> str:
+    """`value`, refused when it reads as a URL: kenso's KENSO_DATABASE_URL is a file path
+    despite its name, and `sqlite:///x.db` made a folder named `sqlite:` in the cwd. The
+    path is not guessed from it (`sqlite:///x.db` is relative to some tools, absolute to
+    others)."""
+    scheme, colon, _rest = value.partition(":")
+    if colon and len(scheme) > 1 and scheme.replace("+", "").isalnum() and scheme[0].isalpha():
+        raise UsageError(
+            f"{source} takes a file path, not a URL: {value!r}",
+            hint=f"name the database file itself, e.g. {source}"
+            + ("=" if source.isupper() else " ")
+            + "/path/to/docs.db",
+        )
+    return value
 
 
 def ingest_start(target: Path, cwd: Path) -> Path:
