@@ -6,16 +6,14 @@ made to it. A fix can uncover another (a link to a moved page, once rewritten, n
 anchor that differs in case; an edit overlapping one taken on its line waits): the fixed
 texts are linted again in memory and fixed again, up to `MAX_PASSES`, so one `--fix` (and
 one `--diff`) makes every change. Line endings, a byte-order mark and the bytes of
-untouched lines are kept as they are.
+untouched lines are kept as they are. A file is written only over the bytes its fixes were
+worked out from (`lint.rewrite`): one that changed while `--fix` ran is left as it is now.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import stat
-import tempfile
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -24,11 +22,15 @@ from pathlib import Path
 
 from kenso_git.lint.model import Edit
 from kenso_git.lint.model import Violation
+from kenso_git.lint.rewrite import Snapshot
+from kenso_git.lint.rewrite import read_snapshot
+from kenso_git.lint.rewrite import rewrite
 from kenso_git.records import NamedTuple
 from kenso_git.text.parse import unicode_bom
 
 _BOM = "\ufeff"
 MAX_PASSES = 4  # a fix uncovers at most a case slip or an overlapping edit: a few passes do
+CHANGED = "changed while lint --fix ran; run lint --fix again"
 
 
 class Fixed(NamedTuple):
@@ -40,6 +42,7 @@ class Fixed(NamedTuple):
     applied: int
     codec: str = "utf-8"  # a UTF-16/32 file is written back in its own encoding
     bom: bytes = b""  # ... after its own byte-order mark
+    read: Snapshot | None = None  # the file as read for the fix: written only over these bytes
 
 
 class FixOutcome(NamedTuple):
@@ -133,16 +136,16 @@ def plan_fixes(
     ]
     for path in sorted(edits):
         if texts is not None and path in texts:
-            before, codec, bom = texts[path], "utf-8", b""
+            before, codec, bom, snapshot = texts[path], "utf-8", b"", None
         else:
             read = _read(root / path)
             if isinstance(read, str):
                 unfixed.append((path, read))
                 continue
-            before, codec, bom = read
+            before, codec, bom, snapshot = read
         after, applied = apply_edits(before, edits[path])
         if applied and after != before:
-            out.append(Fixed(path, before, after, applied, codec, bom))
+            out.append(Fixed(path, before, after, applied, codec, bom, snapshot))
     return FixOutcome(tuple(out), tuple(sorted(unfixed)))
 
 
@@ -160,24 +163,25 @@ def _alias_note(real: str | None) -> str:
     return f"a symbolic link to {real}; fix {real} itself"
 
 
-def _read(path: Path) -> tuple[str, str, bytes] | str:
-    """(text, codec, byte-order mark) of a file to fix, or why it is left alone. UTF-8 keeps
-    its mark in the text (edits count columns after it); UTF-16 and UTF-32 are read after
-    their mark and written back in the same encoding and byte order."""
+def _read(path: Path) -> tuple[str, str, bytes, Snapshot] | str:
+    """(text, codec, byte-order mark, the bytes read) of a file to fix, or why it is left
+    alone. UTF-8 keeps its mark in the text (edits count columns after it); UTF-16 and
+    UTF-32 are read after their mark and written back in the same encoding and byte order."""
     try:
-        data = path.read_bytes()
+        snapshot = read_snapshot(path)
     except OSError as err:
         return f"not read ({err.strerror or err})"
+    data = snapshot.data
     wide = unicode_bom(data)  # "utf-16" or "utf-32": the parser's own reading of the mark
     if wide is not None:
         size = 4 if wide == "utf-32" else 2
         codec = f"{wide}-{'le' if data[0] == 0xFF else 'be'}"  # the order the mark says
         try:
-            return data[size:].decode(codec), codec, data[:size]
+            return data[size:].decode(codec), codec, data[:size], snapshot
         except UnicodeDecodeError:
             return f"not valid {codec.upper()}: re-save it as UTF-8"
     try:
-        return data.decode("utf-8"), "utf-8", b""
+        return data.decode("utf-8"), "utf-8", b"", snapshot
     except UnicodeDecodeError:
         return "not valid UTF-8: re-save it as UTF-8"
 
@@ -207,61 +211,23 @@ def plan_fix_passes(
     return FixOutcome(tuple(f for f in changed if f.after != f.before), outcome.unfixed)
 
 
-def write_fixes(root: Path, outcome: FixOutcome) -> None:
-    """Write each fixed file whole through a temporary file beside it, flushed to disk and
-    renamed over it (`os.replace`), so a reader or a crash sees the old text or the new,
-    never half of one; its mode, owner and group are kept. A file with other hard links,
-    or whose owner could not be kept (only root may give a file away), is rewritten in
-    place instead: a new inode would leave its other names with the old text, or change
-    who owns it.
+def write_fixes(root: Path, outcome: FixOutcome) -> FixOutcome:
+    """Write each fixed file (`lint.rewrite`: atomically, its mode, owner and hard links
+    kept) if it still holds the bytes its fixes were worked out from; one that changed
+    since is left as it is now and joins `unfixed`. Returns what was written.
 
     Raises:
         OSError: a file could not be written (the files before it are fixed).
     """
+    written: list[Fixed] = []
+    changed: list[tuple[str, str]] = []
     for fixed in outcome.files:
-        target = root / fixed.path
+        was = fixed.read
+        if was is None:  # a plan of texts given (`plan_fixes(texts=...)`): written over them
+            was = Snapshot(fixed.bom + fixed.before.encode(fixed.codec))
         data = fixed.bom + fixed.after.encode(fixed.codec)
-        st = target.lstat()
-        if st.st_nlink > 1 or not _replace(target, data, st):
-            _overwrite(target, data)
-
-
-def _replace(target: Path, data: bytes, st: os.stat_result) -> bool:
-    """Write `data` to a new file renamed over `target`, with its mode and owner; False
-    (nothing changed) when that file could not be made there or given `target`'s owner."""
-    try:
-        handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    except PermissionError:  # a folder the user may not create files in: the file itself
-        return False
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            made = os.fstat(stream.fileno())
-            if (made.st_uid, made.st_gid) != (st.st_uid, st.st_gid):
-                try:
-                    os.fchown(stream.fileno(), st.st_uid, st.st_gid)
-                except PermissionError:
-                    Path(tmp).unlink()
-                    return False
-            os.fchmod(stream.fileno(), stat.S_IMODE(st.st_mode))  # fchown clears setuid
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return True
-
-
-def _overwrite(target: Path, data: bytes) -> None:
-    """Write `data` over `target`'s own bytes (its inode, links, owner and mode kept),
-    never through a symbolic link swapped in since."""
-    fd = os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        if rewrite(root / fixed.path, was, data):
+            written.append(fixed)
+        else:
+            changed.append((fixed.path, CHANGED))
+    return FixOutcome(tuple(written), tuple(sorted((*outcome.unfixed, *changed))))

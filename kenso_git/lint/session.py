@@ -99,7 +99,7 @@ def run_lint(
     if fix or diff:
         fixes = plan_fix_passes(ws.root, report.violations(), partial(_relint, facts, config))
         if fix and fixes.files:
-            write_fixes(ws.root, fixes)
+            fixes = write_fixes(ws.root, fixes)  # a file changed since it was read: unfixed
             report, _ = _lint_once(ws, settings, config, paths, None)  # warned once already
     if write_baseline is not None:
         return Outcome(report, save_baseline(report, write_baseline), fixes)
