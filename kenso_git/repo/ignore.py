@@ -38,7 +38,7 @@ from kenso_git.records import NamedTuple
 from kenso_git.repo.gitconfig import excludes_file
 from kenso_git.repo.gitconfig import is_true
 from kenso_git.repo.gitconfig import read_config
-from kenso_git.repo.safeopen import lstat_beneath
+from kenso_git.repo.safeopen import LINK_ERRNOS
 from kenso_git.repo.safeopen import open_beneath
 from kenso_git.repo.safeopen import real_path
 from kenso_git.repo.wildmatch import translate
@@ -206,19 +206,19 @@ def _read_in_tree(root: Path, folder: str, name: str) -> list[bytes] | None:
     """The lines of the rule file `name` in `folder`, opened with no symlink followed on the
     way from `root`. A symlinked `.gitignore` is not read (as git); a symlinked
     `.cursorignore` or `.kensoignore` is read at its real path when that is a regular file
-    inside the work tree, never outside it. A FIFO is never opened for reading."""
+    inside the work tree, never outside it. A FIFO is never read."""
     rel = f"{folder}/{name}" if folder else name
     try:
-        st = lstat_beneath(str(root), rel)
-        if stat.S_ISLNK(st.st_mode):
-            if name == _NOFOLLOW:
-                return None
-            rel, root_str = _inside(str(root), rel)
-        else:
-            root_str = str(root)
-        fd = open_beneath(root_str, rel)
-    except OSError:
-        return None
+        # most folders hold none: one failed open, no stat (a walk probes 3 names in each)
+        os.close(os.open(os.path.join(root, rel), _PROBE))
+        fd = open_beneath(str(root), rel)  # and no folder on the way is a link
+    except OSError as exc:
+        if exc.errno not in LINK_ERRNOS or name == _NOFOLLOW:
+            return None
+        try:
+            fd = open_beneath(*_inside(str(root), rel))
+        except OSError:
+            return None
     with os.fdopen(fd, "rb") as handle:
         try:
             return _lines(handle.read())
@@ -226,8 +226,11 @@ def _read_in_tree(root: Path, folder: str, name: str) -> list[bytes] | None:
             return None
 
 
+_PROBE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
 def _inside(root: str, rel: str) -> tuple[str, str]:
-    """(its real path relative to the real root, the real root) of the link `root/rel`.
+    """(the real root, the real path below it) of `root/rel`, which a link leads through.
 
     Raises:
         OSError: it resolves outside the work tree, or a link on it changed meanwhile.
@@ -238,7 +241,7 @@ def _inside(root: str, rel: str) -> tuple[str, str]:
     inner = os.path.relpath(real, real_root)
     if inner == os.curdir or inner.startswith(os.pardir + os.sep) or inner == os.pardir:
         raise OSError(errno.EXDEV, "leads outside the work tree", rel)
-    return inner.replace(os.sep, "/"), real_root
+    return real_root, inner.replace(os.sep, "/")
 
 
 Signature = tuple[int, int, int] | None  # (mtime_ns, size, inode); None: no such file
