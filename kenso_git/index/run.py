@@ -4,6 +4,7 @@ vanished removed, the links and meta rows brought up to date at the end."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Mapping
@@ -33,6 +34,8 @@ from kenso_git.store.meta import bump_generation
 from kenso_git.store.meta import write_meta
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from kenso_git.index.prepare import Digest
     from kenso_git.index.prepare import Prepared
     from kenso_git.repo.discover import SourceFile
@@ -242,6 +245,21 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
         remove_legacy(str(run.ws.git_dir))
 
 
+def _never_indexed(root: Path, path: str) -> bool:
+    """A path discovery always skips (repo.discover): a name no agent may use (`b%41.md`),
+    or one inside an environment folder (a virtualenv, `node_modules`)."""
+    from kenso_git.repo.discover import is_environment
+    from kenso_git.repo.pathtext import unnameable
+    from kenso_git.repo.workspace import is_undecodable
+
+    if unnameable(path) is not None or is_undecodable(path):
+        return True
+    parts = path.split("/")[:-1]
+    return any(
+        is_environment(os.path.join(root, *parts[: i + 1]), parts[i]) for i in range(len(parts))
+    )
+
+
 def differs_from_head(
     ws: Workspace, settings: Settings, scope: Sequence[str], blobs: Mapping[str, str]
 ) -> bool | None:
@@ -266,6 +284,8 @@ def differs_from_head(
         held = blobs.get(path)
         if held == "":
             continue  # not hashed: compared on neither side
+        if held is None and _never_indexed(ws.root, path):
+            continue  # discovery skips it by its name or folder: no indexed doc differs
         if held != blob:
             return True  # changed, or in HEAD and not indexed
         matched += 1

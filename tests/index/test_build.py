@@ -581,3 +581,10 @@ def test_differs_from_head_streamed_answers_as_the_dictionaries_did(tmp_path: Pa
             ), (scope, scoped)
     assert differs_from_head(ws, settings, [""], same) is False
     assert differs_from_head(ws, settings, [""], cases[1]) is True
+    # in HEAD, not indexed: a difference, unless discovery always skips it (by its name)
+    unindexed = {p: b for p, b in same.items() if p != "docs/b.md"}
+    assert differs_from_head(ws, settings, [""], unindexed) is True
+    (root / "b%41.md").write_text("# Percent\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a name no agent may use")
+    assert differs_from_head(ws, settings, [""], same) is False
