@@ -22,6 +22,24 @@ _SIGKILL = 9  # the same on every POSIX system; `signal` is not imported for the
 _SIGTERM = 15
 
 
+TIMEOUT_VAR = "KENSO_GIT_TIMEOUT"  # seconds: replaces every git command's time limit
+
+
+def time_limit(default: float) -> float:
+    """The seconds a git command may run: `KENSO_GIT_TIMEOUT` when set to a positive number
+    (a large repository on a slow disk may need more), else `default`."""
+    raw = os.environ.get(TIMEOUT_VAR, "").strip()
+    try:
+        value = float(raw) if raw else 0.0
+    except ValueError:
+        return default
+    return value if 0 < value < float("inf") else default
+
+
+class GitTimeoutError(GitError):
+    """A git command ran past its time limit and was stopped."""
+
+
 def run_git(
     ws: Workspace, *args: str, timeout: float = 30.0, env: Mapping[str, str] | None = None
 ) -> str:
@@ -29,7 +47,8 @@ def run_git(
     it); return its stdout.
 
     Raises:
-        GitError: git is missing, timed out or failed.
+        GitTimeoutError: git ran past `timeout` seconds (or `KENSO_GIT_TIMEOUT`'s).
+        GitError: git is missing or failed.
     """
     environ = scrubbed_env() if env is None else env
     return finish(args, lambda: capture(git_argv(ws, args), environ, timeout))
@@ -81,9 +100,19 @@ def git_argv(ws: Workspace, args: Sequence[str]) -> list[str]:
 
 
 def finish(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> str:
-    """git's stdout from `run`, or the GitError that names what failed."""
+    """git's stdout from `run`, or the GitError that names what failed.
+
+    A command that timed out is also said on stderr (a warning logged), since most callers
+    go on without git's answer: the user learns which command, where, and what to do.
+
+    Raises:
+        GitTimeoutError: git ran past its time limit (it was stopped).
+        GitError: git is missing or failed.
+    """
     try:
         status, out, err = run()
+    except _Overtime as exc:
+        raise _timed_out(args, exc) from exc
     except (OSError, TimeoutError) as exc:
         raise GitError(f"cannot run git {_shown(args)}: {exc}", hint="is git installed?") from exc
     if status != 0:
@@ -93,6 +122,46 @@ def finish(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> 
             hint="check `git status` works here",
         )
     return out.decode("utf-8", "surrogateescape")
+
+
+TIMEOUT_HINT = (
+    "run `git status` there: when it is as slow, the usual cause is a .gitignore pattern of "
+    "many `*` (like `*a*a*a*a*b`) that git matches against long names for minutes; simplify "
+    f"it. When git is merely slow, give it longer with {TIMEOUT_VAR}=<seconds>"
+)
+
+
+class _Overtime(TimeoutError):
+    """What `Spawned.collect` raises when the program ran past its time limit."""
+
+    def __init__(self, argv: Sequence[str], timeout: float) -> None:
+        super().__init__(f"{argv[0]} did not finish within {timeout:g} s")
+        self.argv, self.timeout = list(argv), timeout
+
+
+_WARNED: set[tuple[str, str]] = set()  # (work tree, command) said timed out already
+
+
+def _timed_out(args: Sequence[str], exc: _Overtime) -> GitTimeoutError:
+    """The error of a git command stopped at its time limit, logged as a warning too (the
+    last-resort handler prints it on stderr when logging is not configured)."""
+    argv = exc.argv
+    where = argv[argv.index("-C") + 1] if "-C" in argv[:-1] else os.getcwd()
+    command, limit = f"git {_shown(args)}", f"{exc.timeout:g} s"
+    if (where, command) not in _WARNED:  # once per process: a server asks again and again
+        _WARNED.add((where, command))
+        import logging  # only on this rare path: the hook path stays import-light
+
+        # said here as well as raised: most callers go on without git's answer, silently
+        logging.getLogger("kenso_git.git").warning(
+            "kenso-git stopped `%s` in %s: it did not finish within %s\n  hint: %s",
+            command,
+            where,
+            limit,
+            TIMEOUT_HINT,
+        )
+    message = f"{command} did not finish within {limit} in {where} and was stopped"
+    return GitTimeoutError(message, hint=TIMEOUT_HINT)
 
 
 MAX_SHOWN_ARGS = 12  # arguments of a failed git command an error names
@@ -147,31 +216,18 @@ class Spawned:
         pid, self.pid = self.pid, None
         if pid is None:
             return
-        # SIGTERM first: git then removes its lock files (the status copy's, see
-        # repo/statusindex.py) on the way out; SIGKILL if it has not gone within a second.
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, _SIGTERM)
-        for fd in (self._out, self._err):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        deadline = time.monotonic() + 1.0
-        with contextlib.suppress(ChildProcessError):
-            while os.waitpid(pid, os.WNOHANG) == (0, 0):
-                if time.monotonic() > deadline:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, _SIGKILL)
-                    os.waitpid(pid, 0)
-                    break
-                time.sleep(0.0005)
+        _end(pid, (self._out, self._err))
 
     def collect(self, timeout: float) -> tuple[int, bytes, bytes]:
         """Wait for the program; (exit status, stdout, stderr).
 
         Raises:
-            TimeoutError: it ran longer than `timeout` seconds from now (it is killed).
+            TimeoutError: it ran longer than `timeout` seconds from now, or than
+                `KENSO_GIT_TIMEOUT` says when that is set (it is killed).
         """
         import select
 
+        timeout = time_limit(timeout)
         pid, out_r, err_r = self.pid, self._out, self._err
         assert pid is not None, "collected or discarded already"
         self.pid = None
@@ -187,9 +243,8 @@ class Spawned:
             while pending:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    os.kill(pid, _SIGKILL)
-                    os.waitpid(pid, 0)
-                    raise TimeoutError(f"{self.argv[0]} did not finish within {timeout:g} s")
+                    _end(pid)
+                    raise _Overtime(self.argv, timeout)
                 for fd, _event in poller.poll(max(1, int(left * 1000))):
                     data = os.read(fd, 1 << 16)
                     if data:
@@ -206,6 +261,27 @@ class Spawned:
             b"".join(received[out_r]),
             b"".join(received[err_r]),
         )
+
+
+def _end(pid: int, close: tuple[int, ...] = ()) -> None:
+    """Stop the program, close the descriptors `close`, and reap it. SIGTERM first: git then
+    removes its lock files (its `index.lock` when it was refreshing the index, the status
+    copy's, see repo/statusindex.py) on the way out; SIGKILL if it has not gone within a
+    second."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, _SIGTERM)
+    for fd in close:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    deadline = time.monotonic() + 1.0
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, _SIGKILL)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.0005)
 
 
 def stop_unread(started: prestart.Started | None) -> None:
