@@ -14,6 +14,7 @@ from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
 from kenso_git.repo import prestart
 from kenso_git.repo import statusindex
+from kenso_git.repo.gitrun import GitTimeoutError
 from kenso_git.repo.gitrun import Spawned
 from kenso_git.repo.gitrun import capture
 from kenso_git.repo.gitrun import finish
@@ -142,6 +143,8 @@ def status_paths(
 def _early_answer(ws: Workspace, early: EarlyStatus, refresh: bool) -> list[str]:
     try:
         return early.answer()
+    except GitTimeoutError:
+        raise  # git's own index keeps git as long (the same patterns): no second wait
     except GitError:
         if early.private is None:
             raise
@@ -186,10 +189,13 @@ def _status(
 
 def _ask(ws: Workspace, args: Sequence[str], refresh: bool, *, use_copy: bool = True) -> list[str]:
     """The records of one status; one that fails on kenso-git's copy of the index (a copy
-    git cannot read, say after a crash) drops the copy and asks git's own index instead."""
+    git cannot read, say after a crash) drops the copy and asks git's own index instead,
+    unless it ran past its time limit."""
     command = _status_command(ws, args, refresh=refresh, use_copy=use_copy)
     try:
         return _records(finish(args, lambda: capture(command.argv, command.env, 30.0)))
+    except GitTimeoutError:
+        raise  # as in `_early_answer`
     except GitError:
         if command.private is None:
             raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -85,3 +86,26 @@ def test_a_sync_that_git_cannot_answer_in_time_says_so_and_still_indexes_the_edi
         ["git", "diff", "--quiet", "--", "docs/guide.md"], cwd=root, check=False
     )
     assert status.returncode == 1  # git's index untouched by the stopped status: still modified
+
+
+def test_a_status_past_its_time_limit_is_not_asked_again_on_gits_own_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A status that timed out on kenso-git's copy of the index was asked again on git's own
+    (as for a copy git cannot read), and the sync waited out the limit twice: git matches
+    the same patterns there. `git` on PATH is a wrapper that notes each call and runs git."""
+    root = init_repo(tmp_path / "repo", {"docs/guide.md": DOC})
+    assert run_cli(root, "ingest").returncode == 0
+    write(root, {".gitignore": SLOW_PATTERNS, LONG_NAME: DOC})
+    write(root, {"docs/guide.md": DOC + "\nThe zanzibar option sets the port.\n"})
+    calls, real = tmp_path / "calls.txt", shutil.which("git")
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{calls}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KENSO_GIT_TIMEOUT", "2")
+    synced = run_cli(root, "sync")
+    assert synced.returncode == 0, synced.stderr
+    statuses = [line for line in calls.read_text().splitlines() if " status " in f" {line} "]
+    assert len(statuses) == 1, statuses
