@@ -93,7 +93,8 @@ def ingest(
         echo_json(ingest_json(label, report, lint, streamed=True), ensure_ascii=False)
     else:
         style = Style(use_color(color, sys.stdout))
-        click.echo(ingest_text(report, lint, style, db=str(kb.db_path) if db_path else None))
+        db = str(kb.db_path) if db_path else None
+        click.echo(ingest_text(report, lint, style, db=db, paths=paths))
     if any(r.status == "error" for r in report.results):
         sys.exit(int(ExitCode.FAILURE))
 

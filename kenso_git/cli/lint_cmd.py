@@ -133,6 +133,10 @@ def lint(
         echo_json(text.report_to_json(report, streamed=True))
     else:
         rendered = _render(output, report, use_color)
+        if output == "summary":
+            from kenso_git.cli.render import detail_hint_for
+
+            rendered = detail_hint_for(rendered, paths)
         if rendered:
             click.echo(rendered, color=use_color)
     # a baseline written is the run's success: a CI step that records one must not fail

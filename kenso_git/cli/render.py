@@ -10,6 +10,7 @@ from kenso_git.cli.output import plural
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from collections.abc import Sequence
 
     from kenso_git.api.lint import FirstHalves
     from kenso_git.api.lint import IngestFile
@@ -81,8 +82,25 @@ def _drained(parts: list[Packed | Spilled]) -> Iterator[Packed | Spilled]:
         yield parts.pop()
 
 
+def detail_hint_for(text: str, paths: Sequence[object]) -> str:
+    """`text` (a lint summary) whose `lint --detail` hint names `paths`, as given on the
+    command line: the bare command would lint the whole repository, not what was summed up
+    (lint.report words the hint; the paths are the command line's)."""
+    if not paths:
+        return text
+    import shlex
+
+    named = " ".join(shlex.quote(str(p)) for p in paths)
+    return text.replace(" lint --detail`", f" lint --detail {named}`")
+
+
 def ingest_text(
-    report: IngestReport, lint: LintReport | str, style: Style, *, db: str | None
+    report: IngestReport,
+    lint: LintReport | str,
+    style: Style,
+    *,
+    db: str | None,
+    paths: Sequence[object] = (),
 ) -> str:
     """The files, their counts, and the lint summary (`lint`), or why there is none."""
     lines = [
@@ -111,7 +129,8 @@ def ingest_text(
     from kenso_git.api.lint import render_summary
 
     lines.append("")
-    lines.append(render_summary(lint, color=style.enabled, for_ingest=True).strip("\n"))
+    summary = render_summary(lint, color=style.enabled, for_ingest=True).strip("\n")
+    lines.append(detail_hint_for(summary, paths))
     return "\n".join(lines)
 
 
