@@ -19,7 +19,6 @@ from pygls.uris import to_fs_path
 
 from kenso_git.lsp.diagnostic import SOURCE
 from kenso_git.lsp.session import KensoServer
-from kenso_git.lsp.session import path_of
 from kenso_git.lsp.watch import calls_for_read
 from kenso_git.lsp.watch import can_watch
 from kenso_git.lsp.watch import registration
@@ -43,6 +42,8 @@ async def _initialized(ls: KensoServer, params: types.InitializedParams) -> None
 def _watched(ls: KensoServer, params: types.DidChangeWatchedFilesParams) -> None:
     if calls_for_read(params.changes, ls.work_tree(), ls.open_files()):
         ls.reread()
+    else:
+        ls.look_again()  # git may have committed meanwhile (HEAD is in no watched glob)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -75,7 +76,7 @@ async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) 
     corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
     if corpus is None:
         return
-    path = path_of(corpus, uri)
+    path = ls.path_of(corpus, uri)
     fs_path = to_fs_path(uri)
     if path is not None and fs_path is not None:
         try:
@@ -95,6 +96,8 @@ async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) 
 )
 def _code_action(ls: KensoServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
+    if not ls.is_open(uri):
+        return []  # only an open document has findings, and a text to edit
     page = ls.page(uri)
     wanted = params.range
     actions = []
@@ -128,9 +131,9 @@ def _code_action(ls: KensoServer, params: types.CodeActionParams) -> list[types.
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def _hover(ls: KensoServer, params: types.HoverParams) -> types.Hover | None:
     corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
-    if corpus is None:
-        return None
-    path = path_of(corpus, uri)
+    if corpus is None or not ls.is_open(uri):
+        return None  # the position is in the editor's text: none without one
+    path = ls.path_of(corpus, uri)
     if path is None:
         return None
     at = params.position

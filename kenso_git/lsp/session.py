@@ -1,21 +1,29 @@
 """The editor session of `kenso-git lsp`: the repository's live corpus, read in the
 background at the start and again when files change on disk outside the editor (as the
 client's file watchers report, `watch.py`, else when a document is saved or opened and the
-work tree's stamp changed, `disk.py`), and every open document's findings published.
+work tree's stamp changed, `disk.py`; and when HEAD moved, which a commit does without
+changing a file of the work tree), and every open document's findings published. A document
+`kenso-git lint` does not lint (ignored by .gitignore, .cursorignore, .kensoignore or
+`exclude`) gets no findings, and stays out of the corpus the rules judge by.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from kenso_git import __version__
+from kenso_git.api.git import head_commit
 from kenso_git.api.lint import LiveCorpus
 from kenso_git.api.lint import Violation
+from kenso_git.api.search import scope_for
+from kenso_git.api.workspace import Workspace
 from kenso_git.api.workspace import find_workspace
 from kenso_git.errors import KensoError
 from kenso_git.lsp.diagnostic import SOURCE
@@ -24,9 +32,24 @@ from kenso_git.lsp.diagnostic import Page
 from kenso_git.lsp.diagnostic import diagnostic
 from kenso_git.lsp.disk import TreeStamp
 from kenso_git.lsp.disk import file_key
+from kenso_git.lsp.protocol import KensoProtocol
+from kenso_git.records import NamedTuple
 
 DEBOUNCE_S = 0.1  # a checkout's changes come in several batches: one read for them all
 _NOTHING, _CHECK, _READ = 0, 1, 2  # what the next background read does, least first
+
+
+def _never(rel: str) -> bool:
+    return False
+
+
+class Reading(NamedTuple):
+    """A read of the repository: its corpus, and what it was read by."""
+
+    corpus: LiveCorpus
+    stamp: TreeStamp | None  # the work tree before the read (clients that watch no files)
+    head: str | None  # the commit HEAD pointed at before the read
+    is_ignored: Callable[[str], bool]  # the ignore rules `kenso-git lint` applies
 
 
 class KensoServer(LanguageServer):
@@ -36,13 +59,17 @@ class KensoServer(LanguageServer):
         # The whole text at each change: pygls applies a ranged change to lines split by
         # `str.splitlines`, which also breaks at a form feed, `\x85` or U+2028 where the
         # client does not, so an edit below one landed on the wrong line.
-        super().__init__(SOURCE, __version__, types.TextDocumentSyncKind.Full)
+        super().__init__(
+            SOURCE, __version__, types.TextDocumentSyncKind.Full, protocol_cls=KensoProtocol
+        )
         self.corpus: asyncio.Future[LiveCorpus] | None = None
         self.found: dict[str, tuple[Violation, ...]] = {}  # uri -> its last findings
         self.shown_error: str | None = None  # the last load error the user was shown
         self.root: Path | None = None  # where the corpus is read from
         self.watched = False  # the client reports changes to the files the corpus reads
         self.stamp: TreeStamp | None = None  # else: the work tree at the last read
+        self.head: tuple[Workspace, str | None] | None = None  # HEAD's commit at the last read
+        self.is_ignored: Callable[[str], bool] = _never  # by the last read's ignore rules
         self.wanted = _NOTHING  # what the next background read does
         self.rereading: asyncio.Task[None] | None = None
 
@@ -91,8 +118,10 @@ class KensoServer(LanguageServer):
     async def _read(self, root: Path) -> LiveCorpus:
         loop = asyncio.get_running_loop()
         stamped = not self.watched
-        corpus, self.stamp = await loop.run_in_executor(None, _read_repository, root, stamped)
-        return corpus
+        read = await loop.run_in_executor(None, _read_repository, root, stamped)
+        self.stamp, self.is_ignored = read.stamp, read.is_ignored
+        self.head = (read.corpus.workspace, read.head)
+        return read.corpus
 
     def reread(self, *, check: bool = False) -> None:
         """Read the repository again in the background, then publish every open document's
@@ -112,11 +141,17 @@ class KensoServer(LanguageServer):
                 await self._reread(self.root)
 
     async def _changed(self) -> bool:
-        """Whether the work tree changed since the last read (False when never stamped)."""
+        """Whether HEAD moved or the work tree changed since the last read (the tree only
+        when stamped: a client that watches files reports its changes)."""
+        loop = asyncio.get_running_loop()
+        if self.head is not None:
+            ws, head = self.head
+            if await loop.run_in_executor(None, head_commit, ws) != head:
+                return True  # a commit: where a rename is said to be (KS024) changed
         before = self.stamp
         if before is None:
             return False
-        now = await asyncio.get_running_loop().run_in_executor(None, before.again)
+        now = await loop.run_in_executor(None, before.again)
         return before.differs(now, self.open_files())
 
     async def _reread(self, root: Path) -> None:
@@ -127,7 +162,7 @@ class KensoServer(LanguageServer):
             self.failed(err)
             return
         for uri in list(self.workspace.text_documents):  # the editor's text wins
-            path = path_of(corpus, uri)
+            path = self.path_of(corpus, uri)
             if path is not None:
                 corpus.update(path, self.text_of(uri))
         self.corpus, self.shown_error = read, None
@@ -135,10 +170,10 @@ class KensoServer(LanguageServer):
             self.publish(corpus, uri)
 
     def look_again(self) -> None:
-        """At a save or an open, for a client that reports no file changes: read the
-        repository again if its work tree changed (a user may have run git meanwhile)."""
-        if not self.watched:
-            self.reread(check=True)
+        """At a save, an open or a change a watching client reported: read the repository
+        again if HEAD moved, or its work tree changed for a client that reports no file
+        changes (a user may have run git meanwhile)."""
+        self.reread(check=True)
 
     def work_tree(self) -> Path | None:
         """The root of the work tree read, once read."""
@@ -158,6 +193,18 @@ class KensoServer(LanguageServer):
     def text_of(self, uri: str) -> str:
         return self.workspace.get_text_document(uri).source
 
+    def is_open(self, uri: str) -> bool:
+        """Whether the editor opened the document at `uri` (its text is the editor's)."""
+        return unquote(uri) in self.workspace.text_documents
+
+    def path_of(self, corpus: LiveCorpus, uri: str) -> str | None:
+        """The repo-relative path of the document at `uri` when the rules judge it: a
+        Markdown file of the corpus's work tree that `kenso-git lint` does not refuse as
+        ignored."""
+        fs_path = to_fs_path(uri)
+        path = None if fs_path is None else corpus.relative(Path(fs_path))
+        return None if path is None or self.is_ignored(path) else path
+
     def encoding(self) -> str:
         """The position encoding agreed at `initialize` (utf-16 unless the client chose)."""
         agreed = self.workspace.position_encoding or UTF16
@@ -169,7 +216,7 @@ class KensoServer(LanguageServer):
         return Page.of(self.text_of(uri), self.encoding())
 
     def publish(self, corpus: LiveCorpus, uri: str) -> None:
-        path = path_of(corpus, uri)
+        path = self.path_of(corpus, uri)
         found = corpus.lint(path) if path is not None else ()
         self.found[uri] = found
         page = self.page(uri)
@@ -180,7 +227,7 @@ class KensoServer(LanguageServer):
 
     def refresh(self, corpus: LiveCorpus, uri: str) -> None:
         """Take the editor's text of `uri`, then publish every open document's findings."""
-        path = path_of(corpus, uri)
+        path = self.path_of(corpus, uri)
         if path is not None:
             corpus.update(path, self.text_of(uri))
         self.publish(corpus, uri)
@@ -189,17 +236,14 @@ class KensoServer(LanguageServer):
                 self.publish(corpus, other)
 
 
-def _read_repository(root: Path, stamped: bool) -> tuple[LiveCorpus, TreeStamp | None]:
+def _read_repository(root: Path, stamped: bool) -> Reading:
     """The repository at `root` read; `stamped`: its work tree's stamp taken first (a
-    change made during the read then shows at the next look)."""
-    stamp = None
-    if stamped:
-        ws = find_workspace(root)
-        stamp = TreeStamp.take(ws.root, ws.common_dir)
-    return LiveCorpus.open(root), stamp
-
-
-def path_of(corpus: LiveCorpus, uri: str) -> str | None:
-    """The repo-relative path of the document at `uri`, when it is one of the corpus's."""
-    fs_path = to_fs_path(uri)
-    return None if fs_path is None else corpus.relative(Path(fs_path))
+    change made during the read then shows at the next look), as HEAD's commit is."""
+    ws = find_workspace(root)
+    stamp = TreeStamp.take(ws.root, ws.common_dir) if stamped else None
+    head = head_commit(ws)
+    corpus = LiveCorpus.open(root)
+    # `kenso-git lint FILE` says "ignored ..., not linted" by these rules; the MCP server's
+    # roots are no part of them (a malformed entry must not stop the editor's lint)
+    settings = corpus.settings._replace(agent_scoped_roots=())
+    return Reading(corpus, stamp, head, scope_for(corpus.workspace, settings).is_ignored)
