@@ -122,6 +122,8 @@ def ingest_text(
         f"{plural(report.total_chunks, 'chunk')} · {report.elapsed:.2f} s"
     )
     lines.append(style(summary, "bold"))
+    if report.scope_changed:
+        lines.append(scope_change_line(report))
     if isinstance(lint, str):  # asked for with --no-lint: nothing said
         if lint != NO_LINT:
             lines.append(style(f"no lint summary: {lint}", "dim"))
@@ -132,6 +134,32 @@ def ingest_text(
     summary = render_summary(lint, color=style.enabled, for_ingest=True).strip("\n")
     lines.append(detail_hint_for(summary, paths))
     return "\n".join(lines)
+
+
+def _scope_words(scope: Sequence[str]) -> str:
+    if not scope or any(not entry for entry in scope):
+        return "the whole repository"
+    return ", ".join(f"{entry}/" if not entry.endswith(".md") else entry for entry in scope)
+
+
+def scope_change_line(report: IngestReport) -> str:
+    """`scope: docs/ (was: the whole repository); 59 pages outside it removed from the index`."""
+    assert report.scope_before is not None
+    line = f"scope: {_scope_words(report.scope)} (was: {_scope_words(report.scope_before)})"
+    outside = report.removed_outside()
+    if outside:
+        line += f"; {plural(outside, 'page')} outside it removed from the index"
+    return line
+
+
+def _scope_change(report: IngestReport) -> dict[str, object] | None:
+    if not report.scope_changed:
+        return None
+    return {
+        "scope": list(report.scope),
+        "was": list(report.scope_before or ()),
+        "removed_outside": report.removed_outside(),
+    }
 
 
 def ingest_json(
@@ -152,6 +180,7 @@ def ingest_json(
         "removed": report.count("removed"),
         "errors": report.count("error"),
         "total_chunks": report.total_chunks,
+        "scope_changed": _scope_change(report),
         "files": Streamed(files) if streamed else list(files),
     }
     out: dict[str, object] = {"ingest": body}

@@ -212,6 +212,8 @@ def _run_once(
                 bump_generation(conn)  # a side index appeared or went (#18)
             scope = meta_scope(meta) if once.scope is None else once.scope
             report = IngestReport(scope=list(scope), head=once.head)
+            if meta:
+                report.scope_before = meta_scope(meta)
             run = Run(
                 ws,
                 settings,

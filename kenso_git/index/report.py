@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from kenso_git.records import NamedTuple
 from kenso_git.repo.status import FileStatus
+from kenso_git.repo.workspace import in_scope
 from kenso_git.store.files import FileRow
 
 Progress = Callable[[int, int], None]
@@ -28,11 +29,12 @@ class FileResult(NamedTuple):
 class IngestReport:
     """The outcome of one ingest or sync run."""
 
-    __slots__ = ("carried", "documents", "elapsed", "head", "results", "scope")
+    __slots__ = ("carried", "documents", "elapsed", "head", "results", "scope", "scope_before")
 
     def __init__(self, scope: list[str], head: str | None = None) -> None:
         self.scope = scope
         self.head = head
+        self.scope_before: list[str] | None = None  # the index's scope before (None: new)
         self.results: list[FileResult] = []
         # parsed in this run: each Document, or what the run's `digest` kept of it
         self.documents: list[object] = []
@@ -51,6 +53,18 @@ class IngestReport:
     @property
     def changed(self) -> bool:
         return any(r.status in {"ingested", "removed"} for r in self.results)
+
+    @property
+    def scope_changed(self) -> bool:
+        """Whether this run narrowed or widened the index's scope (`ingest docs/` after an
+        ingest of the whole tree, or the other way)."""
+        return self.scope_before is not None and sorted(self.scope_before) != sorted(self.scope)
+
+    def removed_outside(self) -> int:
+        """The files this run removed from the index because they lie outside its scope."""
+        return sum(
+            1 for r in self.results if r.status == "removed" and not in_scope(r.path, self.scope)
+        )
 
     @property
     def total_chunks(self) -> int:
