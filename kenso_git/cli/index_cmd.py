@@ -81,6 +81,8 @@ def ingest(
 
     start = ingest_start(paths[0], Path.cwd()) if paths else None
     kb = KnowledgeBase.open(start, db=db_path, rooting=True)  # only ingest (re)roots
+    if start is not None:
+        _say_other_root(kb)
     progress, warn = progress_printers()
     with lint_digest(kb) if with_lint is not False else nullcontext() as halves:
         report = kb.ingest(  # each doc linted where it is parsed
@@ -97,6 +99,20 @@ def ingest(
         click.echo(ingest_text(report, lint, style, db=db, paths=paths))
     if any(r.status == "error" for r in report.results):
         sys.exit(int(ExitCode.FAILURE))
+
+
+def _say_other_root(kb: KnowledgeBase) -> None:
+    """One line when PATH roots the index outside the repository the command runs in
+    (`ingest /some/folder` from a checkout): its own index, made there, not this one's."""
+    from kenso_git.api.workspace import find_workspace
+
+    here = find_workspace(Path.cwd())
+    if here.is_git and kb.workspace.root != here.root:
+        click.echo(
+            f"kenso-git: indexing {kb.workspace.root}, not this repository ({here.root}), "
+            f"into its own index: {kb.db_path}",
+            err=True,
+        )
 
 
 @click.command()
