@@ -310,7 +310,7 @@ def gather_facts(
 
         try:
             listed = list_tree(ws) if listing is None else listing.result()
-            tree = TreeIndex(listed.files, listed.whole, listed.absent, on_disk(ws))
+            tree = TreeIndex(listed.files, listed.whole, listed.absent, on_disk(ws), leads_out(ws))
         except GitError as exc:
             if warn is not None:
                 warn(f"cannot list the work tree, links and code paths are not checked: {exc}")
@@ -335,6 +335,22 @@ def on_disk(ws: Workspace) -> Callable[[str], bool]:
 
     root = str(ws.root)
     return lambda path: os.path.lexists(os.path.join(root, path))
+
+
+def leads_out(ws: Workspace) -> Callable[[str], bool]:
+    """Whether the symlink at a root-relative path leads out of the work tree: its real path
+    is resolved (links read, as discovery resolves a symlinked page), nothing there is read."""
+    from kenso_git.repo.safeopen import real_path
+
+    root = real_path(str(ws.root)) or str(ws.root)
+
+    def out(path: str) -> bool:
+        import os
+
+        real = real_path(os.path.join(ws.root, path))
+        return real is not None and os.path.commonpath([root, real]) != root
+
+    return out
 
 
 def page_reader(ws: Workspace, max_size: int) -> ReadPage:

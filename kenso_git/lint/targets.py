@@ -117,6 +117,8 @@ def _placed(tree: TreeIndex, normal: str, frag: str | None) -> Placed:
         return FOUND, normal, frag, ""
     if tree.absent and tree.in_absent(normal):
         return SKIPPED, "", None, SUBMODULE
+    if tree.leaves_through_link(normal):  # `ext/page.md`, `ext` a symlink to a folder outside
+        return SKIPPED, "", None, OUTSIDE
     return (CASE if tree.case_of(normal) is not None else MISSING), normal, frag, ""
 
 

@@ -33,7 +33,8 @@ class TreeIndex(Collection[str]):
 
     `ignored` folders (ignored by git, so not listed file by file) exist with what
     `on_disk` finds in them (given none, with all they could hold); under an `absent` one (a
-    submodule not checked out) nothing can be judged.
+    submodule not checked out) nothing can be judged. `leads_out` says whether the entry at
+    a path (a symlink, which git lists as a file) leads out of the work tree.
     """
 
     __slots__ = (
@@ -44,6 +45,7 @@ class TreeIndex(Collection[str]):
         "dirs",
         "files",
         "ignored",
+        "leads_out",
         "on_disk",
         "top",
     )
@@ -54,8 +56,10 @@ class TreeIndex(Collection[str]):
         ignored: Iterable[str] = (),
         absent: Iterable[str] = (),
         on_disk: Callable[[str], bool] | None = None,
+        leads_out: Callable[[str], bool] | None = None,
     ) -> None:
         self.on_disk = on_disk
+        self.leads_out = leads_out
         self.absent = tuple(sorted(p.rstrip("/") for p in absent))
         self.files = frozenset(files)
         dirs: set[str] = set()
@@ -83,11 +87,23 @@ class TreeIndex(Collection[str]):
 
     def changed(self, files: Iterable[str]) -> TreeIndex:
         """The same tree holding `files` instead (its ignored, absent and `on_disk` kept)."""
-        return TreeIndex(files, self.ignored, self.absent, self.on_disk)
+        return TreeIndex(files, self.ignored, self.absent, self.on_disk, self.leads_out)
 
     def in_absent(self, path: str) -> bool:
         """Whether `path` is under a submodule that is not checked out."""
         return _under(self.absent, path)
+
+    def leaves_through_link(self, path: str) -> bool:
+        """Whether `path` lies below a file of the tree (a symlink: nothing is below a file)
+        that leads out of the work tree: where it goes is not the tree's to judge."""
+        if self.leads_out is None:
+            return False
+        cut = path.find("/")
+        while cut > 0:
+            if path[:cut] in self.files:
+                return self.leads_out(path[:cut])
+            cut = path.find("/", cut + 1)
+        return False
 
     def _under_ignored(self, path: str) -> bool:
         return _under(self.ignored, path)
