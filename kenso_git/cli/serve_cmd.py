@@ -149,8 +149,9 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
     user file's names none, and serves the project the client has open (Claude Code,
     Codex and Gemini CLI start it in that folder; Cursor and VS Code fill in
     ${workspaceFolder}). --write keeps the other entries and your keys in ours (env,
-    timeout...), keeps the original (a project file's in .kenso/backup/, which git does
-    not see) and replaces the file atomically; --check starts the configured entry as the
+    timeout...), keeps the original beside it (a project file's as NAME.kenso-git.bak,
+    which git does not see; a user file's as NAME.bak) and replaces the file atomically;
+    --check starts the configured entry as the
     client would in this repository, with a minimal PATH, and says whether it serves this
     repository's index, and what to run when it does not (exit 1).
     """

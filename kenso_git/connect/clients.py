@@ -8,9 +8,11 @@ client reads one). A user file's entry (`--global`) is for every project, so it 
 the server serves the repository the client has open, the folder the client starts it in
 (Claude Code, Codex, Gemini CLI) or the `${workspaceFolder}` the client fills in (Cursor,
 VS Code). `plan` computes the entry and the merged file; `write` saves it atomically after
-keeping the original (never overwritten by a later write): a project file's in
-`.kenso/backup/`, where git does not see it (#26: a `.bak` beside it was picked up by
-`git add -A`), a user file's beside it as `<name>.bak`. Only our entry changes, and only
+keeping the original (never overwritten by a later write) beside it, as editors do: a
+project file's as `<name>.kenso-git.bak`, which `info/exclude` hides from git (#26: a `.bak`
+git saw was picked up by `git add -A`), a user file's as `<name>.bak`. Never under `.kenso/`,
+which the docs' `rm -rf .kenso` recovery deletes; one kept there by an earlier version is
+moved beside the file on the next write. Only our entry changes, and only
 its command, args, cwd and type: other servers, the user's keys (env, timeout, trust...)
 and the rest of a TOML file's text are kept.
 """
@@ -228,15 +230,21 @@ def plan(
     return ConnectPlan(spec, path, entry, shown.snippet, merged, exists, why, project)
 
 
-BACKUP_DIR = ".kenso/backup"  # a project file's original, under its path in the repository
+PROJECT_BACKUP = ".kenso-git.bak"  # a project file's original, beside it (git-ignored)
+LEGACY_BACKUP_DIR = ".kenso/backup"  # where earlier versions kept it: `rm -rf .kenso` lost it
 
 
 def backup_path(path: Path, project_root: Path | None = None) -> Path:
-    """Where the original of `path` is kept: beside it for a user file; for a project file
-    (`project_root` given) under `.kenso/backup/`, which git does not see."""
+    """Where the original of `path` is kept, beside it: `<name>.bak` for a user file,
+    `<name>.kenso-git.bak` for a project file (`project_root` given), which git is told to
+    ignore."""
     if project_root is None:
         return path.with_name(path.name + ".bak")
-    return project_root / BACKUP_DIR / f"{path.relative_to(project_root).as_posix()}.bak"
+    return path.with_name(path.name + PROJECT_BACKUP)
+
+
+def _legacy_backup(path: Path, project_root: Path) -> Path:
+    return project_root / LEGACY_BACKUP_DIR / f"{path.relative_to(project_root).as_posix()}.bak"
 
 
 def write_command(client: str, *, user: bool, root: Path | None = None) -> str:
@@ -252,9 +260,10 @@ def write(p: ConnectPlan) -> Path | None:
     if p.merged is None:
         raise UsageError(p.why_untouched, path=str(p.path), hint="paste the entry printed above")
     kept = backup_path(p.path, p.project_root)
-    first = p.exists and not kept.exists()  # the first backup is the original: kept for good
     if p.project_root is not None:  # again: the tree may have changed since
-        refuse_links(p.client, p.project_root, backup=first)
+        refuse_links(p.client, p.project_root, backup=True)
+        _move_legacy_backup(p.path, p.project_root, kept)
+    first = p.exists and not kept.exists()  # the first backup is the original: kept for good
     # a user file kept as a link (dotfiles linked into ~ by stow or chezmoi) is written where
     # it lives: replacing the link would leave the dotfiles without the entry, and no link
     dest = p.path.resolve() if p.project_root is None and p.path.is_symlink() else p.path
@@ -262,7 +271,7 @@ def write(p: ConnectPlan) -> Path | None:
     backup: Path | None = None
     if first:
         if p.project_root is not None:
-            _backup_folder(p.project_root, kept.parent)
+            _hide_from_git(p.project_root, kept)
         backup = kept
         shutil.copy2(p.path, backup)
     try:
@@ -289,24 +298,33 @@ def write(p: ConnectPlan) -> Path | None:
     return backup
 
 
-def _backup_folder(root: Path, folder: Path) -> None:
-    """Make `.kenso/` (owner-only, as the index makes it) and the folders of a backup in
-    it, and tell git to ignore `.kenso/` as ingest does, whichever comes first."""
-    from kenso_git.api.workspace import ensure_private_dir
+def _hide_from_git(root: Path, kept: Path) -> None:
+    """Tell git to ignore a project file's backup (`info/exclude`), as ingest does `.kenso/`."""
     from kenso_git.api.workspace import exclude_from_git
     from kenso_git.api.workspace import find_workspace
 
-    ensure_private_dir(root / ".kenso")
-    folder.mkdir(parents=True, exist_ok=True)
     workspace = find_workspace(root)
-    if workspace.root == root.resolve():
-        exclude_from_git(workspace)
+    if workspace.is_git and kept.is_relative_to(workspace.root):
+        exclude_from_git(workspace, f"/{kept.relative_to(workspace.root).as_posix()}")
+
+
+def _move_legacy_backup(path: Path, root: Path, kept: Path) -> None:
+    """An original an earlier version kept under `.kenso/backup/` goes beside the file."""
+    legacy = _legacy_backup(path, root)
+    if kept.exists() or not legacy.is_file():
+        return
+    rel = legacy.relative_to(root).parts
+    if any(root.joinpath(*rel[: i + 1]).is_symlink() for i in range(len(rel))):
+        return  # a planted link: never copied from (it may lead to a secret file)
+    _hide_from_git(root, kept)
+    shutil.copy2(legacy, kept)
+    legacy.unlink()
 
 
 def refuse_links(spec: ClientSpec, root: Path, *, backup: bool = False) -> None:
     """Refuse a project file reached through a symbolic link: the file itself, a folder
     on its way (`.cursor -> ~/.cursor`) or, when one is to be written (`backup`), the
-    backup's path (`.kenso`, `.kenso/backup/...`). A branch can commit such a link, and
+    backup beside it (`.mcp.json.kenso-git.bak`). A branch can commit such a link, and
     following it would copy a secret file into the work tree, rewrite the user's global
     configuration (#27) or put a copy wherever the link leads.
 
@@ -316,8 +334,7 @@ def refuse_links(spec: ClientSpec, root: Path, *, backup: bool = False) -> None:
     parts = PurePosixPath(spec.project).parts
     folders = [root.joinpath(*parts[: i + 1]) for i in range(len(parts) - 1)]
     file = root.joinpath(*parts)
-    kept = PurePosixPath(BACKUP_DIR, f"{spec.project}.bak").parts if backup else ()
-    backups = [root.joinpath(*kept[: i + 1]) for i in range(len(kept))]
+    backups = [backup_path(file, root)] if backup else []
     for path in (*folders, file, *backups):
         if path.is_symlink():
             rel = path.relative_to(root).as_posix()

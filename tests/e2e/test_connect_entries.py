@@ -126,7 +126,7 @@ def test_a_rewrite_keeps_the_users_keys_and_the_first_backup(tmp_path: Path) -> 
     write(plan("gemini", root, tmp_path, command="/k/kenso-git"))
     second = write(plan("gemini", root, tmp_path, command="/k2/kenso-git"))
     assert second is None  # the .bak already holds the original: never overwritten
-    kept = root / ".kenso" / "backup" / ".gemini" / "settings.json.bak"  # out of git's sight
+    kept = root / ".gemini" / "settings.json.kenso-git.bak"  # beside it, out of git's sight
     assert kept.read_text(encoding="utf-8") == original
     entry = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]["kenso-git"]
     assert entry == {

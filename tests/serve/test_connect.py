@@ -182,7 +182,7 @@ def test_write_keeps_the_original_where_git_does_not_see_it(
     written = CliRunner().invoke(cli, ["connect", client, "--write"])
     assert written.exit_code == 0, written.output
     assert _git_sees(root) == [rel]  # the rewritten file only: no .bak, no temp file
-    backup = root / ".kenso" / "backup" / f"{rel}.bak"
+    backup = root / f"{rel}.kenso-git.bak"  # beside it: `rm -rf .kenso` keeps it
     assert backup.read_text(encoding="utf-8") == original
     assert str(backup) in written.output
     again = CliRunner().invoke(cli, ["connect", client, "--write"])

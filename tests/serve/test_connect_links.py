@@ -77,29 +77,30 @@ def test_a_planted_backup_link_is_refused_before_anything_is_written(
 ) -> None:
     (root / ".mcp.json").write_text('{"mcpServers": {}}\n', encoding="utf-8")
     victim = tmp_path / "authorized_keys"
-    (root / ".kenso" / "backup").mkdir(parents=True)
-    (root / ".kenso" / "backup" / ".mcp.json.bak").symlink_to(victim)
+    (root / ".mcp.json.kenso-git.bak").symlink_to(victim)
     code, err = _connect(capsys, "claude-code", "--write", "--root", str(root))
     assert code == ExitCode.USAGE, err
-    assert ".kenso/backup/.mcp.json.bak is a symbolic link" in err
+    assert ".mcp.json.kenso-git.bak is a symbolic link" in err
     assert not victim.exists()
     assert json.loads((root / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {}}
 
 
-def test_a_planted_kenso_folder_link_is_refused_before_a_backup_goes_through_it(
+def test_a_planted_kenso_folder_link_is_never_read_for_an_old_backup(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The backup of a project file goes to `.kenso/backup/` (#26): a branch that commits
-    `.kenso` as a link must not choose where the copy lands."""
+    """An original an earlier version kept in `.kenso/backup/` is moved beside the file: a
+    branch that commits `.kenso` as a link must not make that move copy what it leads to."""
     (root / ".cursor").mkdir()
     (root / ".cursor" / "mcp.json").write_text('{"mcpServers": {}}\n', encoding="utf-8")
     elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    (elsewhere / "backup" / ".cursor").mkdir(parents=True)
+    (elsewhere / "backup" / ".cursor" / "mcp.json.bak").write_text(json.dumps(SECRET))
     (root / ".kenso").symlink_to(elsewhere)
     code, err = _connect(capsys, "cursor", "--write", "--root", str(root))
-    assert code == ExitCode.USAGE, err
-    assert ".kenso is a symbolic link" in err
-    assert list(elsewhere.iterdir()) == []
+    assert code == 0, err
+    kept = root / ".cursor" / "mcp.json.kenso-git.bak"
+    assert json.loads(kept.read_text(encoding="utf-8")) == {"mcpServers": {}}
+    assert (elsewhere / "backup" / ".cursor" / "mcp.json.bak").is_file()
 
 
 def test_check_refuses_a_linked_project_file_too(
