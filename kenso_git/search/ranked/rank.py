@@ -48,10 +48,16 @@ the boost adds up:
   best candidate's before the boost multiplies it: BM25 grows with a long page's repeated
   words, and uncompressed it outweighed the fields that say what a page is (the weights
   and powers above were fitted with it, on the tuning half).
+* `inlinks` (#31, search.ranked.inlinks): the same coverage for the words of the link texts
+  other pages point at the document with ("see [configuring mutual TLS](mtls.md)"), the
+  anchor-text field of web search. Off by default: +0.001 on the tuning half, a plain-kind
+  question lost on two corpora, and every page's links are read once per index
+  generation and process (0.1-0.4 s, each CLI search).
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-compress,+dedupe` turns single signals off or on (the benchmark's
-ablation); `dedupe`, `hspec`, `include`, `parallel` and `spread` are off by default.
+ablation); `dedupe`, `hspec`, `include`, `inlinks`, `parallel` and `spread` are off by
+default.
 """
 
 from __future__ import annotations
@@ -67,6 +73,8 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import spelled_out
+from kenso_git.search.ranked.inlinks import field as link_field
+from kenso_git.search.ranked.inlinks import inbound
 from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import docs as read_docs
 from kenso_git.search.ranked.rankdocs import path_words
@@ -90,6 +98,7 @@ SIGNALS = (
     "parallel",
     "anchors",
     "compress",
+    "inlinks",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
@@ -99,7 +108,9 @@ INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
 # signal before it is on (Dapr and gRPC up, Flux and cert-manager down, +0.001 pooled);
 # `anchors` earned on both halves (docs-desktop +0.002, cert-manager +0.009, none down);
 # `spread` weighs 0 in the weights fitted on the tuning half (#31, eighth round), so it is off
-DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec", "include", "parallel", "spread"}
+# `inlinks` gained the tuning half's description-stripped kind little (+0.001 pooled), lost a
+# plain question on docs-desktop and OpenTelemetry and reads every page's links (#31, tenth round)
+DEFAULT_ON = frozenset(SIGNALS) - {"dedupe", "hspec", "include", "parallel", "spread", "inlinks"}
 HSPEC_P = 1.0
 
 
@@ -132,6 +143,9 @@ class Tuning(NamedTuple):
     # a long page's lead in term counts weighs less against the document signals, while the
     # top score, and the relevance labels read from it, keep their scale
     score_power: float = 0.6
+    # signal `inlinks` (#31, tenth round): weight 1.2 or power 1 cost linkerd 0.002
+    inlinks: float = 0.6
+    inlinks_power: float = 2.0
 
 
 TUNING = Tuning()
@@ -147,6 +161,7 @@ class Features(NamedTuple):
     chunks: int  # matching chunks among those fetched
     index_page: float  # signal `index`: share of the query naming a section page's folder
     included: bool  # under a folder of include snippets
+    inlinks: float = 0.0  # ... against the words of the links other pages point at it with
 
 
 IDF_K = 1.0
@@ -156,7 +171,7 @@ FILL_DOCUMENTS = 10  # signal `fill`: the agent's page; the document signals ran
 INCLUDE_FOLDERS = frozenset({"includes", "_includes", "_common", "_snippets"})
 INCLUDE_PRIOR = 0.5
 SPREAD_CAP = 4  # matching chunks beyond this add nothing: long documents must not win by length
-_DOC_SIGNALS = frozenset({"title", "heading", "dedupe", "summary"})
+_DOC_SIGNALS = frozenset({"title", "heading", "dedupe", "summary", "inlinks"})
 
 
 class Evidence(NamedTuple):
@@ -269,6 +284,7 @@ def features(
     for item in evidence:
         chunks[item.file_path] = chunks.get(item.file_path, 0) + 1
     docs = read_docs(conn, candidates) if signals & _DOC_SIGNALS else {}
+    raw = docs  # before `abbrev`: what a link text is compared with to tell it says more
     if spelled:
         docs = {p: _collapsed(doc, spelled) for p, doc in docs.items()}
     paths = {p: collapse(path_words(p), spelled) for p in candidates}
@@ -276,10 +292,11 @@ def features(
     path_cover = {p: _cover(wanted, paths[p], weights) for p in candidates}
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
     shared = _heading_freq(docs, candidates) if "hspec" in signals else None
+    linked_by = inbound(conn) if "inlinks" in signals else None
     out: dict[str, Features] = {}
     for p in candidates:
         doc = docs.get(p)
-        title = summary = heading = 0.0
+        title = summary = heading = linking = 0.0
         if doc is not None:
             if "title" in signals and owners.get(doc.title_key, p) == p:
                 title = _cover(wanted, doc.title, weights)
@@ -288,12 +305,16 @@ def features(
                 summary = _cover(wanted, fields, weights)
             if "heading" in signals and doc.headings:
                 heading = _best_heading(wanted, doc.headings, weights, shared, tuning or TUNING)
+            if linked_by is not None and p in linked_by.texts:
+                seen = raw[p].title | path_words(p)
+                said = collapse(link_field(linked_by, p, seen, raw[p].headings), spelled)
+                linking = _cover(wanted, said, weights) if said else 0.0
         index = 0.0
         if p.rsplit("/", 1)[-1].lower() in INDEX_NAMES:
             folder = _folder_words(p)
             index = len(wanted & folder) / len(wanted) if folder else 0.0
         out[p] = Features(
-            path_cover[p], title, summary, heading, chunks.get(p, 1), index, _included(p)
+            path_cover[p], title, summary, heading, chunks.get(p, 1), index, _included(p), linking
         )
     return out
 
@@ -306,6 +327,8 @@ def boost(measured: Features, signals: frozenset[str], tuning: Tuning | None = N
     value += t.title * math.pow(measured.title, t.title_power)
     value += t.summary * math.pow(measured.summary, t.summary_power)
     value += t.heading * math.pow(measured.heading, t.heading_power)
+    if measured.inlinks:
+        value += t.inlinks * math.pow(measured.inlinks, t.inlinks_power)
     if "spread" in signals:
         value += t.spread * math.log2(min(measured.chunks, SPREAD_CAP))
     if "index" in signals:
