@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kenso_git.search.regex.regex_search import RegexRequest
     from kenso_git.search.results import AgentPage
     from kenso_git.search.results import DocResult
+    from kenso_git.search.results import RelatedList
     from kenso_git.search.results import RelatedPage
     from kenso_git.search.results import RelatedRow
     from kenso_git.search.results import SearchDocsResult
@@ -210,6 +211,37 @@ class Reads(Writes):
         return self.read(
             lambda conn: related.get_related(
                 conn, path, depth=depth, relation_type=relation_type, path_filter=path_filter
+            )
+        )
+
+    def get_related_page(
+        self,
+        path: str,
+        *,
+        depth: int = 1,
+        relation_type: str | None = None,
+        cursor: str | None = None,
+        path_filter: PathFilter | None = None,
+    ) -> RelatedList:
+        """`get_related`'s rows from the one after `cursor`'s, as many as one answer holds
+        (`total`, `truncated` and `next_cursor` say what follows).
+
+        Raises:
+            CursorError: the cursor is malformed or from another request.
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.search.graph import related
+
+        self.refresh()
+        return self.read(
+            lambda conn: related.related_page(
+                conn,
+                path,
+                depth=depth,
+                relation_type=relation_type,
+                cursor=cursor,
+                path_filter=path_filter,
             )
         )
 

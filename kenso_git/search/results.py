@@ -119,11 +119,14 @@ class RelatedRow(TypedDict):
 
 
 class RelatedList(TypedDict):
-    """`get_related` rows as MCP structured content."""
+    """`get_related` rows as MCP structured content; the text too, when it is not the whole
+    list (cut to the answer cap, or a later page): `total`, `truncated`, `next_cursor`."""
 
     results: list[RelatedRow]
     message: NotRequired[str]  # why nothing is related (an unknown path)
-    truncated: NotRequired[bool]
+    total: NotRequired[int]  # every row of the list, on this page or not
+    truncated: NotRequired[bool]  # more rows follow these: next_cursor lists them
+    next_cursor: NotRequired[str | None]
 
 
 class ErrorResult(TypedDict):

@@ -283,24 +283,23 @@ class Service:
 
     @door
     def get_related(
-        self, path: str, depth: int, relation_type: str | None
-    ) -> Reply[list[RelatedRow], RelatedList]:
-        """Scoped documents linked to `path`, cut to the result cap.
+        self, path: str, depth: int, relation_type: str | None, cursor: str | None = None
+    ) -> Reply[list[RelatedRow] | RelatedList, RelatedList]:
+        """Scoped documents linked to `path`: kenso's array when it is the whole list, else
+        a page of it (cut to the result cap, or resumed after `cursor`) saying what follows.
 
         Raises:
             ScopeError: the path is refused by the scope gate.
+            CursorError: the cursor is not a next_cursor of this request.
         """
         rel = self.scope.resolve(path)
-        depth = max(1, min(int(depth), 3))
         with self.gated() as gate:
-            raw = self.kb().get_related(
-                rel, depth=depth, relation_type=relation_type, path_filter=gate
+            page = self.kb().get_related_page(
+                rel, depth=depth, relation_type=relation_type, cursor=cursor, path_filter=gate
             )
-        rows, cut = caps.fit_list(raw)
-        out: RelatedList = {"results": rows}
-        if cut:
-            out["truncated"] = True
-        return rows, out
+        if cursor is None and not page.get("truncated"):
+            return page["results"], {"results": page["results"]}
+        return page, page
 
     @door
     def changed_docs(

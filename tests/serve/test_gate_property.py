@@ -3,6 +3,7 @@ every tool that takes a path refuses the paths get_doc refuses."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import tempfile
@@ -196,6 +197,19 @@ def _check_changed(service: Service, root: Path, base: str, tree: dict[str, obje
         assert page["results"] == [i for i in whole if i["path"] > after], (after, tree)
 
 
+def _check_related_cursor(
+    service: Service, path: str, rows: list[dict[str, object]], tree: dict[str, object]
+) -> None:
+    # get_related's cursor is a door too: a cursor forged to resume after any row, hidden
+    # paths included, gives only what the whole list holds after it
+    check = request_check("get_related", path, 3, None)
+    afters = sorted({*TARGETS, *ODD_NAMES, " ", "private/", "zzz"})
+    for key in [(1, after, "") for after in afters] + [(2, " ", ""), (3, " ", "")]:
+        page, _ = service.get_related(path, 3, None, keyset_cursor(json.dumps(key), check))
+        rest = [r for r in rows if (r["depth"], r["related_path"], r["relation_type"]) > key]
+        assert page["results"] == rest, (path, key, tree)  # type: ignore[call-overload]
+
+
 def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
     # `ref` (#29) is a door too: at a revision that holds every file, ignored and
     # out-of-scope ones included, only paths today's scope shows come out, and a path
@@ -252,7 +266,8 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed |= {h["path"] for h in page["results"]}
         for path in sorted(revealed):
             rows, _ = service.get_related(path, 3, None)
-            revealed |= {r["related_path"] for r in rows}
+            revealed |= {r["related_path"] for r in rows}  # type: ignore[index]
+            _check_related_cursor(service, path, rows, tree)  # type: ignore[arg-type]
             revealed |= _related(service, path) or set()
         for path in sorted(revealed):
             assert _served(service, path), (path, tree)

@@ -115,15 +115,23 @@ def get_doc(
 
 
 def get_related(
-    service: Service, path: str, depth: int = 1, relation_type: str | None = None
+    service: Service,
+    path: str,
+    depth: int = 1,
+    relation_type: str | None = None,
+    cursor: str | None = None,
 ) -> Answer:
     """List documents linked to a document through relates_to and Markdown links.
 
     Returns a JSON array of {related_path, relation_type, direction (incoming or
-    outgoing), depth}. depth is 1-3 hops (default 1); relation_type narrows to one
-    link type such as feeds_into, part_of or related. Unknown path: [].
+    outgoing), depth, via (at depth 2-3)}, nearest first. depth is 1-3 hops (default 1);
+    relation_type narrows to one link type such as feeds_into, part_of or related.
+    Unknown path: []. An answer holds at most ~48,000 characters: when the list is
+    longer, the answer is instead {results, total, truncated: true, next_cursor}, and
+    passing next_cursor back as cursor, with the same path, depth and relation_type,
+    lists the next rows (in that shape) until next_cursor is null.
     """
-    return service.get_related(path, depth, relation_type)
+    return service.get_related(path, depth, relation_type, cursor)
 
 
 def read_snippet(
