@@ -379,12 +379,34 @@ def _file_values(table: Mapping[str, object], where: str) -> dict[str, object]:
     return values
 
 
+# Read by `serve` alone: a bad value fails `serve` (`check_env`), never a search or a hook,
+# which keep the default meanwhile (KENSO_PORT=abc broke `search`, which has no port).
+SERVE_ONLY_ENV = frozenset({"KENSO_PORT", "KENSO_TRANSPORT"})
+
+
 def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
     values: dict[str, object] = {}
     for s in SETTINGS:
         if s.env is None or s.attr is None:
             continue  # a doc row: the module that needs the variable reads it itself
         raw = environ.get(s.env, "").strip()
-        if raw:
+        if not raw:
+            continue
+        try:
             values[s.attr] = _convert(s, raw, s.env, "environment")
+        except ConfigError:
+            if s.env not in SERVE_ONLY_ENV:
+                raise
     return values
+
+
+def check_env(name: str, env: Mapping[str, str] | None = None) -> None:
+    """Check one of `SERVE_ONLY_ENV` where it is used.
+
+    Raises:
+        ConfigError: the variable holds a bad value.
+    """
+    raw = (os.environ if env is None else env).get(name, "").strip()
+    setting = next(s for s in SETTINGS if s.env == name)
+    if raw:
+        _convert(setting, raw, name, "environment")

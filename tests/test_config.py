@@ -16,6 +16,7 @@ from kenso_git.config import CORE_KEYS
 from kenso_git.config import LINT_KEYS
 from kenso_git.config import SETTINGS
 from kenso_git.config import Settings
+from kenso_git.config import check_env
 from kenso_git.config import load_settings
 from kenso_git.errors import ConfigError
 from kenso_git.search.ranked import synonyms
@@ -140,9 +141,10 @@ def test_numbers_under_their_minimum_are_refused(tmp_path: Path) -> None:
     assert err.message == "preview-chars must be at least 10, got 9"
     err = _error(tmp_path, {".kenso.toml": "chunk_size = 99\n"})
     assert err.message == "chunk-size must be at least 100, got 99"
-    assert _error(tmp_path, {}, {"KENSO_PORT": "-1"}).message == (
-        "KENSO_PORT must be at least 0, got -1"
-    )
+    with pytest.raises(ConfigError) as info:  # serve's own check: the only reader of it
+        check_env("KENSO_PORT", {"KENSO_PORT": "-1"})
+    assert info.value.message == "KENSO_PORT must be at least 0, got -1"
+    assert _load(tmp_path, {}, {"KENSO_PORT": "-1"}).port == 8000  # a search is not stopped
     assert _load(tmp_path, {".kenso.toml": "chunk-size = 100\n"}).chunk_size == 100
 
 
@@ -180,7 +182,9 @@ def test_path_keys_take_a_string(tmp_path: Path) -> None:
 def test_transport_is_a_choice_folded_to_lower_case(tmp_path: Path) -> None:
     assert _load(tmp_path, {}, {"KENSO_TRANSPORT": " Streamable-HTTP "}).transport == "http"
     assert _load(tmp_path, {}, {"KENSO_TRANSPORT": "STDIO"}).transport == "stdio"
-    err = _error(tmp_path, {}, {"KENSO_TRANSPORT": "SSE"})
+    with pytest.raises(ConfigError) as info:
+        check_env("KENSO_TRANSPORT", {"KENSO_TRANSPORT": "SSE"})
+    err = info.value
     assert err.message == "KENSO_TRANSPORT must be one of stdio, http, streamable-http, got 'sse'"
     assert err.path == "environment"
 

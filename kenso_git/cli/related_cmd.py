@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -19,6 +20,18 @@ PAGE_SIZE = Option(
 CURSOR = Option(("--cursor",), "cursor", "text", "next_cursor of the previous page.")
 
 
+def _from_here(path: str, root: Path) -> str:
+    """`path` repo-relative when it names a file from a subfolder of the work tree (as
+    lint's paths do); else as given (a search result's path), for the scope gate to judge."""
+    here = Path.cwd()
+    if here == root or Path(path).is_absolute():
+        return path
+    candidate = Path(os.path.normpath(here / path))
+    if not candidate.is_file() or not candidate.is_relative_to(root):
+        return path
+    return candidate.relative_to(root).as_posix()
+
+
 @click.command()
 @click.argument("path")
 @option(JSON.with_help("Print the find_related JSON page."))
@@ -31,10 +44,16 @@ def related(
     """List the docs related to PATH and why: links to and from it (relates_to and inline
     Markdown links), then docs with the same file name elsewhere, then its folder.
 
-    PATH is repo-relative, like a search result's path. Exit codes: 0 ok, 1 PATH is refused
-    by the scope or not in the index, 2 a bad cursor, 3 no index yet.
+    PATH is a search result's path (repo-relative), or a file's path from the current
+    folder, as lint takes it. Exit codes: 0 ok, 1 PATH is refused by the scope or not in
+    the index, 2 a bad cursor, 3 no index yet.
     """
-    payload, _ = Service(Path.cwd(), db=db_path).find_related(path, page_size, cursor)
+    from kenso_git.cli.plaintext import checked_page_size
+
+    page_size = checked_page_size(page_size)
+    service = Service(Path.cwd(), db=db_path)
+    path = _from_here(path, service.workspace.root)
+    payload, _ = service.find_related(path, page_size, cursor)
     if as_json:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return

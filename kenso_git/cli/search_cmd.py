@@ -117,9 +117,11 @@ def _answer(
 
     if category:
         query = f'{query} category:"{category}"'
+    from kenso_git.cli.plaintext import checked_page_size
+
     request = SearchRequest(
         query,
-        page_size=page_size,
+        page_size=checked_page_size(page_size),
         cursor=cursor,
         mode="exhaustive" if exhaustive else "ranked",
         path=path,

@@ -72,14 +72,20 @@ def serve(
     needs the bearer token from .kenso/http.token.
     A watcher syncs each doc as it is saved (--no-watch, or watch = false, turns it off).
     """
+    from kenso_git.config import check_env
     from kenso_git.serve.service import Service
 
+    if transport is None:
+        check_env("KENSO_TRANSPORT")
     service = Service(root, db=db_path)
     settings = service.settings
     _setup_logging(settings.log_level)
     chosen = transport or settings.transport
     if chosen != "stdio":
         from kenso_git.serve.http.transport import check_bind
+
+        if port is None:
+            check_env("KENSO_PORT")
 
         check_bind(host or settings.host, allow_remote)  # refused before anything starts
     if settings.watch and not no_watch:

@@ -31,7 +31,8 @@ def watch(as_json: bool, poll: bool, db_path: str | None, root: Path | None) -> 
     """Keep the index in step with every save until Ctrl-C (what `serve` does inside).
 
     \b
-    Each sync is logged with the paths it looked at, the files it changed and its time.
+    Each sync is logged with how many paths it looked at, how many files it changed and
+    its time.
     Writes go through the same lock as the hooks and `sync`; an index is never created.
     Exit codes: 0 stopped by Ctrl-C, 3 no index yet.
     """

@@ -42,11 +42,21 @@ _write_wait_ms = WRITE_BUSY_MS
 _NO_INDEX_HINT = (
     "run `kenso-git ingest` once; `kenso-git hooks install` keeps it current after that"
 )
+# outside git there are no hooks to install: `hooks install` would fail
+_NO_INDEX_HINT_PLAIN = "run `kenso-git ingest` once; `kenso-git sync` (or `watch`) keeps it current"
+
+
+def no_index_hint(db_path: Path) -> str:
+    """What to run when `db_path` holds no index: the git hooks only inside a work tree."""
+    for folder in (db_path.parent, *db_path.parent.parents):
+        if os.path.lexists(folder / ".git"):
+            return _NO_INDEX_HINT
+    return _NO_INDEX_HINT_PLAIN
 
 
 def no_index_error(db_path: Path) -> NoIndexError:
     """The error for an index file that is not there (yet, or any more)."""
-    return NoIndexError(f"no search index at {db_path}", hint=_NO_INDEX_HINT)
+    return NoIndexError(f"no search index at {db_path}", hint=no_index_hint(db_path))
 
 
 def _bad_db(db_path: Path, err: sqlite3.Error) -> DatabaseError:
@@ -113,7 +123,7 @@ def open_current_reader(
             claim.check_claim(conn, db_path, version)
         finally:
             conn.close()
-        raise NoIndexError(f"{db_path} holds no search index yet", hint=_NO_INDEX_HINT)
+        raise NoIndexError(f"{db_path} holds no search index yet", hint=no_index_hint(db_path))
     if check is not None:
         try:
             check(conn)
