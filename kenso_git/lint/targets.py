@@ -21,6 +21,12 @@ from functools import cache
 from urllib.parse import quote
 from urllib.parse import unquote
 
+from kenso_git.lint.hugoref import AMBIGUOUS_REF
+from kenso_git.lint.hugoref import OFF_TREE
+from kenso_git.lint.hugoref import TEMPLATE
+from kenso_git.lint.hugoref import is_template
+from kenso_git.lint.hugoref import parse_ref
+from kenso_git.lint.hugoref import resolve_ref
 from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
@@ -87,6 +93,8 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
         return FOUND, source, unquote(raw[1:]), ""
     if raw.startswith("//") or ((scheme := _scheme(raw)) is not None and scheme in _WEB):
         return SKIPPED, "", None, EXTERNAL
+    if "{{" in raw and is_template(raw):
+        return _template(source, raw, tree)
     if scheme is not None:
         return SKIPPED, "", None, SCHEME
     if raw.startswith("~/"):
@@ -109,6 +117,23 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
     if not normal or normal in (".", "..") or normal.startswith("../"):
         return SKIPPED, "", None, OUTSIDE
     return _placed(tree, normal, unquote(fragment) if hashed else None)
+
+
+def _template(source: str, raw: str, tree: TreeIndex) -> Placed:
+    """A Hugo `ref`/`relref` placed as Hugo finds its page; skipped when no page of the
+    tree answers it (`OFF_TREE`: a module mount may) and any other template (`TEMPLATE`)."""
+    ref = parse_ref(raw)
+    if ref is None:
+        return SKIPPED, "", None, TEMPLATE
+    fragment = unquote(ref.fragment) if ref.fragment is not None else None
+    if not ref.path:  # `{{< ref "#part" >}}`: this page's anchor
+        return (SKIPPED, "", None, TEMPLATE) if fragment is None else (FOUND, source, fragment, "")
+    found, sure = resolve_ref(source, ref.path, tree)
+    if found is None:
+        return SKIPPED, "", None, OFF_TREE
+    if not sure and fragment is not None:  # which page's anchors? not judged
+        return SKIPPED, "", None, AMBIGUOUS_REF
+    return FOUND, found, fragment, ""
 
 
 def _placed(tree: TreeIndex, normal: str, frag: str | None) -> Placed:

@@ -11,6 +11,7 @@ from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
 
+from kenso_git.lint.hugoref import page_stem
 from kenso_git.repo.workspace import is_markdown
 from kenso_git.text.anchors import anchors as document_anchors
 from kenso_git.text.parse import Document
@@ -41,6 +42,7 @@ class TreeIndex(Collection[str]):
         "_children",
         "_folded",
         "_folded_top",
+        "_named",
         "absent",
         "dirs",
         "files",
@@ -77,6 +79,7 @@ class TreeIndex(Collection[str]):
         self._folded: dict[str, str | None] | None = None
         self._folded_top: frozenset[str] | None = None
         self._children: dict[str, list[str]] | None = None
+        self._named: dict[str, tuple[str, ...]] | None = None
 
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
@@ -130,6 +133,18 @@ class TreeIndex(Collection[str]):
         if self._folded_top is None:
             self._folded_top = frozenset(name.casefold() for name in self.top)
         return self._folded_top
+
+    def pages_named(self, name: str) -> tuple[str, ...]:
+        """The content files Hugo finds by the base name `name` (case-blind): `x` names
+        `a/x.md` and the bundle `a/x/index.md`."""
+        if self._named is None:
+            named: dict[str, list[str]] = {}
+            for known in self.files:
+                stem = page_stem(known)
+                if stem is not None:
+                    named.setdefault(stem, []).append(known)
+            self._named = {stem: tuple(sorted(paths)) for stem, paths in named.items()}
+        return self._named.get(name.casefold(), ())
 
     def near(self, path: str) -> str | None:
         """The entry of `path`'s folder whose name is closest to its name (a typo), or None

@@ -62,6 +62,8 @@ def _link_target(raw: str) -> str | None:
     target = raw.partition("#")[0].partition("?")[0]
     if not target or ":" in target.partition("/")[0] or target.startswith("//"):
         return None  # https://..., mailto:..., a protocol-relative URL
+    if "{{" in target:
+        return None  # a site template (`/docs/{{< param version >}}/x.md`): not a path
     if "%" in target:
         target = _ESCAPE.sub(lambda m: chr(int(m[1], 16)), target)
     if not target.lower().endswith(_MARKDOWN) or "*" in target:  # "?" went with the query

@@ -5,7 +5,8 @@ Inline links and images (`[text](target)`, `![alt](target)`) are found with one 
 plus the targets of reference definitions (`[label]: target`), which reference-style links
 use. A destination is read as CommonMark reads it (6.3): bare, with its parentheses escaped
 or balanced, or in `<...>` on one line (a space in a file name), backslash escapes resolved
-(`destination`); a fix writes one back with `written_destination`. Fenced and indented code,
+(`destination`), a Hugo template in it read whole, spaces and all (`{{< relref "x.md" >}}`);
+a fix writes one back with `written_destination`. Fenced and indented code,
 code spans, a `]` or `[` escaped or a `](` no `[` opens, and HTML comments are skipped
 (`text.mdcode`): none is rendered as a link.
 """
@@ -34,9 +35,13 @@ MAX_LINK_SCANS = 20_000
 _BRACKET_WINDOW = 1000  # characters looked back for a link's `[` (is it one? an image?)
 _BRACKETS_LOOKED_AT = 64  # ... and brackets, when the nearest `[` is not plainly its opener
 _PAREN_DEPTH = 8  # parentheses nested in a bare destination (cmark's 32: 4x slower on `](a(`)
+# A site generator's template in a destination, spaces and all (`{{< relref "x.md" >}}`,
+# `/docs/{{< param version >}}/api`): Hugo expands it before the Markdown is read.
+TEMPLATE = r"\{\{<[^\n{}]{0,300}?>\}\}|\{\{%[^\n{}]{0,300}?%\}\}"
 # Characters of a bare destination outside parentheses, a run at a time: no space or
-# control character; a backslash with the ASCII punctuation it escapes (`\(` opens nothing).
-_CHAR = r"(?:[^\x00-\x20()\\\x7f]++|\\[!-/:-@\[-`{-~]?)"
+# control character; a template; a backslash with the ASCII punctuation it escapes (`\(`
+# opens nothing).
+_CHAR = rf"(?:[^\x00-\x20()\\\x7f{{]++|{TEMPLATE}|\{{|\\[!-/:-@\[-`{{-~]?)"
 
 
 def _bare(depth: int) -> str:
@@ -51,7 +56,7 @@ def _bare(depth: int) -> str:
 # or `>`) or bare. Possessive: read once as CommonMark reads it, never backtracked into, so
 # a failed match costs what it read (a `(` the scan reads opens a level: at most
 # `_PAREN_DEPTH` overlapping failures read any character).
-_DESTINATION = rf"(<(?:[^<>\\\r\n]++|\\[^\r\n])++>|{_bare(_PAREN_DEPTH)})"
+_DESTINATION = rf"(<(?:[^<>\\\r\n{{]++|{TEMPLATE}|\{{|\\[^\r\n])++>|{_bare(_PAREN_DEPTH)})"
 # What follows `](`: the destination, an optional title, the closing `)`
 LINK_TARGET = re.compile(
     r"[ \t]{0,8}" + _DESTINATION + r"(?:[ \t]{1,8}(?:\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'))?"

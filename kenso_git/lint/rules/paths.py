@@ -4,7 +4,8 @@ scan's caps (KS026).
 
 Each rule's fix is made beside its check: a finding carries the `Edit` that `lint --fix` and
 the language server's code actions apply. External URLs are never fetched; site-absolute
-links (`/dotnet/api/x`, `~/x.md`) and `xref:`-style schemes are skipped and counted.
+links (`/dotnet/api/x`, `~/x.md`), `xref:`-style schemes and site templates other than
+Hugo's `ref`/`relref` (`lint/hugoref.py`) are skipped and counted.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import difflib
 from collections.abc import Iterator
 from operator import attrgetter
 
+from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.model import Edit
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
@@ -132,7 +134,8 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         if len(same) == 1:
             fixed = raw[: raw.rfind("#") + 1] + same[0]
             message = f'anchor "#{fragment}" differs in case from "#{same[0]}" of {where}'
-            yield Finding(target.line, target.column, message, raw, _edit(target, fixed))
+            edit = None if is_template(raw) else _edit(target, fixed)
+            yield Finding(target.line, target.column, message, raw, edit)
             continue
         alike = sorted(a for a in offered if a[:3] == fragment[:3])  # difflib is costly
         close = difflib.get_close_matches(fragment, alike, n=1, cutoff=0.75)
