@@ -52,7 +52,7 @@ the boost adds up:
   other pages point at the document with ("see [configuring mutual TLS](mtls.md)"), the
   anchor-text field of web search. Off by default: +0.001 on the tuning half, a plain-kind
   question lost on two corpora, and every page's links are read once per index
-  generation and process (0.1-0.4 s, each CLI search).
+  generation and process (170 ms on docs-desktop: every CLI search).
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-compress,+dedupe` turns single signals off or on (the benchmark's
