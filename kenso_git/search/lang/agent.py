@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kenso_git.errors import UsageError
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
 from kenso_git.search.docmeta import Doc
@@ -26,6 +27,7 @@ from kenso_git.search.lang import pipeline
 from kenso_git.search.lang.docmatch import fts_expression
 from kenso_git.search.lang.hitcache import LRU
 from kenso_git.search.lang.pipeline import Candidate
+from kenso_git.search.lang.querylang import MAX_TOKENS
 from kenso_git.search.lang.querylang import Query
 from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.search.lang.querylang import Term
@@ -62,15 +64,82 @@ class SearchRequest:
 
     def full_query(self) -> str:
         """The query with the conveniences appended as filters (`path` -> `in:"..."`)."""
-        extra = []
+        return " ".join([self.query.strip(), *(text for _, _, text in self._filters())]).strip()
+
+    def _filters(self) -> list[tuple[str, str, str]]:
+        """(argument, value, filter) of each convenience given."""
+        out = []
         if self.path:
-            extra.append('in:"{}"'.format(self.path.replace('"', '\\"')))
+            out.append(("path", self.path, 'in:"{}"'.format(self.path.replace('"', '\\"'))))
         if self.ext:
-            extra.append(f"ext:{self.ext}")
+            out.append(("ext", self.ext, f"ext:{self.ext}"))
         if self.modified_after:
-            extra.append(f"modified:{self.modified_after}")
-        extra += [f'tag:"{t}"' for t in self.tags]
-        return " ".join([self.query.strip(), *extra]).strip()
+            out.append(("modified_after", self.modified_after, f"modified:{self.modified_after}"))
+        out += [("tag", t, 'tag:"{}"'.format(t.replace('"', '\\"'))) for t in self.tags]
+        return out
+
+    def parsed(self, now: float | None = None) -> Query:
+        """The query and its conveniences' filters. The query is held to the language's
+        caps; each convenience to its own (`argument_chars`) and to one filter: an error
+        names the argument, never a token of the text they make together.
+
+        Raises:
+            QuerySyntaxError: the query does not parse.
+            ArgumentValueError: a convenience is too long, or not one value of its filter.
+        """
+        query = parse(self.query.strip(), now=now)
+        filters = list(query.filters)
+        for name, value, text in self._filters():
+            filters += _argument_filter(name, value, text, now).filters
+        return Query(query.terms, tuple(filters), query.read_as_words)
+
+
+class ArgumentValueError(UsageError):
+    """A `search` argument that stands for a filter (`path`, `ext`, `modified_after`) and
+    cannot be one; the message names the argument."""
+
+
+_ARGUMENT_HINTS = {
+    "path": "pass a repo-relative folder, such as docs/api",
+    "ext": "pass one extension, such as md or .mdx",
+    "modified_after": "pass a lookback such as 7d or 12h, or a date such as 2026-01-31",
+    "tag": "pass one tag, such as auth",
+}
+
+
+def argument_chars(name: str) -> int:
+    """The most characters the convenience `name` takes (`path`: a path's, 4,096)."""
+    if name == "path":
+        from kenso_git.repo.scope import MAX_PATH_CHARS  # not at the top: the CLI's search
+
+        return MAX_PATH_CHARS
+    return 256 if name == "tag" else 32
+
+
+def _argument_filter(name: str, value: str, text: str, now: float | None) -> Query:
+    """The one filter `text` (the filter of argument `name`, given `value`) reads as.
+
+    Raises:
+        ArgumentValueError: `value` is over the argument's limit, holds a NUL byte, or does
+            not read as one filter (a space in it, or a value the filter refuses).
+    """
+    hint, limit = _ARGUMENT_HINTS[name], argument_chars(name)
+    shown = value if len(value) <= 80 else value[:80] + "..."
+    if len(value) > limit:
+        raise ArgumentValueError(
+            f"{name} is longer than {limit:,} characters ({len(value):,})", hint=hint
+        )
+    if "\x00" in value:  # FTS5 would read a NUL as the end of the query (#27)
+        raise ArgumentValueError(f"{name} contains a NUL byte", hint="remove the NUL byte")
+    try:
+        query = parse(text, now=now, caps=(len(text), MAX_TOKENS))
+    except QuerySyntaxError as err:
+        raise ArgumentValueError(
+            f"{name} {shown!r} cannot be read: {err.reason}", hint=err.hint or hint
+        ) from None
+    if query.terms or len(query.filters) != 1:
+        raise ArgumentValueError(f"{name} {shown!r} is not one value", hint=hint)
+    return query
 
 
 def search(
@@ -94,7 +163,7 @@ def search(
         )
     budget.check()  # the call's time budget (a query-time sync may have spent it)
     text = request.full_query()
-    query = parse(text, now=now)
+    query = request.parsed(now)
     if not query.terms and not query.filters:
         raise QuerySyntaxError(
             "the query is empty",

@@ -30,6 +30,7 @@ class QuerySyntaxError(UsageError):
         super().__init__(f"bad query token {shown!r} at column {column}: {message}", hint=hint)
         self.token = token
         self.column = column
+        self.reason = message  # what is wrong with the token, without the token
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,16 +197,19 @@ def _read_token(text: str, i: int, *, quotes: bool = True) -> tuple[str, str | N
     return bare, None, i
 
 
-def parse(text: str, *, now: float | None = None) -> Query:
-    """The `Query` of `text`.
+def parse(
+    text: str, *, now: float | None = None, caps: tuple[int, int] = (MAX_QUERY_CHARS, MAX_TOKENS)
+) -> Query:
+    """The `Query` of `text`, of at most `caps` (characters, tokens): the language's caps
+    unless the text is not a caller's query (the filters of `SearchRequest`'s arguments).
 
     Raises:
         QuerySyntaxError: a token is malformed (unknown field, bad value, a filter's quote
             never closed), the query holds a NUL byte, is longer than `MAX_QUERY_CHARS` or
             has more than `MAX_TOKENS` tokens.
     """
-    _check_text(text)
-    got = _Tokens(text, time.time() if now is None else now)
+    _check_text(text, caps[0])
+    got = _Tokens(text, time.time() if now is None else now, caps[1])
     i, n = 0, len(text)
     quotes = True  # until a quote is never closed: then each one is a character
     while i < n:
@@ -228,10 +232,10 @@ def parse(text: str, *, now: float | None = None) -> Query:
     return Query(tuple(got.terms), tuple(got.filters), tuple(dict.fromkeys(got.unknown)))
 
 
-def _check_text(text: str) -> None:
-    if len(text) > MAX_QUERY_CHARS:
+def _check_text(text: str, limit: int = MAX_QUERY_CHARS) -> None:
+    if len(text) > limit:
         raise QuerySyntaxError(
-            f"the query is longer than {MAX_QUERY_CHARS} characters",
+            f"the query is longer than {limit} characters",
             token=text[:20],
             column=1,
             hint="shorten the query; filters narrow better than many words",
@@ -262,17 +266,17 @@ def _check_stray(text: str, start: int, at: int) -> None:
 class _Tokens:
     """The terms, filters and words-read-as-such of one query, token by token."""
 
-    def __init__(self, text: str, clock: float) -> None:
-        self.text, self.clock = text, clock
+    def __init__(self, text: str, clock: float, limit: int = MAX_TOKENS) -> None:
+        self.text, self.clock, self.limit = text, clock, limit
         self.terms: list[Term] = []
         self.filters: list[Filter] = []
         self.unknown: list[str] = []
 
     def add(self, bare: str, quoted: str | None, start: int, end: int) -> None:
         text = self.text
-        if len(self.terms) + len(self.filters) >= MAX_TOKENS:
+        if len(self.terms) + len(self.filters) >= self.limit:
             raise QuerySyntaxError(
-                f"the query has more than {MAX_TOKENS} words and filters",
+                f"the query has more than {self.limit} words and filters",
                 token=text[start:end],
                 column=start + 1,
                 hint="drop words; use filters such as in: or tag: to narrow instead",

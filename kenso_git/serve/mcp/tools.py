@@ -192,12 +192,14 @@ def search(
 
     query: words or a question, "quoted phrases" (must appear), -negation, and
     filters: in:"docs/api" (or path:), ext:md, tag:auth, category:guides, modified:7d
-    (or a date, 2026-01-31), size:>10k, re:"RE2 pattern". Filters alone list
-    documents, newest first. path, ext and modified_after add in:, ext: and
-    modified: filters. mode "ranked" (default) ranks the words as search_docs does
-    (all words, then near, then any; typo correction) and keeps what the filters
-    pass, up to 10,000 hits; "exhaustive" lists by path every document holding all
-    the words, without a cap.
+    (or a date, 2026-01-31), size:>10k, re:"RE2 pattern"; at most 2,000 characters.
+    Filters alone list documents, newest first. path (a folder, up to 4,096
+    characters), ext and modified_after (up to 32 each) add one in:, ext: and
+    modified: filter each, outside the query's characters; a value that is not one
+    such filter is an error naming the argument. mode "ranked" (default) ranks the
+    words as search_docs does (all words, then near, then any; typo correction) and
+    keeps what the filters pass, up to 10,000 hits; "exhaustive" lists by path every
+    document holding all the words, without a cap.
     Returns {results: [{path, score, snippet (<= 100 chars), snippet_truncated,
     match_type (Content, FileName, Both, Filter), tier (AND, NEAR, OR, path,
     filename), size, modified (Unix s), title, section}], total,
