@@ -1,5 +1,6 @@
 """What the front ends ask of git: the early `git status` started at process start, the
-scrubbed environment of hooks, hook folders, diffs, history and drift of agent instructions.
+scrubbed environment of hooks, hook folders, diffs, history and drift of agent instructions,
+and which files of a commit or of the work tree are docs (as the indexer takes them).
 
 A facade of the library API (see `api/lazy.py`).
 """
@@ -11,11 +12,13 @@ from kenso_git.api.lazy import resolver
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from kenso_git.index.atref import tree_blobs as tree_blobs
     from kenso_git.index.freshness import head_commit as head_commit
     from kenso_git.repo import drift as drift
     from kenso_git.repo import gitstatus as gitstatus
     from kenso_git.repo import history as history
     from kenso_git.repo import prestart as prestart
+    from kenso_git.repo.discover import discover_paths as discover_paths
     from kenso_git.repo.drift import INSTRUCTION_PATHSPECS as INSTRUCTION_PATHSPECS
     from kenso_git.repo.drift import NOT_A_REPOSITORY as NOT_A_REPOSITORY
     from kenso_git.repo.drift import Drift as Drift
@@ -41,6 +44,7 @@ __all__ = [
     "EarlyStatus",
     "Started",
     "diff_names",
+    "discover_paths",
     "drift",
     "gitstatus",
     "head_commit",
@@ -52,6 +56,7 @@ __all__ = [
     "scrubbed_env",
     "stop_unread",
     "tracks_files_in",
+    "tree_blobs",
     "untracked_cache_tip",
 ]
 
@@ -65,6 +70,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "REWRITING_VERBS": ("kenso_git.repo.git", "REWRITING_VERBS"),
     "Started": ("kenso_git.repo.prestart", "Started"),
     "diff_names": ("kenso_git.repo.git", "diff_names"),
+    "discover_paths": ("kenso_git.repo.discover", "discover_paths"),
     "drift": ("kenso_git.repo.drift", None),
     "gitstatus": ("kenso_git.repo.gitstatus", None),
     "head_commit": ("kenso_git.index.freshness", "head_commit"),
@@ -76,6 +82,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "scrubbed_env": ("kenso_git.repo.prestart", "scrubbed_env"),
     "stop_unread": ("kenso_git.repo.gitrun", "stop_unread"),
     "tracks_files_in": ("kenso_git.repo.git", "tracks_files_in"),
+    "tree_blobs": ("kenso_git.index.atref", "tree_blobs"),
     "untracked_cache_tip": ("kenso_git.repo.git", "untracked_cache_tip"),
 }
 

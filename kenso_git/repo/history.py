@@ -145,16 +145,25 @@ def _object_kind(ws: Workspace, text: str) -> str | None:
         return None
 
 
+HiddenLinks = Callable[[str | None, list[str]], set[str]]
+"""Of some doc paths at one side of a diff (a commit id; None: the work tree), the symbolic
+links there that lead to nothing the caller may see."""
+
+
 def changes(
     ws: Workspace,
     since: str,
     until: str | None = None,
     *,
     is_doc: Callable[[str], bool],
+    hidden_links: HiddenLinks | None = None,
 ) -> list[Change]:
     """Each doc added, modified, deleted or renamed from commit `since` to commit `until`, or
     to the work tree when `until` is None (both commit ids, see `resolve_revision`); renames
-    found by git's similarity detection. `is_doc` says which paths count.
+    found by git's similarity detection. `is_doc` says which paths count, and `hidden_links`
+    which links among them do not at a side: a doc is listed as it is at the sides it counts
+    at (a link made to lead elsewhere: added or deleted), and its `commits` are those that
+    left it under a name that counts.
 
     Raises:
         GitError: git failed.
@@ -165,10 +174,11 @@ def changes(
     else:
         head, worktree = until, Worktree({}, set(), set())
         entries = list(name_status(run_git(ws, *DIFF, since, until, "--", *DOC_PATHSPECS)))
-    commits = _commits_by_path(ws, since, head)
+    commits = _commits_by_path(ws, since, head, is_doc)
+    was_doc, now_doc = _sides(entries, is_doc, (since, until), hidden_links)
     out: list[Change] = []
     for code, before, after in entries:
-        change = _change(code, before, after, is_doc)
+        change = _change(code, before, after, was_doc, now_doc)
         if change is None:
             continue
         status, path, old_path = change
@@ -193,21 +203,54 @@ def changes(
     return out
 
 
+def _sides(
+    entries: list[Entry],
+    is_doc: Callable[[str], bool],
+    sides: tuple[str, str | None],
+    hidden_links: HiddenLinks | None,
+) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
+    """Which paths are docs at the older side of `entries` and at the newer one: `is_doc`,
+    less the links `hidden_links` names there."""
+    if hidden_links is None:
+        return is_doc, is_doc
+    olds = {_old_path(code, before, after) for code, before, after in entries}
+    news = {after for code, _before, after in entries if code[:1] != "D"}
+    hidden = [
+        hidden_links(side, sorted(p for p in paths if is_doc(p))) if paths else set()
+        for side, paths in zip(sides, (olds, news), strict=True)
+    ]
+    return (
+        lambda path: is_doc(path) and path not in hidden[0],
+        lambda path: is_doc(path) and path not in hidden[1],
+    )
+
+
+def _old_path(code: str, before: str | None, after: str) -> str:
+    return before if code[:1] == "R" and before is not None else after
+
+
 def _change(
-    code: str, before: str | None, after: str, is_doc: Callable[[str], bool]
+    code: str,
+    before: str | None,
+    after: str,
+    was_doc: Callable[[str], bool],
+    is_doc: Callable[[str], bool],
 ) -> tuple[str, str, str | None] | None:
-    """(status, path, old_path) of one diff entry as the docs see it, or None."""
+    """(status, path, old_path) of one diff entry as the docs see it, or None: a doc at one
+    side only was added or deleted (`was_doc` judges the older side, `is_doc` the newer)."""
     kind = code[:1]
-    if kind == "R" and before is not None:
-        was, now = is_doc(before), is_doc(after)
-        if was and now:
-            return "renamed", after, before
-        if now:
-            return "added", after, None
-        return ("deleted", before, None) if was else None
-    if not is_doc(after):
-        return None
-    return _STATUS.get(kind, "modified"), after, None
+    old = _old_path(code, before, after)
+    was = kind not in ("A", "C") and was_doc(old)
+    now = kind != "D" and is_doc(after)
+    if was and now:
+        return (
+            ("renamed", after, before)
+            if kind == "R"
+            else (_STATUS.get(kind, "modified"), after, None)
+        )
+    if now:
+        return "added", after, None
+    return ("deleted", old, None) if was else None
 
 
 class _RangeCommits(NamedTuple):
@@ -218,10 +261,14 @@ class _RangeCommits(NamedTuple):
     named: dict[str, str]  # a doc's name at the range's start -> its name here, if renamed
 
 
-def _commits_by_path(ws: Workspace, old: str, new: str | None) -> _RangeCommits:
+def _commits_by_path(
+    ws: Workspace, old: str, new: str | None, is_doc: Callable[[str], bool]
+) -> _RangeCommits:
     """For each doc path as at `new` (a deleted doc: its last path): how many commits of
-    `old..new` changed it, and the newest of them. A rename carries the commits before it
-    over to the new name."""
+    `old..new` changed it while `is_doc` let its name through (the name the commit left it
+    under, or deleted it from), and the newest of them. A rename carries the commits
+    before it over to the new name; those made under a name that does not count, count
+    for no name (a hidden doc's commits are not told by a later rename into view)."""
     found = _RangeCommits({}, {}, {})
     if new is None or new == old:
         return found
@@ -243,7 +290,7 @@ def _commits_by_path(ws: Workspace, old: str, new: str | None) -> _RangeCommits:
         for _code, before, _after, final in docs:
             if before is not None:
                 later[before] = final
-        for path in {final for *_entry, final in docs}:
+        for path in {final for _code, _before, after, final in docs if is_doc(after)}:
             counts[path] = counts.get(path, 0) + 1
             last.setdefault(path, commit)
     return found
@@ -400,6 +447,23 @@ def _ls_tree(ws: Workspace, commit: str, paths: Collection[str] | None) -> str:
             ws, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", *paths
         )
     return run_git(ws, "ls-tree", "-r", "-z", "--full-tree", commit)  # no pathspec magic here
+
+
+def links_at(ws: Workspace, commit: str, paths: Sequence[str]) -> list[str]:
+    """Those of `paths` that are symbolic links in `commit`'s tree.
+
+    Raises:
+        GitError: git failed.
+    """
+    if not paths:
+        return []
+    wanted = set(paths)
+    out: list[str] = []
+    for entry in _ls_tree(ws, commit, paths).split("\0"):
+        meta, _, path = entry.partition("\t")
+        if meta.startswith("120000 ") and path in wanted:
+            out.append(path)
+    return out
 
 
 def _markdown_blobs(listing: str) -> Iterator[tuple[str, str]]:

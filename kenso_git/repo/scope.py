@@ -39,6 +39,7 @@ from kenso_git.repo.pathtext import CONTROL as _CONTROL
 from kenso_git.repo.pathtext import PERCENT_ESCAPE as _PERCENT_ESCAPE
 from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import is_markdown
 
 
 class SameFile(Protocol):
@@ -50,6 +51,13 @@ class SameFile(Protocol):
     def reads(self) -> int:
         """Changes when the caller begins another read transaction."""
         ...
+
+
+class IsIgnored(Protocol):
+    """Whether the ignore rules exclude a repo-relative path (`IgnoreRules.is_ignored`),
+    judged as a folder with `is_dir`: git's `private/` excludes only a folder."""
+
+    def __call__(self, rel: str, /, *, is_dir: bool = False) -> bool: ...
 
 
 Lstat = Callable[[str], os.stat_result]
@@ -66,7 +74,7 @@ MAX_OPEN_TRIES = 3  # a path that changes this often while it is opened is refus
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
 
 
-def _never_ignored(rel: str) -> bool:
+def _never_ignored(rel: str, *, is_dir: bool = False) -> bool:
     return False
 
 
@@ -80,7 +88,7 @@ class Scope:
 
     root: Path  # the real (resolved) work-tree root
     roots: tuple[Path, ...]  # real scoped roots, each inside `root`
-    is_ignored: Callable[[str], bool] = _never_ignored
+    is_ignored: IsIgnored = _never_ignored
     # Re-reads the ignore rules when their files changed on disk; True when it did.
     reload: Callable[[], bool] = _unchanged
     # allows() runs for every candidate row of a search; the rules only change through
@@ -99,7 +107,7 @@ class Scope:
         self._verdicts.clear()
         return True
 
-    def judging_by(self, is_ignored: Callable[[str], bool]) -> Scope:
+    def judging_by(self, is_ignored: IsIgnored) -> Scope:
         """This scope with `is_ignored` for its ignore rules and verdicts of its own, for a
         caller that must know which reading of the rules each verdict came from (a
         revision's cached docs are kept under the rule files they were chosen by)."""
@@ -126,6 +134,9 @@ class Scope:
             raise _refuse("symlink-escape", text, "a symbolic link leads outside the repository")
         real_rel = PurePosixPath(real.relative_to(self.root).as_posix())
         self._check_inside(real_rel, text, real=True)
+        folder = real.is_dir()
+        for named in (rel, real_rel) if real_rel != rel else (rel,):
+            self._check_folder(named, text, folder=folder)
         return RepoPath(rel.as_posix() if rel.parts else ".")
 
     def resolve_as_written(self, raw: object) -> RepoPath:
@@ -136,7 +147,9 @@ class Scope:
         Raises:
             ScopeError: the path is refused; `rule` names the check.
         """
-        _, rel = self._as_written(raw)
+        text, rel = self._as_written(raw)
+        if rel.parts and not is_markdown(rel.name):  # names a folder: a doc's name never does
+            self._check_ignored(rel, text, is_dir=True)
         return RepoPath(rel.as_posix() if rel.parts else ".")
 
     def _as_written(self, raw: object) -> tuple[str, PurePosixPath]:
@@ -162,11 +175,33 @@ class Scope:
             rule = "symlink-escape" if real else "outside-scope"
             scoped = ", ".join(self.rel_roots)
             raise _refuse(rule, text, f"the path is outside the agent scope ({scoped})")
-        if rel.parts and self.is_ignored(rel.as_posix()):
+        self._check_ignored(rel, text, is_dir=False)
+
+    def _check_ignored(self, rel: PurePosixPath, text: str, *, is_dir: bool) -> None:
+        if rel.parts and self.is_ignored(rel.as_posix(), is_dir=is_dir):
             raise _refuse(
                 "ignored",
                 text,
                 "the path is excluded by .gitignore, .cursorignore, .kensoignore or `exclude`",
+            )
+
+    def _check_folder(self, rel: PurePosixPath, text: str, *, folder: bool) -> None:
+        """The checks on disk of a path that passed the others: a folder is judged as git
+        judges one (`private/` ignores the folder `private`: a path filter naming it is
+        refused as its files are), and nothing inside a nested repository or a submodule
+        is served (ingest never enters one, `repo/discover.py` decides which)."""
+        from kenso_git.repo.discover import _in_nested_repository  # ingest's one decision
+
+        if not rel.parts:
+            return
+        if folder or not is_markdown(rel.name):
+            self._check_ignored(rel, text, is_dir=True)
+        if _in_nested_repository(self.root, rel.as_posix() + ("/" if folder else "")):
+            raise _refuse(
+                "nested-repo",
+                text,
+                "the file, or where a symbolic link on its path leads, is inside a nested "
+                "repository or a submodule, whose docs are its own",
             )
 
     def allows(self, rel_path: str) -> bool:
@@ -251,6 +286,12 @@ class Scope:
         found = self._locate(rel) if self._lexical(rel) else None
         if found is None:
             raise _refuse("symlink-escape", rel, "a symbolic link leads outside the agent scope")
+        found_dir = found[1] is not None and stat.S_ISDIR(found[1].st_mode)
+        self._check_folder(PurePosixPath(found[0]), rel, folder=found_dir)
+        if is_markdown(rel) and not is_markdown(found[0]):  # as ingest skips such a link
+            raise _refuse(
+                "not-markdown", rel, "a symbolic link leads to a file that is not Markdown"
+            )
         return found
 
     def _admits(self, rel_path: str, same_file: SameFile | None, lstat: Lstat | None) -> bool:
@@ -399,7 +440,7 @@ def build_scope(
     workspace: Workspace,
     settings: Settings,
     *,
-    is_ignored: Callable[[str], bool] | None = None,
+    is_ignored: IsIgnored | None = None,
     reload: Callable[[], bool] = _unchanged,
 ) -> Scope:
     """Build the scope from `agent_scoped_roots` (default: the whole checkout).

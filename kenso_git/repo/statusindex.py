@@ -54,7 +54,7 @@ _placed: dict[str, str] = {}  # git dir -> the index folder this process opened 
 def place(git_dir: str, folder: str) -> None:
     """The statuses of `git_dir` keep their copy in `folder` from now on (the folder of the
     index this process opened for that work tree)."""
-    _placed[os.path.realpath(git_dir)] = folder
+    _placed[os.path.abspath(git_dir)] = folder
 
 
 def default_folder(root: str) -> str | None:
@@ -70,15 +70,16 @@ def default_folder(root: str) -> str | None:
 
 def folder_for(git_dir: str, root: str) -> str | None:
     """Where the copy of `git_dir`'s index is kept (see `place` and `default_folder`)."""
-    placed = _placed.get(os.path.realpath(git_dir))
+    placed = _placed.get(os.path.abspath(git_dir))
     return placed if placed is not None else default_folder(root)
 
 
 def copy_name(git_dir: str) -> str:
-    """The copy's file name: `PREFIX` and a key of the git dir's real path (FNV-1a, 64 bits:
-    no hashlib import on this path)."""
+    """The copy's file name: `PREFIX` and a key of the git dir's path (FNV-1a, 64 bits: no
+    hashlib import on this path; no realpath either, whose lstat of every folder a status
+    would pay: callers pass the resolved git dir, or `<real root>/.git`)."""
     key = 0xCBF29CE484222325
-    for byte in os.fsencode(os.path.realpath(git_dir)):
+    for byte in os.fsencode(os.path.abspath(git_dir)):
         key = ((key ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return f"{PREFIX}{key:016x}"
 

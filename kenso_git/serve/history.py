@@ -3,18 +3,27 @@
 `changed_docs` lists only docs the agent scope shows today: a path hidden now (outside
 `agent-scoped-roots`, or matched by `.cursorignore`, `.kensoignore`, `.gitignore` or
 `exclude`) stays hidden at every revision, renamed to or from, deleted or not. The check
-is on the path as written, as git names it: a revision's tree has no links to follow.
+is on the path as written, as git names it, and for a symbolic link on where it leads at
+each side, as the gate decides there: in a commit, as the index of that revision takes a
+link (`tree_blobs`: a Markdown file of the commit the scope shows); in the work tree, as
+ingest takes one (`discover_paths`) and the gate serves it. A link to `.env`, into
+`.git/`, out of the checkout, to an ignored doc or into a nested repository is not a doc
+there, so it is not listed at that side. `commits` counts only the commits that left the
+doc under a name the scope shows.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import cast
 
+from kenso_git.api.git import discover_paths
 from kenso_git.api.git import drift as drift_mod
 from kenso_git.api.git import history
+from kenso_git.api.git import tree_blobs
 from kenso_git.api.search import keyset_cursor
 from kenso_git.api.search import read_keyset
 from kenso_git.api.search import request_check
@@ -66,7 +75,9 @@ def changed_docs(
     new = None if until is None else history.resolve_revision(service.workspace, until)
     check = request_check("changed_docs", old, new)
     after = _resumes_after(cursor, check)
-    found = history.changes(service.workspace, old, new, is_doc=is_doc)
+    found = history.changes(
+        service.workspace, old, new, is_doc=is_doc, hidden_links=_hidden_links(service, is_doc)
+    )
     rest = found if after is None else [c for c in found if c.path > after]
     if whole:
         cap = len(rest) if limit is None else max(1, int(limit))
@@ -87,6 +98,29 @@ def changed_docs(
 
     out = page(items, len(rest) > cap)
     return out if whole or caps.fits(out) else page(items[: _most_that_fit(items, page)], True)
+
+
+def _hidden_links(
+    service: Service, is_doc: Callable[[str], bool]
+) -> Callable[[str | None, list[str]], set[str]]:
+    """Of doc paths at a side of a diff (a commit id; None: the work tree), the symbolic
+    links that lead to nothing the gate would serve there."""
+    ws = service.workspace
+
+    def hidden(side: str | None, paths: list[str]) -> set[str]:
+        if side is None:
+            links = [p for p in paths if os.path.islink(os.path.join(ws.root, p))]
+            if not links:
+                return set()
+            kept = {sf.path for sf in discover_paths(ws, service.settings, links)}
+            return {p for p in links if p not in kept or not service.scope.allows(p)}
+        links = history.links_at(ws, side, paths)
+        if not links:
+            return set()
+        served = tree_blobs(ws, side, [""], lambda path: not is_doc(path))
+        return {p for p in links if p not in served}
+
+    return hidden
 
 
 def _most_that_fit(

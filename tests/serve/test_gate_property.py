@@ -1,9 +1,10 @@
 """Property: whatever a tool reveals about a random tree, get_doc would serve it too, and
-every tool that takes a path refuses the paths get_doc refuses."""
+every tool that takes a path refuses the paths get_doc refuses: a file's path (read_snippet,
+find_related), a folder's (the `path` filters: a folder the ignore files exclude is refused
+as git's `check-ignore` would call it ignored) and the paths changed_docs names."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import tempfile
@@ -23,7 +24,16 @@ from tests.helpers import git
 from tests.helpers import init_repo
 
 FOLDERS = ("docs", "docs/sub", "private", "ignored")
-TARGETS = ("docs/a.md", "docs/sub/b.md", "private/c.md", "ignored/d.md", ".env", ".git/config")
+# nested/e.md: a doc of a nested repository, when the tree has one (ingest never enters it)
+TARGETS = (
+    "docs/a.md",
+    "docs/sub/b.md",
+    "private/c.md",
+    "ignored/d.md",
+    ".env",
+    ".git/config",
+    "nested/e.md",
+)
 PATTERNS = ("ignored/", "*.secret.md", "docs/sub/", "private/c.md", "!private/c.md", ".env")
 ODD_NAMES = ("docs/~n.md", "docs/p%25q.md", "docs/b\\s.md", "docs/t\tab.md")
 
@@ -41,6 +51,8 @@ trees = st.fixed_dictionaries(
         # docs whose paths no argument may name (a leading `~`, `%XX`, a backslash, a tab):
         # an answer that gave one would hand an agent a path get_doc refuses
         "odd": st.lists(st.sampled_from(ODD_NAMES), max_size=2, unique=True),
+        # a nested repository at nested/ (a gitlink in the commits), which links may enter
+        "nested": st.booleans(),
     }
 )
 
@@ -81,6 +93,8 @@ def _build(root: Path, tree: dict[str, object]) -> None:
     for i, name in enumerate(tree["odd"]):  # type: ignore[arg-type]
         files[name] = _body(f"odd{i}")
     init_repo(root, files, commit=False)
+    if tree["nested"]:
+        init_repo(root / "nested", {"e.md": _body("e")})
     for i, (folder, target) in enumerate(tree["links"]):  # type: ignore[attr-defined]
         link = root / folder / f"link{i}.md"
         link.symlink_to(os.path.relpath(root / target, link.parent))
@@ -99,6 +113,25 @@ def _flip(root: Path, tree: dict[str, object]) -> None:
             link = root / links[i][0] / f"link{i}.md"  # type: ignore[index]
             link.unlink()
             link.write_text(_body(f"flip{i}"), encoding="utf-8")
+
+
+def _flipped(tree: dict[str, object]) -> set[str]:
+    """The links `_flip` made regular files (what the index holds for them is older)."""
+    links = tree["links"]
+    return {
+        f"{links[i][0]}/link{i}.md"  # type: ignore[index]
+        for i in set(tree["flipped"])  # type: ignore[call-overload]
+        if i < len(links)  # type: ignore[arg-type]
+    }
+
+
+def _snippet(service: Service, path: str) -> bool:
+    """Whether read_snippet serves `path` from the work tree."""
+    try:
+        service.read_snippet(path, "", 64)
+    except KensoError:
+        return False
+    return True
 
 
 def _related(service: Service, path: str) -> set[str] | None:
@@ -179,6 +212,12 @@ def _check_changed(service: Service, root: Path, base: str, tree: dict[str, obje
             here = root / named
             if here.is_file() and not here.is_symlink():
                 assert _scoped(service, named), (named, tree)
+            if here.is_symlink():  # a link is named only where the gate serves it
+                assert _served(service, named), (named, tree)
+    # ... and so at a revision: what it names there, get_doc at that revision serves
+    at_head, _ = service.changed_docs(base, "HEAD")
+    for item in at_head["results"]:
+        assert _read_at(service, item["path"], "HEAD"), (item, tree)
     # its cursor is a door too: page by page, the same list; a cursor forged to resume
     # after any path, hidden ones included, gives only what the list holds after it
     whole = changed["results"]
@@ -197,17 +236,44 @@ def _check_changed(service: Service, root: Path, base: str, tree: dict[str, obje
         assert page["results"] == [i for i in whole if i["path"] > after], (after, tree)
 
 
-def _check_related_cursor(
-    service: Service, path: str, rows: list[dict[str, object]], tree: dict[str, object]
-) -> None:
-    # get_related's cursor is a door too: a cursor forged to resume after any row, hidden
-    # paths included, gives only what the whole list holds after it
-    check = request_check("get_related", path, 3, None)
-    afters = sorted({*TARGETS, *ODD_NAMES, " ", "private/", "zzz"})
-    for key in [(1, after, "") for after in afters] + [(2, " ", ""), (3, " ", "")]:
-        page, _ = service.get_related(path, 3, None, keyset_cursor(json.dumps(key), check))
-        rest = [r for r in rows if (r["depth"], r["related_path"], r["relation_type"]) > key]
-        assert page["results"] == rest, (path, key, tree)  # type: ignore[call-overload]
+def _filter_refusal(service: Service, folder: str, ref: str | None = None) -> str | None:
+    """The rule search and regex_search refuse the `path` filter `folder` by (the same for
+    both), or None when both take it; what they then show, get_doc serves."""
+    rules: list[str | None] = []
+    shown: set[str] = set()
+    for regex in (False, True) if ref is None else (False,):
+        try:
+            if regex:
+                page, _ = service.regex_search("marker", page_size=50, path=folder)
+            else:
+                page, _ = service.search("marker", page_size=50, path=folder, ref=ref)
+        except KensoError as err:
+            rules.append(getattr(err, "rule", None) or "error")
+            continue
+        rules.append(None)
+        shown |= {h["path"] for h in page["results"]}
+    assert len(set(rules)) == 1, (folder, rules)
+    for path in shown:
+        assert _read_at(service, path, ref) if ref else _served(service, path), (folder, path)
+    return rules[0]
+
+
+def _check_folders(service: Service, root: Path, tree: dict[str, object]) -> None:
+    # the `path` filters name folders: one the ignore files exclude is refused as `ignored`
+    # (as git's check-ignore calls it), one outside the scope or a nested repository too;
+    # any other is taken, and shows only what get_doc serves
+    roots = tree["scoped"] or ("",)
+    for folder in (*FOLDERS, "nested"):
+        ignored = bool(git(root, "check-ignore", folder, check=False).strip())
+        in_scope = any(not r or folder == r or folder.startswith(r + "/") for r in roots)  # type: ignore[attr-defined]
+        nested = folder == "nested" and bool(tree["nested"])
+        rule = _filter_refusal(service, folder)
+        assert (rule is not None) == (ignored or not in_scope or nested), (folder, rule, tree)
+        if in_scope and ignored:
+            assert rule == "ignored", (folder, rule, tree)
+        if not nested:  # at a revision, judged as written: nested/ is a gitlink there
+            rule = _filter_refusal(service, folder, "HEAD")
+            assert (rule is not None) == (ignored or not in_scope), (folder, rule, tree)
 
 
 def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
@@ -245,6 +311,7 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         service = Service(root)
         _check_changed(service, root, base, tree)
         _check_refs(service, root, tree)
+        _check_folders(service, root, tree)
         revealed: set[str] = set()
         hits, _ = service.search_docs("marker", None, 50)
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
@@ -266,16 +333,18 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed |= {h["path"] for h in page["results"]}
         for path in sorted(revealed):
             rows, _ = service.get_related(path, 3, None)
-            revealed |= {r["related_path"] for r in rows}  # type: ignore[index]
-            _check_related_cursor(service, path, rows, tree)  # type: ignore[arg-type]
+            revealed |= {r["related_path"] for r in rows}
             revealed |= _related(service, path) or set()
         for path in sorted(revealed):
             assert _served(service, path), (path, tree)
             assert not path.startswith((".git/", ".kenso/")) and path != ".env"
         candidates = {*TARGETS, *(str(p.relative_to(root)) for p in root.rglob("*.md"))}
+        flipped = _flipped(tree)
         for path in sorted(candidates):
             if not _served(service, path):  # refused or not indexed: find_related says so
                 assert _related(service, path) is None, (path, tree)
+                # ... and read_snippet, unless the file there is one the index has not read
+                assert path in flipped or not _snippet(service, path), (path, tree)
         # #27: the counts are those of the documents get_doc serves, and nothing else
         # (of the index the server answers from: a scoped one when the scope hides docs)
         indexed = service.kb().read(
