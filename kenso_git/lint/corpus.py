@@ -406,7 +406,9 @@ def _ask_git_for_moves(
     missing = links.missing(selection.corpus[i] for i in selection.wanted)
     try:
         staged = None if listing is None else listing.staged
-        pending = start_moves(ws, missing, links.tree.__contains__, staged=staged)
+        pending = start_moves(
+            ws, missing, links.tree.__contains__, staged=staged, sources=links.sources()
+        )
     except GitError as exc:
         failed(exc)
         return
@@ -419,5 +421,6 @@ def _ask_git_for_moves(
             return
         links.moves.update(found.moved)
         links.deleted.update(found.deleted)
+        links.origins.update(found.origins or {})
 
     links.await_moves(settle, pending.discard)

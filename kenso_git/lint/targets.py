@@ -31,6 +31,7 @@ from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
 from kenso_git.repo.moves import Move
+from kenso_git.repo.moves import Origin
 from kenso_git.text.anchors import anchors as document_anchors
 from kenso_git.text.anchors import heading_anchors
 from kenso_git.text.links import PathIndex
@@ -73,6 +74,17 @@ class Target(NamedTuple):
     path: str  # root-relative normal form of the path part ("" when skipped)
     fragment: str | None  # the text after `#`, None when there is no `#`
     reason: str = ""  # why it was skipped; the real path when status is CASE
+
+
+def _rebased(target: Target) -> bool:
+    """Whether `target` is a dead link whose meaning depends on its page's folder."""
+    raw = target.ref.target
+    return (
+        target.status == MISSING
+        and target.ref.kind != CODE
+        and raw[:1] not in ("/", "#")
+        and not is_template(raw)
+    )
 
 
 def _scheme(target: str) -> str | None:
@@ -290,6 +302,8 @@ class LinkFacts:
     _settle: Callable[[], None] | None = None  # git's answer for them, while it is awaited
     _drop: Callable[[], None] | None = None  # stops that git
     _asking: set[str] = field(default_factory=set)  # documents naming a missing path
+    _origins: dict[str, Origin] = field(default_factory=dict)  # where moved documents were
+    _sources: set[str] = field(default_factory=set)  # documents with a dead relative link
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
     _headings: dict[str, frozenset[str]] = field(default_factory=dict)  # `offers`' first try
     _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
@@ -319,6 +333,12 @@ class LinkFacts:
         """Where git moved missing paths (git's answer awaited first, when pending)."""
         self.settle()
         return self._moves
+
+    @property
+    def origins(self) -> dict[str, Origin]:
+        """Where git renamed documents of `sources()` from (awaited as `moves`)."""
+        self.settle()
+        return self._origins
 
     @property
     def deleted(self) -> dict[str, str]:
@@ -487,10 +507,14 @@ class LinkFacts:
 
     def missing(self, docs: Iterable[Document]) -> set[str]:
         """The paths the links, code paths and relates_to entries of `docs` name and the tree
-        lacks: what git's rename history is asked about."""
+        lacks: what git's rename history is asked about (and, of the documents with a dead
+        relative link, where they were before a rename: `sources`)."""
         out: set[str] = set()
         for doc in docs:
-            named = [t.path for t in self.notable(doc) if t.status == MISSING]
+            notable = self.notable(doc)
+            named = [t.path for t in notable if t.status == MISSING]
+            if named and any(_rebased(t) for t in notable):
+                self._sources.add(doc.path)
             for _rel, paths in self.missing_relations(doc):
                 named.extend(path for path in paths if path and path not in self.tree)
             if named:
@@ -505,6 +529,20 @@ class LinkFacts:
             if move is not None:
                 return path, move
         return None
+
+    def sources(self) -> list[str]:
+        """The documents `missing` found with a dead relative link, in path order: if git
+        moved one, its links may have been written for its old folder."""
+        return sorted(self._sources)
+
+    def moved_source(self, doc: Document, target: Target) -> tuple[Origin, str] | None:
+        """Where git moved `doc` from and the path its dead relative link `target` names
+        from there, when that path is in the tree: the link was written for the old folder."""
+        origin = self.origins.get(doc.path) if _rebased(target) else None
+        if origin is None:
+            return None
+        placed = classify(origin.old, target.ref.target, self.tree)
+        return (origin, placed[1]) if placed[0] == FOUND and placed[1] != origin.old else None
 
     def move_of(self, path: str) -> Move | None:
         """Where git moved `path`, when the new path is in the tree."""

@@ -5,6 +5,10 @@ Asked only about paths that are missing from the work tree, so the cost follows 
 which of those deletions were renames (`-M`, git's similarity detection). A folder moved
 whole (every file renamed under one new folder) moves as a folder. A renamed path that is
 gone again is followed to where it went next, a few steps at most.
+
+Asked the other way about some files of the tree (`sources`: pages whose own relative links
+are dead), it says where each came from: the staged rename to it, else the newest commit
+that added it, when git reads that addition as a rename.
 """
 
 from __future__ import annotations
@@ -26,6 +30,18 @@ MAX_PATHS = 20_000  # paths asked about in one run; more are left unexplained
 # here (Linux refuses a command line of more than ~2 MB, or 128 kB in one argument)
 MAX_PATHSPEC_BYTES = 64_000
 MAX_COMMIT_ARGS = 2_000  # commits named in one `git log --no-walk`
+
+
+class Origin(NamedTuple):
+    """Where a file of the tree was before git renamed it to where it is, and in which
+    commit (short id, or `STAGED`)."""
+
+    old: str
+    commit: str
+
+    def describe(self, new: str) -> str:
+        """`docs/guide/a.md was moved to docs/a.md in 1a2b3c4`."""
+        return f"{self.old} was moved to {new} in {self.commit}"
 
 
 class Move(NamedTuple):
@@ -85,8 +101,9 @@ class DeletingLog(NamedTuple):
         return _deleting_commits(out, self.wanted)
 
 
-def _deleting_log(ws: Workspace, paths: Collection[str]) -> DeletingLog:
-    """git's log of the commits that deleted any of `paths` (or a file under one), started.
+def _deleting_log(ws: Workspace, paths: Collection[str], kind: str = "D") -> DeletingLog:
+    """git's log of the commits that deleted any of `paths` (or a file under one), started
+    (with `kind` "A": that added one).
 
     Past `MAX_PATHSPEC_BYTES` of paths the command line would pass the system's limit
     (`Argument list too long` at 20,000 missing paths, #32): git then lists every
@@ -103,7 +120,7 @@ def _deleting_log(ws: Workspace, paths: Collection[str]) -> DeletingLog:
         "--name-only",
         "-z",
         "--no-renames",
-        "--diff-filter=D",
+        f"--diff-filter={kind}",
         "HEAD",
         "--",
         *spec,
@@ -204,10 +221,11 @@ def _step(renames: Renames, path: str) -> tuple[str, str] | None:
 
 
 class Moves(NamedTuple):
-    """What git knows of paths missing from the work tree."""
+    """What git knows of paths missing from the work tree, and of where `sources` came from."""
 
     moved: dict[str, Move]  # path -> where it went (the new path exists)
     deleted: dict[str, str]  # path -> the commit (short id) that deleted it, not a rename
+    origins: dict[str, Origin] | None = None  # source -> where it was before its rename
 
 
 def find_moves(
@@ -216,22 +234,24 @@ def find_moves(
     exists: Callable[[str], bool],
     *,
     staged: EarlyGit | None = None,
+    sources: Collection[str] = (),
 ) -> Moves:
     """Where git moved each of `paths` (missing from the work tree) to a path that `exists`,
-    and which of the others a commit deleted; paths git never had are left out. Outside
-    git, nothing moved. `staged`: git's `STAGED_RENAMES` started earlier (read here).
+    and which of the others a commit deleted; paths git never had are left out; where each
+    of `sources` (files of the tree) was before git renamed it there. Outside git, nothing
+    moved. `staged`: git's `STAGED_RENAMES` started earlier (read here).
 
     Raises:
         GitError: git failed on a repository it should read.
     """
-    return start_moves(ws, paths, exists, staged=staged).result()
+    return start_moves(ws, paths, exists, staged=staged, sources=sources).result()
 
 
 class PendingMoves:
     """`find_moves` under way: git's log of the deleting commits runs from `start_moves`
     until `result` reads it, so a caller can do other work meanwhile."""
 
-    __slots__ = ("_asked", "_exists", "_log", "_renames", "_ws")
+    __slots__ = ("_adding", "_asked", "_exists", "_log", "_origins", "_renames", "_ws")
 
     def __init__(
         self,
@@ -240,14 +260,19 @@ class PendingMoves:
         exists: Callable[[str], bool],
         renames: Renames,
         log: DeletingLog | None,
+        origins: dict[str, Origin] | None = None,
+        adding: DeletingLog | None = None,
     ) -> None:
         self._ws, self._asked, self._exists = ws, asked, exists
         self._renames, self._log = renames, log
+        self._origins = origins or {}  # the sources a staged rename explains
+        self._adding = adding  # git's log of the commits that added the other sources
 
     def discard(self) -> None:
         """Stop git unless read (idempotent)."""
-        if self._log is not None:
-            self._log.early.discard()
+        for log in (self._log, self._adding):
+            if log is not None:
+                log.early.discard()
 
     def result(self) -> Moves:
         """The moves, once git is done.
@@ -282,7 +307,26 @@ class PendingMoves:
             pending = following
             if not pending:
                 break
-        return _outcome(chains, deleting, exists)
+        return _outcome(chains, deleting, exists)._replace(origins=self._traced())
+
+    def _traced(self) -> dict[str, Origin]:
+        """Where the sources came from: a staged rename, else the newest commit that added
+        each, when git reads that addition as a rename."""
+        origins, adding, self._adding = self._origins, self._adding, None
+        if adding is None:
+            return origins
+        commits = adding.commits(_history(self._ws, adding))
+        newest: dict[str, str] = {}  # source -> the commit that added it last
+        for commit, names in commits.items():  # newest first
+            for name in names:
+                newest.setdefault(name, commit)
+        wanted = set(newest.values())
+        for old, (new, commit) in _renames_in(
+            self._ws, [c for c in commits if c in wanted]
+        ).items():
+            if newest.get(new) == commit:
+                origins.setdefault(new, Origin(old, commit))
+        return origins
 
 
 def _outcome(
@@ -324,18 +368,31 @@ def start_moves(
     exists: Callable[[str], bool],
     *,
     staged: EarlyGit | None = None,
+    sources: Collection[str] = (),
 ) -> PendingMoves:
-    """`find_moves` started: git's staged renames read, its log of the commits that deleted
-    the paths they do not explain started; `PendingMoves.result` finishes the work.
+    """`find_moves` started: git's staged renames read, its logs of the commits that deleted
+    the paths and added the sources they do not explain started; `PendingMoves.result`
+    finishes the work.
 
     Raises:
         GitError: git failed on a repository it should read.
     """
-    if not ws.is_git or not paths:
+    if not ws.is_git or not (paths or sources):
         if staged is not None:
             staged.discard()
         return PendingMoves(ws, [], exists, {}, None)
     asked = sorted(paths)[:MAX_PATHS]
     renames = _staged(ws, staged)
     unknown = [path for path in asked if _step(renames, path) is None]
-    return PendingMoves(ws, asked, exists, renames, _deleting_log(ws, unknown) if unknown else None)
+    traced = set(sorted(sources)[:MAX_PATHS])
+    origins = {new: Origin(old, commit) for old, (new, commit) in renames.items() if new in traced}
+    untraced = sorted(traced - origins.keys())
+    return PendingMoves(
+        ws,
+        asked,
+        exists,
+        renames,
+        _deleting_log(ws, unknown) if unknown else None,
+        origins,
+        _deleting_log(ws, untraced, "A") if untraced else None,
+    )

@@ -84,7 +84,7 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             continue
         raw = target.ref.target
         if target.status == MISSING:
-            if facts.move_of(target.path) is None:
+            if facts.move_of(target.path) is None and facts.moved_source(doc, target) is None:
                 message = f'{_what(target)} "{raw}": {target.path} does not exist'
                 yield Finding(target.line, target.column, message, raw)
             continue
@@ -149,8 +149,10 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "moved-target",
     severity=Severity.ERROR,
     summary="Links, relates_to entries and code paths follow files git has renamed.",
-    why="A renamed page breaks every link to it; git's rename detection knows where it "
-    "went, so `kenso-git lint --fix` rewrites the link instead of a reader hunting for it.",
+    why="A renamed page breaks every link to it, and moving a page to another folder breaks "
+    "its own relative links; git's rename detection knows where each went, so "
+    "`kenso-git lint --fix` rewrites the link (re-based from the page's old folder) instead "
+    "of a reader hunting for it.",
     action="run lint --fix for renamed targets",
     deduction=3,
     cap=15,
@@ -167,6 +169,9 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     for target in facts.notable(doc):
         move = facts.move_of(target.path) if target.status == MISSING else None
         if move is None:
+            rebased = _rebased_link(doc, target, ctx)
+            if rebased is not None:
+                found.append(rebased)
             continue
         raw = target.ref.target
         if target.ref.kind == CODE:
@@ -191,6 +196,24 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         found.append(Finding(rel.line, column, message, rel.target, edit))
     if found:
         yield from sorted(found, key=attrgetter("line", "column"))
+
+
+def _rebased_link(doc: Document, target: Target, ctx: RuleContext) -> Finding | None:
+    """KS024 of a relative link that is dead because git moved its page: from the page's
+    old folder it names a file of the tree, and the fix names that file from the new one."""
+    facts = ctx.corpus.links
+    moved = None if facts is None else facts.moved_source(doc, target)
+    if moved is None:
+        return None
+    origin, real = moved
+    raw = target.ref.target
+    path, rest = _path_part(raw)
+    fixed = relative_to(doc.path, path, real) + rest
+    message = (
+        f"{origin.describe(doc.path)}; the {_what(target)} was written for its old folder: "
+        f'lint --fix rewrites "{raw}" to "{fixed}"'
+    )
+    return Finding(target.line, target.column, message, raw, _edit(target, fixed))
 
 
 @rule(
