@@ -103,13 +103,14 @@ async def test_changed_docs_pages_in_memory_and_limit_is_clamped(many: Path) -> 
     async with Client(build_server(Service(many))) as client:
         _check_pages(await _every_page(client, {"since": "base", "until": "HEAD"}))
         small = await _every_page(client, {"since": "base", "limit": 120})
-        zero = _answer(await client.call_tool("changed_docs", {"since": "base", "limit": 0}))
-        negative = _answer(await client.call_tool("changed_docs", {"since": "base", "limit": -5}))
+        zero = await client.call_tool("changed_docs", {"since": "base", "limit": 0})
+        negative = await client.call_tool("changed_docs", {"since": "base", "limit": -5})
         over = _answer(await client.call_tool("changed_docs", {"since": "base", "limit": 5000}))
     _check_pages(small)
     assert [len(p["results"]) for p in small] == [120, 120, 60]
-    for clamped in (zero, negative):  # documented: limit is clamped to 1-1000
-        assert len(clamped["results"]) == 1 and clamped["truncated"] is True
+    for refused in (zero, negative):  # documented: limit is 1-1000, more is read as 1000
+        assert refused.is_error
+        assert "limit should be 1 to 1,000" in refused.content[0].text  # type: ignore[union-attr]
     assert 1 < len(over["results"]) < MANY and over["truncated"] is True
 
 

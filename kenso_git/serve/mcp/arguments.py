@@ -7,7 +7,9 @@ checked is what the SDK's pydantic models check: every required argument given, 
 declared JSON type (the subset the schemas of `tools_list.json` use: string, integer,
 number, boolean, null, arrays of those, enums and `anyOf`), unknown ones ignored, and an
 integer given as `3.0`, `"3"` or `"3.0"` read as 3, as pydantic's lax mode reads it (`true`
-is not an integer here, where pydantic would read 1).
+is not an integer here, where pydantic would read 1, and neither is a float past 2**53,
+such as `1e308`, which stands for no one integer). An integer below the least its tool
+takes is refused by the tool itself (`in_range`), naming the range: every door runs it.
 
 An argument that does not fit is an `ArgumentError` naming it and what it should be. Every
 tool's `path` goes through the scope gate (docs/security.md), so a `path` that is not a
@@ -51,7 +53,7 @@ def _integer(value: Any, _schema: Mapping[str, Any]) -> Fit:
         return False, value
     if isinstance(value, int):
         return True, value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _EXACT_FLOAT:
         return True, int(value)
     found = _INTEGER.fullmatch(value) if isinstance(value, str) else None
     if found is not None and len(found.group(1)) <= _MAX_DIGITS:
@@ -61,6 +63,25 @@ def _integer(value: Any, _schema: Mapping[str, Any]) -> Fit:
 
 # int() refuses a string of more digits (sys.get_int_max_str_digits): no such value fits
 _MAX_DIGITS = 4300
+_EXACT_FLOAT = 2**53  # past it a float stands for many integers (1e308 is no one count)
+
+
+def in_range(tool: str, field: str, value: int | None, least: int, most: int | None) -> None:
+    """Refuse an integer argument below `least`, naming its range; one above `most` is
+    the tool's to read as `most` (its description says so), and None its default.
+
+    Raises:
+        ArgumentError: `value` is below `least`.
+    """
+    if value is None or value >= least:
+        return
+    span = f"at least {least:,}"
+    if most is not None:
+        span = f"{least:,} to {most:,} (a larger value is read as {most:,})"
+    raise ArgumentError(
+        f"bad arguments for {tool}: {field} should be {span}, not {_given(value)}",
+        hint=f"call {tool} again with {field} in that range, or without it for its default",
+    )
 
 
 def _array(value: Any, schema: Mapping[str, Any]) -> Fit:

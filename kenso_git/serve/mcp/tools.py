@@ -19,6 +19,7 @@ from typing import Any
 from typing import Literal
 
 from kenso_git.records import NamedTuple
+from kenso_git.serve.mcp.arguments import in_range
 from kenso_git.serve.service import Service
 
 INSTRUCTIONS = (
@@ -28,6 +29,16 @@ INSTRUCTIONS = (
 )
 
 Answer = tuple[object, Mapping[str, Any]]  # (kenso's JSON text payload, structured content)
+
+# The (least, most) of the integer arguments: the library's own (a test holds them equal).
+# A value below the least is refused by the tool, naming the range (`in_range`, on every
+# door); a larger one is read as the most, as each description says.
+PAGE_SIZES = (1, 50)  # search.pagination's MIN_PAGE and MAX_PAGE
+DEPTHS = (1, 3)  # search.graph.related's MIN_DEPTH and MAX_DEPTH
+SNIPPET_TOKENS = (32, 1024)  # search.snippet's MIN_TOKENS and MAX_TOKENS
+DOC_CHARS = (1, 40_000)  # serve.caps.GET_DOC_MAX_CHARS
+CHANGES = (1, 1000)  # serve.history.MAX_CHANGES
+LIMITS = (1, None)  # search_docs's: the most is the `search-limit-max` setting
 
 
 class Example(NamedTuple):
@@ -75,13 +86,15 @@ def search_docs(
     low), and optionally tags, related_count and highlight. If a typo was corrected
     the result is {"corrected_query", "original_query", "results"}. No hits: [].
 
-    limit: 1 to the configured maximum (default 20), default 5. category: an exact
-    category name to narrow results ("all" or empty = no filter). Short, specific
-    queries work best; for broad questions use search_multi with 2-5 phrasings.
+    limit: 1 to the configured maximum (default 20; more is read as it), default 5.
+    category: an exact category name to narrow results ("all" or empty = no filter).
+    Short, specific queries work best; for broad questions use search_multi with 2-5
+    phrasings.
     Follow up with read_snippet (a bounded excerpt) or get_doc (the whole text).
     ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): search the docs as they are in
     that revision, paths as at it (hits then carry no last_commit).
     """
+    in_range("search_docs", "limit", limit, *LIMITS)
     return service.search_docs(query, category, limit, ref)
 
 
@@ -93,8 +106,10 @@ def search_multi(
     Returns the same JSON array shape as search_docs, ranked by the fused score.
     At most 5 queries are run: with more, the first 5 answer and the structured
     result says truncated: true. Use it when one wording may miss: synonyms, an
-    acronym and its expansion, a question and its keywords.
+    acronym and its expansion, a question and its keywords. limit and category as in
+    search_docs.
     """
+    in_range("search_multi", "limit", limit, *LIMITS)
     return service.search_multi(queries, category, limit)
 
 
@@ -104,13 +119,14 @@ def get_doc(
     """Return one document's full indexed text by its repo-relative path.
 
     Returns {title, content, category, audience, tags} plus truncated: true when the
-    content was cut. max_length (characters) cuts the content; very long documents
-    are always cut at ~40,000 characters. For a targeted excerpt of a large
-    document, prefer read_snippet. Paths outside the agent scope, ignored files and
-    `..` are refused with the name of the rule.
+    content was cut. max_length (characters, at least 1) cuts the content; very long
+    documents are always cut at ~40,000 characters (a larger max_length is read so).
+    For a targeted excerpt of a large document, prefer read_snippet. Paths outside
+    the agent scope, ignored files and `..` are refused with the name of the rule.
     ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): read the document as it is in
     that revision, path as at it.
     """
+    in_range("get_doc", "max_length", max_length, *DOC_CHARS)
     return service.get_doc(path, max_length, ref)
 
 
@@ -124,13 +140,15 @@ def get_related(
     """List documents linked to a document through relates_to and Markdown links.
 
     Returns a JSON array of {related_path, relation_type, direction (incoming or
-    outgoing), depth, via (at depth 2-3)}, nearest first. depth is 1-3 hops (default 1);
+    outgoing), depth, via (at depth 2-3)}, nearest first. depth is 1-3 hops (default 1;
+    more is read as 3);
     relation_type narrows to one link type such as feeds_into, part_of or related.
     Unknown path: []. An answer holds at most ~48,000 characters: when the list is
     longer, the answer is instead {results, total, truncated: true, next_cursor}, and
     passing next_cursor back as cursor, with the same path, depth and relation_type,
     lists the next rows (in that shape) until next_cursor is null.
     """
+    in_range("get_related", "depth", depth, *DEPTHS)
     return service.get_related(path, depth, relation_type, cursor)
 
 
@@ -141,12 +159,14 @@ def read_snippet(
 
     Returns {path, line_start, line_end, text, truncated, token_budget}: whole lines
     centred on the first match, at most max_tokens x 4 characters (max_tokens 32-1024,
-    default 256); truncated is true when the file has more text outside the window.
-    Lines are 1-based. An empty query returns the start of the file. Never returns a
-    whole large file: call again with another query to move through it.
+    default 256; more is read as 1024); truncated is true when the file has more text
+    outside the window. Lines are 1-based. An empty query returns the start of the
+    file. Never returns a whole large file: call again with another query to move
+    through it.
     ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): read the file as it is in that
     revision, path as at it (never the work tree's copy).
     """
+    in_range("read_snippet", "max_tokens", max_tokens, *SNIPPET_TOKENS)
     return service.read_snippet(path, query, max_tokens, ref)
 
 
@@ -204,12 +224,15 @@ def search(
     match_type (Content, FileName, Both, Filter), tier (AND, NEAR, OR, path,
     filename), size, modified (Unix s), title, section}], total,
     total_is_lower_bound, mode, returned, page_size, next_cursor, has_more,
-    token_budget, as_of, corrected_query?}. page_size 1-50 (default 10; limit is an
-    alias). Pass next_cursor back as cursor until has_more is false. A ranked cursor
-    is refused once the index changed (start again); an exhaustive one resumes after
-    its path. A malformed query is an error naming the token. ref: a commit, branch or
-    tag (e.g. "v1.2", "HEAD~3"): search the docs as they are in that revision.
+    token_budget, as_of, corrected_query?}. page_size 1-50 (default 10; more is read
+    as 50; limit is an alias). Pass next_cursor back as cursor until has_more is
+    false. A ranked cursor is refused once the index changed (start again); an
+    exhaustive one resumes after its path. A malformed query is an error naming the
+    token. ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): search the docs as
+    they are in that revision.
     """
+    in_range("search", "page_size", page_size, *PAGE_SIZES)
+    in_range("search", "limit", limit, *PAGE_SIZES)
     return service.search(
         query,
         page_size=page_size if page_size is not None else limit,
@@ -235,10 +258,12 @@ def regex_search(
     pattern: at most 512 bytes, compiled before any file is read; ^ and $ match at
     line breaks; no backreferences or lookaround. Each matching line is one hit, in
     path then line order: the same shape as search, with match_type "Regex" and line
-    (1-based). path narrows to a folder, ext to an extension. total is a lower bound
-    while has_more is true; pass next_cursor back as cursor for the next page. A cursor
-    is refused once its document changed at or above its line (start again).
+    (1-based). path narrows to a folder, ext to an extension. page_size 1-50 (default
+    10; more is read as 50). total is a lower bound while has_more is true; pass
+    next_cursor back as cursor for the next page. A cursor is refused once its
+    document changed at or above its line (start again).
     """
+    in_range("regex_search", "page_size", page_size, *PAGE_SIZES)
     return service.regex_search(pattern, page_size=page_size, cursor=cursor, path=path, ext=ext)
 
 
@@ -252,10 +277,12 @@ def find_related(
     first: links_to / linked_from (an inline Markdown link from it or to it),
     relates_to / related_from (frontmatter relates_to, relation_types naming the
     relations), same_stem (the same file name in another folder), same_folder.
-    Links come first, then same stem, then same folder. page_size 1-50 (default 10);
+    Links come first, then same stem, then same folder. page_size 1-50 (default 10;
+    more is read as 50);
     pass next_cursor back as cursor until has_more is false. Paths outside the agent
     scope are refused like get_doc; an unknown path is an error.
     """
+    in_range("find_related", "page_size", page_size, *PAGE_SIZES)
     return service.find_related(path, page_size, cursor)
 
 
@@ -275,11 +302,12 @@ def changed_docs(
     null, uncommitted?}], total, truncated, next_cursor}, results in path order; commits
     counts the range's commits that changed the doc under any of its names. total counts
     every change of the range. An answer lists at most limit results (1-1000, default
-    1000; other values are clamped to that range), and fewer when more would pass ~48,000
+    1000; more is read as 1000), and fewer when more would pass ~48,000
     characters (some 150 docs): truncated is then true, and passing next_cursor back as
     cursor, with the same since and until, lists the next ones, until next_cursor is null.
     Only docs the agent scope shows are listed, at every revision. Never fetches.
     """
+    in_range("changed_docs", "limit", limit, *CHANGES)
     return service.changed_docs(since, until, limit, cursor)
 
 
