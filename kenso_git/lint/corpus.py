@@ -310,7 +310,10 @@ def gather_facts(
 
         try:
             listed = list_tree(ws) if listing is None else listing.result()
-            tree = TreeIndex(listed.files, listed.whole, listed.absent, on_disk(ws), leads_out(ws))
+            unstaged = listed.untracked if in_commit_hook() else ()
+            tree = TreeIndex(
+                listed.files, listed.whole, listed.absent, on_disk(ws), leads_out(ws), unstaged
+            )
         except GitError as exc:
             if warn is not None:
                 warn(f"cannot list the work tree, links and code paths are not checked: {exc}")
@@ -326,6 +329,16 @@ def gather_facts(
     if select & {"KS024", "KS025"} and links is not None:
         _ask_git_for_moves(ws, links, selection, listing, warn)
     return facts
+
+
+def in_commit_hook(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether lint runs for a commit being made: from the pre-commit framework (which sets
+    `PRE_COMMIT=1`) or a git commit hook (git sets `GIT_INDEX_FILE`). The commit then holds
+    the staged files, and a link to a file git does not track is dead in it."""
+    import os
+
+    env = os.environ if environ is None else environ
+    return env.get("PRE_COMMIT") == "1" or bool(env.get("GIT_INDEX_FILE"))
 
 
 def on_disk(ws: Workspace) -> Callable[[str], bool]:

@@ -52,6 +52,7 @@ from kenso_git.text.parse import normalise_target
 FOUND = "found"
 MISSING = "missing"
 CASE = "case"  # exists only with another case: breaks on case-sensitive checkouts
+UNSTAGED = "unstaged"  # exists, untracked, and a commit is being made: not in it
 SKIPPED = "skipped"
 # Why a target was skipped (counted in the summary).
 EXTERNAL = "external URL"  # not fetched: lint is offline
@@ -70,7 +71,7 @@ class Target(NamedTuple):
     ref: LinkRef
     line: int  # 1-based file line of the target's first character
     column: int  # 1-based column of it
-    status: str  # FOUND, MISSING, CASE or SKIPPED
+    status: str  # FOUND, MISSING, CASE, UNSTAGED or SKIPPED
     path: str  # root-relative normal form of the path part ("" when skipped)
     fragment: str | None  # the text after `#`, None when there is no `#`
     reason: str = ""  # why it was skipped; the real path when status is CASE
@@ -151,6 +152,8 @@ def _template(source: str, raw: str, tree: TreeIndex) -> Placed:
 def _placed(tree: TreeIndex, normal: str, frag: str | None) -> Placed:
     """(status, path, fragment, reason) of the root-relative `normal` in `tree`."""
     if normal in tree:
+        if tree.unstaged and normal in tree.unstaged:
+            return UNSTAGED, normal, frag, ""
         return FOUND, normal, frag, ""
     if tree.absent and tree.in_absent(normal):
         return SKIPPED, "", None, SUBMODULE

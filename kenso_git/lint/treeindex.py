@@ -35,7 +35,8 @@ class TreeIndex(Collection[str]):
     `ignored` folders (ignored by git, so not listed file by file) exist with what
     `on_disk` finds in them (given none, with all they could hold); under an `absent` one (a
     submodule not checked out) nothing can be judged. `leads_out` says whether the entry at
-    a path (a symlink, which git lists as a file) leads out of the work tree.
+    a path (a symlink, which git lists as a file) leads out of the work tree. `unstaged`
+    files are there but not in the commit being made (lint runs from a commit hook).
     """
 
     __slots__ = (
@@ -50,6 +51,7 @@ class TreeIndex(Collection[str]):
         "leads_out",
         "on_disk",
         "top",
+        "unstaged",
     )
 
     def __init__(
@@ -59,8 +61,10 @@ class TreeIndex(Collection[str]):
         absent: Iterable[str] = (),
         on_disk: Callable[[str], bool] | None = None,
         leads_out: Callable[[str], bool] | None = None,
+        unstaged: Iterable[str] = (),
     ) -> None:
         self.on_disk = on_disk
+        self.unstaged = frozenset(unstaged)  # files a commit now would leave out (untracked)
         self.leads_out = leads_out
         self.absent = tuple(sorted(p.rstrip("/") for p in absent))
         self.files = frozenset(files)

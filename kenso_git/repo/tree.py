@@ -24,15 +24,23 @@ _SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
 class Listing:
-    """The work tree's files, the folders that exist with everything under them, and the
-    submodules not checked out."""
+    """The work tree's files, the folders that exist with everything under them, the
+    submodules not checked out, and the files git does not track (nor ignore): what a
+    commit leaves out."""
 
-    __slots__ = ("absent", "files", "whole")
+    __slots__ = ("absent", "files", "untracked", "whole")
 
-    def __init__(self, files: list[str], whole: list[str], absent: list[str] | None = None):
+    def __init__(
+        self,
+        files: list[str],
+        whole: list[str],
+        absent: list[str] | None = None,
+        untracked: list[str] | None = None,
+    ):
         self.files = files
         self.whole = whole
         self.absent = absent or []
+        self.untracked = untracked or []
 
 
 _TRACKED = ("ls-files", "-z", "-t", "--cached", "--others", "--deleted", "--exclude-standard")
@@ -53,9 +61,12 @@ def list_tree(ws: Workspace) -> Listing:
 def _listing(ws: Workspace, out: str, ignored: str) -> Listing:
     files: set[str] = set()
     deleted: set[str] = set()
+    untracked: list[str] = []
     for entry in filter(None, out.split("\0")):
         tag, _, path = entry.partition(" ")
         (deleted if tag == "R" else files).add(path)
+        if tag == "?":
+            untracked.append(path)
     files -= deleted
     whole = [p.rstrip("/") for p in ignored.split("\0") if p.endswith("/")]
     files.update(p for p in ignored.split("\0") if p and not p.endswith("/"))
@@ -67,7 +78,7 @@ def _listing(ws: Workspace, out: str, ignored: str) -> Listing:
                 absent.append(sub)
             else:
                 files.update(inside)
-    return Listing(sorted(files), whole, absent)
+    return Listing(sorted(files), whole, absent, untracked)
 
 
 def _submodule_files(ws: Workspace, sub: str) -> list[str] | None:

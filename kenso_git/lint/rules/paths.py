@@ -25,6 +25,7 @@ from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import LINE_ANCHOR
 from kenso_git.lint.targets import MISSING
+from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import relative_to
 from kenso_git.text.mdlinks import CODE
@@ -66,7 +67,9 @@ def _edit(target: Target, new: str) -> Edit:
     "with the same case.",
     why="A relative link to a missing file is a 404 for readers and a dead end for agents "
     "following it; a link that differs only in case works on macOS and Windows and breaks "
-    "on Linux checkouts and on GitHub.",
+    "on Linux checkouts and on GitHub. Run from a commit hook (pre-commit sets `PRE_COMMIT`, "
+    "git `GIT_INDEX_FILE`), a link to a file git does not track is dead in the commit, "
+    "though the file is on disk: `git add` it.",
     action="fix links to missing files",
     deduction=3,
     cap=15,
@@ -80,9 +83,16 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     if facts is None:  # the work tree is not known (a lint of given texts): nothing to judge
         return
     for target in facts.notable(doc):
-        if target.ref.kind == CODE or target.status not in (MISSING, CASE):
+        if target.ref.kind == CODE or target.status not in (MISSING, CASE, UNSTAGED):
             continue
         raw = target.ref.target
+        if target.status == UNSTAGED:
+            message = (
+                f'{_what(target)} "{raw}": {target.path} exists but is not staged: '
+                f"`git add {target.path}`, or the commit holds a dead link"
+            )
+            yield Finding(target.line, target.column, message, raw)
+            continue
         if target.status == MISSING:
             if facts.move_of(target.path) is None and facts.moved_source(doc, target) is None:
                 message = f'{_what(target)} "{raw}": {target.path} does not exist'
