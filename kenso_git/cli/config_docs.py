@@ -96,6 +96,8 @@ fallback to the default):
   shared lanes (the CPU count within 2-4), its time slice and what counts as a costly regex
   ([security](security.md)).
 - `KENSO_MCP_SDK=1`: `serve` over stdio runs the MCP SDK's server instead of its own fast one.
+- `KENSO_GIT_TIMEOUT`: the seconds every git command kenso-git runs may take before it is
+  stopped (default 30); a timed-out command is named in a warning ([git integration](git-integration.md)).
 
 ## How the database file is chosen
 
