@@ -65,7 +65,44 @@ def run_and_exit(
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise SystemExit(int(ExitCode.OK)) from None
+    except Exception as err:  # the top-level handler (STYLE §7): a bug is one line
+        _crashed(err)
     raise SystemExit(code if isinstance(code, int) else int(ExitCode.OK))
+
+
+def _crashed(err: Exception) -> NoReturn:
+    """An error no check expected (a bug): one line naming it and where its traceback was
+    written, for the report, then exit 1. The traceback goes to a file of its own in the
+    system's temporary folder; if that cannot be written, it is printed instead."""
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    what = f"{type(err).__name__}: {err}".splitlines()[0][:300] if str(err) else type(err).__name__
+    try:
+        fd, where = tempfile.mkstemp(prefix="kenso-git-crash-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as log:
+            log.write(f"kenso-git {_version()}, {' '.join(sys.argv)}\n\n{text}")
+    except OSError:
+        sys.stderr.write(text)
+        where = ""
+    hint = (
+        f"the traceback is in {where}: please report it with the command you ran"
+        if where
+        else "the traceback is above: please report it with the command you ran"
+    )
+    report_error(KensoError(f"internal error: {what}", hint=hint))
+    raise SystemExit(int(ExitCode.FAILURE)) from None
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version
+
+    try:
+        return version("kenso-git")
+    except PackageNotFoundError:
+        return "(version unknown)"
 
 
 def _exit_cleanly_on_sigterm() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -59,9 +60,16 @@ def test_a_click_usage_error_shows_itself_and_exits_2(capsys: pytest.CaptureFixt
     assert err.endswith("Error: No such option '--bogus'.\n")
 
 
-def test_click_errors_are_not_caught_unless_passed_in() -> None:
-    with pytest.raises(click.UsageError):
+def test_click_errors_are_usage_errors_only_when_passed_in(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # the fast path passes no click classes: a click error there is a bug, said in one line
+    with pytest.raises(SystemExit) as exc:
         run_and_exit(_raise(click.UsageError("x")))
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("kenso-git: error: internal error: UsageError: x\n")
+    os.unlink(err.split("the traceback is in ", 1)[1].split(":", 1)[0])
 
 
 def test_a_closed_stdout_exits_0_without_a_traceback() -> None:
@@ -72,3 +80,21 @@ def test_a_closed_stdout_exits_0_without_a_traceback() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_an_unexpected_error_is_one_line_naming_where_its_traceback_was_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = _exit(_raise(ZeroDivisionError("division by zero")), capsys)
+    assert (code, out) == (1, "")
+    lines = err.splitlines()
+    assert lines[0] == "kenso-git: error: internal error: ZeroDivisionError: division by zero"
+    assert "Traceback" not in err
+    where = lines[1].split("the traceback is in ", 1)[1].split(":", 1)[0]
+    try:
+        with open(where, encoding="utf-8") as log:
+            written = log.read()
+        assert "Traceback (most recent call last)" in written
+        assert "ZeroDivisionError: division by zero" in written
+    finally:
+        os.unlink(where)
