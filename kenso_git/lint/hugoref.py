@@ -1,7 +1,7 @@
 """A link destination that is a site generator's template (`{{< relref "x.md" >}}`,
-`{{% eturl rss %}}`, `/docs/{{< param version >}}/api`): Hugo's `ref` and `relref`
-shortcodes resolved against the tree as Hugo's page finder resolves them, any other
-template skipped and counted (#30).
+`{{% eturl rss %}}`, `/docs/{{< param version >}}/api`, `{{ site.baseurl }}/x.png`):
+Hugo's `ref` and `relref` shortcodes resolved against the tree as Hugo's page finder
+resolves them, any other template skipped and counted (#30).
 
 Hugo looks a `ref` path up relative to the page first (a leaf bundle's `index.md` from
 its bundle's folder), then from the content root, and a name with no slash by its base
@@ -48,8 +48,9 @@ class Ref(NamedTuple):
 
 
 def is_template(raw: str) -> bool:
-    """Whether the link destination `raw` holds a Hugo template (`{{<` or `{{%`)."""
-    return "{{" in raw and ("{{<" in raw or "{{%" in raw)
+    """Whether the link destination `raw` holds a template: Hugo's (`{{<`, `{{%`), or
+    Liquid's, Jinja's or Go's (`{{ site.baseurl }}`, `{% link x.md %}`)."""
+    return "{{" in raw or "{%" in raw
 
 
 def parse_ref(raw: str) -> Ref | None:

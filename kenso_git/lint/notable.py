@@ -31,11 +31,13 @@ from kenso_git.text.mdcode import CodeSpans
 from kenso_git.text.mdlinks import _CODE_SPAN
 from kenso_git.text.mdlinks import _DEFINITION
 from kenso_git.text.mdlinks import DEFINITION
+from kenso_git.text.mdlinks import HTML_TAG
 from kenso_git.text.mdlinks import LINK_TARGET
 from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
 from kenso_git.text.mdlinks import code_paths
 from kenso_git.text.mdlinks import destination
+from kenso_git.text.mdlinks import html_ref
 from kenso_git.text.mdlinks import link_kind
 from kenso_git.text.mdlinks import link_ref
 from kenso_git.text.mdlinks import region_list
@@ -98,8 +100,8 @@ class _Pass:
         self.tried = -1  # the line start last tried as a definition (a region's)
 
     def region(self, start: int, end: int) -> bool:
-        """The inline links and reference definitions of `body[start:end]`; False when the
-        caps may bind.
+        """The inline links, reference definitions and HTML links of `body[start:end]`;
+        False when the caps may bind.
 
         One regex scan finds every `](target)` as `_INLINE.finditer` does and every `]:`
         outside them; the line of a `]:` (one inside a link's title too) is tried as a
@@ -129,6 +131,20 @@ class _Pass:
             if placed is not _QUIET:
                 self._inline(match, start, placed)
         self.seen = seen
+        return body.find("<", start, end) < 0 or self._tags(start, end)
+
+    def _tags(self, start: int, end: int) -> bool:
+        """The HTML `<a href>` and `<img src>` of `body[start:end]`; False when the caps
+        may bind."""
+        body = self.body
+        for match in HTML_TAG.finditer(body, start, end):
+            ref = html_ref(body, match, self.code.inside)
+            if ref is None:
+                continue
+            self.seen += 1
+            if self.seen >= MAX_REFS:
+                return False
+            self._kept_if_notable(ref)
         return True
 
     def _line_definition(self, at: int, start: int, end: int) -> re.Match[str] | None:
@@ -161,7 +177,11 @@ class _Pass:
             self.kept.append((link_ref(kind, match[1], match.start(1)), placed))
 
     def _definition(self, match: re.Match[str]) -> None:
-        ref = link_ref(DEFINITION, match[2], match.start(2))
+        self._kept_if_notable(link_ref(DEFINITION, match[2], match.start(2)))
+
+    def _kept_if_notable(self, ref: LinkRef) -> None:
+        """A definition's or an HTML tag's target: kept when a rule may report it, counted
+        when skipped."""
         raw = ref.target
         if raw[:1] == "#":
             placed = _placed(self.source, raw, self.facts)

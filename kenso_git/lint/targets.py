@@ -106,7 +106,7 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
         return FOUND, source, unquote(raw[1:]), ""
     if raw.startswith("//") or ((scheme := _scheme(raw)) is not None and scheme in _WEB):
         return SKIPPED, "", None, EXTERNAL
-    if "{{" in raw and is_template(raw):
+    if "{" in raw and is_template(raw):
         return _template(source, raw, tree)
     if scheme is not None:
         return SKIPPED, "", None, SCHEME

@@ -3,17 +3,20 @@ inline code (pure; linear in the body's length).
 
 Inline links and images (`[text](target)`, `![alt](target)`) are found with one `](` scan,
 plus the targets of reference definitions (`[label]: target`), which reference-style links
-use. A destination is read as CommonMark reads it (6.3): bare, with its parentheses escaped
-or balanced, or in `<...>` on one line (a space in a file name), backslash escapes resolved
-(`destination`), a Hugo template in it read whole, spaces and all (`{{< relref "x.md" >}}`);
-a fix writes one back with `written_destination`. Fenced and indented code,
-code spans, a `]` or `[` escaped or a `](` no `[` opens, and HTML comments are skipped
-(`text.mdcode`): none is rendered as a link.
+use, and the `href` of an HTML `<a>` and the `src` of an `<img>`, in an HTML block or inline
+(`html_ref`; a fix writes one back with `written_html`). A destination is read as CommonMark
+reads it (6.3): bare, with its parentheses escaped or balanced, or in `<...>` on one line (a
+space in a file name), backslash escapes resolved (`destination`), a Hugo template in it
+read whole, spaces and all (`{{< relref "x.md" >}}`); a fix writes one back with
+`written_destination`. Fenced and indented code, code spans, a `]` or `[` escaped or a `](`
+no `[` opens, and HTML comments are skipped (`text.mdcode`): none is rendered as a link.
 """
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Callable
 from collections.abc import Iterator
 
 from kenso_git.records import NamedTuple
@@ -27,6 +30,9 @@ LINK = "link"
 IMAGE = "image"
 DEFINITION = "definition"  # the target of `[label]: target`, used by `[text][label]`
 CODE = "code"  # a backticked repository path in prose
+HTML_LINK = "html link"  # the `href` of an HTML `<a>`
+HTML_IMAGE = "html image"  # the `src` of an HTML `<img>`
+HTML_KINDS = frozenset({HTML_LINK, HTML_IMAGE})
 
 MAX_REFS = 5000  # links or code paths kept per document: a generated page stops there
 # `](` outside code read per document: each asks which `[` opens it (up to _BRACKET_WINDOW
@@ -65,6 +71,13 @@ LINK_TARGET = re.compile(
 _DEFINITION = re.compile(
     r"^ {0,3}\[(?!\^)((?:[^\]\\\n]|\\.){1,999})\]:[ \t]*" + _DESTINATION + r"(?=\s|$)",
     re.MULTILINE,
+)
+# `<a ... href="x">` and `<img ... src="x">`, in an HTML block or inline, case-blind as
+# HTML is: the value (group 1, 2 or 3) double-quoted, single-quoted or bare
+HTML_TAG = re.compile(
+    r"<(?:a\s[^<>]{0,1000}?(?<=\s)href|img\s[^<>]{0,1000}?(?<=\s)src)\s*=\s*"
+    r"(?:\"([^\"<>]*)\"|'([^'<>]*)'|([^\s\"'=<>`]+))",
+    re.IGNORECASE,
 )
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _BARE_SAFE = re.compile(r"[^\x00-\x20\x7f]+")
@@ -131,6 +144,29 @@ def link_ref(kind: str, written: str, offset: int) -> LinkRef:
     if written[:1] == "<" or "\\" in written:
         return LinkRef(kind, destination(written), offset, written)
     return LinkRef(kind, written, offset)
+
+
+def html_ref(body: str, match: re.Match[str], in_code: Callable[[int], bool]) -> LinkRef | None:
+    """The `LinkRef` of an `HTML_TAG` match (entities resolved: `&amp;` is `&`), or None
+    when it is text: in a code span, after an escaping backslash, or with no value."""
+    at = match.start()
+    if (at > 0 and body[at - 1] == "\\" and escaped(body, at)) or in_code(at):
+        return None
+    group = 1 if match[1] is not None else 2 if match[2] is not None else 3
+    value = match[group]
+    target = (html.unescape(value) if "&" in value else value).strip()
+    if not target:
+        return None
+    kind = HTML_LINK if match[0][1] in "aA" else HTML_IMAGE
+    return LinkRef(kind, target, match.start(group), "" if target == value else value)
+
+
+def written_html(target: str) -> str:
+    """`target` written as an HTML attribute value: `&` and the quotes as entities."""
+    text = target.replace("&", "&amp;") if "&" in target else target
+    if '"' in text or "'" in text:
+        text = text.replace('"', "&quot;").replace("'", "&#39;")
+    return text
 
 
 def regions(doc: Document) -> Iterator[tuple[int, int]]:
@@ -221,6 +257,7 @@ def scan_links(
     `MAX_LINK_SCANS` bound (-1: it bound nowhere; definitions are read past it). A `](` in
     a code span counts toward no cap (asking costs a lookup, as a fenced one costs none)."""
     body, found, scans, full, stopped = doc.body, list[LinkRef](), 0, False, -1
+    tagged = False  # an HTML `<a href>` or `<img src>` was found
     # the loop runs once per link of a corpus (12,500 in the docs corpus): names bound here
     append, rfind, find = found.append, body.rfind, body.find
     in_code = CodeSpans(body).inside
@@ -258,7 +295,16 @@ def scan_links(
                 for m in _DEFINITION.finditer(body, start, end)
             )
             full = len(found) >= cap
-    if definitions:  # inline links come in body order; definitions join them here
+        if find("<", start, end) >= 0:
+            tags = [
+                ref
+                for m in HTML_TAG.finditer(body, start, end)
+                if (ref := html_ref(body, m, in_code))
+            ]
+            if tags:
+                found.extend(tags)
+                tagged, full = True, len(found) >= cap
+    if definitions or tagged:  # inline links come in body order; the others join them here
         found.sort(key=_offset)
     return (found[:cap] if len(found) > cap else found), stopped
 

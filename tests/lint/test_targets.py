@@ -246,6 +246,13 @@ _PIECE = st.sampled_from(
         "`ſrc/gone.py`",
         "`x/y`",
         "src/gone.py`",
+        # HTML links and images, and templates in a destination
+        '<a href="old.md">',
+        "<img src='img/none.png'>",
+        "<A HREF=guide.md#nope>",
+        '<a name="x">',
+        '{{< relref "guide.md#nope" >}}',
+        "{{% eturl rss %}}",
     ]
 )
 

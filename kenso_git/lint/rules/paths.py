@@ -30,13 +30,23 @@ from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import relative_to
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
+from kenso_git.text.mdlinks import HTML_IMAGE
+from kenso_git.text.mdlinks import HTML_KINDS
+from kenso_git.text.mdlinks import HTML_LINK
 from kenso_git.text.mdlinks import IMAGE
 from kenso_git.text.mdlinks import MAX_LINK_SCANS
 from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import written_destination
+from kenso_git.text.mdlinks import written_html
 from kenso_git.text.parse import Document
 
-_WHAT = {IMAGE: "image", DEFINITION: "reference definition", CODE: "code path"}
+_WHAT = {
+    IMAGE: "image",
+    DEFINITION: "reference definition",
+    CODE: "code path",
+    HTML_LINK: "HTML link",
+    HTML_IMAGE: "HTML image",
+}
 
 
 def _what(target: Target) -> str:
@@ -55,6 +65,8 @@ def _edit(target: Target, new: str) -> Edit:
     ref = target.ref
     if ref.kind == CODE:
         return Edit(target.line, target.column, ref.target, new)
+    if ref.kind in HTML_KINDS:
+        return Edit(target.line, target.column, ref.written or ref.target, written_html(new))
     written = written_destination(new, angled=ref.written[:1] == "<")
     return Edit(target.line, target.column, ref.written or ref.target, written)
 
