@@ -40,6 +40,7 @@ from kenso_git.text.mdlinks import written_destination
 from kenso_git.text.mdlinks import written_html
 from kenso_git.text.parse import Document
 
+CLOSE_ANCHOR = 0.75  # difflib ratio of a dead anchor to one its page makes: a typo
 _WHAT = {
     IMAGE: "image",
     DEFINITION: "reference definition",
@@ -128,7 +129,8 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "of its target.",
     why="A fragment no heading produces lands readers at the top of the page, and it "
     "breaks silently when a heading is reworded; GitHub numbers repeated headings "
-    "`-1`, `-2`.",
+    "`-1`, `-2`. `lint --fix` corrects a fragment's case, and a typo when exactly one "
+    "anchor of the page is close to it (the one the finding suggests).",
     action="fix links to missing headings",
     deduction=2,
     cap=10,
@@ -160,10 +162,19 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(target.line, target.column, message, raw, edit)
             continue
         alike = sorted(a for a in offered if a[:3] == fragment[:3])  # difflib is costly
-        close = difflib.get_close_matches(fragment, alike, n=1, cutoff=0.75)
+        close = difflib.get_close_matches(fragment, alike, n=1, cutoff=CLOSE_ANCHOR)
         hint = f'; did you mean "#{close[0]}"?' if close else ""
         message = f'anchor "#{fragment}": no heading of {where} makes it{hint}'
-        yield Finding(target.line, target.column, message, raw)
+        edit = None
+        if close and not is_template(raw) and _only_close(fragment, offered):
+            edit = _edit(target, raw[: raw.rfind("#") + 1] + close[0])
+        yield Finding(target.line, target.column, message, raw, edit)
+
+
+def _only_close(fragment: str, offered: frozenset[str]) -> bool:
+    """Whether a single anchor of `offered` is as close to `fragment` as a suggestion must be:
+    a typo with one reading, which `lint --fix` may rewrite (two readings are left alone)."""
+    return len(difflib.get_close_matches(fragment, sorted(offered), n=2, cutoff=CLOSE_ANCHOR)) == 1
 
 
 @rule(
