@@ -5,6 +5,7 @@ as git's `check-ignore` would call it ignored) and the paths changed_docs names.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import tempfile
@@ -236,6 +237,19 @@ def _check_changed(service: Service, root: Path, base: str, tree: dict[str, obje
         assert page["results"] == [i for i in whole if i["path"] > after], (after, tree)
 
 
+def _check_related_cursor(
+    service: Service, path: str, rows: list[dict[str, object]], tree: dict[str, object]
+) -> None:
+    # get_related's cursor is a door too: a cursor forged to resume after any row, hidden
+    # paths included, gives only what the whole list holds after it
+    check = request_check("get_related", path, 3, None)
+    afters = sorted({*TARGETS, *ODD_NAMES, " ", "private/", "zzz"})
+    for key in [(1, after, "") for after in afters] + [(2, " ", ""), (3, " ", "")]:
+        page, _ = service.get_related(path, 3, None, keyset_cursor(json.dumps(key), check))
+        rest = [r for r in rows if (r["depth"], r["related_path"], r["relation_type"]) > key]
+        assert page["results"] == rest, (path, key, tree)  # type: ignore[call-overload]
+
+
 def _filter_refusal(service: Service, folder: str, ref: str | None = None) -> str | None:
     """The rule search and regex_search refuse the `path` filter `folder` by (the same for
     both), or None when both take it; what they then show, get_doc serves."""
@@ -333,7 +347,8 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed |= {h["path"] for h in page["results"]}
         for path in sorted(revealed):
             rows, _ = service.get_related(path, 3, None)
-            revealed |= {r["related_path"] for r in rows}
+            revealed |= {r["related_path"] for r in rows}  # type: ignore[index]
+            _check_related_cursor(service, path, rows, tree)  # type: ignore[arg-type]
             revealed |= _related(service, path) or set()
         for path in sorted(revealed):
             assert _served(service, path), (path, tree)
