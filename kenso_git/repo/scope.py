@@ -134,7 +134,10 @@ class Scope:
             raise _refuse("symlink-escape", text, "a symbolic link leads outside the repository")
         real_rel = PurePosixPath(real.relative_to(self.root).as_posix())
         self._check_inside(real_rel, text, real=True)
-        folder = real.is_dir()
+        try:
+            folder = real.is_dir()
+        except OSError:  # a name over the system's limit (ENAMETOOLONG): no folder there
+            folder = False
         for named in (rel, real_rel) if real_rel != rel else (rel,):
             self._check_folder(named, text, folder=folder)
         return RepoPath(rel.as_posix() if rel.parts else ".")
