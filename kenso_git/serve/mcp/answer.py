@@ -81,6 +81,16 @@ def answer(work: Callable[[], tuple[object, Mapping[str, object]]]) -> dict[str,
     except KensoError as err:
         log.info("tool refused: %s", err.message)
         return refused(err)
+    except Exception as err:  # a bug: the documented JSON error, not the SDK's plain text
+        log.exception("kenso-git: tool call failed")
+        what = f"{type(err).__name__}: {err}".splitlines()[0][:300]
+        return error_result(
+            {
+                "error": f"internal error: {what}",
+                "hint": "this is a bug in kenso-git, not in the call: the server's log (its "
+                "stderr) has the traceback; please report it with the call's arguments",
+            }
+        )
     if isinstance(text_payload, dict) and "error" in text_payload:
         return error_result(text_payload)
     text = _dump(text_payload)
