@@ -76,13 +76,15 @@ def _edit(target: Target, new: str) -> Edit:
     "KS022",
     "dead-link",
     severity=Severity.ERROR,
-    summary="Links and images point at files and folders that exist in the tree, "
-    "with the same case.",
+    summary="Links and images (Markdown, and HTML `<a href>` and `<img src>`) point at files "
+    "and folders that exist in the tree, with the same case.",
     why="A relative link to a missing file is a 404 for readers and a dead end for agents "
     "following it; a link that differs only in case works on macOS and Windows and breaks "
-    "on Linux checkouts and on GitHub. Run from a commit hook (pre-commit sets `PRE_COMMIT`, "
-    "git `GIT_INDEX_FILE`), a link to a file git does not track is dead in the commit, "
-    "though the file is on disk: `git add` it.",
+    "on Linux checkouts and on GitHub. Hugo's `ref`/`relref` shortcodes are resolved as "
+    "Hugo does (from the page, from a content root, by name); other site templates "
+    "(`{{% eturl x %}}`, `{{ site.baseurl }}`) are counted as not checked. Run from a "
+    "commit hook (pre-commit sets `PRE_COMMIT`, git `GIT_INDEX_FILE`), a link to a file git "
+    "does not track is dead in the commit, though the file is on disk: `git add` it.",
     action="fix links to missing files",
     deduction=3,
     cap=15,
