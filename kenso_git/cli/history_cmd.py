@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,10 +16,12 @@ from kenso_git.cli.options import JSON
 from kenso_git.cli.options import Option
 from kenso_git.cli.output import shown_path
 from kenso_git.errors import ExitCode
+from kenso_git.errors import GitError
 from kenso_git.serve.service import Service
 
 if TYPE_CHECKING:
     from kenso_git.api.results import ChangedDoc
+    from kenso_git.api.results import ChangedDocs
 
 SINCE = Option(("--since",), "since", "text", "The older revision (branch, tag, id, HEAD~3...).")
 UNTIL = Option(
@@ -35,7 +39,7 @@ def _when(stamp: object) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(stamp)) if isinstance(stamp, int) else "-"
 
 
-def _line(item: ChangedDoc, until: str | None) -> str:
+def _line(item: ChangedDoc, until: str | None, why: Callable[[], str]) -> str:
     path = shown_path(item["path"])
     if "old_path" in item:
         path = f"{shown_path(item['old_path'])} -> {path}"
@@ -47,9 +51,28 @@ def _line(item: ChangedDoc, until: str | None) -> str:
         tail = f"{commits}, last {last['id'][:7]} {_when(last['time'])}{mark}"
     elif until is None or item.get("uncommitted"):
         tail = f"{commits}, last uncommitted"
-    else:  # two revisions, no commit from one to the other: --since is the newer one
-        tail = f"{commits} from --since to --until (is --since the newer revision?)"
+    else:  # two revisions, and no commit from one to the other changed it: say why
+        tail = f"{commits}{why()}"
     return f"{item['status']:<9} {path}\t{tail}"
+
+
+def _no_commits(service: Service, payload: ChangedDocs, since: str, until: str) -> str:
+    """Why a doc that differs between two revisions has no commit from one to the other, as
+    the tail of its line: how the two stand in git's history (`git merge-base`)."""
+    from kenso_git.api.git import history
+
+    old, new = payload["since"], payload["until"]
+    try:
+        kin = "" if new is None else history.kinship(service.workspace, old, new)
+    except GitError:
+        kin = ""
+    if kin == "unrelated":
+        return f": no common history between {since} and {until}"
+    reason = {
+        "newer": " (--since is the newer revision: swap them)",
+        "diverged": " (only --since's side changed it since the two forked)",
+    }.get(kin, "")
+    return f" from --since to --until{reason}"
 
 
 @click.command()
@@ -84,12 +107,14 @@ def changed(
         raise click.BadParameter(
             "must be 1 or more (without --limit every change is listed)", param_hint="--limit"
         )
-    payload, _ = Service(Path.cwd()).changed_docs(since, until, limit, cursor, whole=True)
+    service = Service(Path.cwd())
+    payload, _ = service.changed_docs(since, until, limit, cursor, whole=True)
     if as_json:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
+    why = functools.cache(lambda: _no_commits(service, payload, since, until or ""))
     for item in payload["results"]:
-        click.echo(_line(item, until))
+        click.echo(_line(item, until, why))
     if not payload["total"]:
         click.echo("no doc changed", err=True)
     elif payload["next_cursor"] is not None:

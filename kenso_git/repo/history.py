@@ -26,7 +26,15 @@ from kenso_git.errors import shown
 from kenso_git.records import NamedTuple
 from kenso_git.repo import prestart
 from kenso_git.repo.git import listed_blobs
+from kenso_git.repo.gitrun import capture
+from kenso_git.repo.gitrun import finish
+from kenso_git.repo.gitrun import git_argv
 from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.logwalk import LOG_ARGS
+from kenso_git.repo.logwalk import MAX_HEADER_CHARS as MAX_HEADER_CHARS
+from kenso_git.repo.logwalk import Commit as Commit
+from kenso_git.repo.logwalk import capped
+from kenso_git.repo.logwalk import walk
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import is_markdown
@@ -46,18 +54,6 @@ _FIELD = "\x1f"
 _FORMAT = f"--format={_RECORD}%H{_FIELD}%ct{_FIELD}%an{_FIELD}%s"
 _STATUS = {"A": "added", "C": "added", "M": "modified", "T": "modified", "D": "deleted"}
 _SIGKILL = 9
-
-
-class Commit(NamedTuple):
-    """One commit, as a doc's history shows it."""
-
-    id: str
-    time: int  # committer time, Unix seconds
-    author: str
-    subject: str
-
-    def to_dict(self) -> dict[str, object]:
-        return {"id": self.id, "time": self.time, "author": self.author, "subject": self.subject}
 
 
 class Change(NamedTuple):
@@ -148,6 +144,30 @@ def _object_kind(ws: Workspace, text: str) -> str | None:
 HiddenLinks = Callable[[str | None, list[str]], set[str]]
 """Of some doc paths at one side of a diff (a commit id; None: the work tree), the symbolic
 links there that lead to nothing the caller may see."""
+
+
+def kinship(ws: Workspace, old: str, new: str) -> str:
+    """How commit `old` stands to commit `new` (`git merge-base`): `older` (in `new`'s
+    history), `newer` (`new` is in its history), `diverged` (they share older commits) or
+    `unrelated` (no commit in common: an orphan branch, another project's history).
+
+    Raises:
+        GitError: git failed.
+    """
+    args = ("merge-base", "--all", "--end-of-options", old, new)
+
+    def run() -> tuple[int, bytes, bytes]:
+        status, out, err = capture(git_argv(ws, args), scrubbed_env(), 30.0)
+        if status == 1 and not out.strip() and not err.strip():
+            return 0, b"", b""  # no common commit: git says so by its exit status alone
+        return status, out, err
+
+    bases = finish(args, run).split()
+    if not bases:
+        return "unrelated"
+    if old in bases:
+        return "older"
+    return "newer" if new in bases else "diverged"
 
 
 def changes(
@@ -268,17 +288,20 @@ def _commits_by_path(
     `old..new` changed it while `is_doc` let its name through (the name the commit left it
     under, or deleted it from), and the newest of them. A rename carries the commits
     before it over to the new name; those made under a name that does not count, count
-    for no name (a hidden doc's commits are not told by a later rename into view)."""
+    for no name (a hidden doc's commits are not told by a later rename into view). The
+    commits of each name are those `git log old..new -- NAME` shows (`logwalk`): a merge
+    that left the doc unlike every parent counts, a branch whose change a merge left out
+    does not."""
     found = _RangeCommits({}, {}, {})
     if new is None or new == old:
         return found
     counts, last, later = found
     # No pathspec: git's glob and icase magic cost 10x the walk itself (0.56 against 0.04 s
     # over 1,000 commits); what is not a doc is passed over here.
-    out = run_git(ws, "log", _FORMAT, "--name-status", "-M", "-z", f"{old}..{new}")
+    out = run_git(ws, "log", *LOG_ARGS, "--end-of-options", f"{old}..{new}")
     # `later`: a name as the commits walked so far (newest first) left it -> the doc's path
     # at `new`; a name a commit added named nothing before it (a deleted doc may have had it)
-    for commit, files in _log_records(out):
+    for commit, files, reach in walk(out, old, is_markdown):
         docs = [
             (code, before, after, later.get(after, after))
             for code, before, after in files
@@ -290,37 +313,12 @@ def _commits_by_path(
         for _code, before, _after, final in docs:
             if before is not None:
                 later[before] = final
-        for path in {final for _code, _before, after, final in docs if is_doc(after)}:
+        for path in {
+            final for _code, _before, after, final in docs if is_doc(after) and reach.has(after)
+        }:
             counts[path] = counts.get(path, 0) + 1
             last.setdefault(path, commit)
     return found
-
-
-def _log_records(out: str) -> Iterator[tuple[Commit, list[Entry]]]:
-    """(commit, name-status entries) of `git log _FORMAT --name-status -z` output, newest first."""
-    fields = out.split("\0")
-    i = 0
-    commit: Commit | None = None
-    files: list[Entry] = []
-    while i < len(fields):
-        token = fields[i].lstrip("\n")
-        if token.startswith(_RECORD):
-            if commit is not None:
-                yield commit, files
-            commit, files = _header(token), []
-            i += 1
-        elif not token:
-            i += 1
-        elif token[:1] in "RC" and i + 2 < len(fields):
-            files.append((token, fields[i + 1], fields[i + 2]))
-            i += 3
-        elif i + 1 < len(fields):
-            files.append((token, None, fields[i + 1]))
-            i += 2
-        else:
-            break
-    if commit is not None:
-        yield commit, files
 
 
 def _header(token: str) -> Commit:
@@ -329,16 +327,7 @@ def _header(token: str) -> Commit:
         when = int(stamp)
     except ValueError:
         when = 0
-    return Commit(sha, when, _capped(author), _capped(subject))
-
-
-# A subject or author past this is cut (git asks for 50 to 72 characters): every answer
-# naming the commit must fit an agent's answer (48,000 characters), whatever a commit says.
-MAX_HEADER_CHARS = 1000
-
-
-def _capped(text: str) -> str:
-    return text if len(text) <= MAX_HEADER_CHARS else text[: MAX_HEADER_CHARS - 1] + "…"
+    return Commit(sha, when, capped(author), capped(subject))
 
 
 def last_commits(
@@ -347,6 +336,8 @@ def last_commits(
     """For each path -> blob id of `wanted` (as at `rev`): the newest commit that made the
     path that blob (its last change). One `git log --raw` walk, newest first, stopped as
     soon as every path is found; paths not found within `timeout` seconds are left out.
+    A merge made the blob when it differs from every parent there (a conflict resolved:
+    its combined diff lists the path), as `git log -1 -- PATH` names it.
 
     Raises:
         GitError: git cannot be started.
@@ -357,7 +348,7 @@ def last_commits(
         return found
     argv = [
         "git", "-C", str(ws.root), "log", _FORMAT, "--raw", "--no-abbrev", "--no-renames",
-        "-z", "--end-of-options", rev, "--", *DOC_PATHSPECS,
+        "--diff-merges=combined", "--root", "-z", "--end-of-options", rev, "--", *DOC_PATHSPECS,
     ]  # fmt: skip
     commit: Commit | None = None
     expect_path: str | None = None  # the new blob id of the raw entry whose path comes next
@@ -371,9 +362,11 @@ def last_commits(
         elif token.startswith(_RECORD):
             commit = _header(token)
         elif token.startswith(":"):
+            # `:MODE MODE OLD NEW S`; a merge's, one MODE and OLD per parent: `::M M M A B NEW SS`
             parts = token.split()
-            if len(parts) >= 5:
-                expect_path = parts[3]
+            parents = len(token) - len(token.lstrip(":"))
+            if len(parts) >= 2 * parents + 3:
+                expect_path = parts[2 * parents + 1]
     return found
 
 
