@@ -13,10 +13,10 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.lint.docscan import Scan
+from kenso_git.lint.docscan import scan_document
 from kenso_git.lint.mentions import MentionIndex
 from kenso_git.lint.targets import LinkFacts
-from kenso_git.lint.targets import Scan
-from kenso_git.lint.targets import scan_document
 from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import ReadPage
 from kenso_git.lint.treeindex import TreeIndex

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 
+from kenso_git.lint.docscan import Places
 from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import SITE
 from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Placed
-from kenso_git.lint.targets import Places
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code

@@ -9,7 +9,6 @@ one document when it changes.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -18,15 +17,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from functools import cache
-from urllib.parse import quote
 from urllib.parse import unquote
 
+from kenso_git.lint.docscan import Places
+from kenso_git.lint.docscan import Scan
+from kenso_git.lint.docscan import scan_document
 from kenso_git.lint.hugoref import AMBIGUOUS_REF
 from kenso_git.lint.hugoref import OFF_TREE
 from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.relpaths import relation_paths
 from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
@@ -38,12 +40,7 @@ from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.mdlinks import CODE
-from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
-from kenso_git.text.mdlinks import code_paths
-from kenso_git.text.mdlinks import first_unchecked
-from kenso_git.text.mdlinks import region_list
-from kenso_git.text.mdlinks import scan_links
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
 from kenso_git.text.parse import normalise_target
@@ -171,113 +168,6 @@ def classify_code(token: str, tree: TreeIndex) -> tuple[str, str] | None:
     if path in tree:
         return FOUND, path
     return (CASE, path) if tree.case_of(path) is not None else (MISSING, path)
-
-
-class Scan(NamedTuple):
-    """A document's links and code paths in body order; its anchors when known (computed
-    when a fragment asks, or kept with a slim document); the file line and column of each
-    ref when kept (a slim document's body is cut, so its places are taken from the full one;
-    otherwise only the refs a rule reports are placed, see `Places`); the line and column of
-    the first link or code path the caps of `text.mdlinks` left out, if any (KS026)."""
-
-    refs: tuple[LinkRef, ...]
-    anchors: frozenset[str] | None = None
-    places: tuple[tuple[int, int], ...] | None = None
-    unchecked: tuple[int, int] | None = None
-
-
-def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = False) -> Scan:
-    """Scan once: every link and code path of `doc`; its anchors and places if asked."""
-    spans = region_list(doc)
-    refs, stopped = scan_links(doc, spans)
-    paths = code_paths(doc, spans)
-    unchecked = None
-    if stopped >= 0 or len(refs) >= MAX_REFS or len(paths) >= MAX_REFS:  # capped: rare
-        offset = first_unchecked(doc, spans)
-        if offset is not None:
-            unchecked = Places(doc, ()).of(LinkRef(CODE, "", offset))
-    if paths:
-        refs.extend(paths)
-        refs.sort(key=_offset)
-    places = None
-    if placed:
-        at = Places(doc, ())
-        places = tuple(at.of(ref) for ref in refs)
-    return Scan(tuple(refs), document_anchors(doc) if with_anchors else None, places, unchecked)
-
-
-def _offset(ref: LinkRef) -> int:
-    return ref.offset
-
-
-class Places:
-    """The 1-based file line and column of a document's refs, asked in body order: the
-    newlines are counted once however many refs are placed (linear in the body)."""
-
-    __slots__ = ("_body", "_counted", "_kept", "_line")
-
-    def __init__(self, doc: Document, kept: tuple[tuple[int, int], ...] | None) -> None:
-        self._body, self._line, self._counted = doc.body, doc.body_line, 0
-        self._kept = kept
-
-    def of(self, ref: LinkRef, index: int = 0) -> tuple[int, int]:
-        """(line, column) of `ref`, the `index`-th ref of the scan."""
-        if self._kept:
-            return self._kept[index]
-        body, offset = self._body, ref.offset
-        self._line += body.count("\n", self._counted, offset)
-        self._counted = offset
-        return self._line, offset - body.rfind("\n", 0, offset)
-
-
-def relative_to(source: str, raw_path: str, new: str, *, link: bool = True) -> str:
-    """`new` (root-relative) written as `raw_path` was: root-relative, `./`, or relative to
-    the folder of `source`; a trailing slash and percent-escapes kept. In a `link`, a `%`,
-    `#` or `?` of a file name is escaped (`%25`, `%23`, `%3F`): read as written, it would
-    end the path or escape what follows (`c#1 one.md` named `c`)."""
-    out = _relative(source, raw_path, new)
-    if "%" in raw_path:
-        return _escaped_as(raw_path, out)
-    if link and ("%" in out or "#" in out or "?" in out):
-        return out.replace("%", "%25").replace("#", "%23").replace("?", "%3F")
-    return out
-
-
-_URL_SAFE = "/:@!$&'()*+,;=~"  # what a percent-escaped path keeps as it is
-_ESCAPED_NON_ASCII = re.compile(r"%[89a-fA-F][0-9a-fA-F]")  # a UTF-8 byte written escaped
-_ASCII_RUN = re.compile(r"[\x00-\x7f]+")
-
-
-def _escaped_as(raw_path: str, out: str) -> str:
-    """`out` percent-escaped as `raw_path` is: what a URL path must escape (`%`, a space),
-    and letters past ASCII only when `raw_path` escapes such letters too (`%C3%A9`); a
-    `é` written as it is stays so (CommonMark takes it, and `--fix` turned it into
-    `%C3%A9` while it fixed the case of a folder)."""
-    if _ESCAPED_NON_ASCII.search(raw_path):
-        return quote(out, safe=_URL_SAFE)
-    return _ASCII_RUN.sub(lambda run: quote(run[0], safe=_URL_SAFE), out)
-
-
-def _relative(source: str, raw_path: str, new: str) -> str:
-    if raw_path.startswith("/"):
-        out = "/" + new
-    else:
-        out = posixpath.relpath(new, posixpath.dirname(source) or ".")
-        if raw_path.startswith("./") and not out.startswith("."):
-            out = "./" + out
-    if raw_path.endswith("/") and not out.endswith("/"):
-        out += "/"
-    return out
-
-
-def relation_paths(source: str, target: str) -> tuple[str, ...]:
-    """The root-relative paths a relates_to entry may name, as KS002 tries them: `./x` and
-    `../x` from the source's folder; a bare path root-relative first, then from the folder."""
-    first = normalise_target(source, target)
-    if target.startswith(("./", "../", "/")) or "/" not in source:
-        return (first,)
-    second = normalise_target(source, "./" + target)
-    return (first, second) if second != first else (first,)
 
 
 OnePass = Callable[["LinkFacts", Document], "tuple[tuple[Target, ...], dict[str, int]] | None"]

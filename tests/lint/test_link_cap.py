@@ -11,8 +11,8 @@ import pytest
 
 from kenso_git.lint.config import LintConfig
 from kenso_git.lint.corpus import build_facts
+from kenso_git.lint.docscan import scan_document
 from kenso_git.lint.runner import lint_documents
-from kenso_git.lint.targets import scan_document
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.text.mdlinks import MAX_LINK_SCANS
 from kenso_git.text.mdlinks import MAX_REFS

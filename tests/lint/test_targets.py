@@ -14,12 +14,12 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from kenso_git.lint.docscan import scan_document
 from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import MISSING
 from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
-from kenso_git.lint.targets import scan_document
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.text.links import PathIndex
 from kenso_git.text.mdlinks import CODE
@@ -285,7 +285,7 @@ def test_a_fixed_link_names_a_file_whose_name_holds_link_syntax(
 ) -> None:
     """`lint --fix` after a rename to `c#1 one.md` wrote `<c#1 one.md>`, which its next run
     reported dead (`docs/c does not exist`); `two%20x.md` named `two x.md`."""
-    from kenso_git.lint.targets import relative_to
+    from kenso_git.lint.relpaths import relative_to
 
     assert relative_to("docs/index.md", raw, new) == written
     if "%" not in raw:  # a relates_to entry is a path, not a URL: written as it is

@@ -8,9 +8,9 @@ from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
+from kenso_git.lint.relpaths import relation_paths
 from kenso_git.lint.rules._where import column_in_line
 from kenso_git.lint.rules._where import key_line
-from kenso_git.lint.targets import relation_paths
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.parse import Document

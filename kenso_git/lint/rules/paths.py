@@ -20,6 +20,7 @@ from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
+from kenso_git.lint.relpaths import relative_to
 from kenso_git.lint.rules._where import column_in_line
 from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
@@ -27,7 +28,6 @@ from kenso_git.lint.targets import LINE_ANCHOR
 from kenso_git.lint.targets import MISSING
 from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import Target
-from kenso_git.lint.targets import relative_to
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import HTML_IMAGE

@@ -1,0 +1,61 @@
+"""A path written from one page to another: a moved target re-written as the link wrote it
+(`relative_to`: root-relative, `./` or folder-relative, escapes kept), and the paths a
+relates_to entry may name (`relation_paths`)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import quote
+
+from kenso_git.text.parse import normalise_target
+
+
+def relative_to(source: str, raw_path: str, new: str, *, link: bool = True) -> str:
+    """`new` (root-relative) written as `raw_path` was: root-relative, `./`, or relative to
+    the folder of `source`; a trailing slash and percent-escapes kept. In a `link`, a `%`,
+    `#` or `?` of a file name is escaped (`%25`, `%23`, `%3F`): read as written, it would
+    end the path or escape what follows (`c#1 one.md` named `c`)."""
+    out = _relative(source, raw_path, new)
+    if "%" in raw_path:
+        return _escaped_as(raw_path, out)
+    if link and ("%" in out or "#" in out or "?" in out):
+        return out.replace("%", "%25").replace("#", "%23").replace("?", "%3F")
+    return out
+
+
+_URL_SAFE = "/:@!$&'()*+,;=~"  # what a percent-escaped path keeps as it is
+_ESCAPED_NON_ASCII = re.compile(r"%[89a-fA-F][0-9a-fA-F]")  # a UTF-8 byte written escaped
+_ASCII_RUN = re.compile(r"[\x00-\x7f]+")
+
+
+def _escaped_as(raw_path: str, out: str) -> str:
+    """`out` percent-escaped as `raw_path` is: what a URL path must escape (`%`, a space),
+    and letters past ASCII only when `raw_path` escapes such letters too (`%C3%A9`); a
+    `é` written as it is stays so (CommonMark takes it, and `--fix` turned it into
+    `%C3%A9` while it fixed the case of a folder)."""
+    if _ESCAPED_NON_ASCII.search(raw_path):
+        return quote(out, safe=_URL_SAFE)
+    return _ASCII_RUN.sub(lambda run: quote(run[0], safe=_URL_SAFE), out)
+
+
+def _relative(source: str, raw_path: str, new: str) -> str:
+    if raw_path.startswith("/"):
+        out = "/" + new
+    else:
+        out = posixpath.relpath(new, posixpath.dirname(source) or ".")
+        if raw_path.startswith("./") and not out.startswith("."):
+            out = "./" + out
+    if raw_path.endswith("/") and not out.endswith("/"):
+        out += "/"
+    return out
+
+
+def relation_paths(source: str, target: str) -> tuple[str, ...]:
+    """The root-relative paths a relates_to entry may name, as KS002 tries them: `./x` and
+    `../x` from the source's folder; a bare path root-relative first, then from the folder."""
+    first = normalise_target(source, target)
+    if target.startswith(("./", "../", "/")) or "/" not in source:
+        return (first,)
+    second = normalise_target(source, "./" + target)
+    return (first, second) if second != first else (first,)
