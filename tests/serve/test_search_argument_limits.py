@@ -56,8 +56,7 @@ async def test_a_value_that_is_not_one_filter_is_named(repo: Path) -> None:
     body = await _refused(repo, modified_after="soon")
     assert body == {
         "error": "modified_after 'soon' cannot be read: not a window or a date",
-        "hint": "use a lookback such as modified:7d, modified:12h, or a date "
-        "modified:2026-01-31",
+        "hint": "use a lookback such as modified:7d, modified:12h, or a date modified:2026-01-31",
     }
 
 
@@ -65,14 +64,10 @@ async def test_the_query_itself_keeps_its_2000_characters(repo: Path) -> None:
     args = {"path": "docs", "ext": "md", "modified_after": "3650d"}
     failed, body = await structured_call(repo, "search", {"query": "canary " + "a" * 1993})
     assert not failed, body  # 2,000 characters: taken
-    failed, body = await structured_call(
-        repo, "search", {"query": "canary " + "a" * 1993, **args}
-    )
+    failed, body = await structured_call(repo, "search", {"query": "canary " + "a" * 1993, **args})
     assert not failed, body  # before: the arguments' filters pushed it over
     assert [h["path"] for h in body["results"]] == ["docs/deploy.md"]
-    failed, body = await structured_call(
-        repo, "search", {"query": "canary " + "a" * 1994, **args}
-    )
+    failed, body = await structured_call(repo, "search", {"query": "canary " + "a" * 1994, **args})
     assert failed
     assert body["error"] == (
         "bad query token 'canary aaaaaaaaaaaaa' at column 1: "
