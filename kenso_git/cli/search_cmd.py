@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,10 +18,17 @@ from kenso_git.cli.output import shown_path
 from kenso_git.cli.output import tsv_field
 from kenso_git.cli.plaintext import search_text
 from kenso_git.cli.plaintext import stale_notice
+from kenso_git.errors import ScopeError
+from kenso_git.errors import UsageError
+from kenso_git.errors import shown
 from kenso_git.kb import KnowledgeBase
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kenso_git.api.results import AgentPage
+
+HINT_INSIDE = "give a folder inside it, repo-relative or from the current folder"
 
 
 @click.command()
@@ -65,11 +73,18 @@ def search(
     Docs changed since the index last looked are synced first (a few ms when none did);
     --no-sync, or query-sync = false, answers from the index as it is.
 
+    --path takes a folder or a file as a shell does: from the current folder (`.`, `./guide`,
+    `../notes`), absolute, or repo-relative as a search result prints it. A path outside the
+    repository, or one that .gitignore, .cursorignore, .kensoignore or `exclude` ignores (no
+    doc under it is indexed), is an error, as it is for the search MCP tool.
+
     Exit codes: 0 ok (also when nothing matched), 2 bad usage, 3 no index yet.
     """
     kb = KnowledgeBase.open(Path.cwd(), db=db_path)
     if no_sync:
         kb.settings = kb.settings._replace(query_sync=False)
+    if exhaustive or any(v is not None for v in (path, ext, tag, since, page_size, cursor, fmt)):
+        path = _checked_paths(kb, query, path, at_ref=ref is not None)
     with contextlib.ExitStack() as stack:
         if ref is not None:  # the docs as at REV: a copy of the index, gone after the answer
             from kenso_git.api.revision import at_revision
@@ -89,6 +104,78 @@ def search(
             fmt,
             (path, ext, tag, since),
         )
+
+
+def _checked_paths(kb: KnowledgeBase, query: str, path: str | None, *, at_ref: bool) -> str | None:
+    """`--path` as the repo-relative folder the query language takes, after the scope gate
+    the MCP search applies (the user's view: ignore rules, not `agent-scoped-roots`); the
+    query's `in:` filters are checked as the tool checks them.
+
+    Raises:
+        UsageError: `--path` is outside the repository, or a path is refused (ignored...).
+        QuerySyntaxError: the query does not parse.
+    """
+    from kenso_git.api.search import parse
+    from kenso_git.api.search import scope_for
+
+    scope = scope_for(kb.workspace, kb.settings._replace(agent_scoped_roots=()))
+    check = scope.resolve_as_written if at_ref else scope.resolve
+    for given in parse(query).of("in"):
+        _gated(check, given.value, "in: filter", f"in:{shown(given.value)}")
+    if path is None:
+        return None
+    return _gated(check, _from_here(path, scope.root), "--path", f"--path {shown(path)}")
+
+
+def _from_here(path: str, root: Path) -> str:
+    """`path` repo-relative: read from the current folder when that is in the work tree (as
+    `lint` and `related` read paths), else (`--db` from elsewhere) from the root. From a
+    subfolder, a path naming nothing there that names something from the root is a search
+    result's path, and is read so.
+
+    Raises:
+        UsageError: the path is outside the repository.
+    """
+    here = Path.cwd()
+    base = here if here.is_relative_to(root) else root
+    rel = _within(Path(os.path.normpath(base / path)), root)
+    if rel is None:
+        raise UsageError(
+            f"--path {shown(path)} is outside the repository ({root})", hint=HINT_INSIDE
+        )
+    if base != root and not os.path.lexists(root / rel):
+        as_given = _within(Path(os.path.normpath(root / path)), root)
+        if as_given is not None and os.path.lexists(root / as_given):
+            return as_given
+    return rel
+
+
+def _within(full: Path, root: Path) -> str | None:
+    """`full` (absolute, normalised) relative to `root`, also when it names the work tree
+    through a symbolic link (`$PWD` may); None when it is outside."""
+    if full.is_relative_to(root):
+        return full.relative_to(root).as_posix()
+    for top in full.parents:
+        if Path(os.path.realpath(top)) == root:
+            return full.relative_to(top).as_posix()
+    return None
+
+
+def _gated(check: Callable[[str], str], path: str, flag: str, label: str) -> str:
+    """`check(path)`, a refusal told as a usage error of `flag` (named `label` as given)."""
+    try:
+        return check(path)
+    except ScopeError as err:
+        if err.rule == "ignored":
+            raise UsageError(
+                f"{label} is ignored by .gitignore, .cursorignore, .kensoignore or `exclude`, "
+                "so it holds no indexed doc",
+                hint="name a folder whose docs are indexed, or search without it "
+                "(`git check-ignore -v PATH` names a git rule)",
+            ) from None
+        if err.rule == "outside-root":
+            raise UsageError(f"{label} is outside the repository", hint=HINT_INSIDE) from None
+        raise UsageError(f"{flag}: {err.message}") from None
 
 
 def _answer(
