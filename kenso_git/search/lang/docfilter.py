@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import sqlite3
 from typing import Protocol
 from typing import TypeVar
@@ -28,8 +29,8 @@ C = TypeVar("C", bound=_HasDoc)
 def passing(conn: sqlite3.Connection, f: Filter, docs: list[Doc]) -> set[str]:
     """The paths of `docs` that the filter (not negated) lets through."""
     if f.name == "in":
-        folder = f.value.strip().strip("/")
-        if folder in ("", "."):
+        folder = posixpath.normpath(f.value.strip().strip("/") or ".")  # `./docs`, `docs/./x`
+        if folder == ".":
             return {d.path for d in docs}
         return {d.path for d in docs if d.path == folder or d.path.startswith(folder + "/")}
     if f.name == "ext":
