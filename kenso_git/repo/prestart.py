@@ -121,6 +121,8 @@ class Started:
         self.root, self.head = root, head
         self.started_ns = time.time_ns()
         git_dir = os.path.join(root, ".git")
+        if os.path.islink(git_dir):  # keyed as the workspace keys it: the resolved git dir
+            git_dir = os.path.realpath(git_dir)
         flags, env, self.private = statusindex.status_setup(
             git_dir, git_dir, scrubbed_env(), folder=statusindex.default_folder(root)
         )

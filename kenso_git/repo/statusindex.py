@@ -20,8 +20,16 @@ a read-only index folder, a copy git cannot read) falls back to git's own index 
 optional locks, as before.
 
 Only `os`, `sys` and `time` are imported: `repo/prestart.py` starts git through this module
-before anything else loads; it knows the work tree but not yet the index, so it takes the
-default folder (`default_folder`), and none when the command names its index elsewhere.
+before anything else loads; it knows the work tree but not yet the index, so it works the
+folder out from the command line and the environment as the index's own lookup will
+(`default_folder`: `--db`, `KENSO_DATABASE_URL`, `.kenso/`).
+
+Copies no work tree uses any more (its repository moved, its linked worktree removed) are
+removed by a sync that writes (`remove_legacy`, at most once per `PRUNE_EVERY_S`): those
+of another git dir's key none of whose files was written for `PRUNE_AFTER_S` (kenso-git
+writes them as it makes the copy again, git as it updates it). A work tree still sharing
+the folder loses its copy only when neither happened for that long, and then makes it
+again on its next status.
 """
 
 from __future__ import annotations
@@ -40,11 +48,16 @@ LOCK = ".lock"  # git's lock file protocol: whoever creates it may replace the c
 LEGACY = "kenso-git-status-index"  # where kenso-git kept the copy before: in the git dir
 DEFAULT_FOLDER = ".kenso"  # the default index folder in the work tree (repo.workspace's)
 STALE_LOCK_S = 60  # a lock this old was left by a git that was killed
+PRUNE_AFTER_S = 30 * 86_400  # another git dir's copy left unwritten this long is removed
+PRUNE_EVERY_S = 86_400  # how often a writing sync looks for such copies
+PRUNED = "git-status-index.pruned"  # in the index's folder: its mtime says when it last did
 # Our statuses, on our copy: the cache of untracked folders, and never a split index
 # (git would write a shared index file beside git's own for it).
 COPY_FLAGS = ("-c", "core.splitIndex=false")
 CACHE_FLAGS = ("-c", "core.untrackedCache=true")
 REAL_FLAGS = ("--no-optional-locks",)  # git's own index: read it, never write it
+_KEY_END = len(PREFIX) + 16  # a copy's name: PREFIX and 16 hex digits (`copy_name`)
+_HEX = frozenset("0123456789abcdef")
 _TAIL = 32  # bytes of the index's trailing hash (SHA-1: 20; SHA-256: 32) read into the signature
 
 
@@ -58,14 +71,29 @@ def place(git_dir: str, folder: str) -> None:
 
 
 def default_folder(root: str) -> str | None:
-    """The folder of the index the default rule finds for the work tree at `root`; None when
-    the command names its index elsewhere (`--db`, `KENSO_DATABASE_URL`): until it is
-    opened (`place`) no copy is made, and git's own index is read."""
-    if os.environ.get("KENSO_DATABASE_URL", "").strip():
-        return None
-    if any(arg == "--db" or arg.startswith("--db=") for arg in sys.argv[1:]):
-        return None
-    return os.path.join(root, DEFAULT_FOLDER)
+    """The folder of the index this command opens for the work tree at `root`, before it is
+    opened (`place`): that of the file `--db` names (the last one before `--`, relative to
+    the current folder), else of `KENSO_DATABASE_URL`'s, else `<root>/.kenso`. None when
+    the named file does not exist (a value that is not a path, or an index not made yet:
+    no copy is made beside it, and git's own index is read)."""
+    named = _named_db(sys.argv[1:]) or os.environ.get("KENSO_DATABASE_URL", "").strip()
+    if not named:
+        return os.path.join(root, DEFAULT_FOLDER)
+    path = os.path.abspath(os.path.expanduser(named))
+    return os.path.dirname(path) if os.path.isfile(path) else None
+
+
+def _named_db(args: list[str]) -> str:
+    """The value of the last `--db` option in `args` ("" when none), as click reads it."""
+    named = ""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg.startswith("--db="):
+            named = arg[5:]
+        elif arg == "--db" and i + 1 < len(args):
+            named = args[i + 1]
+    return named
 
 
 def folder_for(git_dir: str, root: str) -> str | None:
@@ -139,8 +167,10 @@ def forget(git_dir: str, folder: str) -> None:
 
 
 def remove_legacy(git_dir: str) -> None:
-    """Remove the copy an earlier kenso-git kept in the git dir (ours; a sync that writes
-    and `hooks uninstall` call this); a lock a live git may hold is left until stale."""
+    """Remove the copies kenso-git no longer uses (a sync that writes and `hooks uninstall`
+    call this): the one an earlier kenso-git kept in the git dir (a lock a live git may
+    hold is left until stale), and in the folder `place`d for `git_dir` those of other git
+    dirs whose files were none written for `PRUNE_AFTER_S` (see the module's docstring)."""
     legacy = os.path.join(git_dir, LEGACY)
     for path in (legacy + SOURCE, legacy):
         try:  # noqa: SIM105  (as in `forget`)
@@ -148,6 +178,68 @@ def remove_legacy(git_dir: str) -> None:
         except OSError:
             pass
     _clear_stale_lock(legacy + LOCK)
+    folder = _placed.get(os.path.abspath(git_dir))
+    if folder is not None and _prune_due(os.path.join(folder, PRUNED)):
+        _prune(folder, copy_name(git_dir))
+
+
+def _prune_due(marker: str) -> bool:
+    """Whether the folder's copies were last looked over `PRUNE_EVERY_S` ago (or never):
+    then `marker` is touched, and the caller looks. One stat per writing sync otherwise,
+    rather than a listing of the folder."""
+    try:
+        if time.time() - os.stat(marker).st_mtime < PRUNE_EVERY_S:
+            return False
+    except OSError:
+        pass
+    try:
+        with open(marker, "a", encoding="ascii"):
+            pass
+        os.utime(marker)
+    except OSError:
+        return False  # a folder kenso-git cannot write: nothing it could remove either
+    return True
+
+
+def _prune(folder: str, own: str) -> None:
+    """Remove the files of every copy in `folder` but `own` not written for `PRUNE_AFTER_S`."""
+    files: dict[str, list[str]] = {}
+    newest: dict[str, float] = {}
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                key = _key_of(entry.name)
+                if key is None or key == own:
+                    continue
+                try:
+                    mtime = entry.stat(follow_symlinks=False).st_mtime
+                except OSError:
+                    continue
+                files.setdefault(key, []).append(entry.path)
+                newest[key] = max(newest.get(key, mtime), mtime)
+    except OSError:
+        return
+    cutoff = time.time() - PRUNE_AFTER_S
+    for key, paths in files.items():
+        if newest[key] < cutoff:
+            for path in paths:
+                try:  # noqa: SIM105  (as in `forget`)
+                    os.unlink(path)
+                except OSError:
+                    pass
+
+
+def _key_of(name: str) -> str | None:
+    """The copy `name` belongs to (`copy_name`'s form), if it is one of a copy's files: the
+    copy, its signature, its lock, or a signature being written (`_copy`)."""
+    key, rest = name[:_KEY_END], name[_KEY_END:]
+    if len(key) < _KEY_END or not key.startswith(PREFIX) or not _HEX.issuperset(key[len(PREFIX) :]):
+        return None
+    if rest in ("", SOURCE, LOCK) or (
+        rest.startswith(SOURCE + ".") and rest[len(SOURCE) + 1 :].isdigit()
+    ):
+        return key
+    return None
 
 
 def _signature(st: os.stat_result, tail: bytes) -> str:
