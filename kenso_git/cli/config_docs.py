@@ -97,8 +97,8 @@ fallback to the default):
   ([security](security.md)).
 - `KENSO_MCP_SDK=1`: `serve` over stdio runs the MCP SDK's server instead of its own fast one.
 - `KENSO_GIT_TIMEOUT`: the seconds every git command kenso-git runs may take before it is
-  stopped (default 30); a timed-out command is named in a warning
-  ([git integration](git-integration.md)).
+  stopped (default 30, at most 86400: a larger value counts as 24 hours); a timed-out
+  command is named in a warning ([git integration](git-integration.md)).
 
 ## How the database file is chosen
 

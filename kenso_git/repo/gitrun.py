@@ -23,17 +23,21 @@ _SIGTERM = 15
 
 
 TIMEOUT_VAR = "KENSO_GIT_TIMEOUT"  # seconds: replaces every git command's time limit
+# The most `KENSO_GIT_TIMEOUT` gives (24 h): `poll()` takes milliseconds in a C int, and
+# 1e9 s crashed every sync with "OverflowError: timeout is too large".
+MAX_TIMEOUT_S = 24 * 60 * 60
 
 
 def time_limit(default: float) -> float:
     """The seconds a git command may run: `KENSO_GIT_TIMEOUT` when set to a positive number
-    (a large repository on a slow disk may need more), else `default`."""
+    (a large repository on a slow disk may need more), at most `MAX_TIMEOUT_S`, else
+    `default`."""
     raw = os.environ.get(TIMEOUT_VAR, "").strip()
     try:
         value = float(raw) if raw else 0.0
     except ValueError:
         return default
-    return value if 0 < value < float("inf") else default
+    return min(value, MAX_TIMEOUT_S) if 0 < value < float("inf") else default
 
 
 class GitTimeoutError(GitError):
