@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run `kenso-git` with `argv` (default: the process's arguments)."""
     import gc
 
+    _standard_streams()
     gc.set_threshold(GC_THRESHOLD, 20, 20)
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):
@@ -70,6 +71,37 @@ def main(argv: Sequence[str] | None = None) -> None:
     cli_main(args)
 
 
+_STREAMS = (("stdin", 0, "r"), ("stdout", 1, "w"), ("stderr", 2, "w"))
+
+
+def _standard_streams() -> None:
+    """Put `/dev/null` on any of fds 0-2 that was closed when the process started
+    (`kenso-git search x >&-`), as `> /dev/null` would: Python then leaves `sys.stdout`
+    None (the command crashed on its first print), and the next file opened would get fd 1,
+    where a print or a child's output lands. The command runs as usual, its output unseen."""
+    for name, fd, mode in _STREAMS:
+        try:
+            os.fstat(fd)
+        except OSError:  # EBADF: closed
+            null = os.open(os.devnull, os.O_RDWR)
+            if null == fd:
+                os.set_inheritable(fd, True)  # git and hooks get it too, as a shell's would
+            else:  # not the lowest free number (cannot happen in order 0-2; be sure)
+                os.dup2(null, fd)  # inheritable
+                os.close(null)
+        if getattr(sys, name) is None:
+            stream = open(  # noqa: SIM115  # the process's own stream, open until it ends
+                fd,
+                mode,
+                encoding="utf-8",
+                errors="surrogateescape" if mode == "r" else "backslashreplace",
+                closefd=False,
+                buffering=1 if fd == 2 else -1,  # stderr line by line, as Python has it
+            )
+            setattr(sys, name, stream)
+            setattr(sys, f"__{name}__", stream)
+
+
 def _exit_now(code: int = 0) -> NoReturn:
     """Exit with `code` at once. A hook's or a fast command's work is committed by now (a
     write transaction commits or rolls back before its command returns; no atexit handler
@@ -78,8 +110,9 @@ def _exit_now(code: int = 0) -> NoReturn:
     import contextlib
 
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+        if stream is not None:  # None: a stream the process never had (a caller's main())
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
     os._exit(code)
 
 

@@ -15,8 +15,10 @@ from typing import Protocol
 from typing import cast
 
 from kenso_git.cli.output import report_error
+from kenso_git.cli.output import say_on_stderr
 from kenso_git.errors import ExitCode
 from kenso_git.errors import KensoError
+from kenso_git.errors import UsageError
 
 
 class ShownError(Protocol):
@@ -62,9 +64,12 @@ def run_and_exit(
         raise SystemExit(int(ExitCode.FAILURE)) from None
     except BrokenPipeError:
         # stdout closed early (`kenso-git search x | head`): not an error worth a traceback.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
         raise SystemExit(int(ExitCode.OK)) from None
+    except FileNotFoundError as err:
+        if _cwd_gone():
+            _report_cwd_gone()
+        _crashed(err)
     except Exception as err:  # the top-level handler (STYLE §7): a bug is one line
         _crashed(err)
     raise SystemExit(code if isinstance(code, int) else int(ExitCode.OK))
@@ -84,7 +89,7 @@ def _crashed(err: Exception) -> NoReturn:
         with os.fdopen(fd, "w", encoding="utf-8") as log:
             log.write(f"kenso-git {_version()}, {' '.join(sys.argv)}\n\n{text}")
     except OSError:
-        sys.stderr.write(text)
+        say_on_stderr(text)
         where = ""
     hint = (
         f"the traceback is in {where}: please report it with the command you ran"
@@ -112,8 +117,7 @@ def _exit_cleanly_on_sigterm() -> None:
 
     def terminated(_signum: int, _frame: object) -> NoReturn:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
-        sys.stderr.write("kenso-git: terminated\n")
-        sys.stderr.flush()
+        say_on_stderr("kenso-git: terminated\n")
         raise SystemExit(128 + signal.SIGTERM)
 
     with contextlib.suppress(ValueError):  # not the main thread (a test calling main())
@@ -121,6 +125,38 @@ def _exit_cleanly_on_sigterm() -> None:
 
 
 def _interrupted() -> NoReturn:
-    sys.stderr.write("kenso-git: interrupted\n")
-    sys.stderr.flush()
+    say_on_stderr("kenso-git: interrupted\n")
     raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so flushing what is left of it at exit raises no more."""
+    stream = sys.stdout
+    if stream is None:  # the process never had one: nothing is left to flush
+        return
+    with contextlib.suppress(OSError, ValueError):  # a stream without a fileno (a capture)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+
+
+def _cwd_gone() -> bool:
+    """Whether the current folder was deleted (or moved away) after the command started in
+    it: every relative path, and git's discovery of the repository, then fail."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
+def _report_cwd_gone() -> NoReturn:
+    report_error(
+        UsageError(
+            "the current folder no longer exists",
+            hint="cd to your repository and run the command again",
+        )
+    )
+    raise SystemExit(int(ExitCode.USAGE)) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -85,9 +86,19 @@ def report_error(err: KensoError) -> None:
     """Print `kenso-git: error: <place>: <message>` and the hint on stderr."""
     where = err.location()
     prefix = f"{where}: " if where else ""
-    sys.stderr.write(f"kenso-git: error: {prefix}{err.message}\n")
-    if err.hint:
-        sys.stderr.write(f"  hint: {err.hint}\n")
+    hint = f"  hint: {err.hint}\n" if err.hint else ""
+    say_on_stderr(f"kenso-git: error: {prefix}{err.message}\n{hint}")
+
+
+def say_on_stderr(text: str) -> None:
+    """Write `text` on stderr and flush it; nothing when stderr is missing or closed (an
+    error report must never fail in turn, and leave a second traceback after its line)."""
+    stream = sys.stderr
+    if stream is None:  # a process started with fd 2 closed and no entry point to fix it
+        return
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(text)
+        stream.flush()
 
 
 def plural(count: int, noun: str) -> str:
