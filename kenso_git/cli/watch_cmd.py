@@ -67,7 +67,8 @@ def watch(as_json: bool, poll: bool, db_path: str | None, root: Path | None) -> 
     def on_rules() -> None:
         kb.settings = load_settings(kb.workspace.root)
 
-    watcher = Watcher(kb, on_sync=on_sync, on_rules=on_rules, poll_only=poll)
+    # its failures are printed below (`cannot sync`), not logged as well
+    watcher = Watcher(kb, on_sync=on_sync, on_rules=on_rules, poll_only=poll, log_failures=False)
     say("watching", f"watching {kb.workspace.root} (Ctrl-C stops)", root=str(kb.workspace.root))
     watcher.start()
     seen = watcher.status()

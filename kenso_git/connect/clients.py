@@ -305,7 +305,11 @@ def _hide_from_git(root: Path, kept: Path) -> None:
 
     workspace = find_workspace(root)
     if workspace.is_git and kept.is_relative_to(workspace.root):
-        exclude_from_git(workspace, f"/{kept.relative_to(workspace.root).as_posix()}")
+        exclude_from_git(
+            workspace,
+            f"/{kept.relative_to(workspace.root).as_posix()}",
+            "# kenso-git: the originals `kenso-git connect --write` replaced",
+        )
 
 
 def _move_legacy_backup(path: Path, root: Path, kept: Path) -> None:

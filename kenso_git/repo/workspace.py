@@ -207,8 +207,15 @@ def ingest_start(target: Path, cwd: Path) -> Path:
     return folder
 
 
-def exclude_from_git(workspace: Workspace, entry: str = f"/{DB_DIRNAME}/") -> bool:
-    """Add `entry` to `info/exclude` of the repository once; True when the file changed."""
+INDEX_COMMENT = "# kenso-git search index"
+
+
+def exclude_from_git(
+    workspace: Workspace, entry: str = f"/{DB_DIRNAME}/", comment: str = INDEX_COMMENT
+) -> bool:
+    """Add `entry` to `info/exclude` of the repository once, under the line `comment` (not
+    repeated when the file's last comment is that line already); True when the file changed.
+    """
     if workspace.common_dir is None:
         return False
     exclude = workspace.common_dir / "info" / "exclude"
@@ -221,6 +228,8 @@ def exclude_from_git(workspace: Workspace, entry: str = f"/{DB_DIRNAME}/") -> bo
         return False
     exclude.parent.mkdir(parents=True, exist_ok=True)
     sep = "" if not current or current.endswith("\n") else "\n"
+    comments = [line.strip() for line in current.splitlines() if line.startswith("#")]
+    heading = "" if comments and comments[-1] == comment else f"{comment}\n"
     with exclude.open("a", encoding="utf-8") as handle:
-        handle.write(f"{sep}# kenso-git search index\n{entry}\n")
+        handle.write(f"{sep}{heading}{entry}\n")
     return True

@@ -87,8 +87,11 @@ class Watcher:
         poll_only: bool = False,
         poll_s: float = POLL_S,
         check_every_s: float = CHECK_EVERY_S,
+        log_failures: bool = True,
     ) -> None:
         self.kb = kb
+        # False: the owner tells `status().reason` itself (`kenso-git watch` prints it)
+        self.log_failures = log_failures
         self.root = kb.workspace.root
         self.on_sync = on_sync
         self.on_rules = on_rules  # the owner re-reads settings and scope (the server's gate)
@@ -266,16 +269,25 @@ class Watcher:
             pass  # handed to the lock holder, which syncs this change too
         except KensoError as err:
             reason = f"{err.message}; {err.hint}" if err.hint else err.message
-            log.warning("kenso-git: the watcher could not sync: %s", reason)
+            if self.log_failures and self._new_failure(reason):
+                log.warning("kenso-git: the watcher could not sync: %s", reason)
             self._set(False, self._mode, reason)
         except Exception as err:
-            log.exception("kenso-git: the watcher failed")
-            self._set(False, self._mode, f"{type(err).__name__}: {err}")
+            reason = f"{type(err).__name__}: {err}"
+            if self._new_failure(reason):  # its traceback, even when the owner tells why
+                log.exception("kenso-git: the watcher failed")
+            self._set(False, self._mode, reason)
         with self._changed:
             self._checks += 1
             self._changed.notify_all()
 
     # -- what events mean ----------------------------------------------------------------
+
+    def _new_failure(self, reason: str) -> bool:
+        """Whether `reason` is not the failure the status holds already: a read-only index
+        fails each second's poll again, and the log said so each time."""
+        was = self.status()
+        return was.ok is not False or was.reason != reason
 
     def _classify(self, absolute: Iterable[str]) -> Batch:
         db_dir = str(self.kb.db_path.parent)
