@@ -47,6 +47,8 @@ SOURCE = ".source"  # + the copy's name: the signature of the git index the copy
 LOCK = ".lock"  # git's lock file protocol: whoever creates it may replace the copy
 LEGACY = "kenso-git-status-index"  # where kenso-git kept the copy before: in the git dir
 DEFAULT_FOLDER = ".kenso"  # the default index folder in the work tree (repo.workspace's)
+# store/stamp.py's SUFFIX, spelt out (only `os` and `time` load here; a test holds them equal)
+STAMP_SUFFIX = ".verified"
 STALE_LOCK_S = 60  # a lock this old was left by a git that was killed
 PRUNE_AFTER_S = 30 * 86_400  # another git dir's copy left unwritten this long is removed
 PRUNE_EVERY_S = 86_400  # how often a writing sync looks for such copies
@@ -74,13 +76,14 @@ def default_folder(root: str) -> str | None:
     """The folder of the index this command opens for the work tree at `root`, before it is
     opened (`place`): that of the file `--db` names (the last one before `--`, relative to
     the current folder), else of `KENSO_DATABASE_URL`'s, else `<root>/.kenso`. None when
-    the named file does not exist (a value that is not a path, or an index not made yet:
-    no copy is made beside it, and git's own index is read)."""
+    the named file is not a kenso-git index a writer left (no `.verified` stamp beside it:
+    a value that is not a path, an index not made yet, or another program's file, which the
+    command refuses: no copy is made beside it, and git's own index is read)."""
     named = _named_db(sys.argv[1:]) or os.environ.get("KENSO_DATABASE_URL", "").strip()
     if not named:
         return os.path.join(root, DEFAULT_FOLDER)
     path = os.path.abspath(os.path.expanduser(named))
-    return os.path.dirname(path) if os.path.isfile(path) else None
+    return os.path.dirname(path) if os.path.isfile(path + STAMP_SUFFIX) else None
 
 
 def _named_db(args: list[str]) -> str:

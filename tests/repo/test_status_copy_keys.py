@@ -157,3 +157,10 @@ def test_a_writing_sync_removes_the_copies_no_git_dir_wrote_for_30_days(
     (moved / "docs/a.md").write_text(doc("Alpha", "plums grow here now. " * 20))
     assert run_cli(moved, "sync", "--db", str(db)).returncode == 0
     assert (shared / recent).exists()
+
+
+def test_the_stamp_the_early_status_looks_for_is_the_one_writers_leave() -> None:
+    from kenso_git.repo import statusindex
+    from kenso_git.store import stamp
+
+    assert statusindex.STAMP_SUFFIX == stamp.SUFFIX
