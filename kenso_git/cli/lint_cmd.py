@@ -58,8 +58,9 @@ def _rule_list(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--fix",
     is_flag=True,
-    help="Rewrite fixable findings in place (moved targets, code paths, link and anchor case), "
-    "each file atomically, then report what is left.",
+    help="Rewrite fixable findings in place (links to moved pages, a moved page's own "
+    "relative links, code paths, link and anchor case, an anchor typo with one close match), "
+    "each file atomically and never over an edit made meanwhile, then report what is left.",
 )
 @click.option(
     "--diff",

@@ -81,8 +81,10 @@ def _edit(target: Target, new: str) -> Edit:
     why="A relative link to a missing file is a 404 for readers and a dead end for agents "
     "following it; a link that differs only in case works on macOS and Windows and breaks "
     "on Linux checkouts and on GitHub. Hugo's `ref`/`relref` shortcodes are resolved as "
-    "Hugo does (from the page, from a content root, by name); other site templates "
-    "(`{{% eturl x %}}`, `{{ site.baseurl }}`) are counted as not checked. Run from a "
+    "Hugo does (from the page, from a content root, by name) and their anchors checked; "
+    "a ref that finds no page of the tree (Hugo may mount it from another repository) and "
+    "other site templates (`{{% eturl x %}}`, `{{ site.baseurl }}`) are counted as not "
+    "checked, not reported. Run from a "
     "commit hook (pre-commit sets `PRE_COMMIT`, git `GIT_INDEX_FILE`), a link to a file git "
     "does not track is dead in the commit, though the file is on disk: `git add` it.",
     action="fix links to missing files",
@@ -187,7 +189,8 @@ def _only_close(fragment: str, offered: frozenset[str]) -> bool:
     why="A renamed page breaks every link to it, and moving a page to another folder breaks "
     "its own relative links; git's rename detection knows where each went, so "
     "`kenso-git lint --fix` rewrites the link (re-based from the page's old folder) instead "
-    "of a reader hunting for it.",
+    "of a reader hunting for it. A moved page's link whose target moved too is still a "
+    "KS022: fix that one by hand.",
     action="run lint --fix for renamed targets",
     deduction=3,
     cap=15,
