@@ -260,9 +260,10 @@ def write(p: ConnectPlan) -> Path | None:
     if p.merged is None:
         raise UsageError(p.why_untouched, path=str(p.path), hint="paste the entry printed above")
     kept = backup_path(p.path, p.project_root)
+    moved = False
     if p.project_root is not None:  # again: the tree may have changed since
         refuse_links(p.client, p.project_root, backup=True)
-        _move_legacy_backup(p.path, p.project_root, kept)
+        moved = _move_legacy_backup(p.path, p.project_root, kept)
     first = p.exists and not kept.exists()  # the first backup is the original: kept for good
     # a user file kept as a link (dotfiles linked into ~ by stow or chezmoi) is written where
     # it lives: replacing the link would leave the dotfiles without the entry, and no link
@@ -295,7 +296,7 @@ def write(p: ConnectPlan) -> Path | None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return backup
+    return kept if moved else backup
 
 
 def _hide_from_git(root: Path, kept: Path) -> None:
@@ -312,17 +313,27 @@ def _hide_from_git(root: Path, kept: Path) -> None:
         )
 
 
-def _move_legacy_backup(path: Path, root: Path, kept: Path) -> None:
-    """An original an earlier version kept under `.kenso/backup/` goes beside the file."""
+def _move_legacy_backup(path: Path, root: Path, kept: Path) -> bool:
+    """An original an earlier version kept under `.kenso/backup/` goes beside the file (and
+    the folders it leaves empty, up to `.kenso/backup/`, go); True when it was moved."""
     legacy = _legacy_backup(path, root)
     if kept.exists() or not legacy.is_file():
-        return
+        return False
     rel = legacy.relative_to(root).parts
     if any(root.joinpath(*rel[: i + 1]).is_symlink() for i in range(len(rel))):
-        return  # a planted link: never copied from (it may lead to a secret file)
+        return False  # a planted link: never copied from (it may lead to a secret file)
     _hide_from_git(root, kept)
     shutil.copy2(legacy, kept)
     legacy.unlink()
+    top = root / LEGACY_BACKUP_DIR
+    folder = legacy.parent
+    while folder.is_relative_to(top):
+        try:
+            folder.rmdir()  # only an empty one: another client's original stays
+        except OSError:
+            break
+        folder = folder.parent
+    return True
 
 
 def refuse_links(spec: ClientSpec, root: Path, *, backup: bool = False) -> None:

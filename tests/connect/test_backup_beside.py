@@ -37,4 +37,6 @@ def test_an_original_kept_by_an_earlier_version_is_moved_beside_the_file(tmp_pat
     assert proc.returncode == 0, proc.stderr
     assert (root / ".mcp.json.kenso-git.bak").read_text(encoding="utf-8") == ORIGINAL
     assert not old.exists()
-    assert "(the original is kept in" not in proc.stdout  # nothing new was saved
+    assert not (root / ".kenso" / "backup").exists()  # the folder it left empty goes too
+    kept = root / ".mcp.json.kenso-git.bak"
+    assert f"(the original is kept in {kept})" in proc.stdout  # where it went is said
