@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import posixpath
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from kenso_git.config import Settings
+from kenso_git.errors import GitError
 from kenso_git.index.prepare import Options
 from kenso_git.index.prepare import _parse
 from kenso_git.index.report import IngestReport
@@ -27,6 +27,7 @@ from kenso_git.index.run import remove_vanished
 from kenso_git.index.run import settings_fingerprint
 from kenso_git.records import NamedTuple
 from kenso_git.repo.discover import SourceFile
+from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.history import resolve_revision
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
@@ -156,16 +157,16 @@ def entry_at(ws: Workspace, commit: str, path: str) -> tuple[str, str, int] | No
 
 
 def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
-    """The contents of `blobs`, read with one `git cat-file --batch`."""
+    """The contents of `blobs`, read with one `git cat-file --batch`.
+
+    Raises:
+        GitTimeoutError: git ran past its time limit (it was stopped, and a warning said so).
+        GitError: git failed.
+    """
     if not blobs:
         return {}
-    proc = subprocess.run(
-        ["git", "-C", str(ws.root), "cat-file", "--batch"],
-        input="".join(f"{b}\n" for b in blobs).encode(),
-        capture_output=True,
-        check=True,
-    )
-    data, pos, found = proc.stdout, 0, {}
+    data = feed_git(ws, ("cat-file", "--batch"), "".join(f"{b}\n" for b in blobs).encode())
+    pos, found = 0, {}
     for blob in blobs:
         end = data.index(b"\n", pos)
         header = data[pos:end].split(b" ")
@@ -207,6 +208,7 @@ def materialize(
 
     Raises:
         UsageError: `ref` names no commit.
+        GitError: git failed or ran past its time limit (`GitTimeoutError`), named with `ref`.
     """
     commit = commit or resolve_revision(ws, ref)
     copy_index(checkout_db, target)
@@ -239,6 +241,8 @@ def materialize(
         run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
         with transaction(conn, immediate=False):
             _apply(run, meta, settings, stored, at_rev, changed, contents)
+    except GitError as exc:  # a git command past its limit, or failing: say at what revision
+        raise type(exc)(f"cannot read the docs at {ref}: {exc.message}", hint=exc.hint) from exc
     finally:
         conn.close()
     if cached is not None:

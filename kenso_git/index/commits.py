@@ -25,7 +25,6 @@ from kenso_git.store.meta import read_meta
 from kenso_git.store.meta import write_meta
 
 META_HEAD = "commits_head"  # the HEAD the rows were last brought up to
-WALK_SECONDS = 20.0  # a history this slow to search leaves rows '' until HEAD moves
 
 
 def refresh(
@@ -97,7 +96,9 @@ def _work_out(
     if not indexed:
         return
     committed = history.same_blobs(ws, head, indexed) if head else {}
-    found = history.last_commits(ws, committed, rev=head, timeout=WALK_SECONDS) if head else {}
+    # git's time limit bounds the walk (`KENSO_GIT_TIMEOUT`): a history this slow to search
+    # leaves the rows not reached '' (no age, not "uncommitted") until HEAD moves
+    found = history.last_commits(ws, committed, rev=head) if head else {}
 
     def rows() -> Iterator[tuple[str, str, str | None, int | None, str | None, str | None]]:
         for path, blob in indexed.items():  # streamed: no list of every row (#32)

@@ -1,7 +1,10 @@
-"""Running git as a process: `run_git`, and `Spawned` (posix_spawn and two pipes).
+"""Running git as a process: `run_git`, `stream_git`, `feed_git`, and `Spawned`
+(posix_spawn and two pipes). Each of them stops git at the same time limit (`time_limit`)
+the same way (SIGTERM, then SIGKILL a second later) and says so with the same warning.
 
 Every hook call runs git once, so this stays import-light: no `subprocess` (with `signal`,
-`threading`, `selectors`), and the environment scrubbed of what would change git's answer.
+`threading`, `selectors`) but for `feed_git`, and the environment scrubbed of what would
+change git's answer.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
+from collections.abc import Generator
 from collections.abc import Mapping
 from collections.abc import Sequence
 
@@ -113,6 +117,16 @@ def finish(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> 
         GitTimeoutError: git ran past its time limit (it was stopped).
         GitError: git is missing or failed.
     """
+    return finish_bytes(args, run).decode("utf-8", "surrogateescape")
+
+
+def finish_bytes(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> bytes:
+    """`finish`, git's stdout as the bytes it wrote.
+
+    Raises:
+        GitTimeoutError: git ran past its time limit (it was stopped).
+        GitError: git is missing or failed.
+    """
     try:
         status, out, err = run()
     except _Overtime as exc:
@@ -125,14 +139,41 @@ def finish(args: Sequence[str], run: Callable[[], tuple[int, bytes, bytes]]) -> 
             f"git {_shown(args)} failed: {detail[-1] if detail else status}",
             hint="check `git status` works here",
         )
-    return out.decode("utf-8", "surrogateescape")
+    return out
 
 
-TIMEOUT_HINT = (
+TIMEOUT_HINT = (  # of a command that matches ignore patterns (`_IGNORE_MATCHERS`)
     "run `git status` there: when it is as slow, the usual cause is a .gitignore pattern of "
     "many `*` (like `*a*a*a*a*b`) that git matches against long names for minutes; simplify "
     f"it. When git is merely slow, give it longer with {TIMEOUT_VAR}=<seconds>"
 )
+_IGNORE_MATCHERS = frozenset({"status", "ls-files", "check-ignore"})
+_VALUED_OPTIONS = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
+
+
+def _verb(args: Sequence[str]) -> str:
+    """The git command `args` run (`status` of `-c core.x=y status -z`), or ''."""
+    after_option = False
+    for arg in args:
+        if after_option:
+            after_option = False
+        elif arg in _VALUED_OPTIONS:
+            after_option = True
+        elif not arg.startswith("-"):
+            return arg
+    return ""
+
+
+def timeout_hint(args: Sequence[str]) -> str:
+    """What to do about git `args` running past its limit: the `.gitignore` advice for the
+    commands that match ignore patterns, else what fits any slow command."""
+    verb = _verb(args)
+    if verb in _IGNORE_MATCHERS:
+        return TIMEOUT_HINT
+    return (
+        f"`git {verb}` can take this long on a long history, a large repository or a slow or "
+        f"network disk: give it longer with {TIMEOUT_VAR}=<seconds>"
+    )
 
 
 class _Overtime(TimeoutError):
@@ -152,6 +193,7 @@ def _timed_out(args: Sequence[str], exc: _Overtime) -> GitTimeoutError:
     argv = exc.argv
     where = argv[argv.index("-C") + 1] if "-C" in argv[:-1] else os.getcwd()
     command, limit = f"git {_shown(args)}", f"{exc.timeout:g} s"
+    hint = timeout_hint(args)
     if (where, command) not in _WARNED:  # once per process: a server asks again and again
         _WARNED.add((where, command))
         import logging  # only on this rare path: the hook path stays import-light
@@ -162,10 +204,10 @@ def _timed_out(args: Sequence[str], exc: _Overtime) -> GitTimeoutError:
             command,
             where,
             limit,
-            TIMEOUT_HINT,
+            hint,
         )
     message = f"{command} did not finish within {limit} in {where} and was stopped"
-    return GitTimeoutError(message, hint=TIMEOUT_HINT)
+    return GitTimeoutError(message, hint=hint)
 
 
 MAX_SHOWN_ARGS = 12  # arguments of a failed git command an error names
@@ -190,6 +232,83 @@ def capture(argv: list[str], env: Mapping[str, str], timeout: float) -> tuple[in
         TimeoutError: it ran longer than `timeout` seconds (it is killed).
     """
     return Spawned(argv, env).collect(timeout)
+
+
+def stream_git(
+    ws: Workspace, args: Sequence[str], timeout: float = 30.0
+) -> Generator[bytes, None, None]:
+    """git's stdout in pieces as git writes it (its stderr is not read, its exit status not
+    asked); closing the iterator early stops git.
+
+    The time limit (`time_limit(timeout)`) bounds the whole stream, git's silences included:
+    the pipe is polled with the time left before each read (one poll per 64 KiB read), so a
+    git that writes nothing is stopped at the limit too.
+
+    Raises:
+        GitTimeoutError: the stream ran past its limit; git was stopped, and what it wrote
+            before was yielded.
+        GitError: git cannot be started.
+    """
+    import select
+
+    limit = time_limit(timeout)
+    argv = git_argv(ws, args)
+    try:
+        pid, out_r, err_r = prestart.spawn(argv, scrubbed_env())
+    except OSError as exc:
+        raise GitError(f"cannot run git {_shown(args)}: {exc}", hint="is git installed?") from exc
+    os.close(err_r)  # nothing of stderr is read: a full pipe would only block git, so close
+    deadline = time.monotonic() + limit
+    poller = select.poll()  # not select(): see `Spawned.collect`
+    poller.register(out_r, select.POLLIN)
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not poller.poll(int(left * 1000) + 1):
+                raise _timed_out(args, _Overtime(argv, limit))
+            data = os.read(out_r, 1 << 16)
+            if not data:
+                return
+            yield data
+    finally:
+        _end(pid, (out_r,))  # git has exited, or is stopped: at its limit, or not needed
+
+
+def feed_git(ws: Workspace, args: Sequence[str], data: bytes, timeout: float = 30.0) -> bytes:
+    """Run `git ARGS` with `data` on its stdin (`cat-file --batch`); return its stdout.
+
+    Raises:
+        GitTimeoutError: git ran past `timeout` seconds (or `KENSO_GIT_TIMEOUT`'s).
+        GitError: git is missing or failed.
+    """
+    import subprocess  # only here: the hook path never feeds git
+
+    def run() -> tuple[int, bytes, bytes]:
+        limit, argv = time_limit(timeout), git_argv(ws, args)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=scrubbed_env(),
+        )
+        try:
+            out, err = proc.communicate(data, timeout=limit)
+        except subprocess.TimeoutExpired:
+            proc.terminate()  # as `_end`: git cleans up on SIGTERM, SIGKILL a second later
+            try:
+                proc.wait(1.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise _Overtime(argv, limit) from None
+        finally:
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+        return proc.returncode, out, err
+
+    return finish_bytes(args, run)
 
 
 class Spawned:

@@ -11,8 +11,6 @@ be read as an option, and only a commit is accepted.
 from __future__ import annotations
 
 import contextlib
-import os
-import time
 from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Iterable
@@ -24,12 +22,13 @@ from kenso_git.errors import GitError
 from kenso_git.errors import UsageError
 from kenso_git.errors import shown
 from kenso_git.records import NamedTuple
-from kenso_git.repo import prestart
 from kenso_git.repo.git import listed_blobs
+from kenso_git.repo.gitrun import GitTimeoutError
 from kenso_git.repo.gitrun import capture
 from kenso_git.repo.gitrun import finish
 from kenso_git.repo.gitrun import git_argv
 from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.gitrun import stream_git
 from kenso_git.repo.logwalk import LOG_ARGS
 from kenso_git.repo.logwalk import MAX_HEADER_CHARS as MAX_HEADER_CHARS
 from kenso_git.repo.logwalk import Commit as Commit
@@ -53,7 +52,6 @@ _FIELD = "\x1f"
 # id, committer time, author, subject: one commit's header in `git log --format`
 _FORMAT = f"--format={_RECORD}%H{_FIELD}%ct{_FIELD}%an{_FIELD}%s"
 _STATUS = {"A": "added", "C": "added", "M": "modified", "T": "modified", "D": "deleted"}
-_SIGKILL = 9
 
 
 class Change(NamedTuple):
@@ -204,6 +202,7 @@ def changes(
         status, path, old_path = change
         dirty = worktree.dirty
         uncommitted = path in dirty or (old_path is not None and old_path in dirty)
+        uncommitted = uncommitted or (until is None and head is None)  # no commit yet
         if status == "deleted":  # the commits know it by its last name (at `head`, if any)
             key = commits.named.get(path, path)
             uncommitted = uncommitted or key in worktree.gone
@@ -331,13 +330,15 @@ def _header(token: str) -> Commit:
 
 
 def last_commits(
-    ws: Workspace, wanted: Mapping[str, str], *, rev: str = "HEAD", timeout: float = 60.0
+    ws: Workspace, wanted: Mapping[str, str], *, rev: str = "HEAD", timeout: float = 30.0
 ) -> dict[str, Commit]:
     """For each path -> blob id of `wanted` (as at `rev`): the newest commit that made the
     path that blob (its last change). One `git log --raw` walk, newest first, stopped as
-    soon as every path is found; paths not found within `timeout` seconds are left out.
-    A merge made the blob when it differs from every parent there (a conflict resolved:
-    its combined diff lists the path), as `git log -1 -- PATH` names it.
+    soon as every path is found; paths not found within git's time limit (`timeout`
+    seconds, or `KENSO_GIT_TIMEOUT`'s, for the whole walk) are left out, and a walk stopped
+    there is said on stderr (`gitrun.stream_git`). A merge made the blob when it differs
+    from every parent there (a conflict resolved: its combined diff lists the path), as
+    `git log -1 -- PATH` names it.
 
     Raises:
         GitError: git cannot be started.
@@ -346,49 +347,47 @@ def last_commits(
     found: dict[str, Commit] = {}
     if not pending or ws.git_dir is None:
         return found
-    argv = [
-        "git", "-C", str(ws.root), "log", _FORMAT, "--raw", "--no-abbrev", "--no-renames",
-        "--diff-merges=combined", "--root", "-z", "--end-of-options", rev, "--", *DOC_PATHSPECS,
-    ]  # fmt: skip
+    args = (
+        "log", _FORMAT, "--raw", "--no-abbrev", "--no-renames", "--diff-merges=combined",
+        "--root", "-z", "--end-of-options", rev, "--", *DOC_PATHSPECS,
+    )  # fmt: skip
     commit: Commit | None = None
     expect_path: str | None = None  # the new blob id of the raw entry whose path comes next
-    for token in _stream_fields(argv, timeout, lambda: not pending):
-        token = token.lstrip("\n")
-        if expect_path is not None:
-            blob, expect_path = expect_path, None
-            if commit is not None and pending.get(token) == blob:
-                found[token] = commit
-                del pending[token]
-        elif token.startswith(_RECORD):
-            commit = _header(token)
-        elif token.startswith(":"):
-            # `:MODE MODE OLD NEW S`; a merge's, one MODE and OLD per parent: `::M M M A B NEW SS`
-            parts = token.split()
-            parents = len(token) - len(token.lstrip(":"))
-            if len(parts) >= 2 * parents + 3:
-                expect_path = parts[2 * parents + 1]
+    try:
+        for token in _stream_fields(ws, args, timeout, lambda: not pending):
+            token = token.lstrip("\n")
+            if expect_path is not None:
+                blob, expect_path = expect_path, None
+                if commit is not None and pending.get(token) == blob:
+                    found[token] = commit
+                    del pending[token]
+            elif token.startswith(_RECORD):
+                commit = _header(token)
+            elif token.startswith(":"):
+                # `:MODE MODE OLD NEW S`; a merge's, one MODE and OLD per parent:
+                # `::M M M A B NEW SS`
+                parts = token.split()
+                parents = len(token) - len(token.lstrip(":"))
+                if len(parts) >= 2 * parents + 3:
+                    expect_path = parts[2 * parents + 1]
+    except GitTimeoutError:
+        pass  # said on stderr; what was found before the limit stands
     return found
 
 
-def _stream_fields(argv: list[str], timeout: float, done: Callable[[], bool]) -> Iterator[str]:
-    """The NUL-separated fields `argv` prints, as they come; the program is stopped once
-    `done()` says so (checked after each read) or `timeout` seconds have passed.
+def _stream_fields(
+    ws: Workspace, args: Sequence[str], timeout: float, done: Callable[[], bool]
+) -> Iterator[str]:
+    """The NUL-separated fields `git ARGS` prints, as they come; git is stopped once
+    `done()` says so (checked after each field) or at its time limit.
 
     Raises:
-        GitError: the program cannot be started.
+        GitTimeoutError: git ran past its time limit (it was stopped).
+        GitError: git cannot be started.
     """
-    try:
-        pid, out_r, err_r = prestart.spawn(argv, scrubbed_env())
-    except OSError as exc:
-        raise GitError(f"cannot run git log: {exc}", hint="is git installed?") from exc
-    os.close(err_r)  # nothing of stderr is read: a full pipe would only block git, so close
-    deadline = time.monotonic() + timeout
     rest = b""
-    try:
-        while not done() and time.monotonic() < deadline:
-            data = os.read(out_r, 1 << 16)
-            if not data:
-                break
+    with contextlib.closing(stream_git(ws, args, timeout)) as pieces:
+        for data in pieces:
             *fields, rest = (rest + data).split(b"\0")
             for field in fields:
                 yield field.decode("utf-8", "surrogateescape")
@@ -396,12 +395,6 @@ def _stream_fields(argv: list[str], timeout: float, done: Callable[[], bool]) ->
                     return
         if rest and not done():
             yield rest.decode("utf-8", "surrogateescape")
-    finally:
-        os.close(out_r)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, _SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
 
 
 def paths_at(ws: Workspace, commit: str, paths: Sequence[str] | None = None) -> dict[str, str]:
