@@ -16,7 +16,7 @@ from kenso_git.cli.options import JSON
 from kenso_git.cli.options import Option
 from kenso_git.cli.output import shown_path
 from kenso_git.errors import ExitCode
-from kenso_git.errors import GitError
+from kenso_git.errors import KensoError
 from kenso_git.serve.service import Service
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _when(stamp: object) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(stamp)) if isinstance(stamp, int) else "-"
 
 
-def _line(item: ChangedDoc, until: str | None, why: Callable[[], str]) -> str:
+def _line(item: ChangedDoc, why: Callable[[], str]) -> str:
     path = shown_path(item["path"])
     if "old_path" in item:
         path = f"{shown_path(item['old_path'])} -> {path}"
@@ -49,30 +49,36 @@ def _line(item: ChangedDoc, until: str | None, why: Callable[[], str]) -> str:
     if last is not None:
         mark = " (+ uncommitted)" if item.get("uncommitted") else ""
         tail = f"{commits}, last {last['id'][:7]} {_when(last['time'])}{mark}"
-    elif until is None or item.get("uncommitted"):
+    elif item.get("uncommitted"):
         tail = f"{commits}, last uncommitted"
-    else:  # two revisions, and no commit from one to the other changed it: say why
+    else:  # no commit from --since to --until (or HEAD) changed it, nor the work tree: why
         tail = f"{commits}{why()}"
     return f"{item['status']:<9} {path}\t{tail}"
 
 
-def _no_commits(service: Service, payload: ChangedDocs, since: str, until: str) -> str:
-    """Why a doc that differs between two revisions has no commit from one to the other, as
-    the tail of its line: how the two stand in git's history (`git merge-base`)."""
+def _no_commits(service: Service, payload: ChangedDocs, since: str, until: str | None) -> str:
+    """Why a doc that differs between two revisions (`until` None: --since and the work
+    tree, which holds HEAD's version of it) has no commit from one to the other, as the tail
+    of its line: how the two stand in git's history (`git merge-base`)."""
     from kenso_git.api.git import history
 
     old, new = payload["since"], payload["until"]
     try:
-        kin = "" if new is None else history.kinship(service.workspace, old, new)
-    except GitError:
+        if new is None:
+            new = history.resolve_revision(service.workspace, "HEAD")
+        kin = history.kinship(service.workspace, old, new)
+    except KensoError:  # git failed, or HEAD names no commit yet
         kin = ""
+    side = "--until" if until is not None else "HEAD"
     if kin == "unrelated":
-        return f": no common history between {since} and {until}"
+        return f": no common history between {since} and {until or 'HEAD'}"
     reason = {
-        "newer": " (--since is the newer revision: swap them)",
+        "newer": " (--since is the newer revision: swap them)"
+        if until is not None
+        else " (--since is newer than HEAD)",
         "diverged": " (only --since's side changed it since the two forked)",
     }.get(kin, "")
-    return f" from --since to --until{reason}"
+    return f" from --since to {side}{reason}"
 
 
 @click.command()
@@ -112,9 +118,9 @@ def changed(
     if as_json:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
-    why = functools.cache(lambda: _no_commits(service, payload, since, until or ""))
+    why = functools.cache(lambda: _no_commits(service, payload, since, until))
     for item in payload["results"]:
-        click.echo(_line(item, until, why))
+        click.echo(_line(item, why))
     if not payload["total"]:
         click.echo("no doc changed", err=True)
     elif payload["next_cursor"] is not None:
