@@ -173,6 +173,8 @@ def checked(
             problems.append(f"{field} should be {expected(properties[field])}, not {_given(value)}")
             if field == GATED:
                 refused = _refusal(gate, value)
+        elif _has_lone_surrogate(cast):
+            problems.append(f"{field} holds a lone UTF-16 surrogate (\\ud800-\\udfff), not text")
         out[field] = cast
     if not problems:
         return out
@@ -186,6 +188,19 @@ def checked(
         hint=f"call {name} again with the arguments as described (tools/list gives its "
         "inputSchema)",
     )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    """A JSON string may escape half a UTF-16 pair (`"\\ud800"`), which no UTF-8 text
+    holds: every later step (the gate's paths, SQLite, git) would fail on it."""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(item) for item in value)
+    return False
 
 
 def _refusal(gate: Callable[[object], object], value: object) -> ScopeError | None:
