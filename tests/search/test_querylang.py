@@ -197,3 +197,15 @@ def test_a_stray_quote_costs_linear_time() -> None:
     with pytest.raises(QuerySyntaxError, match="more than 64"):
         parse(text, now=NOW)
     assert time.perf_counter() - started < 0.5
+
+
+@pytest.mark.parametrize("value", ["*.md", "md,txt", "ext:md", "md/x", "."])
+def test_an_ext_that_is_no_file_extension_is_refused(value: str) -> None:
+    # each matched nothing, silently: no file name ends with ".*.md" or ".md,txt"
+    with pytest.raises(QuerySyntaxError, match="not a file extension"):
+        parse(f"ext:{value}")
+
+
+@pytest.mark.parametrize("value", ["md", ".mdx", "MD", "markdown", "c++", "tar_gz"])
+def test_a_file_extension_is_taken(value: str) -> None:
+    assert [f.value for f in parse(f"ext:{value}").filters] == [value.lower().lstrip(".")]

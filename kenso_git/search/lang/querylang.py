@@ -367,6 +367,13 @@ def _filter(
         _check_pattern(value, token, column)
     if spec.name == "ext":
         value = value.lower().lstrip(".")
+        if _EXTENSION.fullmatch(value) is None:  # `*.md`, `md,txt`: would match nothing
+            raise QuerySyntaxError(
+                "not a file extension",
+                token=token,
+                column=column,
+                hint="use one extension, such as ext:md or ext:.mdx",
+            )
     return Filter(spec.name, value, negated)
 
 
@@ -388,6 +395,9 @@ def _cutoff(value: str, token: str, column: int, clock: float) -> int:
         column=column,
         hint="use a lookback such as modified:7d, modified:12h, or a date modified:2026-01-31",
     )
+
+
+_EXTENSION = re.compile(r"[a-z0-9][a-z0-9_+-]{0,30}")  # the letters a file extension has
 
 
 def _size(value: str, token: str, column: int) -> tuple[str, int]:
