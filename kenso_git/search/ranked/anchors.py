@@ -31,6 +31,7 @@ from kenso_git.search.ranked.rankdocs import link_targets
 from kenso_git.search.ranked.rankdocs import markdown_target
 from kenso_git.search.ranked.rankdocs import words
 from kenso_git.store import chunkreads
+from kenso_git.text.shortcode import REF_PATH
 
 MIN_COVER = 0.5  # a line naming fewer of the question's words is a list entry by chance
 POWER = 2.0  # near-complete lines count far more than half-matching ones
@@ -39,7 +40,6 @@ MIN_WORDS = 2  # a one-word question is answered by titles, not by list entries
 MAX_LINE = 600  # characters: a longer "line" is a paragraph, not a list entry
 # `](target)` and `{{< ref "target" >}}` / `{{% relref target %}}`
 _INLINE = re.compile(r"\]\(\s*<?([^)\s>]+)")
-_SHORTCODE = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+(?:path=)?\"?([^\"\s>%}]+)\"?")
 # a list item or table row that starts with its link: `- [x](x.md) ...`, `1. **[x](x.md)**`,
 # `| [x](x.md) |`; a link inside a sentence is a reference, not an entry about the page
 _ENTRY = re.compile(r"\s{0,12}(?:[-*+]|\d{1,3}[.)]|\|)\s{0,4}[*_]{0,2}\[")
@@ -89,7 +89,7 @@ def _link_lines(content: str) -> list[tuple[str, list[str]]]:
     for line in content.split("\n"):
         if len(line) > MAX_LINE or _ENTRY.match(line) is None:
             continue
-        hrefs = _INLINE.findall(line) + _SHORTCODE.findall(line)
+        hrefs = _INLINE.findall(line) + REF_PATH.findall(line)
         if hrefs:
             out.append((line, hrefs))
     return out

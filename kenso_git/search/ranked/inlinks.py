@@ -35,6 +35,7 @@ from kenso_git.search.ranked.rankdocs import cache_key
 from kenso_git.search.ranked.rankdocs import path_words
 from kenso_git.search.ranked.rankdocs import words
 from kenso_git.store import chunkreads
+from kenso_git.text.shortcode import REF_PATH
 
 CAP = 24  # link texts per page: a page every page links to is not described by all of them
 # words of link texts that say nothing of the page they point at
@@ -49,7 +50,6 @@ _INLINE = re.compile(
 # `[text][label]`, `[text][]`, `[label]`: the target in the page's definition `[label]: target`
 _REFERENCE = re.compile(r"\[([^\[\]\n]{1,200})\](?:\[([^\[\]\n]{0,100})\]|(?![(:]))")
 _DEFINITION = re.compile(r"^ {0,3}\[([^\[\]\n]{1,100})\]:\s*<?([^\s>]+)", re.MULTILINE)
-_SHORTCODE = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+(?:path=)?\"?([^\"\s>%}]+)\"?")
 _NOT_A_LINK = ("!", "\\", "]")  # an image, an escaped bracket, a link's second bracket
 _EXTENSIONS = (".md", ".markdown", ".html", ".htm", ".mdx")
 _MARKUP = re.compile(r"`|\*\*|__|<[^>\n]*>")
@@ -185,7 +185,7 @@ def _resolve(
 ) -> str | None:
     href = href.strip("<>")
     if href.startswith("{{"):
-        code = _SHORTCODE.search(href)
+        code = REF_PATH.search(href)
         if code is None:
             return None
         href = code.group(1)
