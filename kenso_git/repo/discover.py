@@ -180,7 +180,7 @@ def discover_paths(
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):
             continue
-        if _in_nested_repository(ws.root, rel) or _in_environment(ws.root, rel):
+        if in_nested_repository(ws.root, rel) or _in_environment(ws.root, rel):
             continue
         sf = _markdown_entry(ws.root, rules, rel, location, say)
         if sf is not None:
@@ -188,7 +188,8 @@ def discover_paths(
     return found
 
 
-def _in_nested_repository(root: Path, rel: str) -> bool:
+def in_nested_repository(root: Path, rel: str) -> bool:
+    """Whether a folder on the way to `rel` holds a `.git`: a nested repository or a submodule."""
     parts = rel.split("/")[:-1]
     return any(
         os.path.lexists(os.path.join(root, *parts[: i + 1], ".git")) for i in range(len(parts))
@@ -331,7 +332,7 @@ def _link_refusal(root: Path, rules: IgnoreRules, real: str) -> str | None:
         return "leads to a file that is not Markdown"
     if rules.is_ignored(real_rel):
         return "leads to an ignored file"
-    if _in_nested_repository(root, real_rel):
+    if in_nested_repository(root, real_rel):
         return "leads into a nested repository"
     return None
 

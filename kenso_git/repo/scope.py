@@ -193,13 +193,13 @@ class Scope:
         judges one (`private/` ignores the folder `private`: a path filter naming it is
         refused as its files are), and nothing inside a nested repository or a submodule
         is served (ingest never enters one, `repo/discover.py` decides which)."""
-        from kenso_git.repo.discover import _in_nested_repository  # ingest's one decision
+        from kenso_git.repo.discover import in_nested_repository  # ingest's one decision
 
         if not rel.parts:
             return
         if folder or not is_markdown(rel.name):
             self._check_ignored(rel, text, is_dir=True)
-        if _in_nested_repository(self.root, rel.as_posix() + ("/" if folder else "")):
+        if in_nested_repository(self.root, rel.as_posix() + ("/" if folder else "")):
             raise _refuse(
                 "nested-repo",
                 text,
