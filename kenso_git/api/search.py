@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kenso_git.search.lang.agent import SearchRequest as SearchRequest
     from kenso_git.search.lang.querylang import parse as parse
     from kenso_git.search.pagination import keyset_cursor as keyset_cursor
+    from kenso_git.search.pagination import most_that_fit as most_that_fit
     from kenso_git.search.pagination import read_keyset as read_keyset
     from kenso_git.search.pagination import request_check as request_check
     from kenso_git.search.ranked.categories import category_filter as category_filter
@@ -37,6 +38,7 @@ __all__ = [
     "keyset_cursor",
     "known_categories",
     "make_snippet",
+    "most_that_fit",
     "multi_queries",
     "parse",
     "read_keyset",
@@ -56,6 +58,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "keyset_cursor": ("kenso_git.search.pagination", "keyset_cursor"),
     "known_categories": ("kenso_git.search.ranked.categories", "known_categories"),
     "make_snippet": ("kenso_git.search.snippet", "make_snippet"),
+    "most_that_fit": ("kenso_git.search.pagination", "most_that_fit"),
     "multi_queries": ("kenso_git.search.ranked.payload", "multi_queries"),
     "parse": ("kenso_git.search.lang.querylang", "parse"),
     "read_keyset": ("kenso_git.search.pagination", "read_keyset"),

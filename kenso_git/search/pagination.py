@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
@@ -223,6 +224,29 @@ def cut_snippet(text: str, at: int = 0) -> tuple[str, bool]:
     snippet = flat[:SNIPPET_CHARS].rstrip()
     rest = len(text) > start + SNIPPET_CHARS * 4
     return snippet, start > 0 or len(flat) > SNIPPET_CHARS or rest
+
+
+ItemT = TypeVar("ItemT")
+PageT = TypeVar("PageT")
+
+
+def most_that_fit(
+    items: list[ItemT],
+    page: Callable[[list[ItemT], bool], PageT],
+    fits: Callable[[PageT], bool],
+) -> int:
+    """How many of `items` (at least 1) a `page` with more to follow holds while it `fits`.
+    An answer still too large (one item too large on its own) is refused whole later."""
+    low, high = 1, len(items) - 1
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(page(items[:mid], True)):
+            low = mid
+        else:
+            high = mid - 1
+    while low > 1 and not fits(page(items[:low], True)):
+        low -= 1  # a long path ending the page makes a long cursor: the size is not monotonic
+    return low
 
 
 def make_page(

@@ -25,6 +25,7 @@ from kenso_git.api.git import drift as drift_mod
 from kenso_git.api.git import history
 from kenso_git.api.git import tree_blobs
 from kenso_git.api.search import keyset_cursor
+from kenso_git.api.search import most_that_fit
 from kenso_git.api.search import read_keyset
 from kenso_git.api.search import request_check
 from kenso_git.api.workspace import is_markdown
@@ -97,7 +98,9 @@ def changed_docs(
         }
 
     out = page(items, len(rest) > cap)
-    return out if whole or caps.fits(out) else page(items[: _most_that_fit(items, page)], True)
+    if whole or caps.fits(out):
+        return out
+    return page(items[: most_that_fit(items, page, caps.fits)], True)
 
 
 def _hidden_links(
@@ -121,24 +124,6 @@ def _hidden_links(
         return {p for p in links if p not in served}
 
     return hidden
-
-
-def _most_that_fit(
-    items: list[ChangedDoc], page: Callable[[list[ChangedDoc], bool], ChangedDocs]
-) -> int:
-    """How many of `items` (at least 1) an answer with more to follow can hold under the
-    result cap. answer.py never cuts a text: an answer still too large (one result too
-    large on its own) is refused whole there."""
-    low, high = 1, len(items) - 1
-    while low < high:
-        mid = (low + high + 1) // 2
-        if caps.fits(page(items[:mid], True)):
-            low = mid
-        else:
-            high = mid - 1
-    while low > 1 and not caps.fits(page(items[:low], True)):
-        low -= 1  # a long path ending the page makes a long cursor: the size is not monotonic
-    return low
 
 
 def _resumes_after(cursor: str | None, check: str) -> str | None:

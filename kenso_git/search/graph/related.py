@@ -144,16 +144,7 @@ def related_page(
     whole = page(rest, False)
     if _fits(whole):
         return whole
-    low, high = 1, len(rest) - 1  # the most rows an answer with a cursor holds (>= 1)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if _fits(page(rest[:mid], True)):
-            low = mid
-        else:
-            high = mid - 1
-    while low > 1 and not _fits(page(rest[:low], True)):
-        low -= 1  # a long path ending the page makes a long cursor: the size is not monotonic
-    return page(rest[:low], True)
+    return page(rest[: pagination.most_that_fit(rest, page, _fits)], True)
 
 
 def _fits(page: RelatedList) -> bool:
