@@ -18,6 +18,8 @@ from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from kenso_git.api.lint import LintReport
 
 FORMATS = ("summary", "detail", "json", "sarif", "github", "concise")
@@ -133,11 +135,7 @@ def lint(
 
         echo_json(text.report_to_json(report, streamed=True))
     else:
-        rendered = _render(output, report, use_color)
-        if output == "summary":
-            from kenso_git.cli.render import detail_hint_for
-
-            rendered = detail_hint_for(rendered, paths)
+        rendered = _render(output, report, use_color, paths)
         if rendered:
             click.echo(rendered, color=use_color)
     # a baseline written is the run's success: a CI step that records one must not fail
@@ -158,7 +156,7 @@ def _recorded(report: LintReport, count: int, path: Path | None) -> str:
     )
 
 
-def _render(output: str, report: LintReport, color: bool) -> str:
+def _render(output: str, report: LintReport, color: bool, paths: Sequence[object]) -> str:
     from kenso_git.api.lint import report as text
     from kenso_git.api.lint import report_to_sarif
 
@@ -170,4 +168,4 @@ def _render(output: str, report: LintReport, color: bool) -> str:
         return "\n".join(v.format_line() for v in report.violations())
     if output == "detail":
         return text.render_detail(report, color=color)
-    return text.render_summary(report, color=color)
+    return text.render_summary(report, color=color, paths=paths)

@@ -82,18 +82,6 @@ def _drained(parts: list[Packed | Spilled]) -> Iterator[Packed | Spilled]:
         yield parts.pop()
 
 
-def detail_hint_for(text: str, paths: Sequence[object]) -> str:
-    """`text` (a lint summary) whose `lint --detail` hint names `paths`, as given on the
-    command line: the bare command would lint the whole repository, not what was summed up
-    (lint.report words the hint; the paths are the command line's)."""
-    if not paths:
-        return text
-    import shlex
-
-    named = " ".join(shlex.quote(str(p)) for p in paths)
-    return text.replace(" lint --detail`", f" lint --detail {named}`")
-
-
 def ingest_text(
     report: IngestReport,
     lint: LintReport | str,
@@ -131,8 +119,8 @@ def ingest_text(
     from kenso_git.api.lint import render_summary
 
     lines.append("")
-    summary = render_summary(lint, color=style.enabled, for_ingest=True).strip("\n")
-    lines.append(detail_hint_for(summary, paths))
+    summary = render_summary(lint, color=style.enabled, for_ingest=True, paths=paths)
+    lines.append(summary.strip("\n"))
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
+from collections.abc import Sequence
 
 from kenso_git.lint.model import FileResult
 from kenso_git.lint.model import LintReport
@@ -86,15 +87,28 @@ def _command() -> str:
     return find_script() or f"{sys.executable} -m kenso_git"
 
 
-def render_summary(report: LintReport, *, color: bool, for_ingest: bool = False) -> str:
-    """kenso's summary: score, one row per fired rule, totals; error findings listed."""
+def _again(paths: Sequence[object]) -> str:
+    """The `lint --detail` command naming `paths` as given on the command line: the bare
+    command would lint the whole repository, not what was summed up."""
+    if not paths:
+        return f"{_command()} lint --detail"
+    import shlex
+
+    return f"{_command()} lint --detail {' '.join(shlex.quote(str(p)) for p in paths)}"
+
+
+def render_summary(
+    report: LintReport, *, color: bool, for_ingest: bool = False, paths: Sequence[object] = ()
+) -> str:
+    """kenso's summary: score, one row per fired rule, totals; error findings listed; its
+    `lint --detail` hint names `paths` (the command line's)."""
     style = _Style(color)
     dirty = sum(1 for f in report.files if f.violations)
     if for_ingest:
         lines = ["", style.bold(f"Quality score: {report.score}/100")]
         lines += _rule_rows(report, style, with_id=False)
         if dirty:
-            again = f"{_command()} lint --detail"
+            again = _again(paths)
             lines.append(f"{_plural(dirty, 'file')} with issues · → run `{again}`")
         return "\n".join(lines)
     lines = [style.bold(f"{BRAND} · lint {_plural(len(report.files), 'file')}"), ""]
@@ -110,7 +124,7 @@ def render_summary(report: LintReport, *, color: bool, for_ingest: bool = False)
     errors = _error_lines(report)
     if errors:
         lines += ["", *errors]
-    lines += ["", f"→ run `{_command()} lint --detail` to see every finding"]
+    lines += ["", f"→ run `{_again(paths)}` to see every finding"]
     return "\n".join(lines)
 
 
