@@ -142,6 +142,7 @@ class Selection:
     parts: dict[str, Partial] = field(default_factory=dict)  # slimmed ones linted in half
     scans: dict[str, Scan] = field(default_factory=dict)  # links and anchors of slimmed ones
     binary: list[str] = field(default_factory=list)  # picked files ingest skips as binary
+    rules: IgnoreRules | None = None  # the ignore rules the walk went by
 
     def targets(self) -> Iterator[Document | Deferred]:
         """The documents to lint, in path order; a slimmed one comes as its first half
@@ -238,7 +239,7 @@ def select_documents(
                 parts[full.path] = alone(full, loaded)
         corpus.append(loaded)
     chosen = [i for i, d in enumerate(corpus) if picked(d.path)]
-    return Selection(corpus, chosen, settings, sources, parts, scans, binary)
+    return Selection(corpus, chosen, settings, sources, parts, scans, binary, rules)
 
 
 def _warn_unwalked(ws: Workspace, scope: Sequence[str], rules: IgnoreRules, warn: Warn) -> None:

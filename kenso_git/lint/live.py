@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kenso_git.config import Settings
 from kenso_git.config import load_settings
@@ -34,6 +35,9 @@ from kenso_git.repo.workspace import is_markdown
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import parse_document
+
+if TYPE_CHECKING:
+    from kenso_git.repo.ignore import IgnoreRules
 
 
 class LinkedDoc(NamedTuple):
@@ -59,10 +63,12 @@ class LiveCorpus:
         config: LintConfig,
         docs: dict[str, Document],
         facts: CorpusFacts,
+        rules: IgnoreRules | None = None,
     ) -> None:
         self.workspace = ws
         self.settings = settings
         self.config = config
+        self._rules = rules  # the ignore rules the read walked by
         self._docs = docs
         self._facts = facts
         self._asked: set[str] = set()  # missing paths git was asked about
@@ -82,7 +88,7 @@ class LiveCorpus:
         selection = select_documents(ws, settings, [], warn=warn)
         docs = {doc.path: doc for doc in selection.corpus}
         facts = facts_for(ws, selection, config, warn=warn)
-        live = cls(ws, settings, config, docs, facts)
+        live = cls(ws, settings, config, docs, facts, selection.rules)
         if facts.links is not None:
             facts.links.settle()  # a server keeps no git waiting to be read
             live._asked.update(facts.links.missing(selection.corpus))
@@ -99,6 +105,11 @@ class LiveCorpus:
             return None
         path = rel.as_posix()
         return path if is_markdown(path) and not path.startswith(".git/") else None
+
+    def is_ignored(self, path: str) -> bool:
+        """Whether `kenso-git lint` refuses the repo-relative `path` as ignored (.gitignore,
+        .cursorignore, .kensoignore, `exclude`): the rules the read walked by."""
+        return self._rules is not None and self._rules.is_ignored(path)
 
     def lint(self, path: str) -> tuple[Violation, ...]:
         """The findings of the document at `path` as it stands in memory."""

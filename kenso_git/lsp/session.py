@@ -10,7 +10,6 @@ changing a file of the work tree), and every open document's findings published.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -22,7 +21,6 @@ from kenso_git import __version__
 from kenso_git.api.git import head_commit
 from kenso_git.api.lint import LiveCorpus
 from kenso_git.api.lint import Violation
-from kenso_git.api.search import scope_for
 from kenso_git.api.workspace import Workspace
 from kenso_git.api.workspace import find_workspace
 from kenso_git.errors import KensoError
@@ -39,17 +37,12 @@ DEBOUNCE_S = 0.1  # a checkout's changes come in several batches: one read for t
 _NOTHING, _CHECK, _READ = 0, 1, 2  # what the next background read does, least first
 
 
-def _never(rel: str) -> bool:
-    return False
-
-
 class Reading(NamedTuple):
     """A read of the repository: its corpus, and what it was read by."""
 
     corpus: LiveCorpus
     stamp: TreeStamp | None  # the work tree before the read (clients that watch no files)
     head: str | None  # the commit HEAD pointed at before the read
-    is_ignored: Callable[[str], bool]  # the ignore rules `kenso-git lint` applies
 
 
 class KensoServer(LanguageServer):
@@ -69,7 +62,6 @@ class KensoServer(LanguageServer):
         self.watched = False  # the client reports changes to the files the corpus reads
         self.stamp: TreeStamp | None = None  # else: the work tree at the last read
         self.head: tuple[Workspace, str | None] | None = None  # HEAD's commit at the last read
-        self.is_ignored: Callable[[str], bool] = _never  # by the last read's ignore rules
         self.wanted = _NOTHING  # what the next background read does
         self.rereading: asyncio.Task[None] | None = None
 
@@ -119,7 +111,7 @@ class KensoServer(LanguageServer):
         loop = asyncio.get_running_loop()
         stamped = not self.watched
         read = await loop.run_in_executor(None, _read_repository, root, stamped)
-        self.stamp, self.is_ignored = read.stamp, read.is_ignored
+        self.stamp = read.stamp
         self.head = (read.corpus.workspace, read.head)
         return read.corpus
 
@@ -203,7 +195,7 @@ class KensoServer(LanguageServer):
         ignored."""
         fs_path = to_fs_path(uri)
         path = None if fs_path is None else corpus.relative(Path(fs_path))
-        return None if path is None or self.is_ignored(path) else path
+        return None if path is None or corpus.is_ignored(path) else path
 
     def encoding(self) -> str:
         """The position encoding agreed at `initialize` (utf-16 unless the client chose)."""
@@ -242,8 +234,4 @@ def _read_repository(root: Path, stamped: bool) -> Reading:
     ws = find_workspace(root)
     stamp = TreeStamp.take(ws.root, ws.common_dir) if stamped else None
     head = head_commit(ws)
-    corpus = LiveCorpus.open(root)
-    # `kenso-git lint FILE` says "ignored ..., not linted" by these rules; the MCP server's
-    # roots are no part of them (a malformed entry must not stop the editor's lint)
-    settings = corpus.settings._replace(agent_scoped_roots=())
-    return Reading(corpus, stamp, head, scope_for(corpus.workspace, settings).is_ignored)
+    return Reading(LiveCorpus.open(root), stamp, head)
