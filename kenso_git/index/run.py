@@ -4,7 +4,6 @@ vanished removed, the links and meta rows brought up to date at the end."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Mapping
@@ -248,16 +247,11 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
 def _never_indexed(root: Path, path: str) -> bool:
     """A path discovery always skips (repo.discover): a name no agent may use (`b%41.md`),
     or one inside an environment folder (a virtualenv, `node_modules`)."""
-    from kenso_git.repo.discover import is_environment
+    from kenso_git.repo.discover import in_environment
     from kenso_git.repo.pathtext import unnameable
     from kenso_git.repo.workspace import is_undecodable
 
-    if unnameable(path) is not None or is_undecodable(path):
-        return True
-    parts = path.split("/")[:-1]
-    return any(
-        is_environment(os.path.join(root, *parts[: i + 1]), parts[i]) for i in range(len(parts))
-    )
+    return unnameable(path) is not None or is_undecodable(path) or in_environment(root, path)
 
 
 def differs_from_head(

@@ -180,7 +180,7 @@ def discover_paths(
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):
             continue
-        if in_nested_repository(ws.root, rel) or _in_environment(ws.root, rel):
+        if in_nested_repository(ws.root, rel) or in_environment(ws.root, rel):
             continue
         sf = _markdown_entry(ws.root, rules, rel, location, say)
         if sf is not None:
@@ -203,7 +203,8 @@ def is_environment(path: str, name: str) -> bool:
     return any(os.path.lexists(os.path.join(path, marker)) for marker in ENV_FOLDER_MARKERS)
 
 
-def _in_environment(root: Path, rel: str) -> bool:
+def in_environment(root: Path, rel: str) -> bool:
+    """Whether a folder on the way to `rel` is an environment folder (`is_environment`)."""
     parts = rel.split("/")[:-1]
     return any(
         is_environment(os.path.join(root, *parts[: i + 1]), parts[i]) for i in range(len(parts))
