@@ -14,6 +14,7 @@ from typing import NoReturn
 from typing import Protocol
 from typing import cast
 
+from kenso_git import __version__
 from kenso_git.cli.output import report_error
 from kenso_git.cli.output import say_on_stderr
 from kenso_git.errors import ExitCode
@@ -87,7 +88,7 @@ def _crashed(err: Exception) -> NoReturn:
     try:
         fd, where = tempfile.mkstemp(prefix="kenso-git-crash-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as log:
-            log.write(f"kenso-git {_version()}, {' '.join(sys.argv)}\n\n{text}")
+            log.write(f"kenso-git {__version__}, {' '.join(sys.argv)}\n\n{text}")
     except OSError:
         say_on_stderr(text)
         where = ""
@@ -98,16 +99,6 @@ def _crashed(err: Exception) -> NoReturn:
     )
     report_error(KensoError(f"internal error: {what}", hint=hint))
     raise SystemExit(int(ExitCode.FAILURE)) from None
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version
-
-    try:
-        return version("kenso-git")
-    except PackageNotFoundError:
-        return "(version unknown)"
 
 
 def _exit_cleanly_on_sigterm() -> None:
