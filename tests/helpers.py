@@ -86,6 +86,19 @@ def branched_repo(
     return root
 
 
+def orphan_repo(root: Path) -> Path:
+    """A repository whose branch `fresh` (checked out) starts a second history, sharing no
+    commit with `main`: `main` has docs/a.md, `fresh` only docs/o.md."""
+    init_repo(root, {"docs/a.md": "# Main page about widgets\n\nSome text long enough.\n"})
+    git(root, "checkout", "-q", "--orphan", "fresh")
+    git(root, "rm", "-rq", "--cached", ".")
+    (root / "docs" / "a.md").unlink()
+    write(root, {"docs/o.md": "# Orphan zebra walrus\n\nPelican quartz nimbus kiwi.\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "orphan")
+    return root
+
+
 def docs_kb(root: Path, files: dict[str, str]) -> KnowledgeBase:
     """A knowledge base of `files` (paths under `root/docs`), ingested into `root/index.db`."""
     from kenso_git.kb import KnowledgeBase

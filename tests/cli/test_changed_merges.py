@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.helpers import git
 from tests.helpers import init_repo
+from tests.helpers import orphan_repo
 from tests.helpers import run_cli as run
 from tests.helpers import write
 
@@ -67,20 +68,9 @@ def test_a_hit_on_a_doc_a_merge_made_carries_the_merge_as_its_last_commit(
     assert "uncommitted" not in hit
 
 
-def _orphan(root: Path) -> None:
-    """The tester's r10: branch `fresh` starts a second history, sharing no commit."""
-    init_repo(root, {"docs/a.md": "# Main page about widgets\n\nSome text long enough.\n"})
-    git(root, "checkout", "-q", "--orphan", "fresh")
-    git(root, "rm", "-rq", "--cached", ".")
-    (root / "docs" / "a.md").unlink()
-    write(root, {"docs/o.md": "# Orphan zebra walrus\n\nPelican quartz nimbus kiwi.\n"})
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "orphan")
-
-
 def test_changed_between_unrelated_histories_says_they_share_no_commit(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    _orphan(root)
+    orphan_repo(root)
 
     proc = run(root, "changed", "--since", "main", "--until", "HEAD")
 

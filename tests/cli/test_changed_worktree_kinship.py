@@ -11,26 +11,16 @@ from pathlib import Path
 
 from tests.helpers import git
 from tests.helpers import init_repo
+from tests.helpers import orphan_repo
 from tests.helpers import run_cli as run
 from tests.helpers import write
-
-
-def _orphan(root: Path) -> None:
-    """The tester's r10: branch `fresh` starts a second history, sharing no commit."""
-    init_repo(root, {"docs/a.md": "# Main page about widgets\n\nSome text long enough.\n"})
-    git(root, "checkout", "-q", "--orphan", "fresh")
-    git(root, "rm", "-rq", "--cached", ".")
-    (root / "docs" / "a.md").unlink()
-    write(root, {"docs/o.md": "# Orphan zebra walrus\n\nPelican quartz nimbus kiwi.\n"})
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "orphan")
 
 
 def test_changed_against_the_work_tree_of_an_orphan_branch_says_no_common_history(
     tmp_path: Path,
 ) -> None:
     root = tmp_path / "repo"
-    _orphan(root)
+    orphan_repo(root)
 
     proc = run(root, "changed", "--since", "main")
 
@@ -68,7 +58,7 @@ def test_changed_against_the_work_tree_says_how_since_stands_to_head(tmp_path: P
 
 def test_a_doc_the_work_tree_changed_is_still_last_uncommitted(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    _orphan(root)
+    orphan_repo(root)
     write(root, {"docs/draft.md": "# Draft page\n\nNot committed yet.\n"})
 
     proc = run(root, "changed", "--since", "main")
