@@ -19,6 +19,7 @@ from pygls.uris import to_fs_path
 
 from kenso_git.lsp.diagnostic import SOURCE
 from kenso_git.lsp.session import KensoServer
+from kenso_git.lsp.session import path_of
 from kenso_git.lsp.watch import calls_for_read
 from kenso_git.lsp.watch import can_watch
 from kenso_git.lsp.watch import registration
@@ -76,7 +77,7 @@ async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) 
     corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
     if corpus is None:
         return
-    path = ls.path_of(corpus, uri)
+    path = path_of(corpus, uri)
     fs_path = to_fs_path(uri)
     if path is not None and fs_path is not None:
         try:
@@ -133,7 +134,7 @@ async def _hover(ls: KensoServer, params: types.HoverParams) -> types.Hover | No
     corpus, uri = await ls.live(params.text_document.uri), params.text_document.uri
     if corpus is None or not ls.is_open(uri):
         return None  # the position is in the editor's text: none without one
-    path = ls.path_of(corpus, uri)
+    path = path_of(corpus, uri)
     if path is None:
         return None
     at = params.position

@@ -154,7 +154,7 @@ class KensoServer(LanguageServer):
             self.failed(err)
             return
         for uri in list(self.workspace.text_documents):  # the editor's text wins
-            path = self.path_of(corpus, uri)
+            path = path_of(corpus, uri)
             if path is not None:
                 corpus.update(path, self.text_of(uri))
         self.corpus, self.shown_error = read, None
@@ -189,14 +189,6 @@ class KensoServer(LanguageServer):
         """Whether the editor opened the document at `uri` (its text is the editor's)."""
         return unquote(uri) in self.workspace.text_documents
 
-    def path_of(self, corpus: LiveCorpus, uri: str) -> str | None:
-        """The repo-relative path of the document at `uri` when the rules judge it: a
-        Markdown file of the corpus's work tree that `kenso-git lint` does not refuse as
-        ignored."""
-        fs_path = to_fs_path(uri)
-        path = None if fs_path is None else corpus.relative(Path(fs_path))
-        return None if path is None or corpus.is_ignored(path) else path
-
     def encoding(self) -> str:
         """The position encoding agreed at `initialize` (utf-16 unless the client chose)."""
         agreed = self.workspace.position_encoding or UTF16
@@ -208,7 +200,7 @@ class KensoServer(LanguageServer):
         return Page.of(self.text_of(uri), self.encoding())
 
     def publish(self, corpus: LiveCorpus, uri: str) -> None:
-        path = self.path_of(corpus, uri)
+        path = path_of(corpus, uri)
         found = corpus.lint(path) if path is not None else ()
         self.found[uri] = found
         page = self.page(uri)
@@ -219,7 +211,7 @@ class KensoServer(LanguageServer):
 
     def refresh(self, corpus: LiveCorpus, uri: str) -> None:
         """Take the editor's text of `uri`, then publish every open document's findings."""
-        path = self.path_of(corpus, uri)
+        path = path_of(corpus, uri)
         if path is not None:
             corpus.update(path, self.text_of(uri))
         self.publish(corpus, uri)
@@ -235,3 +227,11 @@ def _read_repository(root: Path, stamped: bool) -> Reading:
     stamp = TreeStamp.take(ws.root, ws.common_dir) if stamped else None
     head = head_commit(ws)
     return Reading(LiveCorpus.open(root), stamp, head)
+
+
+def path_of(corpus: LiveCorpus, uri: str) -> str | None:
+    """The repo-relative path of the document at `uri` when the rules judge it: a Markdown
+    file of the corpus's work tree that `kenso-git lint` does not refuse as ignored."""
+    fs_path = to_fs_path(uri)
+    path = None if fs_path is None else corpus.relative(Path(fs_path))
+    return None if path is None or corpus.is_ignored(path) else path
