@@ -6,7 +6,8 @@ sends them a byte at a time (slowloris) would hold its connection open indefinit
 the request timeout. `CallLanes` reads each `POST /mcp` body (size-capped), weighs the call
 by its arguments (long queries, big bodies) and gives every call that does work a ticket of
 `serve.lanes`, which decides on the worker thread whether it runs, waits, or, once measured
-as expensive, gives way (docs/security.md, "Bounded work").
+as expensive, gives way (docs/security.md, "Bounded work"). A call holding a lone UTF-16
+surrogate, which the SDK's JSON parser refuses, is handed on `tunnel.carried`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from uvicorn.protocols.http.h11_impl import RequestResponseCycle
 from kenso_git.errors import BusyError
 from kenso_git.serve.http.lanes import CURRENT
 from kenso_git.serve.http.lanes import Lanes
+from kenso_git.serve.mcp import tunnel
 
 log = logging.getLogger("kenso_git.mcp")
 
@@ -206,7 +208,7 @@ class CallLanes:
         if body is None:
             await _reply(413, f"request body over {MAX_BODY_BYTES} bytes", scope, send)
             return
-        replay = _replaying(body, receive)
+        replay = _replaying(tunnel.carried(body) or body, receive)  # weighed as sent
         if not _calls_a_tool(body):  # initialize, notifications, tools/list...
             await self.app(scope, replay, send)
             return

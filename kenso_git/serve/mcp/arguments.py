@@ -11,9 +11,11 @@ is not an integer here, where pydantic would read 1, and neither is a float past
 such as `1e308`, which stands for no one integer). An integer below the least its tool
 takes is refused by the tool itself (`in_range`), naming the range: every door runs it.
 
-An argument that does not fit is an `ArgumentError` naming it and what it should be. Every
-tool's `path` goes through the scope gate (docs/security.md), so a `path` that is not a
-string is handed to the gate, and its `not-a-string` refusal is the answer.
+An argument that does not fit is an `ArgumentError` naming it and what it should be, and so
+are `arguments` that are not an object (the SDK's models answer those with a JSON-RPC -32602
+of their own, which `server.py` heads off). Every tool's `path` goes through the scope gate
+(docs/security.md), so a `path` that is not a string is handed to the gate, and its
+`not-a-string` refusal is the answer.
 """
 
 from __future__ import annotations
@@ -145,6 +147,16 @@ def _given(value: Any) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
+def not_an_object(name: str, arguments: object) -> ArgumentError:
+    """The error of a call of tool `name` whose `arguments` are not an object."""
+    return ArgumentError(
+        f"bad arguments for {name}: arguments should be an object (each argument's name "
+        f"to its value), not {_given(arguments)}",
+        hint=f"call {name} again with its arguments as a JSON object (tools/list gives "
+        "its inputSchema)",
+    )
+
+
 def checked(
     name: str, schema: Mapping[str, Any], arguments: object, gate: Callable[[object], object]
 ) -> dict[str, Any]:
@@ -154,9 +166,14 @@ def checked(
     Raises:
         ScopeError: `path` is not a string: the gate's refusal (`not-a-string`), saying
             what was expected.
-        ArgumentError: an argument is missing or does not fit (the message names each).
+        ArgumentError: `arguments` is neither an object nor null (absent), or an argument
+            is missing or does not fit (the message names each).
     """
-    given = arguments if isinstance(arguments, dict) else {}
+    if arguments is None:  # absent or null: no arguments, as MCP allows
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise not_an_object(name, arguments)
+    given: dict[str, Any] = arguments
     properties: Mapping[str, Any] = schema.get("properties", {})
     problems = [
         f"{field} is required ({expected(properties.get(field, {}))})"
@@ -173,7 +190,7 @@ def checked(
             problems.append(f"{field} should be {expected(properties[field])}, not {_given(value)}")
             if field == GATED:
                 refused = _refusal(gate, value)
-        elif _has_lone_surrogate(cast):
+        elif has_lone_surrogate(cast):
             problems.append(f"{field} holds a lone UTF-16 surrogate (\\ud800-\\udfff), not text")
         out[field] = cast
     if not problems:
@@ -193,13 +210,16 @@ def checked(
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _has_lone_surrogate(value: object) -> bool:
-    """A JSON string may escape half a UTF-16 pair (`"\\ud800"`), which no UTF-8 text
-    holds: every later step (the gate's paths, SQLite, git) would fail on it."""
+def has_lone_surrogate(value: object) -> bool:
+    """Whether `value` (decoded JSON) holds half a UTF-16 pair in a string, a key included.
+    A JSON string may escape one (`"\\ud800"`), which no UTF-8 text holds: every later step
+    (the gate's paths, SQLite, git) would fail on it."""
     if isinstance(value, str):
         return _SURROGATE.search(value) is not None
     if isinstance(value, list):
-        return any(_has_lone_surrogate(item) for item in value)
+        return any(has_lone_surrogate(item) for item in value)
+    if isinstance(value, dict):
+        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
     return False
 
 

@@ -11,6 +11,7 @@ on errors, and would replace kenso's message with a -32602 of their own.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 import sys
@@ -41,10 +42,12 @@ from mcp.types import jsonrpc_message_adapter
 
 from kenso_git import __version__
 from kenso_git.errors import KensoError
+from kenso_git.serve.mcp import tunnel
 from kenso_git.serve.mcp.answer import answer
 from kenso_git.serve.mcp.answer import refused
 from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
+from kenso_git.serve.mcp.arguments import not_an_object
 from kenso_git.serve.mcp.stdio import unreadable
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import TOOLS
@@ -88,9 +91,10 @@ def _bound(tool: Tool, service: Service) -> Callable[..., CallToolResult]:
 class _Server(MCPServer[Any]):
     """The SDK's server, checking a call's arguments as the SDK-free stdio loop does
     (`arguments.checked`, a `path` through the scope gate) before the SDK's own models:
-    one that does not fit is the documented JSON error, not the SDK's plain text. So is a
-    call naming no tool it offers (the SDK's "Unknown tool: NAME" is plain text, and a call
-    without a name its -32602 protocol error)."""
+    one that does not fit is the documented JSON error, not the SDK's plain text. So are
+    arguments that are not an object, and a call naming no tool it offers (the SDK's
+    "Unknown tool: NAME" is plain text, and a call without a name, or with arguments that
+    are not an object, its -32602 protocol error)."""
 
     def __init__(self, service: Service) -> None:
         super().__init__(
@@ -98,7 +102,7 @@ class _Server(MCPServer[Any]):
         )
         self.service = service
         self._schemas: dict[str, dict[str, Any]] | None = None
-        self.middleware.append(self._nameless)
+        self.middleware.append(self._ahead_of_validation)
 
     async def schemas(self) -> dict[str, dict[str, Any]]:
         """The input schema of each tool offered, by name."""
@@ -121,17 +125,29 @@ class _Server(MCPServer[Any]):
             return CallToolResult.model_validate(refused(err))
         return await super().call_tool(name, arguments, context)
 
-    async def _nameless(
+    async def _ahead_of_validation(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """A `tools/call` without a string `name`, answered before the SDK's validation of
-        its params (a -32602 protocol error) as `call_tool` answers an unknown name. The
-        result goes out as is: a model would be sent with fields the handlers' results lose
-        on the way out (`resultType`)."""
-        name = ctx.params.get("name") if ctx.params is not None else None
-        if ctx.method != "tools/call" or isinstance(name, str):
+        """A `tools/call` the SDK's validation of its params would refuse with a -32602
+        protocol error, answered before it as the SDK-free loop answers it: one without a
+        string `name` as `call_tool` answers an unknown name, one whose `arguments` are not
+        an object (nor null) as a call whose arguments do not fit. The params of a call
+        `tunnel.carried` rewrote are put back first. The result goes out as is: a model
+        would be sent with fields the handlers' results lose on the way out (`resultType`)."""
+        if ctx.method != "tools/call":
             return await call_next(ctx)
-        return unknown_tool(name, list(await self.schemas()))
+        params = tunnel.restored(ctx.params)
+        if params is not None:
+            ctx = dataclasses.replace(ctx, params=params)
+        given = ctx.params or {}
+        name, arguments = given.get("name"), given.get("arguments")
+        if isinstance(name, str) and (arguments is None or isinstance(arguments, dict)):
+            return await call_next(ctx)
+        offered = await self.schemas()
+        if not isinstance(name, str) or name not in offered:
+            return unknown_tool(name, list(offered))
+        log.info("tool %s refused its arguments: not an object", name)
+        return refused(not_an_object(name, arguments))
 
     async def run_stdio_async(self) -> None:
         """The SDK's `run_stdio_async`, reading stdin through `_readable_lines`."""
@@ -151,11 +167,13 @@ async def _readable_lines(answers: MemoryObjectSendStream[SessionMessage]) -> As
     """stdin's lines for the SDK's stdio transport, less those it would never answer (it
     logs a line it cannot read at DEBUG and reads on, and its client waits for ever): those
     get the SDK-free loop's answer on `answers` (`_refusal`). Blank lines are skipped, as
-    that loop skips them."""
+    that loop skips them. A call holding a lone surrogate, which the SDK could not read,
+    is `tunnel.carried` to the server."""
     async with answers:
         async for raw in anyio.wrap_file(sys.stdin.buffer):
             if not raw.strip():
                 continue
+            raw = tunnel.carried(raw) or raw
             refusal = _refusal(raw)
             if refusal is None:
                 yield raw.decode("utf-8", errors="replace")
