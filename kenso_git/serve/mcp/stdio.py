@@ -29,6 +29,7 @@ from kenso_git.serve.mcp.answer import refused
 from kenso_git.serve.mcp.answer import text_error
 from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
+from kenso_git.serve.mcp.arguments import has_lone_surrogate
 from kenso_git.serve.mcp.toolcache import load
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import by_name
@@ -95,8 +96,12 @@ def unreadable(raw: bytes) -> dict[str, Any] | None:
 
 
 def _ident(message: object) -> str | int | None:
-    """The id of `message` when it is one JSON-RPC allows (a string or an integer)."""
+    """The id of `message` when it is one JSON-RPC allows (a string or an integer) and its
+    answer can carry: not a string holding a lone UTF-16 surrogate (`"\\ud800"`), which
+    UTF-8 cannot hold and the SDK's server cannot write (it crashed on one)."""
     ident = message.get("id") if isinstance(message, dict) else None
+    if isinstance(ident, str) and has_lone_surrogate(ident):
+        return None
     return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
 
 
@@ -120,7 +125,10 @@ class Session:
         self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="kenso-tool")
 
     def send(self, message: Mapping[str, Any]) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        # a lone surrogate (a method's name echoed back) only ever sits in a JSON string,
+        # where backslashreplace writes it as the escape it came in as: `\ud800`
+        line = text.encode("utf-8", "backslashreplace") + b"\n"
         with self._write:
             self.out.write(line)
             self.out.flush()
