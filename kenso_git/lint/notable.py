@@ -27,9 +27,9 @@ from kenso_git.lint.targets import Placed
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
-from kenso_git.text.mdcode import CodeSpans
-from kenso_git.text.mdlinks import _CODE_SPAN
+from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mdlinks import _DEFINITION
+from kenso_git.text.mdlinks import CODE_OPENING
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import HTML_TAG
 from kenso_git.text.mdlinks import LINK_TARGET
@@ -96,7 +96,7 @@ class _Pass:
         self.kept: list[tuple[LinkRef, Placed]] = []
         self.skipped: dict[str, int] = {}  # a dict: a Counter costs ~1 us to make
         self.seen = 0  # `](` and definitions met: at MAX_REFS the caps of `links` may bind
-        self.code = CodeSpans(doc.body)  # the code spans of each line a link is met on
+        self.code = code_spans(doc)  # paired when a link is first met
         self.tried = -1  # the line start last tried as a definition (a region's)
 
     def region(self, start: int, end: int) -> bool:
@@ -113,7 +113,8 @@ class _Pass:
         for match in _LINK_OR_COLON.finditer(body, start, end):
             raw = match[1]
             if raw is None or "]:" in match[0]:
-                if (defined := self._line_definition(match.start(), start, end)) is not None:
+                defined = self._line_definition(match.start(), start, end)
+                if defined is not None and not self.code.inside(defined.start()):
                     seen += 1
                     if seen >= MAX_REFS:
                         return False
@@ -238,14 +239,14 @@ def _naming_the_tree(
 ) -> list[tuple[int, int]]:
     """The regions of `spans` with an inline code span whose first path segment may name
     a top-level entry of the tree (case-blind): the only ones where `code_paths` can find
-    a path `classify_code` places. The spans' text is taken in C (`findall` pairs the
-    backticks as `code_paths`' `finditer` does); most regions have no such span."""
+    a path `classify_code` places. What follows each backtick run is taken in C (every
+    code span's opening is one, whichever run closes it); most regions have no such run."""
     out = []
     for start, end in spans:
         if body.find("`", start, end) < 0:
             continue
-        for code in _CODE_SPAN.findall(body, start, end):
-            if "/" in code and code.strip().partition("/")[0].casefold() in folded_top:
+        for code in CODE_OPENING.findall(body, start, end):
+            if "/" in code and code.partition("/")[0].casefold() in folded_top:
                 out.append((start, end))
                 break
     return out

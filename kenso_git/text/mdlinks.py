@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from collections.abc import Iterator
 
 from kenso_git.records import NamedTuple
-from kenso_git.text.mdcode import CodeSpans
 from kenso_git.text.mdcode import code_blocks
+from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mdcode import escaped
 from kenso_git.text.mdcode import outside_code_blocks
 from kenso_git.text.parse import Document
@@ -87,9 +88,12 @@ _PARENS = re.compile(r"[()]")
 _COMMENT = re.compile("<!--")
 # `](target)`: one scan of a region finds every inline link's target in C.
 _INLINE = re.compile(r"\]\(" + LINK_TARGET.pattern)
-# A literal first character lets the engine skip to each backtick (a lookbehind first made
-# the scan of the docs corpus 5x slower); the characters around a span are checked after.
-_CODE_SPAN = re.compile(r"`([^`\n]{1,300})`")
+_MAX_CODE_PATH = 300  # characters of a code span read as a path (more: not a path)
+# What follows a backtick run that may open a code span naming a path: any blank, then the
+# path's first characters (group 1). `code_paths` pairs the runs; this finds, in C, the
+# regions where one may stand (a superset: every path span's opening matches). A literal
+# first backtick lets the engine skip to each; the lookbehind tries a run once, at its start.
+CODE_OPENING = re.compile(r"`(?<!``)`*+\s*+([^`\s]{1,300})")
 # A repository path as prose writes one: segments of word characters, dots, `@`, `+` and
 # `-`, at least one slash, an optional trailing slash.
 _PATH_TOKEN = re.compile(r"[\w@+-][\w.@+-]*(?:/[\w.@+-]+)+/?|[\w@+-][\w.@+-]*/")
@@ -260,7 +264,7 @@ def scan_links(
     tagged = False  # an HTML `<a href>` or `<img src>` was found
     # the loop runs once per link of a corpus (12,500 in the docs corpus): names bound here
     append, rfind, find = found.append, body.rfind, body.find
-    in_code = CodeSpans(body).inside
+    in_code = code_spans(doc).inside
     definitions = "]:" in body
     for start, end in regions(doc) if spans is None else spans:
         for match in _INLINE.finditer(body, start, end):
@@ -293,6 +297,7 @@ def scan_links(
             found.extend(
                 link_ref(DEFINITION, m[2], m.start(2))
                 for m in _DEFINITION.finditer(body, start, end)
+                if not in_code(m.start())  # a code span over lines may hold one
             )
             full = len(found) >= cap
         if find("<", start, end) >= 0:
@@ -329,22 +334,28 @@ def code_paths(
     doc: Document, spans: list[tuple[int, int]] | None = None, cap: int = MAX_REFS
 ) -> list[LinkRef]:
     """The inline code spans of the body that look like repository paths, in body order
-    (`spans`: its `regions`, when the caller has them already): the first `cap`."""
+    (`spans`: its `regions`, when the caller has them already; a code span counts where it
+    opens): the first `cap`."""
     body, found = doc.body, list[LinkRef]()
+    if "`" not in body:
+        return found
+    code = code_spans(doc).spans()
+    if not code:
+        return found
+    opens = [start for start, _end, _width in code]
     for start, end in regions(doc) if spans is None else spans:
-        if body.find("`", start, end) < 0:
-            continue
-        for match in _CODE_SPAN.finditer(body, start, end):
-            if "/" not in match[1]:
+        for at in range(bisect_left(opens, start), len(code)):
+            opened, closed, width = code[at]
+            if opened >= end:
+                break
+            text = body[opened + width : closed - width]
+            if len(text) > _MAX_CODE_PATH or "/" not in text:
                 continue
-            before, after = match.start() - 1, match.end()
-            if (before >= 0 and body[before] in "`\\") or (after < end and body[after] == "`"):
-                continue  # part of a longer backtick run or escaped
-            token = path_token(match[1])
+            token = path_token(text)
             if token is None:
                 continue
-            lead = len(match[1]) - len(match[1].lstrip())
-            found.append(LinkRef(CODE, token, match.start(1) + lead))
+            lead = len(text) - len(text.lstrip())
+            found.append(LinkRef(CODE, token, opened + width + lead))
             if len(found) >= cap:
                 return found
     return found
@@ -358,15 +369,15 @@ def first_unchecked(doc: Document, spans: list[tuple[int, int]] | None = None) -
     found, stopped = scan_links(doc, spans, MAX_REFS + 1)
     paths = code_paths(doc, spans, MAX_REFS + 1)
     past = [refs[MAX_REFS].offset for refs in (found, paths) if len(refs) > MAX_REFS]
-    if stopped >= 0 and (link := _next_link(doc.body, spans, stopped)) is not None:
+    if stopped >= 0 and (link := _next_link(doc, spans, stopped)) is not None:
         past.append(link)
     return min(past, default=None)
 
 
-def _next_link(body: str, spans: list[tuple[int, int]], at: int) -> int | None:
+def _next_link(doc: Document, spans: list[tuple[int, int]], at: int) -> int | None:
     """The target offset of the first inline link from `at` on (outside code spans, opened
     by a `[`): what the scan would have kept next had `MAX_LINK_SCANS` not bound."""
-    in_code = CodeSpans(body).inside
+    body, in_code = doc.body, code_spans(doc).inside
     for start, end in spans:
         if end <= at:
             continue

@@ -229,6 +229,14 @@ _PIECE = st.sampled_from(
         "\n   ",
         "\n    ",
         "`",
+        # code spans over lines, and what ends their paragraph
+        "``",
+        "\\`",
+        "\n\n",
+        "\n- ",
+        "\n# ",
+        "\n> ",
+        "\n| ",
         "<!--",
         "-->",
         "\n```\n",
@@ -265,6 +273,9 @@ _PIECE = st.sampled_from(
 @example(["`x/y`", " ", "`src/gone.py`"])  # a region's second span names the tree
 @example(["`x/y", "`src/gone.py`"])  # backticks paired left to right
 @example(["`ſrc/gone.py`"])  # a first segment matching the tree once case-folded
+@example(["`", "\n", "[r", "](old.md)", "`"])  # a code span over a line break
+@example(["`", "\n", "[r", "]: old.md", "`"])  # ... holding a definition's shape
+@example(["`", "\n", "`src/gone.py`"])  # a path span opened on the line after a span
 def test_notable_in_one_pass_is_the_two_pass_scan_on_any_mix_of_link_syntax(
     pieces: list[str],
 ) -> None:
