@@ -234,13 +234,19 @@ def most_that_fit(
     items: list[ItemT],
     page: Callable[[list[ItemT], bool], PageT],
     fits: Callable[[PageT], bool],
+    *,
+    count: int | None = None,
 ) -> int:
     """How many of `items` (at least 1) a `page` with more to follow holds while it `fits`.
-    An answer still too large (one item too large on its own) is refused whole later."""
-    low, high = 1, len(items) - 1
+    An answer still too large (one item too large on its own) is refused whole later.
+
+    With `count`, `items` are the first of `count` items, every one a page that fits could
+    hold (the caller knows a longer page is too large): the answer is the one the whole
+    list would give, without making or measuring a page longer than `items`."""
+    low, high = 1, (len(items) if count is None else count) - 1
     while low < high:
         mid = (low + high + 1) // 2
-        if fits(page(items[:mid], True)):
+        if mid <= len(items) and fits(page(items[:mid], True)):
             low = mid
         else:
             high = mid - 1

@@ -64,6 +64,21 @@ SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage")
 
 
+class _ScopedGate:
+    """A call's gate naming its scope (`scope_key`): `get_related` keeps the list it walked
+    under a scope for that scope's later pages while the index is unchanged, and judges
+    every row a page shows again by the call's gate (search/graph/related.py)."""
+
+    __slots__ = ("_gate", "scope_key")
+
+    def __init__(self, gate: Callable[[str], bool], scope: Scope) -> None:
+        self._gate = gate
+        self.scope_key = scope
+
+    def __call__(self, path: str) -> bool:
+        return self._gate(path)
+
+
 class Service:
     """Lazily opened knowledge base plus the scope gate, shared by all tool calls."""
 
@@ -292,10 +307,15 @@ class Service:
             ScopeError: the path is refused by the scope gate.
             CursorError: the cursor is not a next_cursor of this request.
         """
-        rel = self.scope.resolve(path)
-        with self.gated() as gate:
+        scope = self.scope  # one reading of the rules, for the gate and the list's key
+        rel = scope.resolve(path)
+        with scope.gating(self.kb().same_file()) as gate:
             page = self.kb().get_related_page(
-                rel, depth=depth, relation_type=relation_type, cursor=cursor, path_filter=gate
+                rel,
+                depth=depth,
+                relation_type=relation_type,
+                cursor=cursor,
+                path_filter=_ScopedGate(gate, scope),
             )
         if cursor is None and not page.get("truncated"):
             return page["results"], {"results": page["results"]}
