@@ -21,6 +21,12 @@ from kenso_git.store.meta import read_value as read_meta_value
 from kenso_git.store.schema import META_GENERATION
 
 _WORD = re.compile(r"[^\W_]+")
+# Names spelt with symbols the word pattern drops: to it `C++` and `C#` are `c`, `F#` is `f`
+# and `.NET` is `net`, while the paths of the pages about them say `cpp`, `csharp`, `fsharp`
+# and `dotnet` (one page per language: #31). Not inside a word or a host name
+# (`example.net`, `ASP.NET`, `c++17`).
+_SYMBOL_NAME = re.compile(r"(?<![\w+#.])(?:([cC])\+\+(?![\w+])|([cCfF])#(?![\w#])|\.(NET|net)\b)")
+_SYMBOL_WORD = {"c+": " cpp ", "c#": " csharp ", "f#": " fsharp ", "net": " dotnet "}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
 # The labelled lines of a document's search labels (text.chunk.search_labels, spelt out:
@@ -64,14 +70,22 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=8192)  # titles and headings of the same candidates come back query after query
 def words(text: str) -> frozenset[str]:
-    """The stemmed content words of `text`, camelCase split as well as whole."""
+    """The stemmed content words of `text`, camelCase split as well as whole; `C++`, `C#`,
+    `F#` and `.NET` are the words their pages' paths use (`cpp`, `csharp`, ...)."""
     out: set[str] = set()
+    if "+" in text or "#" in text or ".n" in text or ".N" in text:
+        text = _SYMBOL_NAME.sub(_symbol_word, text)
     for token in _WORD.findall(text):
         out.add(stem(token))
         parts = _CAMEL.split(token)
         if len(parts) > 1:
             out.update(stem(p) for p in parts)
     return frozenset(w for w in out if w not in _STOP)
+
+
+def _symbol_word(match: re.Match[str]) -> str:
+    cpp, sharp, _net = match.groups()
+    return _SYMBOL_WORD["c+" if cpp else f"{sharp.lower()}#" if sharp else "net"]
 
 
 def path_words(path: str) -> frozenset[str]:
