@@ -411,6 +411,7 @@ def _ask_git_for_moves(
     """Start git's search for where the missing targets went; `links` reads its answer
     when a rule first asks (lint asks last: the documents that wait for it go last)."""
     from kenso_git.errors import GitError
+    from kenso_git.repo.moves import find_moves
     from kenso_git.repo.moves import start_moves
 
     def failed(exc: GitError) -> None:
@@ -436,5 +437,12 @@ def _ask_git_for_moves(
         links.moves.update(found.moved)
         links.deleted.update(found.deleted)
         links.origins.update(found.origins or {})
+        # a moved page's links read from its old folder may name pages git moved too
+        again = links.origin_targets()
+        if again:
+            try:
+                links.moves.update(find_moves(ws, again, links.tree.__contains__).moved)
+            except GitError as exc:
+                failed(exc)
 
     links.await_moves(settle, pending.discard)

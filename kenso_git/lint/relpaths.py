@@ -1,6 +1,7 @@
 """A path written from one page to another: a moved target re-written as the link wrote it
-(`relative_to`: root-relative, `./` or folder-relative, escapes kept), and the paths a
-relates_to entry may name (`relation_paths`)."""
+(`relative_to`: root-relative, `./` or folder-relative, escapes kept), the paths a
+relates_to entry may name (`relation_paths`), and a moved page's link read from its old
+folder (`Rebased`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,21 @@ import posixpath
 import re
 from urllib.parse import quote
 
+from kenso_git.records import NamedTuple
+from kenso_git.repo.moves import Move
+from kenso_git.repo.moves import Origin
 from kenso_git.text.parse import normalise_target
+
+
+class Rebased(NamedTuple):
+    """A moved page's dead relative link read from the page's old folder: the path it
+    names from there, now in the tree (`real`); when git moved that path too, from where
+    (`was`) and the move."""
+
+    origin: Origin  # where the page was
+    real: str
+    was: str = ""
+    move: Move | None = None
 
 
 def relative_to(source: str, raw_path: str, new: str, *, link: bool = True) -> str:

@@ -28,6 +28,7 @@ from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import relation_paths
 from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import TreeIndex
@@ -428,14 +429,33 @@ class LinkFacts:
         moved one, its links may have been written for its old folder."""
         return sorted(self._sources)
 
-    def moved_source(self, doc: Document, target: Target) -> tuple[Origin, str] | None:
+    def moved_source(self, doc: Document, target: Target) -> Rebased | None:
         """Where git moved `doc` from and the path its dead relative link `target` names
-        from there, when that path is in the tree: the link was written for the old folder."""
+        from there, when that path is in the tree (the link was written for the old folder)
+        or git moved it too, in the same change or another (the link follows it)."""
         origin = self.origins.get(doc.path) if _rebased(target) else None
         if origin is None:
             return None
-        placed = classify(origin.old, target.ref.target, self.tree)
-        return (origin, placed[1]) if placed[0] == FOUND and placed[1] != origin.old else None
+        status, path, _fragment, _reason = classify(origin.old, target.ref.target, self.tree)
+        if status == FOUND and path != origin.old:
+            return Rebased(origin, path)
+        move = self.move_of(path) if status == MISSING else None
+        return None if move is None else Rebased(origin, move.new, path, move)
+
+    def origin_targets(self) -> set[str]:
+        """The missing paths the dead relative links of moved documents (`sources`, once
+        git said where they were) name from their old folders, that git was not asked
+        about: where they went is what `moved_source` needs of a target moved too."""
+        out: set[str] = set()
+        for source in self._sources:
+            origin, doc = self._origins.get(source), self.docs.get(source)
+            if origin is None or doc is None:
+                continue
+            for target in filter(_rebased, self.notable(doc)):
+                placed = classify(origin.old, target.ref.target, self.tree)
+                if placed[0] == MISSING and placed[1] not in self._moves:
+                    out.add(placed[1])
+        return out - self._deleted.keys()
 
     def move_of(self, path: str) -> Move | None:
         """Where git moved `path`, when the new path is in the tree."""

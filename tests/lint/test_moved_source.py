@@ -72,3 +72,48 @@ def test_a_page_git_never_moved_keeps_its_dead_links_as_ks022(repo: Path) -> Non
     )
     commit_all(repo, "pages")
     assert [line.split(": ")[1].split(" ")[0] for line in _concise(repo)] == ["KS022"] * 3
+
+
+ALPHA = PAGE.format(t="Alpha") + "\n## Part\n\nSee [beta](beta.md) and [gamma](gamma.md).\n"
+BETA = PAGE.format(t="Beta") + "\nSee [alpha](alpha.md#part).\n"
+
+
+@pytest.mark.parametrize("commit", [True, False], ids=["committed", "staged"])
+def test_a_moved_pages_link_to_a_page_moved_with_it_follows_the_target(
+    repo: Path, commit: bool
+) -> None:
+    write(
+        repo,
+        {"docs/alpha.md": ALPHA, "docs/beta.md": BETA, "docs/gamma.md": PAGE.format(t="Gamma")},
+    )
+    commit_all(repo, "pages")
+    (repo / "guide").mkdir()
+    (repo / "ref").mkdir()
+    git(repo, "mv", "docs/alpha.md", "guide/alpha.md")
+    git(repo, "mv", "docs/beta.md", "ref/beta.md")
+    if commit:
+        commit_all(repo, "move two pages apart")
+    where = git(repo, "log", "-1", "--format=%h").strip() if commit else "the staged changes"
+    shown = run(repo, "--format", "concise", "--select", "KS022,KS024", "guide", "ref")
+    # before: KS022 link "beta.md": guide/beta.md does not exist, and
+    # KS022 link "alpha.md#part": ref/alpha.md does not exist
+    assert shown.stdout.splitlines() == [
+        f"guide/alpha.md:11:12: KS024 docs/alpha.md was moved to guide/alpha.md in {where}, "
+        f"and docs/beta.md was renamed to ref/beta.md in {where}; the link was written for "
+        'its old folder: lint --fix rewrites "beta.md" to "../ref/beta.md" (moved-target)',
+        f"guide/alpha.md:11:33: KS024 docs/alpha.md was moved to guide/alpha.md in {where}; "
+        'the link was written for its old folder: lint --fix rewrites "gamma.md" to '
+        '"../docs/gamma.md" (moved-target)',
+        f"ref/beta.md:9:13: KS024 docs/beta.md was moved to ref/beta.md in {where}, and "
+        f"docs/alpha.md was renamed to guide/alpha.md in {where}; the link was written for "
+        'its old folder: lint --fix rewrites "alpha.md#part" to "../guide/alpha.md#part" '
+        "(moved-target)",
+    ]
+    run(repo, "--fix", "guide", "ref")
+    assert (repo / "guide" / "alpha.md").read_text(encoding="utf-8") == ALPHA.replace(
+        "(beta.md)", "(../ref/beta.md)"
+    ).replace("(gamma.md)", "(../docs/gamma.md)")
+    assert (repo / "ref" / "beta.md").read_text(encoding="utf-8") == BETA.replace(
+        "(alpha.md#part)", "(../guide/alpha.md#part)"
+    )
+    assert run(repo, "--format", "concise", "--select", "KS022,KS023,KS024").stdout == ""

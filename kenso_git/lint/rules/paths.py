@@ -189,8 +189,8 @@ def _only_close(fragment: str, offered: frozenset[str]) -> bool:
     why="A renamed page breaks every link to it, and moving a page to another folder breaks "
     "its own relative links; git's rename detection knows where each went, so "
     "`kenso-git lint --fix` rewrites the link (re-based from the page's old folder) instead "
-    "of a reader hunting for it. A moved page's link whose target moved too is still a "
-    "KS022: fix that one by hand.",
+    "of a reader hunting for it. A moved page's link to a page git moved too (in the same "
+    "commit, the staged changes or another commit) is re-based to where that page went.",
     action="run lint --fix for renamed targets",
     deduction=3,
     cap=15,
@@ -238,18 +238,19 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
 
 def _rebased_link(doc: Document, target: Target, ctx: RuleContext) -> Finding | None:
     """KS024 of a relative link that is dead because git moved its page: from the page's
-    old folder it names a file of the tree, and the fix names that file from the new one."""
+    old folder it names a file of the tree, or one git moved too (in the same change or
+    another), and the fix names where that file is now from the page's new folder."""
     facts = ctx.corpus.links
     moved = None if facts is None else facts.moved_source(doc, target)
     if moved is None:
         return None
-    origin, real = moved
     raw = target.ref.target
     path, rest = _path_part(raw)
-    fixed = relative_to(doc.path, path, real) + rest
+    fixed = relative_to(doc.path, path, moved.real) + rest
+    also = "" if moved.move is None else f", and {moved.move.describe(moved.was)}"
     message = (
-        f"{origin.describe(doc.path)}; the {_what(target)} was written for its old folder: "
-        f'lint --fix rewrites "{raw}" to "{fixed}"'
+        f"{moved.origin.describe(doc.path)}{also}; the {_what(target)} was written for its "
+        f'old folder: lint --fix rewrites "{raw}" to "{fixed}"'
     )
     return Finding(target.line, target.column, message, raw, _edit(target, fixed))
 
