@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 from typing import TypeVar
 
+from kenso_git.api import search as search_api
 from kenso_git.api.revpool import RevisionPool
 from kenso_git.api.search import Scope
 from kenso_git.api.search import make_snippet
@@ -62,21 +63,6 @@ SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 # The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
 # a server's first answer need not wait for (#32).
 S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage")
-
-
-class _ScopedGate:
-    """A call's gate naming its scope (`scope_key`): `get_related` keeps the list it walked
-    under a scope for that scope's later pages while the index is unchanged, and judges
-    every row a page shows again by the call's gate (search/graph/related.py)."""
-
-    __slots__ = ("_gate", "scope_key")
-
-    def __init__(self, gate: Callable[[str], bool], scope: Scope) -> None:
-        self._gate = gate
-        self.scope_key = scope
-
-    def __call__(self, path: str) -> bool:
-        return self._gate(path)
 
 
 class Service:
@@ -310,12 +296,9 @@ class Service:
         scope = self.scope  # one reading of the rules, for the gate and the list's key
         rel = scope.resolve(path)
         with scope.gating(self.kb().same_file()) as gate:
+            kept = search_api.NamedGate(gate, scope)  # its list serves the scope's next pages
             page = self.kb().get_related_page(
-                rel,
-                depth=depth,
-                relation_type=relation_type,
-                cursor=cursor,
-                path_filter=_ScopedGate(gate, scope),
+                rel, depth=depth, relation_type=relation_type, cursor=cursor, path_filter=kept
             )
         if cursor is None and not page.get("truncated"):
             return page["results"], {"results": page["results"]}

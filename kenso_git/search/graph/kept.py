@@ -3,7 +3,7 @@ instead of walking the graph again (search/graph/related.py).
 
 A list is kept under the index's write generation (`docmeta.generation`: a sync makes every
 older list unreachable at once), the request (path, depth, relation type) and the scope
-whose gate judged its rows. A gate names its scope by a `scope_key` (`ScopedGate`); the
+whose gate judged its rows. A gate names its scope by a `scope_key` (`ScopedGate`, `NamedGate`); the
 verdicts of a plain function could be anybody's, so nothing walked under one is kept.
 Entries are evicted least recently used first; a list longer than `KEPT_ROWS` is not kept.
 The lists are shared between threads and callers: never mutate one.
@@ -33,6 +33,21 @@ class ScopedGate(Protocol):
     scope_key: Hashable
 
     def __call__(self, path: str, /) -> bool: ...
+
+
+class NamedGate:
+    """A call's gate naming its scope (`scope_key`): `get_related` keeps the list it walked
+    under a scope for that scope's later pages while the index is unchanged, and judges
+    every row a page shows again by the call's gate (search/graph/related.py)."""
+
+    __slots__ = ("_gate", "scope_key")
+
+    def __init__(self, gate: Callable[[str], bool], scope_key: Hashable) -> None:
+        self._gate = gate
+        self.scope_key = scope_key
+
+    def __call__(self, path: str) -> bool:
+        return self._gate(path)
 
 
 _LISTS: LRU[list[Entry]] = LRU(KEPT_LISTS, KEPT_ROWS, len)
