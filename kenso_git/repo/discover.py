@@ -6,8 +6,8 @@ when not ignored, announced in one summary line) or symlinked folders; it skips 
 the size cap, binary files and files whose path no agent may name (`repo.pathtext`: a
 leading `~`, `%XX`, a backslash, a control character), and indexes a symlinked file only
 when its real target would be indexed itself (a Markdown file inside the checkout, not
-ignored, not in `.git/`, `.kenso/` or a nested repository), each skip with a one-line
-warning. docs/security.md states the rule.
+ignored, not in `.git/`, `.kenso/`, a nested repository or an environment folder), each
+skip with a one-line warning. docs/security.md states the rule.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ ENV_FOLDER_NAMES = frozenset(
     | {".pytest_cache", ".mypy_cache", ".ruff_cache"}
 )
 ENV_FOLDER_MARKERS = ("pyvenv.cfg", "conda-meta")  # a virtualenv, a conda environment
+MAX_KNOWN_FOLDERS = 200_000  # `environment_above`'s verdicts kept at most
 
 Warn = Callable[[str], None]
 
@@ -211,6 +212,24 @@ def in_environment(root: Path, rel: str) -> bool:
     )
 
 
+def environment_above(root: Path, folder: str, known: dict[str, bool]) -> bool:
+    """Whether `folder` ("" = the root) or one above it is an environment folder, as
+    `in_environment` of a path in it, each folder looked at once: `known` keeps the verdicts
+    (not a folder the work tree lacks, which may be made an environment later)."""
+    if not folder:
+        return False
+    verdict = known.get(folder)
+    if verdict is None:
+        parent, _, name = folder.rpartition("/")
+        location = os.path.join(root, folder)
+        verdict = environment_above(root, parent, known) or is_environment(location, name)
+        if verdict or os.path.isdir(location):
+            if len(known) >= MAX_KNOWN_FOLDERS:
+                known.clear()
+            known[folder] = verdict
+    return verdict
+
+
 def _say_environments(envs: list[str], say: Warn) -> None:
     if not envs:
         return
@@ -335,6 +354,8 @@ def _link_refusal(root: Path, rules: IgnoreRules, real: str) -> str | None:
         return "leads to an ignored file"
     if in_nested_repository(root, real_rel):
         return "leads into a nested repository"
+    if in_environment(root, real_rel):
+        return "leads into an environment folder (a virtualenv, node_modules...)"
     return None
 
 

@@ -61,6 +61,7 @@ class _Pattern(NamedTuple):
     dir_only: bool  # `pattern/`: matches folders only
     on_name: bool  # no slash inside: matched against the last component (git's NODIR)
     regex: bytes  # a full match of the (folded) subject means the pattern matches
+    body: bytes  # the pattern as written, without `!`, a leading `/` or a trailing one
 
 
 class _Probe:
@@ -111,6 +112,7 @@ class _Source(NamedTuple):
     files: _Probe
     folders: _Probe
     skip: int  # bytes of `base/` in front of a path below it
+    patterns: tuple[_Pattern, ...]  # the last line first
 
     def verdict(self, path: bytes, name: bytes, is_dir: bool) -> bool | None:
         """True = ignored, False = re-included by a negation, None = no pattern matched:
@@ -159,7 +161,7 @@ def _compile(lines: Iterable[bytes], base: str, fold: bool) -> _Source | None:
     skip = len(_as_bytes(base)) + 1 if base else 0
     compiled: dict[bytes, Fullmatch] = {}
     files, folders = (_probe(patterns, compiled, folders=f) for f in (False, True))
-    return _Source(base, files, folders, skip)
+    return _Source(base, files, folders, skip, tuple(reversed(patterns)))
 
 
 def _fullmatch(regex: bytes) -> Fullmatch:
@@ -186,7 +188,7 @@ def _pattern(line: bytes, fold: bool) -> _Pattern | None:
     regex = translate(body, fold=fold) if body else None
     if regex is None:
         return None
-    return _Pattern(negative, dir_only, on_name, regex)
+    return _Pattern(negative, dir_only, on_name, regex, body)
 
 
 def _read_lines(path: Path) -> list[bytes] | None:
@@ -443,8 +445,10 @@ class IgnoreRules:
     def _internal(self, name: str) -> bool:
         return (name.lower() if self.fold else name) in ALWAYS_SKIPPED_DIRS
 
-    def is_ignored(self, rel: str, *, is_dir: bool = False) -> bool:
-        """True when `rel` (root-relative POSIX) or any folder above it is excluded."""
+    def is_ignored(self, rel: str, *, is_dir: bool = False, every_entry: bool = False) -> bool:
+        """True when `rel` (root-relative POSIX) or any folder above it is excluded; with
+        `every_entry`, also when `rel` is a folder whose every entry is (`ignores_everything_in`:
+        git's `rel/**`, which git does not call `rel` itself ignored)."""
         parts = [p for p in rel.split("/") if p]
         if not parts:
             return False
@@ -453,7 +457,26 @@ class IgnoreRules:
         for i in range(1, len(parts)):
             if self._matches("/".join(parts[:i]), True):
                 return True
-        return self._matches("/".join(parts), is_dir)
+        if self._matches("/".join(parts), is_dir):
+            return True
+        return every_entry and is_dir and self.ignores_everything_in("/".join(parts))
+
+    def ignores_everything_in(self, folder: str) -> bool:
+        """True when the rules exclude every entry of `folder`, whatever its name, so every
+        path it could hold (`folder/**`, `folder/*`, a `*` in its own `.gitignore`, and no
+        negation that could re-include one after it): `repo.ignorewhole`. Never for the
+        checkout's root. Says nothing of `folder` itself (`is_ignored` does)."""
+        from kenso_git.repo.ignorewhole import every_entry_verdict
+
+        rel = "/".join(p for p in folder.split("/") if p)
+        if not rel:
+            return False
+        path = _as_bytes(rel).lower() if self.fold else _as_bytes(rel)
+        for source in self._sources_for(rel):
+            verdict = every_entry_verdict(source.patterns, path[source.skip :], fold=self.fold)
+            if verdict is not None:
+                return verdict
+        return False
 
     def is_ignored_in(self, folder: str, name: str, *, is_dir: bool) -> bool:
         """Walker fast path: `folder` is known not to be ignored; check one entry in it."""

@@ -55,9 +55,10 @@ class SameFile(Protocol):
 
 class IsIgnored(Protocol):
     """Whether the ignore rules exclude a repo-relative path (`IgnoreRules.is_ignored`),
-    judged as a folder with `is_dir`: git's `private/` excludes only a folder."""
+    judged as a folder with `is_dir`: git's `private/` excludes only a folder; with
+    `every_entry` too, a folder whose every entry they exclude (`private/**`)."""
 
-    def __call__(self, rel: str, /, *, is_dir: bool = False) -> bool: ...
+    def __call__(self, rel: str, /, *, is_dir: bool = False, every_entry: bool = False) -> bool: ...
 
 
 Lstat = Callable[[str], os.stat_result]
@@ -74,7 +75,7 @@ MAX_OPEN_TRIES = 3  # a path that changes this often while it is opened is refus
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
 
 
-def _never_ignored(rel: str, *, is_dir: bool = False) -> bool:
+def _never_ignored(rel: str, *, is_dir: bool = False, every_entry: bool = False) -> bool:
     return False
 
 
@@ -95,6 +96,8 @@ class Scope:
     # reload(), so each index path is decided once per rule set (dict ops are atomic),
     # but for a path in a folder the work tree lacks (see `_lexical`).
     _verdicts: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+    # folder -> whether it or one above is an environment folder, for the same reason
+    _environments: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def reload_if_changed(self) -> bool:
         """Apply edited ignore files (.gitignore, .cursorignore, info/exclude...) at once.
@@ -105,13 +108,16 @@ class Scope:
         if not self.reload():
             return False
         self._verdicts.clear()
+        self._environments.clear()
         return True
 
     def judging_by(self, is_ignored: IsIgnored) -> Scope:
         """This scope with `is_ignored` for its ignore rules and verdicts of its own, for a
         caller that must know which reading of the rules each verdict came from (a
         revision's cached docs are kept under the rule files they were chosen by)."""
-        return replace(self, is_ignored=is_ignored, reload=_unchanged, _verdicts={})
+        return replace(
+            self, is_ignored=is_ignored, reload=_unchanged, _verdicts={}, _environments={}
+        )
 
     @property
     def rel_roots(self) -> tuple[str, ...]:
@@ -123,7 +129,8 @@ class Scope:
 
         Raises:
             ScopeError: the path is refused; `rule` names the check (for example
-                `parent-traversal`, `outside-root`, `symlink-escape`, `ignored`).
+                `parent-traversal`, `outside-root`, `symlink-escape`, `ignored`,
+                `environment`).
         """
         text, rel = self._as_written(raw)
         found = safeopen.real_path(str(self.root / rel))  # Path.resolve raises on a loop
@@ -145,7 +152,8 @@ class Scope:
     def resolve_as_written(self, raw: object) -> RepoPath:
         """Check an outside path argument naming a file of another revision (#29's `ref`):
         every check of `resolve` on the path as written, none on disk (the work tree need
-        not hold it, and what it holds says nothing of the revision).
+        not hold it, and what it holds says nothing of the revision) but the markers of an
+        environment folder, as `shows` looks for them.
 
         Raises:
             ScopeError: the path is refused; `rule` names the check.
@@ -153,6 +161,7 @@ class Scope:
         text, rel = self._as_written(raw)
         if rel.parts and not is_markdown(rel.name):  # names a folder: a doc's name never does
             self._check_ignored(rel, text, is_dir=True)
+            self._check_environment(rel, text, folder=True)
         return RepoPath(rel.as_posix() if rel.parts else ".")
 
     def _as_written(self, raw: object) -> tuple[str, PurePosixPath]:
@@ -179,26 +188,45 @@ class Scope:
             scoped = ", ".join(self.rel_roots)
             raise _refuse(rule, text, f"the path is outside the agent scope ({scoped})")
         self._check_ignored(rel, text, is_dir=False)
+        self._check_environment(rel, text, folder=False)
 
     def _check_ignored(self, rel: PurePosixPath, text: str, *, is_dir: bool) -> None:
-        if rel.parts and self.is_ignored(rel.as_posix(), is_dir=is_dir):
+        # a folder whose every entry is excluded (`docs/old/**`, which git does not call
+        # ignored itself) is refused too: no file under it is ever indexed
+        if rel.parts and self.is_ignored(rel.as_posix(), is_dir=is_dir, every_entry=is_dir):
+            what = "the folder, or everything in it," if is_dir else "the path"
             raise _refuse(
                 "ignored",
                 text,
-                "the path is excluded by .gitignore, .cursorignore, .kensoignore or `exclude`",
+                f"{what} is excluded by .gitignore, .cursorignore, .kensoignore or `exclude`",
+            )
+
+    def _check_environment(self, rel: PurePosixPath, text: str, *, folder: bool) -> None:
+        """Refuse a path in an environment folder (a virtualenv, `node_modules`...), or such
+        a folder itself: ingest never indexes its third-party files (`repo/discover.py`)."""
+        from kenso_git.repo.discover import in_environment  # ingest's one decision
+
+        if rel.parts and in_environment(self.root, rel.as_posix() + ("/" if folder else "")):
+            raise _refuse(
+                "environment",
+                text,
+                "the path, or where a symbolic link on it leads, is in an environment folder "
+                "(a virtualenv, node_modules...), whose third-party files are never indexed",
             )
 
     def _check_folder(self, rel: PurePosixPath, text: str, *, folder: bool) -> None:
         """The checks on disk of a path that passed the others: a folder is judged as git
         judges one (`private/` ignores the folder `private`: a path filter naming it is
-        refused as its files are), and nothing inside a nested repository or a submodule
-        is served (ingest never enters one, `repo/discover.py` decides which)."""
+        refused as its files are, as is an environment folder), and nothing inside a nested
+        repository or a submodule is served (ingest never enters one, `repo/discover.py`
+        decides which)."""
         from kenso_git.repo.discover import in_nested_repository  # ingest's one decision
 
         if not rel.parts:
             return
         if folder or not is_markdown(rel.name):
             self._check_ignored(rel, text, is_dir=True)
+            self._check_environment(rel, text, folder=True)
         if in_nested_repository(self.root, rel.as_posix() + ("/" if folder else "")):
             raise _refuse(
                 "nested-repo",
@@ -379,6 +407,10 @@ class Scope:
             return False
         absolute = self.root.joinpath(*path.parts)
         if not any(absolute.is_relative_to(r) for r in self.roots):
+            return False
+        from kenso_git.repo.discover import environment_above  # ingest's one decision
+
+        if environment_above(self.root, "/".join(path.parts[:-1]), self._environments):
             return False
         return not self.is_ignored(path.as_posix())
 

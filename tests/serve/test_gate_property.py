@@ -1,12 +1,16 @@
 """Property: whatever a tool reveals about a random tree, get_doc would serve it too, and
 every tool that takes a path refuses the paths get_doc refuses: a file's path (read_snippet,
 find_related), a folder's (the `path` filters: a folder the ignore files exclude is refused
-as git's `check-ignore` would call it ignored) and the paths changed_docs names."""
+as git's `check-ignore` would call it ignored, and so is one whose every entry git ignores,
+`private/**`) and the paths changed_docs names. Nothing in an environment folder
+(`node_modules`, a virtualenv), which ingest skips, is revealed or served by any door, at a
+revision either, nor is a link leading into one."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -24,7 +28,9 @@ from kenso_git.serve.service import Service
 from tests.helpers import git
 from tests.helpers import init_repo
 
-FOLDERS = ("docs", "docs/sub", "private", "ignored")
+# node_modules/pkg and venv/lib (a virtualenv: venv/pyvenv.cfg) are environment folders
+FOLDERS = ("docs", "docs/sub", "private", "ignored", "node_modules/pkg", "venv/lib")
+ENVIRONMENTS = ("node_modules", "venv")
 # nested/e.md: a doc of a nested repository, when the tree has one (ingest never enters it)
 TARGETS = (
     "docs/a.md",
@@ -34,8 +40,17 @@ TARGETS = (
     ".env",
     ".git/config",
     "nested/e.md",
+    "node_modules/pkg/f.md",
+    "venv/lib/g.md",
 )
-PATTERNS = ("ignored/", "*.secret.md", "docs/sub/", "private/c.md", "!private/c.md", ".env")
+PATTERNS = (
+    *("ignored/", "*.secret.md", "docs/sub/", "private/c.md", "!private/c.md", ".env"),
+    # every entry of the folder, not the folder itself (git: `check-ignore private` is empty)
+    *("private/**", "docs/sub/**/*", "ignored/*", "!docs/sub/b.md"),
+)
+# what a folder of the tree may hold that a pattern names: git's verdict on these, as files
+# and as folders, says whether every entry is ignored
+PROBES = ("b.md", "c.md", "d.md", "x.md", "x.txt", "x")
 ODD_NAMES = ("docs/~n.md", "docs/p%25q.md", "docs/b\\s.md", "docs/t\tab.md")
 
 trees = st.fixed_dictionaries(
@@ -44,7 +59,7 @@ trees = st.fixed_dictionaries(
         "links": st.lists(
             st.tuples(st.sampled_from(FOLDERS[:2]), st.sampled_from(TARGETS)), max_size=5
         ),
-        "ignore": st.lists(st.sampled_from(PATTERNS), max_size=3),
+        "ignore": st.lists(st.sampled_from(PATTERNS), max_size=4),
         "scoped": st.sampled_from([(), ("docs",), ("docs/sub", "private")]),
         # #27: after the ingest, these links become regular files, with query-sync off, so
         # the index keeps their targets' text under paths that now hold other files
@@ -86,6 +101,9 @@ def _build(root: Path, tree: dict[str, object]) -> None:
         "docs/sub/b.md": _body("b"),
         "private/c.md": _body("c"),
         "ignored/d.md": _body("d"),
+        "node_modules/pkg/f.md": _body("f"),
+        "venv/lib/g.md": _body("g"),
+        "venv/pyvenv.cfg": "home = /usr/bin\n",
         ".env": "marker " * 20,
         ".gitignore": "\n".join(tree["ignore"]) + "\n",  # type: ignore[arg-type]
     }
@@ -201,6 +219,48 @@ def _served(service: Service, path: str) -> bool:
     return "error" not in body
 
 
+def _in_environment(path: str) -> bool:
+    return path.split("/")[0] in ENVIRONMENTS
+
+
+def _into_environment(tree: dict[str, object], *, committed: bool = False) -> set[str]:
+    """The links of the tree that lead into an environment folder (ingest skips them): in
+    the work tree, or with `committed` in the commit (where the flipped ones are links)."""
+    links: list[tuple[str, str]] = tree["links"]  # type: ignore[assignment]
+    flipped = set() if committed else _flipped(tree)
+    into = {f"{folder}/link{i}.md" for i, (folder, t) in enumerate(links) if _in_environment(t)}
+    return into - flipped
+
+
+def _every_entry_ignored(root: Path, folders: list[str]) -> set[str]:
+    """The folders whose every probe entry, as a file and as a folder, git ignores: asked
+    of a scratch repository with the tree's .gitignore, where the probe folders are made
+    (git takes a path that is not there for a file's)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        git(scratch, "init", "-q")
+        shutil.copy(root / ".gitignore", scratch / ".gitignore")
+        asked = [f"{folder}/{name}" for folder in folders for name in PROBES]
+        ignored = set(_check_ignore(scratch, asked))
+        for path in asked:
+            (scratch / path).mkdir(parents=True, exist_ok=True)
+        ignored &= set(_check_ignore(scratch, asked))
+    return {f for f in folders if all(f"{f}/{name}" in ignored for name in PROBES)}
+
+
+def _check_ignore(root: Path, paths: list[str]) -> list[str]:
+    proc = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=root,
+        input="\n".join(paths) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.stdout.split()
+
+
 def _check_changed(service: Service, root: Path, base: str, tree: dict[str, object]) -> None:
     # changed_docs (#29) names paths at any revision: a regular file it names is one the
     # gate lets get_doc look up; a link or a path gone from the tree is only named
@@ -210,6 +270,7 @@ def _check_changed(service: Service, root: Path, base: str, tree: dict[str, obje
             if named is None:
                 continue
             assert not named.startswith((".git/", ".kenso/")) and named != ".env"
+            assert not _in_environment(named) and named not in _into_environment(tree)
             here = root / named
             if here.is_file() and not here.is_symlink():
                 assert _scoped(service, named), (named, tree)
@@ -274,30 +335,42 @@ def _filter_refusal(service: Service, folder: str, ref: str | None = None) -> st
 
 def _check_folders(service: Service, root: Path, tree: dict[str, object]) -> None:
     # the `path` filters name folders: one the ignore files exclude is refused as `ignored`
-    # (as git's check-ignore calls it), one outside the scope or a nested repository too;
-    # any other is taken, and shows only what get_doc serves
+    # (as git's check-ignore calls it), and so is one whose every entry git ignores; one
+    # outside the scope, a nested repository or an environment folder too; any other is
+    # taken, and shows only what get_doc serves
     roots = tree["scoped"] or ("",)
-    for folder in (*FOLDERS, "nested"):
-        ignored = bool(git(root, "check-ignore", folder, check=False).strip())
+    folders = [*FOLDERS, "nested", *ENVIRONMENTS]
+    wholly = _every_entry_ignored(root, folders)
+    for folder in folders:
+        ignored = bool(git(root, "check-ignore", folder, check=False).strip()) or folder in wholly
         in_scope = any(not r or folder == r or folder.startswith(r + "/") for r in roots)  # type: ignore[attr-defined]
         nested = folder == "nested" and bool(tree["nested"])
+        env = _in_environment(folder)
         rule = _filter_refusal(service, folder)
-        assert (rule is not None) == (ignored or not in_scope or nested), (folder, rule, tree)
+        refused = ignored or not in_scope or nested or env
+        assert (rule is not None) == refused, (folder, rule, tree)
         if in_scope and ignored:
             assert rule == "ignored", (folder, rule, tree)
+        if in_scope and env and not ignored:
+            assert rule == "environment", (folder, rule, tree)
         if not nested:  # at a revision, judged as written: nested/ is a gitlink there
             rule = _filter_refusal(service, folder, "HEAD")
-            assert (rule is not None) == (ignored or not in_scope), (folder, rule, tree)
+            assert (rule is not None) == (ignored or not in_scope or env), (folder, rule, tree)
+            if in_scope and env and not ignored:
+                assert rule == "environment", (folder, rule, tree)
 
 
 def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
     # `ref` (#29) is a door too: at a revision that holds every file, ignored and
     # out-of-scope ones included, only paths today's scope shows come out, and a path
-    # that is a regular file here is one the gate lets get_doc look up
+    # that is a regular file here is one the gate lets get_doc look up; nothing in an
+    # environment folder comes out, nor a link into one (HEAD holds the flipped links)
     for ref in ("HEAD", _force_commit_everything(root)):
+        hidden = _into_environment(tree, committed=ref == "HEAD")
         for named in _revealed_at(service, ref):
             assert service.scope.shows(named), (ref, named, tree)
             assert not named.startswith((".git/", ".kenso/")) and named != ".env"
+            assert not _in_environment(named) and named not in hidden, (ref, named, tree)
             here = root / named
             if here.is_file() and not here.is_symlink():
                 assert _scoped(service, named), (ref, named, tree)
@@ -306,6 +379,7 @@ def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
         for named in sorted({*TARGETS, *filter(None, at_ref)}):
             if _read_at(service, named, ref):
                 assert service.scope.shows(named), (ref, named, tree)
+                assert not _in_environment(named) and named not in hidden, (ref, named, tree)
 
 
 @settings(
@@ -353,6 +427,7 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         for path in sorted(revealed):
             assert _served(service, path), (path, tree)
             assert not path.startswith((".git/", ".kenso/")) and path != ".env"
+            assert not _in_environment(path) and path not in _into_environment(tree), tree
         candidates = {*TARGETS, *(str(p.relative_to(root)) for p in root.rglob("*.md"))}
         flipped = _flipped(tree)
         for path in sorted(candidates):
