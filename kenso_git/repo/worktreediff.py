@@ -1,21 +1,32 @@
 """What the work tree changed: git's diffs from a commit to it, untracked docs included.
 
+`git diff REV` against the work tree refreshes the stat data of the index it reads and
+writes that index back (even with `--no-optional-locks`, git 2.39), so on git's own index
+a read would take `index.lock` from under the user's next git command. The diffs run on a
+copy instead (`GIT_INDEX_FILE`): kenso-git's copy for its statuses (repo/statusindex.py,
+in the index's folder; the stat data git refreshes there serves the next status and diff
+too), else a copy made for this one call in a temporary folder. git's own index is never
+written, and the answers are those git's own index gives (the same entries, `git add -N`
+ones included; git re-reads a file whose stat data changed, as it would there).
+
 git's diffs see no untracked file, so a doc moved without `git mv` (a deleted file and an
 untracked one) would be a delete and an add. When both kinds are there, the diffs are run
-again on a copy of git's index where the untracked docs are added with intent to add
-(`git add -N`): git's rename detection then pairs them as it would after `git mv`. git's
-own index is never written.
+again on a copy where the untracked docs are entries git reads from the work tree, as it
+reads those added with intent to add (`git add -N`, which would write into `.git/objects`):
+git's rename detection then pairs them as it would after `git mv`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
-from collections.abc import Mapping
 from collections.abc import Sequence
 
 from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
+from kenso_git.repo import statusindex
+from kenso_git.repo.gitrun import GitTimeoutError
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import MARKDOWN_SUFFIXES
@@ -25,6 +36,11 @@ from kenso_git.repo.workspace import Workspace
 DOC_PATHSPECS = tuple(f":(glob,icase)**/*{suffix}" for suffix in MARKDOWN_SUFFIXES)
 DIFF = ("diff", "--name-status", "-M", "-z", "--no-ext-diff", "--ignore-submodules=all")
 Entry = tuple[str, str | None, str]  # a name-status line: (code, old path or None, path)
+MAX_ARGUMENT_BYTES = 64_000  # of paths on one git command line
+# A copy is written whole (never a split index's shared file beside git's own), and with no
+# hook: writing an index runs post-index-change, and a read runs none of the user's hooks.
+_NO_HOOKS = ("-c", f"core.hooksPath={os.devnull}")
+_ON_A_COPY = (*statusindex.COPY_FLAGS, *_NO_HOOKS)
 
 
 class Worktree(NamedTuple):
@@ -35,6 +51,14 @@ class Worktree(NamedTuple):
     gone: set[str]  # HEAD's docs the work tree deleted or renamed
 
 
+class _Index(NamedTuple):
+    """A copy of git's index the diffs run on: git's options, its environment, its path."""
+
+    flags: tuple[str, ...]
+    env: dict[str, str]
+    path: str
+
+
 def worktree_entries(ws: Workspace, since: str, head: str | None) -> tuple[list[Entry], Worktree]:
     """The name-status entries of the docs from commit `since` to the work tree, untracked
     docs included, and what the work tree changed from commit `head` (None: unborn).
@@ -43,23 +67,12 @@ def worktree_entries(ws: Workspace, since: str, head: str | None) -> tuple[list[
         GitError: git failed.
     """
     untracked = listed = untracked_docs(ws)
-
-    def diffs(env: Mapping[str, str] | None) -> tuple[list[Entry], list[Entry]]:
-        spec = ("--", *DOC_PATHSPECS)
-        entries = list(name_status(run_git(ws, *DIFF, since, *spec, env=env)))
-        at_head = (
-            [] if head is None else list(name_status(run_git(ws, *DIFF, head, *spec, env=env)))
-        )
-        return entries, at_head
-
-    entries, from_head = diffs(None)
-    if untracked and any(e[0] == "D" for e in (*entries, *from_head)):
-        import tempfile  # here: the hooks' and searches' start-up never needs it
-
-        with tempfile.TemporaryDirectory(prefix="kenso-git-changed-") as tmp:
-            env = _intent_index(ws, untracked, tmp)
-            if env is not None:
-                entries, from_head = diffs(env)
+    with _Scratch() as scratch:
+        index, (entries, from_head) = _diffs_on_a_copy(ws, since, head, scratch)
+        if untracked and any(e[0] == "D" for e in (*entries, *from_head)):
+            intent = _intent_index(ws, untracked, index, scratch.folder(), since)
+            if intent is not None:
+                entries, from_head = _diffs(ws, since, head, intent)
                 listed = []  # by the diffs now
     entries += [("A", None, p) for p in listed]
     dirty = {p for _code, before, after in from_head for p in (before, after) if p is not None}
@@ -68,31 +81,155 @@ def worktree_entries(ws: Workspace, since: str, head: str | None) -> tuple[list[
     return entries, Worktree(at_head, dirty | set(untracked), gone)
 
 
-def _intent_index(ws: Workspace, paths: Sequence[str], folder: str) -> dict[str, str] | None:
-    """git's environment for a copy of its index, made in `folder`, where the untracked
-    `paths` are added with intent to add; None when the copy cannot be made."""
+def _diffs_on_a_copy(
+    ws: Workspace, since: str, head: str | None, scratch: _Scratch
+) -> tuple[_Index, tuple[list[Entry], list[Entry]]]:
+    """`_diffs` on kenso-git's kept copy of git's index, else on one made for this call.
+
+    Raises:
+        GitError: git failed.
+    """
+    kept = _kept_copy(ws)
+    if kept is not None:
+        try:
+            return kept, _diffs(ws, since, head, kept)
+        except GitTimeoutError:
+            raise  # a copy of the same index would keep git as long
+        except GitError:  # a copy git cannot read (say after a crash): made again next time
+            _forget_kept_copy(ws)
+    index = _call_copy(ws, scratch.folder())
+    return index, _diffs(ws, since, head, index)
+
+
+def _diffs(
+    ws: Workspace, since: str, head: str | None, index: _Index
+) -> tuple[list[Entry], list[Entry]]:
+    """The entries from `since` to the work tree, and from `head` (none when unborn)."""
+
+    def diff(rev: str) -> list[Entry]:
+        args = (*index.flags, *DIFF, rev, "--", *DOC_PATHSPECS)
+        return list(name_status(run_git(ws, *args, env=index.env)))
+
+    return diff(since), [] if head is None else diff(head)
+
+
+def _kept_copy(ws: Workspace) -> _Index | None:
+    """kenso-git's copy of git's index in the index's folder (made again first if git's
+    index changed), as its statuses use it; None where there is none to be had (no index
+    folder, a read-only one, no git index yet)."""
+    if ws.git_dir is None or ws.common_dir is None:
+        return None
+    git_dir = str(ws.git_dir)
+    flags, env, private = statusindex.status_setup(
+        git_dir,
+        str(ws.common_dir),
+        scrubbed_env(),
+        folder=statusindex.folder_for(git_dir, str(ws.root)),
+    )
+    if private is None:
+        return None
+    path = os.path.abspath(private)  # git runs in the work tree (`-C`)
+    return _Index((*flags, *_NO_HOOKS), {**env, "GIT_INDEX_FILE": path}, path)
+
+
+def _forget_kept_copy(ws: Workspace) -> None:
+    assert ws.git_dir is not None
+    git_dir = str(ws.git_dir)
+    folder = statusindex.folder_for(git_dir, str(ws.root))
+    if folder is not None:
+        statusindex.forget(git_dir, folder)
+
+
+def _call_copy(ws: Workspace, folder: str) -> _Index:
+    """A copy of git's index in `folder`, for this call alone.
+
+    Raises:
+        GitError: git's index exists but cannot be read.
+    """
+    copy = os.path.join(folder, "index")
+    if ws.git_dir is not None:
+        try:
+            _copy_index(str(ws.git_dir / "index"), copy)
+        except FileNotFoundError:
+            pass  # no index yet: git reads the missing copy as the empty index it would read
+        except OSError as err:
+            raise GitError(
+                f"cannot read git's index ({err.strerror or err}): {ws.git_dir / 'index'}",
+                hint="check the file's permissions; `git status` says what git makes of it",
+            ) from None
+    return _Index(_ON_A_COPY, {**scrubbed_env(), "GIT_INDEX_FILE": copy}, copy)
+
+
+def _copy_index(source: str, copy: str) -> None:
+    """Copy an index with its mtime: git re-reads by content the entries written as late as
+    its index (racily clean), and a later mtime on the copy would hide them."""
     import shutil
 
-    if ws.git_dir is None:
-        return None
-    copy = os.path.join(folder, "index")
-    listed = os.path.join(folder, "paths")
+    shutil.copy2(source, copy)
+
+
+def _intent_index(
+    ws: Workspace, paths: Sequence[str], index: _Index, folder: str, since: str
+) -> _Index | None:
+    """A copy of `index`, made in `folder`, where the untracked `paths` are entries that
+    git takes from the work tree, as it takes those added with intent to add; None when the
+    copy cannot be made.
+
+    Not `git add -N`: it writes the empty blob into git's object store (or refreshes its
+    file's mtime), a write into `.git/`. Each entry names instead an object id no file's
+    content has (the commit `since`'s; git never reads the object), so git never takes it
+    as up to date and reads the file: a new file to its diffs.
+    """
+    copy = os.path.join(folder, "intent-index")
     try:
-        shutil.copyfile(ws.git_dir / "index", copy)
-        with open(listed, "wb") as out:  # a file: the paths may pass the command line's limit
-            out.write(b"\0".join(p.encode("utf-8", "surrogateescape") for p in paths))
+        _copy_index(index.path, copy)
+    except FileNotFoundError:
+        pass  # no index yet: the entries make one
     except OSError:
         return None
-    env = {**scrubbed_env(), "GIT_INDEX_FILE": copy}
-    add = ("add", "--intent-to-add", f"--pathspec-from-file={listed}", "--pathspec-file-nul")
-    # a whole index written (never a split one's shared file beside git's own), and no hook
-    # run: writing an index runs post-index-change, and a read runs none of the user's hooks
-    quiet = ("-c", "core.splitIndex=false", "-c", f"core.hooksPath={os.devnull}")
+    intent = _Index(_ON_A_COPY, {**scrubbed_env(), "GIT_INDEX_FILE": copy}, copy)
+    entries = [("--cacheinfo", f"100644,{since},{path}") for path in paths]
     try:
-        run_git(ws, *quiet, "--literal-pathspecs", *add, env=env)
-    except GitError:
+        for batch in _batches(entries):
+            run_git(ws, *intent.flags, "update-index", "--add", *batch, env=intent.env)
+    except GitError:  # a path git refuses as an entry: the untracked docs are listed as added
         return None
-    return env
+    return intent
+
+
+def _batches(entries: Sequence[tuple[str, str]]) -> Iterator[list[str]]:
+    """The arguments of `entries` in runs of at most `MAX_ARGUMENT_BYTES` (Linux refuses a
+    command line of more than ~2 MB)."""
+    batch: list[str] = []
+    size = 0
+    for entry in entries:
+        cost = sum(len(os.fsencode(arg)) + 1 for arg in entry)
+        if batch and size + cost > MAX_ARGUMENT_BYTES:
+            yield batch
+            batch, size = [], 0
+        batch += entry
+        size += cost
+    if batch:
+        yield batch
+
+
+class _Scratch(contextlib.AbstractContextManager["_Scratch"]):
+    """A temporary folder made only when asked for (`folder`), removed on exit."""
+
+    def __init__(self) -> None:
+        self._made: str | None = None
+        self._remove: contextlib.ExitStack = contextlib.ExitStack()
+
+    def folder(self) -> str:
+        if self._made is None:
+            import tempfile  # here: the hooks' and searches' start-up never needs it
+
+            made = tempfile.TemporaryDirectory(prefix="kenso-git-changed-")
+            self._made = self._remove.enter_context(made)
+        return self._made
+
+    def __exit__(self, *exc: object) -> None:
+        self._remove.close()
 
 
 def name_status(out: str) -> Iterator[Entry]:
