@@ -128,26 +128,37 @@ def _checked_paths(kb: KnowledgeBase, query: str, path: str | None, *, at_ref: b
 
 
 def _from_here(path: str, root: Path) -> str:
-    """`path` repo-relative: read from the current folder when that is in the work tree (as
-    `lint` and `related` read paths), else (`--db` from elsewhere) from the root. From a
-    subfolder, a path naming nothing there that names something from the root is a search
-    result's path, and is read so.
+    """`path` repo-relative, read as a shell reads it: from the current folder (absolute as
+    given). A search result's path (repo-relative) is read from the root: from a subfolder,
+    when it names nothing there but something from the root; from outside the work tree
+    (`--db` from elsewhere), when it is written as one (not absolute, not led by `.` or
+    `..`) and names something from the root or nothing from the current folder.
 
     Raises:
         UsageError: the path is outside the repository.
     """
     here = Path.cwd()
-    base = here if here.is_relative_to(root) else root
-    rel = _within(Path(os.path.normpath(base / path)), root)
+    rel = _within(Path(os.path.normpath(here / path)), root)
+    if rel is not None and (here == root or os.path.lexists(root / rel)):
+        return rel
+    inside = here.is_relative_to(root)
+    if inside or _written_as_printed(path):
+        printed = _within(Path(os.path.normpath(root / path)), root)
+        if printed is not None and (
+            os.path.lexists(root / printed) or not (inside or os.path.lexists(here / path))
+        ):
+            return printed
     if rel is None:
         raise UsageError(
             f"--path {shown(path)} is outside the repository ({root})", hint=HINT_INSIDE
         )
-    if base != root and not os.path.lexists(root / rel):
-        as_given = _within(Path(os.path.normpath(root / path)), root)
-        if as_given is not None and os.path.lexists(root / as_given):
-            return as_given
     return rel
+
+
+def _written_as_printed(path: str) -> bool:
+    """Whether `path` may be a search result's path: relative, and not led by `.` or `..`
+    (a shell reads `.`, `./x` and `../x` from the current folder, and so does `--path`)."""
+    return not os.path.isabs(path) and path.split("/", 1)[0] not in (".", "..")
 
 
 def _within(full: Path, root: Path) -> str | None:
