@@ -82,6 +82,13 @@ class Drift(NamedTuple):
 
 
 NOT_A_REPOSITORY = "not a git repository"
+NO_UPSTREAM = (
+    "the current branch has no upstream (`git branch --set-upstream-to=origin/BRANCH` sets one)"
+)
+DETACHED = (
+    "HEAD is detached (no branch, so no upstream to compare with); "
+    "`git switch BRANCH` checks out a branch, and drift compares it with its upstream"
+)
 
 
 def _nothing(reason: str, upstream: str | None = None) -> Drift:
@@ -102,16 +109,22 @@ def drift(ws: Workspace) -> Drift:
         ).strip()
         upstream_commit = run_git(ws, "rev-parse", "--verify", "@{upstream}^{commit}").strip()
     except GitError:
-        return _nothing(
-            "the current branch has no upstream "
-            "(`git branch --set-upstream-to=origin/BRANCH` sets one)"
-        )
+        return _nothing(NO_UPSTREAM if _on_a_branch(ws) else DETACHED)
     try:
         behind = int(run_git(ws, "rev-list", "--count", "HEAD..@{upstream}").strip() or 0)
         files = _drifted(ws) if behind else ()
     except GitError as err:
         return _nothing(err.message, upstream)
     return Drift(upstream, upstream_commit, behind, files, None)
+
+
+def _on_a_branch(ws: Workspace) -> bool:
+    """Whether HEAD names a branch (one with no commit yet too), not a commit (detached)."""
+    try:
+        run_git(ws, "symbolic-ref", "--quiet", "HEAD")
+    except GitError:
+        return False
+    return True
 
 
 def _drifted(ws: Workspace) -> tuple[DriftedFile, ...]:

@@ -11,6 +11,7 @@ from kenso_git.repo.workspace import find_workspace
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
+from tests.helpers import run_cli
 
 
 @pytest.fixture
@@ -92,3 +93,25 @@ def test_without_upstream_or_git_the_reason_says_why(tmp_path: Path, clone) -> N
 
     assert "no upstream" in (drift(find_workspace(local)).reason or "")
     assert drift(find_workspace(tmp_path / "upstream" / "..")).reason
+
+
+def test_a_detached_head_is_said_to_be_detached(clone: tuple[Path, Path]) -> None:
+    """It said "the current branch has no upstream" where there is no branch (t47a, 7)."""
+    _, local = clone
+    git(local, "checkout", "-q", "--detach")
+
+    reason = drift(find_workspace(local)).reason or ""
+    proc = run_cli(local, "drift")
+
+    assert reason.startswith("HEAD is detached") and "`git switch BRANCH`" in reason
+    assert "current branch" not in reason
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"no drift check: {reason}\n"
+
+
+def test_a_branch_with_no_commit_yet_has_no_upstream(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main", "fresh")
+
+    reason = drift(find_workspace(tmp_path / "fresh")).reason or ""
+
+    assert reason.startswith("the current branch has no upstream")
