@@ -15,6 +15,7 @@ from typing import cast
 from kenso_git.api.core import PathFilter
 from kenso_git.api.writes import Writes
 from kenso_git.errors import EmptyQueryError
+from kenso_git.errors import KensoError
 from kenso_git.store.files import load_files
 
 if TYPE_CHECKING:
@@ -151,14 +152,20 @@ class Reads(Writes):
         link it did not approve); by default `os.stat` of the path. `in_work_tree=False`: the
         index answers for another revision (#29), whose files the work tree does not hold.
 
+        A file changed since it was indexed is synced first. When that sync fails (a
+        read-only index, a full disk), the answer is the file as the work tree holds it now,
+        read through the gate, and `freshness` says stale with the reason, as a search's
+        query-time check says it (`index.refresh.ensure_fresh`): a read, never a write error.
+
         Raises:
             DocumentNotFoundError: the index holds no document at `path`, or the file is gone.
-            KensoError: the file changed since it was indexed and cannot be synced now.
+            ScopeError: the file changed, could not be synced, and is refused as it is now.
+            KensoError: the file changed since it was indexed and the query-time check is
+                off, or it kept changing while it was read.
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
         from kenso_git.errors import DocumentNotFoundError
-        from kenso_git.errors import KensoError
         from kenso_git.index.refresh import disk_state
         from kenso_git.search.ranked import payload
 
@@ -181,7 +188,14 @@ class Reads(Writes):
                 return doc
             if attempt or not self.settings.query_sync:
                 break
-            self.sync(paths=[path], create=False)
+            try:
+                self.sync(paths=[path], create=False)
+            except KensoError as err:
+                if self.lost_root is not None:
+                    raise  # no work tree of the index's to read the page from
+                if on_disk == "gone":
+                    raise DocumentNotFoundError(path) from err
+                return self._unsynced_doc(path, err, file_stat, max_length)
         if on_disk == "gone":
             raise DocumentNotFoundError(path)
         raise KensoError(
@@ -189,6 +203,26 @@ class Reads(Writes):
             hint="run `kenso-git sync` (or turn query-sync on), then read it again",
             path=path,
         )
+
+    def _unsynced_doc(
+        self,
+        path: str,
+        err: KensoError,
+        file_stat: Callable[[str], os.stat_result | None] | None,
+        max_length: int | None,
+    ) -> DocResult:
+        """`get_doc`'s answer for a file whose sync failed with `err`: the work tree's page,
+        flagged stale for the reason the query-time check gives a failed sync."""
+        from kenso_git.api.page import work_tree_doc
+        from kenso_git.errors import CorruptIndexError
+        from kenso_git.index.refresh import Freshness
+
+        doc = work_tree_doc(self.workspace.root, path, file_stat, self.settings, max_length)
+        reason = f"the work tree changed and the sync failed: {err.message}"
+        if isinstance(err, CorruptIndexError) and err.hint:
+            reason = f"{reason}; {err.hint}"  # no later sync mends it: name the repair
+        self.freshness = Freshness(True, reason)
+        return doc
 
     def get_related(
         self,

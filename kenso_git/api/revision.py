@@ -4,8 +4,9 @@
 checkout's index copied and the differing docs applied (index/atref.py), those docs and
 their texts kept in the revision cache for the next time (store/revcache.py). The work
 tree, git's index and HEAD are never touched; the copy lives in a temporary folder under
-the index's own folder (`revisions/`) and is removed when the block ends, or, for a server,
-when its pool lets it go (api/revpool.py).
+the index's own folder (`revisions/`), or, where that cannot be written (a read-only
+checkout), in a private one under the system's temporary folder, and is removed when the
+block ends, or, for a server, when its pool lets it go (api/revpool.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextlib
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
 
 
 REVISIONS_DIR = "revisions"  # under the index's folder: the copies made for a revision
+_BESIDE = "ref-"  # a copy's folder under revisions/: ref-PID-random
+_SCRATCH = "kenso-ref-"  # the same in the temporary folder, where everyone's files are
 
 
 @contextlib.contextmanager
@@ -91,7 +95,8 @@ def _materialize(
     view: str,
     make: Callable[..., KnowledgeBase] | None,
 ) -> RevisionCopy:
-    """The index of the docs at `commit` in a folder of its own under `revisions/`."""
+    """The index of the docs at `commit` in a folder of its own under `revisions/`, or
+    under the temporary folder where that cannot be written (`_copy_folder`)."""
     from kenso_git.index.atref import CacheUse
     from kenso_git.index.atref import materialize
     from kenso_git.repo.ignore import IgnoreRules
@@ -109,20 +114,8 @@ def _materialize(
         # `rules` first, for every path: the folders it reads are those `_judged_by` signs
         return rules.is_ignored(path) or (shows is not None and not shows(path))
 
-    # the copy lives under the index's own root, the one place a read may write
     home = kb.db_path.parent
-    folder = home / REVISIONS_DIR
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        sweep(folder)
-        tmp = Path(tempfile.mkdtemp(prefix=f"ref-{os.getpid()}-", dir=folder))
-    except OSError as err:
-        raise IndexWriteError(
-            f"cannot make the index of the docs at {ref} in {folder}: {err.strerror or err}",
-            hint="the copy lives beside the index: make that folder writable (and give it "
-            "room for one more index), or search an index elsewhere with --db",
-            path=str(folder),
-        ) from err
+    folder, tmp = _copy_folder(home / REVISIONS_DIR, ref)
     settings = kb.settings
     cache = RevisionCache(home, settings.revision_cache_count, settings.revision_cache_bytes)
     try:
@@ -168,14 +161,51 @@ def _judged_by(rules: IgnoreRules, folders: set[str]) -> dict[str, Signature]:
     return signed
 
 
-def sweep(folder: Path) -> None:
-    """Remove the copies a process that is gone left behind (killed before its cleanup)."""
+def _copy_folder(beside: Path, ref: str) -> tuple[Path, Path]:
+    """Where a copy is made, and a new folder of its own there: under `beside` (the index's
+    own folder, the one place a read may write, where a cache beside it keeps each copy
+    close); or, where that cannot be written (a read-only checkout or mount, a file in its
+    place), under the system's temporary folder, private to this user (mode 0700): the
+    copy answers the same there.
+
+    Raises:
+        IndexWriteError: neither can be written.
+    """
+    try:
+        beside.mkdir(mode=0o700, exist_ok=True)
+        sweep(beside)
+        return beside, Path(tempfile.mkdtemp(prefix=f"{_BESIDE}{os.getpid()}-", dir=beside))
+    except OSError as err:
+        first = err
+    scratch = Path(tempfile.gettempdir())
+    try:
+        sweep(scratch, prefix=_SCRATCH)
+        return scratch, Path(tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-", dir=scratch))
+    except OSError as err:
+        raise IndexWriteError(
+            f"cannot make the index of the docs at {ref} in {beside} "
+            f"({first.strerror or first}) nor in {scratch} ({err.strerror or err})",
+            hint="the copy is made beside the index, or in the temporary folder when that "
+            "cannot be written: make one of them writable (TMPDIR names another) with room "
+            "for one more index, or search an index elsewhere with --db",
+            path=str(beside),
+        ) from err
+
+
+def sweep(folder: Path, prefix: str = _BESIDE) -> None:
+    """Remove the copies a process that is gone left behind in `folder` (killed before its
+    cleanup): folders named `prefix` + its pid + `-`, of this user's only."""
+    me = os.geteuid()
     for entry in folder.iterdir():
-        parts = entry.name.split("-")
-        if len(parts) < 3 or parts[0] != "ref" or not parts[1].isdigit():
+        if not entry.name.startswith(prefix):
             continue
-        if not _alive(int(parts[1])):
-            shutil.rmtree(entry, ignore_errors=True)
+        pid, sep, _ = entry.name[len(prefix) :].partition("-")
+        if not sep or not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            st = entry.lstat()
+            if stat.S_ISDIR(st.st_mode) and st.st_uid == me:
+                shutil.rmtree(entry, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:

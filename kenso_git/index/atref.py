@@ -43,7 +43,6 @@ from kenso_git.store.files import FileRow
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
-from kenso_git.store.pagecopy import copy_index
 from kenso_git.store.pagecopy import open_copy
 from kenso_git.store.revcache import Delta
 from kenso_git.store.revcache import RevisionCache
@@ -211,7 +210,7 @@ def materialize(
         GitError: git failed or ran past its time limit (`GitTimeoutError`), named with `ref`.
     """
     commit = commit or resolve_revision(ws, ref)
-    copy_index(checkout_db, target)
+    _copy_checkout(checkout_db, target)
     conn = open_copy(target)
     try:
         meta = read_meta(conn)
@@ -256,6 +255,26 @@ def materialize(
             stored_delta = Delta(delta, rules_json(rules))
             cached.cache.remember(commit, cached.view, ref, base, stored_delta, kept)
     return Revision(ref, commit, len(delta), rules)
+
+
+def _copy_checkout(source: Path, target: Path) -> None:
+    """Copy the checkout's index at `source` to `target` page by page (SQLite's backup API:
+    one consistent snapshot, no re-tokenising), read as every read of it is read: in a
+    folder that cannot be written, where WAL cannot make its `-shm`, an index whose WAL is
+    empty is read immutable (`store.connection.open_reader`)."""
+    import sqlite3
+
+    from kenso_git.store.connection import open_reader
+
+    src = open_reader(source)
+    try:
+        dst = sqlite3.connect(target)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
 
 
 def _base_digest(stored: dict[str, FileRow], scope: list[str], settings: Settings) -> str:
