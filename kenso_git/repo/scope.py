@@ -33,10 +33,11 @@ from typing import Protocol
 
 from kenso_git.config import Settings
 from kenso_git.errors import ConfigError
-from kenso_git.errors import ScopeError
 from kenso_git.repo import safeopen
-from kenso_git.repo.pathtext import CONTROL as _CONTROL
-from kenso_git.repo.pathtext import PERCENT_ESCAPE as _PERCENT_ESCAPE
+from kenso_git.repo.pathtext import MAX_PATH_CHARS as MAX_PATH_CHARS
+from kenso_git.repo.pathtext import MAX_PATH_DEPTH as MAX_PATH_DEPTH
+from kenso_git.repo.pathtext import check_text as _check_text
+from kenso_git.repo.pathtext import refuse as _refuse
 from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import is_markdown
@@ -65,11 +66,6 @@ Lstat = Callable[[str], os.stat_result]
 RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
 
-MAX_PATH_CHARS = 4096
-# Ignore matching checks every ancestor folder against every ignore file above it, so its
-# cost grows with the square of the depth: 2,000 components cost 22-48 s of CPU. No real
-# docs tree is 64 folders deep.
-MAX_PATH_DEPTH = 64
 MAX_CACHED_VERDICTS = 200_000
 MAX_OPEN_TRIES = 3  # a path that changes this often while it is opened is refused
 INTERNAL_DIRS = frozenset({".git", ".kenso"})
@@ -421,54 +417,6 @@ def _lexical_norm(path: PurePosixPath) -> str:
     if not parts:
         return "."
     return PurePosixPath(*parts).as_posix()
-
-
-def _refuse(rule: str, text: str, why: str) -> ScopeError:
-    shown = text if len(text) <= 200 else text[:200] + "..."
-    return ScopeError(f"path refused ({rule}): {shown!r}: {why}", rule=rule, path=shown)
-
-
-def _check_text(raw: object) -> str:
-    if not isinstance(raw, str):
-        raise ScopeError("path refused (not-a-string)", rule="not-a-string")
-    if raw == "" or raw.strip() == "":
-        raise ScopeError(
-            "path refused (empty-path): give a repo-relative path such as docs/guide.md",
-            rule="empty-path",
-        )
-    if "\x00" in raw:
-        raise _refuse("nul-byte", raw.replace("\x00", "\\0"), "the path contains a NUL byte")
-    if _CONTROL.search(raw):
-        shown = raw.encode("unicode_escape").decode()
-        raise _refuse("control-character", shown, "the path contains a control character")
-    if len(raw) > MAX_PATH_CHARS:
-        raise _refuse("too-long", raw, f"paths are limited to {MAX_PATH_CHARS} characters")
-    if raw.count("/") >= MAX_PATH_DEPTH:
-        raise _refuse("too-deep", raw, f"paths are limited to {MAX_PATH_DEPTH} components")
-    if _PERCENT_ESCAPE.search(raw):
-        raise _refuse(
-            "percent-encoding",
-            raw,
-            "percent-encoded paths are not decoded; pass the plain path (a file whose name "
-            "holds %XX is not served: rename it)",
-        )
-    if "\\" in raw:
-        raise _refuse(
-            "backslash",
-            raw,
-            "use forward slashes in repo-relative paths (a file whose name holds a backslash "
-            "is not served: rename it)",
-        )
-    if raw.startswith("~"):
-        raise _refuse(
-            "home-expansion",
-            raw,
-            "`~` is not expanded; pass a repo-relative path (a file whose name starts with `~` "
-            "is not served: rename it)",
-        )
-    if ".." in PurePosixPath(raw).parts:
-        raise _refuse("parent-traversal", raw, "`..` components are not allowed")
-    return raw
 
 
 def build_scope(
