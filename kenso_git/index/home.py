@@ -4,26 +4,39 @@ An index named by `--db` (or `KENSO_DATABASE_URL`, or the global one) is read fo
 it was ingested for, not for the folder the reader stands in: a reader that synced it
 against its own folder would delete every document and re-root it there (#26). Only
 `ingest` sets or changes an index's root.
+
+A recorded root that is still a folder but no longer the repository the index was built
+from (an empty mount point, a folder made anew, another clone or repository at the same
+path) counts as gone too: reading it as the work tree would empty the index, or fill it with
+another repository's docs. Its identity is the HEAD the index recorded: the repository there
+must still hold that commit (or have HEAD at it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 from pathlib import Path
 
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
+from kenso_git.index.freshness import head_commit
 from kenso_git.records import NamedTuple
 from kenso_git.repo.workspace import GLOBAL_DB
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import explicit_db
 from kenso_git.repo.workspace import find_workspace
+from kenso_git.repo.workspace import git_dirs_of
 from kenso_git.repo.workspace import resolve_db_path
+from kenso_git.store import schema
+from kenso_git.store import totals
 from kenso_git.store.connection import open_current_reader
-from kenso_git.store.owner import recorded_root
+from kenso_git.store.meta import read_value
+
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class Home(NamedTuple):
@@ -77,40 +90,120 @@ def check_access(db_path: Path) -> None:
         )
 
 
-def home_of(db_path: Path, here: Workspace) -> Home:
-    """The work tree an index records, or `here` when it records none (or none readable:
-    the reader then names the real problem) or records `here` itself."""
-    root: str | None = None
+class _Record(NamedTuple):
+    """What an index says about the work tree it was built from."""
+
+    root: str | None  # None: no root recorded (never written, or older), or unreadable
+    head: str | None = None  # HEAD at the last sync ("" unborn); None: built outside git
+    documents: int = 0
+
+
+def _peek(db_path: Path) -> _Record:
     with contextlib.suppress(KensoError, sqlite3.Error, OSError):
         conn = open_current_reader(db_path, upgrade=False)[0]  # a peek never upgrades
         try:
-            root = recorded_root(conn)
+            head = read_value(conn, schema.META_HEAD)
+            documents = totals.read(conn).documents if head is None else 0
+            return _Record(read_value(conn, schema.META_ROOT) or None, head, documents)
         finally:
             conn.close()
-    if root is None or Path(root) == here.root:
+    return _Record(None)
+
+
+def home_of(db_path: Path, here: Workspace) -> Home:
+    """The work tree an index records, or `here` when it records none (or none readable:
+    the reader then names the real problem) or records `here` itself. A recorded root that
+    is gone, or is no longer the repository the index was built from, is `lost`."""
+    record = _peek(db_path)
+    root = record.root
+    if root is None:
         return Home(here)
     recorded = Path(root)
-    if recorded.is_dir():
+    found: Workspace | None = here if recorded == here.root else None
+    if found is None and recorded.is_dir():
         found = find_workspace(recorded)
-        if found.root == recorded:
-            return Home(found)
-    return Home(here, lost=root)
+    if found is None or found.root != recorded or not _built_from(found, record):
+        return Home(here, lost=root)
+    return Home(found)
+
+
+def _built_from(ws: Workspace, record: _Record) -> bool:
+    """Whether `ws` is still the work tree the index was built from, as far as it tells."""
+    if record.head is None:  # built outside git: only an empty folder is surely not it
+        return not (record.documents and _is_empty(ws.root))
+    if not ws.is_git:  # a mount point not mounted, a repository whose .git went away
+        return False
+    if not record.head or head_commit(ws) == record.head:
+        return True
+    return _holds_commit(ws, record.head)
+
+
+def _holds_commit(ws: Workspace, commit: str) -> bool:
+    """Whether the repository of `ws` holds `commit`: a loose object (a recent commit), else
+    git's word (packs, alternates); never a lazy fetch of a partial clone."""
+    if not _COMMIT_ID.fullmatch(commit) or ws.common_dir is None:
+        return False
+    if (ws.common_dir / "objects" / commit[:2] / commit[2:]).is_file():
+        return True
+    from kenso_git.repo.gitrun import run_git
+    from kenso_git.repo.prestart import scrubbed_env
+
+    env = {**scrubbed_env(), "GIT_NO_LAZY_FETCH": "1"}
+    try:
+        run_git(ws, "cat-file", "-e", f"{commit}^{{commit}}", timeout=10.0, env=env)
+    except KensoError:  # not there (or git cannot tell): never sync it on a guess
+        return False
+    return True
+
+
+def _is_empty(folder: Path) -> bool:
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        return next(entries, None) is None
+    return False
+
+
+def _lost_what(root: str) -> str:
+    """What the recorded root is now, for the messages below."""
+    folder = Path(root)
+    if not folder.is_dir():
+        return "is no longer there (moved or removed)"
+    if _is_empty(folder):
+        return "is an empty folder now (a disk not mounted, or a folder made anew)"
+    if git_dirs_of(folder) is None:
+        return "is no longer the work tree the index was built from (it holds no repository)"
+    return "holds another repository than the one the index was built from"
+
+
+def _is_gone(root: str) -> bool:
+    return not Path(root).is_dir()
 
 
 def lost_reason(root: str) -> str:
-    """Why an index whose root is gone is not synced."""
-    return (
-        f"the index's root {root} is no longer there (moved or removed): answered from the "
-        "index as it is; `kenso-git ingest PATH --db DB` roots it at PATH anew"
-    )
+    """Why an index whose root is gone (or another repository) is not synced."""
+    if _is_gone(root):
+        then = "`kenso-git ingest PATH --db DB` roots it at PATH anew"
+    else:
+        then = (
+            "mount or restore the repository there, or run `kenso-git ingest --rebuild "
+            "--db DB` in it to index what it holds now"
+        )
+    return f"the index's root {root} {_lost_what(root)}: answered from the index as it is; {then}"
 
 
-def lost_error(root: str, db_path: Path) -> UsageError:
-    """The error of a sync asked of an index whose root is gone (only `ingest` re-roots)."""
+def lost_error(root: str, db_path: Path, *, done: str = "synced") -> UsageError:
+    """The error of a sync (or an `ingest` there) asked of an index whose root is gone or
+    another repository now: only `ingest` re-roots it, only `--rebuild` replaces it there."""
+    if _is_gone(root):
+        hint = f"root it anew where the docs are now: `kenso-git ingest PATH --db {db_path}`"
+    else:
+        hint = (
+            f"if {root} is a disk that is not mounted, mount it and run this again; to index "
+            f"what is there now instead, run `kenso-git ingest --rebuild --db {db_path}` in it"
+        )
     return UsageError(
-        f"the index's root {root} is no longer there (moved or removed); nothing to sync",
+        f"the index's root {root} {_lost_what(root)}; nothing {done}, the index is kept",
         path=str(db_path),
-        hint=f"root it anew where the docs are now: `kenso-git ingest PATH --db {db_path}`",
+        hint=hint,
     )
 
 
@@ -125,7 +218,11 @@ def check_takeover(db_path: Path, here: Workspace) -> None:
         UsageError: the index belongs to another checkout that is still there.
     """
     other = home_of(db_path, here)
-    if other.lost is not None or _same_folder(other.workspace.root, here.root):
+    if other.lost is not None:
+        if _same_folder(Path(other.lost), here.root):  # the root is another repository now
+            raise lost_error(other.lost, db_path, done="ingested")
+        return
+    if _same_folder(other.workspace.root, here.root):
         return
     owner = other.workspace.root
     if _under(db_path, here.root) and not _under(db_path, owner):
