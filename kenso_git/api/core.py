@@ -227,13 +227,17 @@ class Base:
         except OSError:
             return None
 
-    def same_file(self) -> SameFile:
+    def same_file(self) -> SameFile | None:
         """For one call's scope gate: whether the index's text of a path was read from the
         file `st` describes (its inode), so a hit never carries another file's text (#27).
         Reads on this thread's connection, inside the caller's read transaction: a path at
         a time, then, past `BULK_INODES_AFTER` paths, every indexed inode at once. What it
-        learnt is dropped when the call reads again (`reads`, see `Writes.fresh_read`)."""
-        return _InodeCheck(self)
+        learnt is dropped when the call reads again (`reads`, see `Writes.fresh_read`).
+
+        None when the index's root is gone or another repository now (`lost_root`): no
+        file at hand is the index's, and the answer comes from the index as it is, flagged
+        stale, as on the command line; the gate then judges each path by its name."""
+        return _InodeCheck(self) if self.lost_root is None else None
 
     def thread_connection(self) -> sqlite3.Connection:
         """This thread's connection (opened when it has none)."""

@@ -96,14 +96,15 @@ class StateReads(Base):
         snap = self.read(lambda conn: _state_snapshot(conn, with_files=check_stale))
         counts, meta = snap.counts, snap.meta
         scope = meta_scope(meta)
-        stale = (
-            freshness.is_stale(self.workspace, self.settings, meta, lambda: snap.files)
-            if check_stale
-            else None
-        )
+        lost = self.lost_root  # a root gone (or another repository): never compared (#26)
+        stale: bool | None = None
+        if check_stale:
+            stale = lost is not None or freshness.is_stale(
+                self.workspace, self.settings, meta, lambda: snap.files
+            )
         synced = meta.get(schema.META_SYNCED_AT)
         return IndexState(
-            root=str(self.workspace.root),
+            root=str(self.workspace.root) if lost is None else lost,
             db_path=str(self.db_path),
             documents=counts[0],
             chunks=counts[1],
@@ -143,8 +144,8 @@ class StateReads(Base):
         recorded = meta.get(schema.META_WORKTREE_DIRTY)
         if recorded in ("0", "1"):
             return recorded == "1"
-        if not self.workspace.is_git or recorded is None:
-            return None
+        if not self.workspace.is_git or recorded is None or self.lost_root is not None:
+            return None  # (the work tree at hand is not the index's: nothing to compare)
         if known is not None:
             return known
         from kenso_git.index.freshness import head_commit
