@@ -357,7 +357,11 @@ def is_detached() -> bool:
 
 
 def _say_into_log(ws: Workspace) -> None:
-    """A detached hook has no terminal: what it says goes to the log beside the index."""
+    """A detached hook has no terminal: what it says goes to the log beside the index.
+    With no index there is nothing to sync and no log to make: a hook never creates
+    `.kenso/` (a new linked worktree, a repository nobody ingested)."""
+    if not resolve_db_path(ws).is_file():
+        return
     try:
         folder = state_dir(ws)
         ensure_private_dir(folder)
