@@ -11,6 +11,7 @@ from kenso_git.api.lazy import resolver
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from kenso_git.index.home import check_root_option as check_root_option
     from kenso_git.repo.executable import find_script as find_script
     from kenso_git.repo.executable import script_command as script_command
     from kenso_git.repo.safeopen import ensure_private_dir as ensure_private_dir
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DB_DIRNAME",
     "Workspace",
+    "check_root_option",
     "ensure_private_dir",
     "exclude_from_git",
     "find_script",
@@ -41,6 +43,7 @@ __all__ = [
 _NAMES: dict[str, tuple[str, str | None]] = {
     "DB_DIRNAME": ("kenso_git.repo.workspace", "DB_DIRNAME"),
     "Workspace": ("kenso_git.repo.workspace", "Workspace"),
+    "check_root_option": ("kenso_git.index.home", "check_root_option"),
     "ensure_private_dir": ("kenso_git.repo.safeopen", "ensure_private_dir"),
     "exclude_from_git": ("kenso_git.repo.workspace", "exclude_from_git"),
     "find_script": ("kenso_git.repo.executable", "find_script"),

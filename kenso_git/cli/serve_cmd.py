@@ -78,6 +78,11 @@ def serve(
     if transport is None:
         check_env("KENSO_TRANSPORT")
     service = Service(root, db=db_path)
+    if root is not None:  # never silently another root than the one asked for
+        from kenso_git.api.workspace import check_root_option
+
+        kb = service.main_kb()
+        check_root_option(root, kb.lost_root or str(kb.workspace.root), kb.db_path, verb="serve")
     settings = service.settings
     _setup_logging(settings.log_level)
     chosen = transport or settings.transport

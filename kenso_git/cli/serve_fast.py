@@ -60,6 +60,13 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     from kenso_git.serve.service import Service
 
     service = Service(options.root, db=options.db_path)
+    if options.root is not None:  # never silently another root than the one asked for
+        from kenso_git.api.workspace import check_root_option
+
+        kb = service.main_kb()
+        check_root_option(
+            options.root, kb.lost_root or str(kb.workspace.root), kb.db_path, verb="serve"
+        )
     settings = service.settings
     if options.transport is None and settings.transport != "stdio":
         from kenso_git.api.git import stop_unread

@@ -12,6 +12,7 @@ from kenso_git.cli.options import DB
 from kenso_git.cli.options import JSON
 from kenso_git.cli.render import local_time
 from kenso_git.serve.service import Service
+from kenso_git.serve.status import state_of
 
 
 @click.command()
@@ -22,7 +23,9 @@ def state(as_json: bool, db_path: str | None) -> None:
 
     Exit codes: 0 ok, 3 no index yet (state never creates one).
     """
-    payload, _ = Service(Path.cwd(), db=db_path).state()
+    # the tool's answer without the tool's door, which shows paths as an agent may see
+    # them: the terminal names the index by its absolute path, as `stats` does
+    payload = state_of(Service(Path.cwd(), db=db_path))
     if as_json:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return

@@ -40,6 +40,10 @@ def watch(as_json: bool, poll: bool, db_path: str | None, root: Path | None) -> 
     from kenso_git.kb import KnowledgeBase
 
     kb = KnowledgeBase.open(root, db=db_path)
+    if root is not None:  # never silently another root than the one asked for
+        from kenso_git.api.workspace import check_root_option
+
+        check_root_option(root, kb.lost_root or str(kb.workspace.root), kb.db_path, verb="watch")
     if not kb.has_index():
         raise NoIndexError(
             f"no search index yet ({kb.db_path} is missing)",

@@ -238,6 +238,27 @@ def check_takeover(db_path: Path, here: Workspace) -> None:
     )
 
 
+def check_root_option(given: Path, recorded: str, db_path: Path, *, verb: str) -> None:
+    """Refuse a `--root` (of `watch`, `serve`) that names another work tree than the root
+    the index records (`recorded`: the root a reader of it uses, gone or not): the index
+    is only ever read and synced at its own root, so the option would be ignored.
+
+    Raises:
+        UsageError: `given` lies outside the index's root.
+    """
+    root = find_workspace(given).root
+    if _same_folder(root, Path(recorded)):
+        return
+    raise UsageError(
+        f"this index belongs to {recorded}, not to --root {root}",
+        path=str(db_path),
+        hint=(
+            f"drop --root to {verb} {recorded}, or name an index of {root} with --db "
+            f"(`kenso-git ingest --db FILE` there makes one)"
+        ),
+    )
+
+
 def _same_folder(a: Path, b: Path) -> bool:
     with contextlib.suppress(OSError):
         return a == b or a.samefile(b)
