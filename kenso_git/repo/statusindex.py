@@ -17,7 +17,8 @@ new inode; or other stat data or trailing hash), and git's own index is never wr
 re-checks a copy before it writes one (the file must still be the one it read), so a copy
 made meanwhile is never overwritten with an older one. Anything unusual (no index yet, no or
 a read-only index folder, a copy git cannot read) falls back to git's own index without
-optional locks, as before.
+optional locks, as before. No status runs the user's hooks (`NO_HOOKS`): git runs
+post-index-change whenever it writes an index, a copy included.
 
 Only `os`, `sys` and `time` are imported: `repo/prestart.py` starts git through this module
 before anything else loads; it knows the work tree but not yet the index, so it works the
@@ -53,11 +54,14 @@ STALE_LOCK_S = 60  # a lock this old was left by a git that was killed
 PRUNE_AFTER_S = 30 * 86_400  # another git dir's copy left unwritten this long is removed
 PRUNE_EVERY_S = 86_400  # how often a writing sync looks for such copies
 PRUNED = "git-status-index.pruned"  # in the index's folder: its mtime says when it last did
+# Every status runs none of the user's hooks: git runs post-index-change as it writes the
+# index it refreshed (our copy; git's own with `refresh`), and a read runs no user code.
+NO_HOOKS = ("-c", f"core.hooksPath={os.devnull}")
 # Our statuses, on our copy: the cache of untracked folders, and never a split index
 # (git would write a shared index file beside git's own for it).
-COPY_FLAGS = ("-c", "core.splitIndex=false")
+COPY_FLAGS = ("-c", "core.splitIndex=false", *NO_HOOKS)
 CACHE_FLAGS = ("-c", "core.untrackedCache=true")
-REAL_FLAGS = ("--no-optional-locks",)  # git's own index: read it, never write it
+REAL_FLAGS = ("--no-optional-locks", *NO_HOOKS)  # git's own index: read it, never write it
 _KEY_END = len(PREFIX) + 16  # a copy's name: PREFIX and 16 hex digits (`copy_name`)
 _HEX = frozenset("0123456789abcdef")
 _TAIL = 32  # bytes of the index's trailing hash (SHA-1: 20; SHA-256: 32) read into the signature
@@ -126,13 +130,13 @@ def status_setup(
 ) -> tuple[tuple[str, ...], dict[str, str], str | None]:
     """git's global options and environment for a status of this work tree, and the copy
     it runs on, kept in `folder` (None: git's own index, read without optional locks
-    unless `refresh`).
+    unless `refresh`). None of the user's hooks runs (`NO_HOOKS`).
 
     `env` is the scrubbed environment (no GIT_INDEX_FILE of a caller's); it is not changed.
     """
     private = prepare(git_dir, folder) if use_copy and folder is not None else None
     if private is None:
-        return (() if refresh else REAL_FLAGS), dict(env), None
+        return (NO_HOOKS if refresh else REAL_FLAGS), dict(env), None
     flags = (
         COPY_FLAGS
         if _user_says_untracked_cache(common_dir, git_dir, env)
