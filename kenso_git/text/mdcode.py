@@ -56,8 +56,9 @@ def code_blocks(doc: Document) -> tuple[tuple[int, int], ...]:
     body = doc.body
     if "\n    " not in body and "\t" not in body and not body.startswith("    "):
         return doc.fences
-    if _BLOCKS and _BLOCKS[0][0] is body:
-        return _BLOCKS[0][1]
+    kept = _BLOCKS[0] if _BLOCKS else None  # read once: another thread may replace it
+    if kept is not None and kept[0] is body:
+        return kept[1]
     found = _indented_blocks(doc)
     _BLOCKS[:] = [(body, found)]
     return found
@@ -183,8 +184,9 @@ class CodeSpans:
 def code_spans(doc: Document) -> CodeSpans:
     """The code spans of `doc`'s body outside its code blocks (kept for the last body
     asked: a lint asks of one document's links, code paths and tags in a row)."""
-    if _LAST and _LAST[0][0] is doc.body:
-        return _LAST[0][1]
+    kept = _LAST[0] if _LAST else None  # read once: another thread may replace it
+    if kept is not None and kept[0] is doc.body:
+        return kept[1]
     found = CodeSpans(doc.body, code_blocks(doc) if "`" in doc.body else ())
     _LAST[:] = [(doc.body, found)]
     return found
