@@ -25,8 +25,8 @@ _WORD = re.compile(r"[^\W_]+")
 # and `.NET` is `net`, while the paths of the pages about them say `cpp`, `csharp`, `fsharp`
 # and `dotnet` (one page per language: #31). Not inside a word or a host name
 # (`example.net`, `ASP.NET`, `c++17`).
-_SYMBOL_NAME = re.compile(r"(?<![\w+#.])(?:([cC])\+\+(?![\w+])|([cCfF])#(?![\w#])|\.(NET|net)\b)")
-_SYMBOL_WORD = {"c+": " cpp ", "c#": " csharp ", "f#": " fsharp ", "net": " dotnet "}
+_SYMBOL_NAME = re.compile(r"(?<![\w+#.])(?:[cC]\+\+(?![\w+])|[cCfF]#(?![\w#])|\.(?:NET|net)\b)")
+_SYMBOL_WORD = {"c++": " cpp ", "c#": " csharp ", "f#": " fsharp ", ".net": " dotnet "}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
 # The labelled lines of a document's search labels (text.chunk.search_labels, spelt out:
@@ -74,18 +74,13 @@ def words(text: str) -> frozenset[str]:
     `F#` and `.NET` are the words their pages' paths use (`cpp`, `csharp`, ...)."""
     out: set[str] = set()
     if "+" in text or "#" in text or ".n" in text or ".N" in text:
-        text = _SYMBOL_NAME.sub(_symbol_word, text)
+        text = _SYMBOL_NAME.sub(lambda name: _SYMBOL_WORD[name[0].lower()], text)
     for token in _WORD.findall(text):
         out.add(stem(token))
         parts = _CAMEL.split(token)
         if len(parts) > 1:
             out.update(stem(p) for p in parts)
     return frozenset(w for w in out if w not in _STOP)
-
-
-def _symbol_word(match: re.Match[str]) -> str:
-    cpp, sharp, _net = match.groups()
-    return _SYMBOL_WORD["c+" if cpp else f"{sharp.lower()}#" if sharp else "net"]
 
 
 def path_words(path: str) -> frozenset[str]:
