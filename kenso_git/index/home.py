@@ -90,12 +90,19 @@ def check_access(db_path: Path) -> None:
         )
 
 
+# A recorded HEAD the repository lacks (amended and pruned, a shallow clone's CI cache) is
+# no proof of another repository: one of these paths in its work tree says it is the same
+SAMPLED_PATHS = 64
+_SAMPLE_SQL = f"SELECT path FROM files ORDER BY path LIMIT {SAMPLED_PATHS}"
+
+
 class _Record(NamedTuple):
     """What an index says about the work tree it was built from."""
 
     root: str | None  # None: no root recorded (never written, or older), or unreadable
     head: str | None = None  # HEAD at the last sync ("" unborn); None: built outside git
     documents: int = 0
+    held: tuple[str, ...] = ()  # some of the paths it holds (the first SAMPLED_PATHS)
 
 
 def _peek(db_path: Path) -> _Record:
@@ -104,7 +111,8 @@ def _peek(db_path: Path) -> _Record:
         try:
             head = read_value(conn, schema.META_HEAD)
             documents = totals.read(conn).documents if head is None else 0
-            return _Record(read_value(conn, schema.META_ROOT) or None, head, documents)
+            held = tuple(r[0] for r in conn.execute(_SAMPLE_SQL)) if head else ()
+            return _Record(read_value(conn, schema.META_ROOT) or None, head, documents, held)
         finally:
             conn.close()
     return _Record(None)
@@ -135,7 +143,13 @@ def _built_from(ws: Workspace, record: _Record) -> bool:
         return False
     if not record.head or head_commit(ws) == record.head:
         return True
-    return _holds_commit(ws, record.head)
+    return _holds_commit(ws, record.head) or _holds_any(ws, record.held)
+
+
+def _holds_any(ws: Workspace, paths: tuple[str, ...]) -> bool:
+    """Whether the work tree of `ws` has one of `paths` (an index of no docs has nothing to
+    lose): a commit the index recorded may be gone from its own repository."""
+    return not paths or any(os.path.lexists(ws.root / p) for p in paths)
 
 
 def _holds_commit(ws: Workspace, commit: str) -> bool:

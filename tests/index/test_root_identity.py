@@ -143,3 +143,17 @@ def test_an_index_of_a_plain_folder_whose_folder_is_empty_now_is_kept(tmp_path: 
     assert "stale:" in out.stderr
     assert run(tmp_path, "sync", "--db", str(db)).returncode == 2
     assert held(db) == {"guide.md"}
+
+
+def test_a_recorded_commit_pruned_from_its_own_repository_still_syncs(tmp_path: Path) -> None:
+    # the commit the index recorded was amended away and pruned (as in a CI cache restored
+    # into a shallow clone): its docs are still there, so this is the same repository
+    root, db = indexed_elsewhere(tmp_path)
+    write(root, {"docs/d1.md": doc("Doc 1", "quokka words of document 1. " * 12)})
+    git(root, "commit", "-q", "-a", "--amend", "-m", "amended")
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "-q", "--prune=now")
+    out = run(tmp_path, "search", "quokka", "--db", str(db), "--json")
+    assert out.returncode == 0, out.stderr
+    assert "stale" not in out.stderr, out.stderr
+    assert found(out.stdout) == {"docs/d1.md"}
