@@ -116,9 +116,13 @@ docs.db`) gets a warning that git sees it.
 An index belongs to the root it was built for (recorded in the index). Opening one that
 records another root (a copied or moved folder) is a usage error (exit 2) naming both; `--db`
 (or `KENSO_DATABASE_URL`) opens the file you name regardless, and `ingest --db .kenso/docs.db`
-re-homes a moved index. `ingest` never takes over the index of another checkout that is still
-there (a file under that checkout, or one kept elsewhere that records it): run from the wrong
-folder it is a usage error naming both roots, and `ingest --rebuild` replaces it on purpose.
+re-homes a moved index. An index named by `--db` whose recorded root is gone, an empty
+folder now (a disk not mounted) or another repository (neither the commit it recorded nor
+any of its paths is there) is read as it is, flagged stale, and never synced: `sync` there
+is a usage error, and `ingest --rebuild --db` replaces it on purpose. `ingest` never takes
+over the index of another checkout that is still there (a file under that checkout, or one
+kept elsewhere that records it): run from the wrong folder it is a usage error naming both
+roots, and `ingest --rebuild` replaces it on purpose.
 A path that holds something else (a document, another program's SQLite database, a folder,
 a device) is never written into nor replaced, `--rebuild` included: a usage error says what
 it holds.
