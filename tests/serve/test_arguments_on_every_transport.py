@@ -123,3 +123,23 @@ def test_bad_arguments_get_the_same_documented_error_on_every_transport(
         assert "rule" not in body, body
         if ident >= 20:
             assert SURROGATE in body["error"] or "unknown tool" in body["error"], body
+
+
+def test_a_body_nested_too_deep_is_refused_and_the_server_answers_on(
+    http_server: HttpServer,
+) -> None:
+    # 5,000 levels (10 kB, under the cost check's 16 kB): json.loads raised RecursionError,
+    # which the cost check and the surrogate tunnel did not catch
+    deep = '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search",'
+    deep += '"arguments":{"query":"\\ud800","x":' + "[" * 5000 + "]" * 5000 + "}}}"
+    with httpx.Client(timeout=30) as client:
+        headers = {**MCP_HEADERS, **http_server.auth()}
+        opened = client.post(http_server.url, json=INIT, headers=headers)
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = INIT["params"]["protocolVersion"]  # type: ignore[index]
+        client.post(http_server.url, json=INITIALIZED, headers=headers)
+        reply = client.post(http_server.url, content=deep.encode(), headers=headers)
+        assert reply.status_code in (200, 400), reply.text
+        assert "error" in reply.json() or reply.json()["result"]["isError"], reply.text
+        after = client.post(http_server.url, content=LINES[0].encode(), headers=headers)
+        assert after.status_code == 200, after.text

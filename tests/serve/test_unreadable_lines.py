@@ -36,6 +36,15 @@ UNREADABLE: list[tuple[str, object, int]] = [
     ('{"jsonrpc":"2.0","id":"six","method":"ping","params":"x"}', "six", -32600),
     ('{"jsonrpc":"2.0","id":[7],"method":"ping"}', None, -32600),  # an id MCP does not allow
     ("[]", None, -32600),
+    ("[" * 50_000, None, -32700),  # nested past the parser's depth: it raised RecursionError
+    (
+        '{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":'
+        + "[" * 50_000
+        + "]" * 50_000
+        + "}}",
+        None,
+        -32700,
+    ),
 ]
 
 

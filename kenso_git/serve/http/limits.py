@@ -141,7 +141,7 @@ def is_heavy(body: bytes) -> bool:
 def _message(body: bytes) -> Any:
     try:
         return json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
         return None  # the SDK refuses it cheaply
 
 

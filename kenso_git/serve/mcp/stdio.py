@@ -83,7 +83,7 @@ def unreadable(raw: bytes) -> dict[str, Any] | None:
     nothing for a notification (ignored, as here), else an invalid request."""
     try:
         message = json.loads(raw)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:  # RecursionError: nested past the C parser
         return _parse_error(err)
     if isinstance(message, dict) and isinstance(message.get("method"), str):
         # a request whose params or id the SDK refuses (answered), or a notification
@@ -143,7 +143,7 @@ class Session:
         """Answer one line: a request, a notification, or a batch of them."""
         try:
             message = json.loads(raw)
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:  # RecursionError: nested too deep
             self.send(_parse_error(err))
             return
         # a batch is its messages; an empty one is an invalid request (JSON-RPC 2.0)

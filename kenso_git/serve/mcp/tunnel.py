@@ -35,7 +35,7 @@ def carried(raw: bytes) -> bytes | None:
         return None
     try:
         message = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # the transport answers it as unreadable
         return None
     if not isinstance(message, dict) or message.get("method") != "tools/call":
         return None
