@@ -63,7 +63,7 @@ def _rpc_error(ident: object, code: int, message: str, data: object = "") -> dic
     }
 
 
-def _parse_error(err: ValueError) -> dict[str, Any]:
+def _parse_error(err: ValueError | RecursionError) -> dict[str, Any]:
     """The answer to a line that is not JSON (a 5,000-digit number is not: Python's int()
     reads at most 4,300 digits)."""
     return _rpc_error(None, PARSE_ERROR, "Parse error", str(err))
