@@ -106,6 +106,8 @@ class DocResult(TypedDict):
     truncated: NotRequired[bool]
     last_commit: NotRequired[CommitInfo]  # MCP: the commit that last changed the doc (#29)
     uncommitted: NotRequired[bool]
+    stale: NotRequired[bool]  # set by the MCP service: the index could not take recent edits
+    stale_reason: NotRequired[str]
 
 
 class RelatedRow(TypedDict):

@@ -34,6 +34,7 @@ from kenso_git.errors import QueryError
 from kenso_git.errors import ScopeError
 from kenso_git.errors import shown as shown_arg
 from kenso_git.serve import caps
+from kenso_git.serve import docage
 from kenso_git.serve import status
 from kenso_git.serve.door import door
 
@@ -62,7 +63,7 @@ SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
 # The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
 # a server's first answer need not wait for (#32).
-S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage")
+S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage", "DocResult")
 
 
 class Service:
@@ -244,7 +245,8 @@ class Service:
         self, path: str, max_length: int | None, ref: str | None = None
     ) -> Reply[DocResult | ErrorResult, DocResult | ErrorResult]:
         """One scoped document, cut to fit the result cap; unknown path: kenso's error.
-        With `ref`, the document as indexed from that revision (`serve/atref.py`).
+        With `ref`, the document as indexed from that revision (`serve/atref.py`); else
+        dated by `serve/docage.py`, its structured copy flagged stale as search_docs' is.
 
         Raises:
             ScopeError: the path is refused by the scope gate.
@@ -277,10 +279,8 @@ class Service:
             # the check, serve/scoped.py): the refusal names why, as the gate would have
             self.scope.resolve(path)
             return caps.refusal(err)
-        age = kb.last_commits([rel]).get(rel)
-        if age is not None:
-            doc.update(age.to_dict())  # type: ignore[typeddict-item]
-        return doc, doc.copy()
+        docage.date_doc(kb, rel, doc, stale=status.query_stale(self) is not None)
+        return doc, self._flag_stale(doc.copy())
 
     @door
     def get_related(

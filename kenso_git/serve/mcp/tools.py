@@ -119,8 +119,12 @@ def get_doc(
     """Return one document's full indexed text by its repo-relative path.
 
     Returns {title, content, category, audience, tags} plus truncated: true when the
-    content was cut. max_length (characters, at least 1) cuts the content; very long
-    documents are always cut at ~40,000 characters (a larger max_length is read so).
+    content was cut, and last_commit (or uncommitted: true) of the indexed text.
+    max_length (characters, at least 1) cuts the content; very long documents are
+    always cut at ~40,000 characters (a larger max_length is read so). When edits
+    made since the last sync could not be indexed first, the structured result says
+    stale: true with stale_reason; a page edited since is then read as the work tree
+    holds it, and carries no last_commit (that commit is not of the text shown).
     For a targeted excerpt of a large document, prefer read_snippet. Paths outside
     the agent scope, ignored files and `..` are refused with the name of the rule.
     ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): read the document as it is in
