@@ -1,23 +1,10 @@
-"""A page-by-page copy of an index file (SQLite's backup API): one consistent snapshot, no
-re-tokenising; what a revision's index starts from (#29, index/atref.py)."""
+"""A private copy of an index, opened for writing: what a revision's index is made in from
+the checkout's (#29, index/atref.py, which copies the checkout's index page by page)."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-
-
-def copy_index(source: Path, target: Path) -> None:
-    """Copy the index at `source` to `target`, page by page, as of one read transaction."""
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    try:
-        dst = sqlite3.connect(target)
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
 
 
 def open_copy(target: Path) -> sqlite3.Connection:
