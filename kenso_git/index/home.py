@@ -31,6 +31,7 @@ from kenso_git.repo.workspace import explicit_db
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import git_dirs_of
 from kenso_git.repo.workspace import resolve_db_path
+from kenso_git.store import files
 from kenso_git.store import schema
 from kenso_git.store import totals
 from kenso_git.store.connection import open_current_reader
@@ -93,7 +94,6 @@ def check_access(db_path: Path) -> None:
 # A recorded HEAD the repository lacks (amended and pruned, a shallow clone's CI cache) is
 # no proof of another repository: one of these paths in its work tree says it is the same
 SAMPLED_PATHS = 64
-_SAMPLE_SQL = f"SELECT path FROM files ORDER BY path LIMIT {SAMPLED_PATHS}"
 
 
 class _Record(NamedTuple):
@@ -111,7 +111,7 @@ def _peek(db_path: Path) -> _Record:
         try:
             head = read_value(conn, schema.META_HEAD)
             documents = totals.read(conn).documents if head is None else 0
-            held = tuple(r[0] for r in conn.execute(_SAMPLE_SQL)) if head else ()
+            held = tuple(files.first_paths(conn, SAMPLED_PATHS)) if head else ()
             return _Record(read_value(conn, schema.META_ROOT) or None, head, documents, held)
         finally:
             conn.close()

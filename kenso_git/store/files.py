@@ -229,3 +229,8 @@ def indexed_paths(conn: sqlite3.Connection) -> list[str]:
     return [
         r[0] for r in conn.execute("SELECT path FROM files WHERE status = ?", (FileStatus.INDEXED,))
     ]
+
+
+def first_paths(conn: sqlite3.Connection, limit: int) -> list[str]:
+    """The first `limit` indexed paths in path order: a sample of what the index holds."""
+    return [r[0] for r in conn.execute("SELECT path FROM files ORDER BY path LIMIT ?", (limit,))]
