@@ -61,8 +61,7 @@ if TYPE_CHECKING:
 
 SNIPPET_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 
-# The answer types are for type checkers only: importing them makes TypedDict classes, ~10 ms
-# a server's first answer need not wait for (#32).
+# Answer types for type checkers only: made at import, ~10 ms of a first answer (#32)
 S = TypeVar("S", "HitList", "CorrectedSearch", "CorrectedMulti", "AgentPage", "DocResult")
 
 
@@ -159,9 +158,11 @@ class Service:
     def shown(self, text: object) -> str:
         """`text` with the checkout's absolute path made repo-relative, and the recorded root
         of an index whose root is gone left unnamed: agents need not learn host paths."""
-        root = str(self.workspace.root)
-        shown = str(text).replace(root + os.sep, "").replace(root, ".")
-        lost = self._opened.home.lost  # an index's recorded root that is gone (#26)
+        root, lost = str(self.workspace.root), self._opened.home.lost  # lost: gone (#26)
+        shown = str(text)
+        if lost is not None and len(lost) >= len(root):  # the longer first: it may hold the other
+            shown = shown.replace(lost, "(outside this checkout)")
+        shown = shown.replace(root + os.sep, "").replace(root, ".")
         return shown if lost is None else shown.replace(lost, "(outside this checkout)")
 
     def gated(self) -> contextlib.AbstractContextManager[Callable[[str], bool]]:

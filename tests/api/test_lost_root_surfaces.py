@@ -70,3 +70,5 @@ async def test_a_server_of_it_answers_like_the_command_line(tmp_path: Path) -> N
     assert payload["documents"] == 3
     assert payload["root"] == str(root)
     assert payload["stale"] is True
+    # the lost root lies under the server's folder: it is hidden whole, not cut to "repo"
+    assert "the index's root (outside this checkout) is no longer there" in payload["stale_reason"]
