@@ -274,8 +274,15 @@ def stream_git(
         _end(pid, (out_r,))  # git has exited, or is stopped: at its limit, or not needed
 
 
-def feed_git(ws: Workspace, args: Sequence[str], data: bytes, timeout: float = 30.0) -> bytes:
-    """Run `git ARGS` with `data` on its stdin (`cat-file --batch`); return its stdout.
+def feed_git(
+    ws: Workspace,
+    args: Sequence[str],
+    data: bytes,
+    timeout: float = 30.0,
+    env: Mapping[str, str] | None = None,
+) -> bytes:
+    """Run `git ARGS` with `data` on its stdin (`cat-file --batch`) in a scrubbed environment
+    (or `env`, one made from it); return its stdout.
 
     Raises:
         GitTimeoutError: git ran past `timeout` seconds (or `KENSO_GIT_TIMEOUT`'s).
@@ -290,7 +297,7 @@ def feed_git(ws: Workspace, args: Sequence[str], data: bytes, timeout: float = 3
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=scrubbed_env(),
+            env=scrubbed_env() if env is None else env,
         )
         try:
             out, err = proc.communicate(data, timeout=limit)

@@ -27,6 +27,7 @@ from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
 from kenso_git.repo import statusindex
 from kenso_git.repo.gitrun import GitTimeoutError
+from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import MARKDOWN_SUFFIXES
@@ -36,7 +37,6 @@ from kenso_git.repo.workspace import Workspace
 DOC_PATHSPECS = tuple(f":(glob,icase)**/*{suffix}" for suffix in MARKDOWN_SUFFIXES)
 DIFF = ("diff", "--name-status", "-M", "-z", "--no-ext-diff", "--ignore-submodules=all")
 Entry = tuple[str, str | None, str]  # a name-status line: (code, old path or None, path)
-MAX_ARGUMENT_BYTES = 64_000  # of paths on one git command line
 # A copy is written whole (never a split index's shared file beside git's own), and with no
 # hook: writing an index runs post-index-change, and a read runs none of the user's hooks.
 _NO_HOOKS = ("-c", f"core.hooksPath={os.devnull}")
@@ -188,29 +188,21 @@ def _intent_index(
     except OSError:
         return None
     intent = _Index(_ON_A_COPY, {**scrubbed_env(), "GIT_INDEX_FILE": copy}, copy)
-    entries = [("--cacheinfo", f"100644,{since},{path}") for path in paths]
+    # One run for every entry: each run of update-index writes the whole index again, so
+    # runs in batches of arguments cost the index's size over and over.
+    oid = since.encode("ascii")
+    lines = b"".join(b"100644 %s\t%s\0" % (oid, _as_bytes(path)) for path in paths)
+    args = (*intent.flags, "update-index", "--add", "-z", "--index-info")
     try:
-        for batch in _batches(entries):
-            run_git(ws, *intent.flags, "update-index", "--add", *batch, env=intent.env)
+        feed_git(ws, args, lines, env=intent.env)
     except GitError:  # a path git refuses as an entry: the untracked docs are listed as added
         return None
     return intent
 
 
-def _batches(entries: Sequence[tuple[str, str]]) -> Iterator[list[str]]:
-    """The arguments of `entries` in runs of at most `MAX_ARGUMENT_BYTES` (Linux refuses a
-    command line of more than ~2 MB)."""
-    batch: list[str] = []
-    size = 0
-    for entry in entries:
-        cost = sum(len(os.fsencode(arg)) + 1 for arg in entry)
-        if batch and size + cost > MAX_ARGUMENT_BYTES:
-            yield batch
-            batch, size = [], 0
-        batch += entry
-        size += cost
-    if batch:
-        yield batch
+def _as_bytes(path: str) -> bytes:
+    """The path as git wrote it (`run_git` decodes git's output with `surrogateescape`)."""
+    return path.encode("utf-8", "surrogateescape")
 
 
 class _Scratch(contextlib.AbstractContextManager["_Scratch"]):
