@@ -57,7 +57,7 @@ def _is_stars(part: bytes) -> bool:
 
 def _matches_every_entry(line: Line, below: bytes, fold: bool) -> bool:
     """Whether `line` matches `below/NAME` for every NAME: its last parts are stars that can
-    take exactly one more component (`*`, or any number of `**` with at most one `*`), and
+    take exactly one more component (`*`, or any number of `**` then at most one `*`), and
     the parts before them match `below` itself."""
     if line.on_name:
         return _is_stars(line.body)  # `*`, `**`: any name in any folder
@@ -84,18 +84,14 @@ _CACHED_LINES = 4096
 def _whole_prefixes(body: bytes, fold: bool) -> tuple[Fullmatch, ...]:
     """The matchers of what comes before each tail of `body` that is stars taking exactly one
     more component. A run of `**` parts is taken as two (wildmatch gives `**/**/**` the
-    verdict of `**/**`, and `x/**/**` that of `x/**`), so there are at most six tails
+    verdict of `**/**`, and `x/**/**` that of `x/**`), so there are at most three tails
     whatever the length of the run: one regex each, not one per `**` (a line of 2,000 took
     28 s)."""
     parts = _shortened(body.split(b"/"))
     out: list[Fullmatch] = []
-    singles = 0
     for cut in range(len(parts) - 1, -1, -1):
-        if not _is_stars(parts[cut]):
-            break
-        singles += parts[cut] == b"*"
-        if singles > 1:
-            break  # `*/*` takes two components, never one
+        if not _is_stars(parts[cut]) or (parts[cut] == b"*" and cut < len(parts) - 1):
+            break  # a `*` before the last part takes a component and a slash (`*/**`)
         match = _compiled(b"/".join(parts[:cut]), fold)
         if match is not None:
             out.append(match)
