@@ -57,8 +57,11 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     Raises:
         KensoError: the root or the configuration is unusable (the caller names the code).
     """
+    import time
+
     from kenso_git.serve.service import Service
 
+    read_since_ns = time.time_ns()  # the config files changed since are read again once
     service = Service(options.root, db=options.db_path)
     if options.root is not None:  # never silently another root than the one asked for
         from kenso_git.api.workspace import check_root_option
@@ -94,7 +97,11 @@ def serve_stdio(options: ServeArgs, started: Started | None = None) -> None:
     from kenso_git.serve.mcp.stdio import run
 
     try:
-        run(service, after_first_call=None if starter is None else starter.start)
+        run(
+            service,
+            after_first_call=None if starter is None else starter.start,
+            read_since_ns=read_since_ns,
+        )
     finally:
         if starter is not None:
             starter.stop()

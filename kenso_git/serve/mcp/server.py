@@ -48,6 +48,7 @@ from kenso_git.serve.mcp.answer import refused
 from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.arguments import not_an_object
+from kenso_git.serve.mcp.configstamp import ConfigStamp
 from kenso_git.serve.mcp.stdio import unreadable
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import TOOLS
@@ -101,6 +102,7 @@ class _Server(MCPServer[Any]):
             "kenso-git", instructions=INSTRUCTIONS, version=__version__, log_level=_level(service)
         )
         self.service = service
+        self.config = ConfigStamp(service)  # a config file's edit, applied by the next call
         self._schemas: dict[str, dict[str, Any]] | None = None
         self.middleware.append(self._ahead_of_validation)
 
@@ -118,6 +120,8 @@ class _Server(MCPServer[Any]):
         if schema is None:
             log.info("no tool %r to call", name)
             return CallToolResult.model_validate(unknown_tool(name, list(schemas)))
+        if self.config.is_stale():  # before the gate: the scope as configured now
+            await anyio.to_thread.run_sync(self.config.apply_edits)  # it may wait for a lock
         try:
             arguments = checked(name, schema, arguments, self.service.scope.resolve)
         except KensoError as err:

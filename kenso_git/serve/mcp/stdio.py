@@ -30,6 +30,7 @@ from kenso_git.serve.mcp.answer import text_error
 from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.arguments import has_lone_surrogate
+from kenso_git.serve.mcp.configstamp import ConfigStamp
 from kenso_git.serve.mcp.toolcache import load
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import by_name
@@ -109,9 +110,14 @@ class Session:
     """One client on stdin/stdout."""
 
     def __init__(
-        self, service: Service, out: BinaryIO, after_first_call: Callable[[], None] | None = None
+        self,
+        service: Service,
+        out: BinaryIO,
+        after_first_call: Callable[[], None] | None = None,
+        read_since_ns: int | None = None,
     ) -> None:
         self.service = service
+        self.config = ConfigStamp(service, read_since_ns)  # edits applied by the next call
         self.out = out
         self._after_first_call = after_first_call
         self._write = threading.Lock()
@@ -204,6 +210,7 @@ class Session:
         if not isinstance(name, str) or name not in self.schemas:
             return unknown_tool(name, list(self.schemas))
         schema = self.schemas[name]
+        self.config.apply_edits()  # before the gate: the scope as configured now
         try:
             arguments = checked(name, schema, given.get("arguments"), self.service.scope.resolve)
         except KensoError as err:  # the documented JSON, as the SDK's server answers it
@@ -221,10 +228,12 @@ def run(
     out: BinaryIO | None = None,
     *,
     after_first_call: Callable[[], None] | None = None,
+    read_since_ns: int | None = None,
 ) -> None:
     """Serve MCP on stdin/stdout (or `source`/`out`) until the client closes its end;
-    `after_first_call` runs once, when the first tool call has been answered."""
-    session = Session(service, out or sys.stdout.buffer, after_first_call)
+    `after_first_call` runs once, when the first tool call has been answered;
+    `read_since_ns`: a `time.time_ns()` from before `service` read its settings."""
+    session = Session(service, out or sys.stdout.buffer, after_first_call, read_since_ns)
     reader = source or sys.stdin.buffer
     try:
         for raw in reader:
