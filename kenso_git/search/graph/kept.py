@@ -1,12 +1,15 @@
-"""The `get_related` lists kept between calls, so a later page is cut from its list
-instead of walking the graph again (search/graph/related.py).
+"""The `get_related` and `find_related` lists kept between calls, so a later page is cut
+from its list instead of walking the graph again (search/graph/related.py, neighbours.py).
 
 A list is kept under the index's write generation (`docmeta.generation`: a sync makes every
-older list unreachable at once), the request (path, depth, relation type) and the scope
-whose gate judged its rows. A gate names its scope by a `scope_key` (`ScopedGate`, `NamedGate`); the
-verdicts of a plain function could be anybody's, so nothing walked under one is kept.
+older list unreachable at once), the request (`get_related`'s path, depth and relation type;
+`find_related`'s tool name and path) and the scope whose gate judged its rows. A gate names
+its scope by a `scope_key` (`ScopedGate`, `NamedGate`); the verdicts of a plain function
+could be anybody's, so nothing walked under one is kept.
 Entries are evicted least recently used first; a list longer than `KEPT_ROWS` is not kept.
-The lists are shared between threads and callers: never mutate one.
+Both tools' lists share the one budget; a request names its tool, so the list under a key
+is always one that tool walked. The lists are shared between threads and callers: never
+mutate one.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from collections.abc import Hashable
+from collections.abc import Sequence
 from typing import Protocol
+from typing import TypeVar
+from typing import cast
 
 from kenso_git.search import docmeta
 from kenso_git.search.lang.hitcache import LRU
@@ -22,8 +28,10 @@ from kenso_git.search.lang.hitcache import LRU
 KEPT_LISTS = 16  # the lists of the requests paged lately
 KEPT_ROWS = 200_000  # their rows in all (~40 MB); a longer list is walked for each page
 
-# one row of a list, in its order: (depth, related_path, relation_type, direction, via)
+# one row of a get_related list, in its order: (depth, related_path, relation_type,
+# direction, via)
 Entry = tuple[int, str, str, str, str]
+EntryT = TypeVar("EntryT")  # a row of some tool's list
 
 
 class ScopedGate(Protocol):
@@ -50,16 +58,18 @@ class NamedGate:
         return self._gate(path)
 
 
-_LISTS: LRU[list[Entry]] = LRU(KEPT_LISTS, KEPT_ROWS, len)
+_LISTS: LRU[Sequence[object]] = LRU(KEPT_LISTS, KEPT_ROWS, len)
 
 
 def list_key(
     conn: sqlite3.Connection,
     path_filter: Callable[[str], bool] | None,
-    request: tuple[str, int, str | None],
+    request: Hashable,
 ) -> Hashable | None:
     """The key the list of `request` is kept under, or None when it may not be kept: an
-    index without a generation, or a gate that names no scope."""
+    index without a generation, or a gate that names no scope. A request names its tool
+    (`get_related`'s (path, depth, relation_type), `find_related`'s ("find_related",
+    path)): no two tools' requests are equal."""
     generation = docmeta.generation(conn)
     if generation is None:
         return None
@@ -69,12 +79,13 @@ def list_key(
     return None if scope is None else (generation, request, ("scope", scope))
 
 
-def get_or_walk(key: Hashable, walk: Callable[[], list[Entry]]) -> list[Entry]:
+def get_or_walk(key: Hashable, walk: Callable[[], list[EntryT]]) -> list[EntryT]:
     """The list kept under `key`, walked (and kept) when there is none."""
-    return _LISTS.get_or_make(key, walk)
+    # the key's request names the tool whose `walk` made the list kept under it
+    return cast("list[EntryT]", _LISTS.get_or_make(key, walk))
 
 
-def keep(key: Hashable, entries: list[Entry]) -> list[Entry]:
+def keep(key: Hashable, entries: list[EntryT]) -> list[EntryT]:
     """`entries`, kept under `key` in place of any list kept there before."""
     before = _LISTS.get_or_make(key, lambda: entries)
     if before is not entries and before != entries:
