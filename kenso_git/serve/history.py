@@ -14,9 +14,11 @@ doc under a name the scope shows.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from typing import cast
 
@@ -84,7 +86,6 @@ def changed_docs(
         cap = len(rest) if limit is None else max(1, int(limit))
     else:
         cap = MAX_CHANGES if limit is None else max(1, min(int(limit), MAX_CHANGES))
-    items = [cast("ChangedDoc", c.to_dict()) for c in rest[:cap]]
 
     def page(kept: list[ChangedDoc], more: bool) -> ChangedDocs:
         resume = keyset_cursor(kept[-1]["path"], check) if more and kept else None
@@ -97,10 +98,70 @@ def changed_docs(
             "next_cursor": resume,
         }
 
-    out = page(items, len(rest) > cap)
-    if whole or caps.fits(out):
-        return out
-    return page(items[: most_that_fit(items, page, caps.fits)], True)
+    if whole:
+        return page([_item(c) for c in rest[:cap]], len(rest) > cap)
+    count = min(cap, len(rest))
+    could, sizes = _could_fit(rest[:count])
+
+    def chars(kept: list[ChangedDoc], more: bool) -> int:
+        """len(json.dumps(page(kept, more), indent=2)): the page with no results, less its
+        empty list, plus each result after a line break and four spaces, commas between
+        them, and the list's brackets, the closing one on its own line after two spaces."""
+        frame = page(kept, more)
+        frame["results"] = []
+        listed = sizes[len(kept)] + 6 * len(kept) + 4 if kept else 2
+        return len(json.dumps(frame, indent=2, ensure_ascii=False)) - 2 + listed
+
+    if len(could) == count and _fits(chars(could, len(rest) > cap)):  # the whole rest fits
+        return page(could, len(rest) > cap)
+    fit = most_that_fit(could, chars, _fits, count=count)
+    return page(could[:fit] if fit <= len(could) else [_item(c) for c in rest[:fit]], True)
+
+
+def _item(change: history.Change) -> ChangedDoc:
+    return cast("ChangedDoc", change.to_dict())
+
+
+def _could_fit(changes: list[history.Change]) -> tuple[list[ChangedDoc], list[int]]:
+    """The results of the first `changes` a page that fits could hold, and `sizes`:
+    sizes[k] is the characters of the first k in a page's JSON. They are added up until
+    they pass the result cap (a page holding one more would pass it too), so a long list
+    is neither made nor measured past its first page's worth."""
+    items: list[ChangedDoc] = []
+    sizes = [0]
+    for change in changes:
+        item = _item(change)
+        size = sizes[-1] + _nested_chars(item)
+        if size > caps.MAX_RESULT_CHARS:
+            break
+        items.append(item)
+        sizes.append(size)
+    return items, sizes
+
+
+def _nested_chars(item: ChangedDoc) -> int:
+    """The characters of `item` in a page's JSON, two levels deep (indent 2): its one-line
+    JSON with a space after each colon, plus the line breaks and indents of its layout."""
+    return len(json.dumps(item, ensure_ascii=False, separators=(",", ": "))) + _layout(item, 2)
+
+
+def _layout(value: object, level: int) -> int:
+    """The characters `json.dumps(indent=2)` adds to a value `level` deep: before each
+    entry of a non-empty object or array a line break and its indent, and before the
+    closing bracket a line break and the indent of the level above."""
+    if isinstance(value, dict):
+        inner: Iterable[object] = value.values()
+    elif isinstance(value, list):
+        inner = value
+    else:
+        return 0
+    if not value:
+        return 0
+    return len(value) * (2 * level + 3) + 2 * level + 1 + sum(_layout(v, level + 1) for v in inner)
+
+
+def _fits(chars: int) -> bool:
+    return chars <= caps.MAX_RESULT_CHARS
 
 
 def _hidden_links(
