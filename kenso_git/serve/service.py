@@ -2,9 +2,8 @@
 
 Each method returns `(text_payload, structured)`: the JSON kenso's tool returns (an array
 or an object) and the same data as an object for MCP structured content. kenso's contract
-errors, which the library raises (`QueryError`, `DocumentNotFoundError`), come back as kenso's
-`{"error": ...}` payloads; other expected problems raise `KensoError` subclasses, which
-`server.py` turns into tool errors.
+errors (`QueryError`, `DocumentNotFoundError`, raised by the library) come back as kenso's
+`{"error": ...}` payloads; other expected problems raise `KensoError` (tool errors).
 """
 
 from __future__ import annotations
@@ -346,9 +345,10 @@ class Service:
             DocumentNotFoundError: the index holds no document at the path.
             CursorError: the cursor is not one of this request's.
         """
-        rel = self.scope.resolve(path)
-        with self.gated() as gate:
-            page = self.kb().find_related(rel, page_size=page_size, cursor=cursor, path_filter=gate)
+        rel = (scope := self.scope).resolve(path)  # one reading of the rules, for gate and key
+        with scope.gating(self.kb().same_file()) as gate:
+            kept = search_api.NamedGate(gate, scope)  # its list serves the scope's next pages
+            page = self.kb().find_related(rel, page_size=page_size, cursor=cursor, path_filter=kept)
         return page, page
 
     @door

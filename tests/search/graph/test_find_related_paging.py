@@ -396,3 +396,19 @@ def test_a_page_never_shows_a_doc_gone_since_the_list_was_made(hub: Path) -> Non
         for rel in gone:
             os.replace(hub / (rel + ".away"), hub / rel)
         (hub / ".kenso.toml").write_text("watch = false\n", encoding="utf-8")
+
+
+def test_the_served_tool_cuts_a_later_page_from_its_kept_list(hub: Path) -> None:
+    # Service.find_related (the MCP tool, `related --cursor`) names its scope, as get_related
+    # does: before, its plain gate kept nothing and every page walked the graph again
+    service = Service(hub)
+    cursor = service.find_related(HUB, None, None)[0]["next_cursor"]
+    statements: list[str] = []
+    service.kb().thread_connection().set_trace_callback(statements.append)
+    try:
+        for _ in range(3):
+            cursor = service.find_related(HUB, None, cursor)[0]["next_cursor"]
+    finally:
+        service.kb().thread_connection().set_trace_callback(None)
+    assert cursor is not None and statements
+    assert [sql for sql in statements if "link_rows" in sql] == []
