@@ -1,15 +1,13 @@
-"""Where each link and code path of a document leads in the repository tree (#30).
+"""What lint knows of each document's links and code paths (#30).
 
-`TreeIndex` is every file and folder of the work tree; `classify` places one link target in
-it with the same path normalisation the link graph uses (`text.parse.normalise_target`);
-`LinkFacts` keeps, per document, its scanned links and anchors and what each target came to,
-so that the rules of `lint/rules/paths.py` share one scan and a language server can forget
-one document when it changes.
+`LinkFacts` keeps, per document, its scanned links and anchors and what each target came
+to (`lint.placement` places them in the work tree's `TreeIndex`), and git's answer on where
+missing targets and moved pages went, so that the rules of `lint/rules/paths.py` share one
+scan and a language server can forget one document when it changes.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -17,22 +15,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from functools import cache
-from urllib.parse import unquote
 
 from kenso_git.lint.docscan import Places
 from kenso_git.lint.docscan import Scan
 from kenso_git.lint.docscan import scan_document
-from kenso_git.lint.hugoref import AMBIGUOUS_REF
-from kenso_git.lint.hugoref import OFF_TREE
-from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
-from kenso_git.lint.hugoref import parse_ref
-from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.placement import CASE as CASE
+from kenso_git.lint.placement import FOUND as FOUND
+from kenso_git.lint.placement import LINE_ANCHOR as LINE_ANCHOR
+from kenso_git.lint.placement import MISSING as MISSING
+from kenso_git.lint.placement import OUTSIDE as OUTSIDE
+from kenso_git.lint.placement import SITE as SITE
+from kenso_git.lint.placement import SKIPPED as SKIPPED
+from kenso_git.lint.placement import UNSTAGED as UNSTAGED
+from kenso_git.lint.placement import Placed as Placed
+from kenso_git.lint.placement import Target as Target
+from kenso_git.lint.placement import classify as classify
+from kenso_git.lint.placement import classify_code as classify_code
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import relation_paths
 from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import TreeIndex
-from kenso_git.records import NamedTuple
 from kenso_git.repo.moves import Move
 from kenso_git.repo.moves import Origin
 from kenso_git.text.anchors import anchors as document_anchors
@@ -41,38 +44,8 @@ from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.mdlinks import CODE
-from kenso_git.text.mdlinks import LinkRef
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
-from kenso_git.text.parse import normalise_target
-
-# What a target came to.
-FOUND = "found"
-MISSING = "missing"
-CASE = "case"  # exists only with another case: breaks on case-sensitive checkouts
-UNSTAGED = "unstaged"  # exists, untracked, and a commit is being made: not in it
-SKIPPED = "skipped"
-# Why a target was skipped (counted in the summary).
-EXTERNAL = "external URL"  # not fetched: lint is offline
-SITE = "site-absolute link"  # `/dotnet/api/x`, `~/includes/x.md`: the site's root, not the tree's
-SCHEME = "scheme link"  # `xref:System.String`, `vscode:...`
-OUTSIDE = "link outside the repository"
-SUBMODULE = "link into a submodule not checked out"
-_WEB = frozenset({"http", "https", "ftp", "ftps", "mailto", "tel", "news", "irc", "data"})
-TAB = "tab marker"  # `# [.NET](#tab/dotnet)`: Microsoft Learn's tabbed sections, not a link
-LINE_ANCHOR = re.compile(r"L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?")  # GitHub's line links
-
-
-class Target(NamedTuple):
-    """One link or code path of a document and what it came to."""
-
-    ref: LinkRef
-    line: int  # 1-based file line of the target's first character
-    column: int  # 1-based column of it
-    status: str  # FOUND, MISSING, CASE, UNSTAGED or SKIPPED
-    path: str  # root-relative normal form of the path part ("" when skipped)
-    fragment: str | None  # the text after `#`, None when there is no `#`
-    reason: str = ""  # why it was skipped; the real path when status is CASE
 
 
 def _rebased(target: Target) -> bool:
@@ -84,91 +57,6 @@ def _rebased(target: Target) -> bool:
         and raw[:1] not in ("/", "#")
         and not is_template(raw)
     )
-
-
-def _scheme(target: str) -> str | None:
-    head = target.partition("/")[0]
-    if ":" not in head:
-        return None
-    return head.partition(":")[0].lower()
-
-
-Placed = tuple[str, str, str | None, str]  # (status, path, fragment, reason)
-
-
-def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
-    """(status, path, fragment, reason) of the link target `raw` written in `source`."""
-    if raw.startswith("#"):
-        if raw.startswith("#tab/"):
-            return SKIPPED, "", None, TAB
-        return FOUND, source, unquote(raw[1:]), ""
-    if raw.startswith("//") or ((scheme := _scheme(raw)) is not None and scheme in _WEB):
-        return SKIPPED, "", None, EXTERNAL
-    if "{" in raw and is_template(raw):
-        return _template(source, raw, tree)
-    if scheme is not None:
-        return SKIPPED, "", None, SCHEME
-    if raw.startswith("~/"):
-        return SKIPPED, "", None, SITE
-    path, hashed, fragment = raw.partition("#")
-    path = unquote(path.partition("?")[0]) if "%" in path else path.partition("?")[0]
-    if not path:
-        return SKIPPED, "", None, SCHEME
-    if path.startswith("/"):
-        if path.lstrip("/").split("/", 1)[0] not in tree.top:
-            return SKIPPED, "", None, SITE
-        normal = normalise_target(source, path)
-    elif (plain := path.rstrip()) and "/." not in f"/{plain}" and "//" not in f"{plain}/":
-        # a plain relative path (no `.`/`..` part, no trailing slash, no doubled one): what
-        # normalise_target makes of it, without normpath (most links of a corpus)
-        folder = source.rpartition("/")[0]
-        normal = f"{folder}/{plain}" if folder else plain
-    else:
-        normal = normalise_target(source, path if path.startswith(".") else "./" + path)
-    if not normal or normal in (".", "..") or normal.startswith("../"):
-        return SKIPPED, "", None, OUTSIDE
-    return _placed(tree, normal, unquote(fragment) if hashed else None)
-
-
-def _template(source: str, raw: str, tree: TreeIndex) -> Placed:
-    """A Hugo `ref`/`relref` placed as Hugo finds its page; skipped when no page of the
-    tree answers it (`OFF_TREE`: a module mount may) and any other template (`TEMPLATE`)."""
-    ref = parse_ref(raw)
-    if ref is None:
-        return SKIPPED, "", None, TEMPLATE
-    fragment = unquote(ref.fragment) if ref.fragment is not None else None
-    if not ref.path:  # `{{< ref "#part" >}}`: this page's anchor
-        return (SKIPPED, "", None, TEMPLATE) if fragment is None else (FOUND, source, fragment, "")
-    found, sure = resolve_ref(source, ref.path, tree)
-    if found is None:
-        return SKIPPED, "", None, OFF_TREE
-    if not sure and fragment is not None:  # which page's anchors? not judged
-        return SKIPPED, "", None, AMBIGUOUS_REF
-    return FOUND, found, fragment, ""
-
-
-def _placed(tree: TreeIndex, normal: str, frag: str | None) -> Placed:
-    """(status, path, fragment, reason) of the root-relative `normal` in `tree`."""
-    if normal in tree:
-        if tree.unstaged and normal in tree.unstaged:
-            return UNSTAGED, normal, frag, ""
-        return FOUND, normal, frag, ""
-    if tree.absent and tree.in_absent(normal):
-        return SKIPPED, "", None, SUBMODULE
-    if tree.leaves_through_link(normal):  # `ext/page.md`, `ext` a symlink to a folder outside
-        return SKIPPED, "", None, OUTSIDE
-    return (CASE if tree.case_of(normal) is not None else MISSING), normal, frag, ""
-
-
-def classify_code(token: str, tree: TreeIndex) -> tuple[str, str] | None:
-    """(status, path) of a backticked path whose first segment is in the tree, else None."""
-    path = token.rstrip("/")
-    first = path.split("/", 1)[0]
-    if first not in tree.top and tree.case_of(first) is None:
-        return None
-    if path in tree:
-        return FOUND, path
-    return (CASE, path) if tree.case_of(path) is not None else (MISSING, path)
 
 
 OnePass = Callable[["LinkFacts", Document], "tuple[tuple[Target, ...], dict[str, int]] | None"]
@@ -196,7 +84,8 @@ class LinkFacts:
     _settle: Callable[[], None] | None = None  # git's answer for them, while it is awaited
     _drop: Callable[[], None] | None = None  # stops that git
     _asking: set[str] = field(default_factory=set)  # documents naming a missing path
-    _origins: dict[str, Origin] = field(default_factory=dict)  # where moved documents were
+    # where moved documents were, newest first (`repo.moves.Moves.origins`)
+    _origins: dict[str, tuple[Origin, ...]] = field(default_factory=dict)
     _sources: set[str] = field(default_factory=set)  # documents with a dead relative link
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
     _headings: dict[str, frozenset[str]] = field(default_factory=dict)  # `offers`' first try
@@ -229,7 +118,7 @@ class LinkFacts:
         return self._moves
 
     @property
-    def origins(self) -> dict[str, Origin]:
+    def origins(self) -> dict[str, tuple[Origin, ...]]:
         """Where git renamed documents of `sources()` from (awaited as `moves`)."""
         self.settle()
         return self._origins
@@ -409,8 +298,10 @@ class LinkFacts:
             named = [t.path for t in notable if t.status == MISSING]
             if named and any(_rebased(t) for t in notable):
                 self._sources.add(doc.path)
-            for _rel, paths in self.missing_relations(doc):
+            for rel, paths in self.missing_relations(doc):
                 named.extend(path for path in paths if path and path not in self.tree)
+                if not rel.target.startswith("/"):  # read from the page's folder
+                    self._sources.add(doc.path)
             if named:
                 out.update(named)
                 self._asking.add(doc.path)
@@ -425,37 +316,62 @@ class LinkFacts:
         return None
 
     def sources(self) -> list[str]:
-        """The documents `missing` found with a dead relative link, in path order: if git
-        moved one, its links may have been written for its old folder."""
+        """The documents `missing` found with a dead relative link or relates_to entry, in
+        path order: if git moved one, they may have been written for an old folder."""
         return sorted(self._sources)
 
     def moved_source(self, doc: Document, target: Target) -> Rebased | None:
         """Where git moved `doc` from and the path its dead relative link `target` names
         from there, when that path is in the tree (the link was written for the old folder)
-        or git moved it too, in the same change or another (the link follows it)."""
-        origin = self.origins.get(doc.path) if _rebased(target) else None
-        if origin is None:
+        or git moved it too, in the same change or another (the link follows it). Each of
+        the page's old places is tried, the newest first (a page moved more than once)."""
+        if not _rebased(target):
             return None
-        status, path, _fragment, _reason = classify(origin.old, target.ref.target, self.tree)
-        if status == FOUND and path != origin.old:
-            return Rebased(origin, path)
-        move = self.move_of(path) if status == MISSING else None
-        return None if move is None else Rebased(origin, move.new, path, move)
+        for origin in self.origins.get(doc.path, ()):
+            placed = classify(origin.old, target.ref.target, self.tree)
+            status, path = placed[0], placed[1]
+            if status == FOUND and path != origin.old:
+                return Rebased(origin, path)
+            move = self.move_of(path) if status == MISSING else None
+            if move is not None:
+                return Rebased(origin, move.new, path, move)
+        return None
+
+    def moved_relation(self, doc: Document, rel: Relation) -> Rebased | None:
+        """A dead relates_to entry of a moved page read as KS002 would have read it at one
+        of the page's old places (the newest first): the document it names from there, or
+        where git moved the path it names from there."""
+        if rel.target.startswith("/"):  # the same from every folder
+            return None
+        for origin in self.origins.get(doc.path, ()):
+            found = resolve_links(origin.old, [rel.target], self.paths)[0]
+            if found is not None and found not in (origin.old, doc.path):
+                return Rebased(origin, found)
+            moved = self.relation_move(relation_paths(origin.old, rel.target))
+            if moved is not None:
+                return Rebased(origin, moved[1].new, moved[0], moved[1])
+        return None
 
     def origin_targets(self) -> set[str]:
-        """The missing paths the dead relative links of moved documents (`sources`, once
-        git said where they were) name from their old folders, that git was not asked
-        about: where they went is what `moved_source` needs of a target moved too."""
+        """The missing paths the dead relative links and relates_to entries of moved
+        documents (`sources`, once git said where they were) name from their old folders,
+        that git was not asked about: where they went is what `moved_source` and
+        `moved_relation` need of a target moved too."""
         out: set[str] = set()
         for source in self._sources:
-            origin, doc = self._origins.get(source), self.docs.get(source)
-            if origin is None or doc is None:
+            doc = self.docs.get(source)
+            if doc is None:
                 continue
-            for target in filter(_rebased, self.notable(doc)):
-                placed = classify(origin.old, target.ref.target, self.tree)
-                if placed[0] == MISSING and placed[1] not in self._moves:
-                    out.add(placed[1])
-        return out - self._deleted.keys()
+            for origin in self._origins.get(source, ()):
+                for target in filter(_rebased, self.notable(doc)):
+                    placed = classify(origin.old, target.ref.target, self.tree)
+                    if placed[0] == MISSING:
+                        out.add(placed[1])
+                for rel, _paths in self.missing_relations(doc):
+                    if not rel.target.startswith("/"):
+                        out.update(relation_paths(origin.old, rel.target))
+        asked = self._moves.keys() | self._deleted.keys()
+        return {p for p in out if p and not p.startswith("../") and p not in self.tree} - asked
 
     def move_of(self, path: str) -> Move | None:
         """Where git moved `path`, when the new path is in the tree."""

@@ -7,8 +7,9 @@ whole (every file renamed under one new folder) moves as a folder. A renamed pat
 gone again is followed to where it went next, a few steps at most.
 
 Asked the other way about some files of the tree (`sources`: pages whose own relative links
-are dead), it says where each came from: the staged rename to it, else the newest commit
-that added it, when git reads that addition as a rename.
+or relates_to entries are dead), it says where each came from: the staged rename to it, else
+the newest commit that added it, when git reads that addition as a rename; and where it was
+before that, back along a chain of renames (a few steps at most).
 """
 
 from __future__ import annotations
@@ -30,18 +31,22 @@ MAX_PATHS = 20_000  # paths asked about in one run; more are left unexplained
 # here (Linux refuses a command line of more than ~2 MB, or 128 kB in one argument)
 MAX_PATHSPEC_BYTES = 64_000
 MAX_COMMIT_ARGS = 2_000  # commits named in one `git log --no-walk`
+MAX_CHAIN_LOGS = 16  # git logs run per step back along the renames of moved pages
 
 
 class Origin(NamedTuple):
-    """Where a file of the tree was before git renamed it to where it is, and in which
-    commit (short id, or `STAGED`)."""
+    """Where a file of the tree was before git renamed it to where it is, in which commit
+    (short id, or `STAGED`: the newest of a chain of renames), and through which paths it
+    went since (a -> b -> here: `a`, through `b`)."""
 
     old: str
     commit: str
+    via: tuple[str, ...] = ()
 
     def describe(self, new: str) -> str:
-        """`docs/guide/a.md was moved to docs/a.md in 1a2b3c4`."""
-        return f"{self.old} was moved to {new} in {self.commit}"
+        """`docs/guide/a.md was moved to docs/a.md in 1a2b3c4 (through docs/b.md)`."""
+        through = f" (through {', '.join(self.via)})" if self.via else ""
+        return f"{self.old} was moved to {new} in {self.commit}{through}"
 
 
 class Move(NamedTuple):
@@ -101,9 +106,11 @@ class DeletingLog(NamedTuple):
         return _deleting_commits(out, self.wanted)
 
 
-def _deleting_log(ws: Workspace, paths: Collection[str], kind: str = "D") -> DeletingLog:
+def _deleting_log(
+    ws: Workspace, paths: Collection[str], kind: str = "D", rev: str = "HEAD"
+) -> DeletingLog:
     """git's log of the commits that deleted any of `paths` (or a file under one), started
-    (with `kind` "A": that added one).
+    (with `kind` "A": that added one), in the history of `rev`.
 
     Past `MAX_PATHSPEC_BYTES` of paths the command line would pass the system's limit
     (`Argument list too long` at 20,000 missing paths, #32): git then lists every
@@ -121,7 +128,7 @@ def _deleting_log(ws: Workspace, paths: Collection[str], kind: str = "D") -> Del
         "-z",
         "--no-renames",
         f"--diff-filter={kind}",
-        "HEAD",
+        rev,
         "--",
         *spec,
     )
@@ -225,7 +232,8 @@ class Moves(NamedTuple):
 
     moved: dict[str, Move]  # path -> where it went (the new path exists)
     deleted: dict[str, str]  # path -> the commit (short id) that deleted it, not a rename
-    origins: dict[str, Origin] | None = None  # source -> where it was before its rename
+    # source -> where it was before each of its renames, newest first (a chain: a -> b -> it)
+    origins: dict[str, tuple[Origin, ...]] | None = None
 
 
 def find_moves(
@@ -309,24 +317,76 @@ class PendingMoves:
                 break
         return _outcome(chains, deleting, exists)._replace(origins=self._traced())
 
-    def _traced(self) -> dict[str, Origin]:
+    def _traced(self) -> dict[str, tuple[Origin, ...]]:
         """Where the sources came from: a staged rename, else the newest commit that added
-        each, when git reads that addition as a rename."""
+        each, when git reads that addition as a rename; and where they were before that,
+        back along their renames (`_chained`)."""
         origins, adding, self._adding = self._origins, self._adding, None
-        if adding is None:
-            return origins
-        commits = adding.commits(_history(self._ws, adding))
-        newest: dict[str, str] = {}  # source -> the commit that added it last
-        for commit, names in commits.items():  # newest first
-            for name in names:
-                newest.setdefault(name, commit)
-        wanted = set(newest.values())
-        for old, (new, commit) in _renames_in(
-            self._ws, [c for c in commits if c in wanted]
-        ).items():
-            if newest.get(new) == commit:
-                origins.setdefault(new, Origin(old, commit))
-        return origins
+        if adding is not None:
+            added = _renamed_to(self._ws, adding.commits(_history(self._ws, adding)))
+            for new, step in added.items():
+                origins.setdefault(new, step)
+        return _chained(self._ws, origins)
+
+
+def _renamed_to(ws: Workspace, commits: dict[str, list[str]]) -> dict[str, Origin]:
+    """Of the files `commits` (a log of additions, newest first) added, those whose newest
+    addition git reads as a rename, with where each was before it."""
+    newest: dict[str, str] = {}  # file -> the commit that added it last
+    for commit, names in commits.items():
+        for name in names:
+            newest.setdefault(name, commit)
+    wanted = set(newest.values())
+    out: dict[str, Origin] = {}
+    for old, (new, commit) in _renames_in(ws, [c for c in commits if c in wanted]).items():
+        if newest.get(new) == commit:
+            out[new] = Origin(old, commit)
+    return out
+
+
+def _chained(ws: Workspace, first: dict[str, Origin]) -> dict[str, tuple[Origin, ...]]:
+    """Each source's renames, newest first, from its last (`first`) back: where the path it
+    came from was added before the commit that renamed it away (the staged changes: in
+    HEAD), when git reads that addition as a rename too, a few steps at most: a link of
+    the page may have been written at any of those places, not only at the last.
+
+    Each `Origin` names the newest commit and the paths between (`via`), as a `Move` does.
+    """
+    steps = {source: [(origin.old, origin.commit)] for source, origin in first.items()}
+    frontier = dict(steps)
+    for _ in range(MAX_STEPS - 1):
+        by_rev: dict[str, dict[str, str]] = {}  # where to look -> {path: source}
+        for source, chain in frontier.items():
+            old, commit = chain[-1]
+            rev = "HEAD" if commit == STAGED else f"{commit}^"
+            by_rev.setdefault(rev, {})[old] = source
+        frontier = {}
+        for rev, olds in sorted(by_rev.items())[:MAX_CHAIN_LOGS]:
+            log = _deleting_log(ws, olds, "A", rev)
+            try:
+                earlier = _renamed_to(ws, log.commits(log.early.result()))
+            except GitError:  # a commit git cannot walk back from: the chain stops there
+                log.early.discard()
+                continue
+            for old, origin in earlier.items():
+                asking = olds.get(old)
+                if asking is None or origin.old in {asking, *(p for p, _ in steps[asking])}:
+                    continue  # not asked, or back where it was (a -> b -> a)
+                steps[asking].append((origin.old, origin.commit))
+                frontier[asking] = steps[asking]
+        if not frontier:
+            break
+    return {source: _origins_of(chain) for source, chain in steps.items()}
+
+
+def _origins_of(chain: list[tuple[str, str]]) -> tuple[Origin, ...]:
+    """The `Origin` of each place of `chain` ((path, commit) newest first), each with the
+    newest commit and the places after it, oldest first."""
+    newest = chain[0][1]
+    places = [path for path, _ in chain]
+    return tuple(
+        Origin(path, newest, tuple(reversed(places[:at]))) for at, path in enumerate(places)
+    )
 
 
 def _outcome(

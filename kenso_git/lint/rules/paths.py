@@ -39,6 +39,7 @@ from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import written_destination
 from kenso_git.text.mdlinks import written_html
 from kenso_git.text.parse import Document
+from kenso_git.text.parse import Relation
 
 CLOSE_ANCHOR = 0.75  # difflib ratio of a dead anchor to one its page makes: a typo
 _WHAT = {
@@ -187,10 +188,11 @@ def _only_close(fragment: str, offered: frozenset[str]) -> bool:
     severity=Severity.ERROR,
     summary="Links, relates_to entries and code paths follow files git has renamed.",
     why="A renamed page breaks every link to it, and moving a page to another folder breaks "
-    "its own relative links; git's rename detection knows where each went, so "
-    "`kenso-git lint --fix` rewrites the link (re-based from the page's old folder) instead "
-    "of a reader hunting for it. A moved page's link to a page git moved too (in the same "
-    "commit, the staged changes or another commit) is re-based to where that page went.",
+    "its own relative links and relates_to entries; git's rename detection knows where each "
+    "went, so `kenso-git lint --fix` rewrites the link (re-based from the page's old folder, "
+    "or an earlier one for a page moved more than once) instead of a reader hunting for it. "
+    "A moved page's link to a page git moved too (in the same commit, the staged changes or "
+    "another commit) is re-based to where that page went.",
     action="run lint --fix for renamed targets",
     deduction=3,
     cap=15,
@@ -222,6 +224,9 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     for rel, paths in facts.missing_relations(doc):
         moved = facts.relation_move(paths)
         if moved is None:
+            rebased = _rebased_relation(doc, rel, ctx)
+            if rebased is not None:
+                found.append(rebased)
             continue
         path, move = moved
         if rel.target.startswith(("./", "../")) or path != paths[0]:  # from the folder
@@ -253,6 +258,23 @@ def _rebased_link(doc: Document, target: Target, ctx: RuleContext) -> Finding | 
         f'old folder: lint --fix rewrites "{raw}" to "{fixed}"'
     )
     return Finding(target.line, target.column, message, raw, _edit(target, fixed))
+
+
+def _rebased_relation(doc: Document, rel: Relation, ctx: RuleContext) -> Finding | None:
+    """KS024 of a relates_to entry that is dead because git moved its page: read from the
+    page's old folder it names a document, or a path git moved too, as links are re-based."""
+    facts = ctx.corpus.links
+    moved = None if facts is None else facts.moved_relation(doc, rel)
+    if moved is None:
+        return None
+    fixed = relative_to(doc.path, rel.target, moved.real, link=False)
+    also = "" if moved.move is None else f", and {moved.move.describe(moved.was)}"
+    message = (
+        f"relates_to: {moved.origin.describe(doc.path)}{also}; the entry was written for its "
+        f'old folder: lint --fix rewrites "{rel.target}" to "{fixed}"'
+    )
+    column = column_in_line(doc, rel.line, rel.target)
+    return Finding(rel.line, column, message, rel.target, Edit(rel.line, column, rel.target, fixed))
 
 
 @rule(
