@@ -220,8 +220,11 @@ def select_documents(
     parts: dict[str, Partial] = {}
     scans: dict[str, Scan] = {}
     binary: list[str] = []
+    linked: dict[str, str] = {}  # a symlinked page -> its real path
     kept = 0
     for sf in sorted(discover(ws, settings, rules=rules, warn=about_picked), key=_by_path):
+        if sf.real:
+            linked[sf.path] = sf.real
         loaded = load_document(sf, settings)
         if isinstance(loaded, Skip):
             if loaded.reason == FileStatus.BINARY and picked(loaded.path):
@@ -238,8 +241,19 @@ def select_documents(
             if alone is not None and picked(full.path):
                 parts[full.path] = alone(full, loaded)
         corpus.append(loaded)
-    chosen = [i for i, d in enumerate(corpus) if picked(d.path)]
+    chosen = _at_real_paths(corpus, [i for i, d in enumerate(corpus) if picked(d.path)], linked)
     return Selection(corpus, chosen, settings, sources, parts, scans, binary, rules)
+
+
+def _at_real_paths(corpus: list[Document], chosen: list[int], linked: dict[str, str]) -> list[int]:
+    """`chosen`, each symlinked page whose real page is in the corpus replaced by that page:
+    linted once, at its real path. Read from the symlink's folder, its relative links name
+    other files than from its own, and `--fix` writes no file through a symlink, so a
+    finding there was one no fix could clear."""
+    if not linked:
+        return chosen
+    where = {doc.path: at for at, doc in enumerate(corpus)}
+    return sorted({where.get(linked.get(corpus[at].path, ""), at) for at in chosen})
 
 
 def _warn_unwalked(ws: Workspace, scope: Sequence[str], rules: IgnoreRules, warn: Warn) -> None:
@@ -304,17 +318,19 @@ def gather_facts(
     """The corpus facts of `selection`, with the work tree listed and git asked where the
     missing targets of the documents to lint went, when the path rules are selected."""
     from kenso_git.errors import GitError
+    from kenso_git.lint.worktree import page_reader
 
     tree = None
     if select & PATH_RULES:
+        from kenso_git.lint.worktree import work_tree
         from kenso_git.repo.tree import list_tree
 
         try:
             listed = list_tree(ws) if listing is None else listing.result()
-            unstaged = listed.untracked if in_commit_hook() else ()
-            tree = TreeIndex(
-                listed.files, listed.whole, listed.absent, on_disk(ws), leads_out(ws), unstaged
-            )
+            # code paths under a top-level folder git renamed away: asked of the docs linted
+            asking = select & {"KS024", "KS025"}
+            wanted = [selection.corpus[i] for i in selection.wanted] if asking else []
+            tree = work_tree(ws, listed, wanted, selection.scans)
         except GitError as exc:
             if warn is not None:
                 warn(f"cannot list the work tree, links and code paths are not checked: {exc}")
@@ -330,75 +346,6 @@ def gather_facts(
     if select & {"KS024", "KS025"} and links is not None:
         _ask_git_for_moves(ws, links, selection, listing, warn)
     return facts
-
-
-def in_commit_hook(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether lint runs for a commit being made: from the pre-commit framework (which sets
-    `PRE_COMMIT=1`) or a git commit hook (git sets `GIT_INDEX_FILE`). The commit then holds
-    the staged files, and a link to a file git does not track is dead in it."""
-    import os
-
-    env = os.environ if environ is None else environ
-    return env.get("PRE_COMMIT") == "1" or bool(env.get("GIT_INDEX_FILE"))
-
-
-def on_disk(ws: Workspace) -> Callable[[str], bool]:
-    """Whether a path under a folder git ignores (listed whole, never file by file) is there:
-    a link to a page missing from a present build folder is dead as any other."""
-    import os
-
-    root = str(ws.root)
-    return lambda path: os.path.lexists(os.path.join(root, path))
-
-
-def leads_out(ws: Workspace) -> Callable[[str], bool]:
-    """Whether the symlink at a root-relative path leads out of the work tree: its real path
-    is resolved (links read, as discovery resolves a symlinked page), nothing there is read."""
-    from kenso_git.repo.safeopen import real_path
-
-    root = real_path(str(ws.root)) or str(ws.root)
-
-    def out(path: str) -> bool:
-        import os
-
-        real = real_path(os.path.join(ws.root, path))
-        return real is not None and os.path.commonpath([root, real]) != root
-
-    return out
-
-
-def page_reader(ws: Workspace, max_size: int) -> ReadPage:
-    """Read a Markdown page of the work tree that is not in the corpus (a checked-out
-    submodule's, an ignored folder's) for the anchors a link asks of it: a regular file
-    under the size cap (`max-file-size`), opened with no symlink followed (`safeopen`,
-    as discovery reads), never in `.git/` or `.kenso/`."""
-    root = str(ws.root)
-
-    def read(path: str, limit: int) -> Document | None:
-        import os
-        import stat
-
-        from kenso_git.repo.discover import Skip
-        from kenso_git.repo.discover import SourceFile
-        from kenso_git.repo.discover import document_from_bytes
-        from kenso_git.repo.discover import read_bytes
-        from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
-        from kenso_git.repo.safeopen import lstat_beneath
-
-        if not ALWAYS_SKIPPED_DIRS.isdisjoint(path.split("/")):
-            return None
-        try:
-            st = lstat_beneath(root, path)
-        except OSError:
-            return None  # gone, or a symlink on the way
-        if not stat.S_ISREG(st.st_mode):
-            return None  # a symlink (not followed), a folder, a FIFO
-        location = os.path.join(root, path)
-        sf = SourceFile(path, location, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-        data = read_bytes(sf, min(limit, max_size))
-        return None if isinstance(data, Skip) else document_from_bytes(path, data)
-
-    return read
 
 
 def _ask_git_for_moves(

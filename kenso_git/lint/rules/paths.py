@@ -284,9 +284,10 @@ def _rebased_relation(doc: Document, rel: Relation, ctx: RuleContext) -> Finding
     summary="A backticked repository path in prose (`src/tool.py`) names a file or folder "
     "of the tree.",
     why="Docs that name code paths rot when the code moves or goes. Only tokens shaped like "
-    "paths whose first folder exists are looked at, and a missing one is reported when git "
-    "deleted it, when a name in its folder is a near miss (a typo), or when only its case "
-    "differs; a path no commit ever had is read as an example (`docs/x.md`), not a finding.",
+    "paths whose first folder exists, or did until git renamed or deleted it, are looked at, "
+    "and a missing one is reported when git deleted it, when a name in its folder is a near "
+    "miss (a typo), or when only its case differs (a path git moved is KS024's); a path no "
+    "commit ever had is read as an example (`docs/x.md`), not a finding.",
     action="update code paths the docs name",
     deduction=1,
     cap=4,
