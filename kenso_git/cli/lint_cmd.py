@@ -69,6 +69,12 @@ def _rule_list(values: tuple[str, ...]) -> list[str]:
     is_flag=True,
     help="Print the patch --fix would apply and write nothing; exit 1 when there is one.",
 )
+@click.option(
+    "--staged",
+    is_flag=True,
+    help="Gate a commit: lint PATHS (without any, the Markdown files the staged changes add "
+    "or change) and every page that links to a file they rename or delete.",
+)
 def lint(
     paths: tuple[Path, ...],
     detail: bool,
@@ -83,12 +89,15 @@ def lint(
     write_baseline: Path | None,
     fix: bool,
     diff: bool,
+    staged: bool,
 ) -> int:
     """Check Markdown docs for retrieval quality; exit 1 on error-severity findings.
 
     PATHS are files or folders (default: the repository root). Links, anchors, orphans and
     category consistency are judged against all of the repository's docs and files, and
-    moved targets against git's rename history; nothing is fetched from the network.
+    moved targets against git's rename history; nothing is fetched from the network. Run
+    from a commit hook on PATHS (or with --staged), the pages that link to a file the
+    staged changes rename or delete are linted too: the commit breaks their links.
 
     Exit codes: 0 ok, and whenever --write-baseline recorded the findings (errors
     included: `--baseline FILE` later reports only new ones); 1 an error-severity finding,
@@ -111,6 +120,7 @@ def lint(
         warn=lambda message: click.echo(f"kenso-git: warning: {message}", err=True),
         fix=fix and not diff,
         diff=diff,
+        staged=staged,
     )
     report = outcome.report
     for path, why in outcome.fixes.unfixed if outcome.fixes is not None else ():
@@ -135,7 +145,8 @@ def lint(
 
         echo_json(text.report_to_json(report, streamed=True))
     else:
-        rendered = _render(output, report, use_color, paths)
+        named = (*paths, "--staged") if staged else paths  # the hint's command lints the same
+        rendered = _render(output, report, use_color, named)
         if rendered:
             click.echo(rendered, color=use_color)
     # a baseline written is the run's success: a CI step that records one must not fail

@@ -143,6 +143,9 @@ class Selection:
     scans: dict[str, Scan] = field(default_factory=dict)  # links and anchors of slimmed ones
     binary: list[str] = field(default_factory=list)  # picked files ingest skips as binary
     rules: IgnoreRules | None = None  # the ignore rules the walk went by
+    # what the staged changes rename away or delete, when the pages linking to it are
+    # linted too (the commit gate: `gather_facts` adds them to `wanted`)
+    removed: tuple[str, ...] = ()
 
     def targets(self) -> Iterator[Document | Deferred]:
         """The documents to lint, in path order; a slimmed one comes as its first half
@@ -183,12 +186,18 @@ def select_documents(
     warn: Warn | None = None,
     alone: Alone | None = None,
     binary_found: bool = False,
+    staged: bool = False,
 ) -> Selection:
-    """Discover the repository's docs; pick those under `paths` (all when empty). A picked
-    document slimmed past KEEP_CHARS gets the first half of its lint from `alone` while its
-    full parse is at hand. A picked file ingest skips as binary (`text.parse.looks_binary`)
-    is listed in `Selection.binary`, and with `binary_found` not warned about: the caller
+    """Discover the repository's docs; pick those under `paths` (all when empty; with
+    `staged`, the Markdown files the staged changes add or change). A picked document
+    slimmed past KEEP_CHARS gets the first half of its lint from `alone` while its full
+    parse is at hand. A picked file ingest skips as binary (`text.parse.looks_binary`) is
+    listed in `Selection.binary`, and with `binary_found` not warned about: the caller
     reports it (lint's KS021 finding).
+
+    With `staged`, or run from a commit hook (`in_commit_hook`) on given `paths`, the pages
+    that link to what the staged changes rename away or delete are to be linted too
+    (`Selection.removed`): the commit breaks their links, though they are not in it.
 
     Raises:
         UsageError: a path does not exist or lies outside the repository.
@@ -201,6 +210,7 @@ def select_documents(
     from kenso_git.repo.status import FileStatus
 
     scope = scope_folders(ws, paths) if paths else [""]
+    scope, removed = _staged_scope(ws, scope, staged=staged, given=bool(paths))
     rules = IgnoreRules.for_workspace(ws, settings)
     if warn is not None:
         _warn_unwalked(ws, scope, rules, warn)
@@ -242,7 +252,27 @@ def select_documents(
                 parts[full.path] = alone(full, loaded)
         corpus.append(loaded)
     chosen = _at_real_paths(corpus, [i for i, d in enumerate(corpus) if picked(d.path)], linked)
-    return Selection(corpus, chosen, settings, sources, parts, scans, binary, rules)
+    return Selection(corpus, chosen, settings, sources, parts, scans, binary, rules, removed)
+
+
+def _staged_scope(
+    ws: Workspace, scope: list[str], *, staged: bool, given: bool
+) -> tuple[list[str], tuple[str, ...]]:
+    """(the scope to lint, what the staged changes rename away or delete, whose linking
+    pages are linted too): asked of git with `staged`, or from a commit hook on `given`
+    paths; with `staged` and none given, the scope is the Markdown files the staged changes
+    add or change."""
+    from kenso_git.lint.worktree import in_commit_hook
+
+    if not staged and not (given and in_commit_hook()):
+        return scope, ()
+    from kenso_git.repo.staged import staged_changes
+    from kenso_git.repo.workspace import is_markdown
+
+    changes = staged_changes(ws)
+    if staged and not given:
+        scope = [path for path in changes.changed if is_markdown(path)]
+    return scope, changes.removed
 
 
 def _at_real_paths(corpus: list[Document], chosen: list[int], linked: dict[str, str]) -> list[int]:
@@ -343,6 +373,14 @@ def gather_facts(
         read_page=page_reader(ws, selection.settings.max_file_size),
     )
     links = facts.links
+    if selection.removed and links is not None:
+        from kenso_git.lint.inbound import gone
+        from kenso_git.lint.inbound import linking_pages
+
+        chosen = set(selection.wanted)
+        paths = gone(selection.removed, links.tree)
+        chosen.update(linking_pages(links, selection.corpus, chosen, paths))
+        selection.wanted[:] = sorted(chosen)
     if select & {"KS024", "KS025"} and links is not None:
         _ask_git_for_moves(ws, links, selection, listing, warn)
     return facts

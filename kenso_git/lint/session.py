@@ -73,10 +73,13 @@ def run_lint(
     warn: Callable[[str], None] | None = None,
     fix: bool = False,
     diff: bool = False,
+    staged: bool = False,
 ) -> Outcome:
     """Lint `paths` (default: the repository root) as the CLI does. With `fix`, the fixable
     findings are rewritten in place (each file atomically) and the report is of the files
-    as fixed; with `diff`, nothing is written and `Outcome.fixes` holds the patch.
+    as fixed; with `diff`, nothing is written and `Outcome.fixes` holds the patch. With
+    `staged` (the commit gate), the Markdown files the staged changes add or change when
+    no `paths` are given, and the pages linking to what they rename away or delete.
 
     Raises:
         UsageError: a path does not exist, a flag or the configuration is malformed.
@@ -94,13 +97,13 @@ def run_lint(
     ws = _workspace(paths)
     settings = load_settings(ws.root)
     config = _configured(load_lint_config(settings), overrides, fail_under)
-    report, facts = _lint_once(ws, settings, config, paths, warn)
+    report, facts = _lint_once(ws, settings, config, paths, warn, staged)
     fixes = None
     if fix or diff:
         fixes = plan_fix_passes(ws.root, report.violations(), partial(_relint, facts, config))
         if fix and fixes.files:
             fixes = write_fixes(ws.root, fixes)  # a file changed since it was read: unfixed
-            report, _ = _lint_once(ws, settings, config, paths, None)  # warned once already
+            report, _ = _lint_once(ws, settings, config, paths, None, staged)  # warned already
     if write_baseline is not None:
         return Outcome(report, save_baseline(report, write_baseline), fixes)
     if baseline is None and config.baseline is not None:
@@ -144,13 +147,16 @@ def _lint_once(
     config: LintConfig,
     paths: Sequence[Path],
     warn: Callable[[str], None] | None,
+    staged: bool = False,
 ) -> tuple[LintReport, CorpusFacts]:
     from kenso_git.lint.runner import lint_alone
 
     alone = partial(lint_alone, config=config)
     listing = start_listing(ws, config)  # git lists the tree while the docs are parsed
     try:
-        selection = select_documents(ws, settings, paths, warn=warn, alone=alone, binary_found=True)
+        selection = select_documents(
+            ws, settings, paths, warn=warn, alone=alone, binary_found=True, staged=staged
+        )
         facts = facts_for(ws, selection, config, warn=warn, listing=listing)
     finally:
         if listing is not None:

@@ -192,7 +192,8 @@ def _only_close(fragment: str, offered: frozenset[str]) -> bool:
     "went, so `kenso-git lint --fix` rewrites the link (re-based from the page's old folder, "
     "or an earlier one for a page moved more than once) instead of a reader hunting for it. "
     "A moved page's link to a page git moved too (in the same commit, the staged changes or "
-    "another commit) is re-based to where that page went.",
+    "another commit) is re-based to where that page went. `lint --staged`, the commit gate, "
+    "also lints the pages linking to what the staged changes rename or delete.",
     action="run lint --fix for renamed targets",
     deduction=3,
     cap=15,

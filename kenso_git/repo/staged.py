@@ -1,0 +1,55 @@
+"""What a commit made now would change: the staged changes, as git's rename detection reads
+them (`git diff --cached -M`). The commit gate lints the files it adds or changes, and the
+pages that link to the files it renames away or deletes: those pages are not in the commit,
+yet it breaks their links.
+"""
+
+from __future__ import annotations
+
+from kenso_git.records import NamedTuple
+from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.workspace import Workspace
+
+_STAGED = ("diff", "--cached", "-M", "-z", "--name-status", "--no-ext-diff")
+
+
+class StagedChanges(NamedTuple):
+    """The paths a commit now would add or change (a rename's new path among them), and
+    those it would delete or rename away, in git's order."""
+
+    changed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+def staged_changes(ws: Workspace) -> StagedChanges:
+    """The staged changes of `ws`; none outside git.
+
+    Raises:
+        GitError: git failed on the repository.
+    """
+    if not ws.is_git:
+        return StagedChanges()
+    return _read(run_git(ws, *_STAGED))  # with no commit yet, git compares to an empty tree
+
+
+def _read(out: str) -> StagedChanges:
+    """`--name-status -z` output: a status, then one path (two for a rename or a copy)."""
+    fields = out.split("\0")
+    changed: list[str] = []
+    removed: list[str] = []
+    at = 0
+    while at < len(fields):
+        status = fields[at].strip()
+        if not status:
+            at += 1
+            continue
+        if status[0] in "RC" and at + 2 < len(fields):
+            if status[0] == "R":
+                removed.append(fields[at + 1])
+            changed.append(fields[at + 2])
+            at += 3
+            continue
+        if at + 1 < len(fields):
+            (removed if status[0] == "D" else changed).append(fields[at + 1])
+        at += 2
+    return StagedChanges(tuple(changed), tuple(removed))
