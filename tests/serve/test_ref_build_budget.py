@@ -55,9 +55,16 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def _cpu_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # from the environment, as a served setting is: a setting changed in memory only is read
+    # again from the configuration by the first call (serve/mcp/configstamp.py)
+    monkeypatch.setenv("KENSO_CALL_CPU_BUDGET", str(CPU_BUDGET_MS))
+
+
 def _service(root: Path) -> Service:
     service = Service(root)
-    service.settings = service.settings._replace(call_cpu_budget=CPU_BUDGET_MS)
+    assert service.settings.call_cpu_budget == CPU_BUDGET_MS
     return service
 
 
