@@ -44,6 +44,7 @@ from kenso_git.serve.http.limits import CallLanes
 from kenso_git.serve.http.limits import DeadlineH11Protocol
 from kenso_git.serve.http.routes import Routes
 from kenso_git.serve.http.sessions import SessionKeeper
+from kenso_git.serve.mcp.ending import end_on_hangup
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
 
@@ -322,6 +323,7 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
         http=DeadlineH11Protocol,  # header and body deadlines (slowloris)
         timeout_graceful_shutdown=2,  # /events streams never end by themselves
     )
+    end_on_hangup()  # a closed terminal shuts down as SIGTERM does (uvicorn's handler)
     uvicorn.Server(config).run(sockets=[sock])
 
 

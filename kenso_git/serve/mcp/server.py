@@ -11,19 +11,25 @@ on errors, and would replace kenso's message with a -32602 of their own.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import logging
+import signal
 import sys
+import threading
 import typing
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Mapping
+from concurrent.futures import CancelledError
 from typing import Annotated
 from typing import Any
 from typing import Literal
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.context import CallNext
@@ -49,6 +55,10 @@ from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.arguments import not_an_object
 from kenso_git.serve.mcp.configstamp import ConfigStamp
+from kenso_git.serve.mcp.ending import end_on_hangup
+from kenso_git.serve.mcp.ending import lines_of
+from kenso_git.serve.mcp.ending import serve_until_signal
+from kenso_git.serve.mcp.ending import stdin_fd
 from kenso_git.serve.mcp.stdio import unreadable
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import TOOLS
@@ -103,6 +113,7 @@ class _Server(MCPServer[Any]):
         )
         self.service = service
         self.config = ConfigStamp(service)  # a config file's edit, applied by the next call
+        self.ended_by: signal.Signals | None = None  # the signal that ended `run_stdio_async`
         self._schemas: dict[str, dict[str, Any]] | None = None
         self.middleware.append(self._ahead_of_validation)
 
@@ -154,7 +165,11 @@ class _Server(MCPServer[Any]):
         return refused(not_an_object(name, arguments))
 
     async def run_stdio_async(self) -> None:
-        """The SDK's `run_stdio_async`, reading stdin through `_readable_lines`."""
+        """The SDK's `run_stdio_async`, reading stdin through `_readable_lines`, until the
+        client closes it or a signal ends the server (`ended_by`)."""
+        self.ended_by = await serve_until_signal(self._serve_stdio)
+
+    async def _serve_stdio(self) -> None:
         send, receive = anyio.create_memory_object_stream[SessionMessage](16)
         lines = typing.cast("anyio.AsyncFile[str]", _readable_lines(send))  # only iterated
         async with (
@@ -174,7 +189,7 @@ async def _readable_lines(answers: MemoryObjectSendStream[SessionMessage]) -> As
     that loop skips them. A call holding a lone surrogate, which the SDK could not read,
     is `tunnel.carried` to the server."""
     async with answers:
-        async for raw in anyio.wrap_file(sys.stdin.buffer):
+        async for raw in _stdin_lines():
             if not raw.strip():
                 continue
             raw = tunnel.carried(raw) or raw
@@ -183,6 +198,32 @@ async def _readable_lines(answers: MemoryObjectSendStream[SessionMessage]) -> As
                 yield raw.decode("utf-8", errors="replace")
             else:
                 await answers.send(SessionMessage(refusal))
+
+
+async def _stdin_lines() -> AsyncIterator[bytes]:
+    """stdin's lines, read by a daemon thread of their own. Read by anyio's worker threads
+    (`anyio.wrap_file`), a read waiting for the client's next line held the process after
+    SIGTERM (the interpreter joins those threads at exit) and SIGINT (its cancellation waits
+    for the read): the server ran on while the client kept stdin open. The thread reads the
+    file descriptor, not `sys.stdin.buffer`, whose lock it would hold at exit (a fatal error
+    of the interpreter's shutdown)."""
+    send, receive = anyio.create_memory_object_stream[bytes](0)  # one line at a time
+    loop = anyio.lowlevel.current_token()
+    fd = stdin_fd()
+
+    def read() -> None:
+        # the server done reading, its send cancelled, the loop gone: the thread just ends
+        with contextlib.suppress(anyio.BrokenResourceError, CancelledError, RuntimeError, OSError):
+            try:
+                for raw in iter(sys.stdin.buffer) if fd is None else lines_of(fd):
+                    anyio.from_thread.run(send.send, raw, token=loop)
+            finally:
+                anyio.from_thread.run_sync(send.close, token=loop)
+
+    threading.Thread(target=read, name="kenso-stdin", daemon=True).start()
+    async with receive:
+        async for raw in receive:
+            yield raw
 
 
 def _refusal(raw: bytes) -> JSONRPCMessage | None:
@@ -207,7 +248,7 @@ async def _forward(receive: MemoryObjectReceiveStream[SessionMessage], out: Any)
             await out.send(message)
 
 
-def build_server(service: Service, *, http: bool = False) -> MCPServer[Any]:
+def build_server(service: Service, *, http: bool = False) -> _Server:
     """The MCP server for `service`, made from the tool registry (`serve.tools`); `reindex`
     exists only when enabled and never over HTTP (`service.offers_writes` says which)."""
     server = _Server(service)
@@ -238,8 +279,12 @@ def _level(service: Service) -> Literal["DEBUG", "INFO", "WARNING", "ERROR", "CR
 
 
 def run_stdio(service: Service) -> None:
-    """Serve MCP over stdin/stdout until the client closes the pipe."""
-    build_server(service).run("stdio")
+    """Serve MCP over stdin/stdout until the client closes the pipe (or a signal ends it)."""
+    end_on_hangup()
+    server = build_server(service)
+    server.run("stdio")
+    if server.ended_by is not None:  # the loop is done: end as the handler in force says
+        signal.raise_signal(server.ended_by)
 
 
 def listed_tools(service: Service) -> list[dict[str, Any]]:

@@ -12,11 +12,13 @@ each answer is one line, written whole. `KENSO_MCP_SDK=1` runs the SDK's server 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
 import threading
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -31,6 +33,8 @@ from kenso_git.serve.mcp.answer import unknown_tool
 from kenso_git.serve.mcp.arguments import checked
 from kenso_git.serve.mcp.arguments import has_lone_surrogate
 from kenso_git.serve.mcp.configstamp import ConfigStamp
+from kenso_git.serve.mcp.ending import end_on_hangup
+from kenso_git.serve.mcp.ending import stdin_lines
 from kenso_git.serve.mcp.toolcache import load
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import by_name
@@ -234,10 +238,22 @@ def run(
     `after_first_call` runs once, when the first tool call has been answered;
     `read_since_ns`: a `time.time_ns()` from before `service` read its settings."""
     session = Session(service, out or sys.stdout.buffer, after_first_call, read_since_ns)
-    reader = source or sys.stdin.buffer
     try:
-        for raw in reader:
-            if raw.strip():
-                session.handle(raw)
+        with _lines(source) as lines:
+            for raw in lines:
+                if raw.strip():
+                    session.handle(raw)
     finally:
         session.close()
+
+
+@contextlib.contextmanager
+def _lines(source: BinaryIO | None) -> Iterator[Iterator[bytes]]:
+    """The lines of `source`, or of the process's own stdin, served until the client or a
+    signal ends it (`ending`: SIGHUP too, and a signal wakes the read)."""
+    if source is not None:
+        yield iter(source)
+        return
+    end_on_hangup()
+    with stdin_lines() as lines:
+        yield lines
