@@ -6,8 +6,9 @@ sends them a byte at a time (slowloris) would hold its connection open indefinit
 the request timeout. `CallLanes` reads each `POST /mcp` body (size-capped), weighs the call
 by its arguments (long queries, big bodies) and gives every call that does work a ticket of
 `serve.lanes`, which decides on the worker thread whether it runs, waits, or, once measured
-as expensive, gives way (docs/security.md, "Bounded work"). A call holding a lone UTF-16
-surrogate, which the SDK's JSON parser refuses, is handed on `tunnel.carried`.
+as expensive, gives way (docs/security.md, "Bounded work"). A call the SDK's JSON parser
+refuses (a lone UTF-16 surrogate, deep nesting) is handed on `tunnel.carried`, and a body
+the SDK would not answer as the stdio loop does is answered first (`unreadable`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from uvicorn.protocols.http.h11_impl import RequestResponseCycle
 from kenso_git.errors import BusyError
 from kenso_git.serve.http.lanes import CURRENT
 from kenso_git.serve.http.lanes import Lanes
+from kenso_git.serve.http.unreadable import answered
 from kenso_git.serve.mcp import tunnel
 
 log = logging.getLogger("kenso_git.mcp")
@@ -208,7 +210,10 @@ class CallLanes:
         if body is None:
             await _reply(413, f"request body over {MAX_BODY_BYTES} bytes", scope, send)
             return
-        replay = _replaying(tunnel.carried(body) or body, receive)  # weighed as sent
+        carried = tunnel.carried(body) or body
+        if await answered(carried, scope, send):  # a body the SDK would not answer alike
+            return
+        replay = _replaying(carried, receive)  # weighed as sent
         if not _calls_a_tool(body):  # initialize, notifications, tools/list...
             await self.app(scope, replay, send)
             return

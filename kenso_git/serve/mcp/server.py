@@ -186,18 +186,20 @@ async def _readable_lines(answers: MemoryObjectSendStream[SessionMessage]) -> As
     """stdin's lines for the SDK's stdio transport, less those it would never answer (it
     logs a line it cannot read at DEBUG and reads on, and its client waits for ever): those
     get the SDK-free loop's answer on `answers` (`_refusal`). Blank lines are skipped, as
-    that loop skips them. A call holding a lone surrogate, which the SDK could not read,
-    is `tunnel.carried` to the server."""
+    that loop skips them, and a batch's messages are read one by one, as it reads them
+    (`tunnel.batch`). A call the SDK could not read (a lone surrogate, deep nesting) is
+    `tunnel.carried` to the server."""
     async with answers:
-        async for raw in _stdin_lines():
-            if not raw.strip():
+        async for line in _stdin_lines():
+            if not line.strip():
                 continue
-            raw = tunnel.carried(raw) or raw
-            refusal = _refusal(raw)
-            if refusal is None:
-                yield raw.decode("utf-8", errors="replace")
-            else:
-                await answers.send(SessionMessage(refusal))
+            for one in tunnel.batch(line) or [line]:
+                raw = tunnel.carried(one) or one
+                reply = refusal(raw)
+                if reply is None:
+                    yield raw.decode("utf-8", errors="replace")
+                else:
+                    await answers.send(SessionMessage(_written(reply)))
 
 
 async def _stdin_lines() -> AsyncIterator[bytes]:
@@ -226,19 +228,30 @@ async def _stdin_lines() -> AsyncIterator[bytes]:
             yield raw
 
 
-def _refusal(raw: bytes) -> JSONRPCMessage | None:
-    """The SDK-free loop's answer to a line the SDK reads as no request it would answer
-    (`stdio.unreadable`): one that is not JSON, such as a request holding a 5,000-digit
-    number (-32700), JSON that is not a message, or a request whose id or params it refuses
-    (-32600; it reads a request with an id such as `[7]` as a notification)."""
+def refusal(raw: bytes) -> dict[str, Any] | None:
+    """The SDK-free loop's answer to a message the SDK reads as no request it would answer
+    (`stdio.unreadable`), for its stdio and HTTP transports: one that is not JSON, such as a
+    request holding a 5,000-digit number (-32700), JSON that is not a message, a request
+    whose id or params it refuses (-32600; it reads a request with an id such as `[7]` or
+    null as a notification), or whose method holds a lone surrogate (-32601, no method it
+    has); None for a message the SDK answers itself."""
     try:
         message = jsonrpc_message_adapter.validate_json(raw, by_name=False)  # as the SDK does
     except ValueError:  # pydantic's ValidationError
         message = None
     if message is not None and not isinstance(message, JSONRPCNotification):
         return None
-    reply = unreadable(raw)
-    return None if reply is None else jsonrpc_message_adapter.validate_python(reply, by_name=False)
+    return unreadable(raw)
+
+
+def _written(reply: dict[str, Any]) -> JSONRPCMessage:
+    """`reply` as the SDK's model, which cannot write a lone surrogate: one in its `data`
+    (a method's name echoed) is written as its escape's text."""
+    error = reply.get("error")
+    if isinstance(error, dict) and isinstance(error.get("data"), str):
+        data = error["data"].encode("utf-8", "backslashreplace").decode("utf-8")
+        reply = {**reply, "error": {**error, "data": data}}
+    return jsonrpc_message_adapter.validate_python(reply, by_name=False)
 
 
 async def _forward(receive: MemoryObjectReceiveStream[SessionMessage], out: Any) -> None:

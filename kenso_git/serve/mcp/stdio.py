@@ -59,7 +59,7 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
 
-def _rpc_error(ident: object, code: int, message: str, data: object = "") -> dict[str, Any]:
+def rpc_error(ident: object, code: int, message: str, data: object = "") -> dict[str, Any]:
     """A JSON-RPC error answer."""
     return {
         "jsonrpc": "2.0",
@@ -68,10 +68,18 @@ def _rpc_error(ident: object, code: int, message: str, data: object = "") -> dic
     }
 
 
+def encoded(message: Mapping[str, Any]) -> bytes:
+    """`message` as this loop writes it: compact JSON in UTF-8."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    # a lone surrogate (a method's name echoed back) only ever sits in a JSON string,
+    # where backslashreplace writes it as the escape it came in as: `\ud800`
+    return text.encode("utf-8", "backslashreplace")
+
+
 def _parse_error(err: ValueError | RecursionError) -> dict[str, Any]:
     """The answer to a line that is not JSON (a 5,000-digit number is not: Python's int()
     reads at most 4,300 digits)."""
-    return _rpc_error(None, PARSE_ERROR, "Parse error", str(err))
+    return rpc_error(None, PARSE_ERROR, "Parse error", str(err))
 
 
 def _invalid_request(message: object) -> dict[str, Any] | None:
@@ -79,25 +87,32 @@ def _invalid_request(message: object) -> dict[str, Any] | None:
     client's answer to a request (this server never sends one, and ignores it)."""
     if isinstance(message, dict) and ("result" in message or "error" in message):
         return None
-    return _rpc_error(_ident(message), INVALID_REQUEST, "Invalid request")
+    return rpc_error(_ident(message), INVALID_REQUEST, "Invalid request")
 
 
 def unreadable(raw: bytes) -> dict[str, Any] | None:
-    """This loop's answer to a line the SDK's models refuse, for the SDK's stdio server
-    (`server.py`), which answers no such line itself: `parse_error` when it is not JSON,
-    nothing for a notification (ignored, as here), else an invalid request."""
+    """This loop's answer to a line the SDK's models refuse, for the SDK's servers
+    (`server.refusal`), which answer no such line themselves, or not as this loop does:
+    `parse_error` when it is not JSON, nothing for a notification (ignored, as here), no
+    method found for a request whose method holds a lone surrogate, else an invalid request."""
     try:
         message = json.loads(raw)
     except (ValueError, RecursionError) as err:  # RecursionError: nested past the C parser
         return _parse_error(err)
     if isinstance(message, dict) and isinstance(message.get("method"), str):
         # a request whose params or id the SDK refuses (answered), or a notification
-        return (
-            _rpc_error(_ident(message), INVALID_REQUEST, "Invalid request")
-            if "id" in message
-            else None
-        )
+        if "id" not in message:
+            return None
+        method, ident = message["method"], _ident(message)
+        if ident is not None and has_lone_surrogate(method) and _has_params(message):
+            return rpc_error(ident, METHOD_NOT_FOUND, "Method not found", method)
+        return rpc_error(ident, INVALID_REQUEST, "Invalid request")
     return _invalid_request(message)
+
+
+def _has_params(message: Mapping[str, Any]) -> bool:
+    """Whether `message` has params JSON-RPC allows: an object, or none."""
+    return isinstance(message.get("params"), (dict, type(None)))
 
 
 def _ident(message: object) -> str | int | None:
@@ -135,10 +150,7 @@ class Session:
         self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="kenso-tool")
 
     def send(self, message: Mapping[str, Any]) -> None:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-        # a lone surrogate (a method's name echoed back) only ever sits in a JSON string,
-        # where backslashreplace writes it as the escape it came in as: `\ud800`
-        line = text.encode("utf-8", "backslashreplace") + b"\n"
+        line = encoded(message) + b"\n"
         with self._write:
             self.out.write(line)
             self.out.flush()
@@ -147,7 +159,7 @@ class Session:
         self.send({"jsonrpc": "2.0", "id": ident, "result": result})
 
     def fail(self, ident: object, code: int, message: str, data: object = "") -> None:
-        self.send(_rpc_error(ident, code, message, data))
+        self.send(rpc_error(ident, code, message, data))
 
     def handle(self, raw: bytes) -> None:
         """Answer one line: a request, a notification, or a batch of them."""
@@ -170,7 +182,7 @@ class Session:
         params = message.get("params")
         if "id" not in message:
             return  # notifications: initialized, cancelled, progress...
-        if _ident(message) is None or not isinstance(params, (dict, type(None))):
+        if _ident(message) is None or not _has_params(message):
             # an id or params JSON-RPC does not allow, refused as the SDK's server refuses it
             self.fail(_ident(message), INVALID_REQUEST, "Invalid request")
             return
