@@ -108,9 +108,16 @@ def _materialize(
     rules = IgnoreRules.for_workspace(kb.workspace, kb.settings, watch=True)
     shows = None if scope is None else scope.judging_by(rules.is_ignored).shows
     asked: set[str] = set()  # the folders of the paths judged
+    # the markers of a nested repository or an environment folder on their way, as the
+    # work tree holds them: `shows` judges by them, so they key the copy as rule files do
+    markers: dict[str, Signature] = {}
 
     def hidden(path: str) -> bool:
-        asked.add(path.rpartition("/")[0])
+        folder = path.rpartition("/")[0]
+        if folder not in asked:
+            asked.add(folder)
+            if shows is not None:
+                _sign_markers(str(rules.root), folder, markers)  # before `shows` looks
         # `rules` first, for every path: the folders it reads are those `_judged_by` signs
         return rules.is_ignored(path) or (shows is not None and not shows(path))
 
@@ -120,7 +127,7 @@ def _materialize(
     cache = RevisionCache(home, settings.revision_cache_count, settings.revision_cache_bytes)
     try:
         target = tmp / "index.db"
-        use = CacheUse(cache, view, lambda: _judged_by(rules, asked))
+        use = CacheUse(cache, view, lambda: {**_judged_by(rules, asked), **markers})
         revision = materialize(
             kb.workspace, settings, kb.db_path, target, ref, hidden, use, commit=commit
         )
@@ -159,6 +166,23 @@ def _judged_by(rules: IgnoreRules, folders: set[str]) -> dict[str, Signature]:
             # the key as `rules` writes it: a file it signed keeps its signature
             signed.setdefault(str(directory / name), None)
     return signed
+
+
+def _sign_markers(root: str, folder: str, signed: dict[str, Signature]) -> None:
+    """Sign the markers `repo.foreign` looks for in `folder` and each folder above it (not
+    the root's own `.git`), each once: a marker made or removed later changes the key, so a
+    copy made before is not served after (nor a cached delta, which names no marker)."""
+    from kenso_git.repo.foreign import MARKER_NAMES
+    from kenso_git.repo.ignore import _signature as signature  # what `signatures_hold` compares
+
+    while folder:
+        base = os.path.join(root, folder)
+        if os.path.join(base, MARKER_NAMES[0]) in signed:
+            return  # this folder, and every one above it, signed already
+        for name in MARKER_NAMES:
+            path = os.path.join(base, name)
+            signed[path] = signature(path)
+        folder = folder.rpartition("/")[0]
 
 
 def _copy_folder(beside: Path, ref: str) -> tuple[Path, Path]:

@@ -6,6 +6,13 @@ just those paths. In a git work tree with a mark (`gitprobe`), one `git status` 
 few docs worth a look; elsewhere the work tree is walked. Editors, `git clean` and sparse
 checkouts fire no hook, so this check is what keeps an answer equal to the work tree at
 the moment it is given.
+
+A doc git does not list may still be one ingest would skip now: a folder that became a
+nested repository (`git init a`) or an environment folder (`python -m venv a`) leaves its
+tracked docs clean to git. Each check looks at every folder holding an indexed doc (one
+`stat` a folder while it is unchanged, `repo.foreign`), the sync drops the docs of one that
+became foreign, so the counts agree with what the scope gate serves, and reads them again
+once the marker is gone.
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ from kenso_git.index import gitprobe
 from kenso_git.index.freshness import head_commit
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.records import NamedTuple
+from kenso_git.repo.foreign import FolderWatch
 from kenso_git.store import schema
+from kenso_git.store.files import blob_ids
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
@@ -55,6 +64,9 @@ class Changes(NamedTuple):
     # longer differ: a whole sync (walk-free) is due to record a new mark
     mark_behind: bool = False
     differs: bool | None = None  # git listed docs that differ from HEAD (None: not asked)
+    # of `paths`, the indexed docs in a folder that is now a nested repository or an
+    # environment folder (git lists none of them): a walk-free whole sync would keep them
+    foreign: tuple[str, ...] = ()
 
     @property
     def any(self) -> bool:
@@ -63,8 +75,9 @@ class Changes(NamedTuple):
 
     @property
     def too_many(self) -> bool:
-        """Whether syncing them would blow a query's budget."""
-        return len(self.paths) > MAX_QUERY_SYNC_FILES
+        """Whether syncing them would blow a query's budget (dropping the `foreign` docs
+        reads none: only a walk would drop them otherwise, as no later sync looks at them)."""
+        return len(self.paths) - len(self.foreign) > MAX_QUERY_SYNC_FILES
 
 
 class Freshness(NamedTuple):
@@ -136,10 +149,48 @@ def git_changes(
 
             found = discover_paths(ws, settings, vet, scope=scope)
             paths = _differing(found, {rel: rows[rel] for rel in vet if rel in rows})
+    foreign, back = foreign_docs(ws, conn, meta)
+    if foreign or back:
+        paths = sorted({*paths, *foreign, *back})
     head_moved = now.head != (meta.get(schema.META_HEAD) or None)
     behind = mark.head != now.head or len(mark.docs - set(now.docs)) > MARK_SLACK
     elapsed = time.perf_counter() - started
-    return Changes(paths, head_moved, now.head, elapsed, behind, differs=bool(now.docs))
+    return Changes(
+        paths, head_moved, now.head, elapsed, behind, differs=bool(now.docs), foreign=foreign
+    )
+
+
+class _Folders(NamedTuple):
+    """The index's paths by folder, read once per write of the index (its generation), and
+    what the checks of a work tree remember of its folders (`repo.foreign.FolderWatch`)."""
+
+    key: tuple[str, str]  # (work tree, index generation)
+    paths: dict[str, list[str]]
+    watch: FolderWatch
+
+
+_folders: list[_Folders] = []  # the last work tree's (a process serves one, or a few)
+
+
+def foreign_docs(
+    ws: Workspace, conn: sqlite3.Connection, meta: dict[str, str]
+) -> tuple[tuple[str, ...], list[str]]:
+    """The index's paths in a folder that is now a nested repository or an environment
+    folder (or inside one), which ingest skips but git lists none of (a tracked file in a
+    folder that became a repository stays clean to git); and the Markdown files of such a
+    folder, found so by an earlier check, that is the project's again. Each folder holding
+    a doc, and each above it, costs one `stat` while it is unchanged."""
+    key = (str(ws.root), meta.get(schema.META_GENERATION, ""))
+    kept = _folders[0] if _folders else None
+    if kept is None or kept.key != key:
+        paths: dict[str, list[str]] = {}
+        for path in blob_ids(conn):
+            paths.setdefault(path.rpartition("/")[0], []).append(path)
+        watch = kept.watch if kept is not None and kept.key[0] == key[0] else FolderWatch()
+        kept = _Folders(key, paths, watch)
+        _folders[:] = [kept]
+    foreign, back = kept.watch.look(key[0], kept.paths)
+    return tuple(sorted(path for folder in foreign for path in kept.paths[folder])), back
 
 
 def _same_regular_file(root: Path, rel: str, row: FileRow | None) -> bool:
@@ -248,14 +299,17 @@ def ensure_fresh(
     if found.too_many:
         return Freshness(
             True,
-            f"{len(found.paths)} docs changed since the last sync, more than a query syncs "
-            f"({MAX_QUERY_SYNC_FILES}); run `kenso-git sync`",
+            f"{len(found.paths) - len(found.foreign)} docs changed since the last sync, "
+            f"more than a query syncs ({MAX_QUERY_SYNC_FILES}); run `kenso-git sync`",
             too_many=True,
         )
     try:
         # HEAD moved past the mark: a whole sync (itself walk-free) records a new mark, so
         # the next checks need not diff the commits again (or walk, see `remark`).
-        sync(None if found.mark_behind or remark else found.paths)
+        whole = found.mark_behind or remark
+        sync(None if whole else found.paths)
+        if whole and found.foreign:
+            sync(list(found.foreign))  # the walk-free sync looks only at what git lists
     except KensoError as err:
         reason = f"the work tree changed and the sync failed: {err.message}"
         if isinstance(err, CorruptIndexError) and err.hint:

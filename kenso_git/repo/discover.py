@@ -7,7 +7,8 @@ the size cap, binary files and files whose path no agent may name (`repo.pathtex
 leading `~`, `%XX`, a backslash, a control character), and indexes a symlinked file only
 when its real target would be indexed itself (a Markdown file inside the checkout, not
 ignored, not in `.git/`, `.kenso/`, a nested repository or an environment folder), each
-skip with a one-line warning. docs/security.md states the rule.
+skip with a one-line warning (`repo/foreign.py` says which folders are not the project's).
+docs/security.md states the rule.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from pathlib import Path
 from kenso_git.config import Settings
 from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
+from kenso_git.repo.foreign import in_environment as in_environment
+from kenso_git.repo.foreign import in_nested_repository as in_nested_repository
+from kenso_git.repo.foreign import is_environment as is_environment
+from kenso_git.repo.foreign import is_nested_repository
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
 from kenso_git.repo.pathtext import unnameable
@@ -36,14 +41,6 @@ from kenso_git.text.parse import Document
 from kenso_git.text.parse import decode
 from kenso_git.text.parse import looks_binary
 from kenso_git.text.parse import parse_document
-
-# Folders of installed third-party code: their READMEs and licences are not the project's.
-ENV_FOLDER_NAMES = frozenset(
-    {"node_modules", "bower_components", "site-packages", "__pycache__", ".tox", ".nox"}
-    | {".pytest_cache", ".mypy_cache", ".ruff_cache"}
-)
-ENV_FOLDER_MARKERS = ("pyvenv.cfg", "conda-meta")  # a virtualenv, a conda environment
-MAX_KNOWN_FOLDERS = 200_000  # `environment_above`'s verdicts kept at most
 
 Warn = Callable[[str], None]
 
@@ -189,47 +186,6 @@ def discover_paths(
     return found
 
 
-def in_nested_repository(root: Path, rel: str) -> bool:
-    """Whether a folder on the way to `rel` holds a `.git`: a nested repository or a submodule."""
-    parts = rel.split("/")[:-1]
-    return any(
-        os.path.lexists(os.path.join(root, *parts[: i + 1], ".git")) for i in range(len(parts))
-    )
-
-
-def is_environment(path: str, name: str) -> bool:
-    """A folder of installed third-party code: a virtualenv, `node_modules`, a tool cache."""
-    if name in ENV_FOLDER_NAMES:
-        return True
-    return any(os.path.lexists(os.path.join(path, marker)) for marker in ENV_FOLDER_MARKERS)
-
-
-def in_environment(root: Path, rel: str) -> bool:
-    """Whether a folder on the way to `rel` is an environment folder (`is_environment`)."""
-    parts = rel.split("/")[:-1]
-    return any(
-        is_environment(os.path.join(root, *parts[: i + 1]), parts[i]) for i in range(len(parts))
-    )
-
-
-def environment_above(root: Path, folder: str, known: dict[str, bool]) -> bool:
-    """Whether `folder` ("" = the root) or one above it is an environment folder, as
-    `in_environment` of a path in it, each folder looked at once: `known` keeps the verdicts
-    (not a folder the work tree lacks, which may be made an environment later)."""
-    if not folder:
-        return False
-    verdict = known.get(folder)
-    if verdict is None:
-        parent, _, name = folder.rpartition("/")
-        location = os.path.join(root, folder)
-        verdict = environment_above(root, parent, known) or is_environment(location, name)
-        if verdict or os.path.isdir(location):
-            if len(known) >= MAX_KNOWN_FOLDERS:
-                known.clear()
-            known[folder] = verdict
-    return verdict
-
-
 def _say_environments(envs: list[str], say: Warn) -> None:
     if not envs:
         return
@@ -242,7 +198,7 @@ def _say_environments(envs: list[str], say: Warn) -> None:
 
 
 def _not_ours(path: str, rel: str, name: str, envs: list[str] | None) -> bool:
-    if os.path.lexists(os.path.join(path, ".git")):
+    if is_nested_repository(path):
         return True  # a submodule or nested repository: its docs are its own
     if is_environment(path, name):
         if envs is not None:

@@ -34,6 +34,9 @@ from typing import Protocol
 from kenso_git.config import Settings
 from kenso_git.errors import ConfigError
 from kenso_git.repo import safeopen
+from kenso_git.repo.foreign import ENVIRONMENT
+from kenso_git.repo.foreign import NESTED
+from kenso_git.repo.foreign import Foreign
 from kenso_git.repo.pathtext import MAX_PATH_CHARS as MAX_PATH_CHARS
 from kenso_git.repo.pathtext import MAX_PATH_DEPTH as MAX_PATH_DEPTH
 from kenso_git.repo.pathtext import check_text as _check_text
@@ -92,19 +95,22 @@ class Scope:
     # reload(), so each index path is decided once per rule set (dict ops are atomic),
     # but for a path in a folder the work tree lacks (see `_lexical`).
     _verdicts: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
-    # folder -> whether it or one above is an environment folder, for the same reason
-    _environments: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+    # which folders are nested repositories or environment folders: their markers may
+    # appear at any time, so each call looks again (once per folder, `repo/foreign.py`)
+    _foreign: Foreign = field(default_factory=Foreign, compare=False, repr=False)
 
     def reload_if_changed(self) -> bool:
-        """Apply edited ignore files (.gitignore, .cursorignore, info/exclude...) at once.
+        """Apply edited ignore files (.gitignore, .cursorignore, info/exclude...) at once,
+        and look at the markers of nested repositories and environment folders afresh.
 
         A few stats when nothing changed; `resolve` and `gate` call it, so each tool call
-        sees the rules as they are on disk. Also for a file watcher to call on its own.
+        sees the rules and the folders as they are on disk. Also for a file watcher to call
+        on its own.
         """
+        self._foreign.begin()  # a `.git` or `pyvenv.cfg` made since the last call counts
         if not self.reload():
             return False
         self._verdicts.clear()
-        self._environments.clear()
         return True
 
     def judging_by(self, is_ignored: IsIgnored) -> Scope:
@@ -112,7 +118,7 @@ class Scope:
         caller that must know which reading of the rules each verdict came from (a
         revision's cached docs are kept under the rule files they were chosen by)."""
         return replace(
-            self, is_ignored=is_ignored, reload=_unchanged, _verdicts={}, _environments={}
+            self, is_ignored=is_ignored, reload=_unchanged, _verdicts={}, _foreign=Foreign()
         )
 
     @property
@@ -149,15 +155,17 @@ class Scope:
         """Check an outside path argument naming a file of another revision (#29's `ref`):
         every check of `resolve` on the path as written, none on disk (the work tree need
         not hold it, and what it holds says nothing of the revision) but the markers of an
-        environment folder, as `shows` looks for them.
+        environment folder or a nested repository, as `shows` looks for them.
 
         Raises:
             ScopeError: the path is refused; `rule` names the check.
         """
         text, rel = self._as_written(raw)
-        if rel.parts and not is_markdown(rel.name):  # names a folder: a doc's name never does
+        folder = bool(rel.parts) and not is_markdown(rel.name)  # a doc's name never is one
+        if folder:
             self._check_ignored(rel, text, is_dir=True)
             self._check_environment(rel, text, folder=True)
+        self._check_nested(rel, text, folder=folder)
         return RepoPath(rel.as_posix() if rel.parts else ".")
 
     def _as_written(self, raw: object) -> tuple[str, PurePosixPath]:
@@ -197,12 +205,16 @@ class Scope:
                 f"{what} is excluded by .gitignore, .cursorignore, .kensoignore or `exclude`",
             )
 
+    def _marks(self, rel: PurePosixPath, *, folder: bool) -> int:
+        """The folder marks (`repo/foreign.py`: ingest's one decision) of `rel` as a
+        folder, or of the folder that holds it."""
+        where = rel.as_posix() if folder else rel.parent.as_posix()
+        return self._foreign.marks(str(self.root), "" if where == "." else where)
+
     def _check_environment(self, rel: PurePosixPath, text: str, *, folder: bool) -> None:
         """Refuse a path in an environment folder (a virtualenv, `node_modules`...), or such
         a folder itself: ingest never indexes its third-party files (`repo/discover.py`)."""
-        from kenso_git.repo.discover import in_environment  # ingest's one decision
-
-        if rel.parts and in_environment(self.root, rel.as_posix() + ("/" if folder else "")):
+        if rel.parts and self._marks(rel, folder=folder) & ENVIRONMENT:
             raise _refuse(
                 "environment",
                 text,
@@ -214,16 +226,16 @@ class Scope:
         """The checks on disk of a path that passed the others: a folder is judged as git
         judges one (`private/` ignores the folder `private`: a path filter naming it is
         refused as its files are, as is an environment folder), and nothing inside a nested
-        repository or a submodule is served (ingest never enters one, `repo/discover.py`
-        decides which)."""
-        from kenso_git.repo.discover import in_nested_repository  # ingest's one decision
-
+        repository or a submodule is served (ingest never enters one)."""
         if not rel.parts:
             return
         if folder or not is_markdown(rel.name):
             self._check_ignored(rel, text, is_dir=True)
             self._check_environment(rel, text, folder=True)
-        if in_nested_repository(self.root, rel.as_posix() + ("/" if folder else "")):
+        self._check_nested(rel, text, folder=folder)
+
+    def _check_nested(self, rel: PurePosixPath, text: str, *, folder: bool) -> None:
+        if rel.parts and self._marks(rel, folder=folder) & NESTED:
             raise _refuse(
                 "nested-repo",
                 text,
@@ -233,7 +245,8 @@ class Scope:
 
     def allows(self, rel_path: str) -> bool:
         """True when an index path (repo-relative POSIX) passes the gate `resolve` applies:
-        the path itself and its real path (through symlinks) are in scope and not ignored."""
+        the path itself and its real path (through symlinks) are in scope, not ignored, and
+        in no nested repository or environment folder."""
         return self._admits(rel_path, None, None)
 
     def gate(
@@ -369,11 +382,16 @@ class Scope:
 
     def shows(self, rel_path: str) -> bool:
         """True when the scope shows `rel_path` as written (roots, ignore rules, internal
-        folders), whatever is on disk: for paths of another revision or a deleted file."""
+        folders, and no folder on its way a nested repository or an environment folder in
+        the work tree), whatever file is there: for paths of another revision or a deleted
+        file."""
         return self._lexical(rel_path)
 
     def _lexical(self, rel_path: str) -> bool:
-        """The checks on the path as written (cached until `reload` sees a rule file change).
+        """The checks on the path as written (cached until `reload` sees a rule file change),
+        then whether a folder on its way is a nested repository or an environment folder,
+        as `resolve` refuses them (looked at once per folder per call: a marker may appear
+        while the rules stay as they were).
 
         A path in a folder the work tree lacks (another revision's, a deleted one's) is
         judged again each time: the rules read no file there, so `reload` would not see
@@ -381,15 +399,15 @@ class Scope:
         meanwhile is read by them, and watched.
         """
         verdict = self._verdicts.get(rel_path)
+        folder = rel_path.rpartition("/")[0]
         if verdict is None:
-            folder = rel_path.rpartition("/")[0]
             lasting = not folder or os.path.isdir(self.root / folder)
             verdict = self._decide(rel_path)
             if lasting:
                 if len(self._verdicts) >= MAX_CACHED_VERDICTS:
                     self._verdicts.clear()
                 self._verdicts[rel_path] = verdict
-        return verdict
+        return verdict and not self._foreign.marks(str(self.root), folder)
 
     def _decide(self, rel_path: str) -> bool:
         if len(rel_path) > MAX_PATH_CHARS or rel_path.count("/") >= MAX_PATH_DEPTH:
@@ -403,10 +421,6 @@ class Scope:
             return False
         absolute = self.root.joinpath(*path.parts)
         if not any(absolute.is_relative_to(r) for r in self.roots):
-            return False
-        from kenso_git.repo.discover import environment_above  # ingest's one decision
-
-        if environment_above(self.root, "/".join(path.parts[:-1]), self._environments):
             return False
         return not self.is_ignored(path.as_posix())
 

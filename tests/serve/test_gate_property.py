@@ -4,7 +4,9 @@ find_related), a folder's (the `path` filters: a folder the ignore files exclude
 as git's `check-ignore` would call it ignored, and so is one whose every entry git ignores,
 `private/**`) and the paths changed_docs names. Nothing in an environment folder
 (`node_modules`, a virtualenv), which ingest skips, is revealed or served by any door, at a
-revision either, nor is a link leading into one."""
+revision either, nor is a link leading into one. The same holds of a folder that becomes a
+nested repository or an environment folder after the ingest, while the server runs (its
+gate's verdicts already made): from the next call on, and the counts agree."""
 
 from __future__ import annotations
 
@@ -52,6 +54,10 @@ PATTERNS = (
 # and as folders, says whether every entry is ignored
 PROBES = ("b.md", "c.md", "d.md", "x.md", "x.txt", "x")
 ODD_NAMES = ("docs/~n.md", "docs/p%25q.md", "docs/b\\s.md", "docs/t\tab.md")
+# folders that may gain a marker after the ingest: `git init` in them, or a virtualenv's or
+# a conda environment's marker
+MARKABLE = ("docs/sub", "private", "ignored")
+MARKERS = {"nested": "nested-repo", "pyvenv.cfg": "environment", "conda-meta": "environment"}
 
 trees = st.fixed_dictionaries(
     {
@@ -69,6 +75,12 @@ trees = st.fixed_dictionaries(
         "odd": st.lists(st.sampled_from(ODD_NAMES), max_size=2, unique=True),
         # a nested repository at nested/ (a gitlink in the commits), which links may enter
         "nested": st.booleans(),
+        # folders whose indexed docs a marker made while serving turns into foreign ones
+        "marked": st.lists(
+            st.tuples(st.sampled_from(MARKABLE), st.sampled_from(sorted(MARKERS))),
+            max_size=2,
+            unique_by=lambda mark: mark[0],
+        ),
     }
 )
 
@@ -122,6 +134,31 @@ def _build(root: Path, tree: dict[str, object]) -> None:
         roots = ", ".join(f'"{r}"' for r in tree["scoped"])  # type: ignore[attr-defined]
         config += f"agent-scoped-roots = [{roots}]\n"
     (root / ".kenso.toml").write_text(config, encoding="utf-8")
+
+
+def _mark(root: Path, tree: dict[str, object]) -> None:
+    """Make the chosen folders nested repositories or environment folders (no sync)."""
+    for folder, marker in tree["marked"]:  # type: ignore[attr-defined]
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        if marker == "nested":  # with a commit: `git add -A` takes it for a gitlink
+            git(root / folder, "init", "-q")
+            git(root / folder, "commit", "-q", "--allow-empty", "-m", "nested")
+        elif marker == "conda-meta":
+            (root / folder / marker).mkdir()
+        else:
+            (root / folder / marker).write_text("home = /usr/bin\n", encoding="utf-8")
+
+
+def _foreign(path: str, tree: dict[str, object]) -> str | None:
+    """The rule a path in (or naming) an environment folder or a nested repository is
+    refused by, as `resolve` checks them (an environment first), or None."""
+    rules = {"environment"} if path.split("/")[0] in ENVIRONMENTS else set()
+    if tree["nested"] and (path == "nested" or path.startswith("nested/")):
+        rules.add("nested-repo")
+    for folder, marker in tree["marked"]:  # type: ignore[attr-defined]
+        if path == folder or path.startswith(folder + "/"):
+            rules.add(MARKERS[marker])
+    return "environment" if "environment" in rules else next(iter(rules), None)
 
 
 def _flip(root: Path, tree: dict[str, object]) -> None:
@@ -219,16 +256,22 @@ def _served(service: Service, path: str) -> bool:
     return "error" not in body
 
 
-def _in_environment(path: str) -> bool:
-    return path.split("/")[0] in ENVIRONMENTS
+def _in_foreign_folder(path: str, tree: dict[str, object]) -> bool:
+    """In an environment folder, or a folder marked foreign since the ingest."""
+    if path.split("/")[0] in ENVIRONMENTS:
+        return True
+    return any(path.startswith(folder + "/") for folder, _ in tree["marked"])  # type: ignore[attr-defined]
 
 
 def _into_environment(tree: dict[str, object], *, committed: bool = False) -> set[str]:
-    """The links of the tree that lead into an environment folder (ingest skips them): in
-    the work tree, or with `committed` in the commit (where the flipped ones are links)."""
+    """The links of the tree that lead into an environment folder, or a marked one (ingest
+    skips them): in the work tree, or with `committed` in the commit (where the flipped
+    ones are links)."""
     links: list[tuple[str, str]] = tree["links"]  # type: ignore[assignment]
     flipped = set() if committed else _flipped(tree)
-    into = {f"{folder}/link{i}.md" for i, (folder, t) in enumerate(links) if _in_environment(t)}
+    into = {
+        f"{folder}/link{i}.md" for i, (folder, t) in enumerate(links) if _in_foreign_folder(t, tree)
+    }
     return into - flipped
 
 
@@ -270,7 +313,7 @@ def _check_changed(service: Service, root: Path, base: str, tree: dict[str, obje
             if named is None:
                 continue
             assert not named.startswith((".git/", ".kenso/")) and named != ".env"
-            assert not _in_environment(named) and named not in _into_environment(tree)
+            assert not _in_foreign_folder(named, tree) and named not in _into_environment(tree)
             here = root / named
             if here.is_file() and not here.is_symlink():
                 assert _scoped(service, named), (named, tree)
@@ -344,20 +387,16 @@ def _check_folders(service: Service, root: Path, tree: dict[str, object]) -> Non
     for folder in folders:
         ignored = bool(git(root, "check-ignore", folder, check=False).strip()) or folder in wholly
         in_scope = any(not r or folder == r or folder.startswith(r + "/") for r in roots)  # type: ignore[attr-defined]
-        nested = folder == "nested" and bool(tree["nested"])
-        env = _in_environment(folder)
-        rule = _filter_refusal(service, folder)
-        refused = ignored or not in_scope or nested or env
-        assert (rule is not None) == refused, (folder, rule, tree)
-        if in_scope and ignored:
-            assert rule == "ignored", (folder, rule, tree)
-        if in_scope and env and not ignored:
-            assert rule == "environment", (folder, rule, tree)
-        if not nested:  # at a revision, judged as written: nested/ is a gitlink there
-            rule = _filter_refusal(service, folder, "HEAD")
-            assert (rule is not None) == (ignored or not in_scope or env), (folder, rule, tree)
-            if in_scope and env and not ignored:
-                assert rule == "environment", (folder, rule, tree)
+        foreign = _foreign(folder, tree)  # a nested repository, an environment folder
+        # at a revision too: judged by the folder's markers in the work tree
+        for ref in (None, "HEAD"):
+            rule = _filter_refusal(service, folder, ref)
+            refused = ignored or not in_scope or foreign is not None
+            assert (rule is not None) == refused, (folder, ref, rule, tree)
+            if in_scope and ignored:
+                assert rule == "ignored", (folder, ref, rule, tree)
+            if in_scope and foreign and not ignored:
+                assert rule == foreign, (folder, ref, rule, tree)
 
 
 def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
@@ -370,7 +409,7 @@ def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
         for named in _revealed_at(service, ref):
             assert service.scope.shows(named), (ref, named, tree)
             assert not named.startswith((".git/", ".kenso/")) and named != ".env"
-            assert not _in_environment(named) and named not in hidden, (ref, named, tree)
+            assert not _in_foreign_folder(named, tree) and named not in hidden, (ref, named, tree)
             here = root / named
             if here.is_file() and not here.is_symlink():
                 assert _scoped(service, named), (ref, named, tree)
@@ -379,7 +418,7 @@ def _check_refs(service: Service, root: Path, tree: dict[str, object]) -> None:
         for named in sorted({*TARGETS, *filter(None, at_ref)}):
             if _read_at(service, named, ref):
                 assert service.scope.shows(named), (ref, named, tree)
-                assert not _in_environment(named) and named not in hidden, (ref, named, tree)
+                assert not _in_foreign_folder(named, tree) and named not in hidden, (ref, tree)
 
 
 @settings(
@@ -397,6 +436,11 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         KnowledgeBase.open(root).ingest()
         _flip(root, tree)
         service = Service(root)
+        for query in ("marker", QUESTION):  # the gate decides every indexed path once
+            service.search_docs(query, None, 50)
+            service.regex_search(query.split()[0], page_size=50)
+        _revealed_at(service, "HEAD")  # ... and a copy of HEAD's docs is kept for the next
+        _mark(root, tree)
         _check_changed(service, root, base, tree)
         _check_refs(service, root, tree)
         _check_folders(service, root, tree)
@@ -427,7 +471,7 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         for path in sorted(revealed):
             assert _served(service, path), (path, tree)
             assert not path.startswith((".git/", ".kenso/")) and path != ".env"
-            assert not _in_environment(path) and path not in _into_environment(tree), tree
+            assert not _in_foreign_folder(path, tree) and path not in _into_environment(tree), tree
         candidates = {*TARGETS, *(str(p.relative_to(root)) for p in root.rglob("*.md"))}
         flipped = _flipped(tree)
         for path in sorted(candidates):
