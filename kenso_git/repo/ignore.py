@@ -249,14 +249,6 @@ def _inside(root: str, rel: str) -> tuple[str, str]:
 Signature = tuple[int, int, int] | None  # (mtime_ns, size, inode); None: no such file
 
 
-def _is_folder(path: Path) -> bool:
-    """Whether `path` is a folder; a name no folder can have (past NAME_MAX) is not one."""
-    try:
-        return stat.S_ISDIR(os.stat(path).st_mode)
-    except OSError:  # ENAMETOOLONG and EACCES too, which Path.is_dir() raises
-        return False
-
-
 def _signature(path: str) -> Signature:
     """A symlink signs as its target, its inode negated: a `.gitignore` swapped for a link to
     itself (which git then stops reading) changes, and so does an edit of a link's target."""
@@ -392,7 +384,7 @@ class IgnoreRules:
         if cached is not None:
             return cached, True
         directory = self.root / folder if folder else self.root
-        if self._watch and not _is_folder(directory):
+        if self._watch and not os.path.isdir(directory):  # no OSError (ENAMETOOLONG)
             return [], False
         found: list[_Source] = []
         for name in IGNORE_FILES:
