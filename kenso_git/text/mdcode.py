@@ -73,11 +73,12 @@ def _indented_blocks(doc: Document) -> tuple[tuple[int, int], ...]:
     blocks = list(doc.fences)
     fence_starts = [start for start, _ in doc.fences]
     covered = 0  # indented blocks found so far end here
+    above = _LineAbove(body)
     for match in _INDENTED_START.finditer(body):
         start = match.end()
         if start < covered or _in_fence(doc.fences, fence_starts, start):
             continue
-        if _continues_a_list(body, match.start()):
+        if above.continues_a_list(match.start()):
             continue
         end = _indented_end(body, start)
         blocks.append((start, end))
@@ -102,15 +103,27 @@ def _in_fence(fences: tuple[tuple[int, int], ...], starts: list[int], at: int) -
     return i >= 0 and at < fences[i][1]
 
 
-def _continues_a_list(body: str, blank: int) -> bool:
-    """Whether the last non-blank line before offset `blank` is a list item or indented."""
-    end = blank
-    while end > 0 and body[end - 1] in " \t\r\n":
-        end -= 1
-    if end == 0:
-        return False
-    line = body[body.rfind("\n", 0, end) + 1 : end]
-    return line[:1] in (" ", "\t") or _LIST_ITEM.match(line) is not None
+class _LineAbove:
+    """Whether the last non-blank line before a blank one is a list item or indented, asked
+    at offsets that only grow: the blank stretch read for one answer is not read again (a
+    list item over 20,000 lines of spaces read them all once per line: 31 s)."""
+
+    __slots__ = ("_answer", "_body", "_read")
+
+    def __init__(self, body: str) -> None:
+        self._body, self._read, self._answer = body, 0, False
+
+    def continues_a_list(self, blank: int) -> bool:
+        body, end, floor = self._body, blank, self._read
+        while end > floor and body[end - 1] in " \t\r\n":
+            end -= 1
+        self._read = blank
+        if end > floor:  # a non-blank character since the last answer: its line decides
+            line = body[body.rfind("\n", 0, end) + 1 : end]
+            self._answer = line[:1] in (" ", "\t") or _LIST_ITEM.match(line) is not None
+        elif floor == 0:
+            self._answer = False  # only blanks from the body's start
+        return self._answer
 
 
 def _indented_end(body: str, start: int) -> int:
