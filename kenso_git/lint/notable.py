@@ -106,31 +106,42 @@ class _Pass:
         One regex scan finds every `](target)` as `_INLINE.finditer` does and every `]:`
         outside them; the line of a `]:` (one inside a link's title too) is tried as a
         definition as `_DEFINITION.finditer` would (`^` holds only at a line start inside
-        the region), once per line.
+        the region), once per line. A `](` that opens no link and holds another in its
+        destination is text: the scan reads on from inside it, as `links` does.
         """
         body, here = self.body, self.here
         seen, self.tried = self.seen, -1
-        for match in _LINK_OR_COLON.finditer(body, start, end):
-            raw = match[1]
-            if raw is None or "]:" in match[0]:
-                defined = self._line_definition(match.start(), start, end)
-                if defined is not None and not self.code.inside(defined.start()):
-                    seen += 1
-                    if seen >= MAX_REFS:
-                        return False
-                    self._definition(defined)
-                if raw is None:
+        pos = covered = start  # the last link kept ends at `covered`
+        while pos < end:
+            restart = end
+            for match in _LINK_OR_COLON.finditer(body, pos, end):
+                raw = match[1]
+                if raw is None or "]:" in match[0]:
+                    defined = self._line_definition(match.start(), start, end)
+                    if defined is not None and not self.code.inside(defined.start()):
+                        seen += 1
+                        if seen >= MAX_REFS:
+                            return False
+                        self._definition(defined)
+                    if raw is None:
+                        continue
+                if match.start() < covered:
                     continue
-            seen += 1
-            if seen >= MAX_REFS:
-                return False
-            placed = here.get(raw)
-            if placed is None:
-                # `~/x` (a docs site's root, a third of the docs corpus' links) is always
-                # skipped: what `classify` gives it, without the calls or a table entry
-                placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
-            if placed is not _QUIET:
-                self._inline(match, start, placed)
+                seen += 1
+                if seen >= MAX_REFS:
+                    return False
+                placed = here.get(raw)
+                if placed is None:
+                    # `~/x` (a docs site's root, a third of the docs corpus' links) is always
+                    # skipped: what `classify` gives it, without the calls or a table entry
+                    placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
+                # a quiet one leads where it says: inside code or not, no finding
+                if (placed is _QUIET and "](" not in raw) or self._inline(match, start, placed):
+                    covered = match.end()
+                elif "](" in raw:
+                    restart = match.start() + 2
+                    break
+            pos = restart
         self.seen = seen
         return body.find("<", start, end) < 0 or self._tags(start, end)
 
@@ -166,16 +177,18 @@ class _Pass:
             self.here[raw] = placed
         return placed
 
-    def _inline(self, match: re.Match[str], start: int, placed: Placed) -> None:
-        """An inline link that may be reported: kept unless inside a code span or opened by
-        no `[` (the rules of `links`, `text.mdcode`) or skipped (counted)."""
+    def _inline(self, match: re.Match[str], start: int, placed: Placed) -> bool:
+        """Whether an inline link that may be reported is one: not inside a code span and
+        opened by a `[` (the rules of `links`, `text.mdcode`); kept unless quiet or skipped
+        (counted)."""
         at = match.start()
         if self.code.inside(at) or (kind := link_kind(self.body, at, start)) is None:
-            return
+            return False
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
-        else:
+        elif placed is not _QUIET:
             self.kept.append((link_ref(kind, match[1], match.start(1)), placed))
+        return True
 
     def _definition(self, match: re.Match[str]) -> None:
         self._kept_if_notable(link_ref(DEFINITION, match[2], match.start(2)))

@@ -9,6 +9,10 @@ in the body's length).
   (CommonMark 6.1). A double-backtick span holding a single backtick is code, which
   counting backticks by parity got wrong; a span over a line break is code, which pairing
   runs line by line got wrong (a link inside one was a KS022).
+* HTML comments, read in the same pass as code spans, in CommonMark's order: a `<!--`
+  inside a code span is code and hides nothing, and an inline one its paragraph does not
+  close is text (CommonMark 6.6), where cutting comments out first hid every link after a
+  `` `<!--` `` from lint, `--fix` and the link graph (`comments`, `text.mdlinks.regions`).
 * A `]` after an odd number of backslashes is a literal bracket, not a link's text ending.
 
 `text.links` (the link graph) and `text.mdlinks` (lint's links) both step over these, so
@@ -22,6 +26,8 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from collections.abc import Sequence
 
+from kenso_git.text.mdparagraph import ParagraphEnds
+from kenso_git.text.mdparagraph import container_end
 from kenso_git.text.parse import Document
 
 # a blank line (or the body's start) followed by a line indented as code
@@ -29,25 +35,22 @@ _INDENTED_START = re.compile(r"\A(?= {0,3}\t| {4})|\n[ \t]*\n(?= {0,3}\t| {4})")
 _INDENTED_LINE = re.compile(r" {0,3}\t| {4}")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _TICKS = re.compile("`+")
-# A line that ends a paragraph, so that no code span runs over it (after any indentation,
-# block-quote markers and list markers): a block of one line (`whole`: blank, a heading, a
-# fence, a thematic break or setext underline, a table row, an HTML comment closed on it),
-# or one that starts a block (a list item, an HTML comment block). `_LINE` reads the line a
-# search starts in; `_NEXT` finds the next such line in C, or a block quote's first line
-# (`quote`: it starts a block under a line of no quote, which `_Cuts` checks).
-_LEAD = r"[ \t>]*+"
-_ITEM = r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]++|(?=\r?$))"
-_ONE_LINE = (
-    r"\r?$|#{1,6}(?:[ \t][^\n]*+)?$|(?:```|~~~)[^\n]*+$|\|[^\n]*+$|<!--[^\n]*?-->[^\n]*+$"
-    r"|(?:(?:[-*_][ \t]*+){3,}|=++[ \t]*+|-++[ \t]*+)\r?$"
+# What may stand before a line's text: indentation, block-quote markers and list markers (a
+# `<!--` right after them starts an HTML block)
+_LEAD = re.compile(r"[ \t>]*+(?:(?:[-+*]|\d{1,9}[.)])[ \t]++[ \t>]*+)*+")
+_LEAD_MAX = 200  # characters of such a lead looked at (more: not a block's start)
+# Raw HTML that may hold a backtick, which then opens no code span (CommonMark 6.5, 6.6): an
+# open tag (a quoted attribute value may hold one) or an autolink (a URI or an e-mail
+# address). Possessive: a failed try reads what it read once.
+_RAW_HTML = re.compile(
+    r"<(?:[A-Za-z][A-Za-z0-9-]*+"
+    r"(?:\s++[A-Za-z_:][A-Za-z0-9_.:-]*+(?:\s*+=\s*+(?:[^\s\"'=<>`]++|'[^']*+'|\"[^\"]*+\"))?+)*+"
+    r"\s*+/?>"
+    r"|[A-Za-z][A-Za-z0-9+.-]{1,31}+:[^\x00-\x20<>]*+>"
+    r"|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]++@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}+[A-Za-z0-9])?+"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}+[A-Za-z0-9])?+)*+>)"
 )
-_ENDS = (
-    rf"{_LEAD}(?:(?P<whole>{_ONE_LINE})"
-    rf"|{_ITEM}(?:{_LEAD}{_ITEM})*+{_LEAD}(?P<opens>{_ONE_LINE})?|<!--)"
-)
-_LINE = re.compile(_ENDS, re.MULTILINE)
-_NEXT = re.compile(rf"\n(?:{_ENDS}|(?P<quote>(?=[ \t]*+>)))", re.MULTILINE)
-_QUOTED = re.compile(r"[ \t]*+>")
+_HTML_WINDOW = 1000  # characters a raw HTML tag is read over at most
 
 
 def code_blocks(doc: Document) -> tuple[tuple[int, int], ...]:
@@ -141,24 +144,31 @@ def _indented_end(body: str, start: int) -> int:
 
 
 class CodeSpans:
-    """The inline code spans of a body as CommonMark pairs them (6.1), found once, when an
-    offset is first asked about: linear in the body's length however its backticks fall.
+    """The inline code spans and HTML comments of a body as CommonMark reads them (6.1,
+    6.6), found once, when first asked about: linear in the body's length however its
+    backticks and comments fall.
 
-    A run of backticks opens a span that the next run of the same length closes, on the
-    same line or a later one of its paragraph; a run with no such closer is literal. A
-    paragraph ends at a blank line and where another block starts (`_NEXT`: a heading, a
-    list item, a table row...); no run inside a code block (`blocks`) or an HTML comment
-    begun outside a span counts. A backslash escapes an opener's first backtick, never a
-    closer's (backslashes are literal inside code).
+    One pass reads each stretch between code blocks (`blocks`) from the left, as CommonMark
+    reads inlines: at a backtick run or a `<!--`, whichever comes first, a code span, an
+    HTML comment, or raw HTML or an autolink holding it (they bind tighter than a span),
+    else literal text. A run opens a span that the next run of its length closes, on its
+    line or a later one of its paragraph (`text.mdparagraph`); a run with no such closer is
+    literal. A `<!--` that starts a line's text (after container markers) starts an HTML
+    block, to the end of the line holding `-->`; elsewhere it is a comment when its
+    paragraph holds a `-->` after it, else literal. So a `<!--` written inside a span is
+    code and hides nothing, and a span's backticks inside a comment pair with nothing. A
+    backslash escapes an opener's first backtick and a `<`, never a closer (backslashes are
+    literal inside code).
     """
 
-    __slots__ = ("_blocks", "_body", "_ends", "_starts")
+    __slots__ = ("_blocks", "_body", "_comments", "_ends", "_starts")
 
     def __init__(self, body: str, blocks: Sequence[tuple[int, int]] = ()) -> None:
         self._body = body
         self._blocks = blocks
         self._starts: list[int] | None = None
         self._ends: list[int] = []
+        self._comments: list[tuple[int, int]] = []
 
     def inside(self, at: int) -> bool:
         """Whether offset `at` is inside a code span (its backticks included)."""
@@ -180,28 +190,39 @@ class CodeSpans:
             out.append((start, end, 0 if width is None else width.end() - start))
         return out
 
+    def comments(self) -> list[tuple[int, int]]:
+        """The [start, end) ranges of the HTML comments, in body order (an HTML block's to
+        the end of the line holding its `-->`)."""
+        if self._starts is None:
+            self._pair()
+        return self._comments
+
     def _pair(self) -> list[int]:
         starts: list[int] = []
         self._starts = starts
         body = self._body
-        if "`" not in body:
+        if "`" not in body and "<!--" not in body:
             return starts
         low = 0
         for block_start, block_end in (*self._blocks, (len(body), len(body))):
-            if block_start > low and body.find("`", low, block_start) >= 0:
-                _pair_range(body, low, block_start, starts, self._ends)
+            if block_start > low and (
+                body.find("`", low, block_start) >= 0 or body.find("<!--", low, block_start) >= 0
+            ):
+                _Pass(body, low, block_start, self._comments).run(starts, self._ends)
             low = max(low, block_end)
         return starts
 
 
 def code_spans(doc: Document) -> CodeSpans:
-    """The code spans of `doc`'s body outside its code blocks (kept for the last body
-    asked: a lint asks of one document's links, code paths and tags in a row)."""
+    """The code spans and HTML comments of `doc`'s body outside its code blocks (kept for
+    the last body asked: a lint asks of one document's links, code paths and tags in a
+    row)."""
     kept = _LAST[0] if _LAST else None  # read once: another thread may replace it
-    if kept is not None and kept[0] is doc.body:
+    body = doc.body
+    if kept is not None and kept[0] is body:
         return kept[1]
-    found = CodeSpans(doc.body, code_blocks(doc) if "`" in doc.body else ())
-    _LAST[:] = [(doc.body, found)]
+    found = CodeSpans(body, code_blocks(doc) if "`" in body or "<!--" in body else ())
+    _LAST[:] = [(body, found)]
     return found
 
 
@@ -222,71 +243,100 @@ def _runs(body: str, low: int, high: int) -> list[tuple[int, int]]:
     return runs
 
 
-def _pair_range(body: str, low: int, high: int, starts: list[int], ends: list[int]) -> None:
-    """The code spans of `body[low:high]` (outside code blocks) added to `starts`, `ends`.
+class _Pass:
+    """One left-to-right pass over `body[low:high]` (between code blocks)."""
 
-    Each run is paired with the next run of its length (`_closers`); when a paragraph ends
-    between them (`_Cuts`), none of its paragraph closes it and it is literal."""
-    runs = _runs(body, low, high)
-    closer = _closers(body, runs)
-    cuts = _Cuts(body, low, high)
-    comment = _next_comment(body, low, high)
-    newline = -1  # the first line break from the last opener asked about on (`high`: none)
-    i, count = 0, len(runs)
-    while i < count:
-        start, end = runs[i]
-        if comment < start:  # an HTML comment opens before the run: skip it
-            closed = body.find("-->", comment + 4, high)
-            skip = high if closed < 0 else closed + 3
-            while i < count and runs[i][0] < skip:
+    __slots__ = ("body", "closes", "comments", "cuts", "high", "low")
+
+    def __init__(self, body: str, low: int, high: int, comments: list[tuple[int, int]]) -> None:
+        self.body, self.low, self.high, self.comments = body, low, high, comments
+        self.cuts = ParagraphEnds(body, low, high)
+        self.closes = (high + 1, -1)  # the last `-->` searched for: from where, found where
+
+    def run(self, starts: list[int], ends: list[int]) -> None:
+        """Add the code spans' starts and ends to the lists given, the comments to
+        `comments`."""
+        body, high = self.body, self.high
+        runs = _runs(body, self.low, high)
+        closer = _closers(body, runs)
+        comment = _next_comment(body, self.low, high)
+        lt = self._next_lt(self.low)  # no `<` before it opens raw HTML holding what follows
+        newline = -1  # the first line break from the last opener asked about (`high`: none)
+        i, count = 0, len(runs)
+        while i < count or comment < high:
+            start = runs[i][0] if i < count else high
+            at = start if start < comment else comment
+            resume = self._raw_html(body.rfind("<", lt, at), at) if lt < at else -1
+            if resume < 0 and comment < start:
+                resume = self._comment(comment)
+            elif resume < 0:
+                end, j = runs[i][1], closer[i]
+                if j >= 0 and newline < end:
+                    newline = body.find("\n", end, high)
+                    newline = high if newline < 0 else newline
+                if j < 0 or (newline < runs[j][0] and self.cuts.first(end) < runs[j][0]):
+                    i += 1  # no run of its length closes it in its paragraph: literal backticks
+                    if lt < at:
+                        lt = self._next_lt(at)
+                    continue
+                starts.append(start + _escaped_tick(body, start))
+                ends.append(runs[j][1])
+                resume, i = runs[j][1], j + 1
+            while i < count and runs[i][0] < resume:
                 i += 1
-            comment = _next_comment(body, skip, high)
-            continue
-        j = closer[i]
-        if j >= 0 and newline < end:
-            newline = body.find("\n", end, high)
-            newline = high if newline < 0 else newline
-        if j < 0 or (newline < runs[j][0] and cuts.first(end) < runs[j][0]):
-            i += 1  # no run of its length closes it in its paragraph: literal backticks
-            continue
-        starts.append(start + _escaped_tick(body, start))
-        ends.append(runs[j][1])
-        if comment < runs[j][1]:  # a comment opened inside the span is code
-            comment = _next_comment(body, runs[j][1], high)
-        i = j + 1
+            if comment < resume:
+                comment = _next_comment(body, resume, high)
+            if lt < resume:
+                lt = self._next_lt(resume)
 
-
-class _Cuts:
-    """Where the paragraphs of `body[low:high]` end, asked at offsets that only grow: the
-    first end at or after an offset is searched for once and kept, so no stretch of the
-    body is read twice (an opener paired across a blank line asks again after it)."""
-
-    __slots__ = ("_body", "_cut", "_from", "_high", "_low")
-
-    def __init__(self, body: str, low: int, high: int) -> None:
-        self._body, self._low, self._high = body, low, high
-        self._from, self._cut = high, high  # nothing searched yet
-
-    def first(self, at: int) -> int:
-        """The offset of the first paragraph end at or after `at` (`high`: none)."""
-        if self._from <= at <= self._cut:
-            return self._cut
-        body, high = self._body, self._high
-        line = max(body.rfind("\n", 0, at) + 1, self._low)
-        own = _LINE.match(body, line, high)
-        cut = high
-        if own is not None and own.lastgroup is not None:  # a block of one line ends here
-            newline = body.find("\n", at, high)
-            cut = high if newline < 0 else newline
+    def _comment(self, at: int) -> int:
+        """Where the HTML comment at `at` ends (kept), or the offset after its `<!--` when
+        it is text: an inline one its paragraph does not close."""
+        body, high = self.body, self.high
+        close = self._close(at + 2)  # `<!-->` and `<!--->` are comments (CommonMark 0.31)
+        # the line's start, looked for over as many characters as a block's lead may take
+        # (each comment's look is short however long its line)
+        line = max(body.rfind("\n", max(at - _LEAD_MAX, 0), at) + 1, self.low)
+        lead = _LEAD.match(body, line)
+        if lead is not None and lead.end() == at and self.cuts.starts_block(line):
+            newline = -1 if close < 0 else body.find("\n", close, high)
+            item = self.cuts.item_column(line, at)
+            end = container_end(body, line, at, item, high if newline < 0 else newline)
+            self.cuts.html_block(line, end)
+        elif close < 0 or (body.find("\n", at, close) >= 0 and self.cuts.first(at) < close):
+            return at + 4
         else:
-            for found in _NEXT.finditer(body, at, high):
-                if found["quote"] is None or not _QUOTED.match(
-                    body, body.rfind("\n", 0, found.start()) + 1
-                ):
-                    cut = found.start()
-                    break
-        self._from, self._cut = at, cut
-        return cut
+            end = close + 3
+        self.comments.append((at, end))
+        return end
+
+    def _close(self, start: int) -> int:
+        """The offset of the first `-->` from `start` on (-1: none), asked at offsets that
+        only grow: a search no `-->` ends is not made again."""
+        first, found = self.closes
+        if not (first <= start and (found < 0 or found >= start)):
+            found = self.body.find("-->", start, self.high)
+            self.closes = (start, found)
+        return found
+
+    def _raw_html(self, lt: int, at: int) -> int:
+        """Where the raw HTML tag or autolink the `<` at `lt` opens ends when it holds offset
+        `at` (-1: it opens none, or one that ends before). `lt` is the last `<` before `at`:
+        a `>` between them ends any tag (but for one in a quoted attribute value, missed)."""
+        body = self.body
+        if body.find(">", lt, at) >= 0 or escaped(body, lt):
+            return -1
+        tag = _RAW_HTML.match(body, lt, min(self.high, lt + _HTML_WINDOW))
+        if tag is None or tag.end() <= at:
+            return -1
+        if body.find("\n", lt, tag.end()) >= 0 and self.cuts.first(lt) < tag.end():
+            return -1  # a paragraph ends inside it: no tag
+        return tag.end()
+
+    def _next_lt(self, start: int) -> int:
+        """The offset of the next `<` from `start` on (`high`: none)."""
+        found = self.body.find("<", start, self.high)
+        return self.high if found < 0 else found
 
 
 def _closers(body: str, runs: list[tuple[int, int]]) -> list[int]:
@@ -310,8 +360,8 @@ def _escaped_tick(body: str, start: int) -> int:
 
 
 def _next_comment(body: str, low: int, high: int) -> int:
-    """The offset of the next HTML comment's `<!--` in `body[low:high]` (`high`: none); an
-    escaped `<` opens none (as `text.mdlinks.regions` reads them)."""
+    """The offset of the next `<!--` in `body[low:high]` (`high`: none); an escaped `<`
+    opens none (`\\<!--`, as a fix writes a path that starts so)."""
     at = body.find("<!--", low, high)
     while at > 0 and body[at - 1] == "\\" and escaped(body, at):
         at = body.find("<!--", at + 1, high)

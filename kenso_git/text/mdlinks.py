@@ -174,37 +174,38 @@ def written_html(target: str) -> str:
 
 
 def regions(doc: Document) -> Iterator[tuple[int, int]]:
-    """The [start, end) ranges of the body outside code blocks and HTML comments."""
-    body, start = doc.body, 0
-    for block_start, block_end in (*code_blocks(doc), (len(body), len(body))):
-        yield from _outside_comments(body, start, block_start)
-        start = max(start, block_end)
+    """The [start, end) ranges of the body outside code blocks and HTML comments (as
+    `text.mdcode.CodeSpans` reads them: a `<!--` in a code span opens none)."""
+    body = doc.body
+    if _COMMENT.search(body) is None:
+        yield from outside_code_blocks(doc)
+        return
+    start = 0
+    for skip_start, skip_end in sorted((*code_blocks(doc), *code_spans(doc).comments())):
+        if skip_start > start:
+            yield start, skip_start
+        start = max(start, skip_end)
+    if start < len(body):
+        yield start, len(body)
 
 
 def region_list(doc: Document) -> list[tuple[int, int]]:
-    """`regions` as a list; a body with no code block and no comment (most) is one."""
-    body = doc.body
-    if _COMMENT.search(body) is None:  # most bodies: only code blocks to step over
-        return list(outside_code_blocks(doc))
+    """`regions` as a list."""
     return list(regions(doc))
 
 
-def _outside_comments(body: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """The ranges of [start, end) outside HTML comments; an escaped `<` (`\\<!--`, as a
-    fix writes a path that starts so) opens none."""
-    seek = start
-    while start < end:
-        opened = body.find("<!--", seek, end)
-        if opened > 0 and body[opened - 1] == "\\" and escaped(body, opened):
-            seek = opened + 1
-            continue
-        if opened < 0:
-            yield start, end
-            return
-        if opened > start:
-            yield start, opened
-        closed = body.find("-->", opened + 4, end)
-        start = seek = end if closed < 0 else closed + 3
+def link_openings(
+    pattern: re.Pattern[str], body: str, start: int, end: int
+) -> Iterator[re.Match[str]]:
+    """The matches of `pattern` (`](target)` first) in `body[start:end]`, and those that
+    start inside one's destination after a `](` there: when no `[` opens the first, or it
+    is in code, it is text, and a link inside its destination is a link (`x ](y[t](z.md))`).
+    A caller that keeps a link passes over the matches before its end."""
+    pos = start
+    while (match := pattern.search(body, pos, end)) is not None:
+        yield match
+        at = match.start()
+        pos = at + 2 if body.find("](", at + 2, match.end()) >= 0 else match.end()
 
 
 def link_kind(body: str, at: int, floor: int) -> str | None:
@@ -229,8 +230,10 @@ def link_kind(body: str, at: int, floor: int) -> str | None:
 def _opener(body: str, at: int, low: int) -> int:
     """The offset of the `[` that opens the link text closing at `at` (nested brackets
     paired, escaped ones passed over), or -1 when none does from `low` on within
-    `_BRACKETS_LOOKED_AT` brackets: each step jumps to the next bracket back in C."""
-    depth = 0
+    `_BRACKETS_LOOKED_AT` brackets (each step jumps to the next bracket back in C), or when
+    a link stands inside its text: a link holds no link (CommonMark 6.3), so its `]` is
+    text, and a link after it is not swallowed (`[[a](a.md) ](b[c](c.md))`)."""
+    depth, linked, inner = 0, list[bool](), False
     opens, closes = body.rfind("[", low, at), body.rfind("]", low, at)
     for _ in range(_BRACKETS_LOOKED_AT):
         if opens < 0:
@@ -238,12 +241,16 @@ def _opener(body: str, at: int, low: int) -> int:
         if closes > opens:
             if not escaped(body, closes):
                 depth += 1
+                target = body.startswith("(", closes + 1) and LINK_TARGET.match(body, closes + 2)
+                linked.append(bool(target))
             closes = body.rfind("]", low, closes)
             continue
         if not escaped(body, opens):
+            image = opens > 0 and body[opens - 1] == "!" and not escaped(body, opens - 1)
             if depth == 0:
-                return opens
+                return -1 if inner and not image else opens
             depth -= 1
+            inner = inner or (linked.pop() and not image)
         opens = body.rfind("[", low, opens)
     return -1
 
@@ -260,46 +267,19 @@ def scan_links(
     """`links` (the first `cap`), and the body offset of the first `](` left unread because
     `MAX_LINK_SCANS` bound (-1: it bound nowhere; definitions are read past it). A `](` in
     a code span counts toward no cap (asking costs a lookup, as a fenced one costs none)."""
-    body, found, scans, full, stopped = doc.body, list[LinkRef](), 0, False, -1
+    body, found, scans, stopped = doc.body, list[LinkRef](), 0, -1
     tagged = False  # an HTML `<a href>` or `<img src>` was found
-    # the loop runs once per link of a corpus (12,500 in the docs corpus): names bound here
-    append, rfind, find = found.append, body.rfind, body.find
+    find = body.find
     in_code = code_spans(doc).inside
     definitions = "]:" in body
     for start, end in regions(doc) if spans is None else spans:
-        for match in _INLINE.finditer(body, start, end):
-            at = match.start()
-            if in_code(at):
-                continue
-            scans += 1
-            if full or scans > MAX_LINK_SCANS:
-                if not full and stopped < 0:
-                    stopped = at
-                break
-            # `link_kind`'s common case inline: the nearest `[`, unescaped, opens the text
-            low = at - _BRACKET_WINDOW if at - _BRACKET_WINDOW > start else start
-            opened = rfind("[", low, at)
-            if (
-                opened > 0
-                and body[opened - 1] not in "\\!"
-                and body[at - 1] != "\\"
-                and find("]", opened, at) < 0
-            ):
-                kind = LINK
-            else:
-                slow = link_kind(body, at, start)
-                if slow is None:
-                    continue
-                kind = slow
-            append(link_ref(kind, match[1], match.start(1)))
-            full = len(found) >= cap
+        scans, stopped = _inline_links(body, start, end, in_code, found, cap, scans, stopped)
         if definitions and find("]:", start, end) >= 0:
             found.extend(
                 link_ref(DEFINITION, m[2], m.start(2))
                 for m in _DEFINITION.finditer(body, start, end)
                 if not in_code(m.start())  # a code span over lines may hold one
             )
-            full = len(found) >= cap
         if find("<", start, end) >= 0:
             tags = [
                 ref
@@ -308,10 +288,62 @@ def scan_links(
             ]
             if tags:
                 found.extend(tags)
-                tagged, full = True, len(found) >= cap
+                tagged = True
     if definitions or tagged:  # inline links come in body order; the others join them here
         found.sort(key=_offset)
     return (found[:cap] if len(found) > cap else found), stopped
+
+
+def _inline_links(
+    body: str,
+    start: int,
+    end: int,
+    in_code: Callable[[int], bool],
+    found: list[LinkRef],
+    cap: int,
+    scans: int,
+    stopped: int,
+) -> tuple[int, int]:
+    """`scan_links`' inline links and images of `body[start:end]`, added to `found`:
+    (`scans` and `stopped`, brought up to date). A `](` that opens no link and holds
+    another in its destination is text, and the scan reads on from inside it (`x ](y[t](z.md))`:
+    `[t](z.md)` is a link); one inside a link kept is its destination's."""
+    # the loop runs once per link of a corpus (12,500 in the docs corpus): names bound here
+    append, rfind, find = found.append, body.rfind, body.find
+    full = len(found) >= cap
+    pos = covered = start  # the last link kept ends at `covered`
+    while pos < end:
+        restart = end
+        for match in _INLINE.finditer(body, pos, end):
+            at = match.start()
+            if at < covered:
+                continue
+            kind = None
+            if not in_code(at):
+                scans += 1
+                if full or scans > MAX_LINK_SCANS:
+                    return scans, at if stopped < 0 and not full else stopped
+                # `link_kind`'s common case inline: the nearest `[`, unescaped, opens the text
+                low = at - _BRACKET_WINDOW if at - _BRACKET_WINDOW > start else start
+                opened = rfind("[", low, at)
+                if (
+                    opened > 0
+                    and body[opened - 1] not in "\\!"
+                    and body[at - 1] != "\\"
+                    and find("]", opened, at) < 0
+                ):
+                    kind = LINK
+                else:
+                    kind = link_kind(body, at, start)
+            if kind is None:
+                if find("](", at + 2, match.end()) >= 0:
+                    restart = at + 2
+                    break
+                continue
+            append(link_ref(kind, match[1], match.start(1)))
+            covered, full = match.end(), len(found) >= cap
+        pos = restart
+    return scans, stopped
 
 
 def _offset(ref: LinkRef) -> int:
@@ -381,7 +413,7 @@ def _next_link(doc: Document, spans: list[tuple[int, int]], at: int) -> int | No
     for start, end in spans:
         if end <= at:
             continue
-        for match in _INLINE.finditer(body, max(start, at), end):
+        for match in link_openings(_INLINE, body, max(start, at), end):
             pos = match.start()
             if not in_code(pos) and link_kind(body, pos, start) is not None:
                 return match.start(1)
