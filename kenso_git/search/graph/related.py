@@ -246,7 +246,7 @@ def _resumes_after(cursor: str | None, check: str) -> _Key | None:
         return None
     try:
         key = json.loads(pagination.read_keyset(cursor, check) or "")
-    except (pagination.CursorError, ValueError):
+    except (pagination.CursorError, ValueError, RecursionError):  # nested past json's depth
         raise RelatedCursorError(cursor) from None
     if not (
         isinstance(key, list)
