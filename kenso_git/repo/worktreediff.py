@@ -39,8 +39,7 @@ DIFF = ("diff", "--name-status", "-M", "-z", "--no-ext-diff", "--ignore-submodul
 Entry = tuple[str, str | None, str]  # a name-status line: (code, old path or None, path)
 # A copy is written whole (never a split index's shared file beside git's own), and with no
 # hook: writing an index runs post-index-change, and a read runs none of the user's hooks.
-_NO_HOOKS = ("-c", f"core.hooksPath={os.devnull}")
-_ON_A_COPY = (*statusindex.COPY_FLAGS, *_NO_HOOKS)
+_ON_A_COPY = statusindex.COPY_FLAGS  # no split index, no user hooks
 
 
 class Worktree(NamedTuple):
@@ -129,7 +128,7 @@ def _kept_copy(ws: Workspace) -> _Index | None:
     if private is None:
         return None
     path = os.path.abspath(private)  # git runs in the work tree (`-C`)
-    return _Index((*flags, *_NO_HOOKS), {**env, "GIT_INDEX_FILE": path}, path)
+    return _Index(flags, {**env, "GIT_INDEX_FILE": path}, path)  # COPY_FLAGS: hooks off
 
 
 def _forget_kept_copy(ws: Workspace) -> None:
