@@ -55,7 +55,9 @@ SUFFIXES = (".md", ".markdown")
 _FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.S)
 _HEADING = re.compile(r"^(#{1,4})[ \t]+(.+?)[ \t#]*\r?$", re.M)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_MARKUP = re.compile(r"\]\([^)]*\)|\{\{[<%].*?[%>]\}\}|[`*_\[\]()<>{}|#\"]")
+# `#` is markup unless it ends a word (`C#`, `F#`: what a reader types); `\#` is an escape
+_MARKUP = re.compile(r"\]\([^)]*\)|\{\{[<%].*?[%>]\}\}|[`*_\[\]()<>{}|\"]|(?<![A-Za-z])#|#(?=\w)")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z`*_\[(\"']|\s*$)")
 _NOT_PROSE = "#|>-*+<!0123456789[{:"
 
@@ -91,7 +93,7 @@ def write_page(path: Path, text: str) -> None:
 
 
 def plain(text: str) -> str:
-    return " ".join(_MARKUP.sub(" ", text).split())
+    return " ".join(_MARKUP.sub(" ", _ESCAPE.sub(r"\1", text)).split())
 
 
 class Page:
