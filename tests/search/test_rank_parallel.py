@@ -111,3 +111,81 @@ def test_parallel_groups_and_near_duplicates() -> None:
     assert not is_near_duplicate("c/timer-component.md", "d/timer-component-overview.md")
     assert not is_near_duplicate("c/timer.md", "c/start-and-stop-timer.md")  # two words more
     assert not is_near_duplicate("c/timer.md", "c/timer.md")
+    # a file named after its folder is grouped with its cousins under the same parent
+    assert group_of("reference/ruby/ruby-generated.md") == ("named", "reference/generated.md")
+    assert group_of("reference/cpp/cpp_generated.md") == ("named", "reference/generated.md")
+    assert group_of("reference/cpp/cpp.md") == ("name", "cpp.md")  # nothing but the folder
+    # stop words are file-name words and the extension is none: a one-word name whose word
+    # is a stop word is no near-duplicate of every one-word sibling, nor are two names
+    # that differ by one word each
+    assert not is_near_duplicate("learning/why.md", "learning/glossary.md")
+    assert not is_near_duplicate("about/about_Do.md", "about/about_While.md")
+    assert not is_near_duplicate(
+        "w/hosting-content-in-wpf.md", "w/creating-content-for-hosting-in-wpf.md"
+    )
+
+
+# ten guides that hold every word of the question (each names the Ruby guide): the looser
+# stages of the cascade, where the Ruby guide would match, are not tried
+LANGUAGES = (
+    ("cpp", "C++"),
+    ("java", "Java"),
+    ("python", "Python"),
+    ("go", "Go"),
+    ("php", "PHP"),
+    ("dart", "Dart"),
+    ("kotlin", "Kotlin"),
+    ("rust", "Rust"),
+    ("swift", "Swift"),
+    ("scala", "Scala"),
+)
+
+
+def _generated_guides() -> dict[str, str]:
+    # one generated-code guide per language, each file named after its folder; the Ruby
+    # guide's one-line description is cut (a reader's question does not quote its page)
+    page = "---\ntitle: {name} Generated Code Guide\n{description}---\n\n{body}\n"
+    said = "description: Describes exactly what {name} code the protocol compiler generates\n"
+    body = (
+        "The compiler generates {name} code for every message and enum: builders, "
+        "accessors and the code that exactly describes the message to the runtime. The "
+        "Ruby and Objective-C guides say what the compiler generates for those languages."
+    )
+    out = {
+        f"reference/{lang}/{lang}-generated.md": page.format(
+            name=name, description=said.format(name=name), body=body.format(name=name)
+        )
+        for lang, name in LANGUAGES
+    }
+    out["reference/ruby/ruby-generated.md"] = page.format(
+        name="Ruby", description="", body="Messages become classes with one method per field."
+    )
+    return out
+
+
+def test_a_page_named_after_its_folder_is_found_through_its_cousins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = topics_kb(tmp_path, _generated_guides())
+    question = "Describes exactly what Ruby code the protocol compiler generates"
+    before, after = _without_and_with(kb, question, monkeypatch)
+    assert "docs/reference/ruby/ruby-generated.md" not in before
+    assert after[0] == "docs/reference/ruby/ruby-generated.md"
+
+
+def test_a_page_whose_name_is_a_stop_word_is_no_near_duplicate_of_its_siblings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = topics_kb(
+        tmp_path,
+        {
+            "learning/glossary.md": "---\ntitle: Glossary\n---\n\nThis document defines "
+            "the terms used in etcd documentation, command line and source code.\n",
+            "learning/why.md": "---\ntitle: etcd versus other key-value stores\n---\n\n"
+            "The history of etcd, and how it compares with other tools.\n",
+        },
+    )
+    question = "Terms used in etcd documentation, command line, and source code"
+    before, after = _without_and_with(kb, question, monkeypatch)
+    assert before[0] == "docs/learning/glossary.md"
+    assert after[0] == "docs/learning/glossary.md"

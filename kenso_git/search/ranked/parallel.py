@@ -10,8 +10,10 @@ that tells them apart ("site", "overview") is often only in the path or the titl
 it is one word among many. Here, among the first `TOP` documents, a page is put just
 above a page ranked higher when the two are
 
-* parallel: the same file name in another folder (section pages: index pages of folders
-  that share a parent), the ranked page's file name named by the question; or
+* parallel: the same file name in another folder, the ranked page's file name named by
+  the question; section pages: index pages of folders that share a parent; pages named
+  after their folders that share a parent (`reference/ruby/ruby-generated.md`,
+  `reference/cpp/cpp-generated.md`); or
 * near-duplicates: in the same folder, one file name's words those of the other plus at
   most `MAX_EXTRA`;
 
@@ -33,6 +35,7 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.rank import INDEX_NAMES
+from kenso_git.search.ranked.rankdocs import all_words
 from kenso_git.search.ranked.rankdocs import cache_key
 from kenso_git.search.ranked.rankdocs import docs as read_docs
 from kenso_git.search.ranked.rankdocs import path_words
@@ -56,12 +59,18 @@ _group_cache: dict[str, tuple[object, dict[Group, tuple[str, ...]]]] = {}
 
 
 def group_of(path: str) -> Group | None:
-    """The parallel group of `path`: its file name, or for a section page its folder's
-    parent (None for a top-level section page)."""
+    """The parallel group of `path`: its file name; for a file named after its folder
+    (`reference/ruby/ruby-generated.md`) the folder's parent and the rest of the name
+    (`reference/generated.md`); for a section page its folder's parent (None for a
+    top-level section page)."""
     folder, name = posixpath.split(path)
-    if name.lower() not in INDEX_NAMES:
-        return ("name", name.lower())
-    return ("index", posixpath.dirname(folder)) if folder else None
+    low = name.lower()
+    if low in INDEX_NAMES:
+        return ("index", posixpath.dirname(folder)) if folder else None
+    own = posixpath.basename(folder).lower()
+    if own and low.startswith(own) and low[len(own) : len(own) + 1] in ("-", "_"):
+        return ("named", posixpath.dirname(folder) + "/" + low[len(own) + 1 :])
+    return ("name", low)
 
 
 def is_near_duplicate(a: str, b: str) -> bool:
@@ -72,13 +81,15 @@ def is_near_duplicate(a: str, b: str) -> bool:
     if folder_a != folder_b:
         return False
     small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    return small < big and len(big - small) <= MAX_EXTRA
+    return bool(small) and small < big and len(big - small) <= MAX_EXTRA
 
 
 @lru_cache(maxsize=8192)  # the same candidates come back query after query
 def _split(path: str) -> tuple[str, frozenset[str]]:
+    """A path's folder and its file name's words, stop words kept and the extension not a
+    word: `why.md` has one word and `about_Do.md` is no near-duplicate of `about_While.md`."""
     folder, name = posixpath.split(path)
-    return folder, path_words(name)
+    return folder, all_words(posixpath.splitext(name)[0].replace("-", " ").replace(".", " "))
 
 
 def _groups(conn: sqlite3.Connection) -> dict[Group, tuple[str, ...]]:

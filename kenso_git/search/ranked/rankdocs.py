@@ -72,6 +72,15 @@ def stem(word: str) -> str:
 def words(text: str) -> frozenset[str]:
     """The stemmed content words of `text`, camelCase split as well as whole; `C++`, `C#`,
     `F#` and `.NET` are the words their pages' paths use (`cpp`, `csharp`, ...)."""
+    return frozenset(w for w in _stemmed(text) if w not in _STOP)
+
+
+def all_words(text: str) -> frozenset[str]:
+    """`words(text)` with the stop words kept (`why`, `do`: a file name's words)."""
+    return frozenset(_stemmed(text))
+
+
+def _stemmed(text: str) -> set[str]:
     out: set[str] = set()
     if "+" in text or "#" in text or ".n" in text or ".N" in text:
         text = _SYMBOL_NAME.sub(lambda name: _SYMBOL_WORD[name[0].lower()], text)
@@ -80,7 +89,7 @@ def words(text: str) -> frozenset[str]:
         parts = _CAMEL.split(token)
         if len(parts) > 1:
             out.update(stem(p) for p in parts)
-    return frozenset(w for w in out if w not in _STOP)
+    return out
 
 
 def path_words(path: str) -> frozenset[str]:
