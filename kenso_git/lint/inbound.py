@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from urllib.parse import quote
 
+from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import MISSING
 from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import LinkFacts
@@ -74,6 +75,7 @@ def _names_any(links: LinkFacts, doc: Document, needles: tuple[str, ...]) -> boo
 
 def _links_to(links: LinkFacts, doc: Document, paths: frozenset[str]) -> bool:
     for target in links.notable(doc):
-        if target.status in (MISSING, UNSTAGED) and target.path.rstrip("/") in paths:
+        # CASE: a rename by case alone (`a.md` -> `A.md`) leaves the old name case-blind found
+        if target.status in (MISSING, CASE, UNSTAGED) and target.path.rstrip("/") in paths:
             return True
     return any(not paths.isdisjoint(named) for _rel, named in links.missing_relations(doc))
