@@ -245,15 +245,16 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
 
 
 def _never_indexed(root: Path, path: str) -> bool:
-    """A path discovery always skips (repo.discover): a name no agent may use (`b%41.md`),
-    or one inside an environment folder (a virtualenv, `node_modules`) or a nested
-    repository (HEAD may track a doc in a folder that is one now: the sync drops it)."""
+    """A path discovery always skips (repo.discover): one no agent may name (`b%41.md`, or
+    deeper than the gate takes), or one inside an environment folder (a virtualenv,
+    `node_modules`) or a nested repository (HEAD may track a doc in a folder that is one
+    now: the sync drops it)."""
+    from kenso_git.repo.discover import unindexable
     from kenso_git.repo.foreign import in_environment
     from kenso_git.repo.foreign import in_nested_repository
-    from kenso_git.repo.pathtext import unnameable
     from kenso_git.repo.workspace import is_undecodable
 
-    if unnameable(path) is not None or is_undecodable(path):
+    if unindexable(path) is not None or is_undecodable(path):
         return True
     return in_environment(root, path) or in_nested_repository(root, path)
 

@@ -4,11 +4,12 @@ Discovery never enters `.git/`, `.kenso/`, ignored folders, nested repositories
 (submodules), environment folders (a virtualenv, `node_modules`...: third-party files even
 when not ignored, announced in one summary line) or symlinked folders; it skips files over
 the size cap, binary files and files whose path no agent may name (`repo.pathtext`: a
-leading `~`, `%XX`, a backslash, a control character), and indexes a symlinked file only
-when its real target would be indexed itself (a Markdown file inside the checkout, not
-ignored, not in `.git/`, `.kenso/`, a nested repository or an environment folder), each
-skip with a one-line warning (`repo/foreign.py` says which folders are not the project's).
-docs/security.md states the rule.
+leading `~`, `%XX`, a backslash, a control character, more components or characters than
+the gate takes), and indexes a symlinked file only when its real target would be indexed
+itself (a Markdown file inside the checkout, not ignored, not in `.git/`, `.kenso/`, a
+nested repository or an environment folder), each skip with a one-line warning
+(`repo/foreign.py` says which folders are not the project's). docs/security.md states the
+rule.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from kenso_git.repo.foreign import is_environment as is_environment
 from kenso_git.repo.foreign import is_nested_repository
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
+from kenso_git.repo.pathtext import MAX_PATH_CHARS
+from kenso_git.repo.pathtext import MAX_PATH_DEPTH
 from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.safeopen import LINK_ERRNOS
 from kenso_git.repo.safeopen import open_beneath
@@ -173,7 +176,7 @@ def discover_paths(
         if is_undecodable(rel):
             say(undecodable_warning(rel))
             continue
-        if not _nameable(rel, say):
+        if not _nameable(rel, say, is_dir=False):
             continue
         location = os.path.join(ws.root, rel)
         if not os.path.isfile(location) or rules.is_ignored(rel):
@@ -257,12 +260,35 @@ def _wanted(rules: IgnoreRules, folder: str, name: str, say: Warn, *, is_dir: bo
     if is_undecodable(name):
         say(undecodable_warning(f"{folder}/{name}" if folder else name))
         return False
-    return _nameable(f"{folder}/{name}" if folder else name, say)
+    return _nameable(f"{folder}/{name}" if folder else name, say, is_dir=is_dir)
 
 
-def _nameable(rel: str, say: Warn) -> bool:
+def unindexable(rel: str) -> str | None:
+    """Why no agent may name the file at `rel` (a short phrase), or None: what the gate
+    refuses in a path's text (`repo.pathtext`), so neither discovery nor the sync indexes it."""
+    return _oversized(rel) or unnameable(rel)
+
+
+def _oversized(rel: str) -> str | None:
+    """Which of the gate's path caps `rel` passes (`too-deep`, `too-long`), or None."""
+    if rel.count("/") >= MAX_PATH_DEPTH:
+        return f"more than {MAX_PATH_DEPTH} components"
+    if len(rel) > MAX_PATH_CHARS:
+        return f"more than {MAX_PATH_CHARS} characters"
+    return None
+
+
+def _nameable(rel: str, say: Warn, *, is_dir: bool) -> bool:
     """Whether an agent can name `rel` (repo.pathtext); a path it cannot is skipped with a
-    warning: it could be found but never opened."""
+    warning: it could be found but never opened. A folder is judged by its characters alone:
+    the files under one too deep are skipped, and named, one by one."""
+    over = None if is_dir else _oversized(rel)
+    if over is not None:
+        say(
+            f"{rel}: its path has {over}, which no agent may name, skipped; "
+            "give it a shorter path to index it"
+        )
+        return False
     why = unnameable(rel)
     if why is None:
         return True
