@@ -25,6 +25,7 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.index.freshness import head_commit
 from kenso_git.records import NamedTuple
+from kenso_git.repo.safeopen import check_index_folder
 from kenso_git.repo.workspace import GLOBAL_DB
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import explicit_db
@@ -59,10 +60,18 @@ class Opened(NamedTuple):
 def open_at(here: Workspace, db: str | None, *, rooting: bool = False) -> Opened:
     """The index `db` names (else the default rule's) as seen from `here`: an index found
     by the default rule belongs to `here`; one named by `--db`, `KENSO_DATABASE_URL` or the
-    global index is read at the root it records, unless `rooting` (`ingest`)."""
+    global index is read at the root it records, unless `rooting` (`ingest`).
+
+    Raises:
+        UsageError: the default rule's `.kenso` is a symbolic link or a file (a branch can
+            commit one): nothing is read or written through it.
+        DatabaseError: the index cannot be read by this user (`check_access`).
+    """
     path = resolve_db_path(here, flag=db)
-    check_access(path)
     owned = explicit_db(db) is None and path != GLOBAL_DB.expanduser()
+    if owned:
+        check_index_folder(path.parent)
+    check_access(path)
     if owned or rooting:
         return Opened(path, owned, Home(here))
     return Opened(path, owned, home_of(path, here))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import UsageError
+from kenso_git.repo.safeopen import PRIVATE_FILE_MODE
 from kenso_git.repo.safeopen import ensure_private_dir
 from kenso_git.store.faults import file_failure
 
@@ -44,7 +45,7 @@ Say = Callable[[str], None]
 def _open_lock(path: Path) -> int:
     try:
         ensure_private_dir(path.parent)
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        return os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     except OSError as err:
         raise file_failure(path, err) from err
 
@@ -249,6 +250,6 @@ def ask_rerun(folder: Path) -> None:
 def _mark(dirty: Path) -> None:
     try:
         ensure_private_dir(dirty.parent)
-        dirty.touch()
+        dirty.touch(mode=PRIVATE_FILE_MODE)
     except OSError as err:
         raise file_failure(dirty, err) from err

@@ -10,7 +10,12 @@ on the way makes the open fail (`ELOOP`, `ENOTDIR`) instead of leading elsewhere
 descriptor's `fstat` is the identity of what is read. A FIFO or a device is never waited on
 (`O_NONBLOCK`) and never read.
 
-The hook path imports this module: it needs only `os`, `stat` and `errno`.
+The index's own folder (`.kenso` in the work tree, the default rule's) is never reached
+through a symbolic link either: a branch can commit `.kenso -> ../elsewhere`, and following
+it would put the index, its side files and the HTTP token wherever the link leads
+(`check_index_folder`). A `--db` file's folder is the user's choice (and resolved already).
+
+The hook path imports this module: it needs only `os`, `stat`, `errno` and `errors`.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import os
 import stat
 from pathlib import Path
 
+from kenso_git.errors import UsageError
 from kenso_git.repo.workspace import DB_DIRNAME
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -30,6 +36,7 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
 # what an open reports when a link (or a non-folder) sits where a folder or the file should be
 LINK_ERRNOS = frozenset({errno.ELOOP, errno.ENOTDIR})
 PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600  # every file kenso-git writes in its folder
 MAX_KEPT_FOLDERS = 256  # a Walker's open folders; past this it closes them all and goes on
 
 
@@ -153,18 +160,58 @@ def real_path(path: str) -> str | None:
         return None
 
 
+def check_index_folder(folder: Path) -> None:
+    """Refuse a `.kenso` that is a symbolic link or not a folder; a folder with another
+    name (that of a `--db` file, whose path is resolved) or none yet is not refused.
+
+    Raises:
+        UsageError: `folder` is named `.kenso` and is a link (dangling or not) or a file.
+    """
+    if folder.name != DB_DIRNAME:
+        return
+    try:
+        mode = os.lstat(folder).st_mode
+    except OSError:
+        return  # not there yet: it is made a folder (0700)
+    if stat.S_ISDIR(mode):
+        return
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(folder)
+        except OSError:
+            target = "?"
+        raise UsageError(
+            f"{folder} is a symbolic link (to {target}): kenso-git keeps a repository's "
+            "index only in a real .kenso folder, never wherever a link leads",
+            path=str(folder),
+            hint="a branch may have committed the link to have the index and the HTTP token "
+            f"written outside the repository: remove it (`rm {folder}`) and run the command "
+            "again; to keep the index elsewhere on purpose, pass --db with its path",
+        )
+    raise UsageError(
+        f"{folder} is not a folder: kenso-git keeps the repository's index in it",
+        path=str(folder),
+        hint=f"move the file away (`mv {folder} {folder}.old`) and run the command again, "
+        "or pass --db to keep the index elsewhere",
+    )
+
+
 def ensure_private_dir(folder: Path, *, create: bool = True) -> None:
     """Create `folder` owner-only (0700; its parents as usual), or tighten an existing
     `.kenso/` of ours that others may read: it holds the index, the token, the lock and the
-    hook log, whatever the umask. `create=False` only tightens.
+    hook log, whatever the umask. `create=False` only tightens. Every writer comes here
+    before it writes in the folder, so a `.kenso` that is a link is refused here.
 
     An existing folder is changed only when it is named `.kenso`, is a real folder (never
     through a link) and belongs to this user; any other folder (`--db` elsewhere) is left as
     it is.
 
     Raises:
+        UsageError: `folder` is a `.kenso` that is a symbolic link or a file
+            (`check_index_folder`).
         OSError: the folder cannot be created.
     """
+    check_index_folder(folder)
     if not create:
         if folder.name == DB_DIRNAME:
             _tighten(folder)

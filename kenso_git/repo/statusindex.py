@@ -54,12 +54,15 @@ STALE_LOCK_S = 60  # a lock this old was left by a git that was killed
 PRUNE_AFTER_S = 30 * 86_400  # another git dir's copy left unwritten this long is removed
 PRUNE_EVERY_S = 86_400  # how often a writing sync looks for such copies
 PRUNED = "git-status-index.pruned"  # in the index's folder: its mtime says when it last did
+PRIVATE_FILE_MODE = 0o600  # repo.safeopen's (only `os`, `sys` and `time` load here)
 # Every status runs none of the user's hooks: git runs post-index-change as it writes the
 # index it refreshed (our copy; git's own with `refresh`), and a read runs no user code.
 NO_HOOKS = ("-c", f"core.hooksPath={os.devnull}")
 # Our statuses, on our copy: the cache of untracked folders, and never a split index
-# (git would write a shared index file beside git's own for it).
-COPY_FLAGS = ("-c", "core.splitIndex=false", *NO_HOOKS)
+# (git would write a shared index file beside git's own for it). git writes the copy it
+# updates through a lock file made 0666 less the umask; `core.sharedRepository=0600` makes
+# it owner-only, as the copy kenso-git made (it lists every tracked path).
+COPY_FLAGS = ("-c", "core.splitIndex=false", "-c", "core.sharedRepository=0600", *NO_HOOKS)
 CACHE_FLAGS = ("-c", "core.untrackedCache=true")
 REAL_FLAGS = ("--no-optional-locks", *NO_HOOKS)  # git's own index: read it, never write it
 _KEY_END = len(PREFIX) + 16  # a copy's name: PREFIX and 16 hex digits (`copy_name`)
@@ -155,6 +158,8 @@ def prepare(git_dir: str, folder: str) -> str | None:
     real = os.path.join(git_dir, "index")
     private = os.path.join(folder, copy_name(git_dir))
     try:
+        if os.path.basename(folder) == DEFAULT_FOLDER and os.path.islink(folder):
+            return None  # a `.kenso` a branch committed as a link: nothing is written there
         signature = _signature_of(real)
         if signature == _read(private + SOURCE) and os.path.isfile(private):
             return private
@@ -200,8 +205,7 @@ def _prune_due(marker: str) -> bool:
     except OSError:
         pass
     try:
-        with open(marker, "a", encoding="ascii"):
-            pass
+        os.close(_create(marker, exclusive=False))
         os.utime(marker)
     except OSError:
         return False  # a folder kenso-git cannot write: nothing it could remove either
@@ -295,14 +299,16 @@ def _copy(private: str, real: str) -> bool:
     # Written after the copy is in place and the lock is gone: a copier that follows may
     # replace both, and a signature that names an older index only costs one more copy.
     temp = f"{source_file}.{os.getpid()}"
-    with open(temp, "w", encoding="ascii") as out:
+    with os.fdopen(_create(temp, exclusive=False), "w", encoding="ascii") as out:
         out.write(_signature(st, data[-_TAIL:]))
     os.rename(temp, source_file)
     return True
 
 
-def _create(lock: str) -> int:
-    return os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+def _create(path: str, *, exclusive: bool = True) -> int:
+    """A new file owner-only (0600) whatever the umask: the copy lists every tracked path."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+    return os.open(path, flags, PRIVATE_FILE_MODE)
 
 
 def _clear_stale_lock(lock: str) -> bool:

@@ -4,8 +4,10 @@ Every route (the MCP endpoint `/mcp`, `GET /health`, and `GET /search` and `GET 
 of `serve.routes`) sits behind `Guard`, which refuses a non-loopback `Origin` (403), an
 unexpected `Host` (403, DNS rebinding) and a missing or wrong bearer token (401), in that
 order, and then behind the lanes of `serve.limits.CallLanes` (every call that does work).
-The token lives in `.kenso/http.token` (mode 0600), created on first start. The `reindex`
-tool is never offered over HTTP.
+The token lives in `.kenso/http.token` (mode 0600), created on first start; a token file
+git tracks (a branch committed it) or one others may read is refused, with the hint to
+delete it, never to make it private: others know it already. The `reindex` tool is never
+offered over HTTP.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from starlette.types import Receive
 from starlette.types import Scope
 from starlette.types import Send
 
+from kenso_git.api.git import tracks_files_in
 from kenso_git.api.workspace import DB_DIRNAME
+from kenso_git.api.workspace import Workspace
 from kenso_git.api.workspace import ensure_private_dir
 from kenso_git.api.workspace import exclude_from_git
 from kenso_git.errors import UsageError
@@ -80,14 +84,29 @@ def token_file(root: Path) -> Path:
     return root / DB_DIRNAME / TOKEN_FILENAME
 
 
-def ensure_token(path: Path) -> str:
-    """Read the bearer token, creating it (mode 0600) on first use.
+def ensure_token(path: Path, workspace: Workspace | None = None) -> str:
+    """Read the bearer token, creating it (mode 0600) on first use; a token file git
+    tracks in `workspace` is never used nor written (everyone with the repository knows it).
 
     Raises:
-        UsageError: the token file is readable by other users, or cannot be written.
+        UsageError: `.kenso` is a link, git tracks the token file, the file is readable by
+            other users (not one kenso-git wrote), or it cannot be written.
     """
     try:
         ensure_private_dir(path.parent)
+    except OSError as err:
+        raise UsageError(f"cannot create {path.parent}: {err.strerror}", path=str(path)) from err
+    if workspace is not None and workspace.is_git and tracks_files_in(workspace, path):
+        rel = path.relative_to(workspace.root).as_posix()
+        raise UsageError(
+            f"{path} is a file git tracks: everyone with the repository knows the token "
+            "in it, so it is never used",
+            path=str(path),
+            hint=f"untrack and delete it (`git -C {workspace.root} rm -q --cached {rel} && "
+            f"rm -f {path}`), and start the server again: it writes a new token that git "
+            "does not see",
+        )
+    try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return _read_token(path)
@@ -109,7 +128,7 @@ def _read_token(path: Path) -> str:
     so a symlink to another private file, a folder, a FIFO (which would block the open)
     or a file swapped in between check and read are all refused with a clear error.
     """
-    hint = f"delete {path} to create a new token"
+    hint = f"delete it (`rm {path}`) and start the server again: it writes a new token"
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as err:
@@ -123,11 +142,12 @@ def _read_token(path: Path) -> str:
         if st.st_uid != os.getuid():
             raise UsageError(f"{path} belongs to another user", path=str(path), hint=hint)
         mode = stat.S_IMODE(st.st_mode)
-        if mode & 0o077:
+        if mode & 0o077:  # never made private afterwards: others may have read it
             raise UsageError(
-                f"{path} is readable by other users (mode {mode:o})",
+                f"{path} is readable by other users (mode {mode:o}): kenso-git writes its "
+                "token owner-only, so this one is not its own, and others may know it",
                 path=str(path),
-                hint=f"run `chmod 600 {path}`, or delete it to create a new token",
+                hint=hint,
             )
         token = handle.read(MAX_TOKEN_BYTES).decode("utf-8", errors="replace").strip()
     if len(token) < 16:
@@ -301,7 +321,7 @@ def run_http(service: Service, *, host: str, port: int, allow_remote: bool = Fal
         host = host[1:-1]  # `[::1]`, as a URL writes an IPv6 address: the address itself
     check_bind(host, allow_remote)
     path = token_file(service.workspace.root)
-    token = ensure_token(path)
+    token = ensure_token(path, service.workspace)
     exclude_from_git(service.workspace)
     app = build_app(service, token=token, host=host, allow_remote=allow_remote)
     sock = _bind(host, port)  # bound here, so that the notice names the real port (--port 0)

@@ -290,7 +290,8 @@ def start_background_sync(ws: Workspace, *, after_pid: int | None = None) -> int
     """
     folder = state_dir(ws)
     ensure_private_dir(folder)
-    (folder / DIRTY_FILE).touch()  # pending from now on, so waiters see it before the worker runs
+    # pending from now on, so waiters see it before the worker runs
+    (folder / DIRTY_FILE).touch(mode=0o600)
     import subprocess  # only here: the foreground hook path never pays for the import
 
     with os.fdopen(_open_log(folder), "ab") as out:
@@ -380,7 +381,7 @@ def _open_log(folder: Path) -> int:
             os.unlink(log)
     except FileNotFoundError:
         pass
-    return os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    return os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # it names paths
 
 
 def hook_main(name: str, args: Sequence[str]) -> None:
