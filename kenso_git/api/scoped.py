@@ -1,5 +1,5 @@
 """What the scoped index of a server is made of (#27, finding 6): where it lives, which
-folders it covers, which of its files differ from the main index's, and its writes, run by
+folders it covers, which of its files' rows lag the main index's, and its writes, run by
 the ordinary writer. `serve/scoped.py` keeps it in step with the main index."""
 
 from __future__ import annotations
@@ -81,8 +81,31 @@ def inside(path: str, folders: Sequence[str]) -> bool:
     return any(f == "" or path == f or path.startswith(f + "/") for f in folders)
 
 
-def key(row: FileRow | None) -> tuple[str, str] | None:
-    return None if row is None else (row.blob_id, row.status)
+Key = tuple[str, str, int, int, int, int]
+
+
+def key(row: FileRow | None) -> Key | None:
+    """What a files row says: the text (blob id, status) and the file it was read from (its
+    stat data, which `get_doc`'s disk check and the gate's inode check compare with the file
+    on disk). A same-bytes rewrite (a checkout and back, an editor's save, `touch`) changes
+    only the stat data: a scoped index that kept the old would refuse the file for good."""
+    if row is None:
+        return None
+    return (row.blob_id, row.status, row.size, row.mtime_ns, row.ctime_ns, row.inode)
+
+
+def _racy(row: FileRow) -> bool:
+    """The file was written while the row was made: the row sends it to be read again."""
+    return row.mtime_ns >= row.seen_ns
+
+
+def behind(main: FileRow, scoped: FileRow | None) -> bool:
+    """Whether the scoped index's row of a path must be synced to follow the main index's:
+    they differ in text or stat data, or only the scoped one is racy (the main index read
+    the file again, found it unchanged and refreshed only its `seen_ns`)."""
+    if scoped is None or key(scoped) != key(main):
+        return True
+    return _racy(scoped) and not _racy(main)
 
 
 def differing(
@@ -91,12 +114,12 @@ def differing(
     folders: Sequence[str],
     refused: set[str],
 ) -> list[str]:
-    """The paths under `folders` whose (blob id, status) the two indexes disagree on, the
-    refused ones expected absent from the scoped index."""
+    """The paths under `folders` whose row the scoped index must sync to follow the main
+    index's (`behind`), the refused ones expected absent from the scoped index."""
     out = [
         path
         for path, row in main.items()
-        if inside(path, folders) and path not in refused and key(scoped.get(path)) != key(row)
+        if inside(path, folders) and path not in refused and behind(row, scoped.get(path))
     ]
     out += [path for path in scoped if path not in main or path in refused]
     return sorted(out)

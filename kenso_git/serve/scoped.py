@@ -11,10 +11,11 @@ only, so the same ranking code runs unchanged and every statistic is the scope's
 
 The scoped index never writes the main one: it follows it. Before every read, the main
 index gets its query-time check as before (or the watcher's word for it), then the scoped
-index syncs the files whose (blob id, status) differ from the main index's, in one
-transaction of the ordinary writer under its own lock. A damaged scoped index, or one of
-another schema, is built anew. A server whose scope hides nothing reads the main index as
-before, at no cost.
+index syncs the files whose rows differ from the main index's (blob id, status and the stat
+data the disk checks compare: a same-bytes rewrite changes only those), in one transaction
+of the ordinary writer under its own lock. A damaged scoped index, or one of another
+schema, is built anew. A server whose scope hides nothing reads the main index as before,
+at no cost.
 """
 
 from __future__ import annotations
@@ -55,9 +56,9 @@ class ScopedKnowledgeBase(KnowledgeBase):
         self.shown = tuple(shown)
         # A path under the scoped folders that the gate refuses (a link whose target the
         # scope hides) is kept out of the scoped index, as if ignored: its text is a hidden
-        # doc's. Judged again when the main index's (blob id, status) of it changes.
+        # doc's. Judged again when the main index's row of it (`made.key`) changes.
         self._allows = allows
-        self._judged: dict[str, tuple[tuple[str, str] | None, bool]] = {}
+        self._judged: dict[str, tuple[made.Key | None, bool]] = {}
 
     def has_index(self) -> bool:
         """Whether the main index exists (the scoped one is made from it on first use)."""
@@ -99,7 +100,8 @@ class ScopedKnowledgeBase(KnowledgeBase):
 
     def follow(self) -> None:
         """Bring the scoped index in step with the main one: build it when missing (or
-        damaged, or of another schema), else sync the files whose blob id or status differ.
+        damaged, or of another schema), else sync the files whose rows lag the main index's
+        (`api.scoped.behind`).
 
         Raises:
             NoIndexError: there is no main index.
