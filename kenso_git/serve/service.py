@@ -413,16 +413,22 @@ class Service:
 
     @door
     def reindex(self) -> Reply[ReindexResult, ReindexResult]:
-        """Sync the index with the work tree; the new counts.
+        """Sync the index with the work tree; the new counts. `changed` says whether a doc
+        the scope shows was added, changed or removed: a change to hidden docs only is no
+        change to the caller (docs/security.md, as `GET /events`).
 
         Raises:
             NoIndexError: there is no index (reindex never creates one).
         """
         kb = self.require_index()
         report = kb.sync(create=False)  # a reader never creates an index (#26)
+        with self.scope.gating() as shows:  # a removed file passes: it was there to see
+            changed = any(
+                r.status in {"ingested", "removed"} and shows(r.path) for r in report.results
+            )
         seen = status.visible_counts(self, kb)
         out: ReindexResult = {
-            "changed": report.changed,
+            "changed": changed,
             "documents": seen.documents,
             "chunks": seen.chunks,
         }
