@@ -189,3 +189,24 @@ def test_a_page_whose_name_is_a_stop_word_is_no_near_duplicate_of_its_siblings(
     before, after = _without_and_with(kb, question, monkeypatch)
     assert before[0] == "docs/learning/glossary.md"
     assert after[0] == "docs/learning/glossary.md"
+
+
+def test_a_page_that_says_the_whole_question_in_one_field_is_not_passed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the question is a heading of one section page; its sibling section is named by a
+    # word of the question ("network"): a path word breaks near ties, not a page that
+    # states the question
+    kb = topics_kb(
+        tmp_path,
+        {
+            "obi/cardinality/index.md": "---\ntitle: Cardinality\n---\n\n## Measure "
+            "network-level metrics\n\nEach flow adds series; count them before you enable "
+            "network metrics for every node.\n",
+            "obi/network/_index.md": "---\ntitle: Network\n---\n\nThe network metrics the "
+            "instrumentation records per flow.\n",
+        },
+    )
+    before, after = _without_and_with(kb, "Measure network-level metrics", monkeypatch)
+    assert before[0] == "docs/obi/cardinality/index.md"
+    assert after == before

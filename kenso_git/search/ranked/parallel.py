@@ -35,6 +35,7 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.rank import INDEX_NAMES
+from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import all_words
 from kenso_git.search.ranked.rankdocs import cache_key
 from kenso_git.search.ranked.rankdocs import docs as read_docs
@@ -169,8 +170,13 @@ def _contrast(
     spelled: tuple[Spelled, ...],
 ) -> str | None:
     """The one page of `others` whose own path and title words (those `top` lacks) the
-    question names most, when the question names none of `top`'s own; None on a tie."""
+    question names most, when the question names none of `top`'s own; None on a tie, and
+    None when `top` says the whole question in one field (its title, a heading or its
+    summary fields hold every word): that is no near tie for a path word to break."""
     docs = read_docs(conn, [top, *others])
+    ranked = docs.get(top)
+    if ranked is not None and _states(wanted, ranked, spelled):
+        return None
 
     def own(path: str) -> frozenset[str]:
         doc = docs.get(path)
@@ -190,3 +196,10 @@ def _contrast(
         elif named == most:
             tied = True
     return None if tied else best
+
+
+def _states(wanted: frozenset[str], doc: Doc, spelled: tuple[Spelled, ...]) -> bool:
+    """Whether one of `doc`'s fields holds every word of the question (`wanted`, its
+    spelled-out names already read as one)."""
+    fields = (doc.title, doc.summary, *doc.headings)
+    return any(wanted <= collapse(field, spelled) for field in fields if field)
