@@ -107,10 +107,11 @@ def _is_linked_git_dir(folder: Path) -> bool:
 
 
 def find_workspace(start: Path | None = None) -> Workspace:
-    """Find the enclosing work tree of `start` (default: cwd), or use `start` itself.
+    """Find the enclosing work tree of `start` (default: cwd), or use `start` itself. From
+    the current folder, GIT_DIR (and GIT_WORK_TREE), when set, name it as they do for git.
 
     Raises:
-        UsageError: `start` does not exist.
+        UsageError: `start` does not exist, or GIT_DIR names no work tree of a repository.
     """
     begin = Path.cwd() if start is None else Path(start)
     if not begin.exists():
@@ -119,6 +120,8 @@ def find_workspace(start: Path | None = None) -> Workspace:
             hint="pass a folder or Markdown file inside the repository",
         )
     begin = begin.resolve()
+    if os.environ.get("GIT_DIR") and (start is None or _is_cwd(begin)):
+        return _named_by_env()
     probe = begin if begin.is_dir() else begin.parent
     for candidate in (probe, *probe.parents):
         dirs = git_dirs_of(candidate)
@@ -137,6 +140,56 @@ def find_workspace(start: Path | None = None) -> Workspace:
                 hint="run kenso-git in a checkout (`git clone` it, or `git worktree add`)",
             )
     return Workspace(root=probe, git_dir=None, common_dir=None)
+
+
+def _is_cwd(folder: Path) -> bool:
+    try:
+        return folder == Path.cwd().resolve()
+    except OSError:  # the current folder was deleted
+        return False
+
+
+def _named_by_env() -> Workspace:
+    """The work tree and git directories that GIT_DIR (with GIT_WORK_TREE, or
+    core.worktree, or else the current folder) names, as git finds them: a script, or a
+    wrapper of git, may set them to work from outside the checkout. The hooks' runner
+    clears them first (git sets them in hooks), so a hook is found from its folder.
+
+    Raises:
+        UsageError: GIT_DIR names no repository, or one with no work tree, or one whose
+            work tree does not hold it as its `.git` (kenso-git and the git it runs find
+            the repository from the work tree).
+    """
+    from kenso_git.repo.gitrun import capture  # not at the top: gitrun imports this module
+
+    named = f"GIT_DIR={os.environ['GIT_DIR']}"
+    if os.environ.get("GIT_WORK_TREE"):
+        named += f" GIT_WORK_TREE={os.environ['GIT_WORK_TREE']}"
+    argv = ["git", "rev-parse", "--path-format=absolute", "--git-dir", "--show-toplevel"]
+    try:
+        status, out, err = capture(argv, dict(os.environ), 30.0)
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"{named}: git cannot read it ({exc})") from None
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    if status != 0 or len(lines) != 2:
+        said = err.decode("utf-8", "replace").strip().removeprefix("fatal: ")
+        no_tree = len(lines) == 1
+        raise UsageError(
+            f"{named} names "
+            + ("a repository with no work tree" if no_tree else f"no git repository ({said})"),
+            hint="set GIT_WORK_TREE to its checkout as well"
+            if no_tree
+            else "point GIT_DIR at a repository's .git folder, or unset GIT_DIR",
+        )
+    git_dir, root = Path(lines[0]).resolve(), Path(lines[1]).resolve()
+    dirs = git_dirs_of(root)
+    if dirs is None or dirs[0] != git_dir:
+        raise UsageError(
+            f"{named}: its work tree {root} does not hold {git_dir} as its .git",
+            hint="set GIT_WORK_TREE to the checkout whose .git it is (kenso-git finds the "
+            "repository from the work tree), or run kenso-git inside that checkout",
+        )
+    return Workspace(root=root, git_dir=dirs[0], common_dir=dirs[1])
 
 
 def resolve_db_path(
