@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from kenso_git.repo.scope import Scope as Scope
     from kenso_git.repo.scope import scope_for as scope_for
     from kenso_git.search.graph.kept import NamedGate as NamedGate
+    from kenso_git.search.lang.agent import ArgumentValueError as ArgumentValueError
     from kenso_git.search.lang.agent import SearchRequest as SearchRequest
     from kenso_git.search.lang.querylang import parse as parse
     from kenso_git.search.pagination import keyset_cursor as keyset_cursor
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MULTI_MAX_QUERIES",
+    "ArgumentValueError",
     "NamedGate",
     "RegexRequest",
     "Scope",
@@ -52,6 +54,7 @@ __all__ = [
 # name -> (defining module, attribute; None: the module itself)
 _NAMES: dict[str, tuple[str, str | None]] = {
     "MULTI_MAX_QUERIES": ("kenso_git.search.ranked.payload", "MULTI_MAX_QUERIES"),
+    "ArgumentValueError": ("kenso_git.search.lang.agent", "ArgumentValueError"),
     "NamedGate": ("kenso_git.search.graph.kept", "NamedGate"),
     "RegexRequest": ("kenso_git.search.regex.regex_search", "RegexRequest"),
     "Scope": ("kenso_git.repo.scope", "Scope"),

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from kenso_git.api.results import AgentPage
+    from kenso_git.api.search import ArgumentValueError
 
 HINT_INSIDE = "give a folder inside it, repo-relative or from the current folder"
 
@@ -227,12 +228,47 @@ def _answer(
         modified_after=since,
         tags=(tag,) if tag else (),
     )
-    page = kb.agent_search(request)
+    from kenso_git.api.search import ArgumentValueError
+
+    try:
+        page = kb.agent_search(request)
+    except ArgumentValueError as err:
+        raise _as_flag(kb, err, since) from None
     stale_notice(kb)
     shape = fmt or ("json" if as_json else "text")
     if dated and shape == "json":
         kb.date_hits(page["results"], "path")  # each hit's age, as the search tool gives it
     sys.stdout.write(_render(page, shape))
+
+
+_FLAGS = {"path": "--path", "ext": "--ext", "modified_after": "--since", "tag": "--tag"}
+SINCE_HINT = (
+    "give a time window such as --since 7d or --since 12h, or a date such as "
+    "--since 2026-01-31; a revision goes to --ref REV (the docs as at that commit) or to "
+    "`kenso-git changed --since REV` (the docs changed since it)"
+)
+
+
+def _as_flag(kb: KnowledgeBase, err: ArgumentValueError, since: str | None) -> UsageError:
+    """`err` (named after the search tool's argument) told of the option the user typed:
+    a `--since` that names a commit (`HEAD~2`, as `changed --since` takes) says so, and
+    where a revision goes."""
+    flag = _FLAGS.get(err.argument, err.argument)
+    if err.argument != "modified_after" or since is None:
+        return UsageError(f"{flag} {err.problem}", hint=err.hint)
+    from kenso_git.api.git import history
+    from kenso_git.errors import KensoError
+
+    try:
+        history.resolve_revision(kb.workspace, since)
+    except KensoError:
+        return UsageError(f"--since {err.problem}", hint=SINCE_HINT)
+    return UsageError(
+        f"--since {shown(since)} names a commit, but search's --since is a time window "
+        "(docs modified within it)",
+        hint=f"the docs as at that commit: --ref {since}; the docs changed since it: "
+        f"`kenso-git changed --since {since}`",
+    )
 
 
 def _render(page: AgentPage, fmt: str) -> str:

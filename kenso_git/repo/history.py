@@ -11,6 +11,7 @@ be read as an option, and only a commit is accepted.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Iterable
@@ -32,6 +33,7 @@ from kenso_git.repo.gitrun import stream_git
 from kenso_git.repo.logwalk import LOG_ARGS
 from kenso_git.repo.logwalk import MAX_HEADER_CHARS as MAX_HEADER_CHARS
 from kenso_git.repo.logwalk import Commit as Commit
+from kenso_git.repo.logwalk import Reach
 from kenso_git.repo.logwalk import capped
 from kenso_git.repo.logwalk import walk
 from kenso_git.repo.prestart import scrubbed_env
@@ -105,12 +107,67 @@ def resolve_revision(ws: Workspace, rev: str) -> str:
             "(REV:path and REV^{tree} name a file or a folder)",
         )
     shallow = any(d is not None and (d / "shallow").is_file() for d in (ws.git_dir, ws.common_dir))
+    why = None if shallow else _why_unknown(ws, text)
+    if why is not None:
+        raise UsageError(f"unknown revision {shown(text)}: {why[0]}", hint=why[1])
     raise UsageError(
         f"unknown revision {shown(text)}: no commit of this repository has that name"
         + (" (this clone is shallow: older commits are not here)" if shallow else ""),
         hint="`git fetch --deepen=50` (or `--unshallow`) brings older commits"
         if shallow
         else "check it with `git log -1 REV`; a remote branch needs a `git fetch` first",
+    )
+
+
+# `REV~N`, `REV^`, `REV^1`, `REV~` in any sequence: steps back along first parents
+_FIRST_PARENT_STEPS = re.compile(r"(?P<base>.+?)(?P<steps>(?:~[0-9]*|\^[01]?)+)")
+_STEP = re.compile(r"~([0-9]*)|\^([01]?)")
+
+
+def _why_unknown(ws: Workspace, text: str) -> tuple[str, str] | None:
+    """(what is wrong, what to do) when `text` names no commit for a reason git's history
+    tells: the repository (or the current branch) has no commit yet, or `text` steps back
+    along first parents (`HEAD~20`) past the first commit. None otherwise."""
+    if _has_commit(ws, "HEAD"):
+        return _too_deep(ws, text)
+    if not run_git(ws, "for-each-ref", "--count=1", "--format=%(refname)").strip():
+        return (
+            "this repository has no commits yet",
+            "commit the docs first (`git add` and `git commit`): a revision names a commit",
+        )
+    if text.startswith(("HEAD", "@")):
+        branch = run_git(ws, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
+        return (
+            f"the current branch {shown(branch)} has no commits yet",
+            "commit on it first, or name another branch (`git branch` lists them)",
+        )
+    return _too_deep(ws, text)
+
+
+def _has_commit(ws: Workspace, text: str) -> bool:
+    try:
+        _commit_named(ws, text)
+    except GitError:
+        return False
+    return True
+
+
+def _too_deep(ws: Workspace, text: str) -> tuple[str, str] | None:
+    """Why `text`, a commit `BASE` then first-parent steps, names none: its history is
+    shorter than the steps (None when `text` is no such name, or that is not why)."""
+    found = None if text.startswith(":") else _FIRST_PARENT_STEPS.fullmatch(text)
+    if found is None or not _has_commit(ws, found["base"]):
+        return None
+    base = found["base"]
+    steps = sum(int(m[1] or m[2] or 1) for m in _STEP.finditer(found["steps"]))
+    depth = int(run_git(ws, "rev-list", "--first-parent", "--count", "--end-of-options", base))
+    if steps < depth:
+        return None
+    commits = f"{depth} commit{'' if depth == 1 else 's'}"
+    oldest = base if depth == 1 else f"{base}~{depth - 1}"
+    return (
+        f"the history of {base} is only {commits} deep ({oldest} is its first commit)",
+        f"name a commit it holds: {oldest} at the oldest, or one `git log --oneline` lists",
     )
 
 
@@ -285,7 +342,8 @@ def _commits_by_path(
 ) -> _RangeCommits:
     """For each doc path as at `new` (a deleted doc: its last path): how many commits of
     `old..new` changed it while `is_doc` let its name through (the name the commit left it
-    under, or deleted it from), and the newest of them. A rename carries the commits
+    under, deleted it from, or moved it from to a name that does not: the commit that took
+    it out of view), and the newest of them. A rename carries the commits
     before it over to the new name; those made under a name that does not count, count
     for no name (a hidden doc's commits are not told by a later rename into view). The
     commits of each name are those `git log old..new -- NAME` shows (`logwalk`): a merge
@@ -313,11 +371,24 @@ def _commits_by_path(
             if before is not None:
                 later[before] = final
         for path in {
-            final for _code, _before, after, final in docs if is_doc(after) and reach.has(after)
+            final
+            for code, before, after, final in docs
+            if _counts(code, before, after, is_doc, reach)
         }:
             counts[path] = counts.get(path, 0) + 1
             last.setdefault(path, commit)
     return found
+
+
+def _counts(
+    code: str, before: str | None, after: str, is_doc: Callable[[str], bool], reach: Reach
+) -> bool:
+    """Whether a commit's change (`code` `before` -> `after`) is one of the doc's: it left
+    the doc under a name that counts, or deleted it from one, or moved it from one to a
+    name that does not (out of view: the commit that removed it there, as a deletion)."""
+    if is_doc(after) and reach.has(after):
+        return True
+    return code[:1] == "R" and before is not None and is_doc(before) and reach.has(before)
 
 
 def _header(token: str) -> Commit:

@@ -96,7 +96,13 @@ class SearchRequest:
 
 class ArgumentValueError(UsageError):
     """A `search` argument that stands for a filter (`path`, `ext`, `modified_after`) and
-    cannot be one; the message names the argument."""
+    cannot be one; the message names the argument, then `problem` (the command line names
+    its own flag for it: `--since` for `modified_after`)."""
+
+    def __init__(self, argument: str, problem: str, *, hint: str | None = None) -> None:
+        super().__init__(f"{argument} {problem}", hint=hint)
+        self.argument = argument
+        self.problem = problem
 
 
 _ARGUMENT_HINTS = {
@@ -127,18 +133,18 @@ def _argument_filter(name: str, value: str, text: str, now: float | None) -> Que
     shown = value if len(value) <= 80 else value[:80] + "..."
     if len(value) > limit:
         raise ArgumentValueError(
-            f"{name} is longer than {limit:,} characters ({len(value):,})", hint=hint
+            name, f"is longer than {limit:,} characters ({len(value):,})", hint=hint
         )
     if "\x00" in value:  # FTS5 would read a NUL as the end of the query (#27)
-        raise ArgumentValueError(f"{name} contains a NUL byte", hint="remove the NUL byte")
+        raise ArgumentValueError(name, "contains a NUL byte", hint="remove the NUL byte")
     try:
         query = parse(text, now=now, caps=(len(text), MAX_TOKENS))
     except QuerySyntaxError as err:
         raise ArgumentValueError(
-            f"{name} {shown!r} cannot be read: {err.reason}", hint=err.hint or hint
+            name, f"{shown!r} cannot be read: {err.reason}", hint=err.hint or hint
         ) from None
     if query.terms or len(query.filters) != 1:
-        raise ArgumentValueError(f"{name} {shown!r} is not one value", hint=hint)
+        raise ArgumentValueError(name, f"{shown!r} is not one value", hint=hint)
     return query
 
 
