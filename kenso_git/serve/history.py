@@ -9,7 +9,7 @@ link (`tree_blobs`: a Markdown file of the commit the scope shows); in the work 
 ingest takes one (`discover_paths`) and the gate serves it. A link to `.env`, into
 `.git/`, out of the checkout, to an ignored doc or into a nested repository is not a doc
 there, so it is not listed at that side. `commits` counts only the commits that left the
-doc under a name the scope shows.
+doc under a name the scope shows, or moved it from such a name to one it hides.
 """
 
 from __future__ import annotations
