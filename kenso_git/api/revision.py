@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 REVISIONS_DIR = "revisions"  # under the index's folder: the copies made for a revision
 _BESIDE = "ref-"  # a copy's folder under revisions/: ref-PID-random
 _SCRATCH = "kenso-ref-"  # the same in the temporary folder, where everyone's files are
+# the revision cache's name of the view of no scope (the command line's): not "", under
+# which the docs were kept before they were the docs ingest admits (a vendored
+# `node_modules/` page, a name with `%25` or a backslash were among them)
+USER_VIEW = "user"
 
 
 @contextlib.contextmanager
@@ -54,10 +58,11 @@ def at_revision(
 
     `scope` keeps the revision's docs a caller's scope hides out of the copy altogether
     (none of their words reach a statistic: the scoped server's rule, #27), and `view` names
-    that scope (the revision cache never gives one view's docs to another); `make` builds
-    the knowledge base over the copy (default: `kb`'s class). `pool`: a long-lived reader's
-    copies, kept ready for the next call at the same commit (and let go once an ignore-rule
-    file the copy's docs were chosen with changed).
+    that scope (the revision cache never gives one view's docs to another); without one, the
+    copy holds the docs ingest would admit, as the checkout's index does (the user's view,
+    `USER_VIEW`). `make` builds the knowledge base over the copy (default: `kb`'s class).
+    `pool`: a long-lived reader's copies, kept ready for the next call at the same commit
+    (and let go once an ignore-rule file the copy's docs were chosen with changed).
 
     The ignore rules the copy is made with are read afresh for it, and `scope` judges the
     revision's paths by them (`Scope.judging_by`), never by what the scope read earlier:
@@ -70,6 +75,8 @@ def at_revision(
     from kenso_git.repo.history import resolve_revision
 
     commit = resolve_revision(kb.workspace, ref)  # a bad ref is named before any work
+    if scope is None:
+        view = view or USER_VIEW
     # no refresh of the checkout's index: the copy is compared by blob id, so any state of
     # it gives the docs at `ref` (and a sync's `git status` could rewrite git's index)
     kb.read(lambda _conn: None)  # NoIndexError when there is none
@@ -109,15 +116,15 @@ def _materialize(
     shows = None if scope is None else scope.judging_by(rules.is_ignored).shows
     asked: set[str] = set()  # the folders of the paths judged
     # the markers of a nested repository or an environment folder on their way, as the
-    # work tree holds them: `shows` judges by them, so they key the copy as rule files do
+    # work tree holds them: `shows` and ingest's own check (`materialize`) judge by them,
+    # so they key the copy as rule files do
     markers: dict[str, Signature] = {}
 
     def hidden(path: str) -> bool:
         folder = path.rpartition("/")[0]
         if folder not in asked:
             asked.add(folder)
-            if shows is not None:
-                _sign_markers(str(rules.root), folder, markers)  # before `shows` looks
+            _sign_markers(str(rules.root), folder, markers)  # before anything looks
         # `rules` first, for every path: the folders it reads are those `_judged_by` signs
         return rules.is_ignored(path) or (shows is not None and not shows(path))
 

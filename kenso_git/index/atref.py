@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from kenso_git.index.prepare import Options
 from kenso_git.index.prepare import _parse
 from kenso_git.index.report import IngestReport
 from kenso_git.index.run import Run
+from kenso_git.index.run import _never_indexed as never_indexed  # ingest's check, shared
 from kenso_git.index.run import finish
 from kenso_git.index.run import remove_vanished
 from kenso_git.index.run import settings_fingerprint
@@ -37,12 +39,14 @@ from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
 from kenso_git.repo.workspace import is_markdown
+from kenso_git.store import schema
 from kenso_git.store import vocab
 from kenso_git.store.connection import transaction
 from kenso_git.store.files import FileRow
 from kenso_git.store.files import load_files
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
+from kenso_git.store.meta import write_meta
 from kenso_git.store.pagecopy import open_copy
 from kenso_git.store.revcache import Delta
 from kenso_git.store.revcache import RevisionCache
@@ -221,7 +225,7 @@ def materialize(
         rules: dict[str, Signature] = {}
         delta: dict[str, str | None]
         if found is None:
-            at_rev = tree_blobs(ws, commit, scope, ignored)
+            at_rev = tree_blobs(ws, commit, scope, _admitting(ws, ignored))
             delta = {p: b for p, b in at_rev.items() if p not in stored or stored[p].blob_id != b}
             delta.update((p, None) for p in stored if p not in at_rev)
         else:
@@ -240,6 +244,7 @@ def materialize(
         run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
         with transaction(conn, immediate=False):
             _apply(run, meta, settings, stored, at_rev, changed, contents)
+            _stamp_generation(conn, commit, at_rev, settings)
     except GitError as exc:  # a git command past its limit, or failing: say at what revision
         raise type(exc)(f"cannot read the docs at {ref}: {exc.message}", hint=exc.hint) from exc
     finally:
@@ -255,6 +260,14 @@ def materialize(
             stored_delta = Delta(delta, rules_json(rules))
             cached.cache.remember(commit, cached.view, ref, base, stored_delta, kept)
     return Revision(ref, commit, len(delta), rules)
+
+
+def _admitting(ws: Workspace, ignored: Callable[[str], bool]) -> Callable[[str], bool]:
+    """`ignored`, and after it (it looks at a path's folders first) ingest's own check: a
+    path discovery always skips (`index.run`'s: a name no agent may give, too deep, not
+    UTF-8, in an environment folder or a nested repository) is never one of the copy's docs,
+    so the revision's index holds what the checkout's would, whoever asks."""
+    return lambda path: ignored(path) or never_indexed(ws.root, path)
 
 
 def _copy_checkout(source: Path, target: Path) -> None:
@@ -329,3 +342,27 @@ def _apply(
     remove_vanished(run, stored, set(at_rev))
     run.probe_differs = False  # the copy answers for the commit, as if checked out clean
     finish(run, meta, settings_fingerprint(settings))
+
+
+def _stamp_generation(
+    conn: sqlite3.Connection, commit: str, at_rev: dict[str, str], settings: Settings
+) -> None:
+    """Give the copy the write generation that names what it holds: `commit`, its docs
+    (path, blob) and the settings they were read with. A copy made again of the same commit
+    with the same docs (the same rules and scope), in another folder or process, is the
+    same generation, so a ranked cursor of one pages the other (search/pagination.py); a
+    copy of another commit or with other docs is another. Negative: never a checkout
+    index's (a time in ns, counting up). The vocabulary keeps its seal."""
+    import hashlib  # not at the top: the search path loads no OpenSSL
+
+    digest = hashlib.sha1(usedforsecurity=False)
+    chosen_by = [commit, settings_fingerprint(settings), settings.max_file_size]
+    digest.update(json.dumps(chosen_by).encode())
+    for path in sorted(at_rev):
+        digest.update(f"\n{path}\0{at_rev[path]}".encode("utf-8", "surrogateescape"))
+    stamp = str(-1 - int(digest.hexdigest()[:15], 16))
+    meta = read_meta(conn)
+    values = {schema.META_GENERATION: stamp}
+    if meta.get(vocab.META_SEALED) == meta.get(schema.META_GENERATION):
+        values[vocab.META_SEALED] = stamp  # sealed at the generation it had: at this one
+    write_meta(conn, values)

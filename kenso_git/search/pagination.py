@@ -49,14 +49,16 @@ class CursorError(UsageError):
 
 
 class StaleCursorError(CursorError):
-    """A ranked cursor issued before the index last changed: its offsets rank other hits."""
+    """A ranked cursor issued before the index last changed, or with another ref (the
+    docs of another revision): its offsets rank other hits."""
 
     def __init__(self, cursor: str) -> None:
         UsageError.__init__(
             self,
-            f"cursor {cursor[:80]!r} was issued before the index changed, so its offset "
-            "no longer names the same hits",
-            hint="omit cursor to start the query again (exhaustive cursors survive changes)",
+            f"cursor {cursor[:80]!r} was issued before the index changed, or with another "
+            "ref, so its offset no longer names the same hits",
+            hint="omit cursor to start the query again, or give it with the ref it came with "
+            "(exhaustive cursors survive changes)",
         )
 
 
@@ -90,7 +92,19 @@ def offset_cursor(offset: int, check: str, generation: object = None) -> str:
     """The ranked cursor that resumes at `offset` of the ranking of index `generation`."""
     if generation is None:
         return f"k1-{offset:x}-{check}"
-    return f"k1-{offset:x}.{request_check(generation)[:6]}-{check}"
+    return f"k1-{offset:x}.{_stamp(generation)}-{check}"
+
+
+def _stamp(generation: object) -> str:
+    """What a ranked cursor keeps of the index `generation` it ranks: of
+    `docmeta.generation`'s (database file, write generation), the write generation alone.
+    The file names no state of the docs: a revision's index made again from the same commit
+    and docs lives in a folder of its own, at the same generation (index/atref.py), and
+    ranks the same hits; every other index's generation is another (a checkout's is a time
+    in ns, counting up; a revision's names its commit and docs)."""
+    if isinstance(generation, tuple) and len(generation) == 2:
+        generation = generation[1]
+    return request_check(generation)[:6]
 
 
 def keyset_cursor(path: str, check: str) -> str:
@@ -173,7 +187,7 @@ def read_offset(cursor: str | None, check: str, generation: object = None) -> in
     body, dot, stamp = body.partition(".")
     if kind != "k1" or not body or len(body) > 8:
         raise CursorError(cursor)
-    if dot and generation is not None and stamp != request_check(generation)[:6]:
+    if dot and generation is not None and stamp != _stamp(generation):
         raise StaleCursorError(cursor)
     try:
         return int(body, 16)

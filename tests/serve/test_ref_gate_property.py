@@ -1,21 +1,27 @@
 """Property: while ignore files are edited under a running server, every tool that takes a
 `ref` answers at each call as a server started at that moment with no revision cache would,
 and a server started afterwards (reading the revision cache the first one filled) answers
-the same: the docs at the revision that today's rules show, and none other."""
+the same: the docs at the revision that today's rules show, and none other. The command
+line's `search --ref` (plain and paged) answers the same docs at each step: what ingest
+admits, never a vendored `node_modules/` page or a name no agent may give."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from click.testing import CliRunner
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
 from kenso_git.api.search import scope_for
+from kenso_git.cli.main import cli
 from kenso_git.config import load_settings
 from kenso_git.errors import KensoError
 from kenso_git.kb import KnowledgeBase
@@ -24,8 +30,10 @@ from kenso_git.serve.service import Service
 from tests.helpers import git
 from tests.helpers import init_repo
 
-# at v1; HEAD keeps docs/ and removes old/ (a folder the work tree then lacks) and the link
-PAGES = ("a.md", "docs/p.md", "docs/sub/q.md", "old/r.md", "old/deep/s.md", "docs/link.md")
+# at v1; HEAD keeps docs/ and removes old/ (a folder the work tree then lacks) and the link;
+# ingest skips the vendored page and the name with a percent escape, and no door shows them
+PAGES: tuple[str, ...] = ("a.md", "docs/p.md", "docs/sub/q.md", "old/r.md", "old/deep/s.md")
+PAGES += ("docs/link.md", "node_modules/pkg/m.md", "docs/50%25.md")
 LINKS = {"docs/link.md": "old/deep/s.md"}  # a symbolic link of v1 and the page it leads to
 FOLDERS = ("", "docs", "docs/sub", "old", "old/deep")
 NAMES = (".cursorignore", ".gitignore", ".kensoignore")
@@ -82,7 +90,7 @@ def _expected(root: Path) -> set[str]:
     return {page for page in PAGES if all(map(scope.shows, (page, LINKS.get(page, page))))}
 
 
-def _answers(service: Service) -> dict[str, set[str]]:
+def _answers(service: Service, root: Path) -> dict[str, set[str]]:
     """What each tool taking `ref` gives or serves at v1, as a set of paths."""
     hits, _ = service.search_docs("marker", None, 50, "v1")
     page, _ = service.search("marker", page_size=50, ref="v1")
@@ -102,12 +110,29 @@ def _answers(service: Service) -> dict[str, set[str]]:
         "search_docs": {h["file_path"] for h in hits},  # type: ignore[index]
         "search": {h["path"] for h in page["results"]},
         **served,
+        **_cli_answers(root),
+    }
+
+
+def _cli_answers(root: Path) -> dict[str, set[str]]:
+    """What `kenso-git search --ref v1` gives from the repository, plain and paged."""
+    runner = CliRunner()
+    with contextlib.chdir(root):
+        plain = runner.invoke(cli, ["search", "marker", "--ref", "v1", "--json", "-n", "50"])
+        paged = runner.invoke(
+            cli, ["search", "marker", "--ref", "v1", "--format", "json", "--page-size", "50"]
+        )
+    assert plain.exit_code == 0, plain.output
+    assert paged.exit_code == 0, paged.output
+    return {
+        "cli search --json": {h["file_path"] for h in json.loads(plain.stdout)},
+        "cli search --format json": {h["path"] for h in json.loads(paged.stdout)["results"]},
     }
 
 
 def _check(service: Service, root: Path, when: object) -> None:
     want = _expected(root)
-    for tool, got in _answers(service).items():
+    for tool, got in _answers(service, root).items():
         assert got == want, (tool, when)
 
 
