@@ -10,7 +10,6 @@ Hugo's `ref`/`relref` (`lint/hugoref.py`) are skipped and counted.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from operator import attrgetter
 
@@ -21,6 +20,8 @@ from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.relpaths import relative_to
+from kenso_git.lint.rules._typo import Guesser
+from kenso_git.lint.rules._typo import anchor_index
 from kenso_git.lint.rules._where import column_in_line
 from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
@@ -41,7 +42,6 @@ from kenso_git.text.mdlinks import written_html
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
 
-CLOSE_ANCHOR = 0.75  # difflib ratio of a dead anchor to one its page makes: a typo
 _WHAT = {
     IMAGE: "image",
     DEFINITION: "reference definition",
@@ -135,7 +135,10 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     why="A fragment no heading produces lands readers at the top of the page, and it "
     "breaks silently when a heading is reworded; GitHub numbers repeated headings "
     "`-1`, `-2`. `lint --fix` corrects a fragment's case, and a typo when exactly one "
-    "anchor of the page is close to it (the one the finding suggests).",
+    "anchor of the page is close to it (the one the finding suggests). So that a generated "
+    "page cannot make lint slow, a page of more than 200 anchors is searched only beside "
+    "the fragment (a suggestion, no fix), and a page's dead anchors past its first few "
+    "thousand comparisons get no suggestion.",
     action="fix links to missing headings",
     deduction=2,
     cap=10,
@@ -147,6 +150,7 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.corpus.links
     if facts is None:
         return
+    guesser = Guesser()
     for target in facts.notable(doc):
         fragment = target.fragment
         if target.status != FOUND or not fragment or LINE_ANCHOR.fullmatch(fragment):
@@ -156,30 +160,23 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             facts.pages.unjudged(doc.path, target.line, target.column, target.path)
         if made is not False:
             continue
-        offered = facts.anchors_of(target.path) or frozenset()
+        index = anchor_index(facts.anchors_of(target.path) or frozenset())
         raw = target.ref.target
         where = "this document" if target.path == doc.path else target.path
-        same = [a for a in offered if a.casefold() == fragment.casefold()]
+        same = index.by_fold.get(fragment.casefold(), ())
         if len(same) == 1:
             fixed = raw[: raw.rfind("#") + 1] + same[0]
             message = f'anchor "#{fragment}" differs in case from "#{same[0]}" of {where}'
             edit = None if is_template(raw) else _edit(target, fixed)
             yield Finding(target.line, target.column, message, raw, edit)
             continue
-        alike = sorted(a for a in offered if a[:3] == fragment[:3])  # difflib is costly
-        close = difflib.get_close_matches(fragment, alike, n=1, cutoff=CLOSE_ANCHOR)
-        hint = f'; did you mean "#{close[0]}"?' if close else ""
+        close = guesser.guess(fragment, index)  # bounded: see lint/rules/_typo.py
+        hint = f'; did you mean "#{close.anchor}"?' if close else ""
         message = f'anchor "#{fragment}": no heading of {where} makes it{hint}'
         edit = None
-        if close and not is_template(raw) and _only_close(fragment, offered):
-            edit = _edit(target, raw[: raw.rfind("#") + 1] + close[0])
+        if close and close.fixable and not is_template(raw):
+            edit = _edit(target, raw[: raw.rfind("#") + 1] + close.anchor)
         yield Finding(target.line, target.column, message, raw, edit)
-
-
-def _only_close(fragment: str, offered: frozenset[str]) -> bool:
-    """Whether a single anchor of `offered` is as close to `fragment` as a suggestion must be:
-    a typo with one reading, which `lint --fix` may rewrite (two readings are left alone)."""
-    return len(difflib.get_close_matches(fragment, sorted(offered), n=2, cutoff=CLOSE_ANCHOR)) == 1
 
 
 @rule(

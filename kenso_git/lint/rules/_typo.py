@@ -1,0 +1,143 @@
+"""The anchor a dead `#fragment` was meant to name (KS023's suggestion and fix), found in
+bounded work: a dead link costs at most `COMPARE_ALL` difflib comparisons, and a document's
+dead links together at most `BUDGET`, however many headings their pages make.
+
+A page's anchors are sorted and indexed once (`anchor_index`, kept across documents and
+lint runs while the page's anchors are the same set). A page of at most `COMPARE_ALL`
+anchors is compared whole, as `difflib.get_close_matches` would: the suggestion is the
+closest anchor sharing the fragment's first 3 characters, and `lint --fix` takes it when no
+other anchor of the page is close. On a larger page only the anchors a typo most likely
+misspells are compared (`_nearby`: beside the fragment in sort order, forwards and
+backwards, and the fragment less its last characters), which cannot prove an anchor the
+only close one: the suggestion is made, the fix is not. Past a document's `BUDGET` its dead
+anchors are reported without a suggestion.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from functools import lru_cache
+
+CLOSE_ANCHOR = 0.75  # difflib ratio of a dead anchor to one its page makes: a typo
+COMPARE_ALL = 200  # a page of at most this many anchors is compared whole
+NEAREST = 16  # on a larger page, the anchors beside a dead fragment in sort order
+BUDGET = 4_000_000  # a document's comparisons, in characters compared (see `_cost`)
+_LEAST = 256  # what a comparison costs at least (16 x 16 characters)
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorIndex:
+    """One page's anchors: sorted, by case-folded text, and by their first 3 characters
+    (sorted, and sorted read backwards: their text reversed)."""
+
+    anchors: frozenset[str]
+    ordered: tuple[str, ...]
+    by_fold: dict[str, tuple[str, ...]]
+    by_prefix: dict[str, tuple[str, ...]]
+    by_prefix_reversed: dict[str, tuple[str, ...]]
+
+
+@lru_cache(maxsize=64)
+def anchor_index(anchors: frozenset[str]) -> AnchorIndex:
+    """The index of a page's `anchors` (cached: a page's set is one object per lint run)."""
+    ordered = tuple(sorted(anchors))
+    by_prefix: dict[str, list[str]] = {}
+    by_fold: dict[str, list[str]] = {}
+    for anchor in ordered:
+        by_prefix.setdefault(anchor[:3], []).append(anchor)
+        by_fold.setdefault(anchor.casefold(), []).append(anchor)
+    return AnchorIndex(
+        anchors,
+        ordered,
+        {k: tuple(v) for k, v in by_fold.items()},
+        {k: tuple(v) for k, v in by_prefix.items()},
+        {k: tuple(sorted(a[::-1] for a in v)) for k, v in by_prefix.items()},
+    )
+
+
+def _beside(ordered: tuple[str, ...], key: str) -> tuple[str, ...]:
+    """The `NEAREST` strings of `ordered` (sorted) around where `key` would stand."""
+    at = bisect_left(ordered, key)
+    start = max(0, min(at - NEAREST // 2, len(ordered) - NEAREST))
+    return ordered[start : start + NEAREST]
+
+
+def _nearby(fragment: str, index: AnchorIndex) -> list[str]:
+    """The anchors of a large page a typo of `fragment` most likely misspells: those
+    sharing its first 3 characters and beside it in sort order (a typo near the end),
+    or read backwards (near the start), and those it adds up to 3 characters to."""
+    head = fragment[:3]
+    found = dict.fromkeys(_beside(index.by_prefix.get(head, ()), fragment))
+    backwards = _beside(index.by_prefix_reversed.get(head, ()), fragment[::-1])
+    found.update((a[::-1], None) for a in backwards)
+    for cut in range(1, 4):
+        stem = fragment[:-cut]
+        if len(stem) >= 3 and stem in index.anchors:
+            found[stem] = None
+    return list(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Guess:
+    """The anchor suggested for a dead fragment, and whether `lint --fix` may take it."""
+
+    anchor: str
+    fixable: bool
+
+
+@dataclass(slots=True)
+class Guesser:
+    """Suggestions for one document's dead fragments, within its `BUDGET`."""
+
+    left: int = BUDGET
+    _matcher: difflib.SequenceMatcher[str] = field(default_factory=difflib.SequenceMatcher)
+
+    def guess(self, fragment: str, index: AnchorIndex) -> Guess | None:
+        """The anchor of the page `index` closest to `fragment` among those sharing its
+        first 3 characters (ties: the greater, as `get_close_matches`), if close enough."""
+        if len(index.ordered) <= COMPARE_ALL:
+            scores = self._scores(fragment, index.ordered)
+            if scores is None:
+                return None
+            close = [(score, a) for a, score in scores.items()]
+            best = max(((s, a) for s, a in close if a[:3] == fragment[:3]), default=None)
+            return None if best is None else Guess(best[1], len(close) == 1)
+        scores = self._scores(fragment, _nearby(fragment, index))
+        if not scores:
+            return None
+        return Guess(max((s, a) for a, s in scores.items())[1], fixable=False)
+
+    def _scores(self, fragment: str, anchors: Iterable[str]) -> dict[str, float] | None:
+        """The anchors of `anchors` close to `fragment`, with their ratio; None when the
+        budget does not cover comparing them all."""
+        matcher = self._matcher
+        matcher.set_seq2(fragment)
+        found: dict[str, float] = {}
+        for anchor in anchors:
+            if _bound(len(fragment), len(anchor)) < CLOSE_ANCHOR:
+                continue  # difflib's real_quick_ratio: the lengths alone rule it out
+            self.left -= _cost(fragment, anchor)
+            if self.left < 0:
+                self.left = 0
+                return None
+            matcher.set_seq1(anchor)
+            if matcher.quick_ratio() >= CLOSE_ANCHOR:
+                ratio = matcher.ratio()
+                if ratio >= CLOSE_ANCHOR:
+                    found[anchor] = ratio
+        return found
+
+
+def _bound(la: int, lb: int) -> float:
+    """The highest ratio two strings of these lengths can have (difflib's formula)."""
+    return 2.0 * min(la, lb) / (la + lb)
+
+
+def _cost(fragment: str, anchor: str) -> int:
+    """What comparing two strings may cost: difflib's longest-match search is at worst the
+    product of their lengths."""
+    return max(len(fragment) * len(anchor), _LEAST)

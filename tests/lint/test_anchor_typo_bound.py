@@ -1,0 +1,73 @@
+"""KS023's typo suggestion costs a bounded number of difflib comparisons per dead anchor and
+per document, however many headings the target page makes (tester t48b, finding 2: a page
+of 750 headings and 750 misspelled links took 29 s to lint, each link compared with every
+heading twice)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from kenso_git.lint.session import run_lint
+from tests.gitrepo import commit_all
+from tests.gitrepo import write
+from tests.lint.test_cli import run
+
+FRONT = "---\ntitle: Anchor stress page\ntags: [a, b, c]\n---\n# Anchor stress page\n\nIntro.\n\n"
+
+
+def _page(headings: int, links: int) -> str:
+    body = "".join(f"[s](#section-number-{i}x) " for i in range(links))
+    heads = "".join(f"## Section number {i}\n\nBody of section {i}.\n\n" for i in range(headings))
+    return FRONT + body + "\n\n" + heads
+
+
+def _compared(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
+    """The difflib comparisons (candidates set against a fragment) a KS023 lint makes."""
+    calls = 0
+    real = difflib.SequenceMatcher.set_seq1
+
+    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
+        nonlocal calls
+        calls += 1
+        real(self, a)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    monkeypatch.chdir(repo)
+    report = run_lint([], overrides={"select": ["KS023"]}).report
+    monkeypatch.undo()
+    messages = [v.message for f in report.files for v in f.violations]
+    return calls, messages
+
+
+@pytest.mark.parametrize("size", [300, 600])
+def test_dead_anchor_suggestions_cost_linear_work_in_the_links(repo, monkeypatch, size):
+    write(repo, {"docs/doc.md": _page(size, size)})
+    commit_all(repo, "page")
+    calls, messages = _compared(repo, monkeypatch)
+    # every misspelled link is still reported
+    assert len([m for m in messages if "no heading of this document" in m]) == size
+    # before: each link was compared with every heading sharing its first 3 characters,
+    # then with all of them again (2 x size x size: 180,000 for 300)
+    assert calls <= 40 * size, calls
+    assert calls <= 16_000, calls  # and a document's suggestions together are capped
+
+
+def test_a_large_page_still_suggests_the_anchor_a_typo_misspells(repo, monkeypatch):
+    write(repo, {"docs/doc.md": _page(400, 3)})
+    commit_all(repo, "page")
+    _, messages = _compared(repo, monkeypatch)
+    assert sorted(m.split("did you mean ")[1] for m in messages) == [
+        '"#section-number-0"?',
+        '"#section-number-1"?',
+        '"#section-number-2"?',
+    ]
+
+
+def test_lint_fix_leaves_a_typo_on_a_page_too_large_to_prove_one_reading(repo):
+    write(repo, {"docs/doc.md": _page(400, 3)})
+    commit_all(repo, "page")
+    run(repo, "--fix", "--select", "KS023", "docs/doc.md")
+    assert (repo / "docs" / "doc.md").read_text(encoding="utf-8") == _page(400, 3)
