@@ -230,10 +230,10 @@ def search(
     total_is_lower_bound, mode, returned, page_size, next_cursor, has_more,
     token_budget, as_of, corrected_query?}. page_size 1-50 (default 10; more is read
     as 50; limit is an alias). Pass next_cursor back as cursor until has_more is
-    false. A ranked cursor is refused once the index changed (start again); an
-    exhaustive one resumes after its path. A malformed query is an error naming the
-    token. ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"): search the docs as
-    they are in that revision.
+    false. A ranked cursor is refused once the index changed or with another ref
+    (start again); an exhaustive one resumes after its path. A malformed query is an
+    error naming the token. ref: a commit, branch or tag (e.g. "v1.2", "HEAD~3"):
+    search the docs as they are in that revision.
     """
     in_range("search", "page_size", page_size, *PAGE_SIZES)
     in_range("search", "limit", limit, *PAGE_SIZES)
