@@ -4,14 +4,13 @@ Everything here asks the `git` program (no pygit2): `rev-parse` to name a revisi
 with git's own rename detection (`-M`, its similarity index) for what changed (the work
 tree's side in `worktreediff`), and `log` for the commits behind each change, which follow
 a doc through its renames. A revision comes from outside (a CLI flag, an agent's
-tool argument): it is checked with `rev-parse --verify --end-of-options`, so it can never
-be read as an option, and only a commit is accepted.
+tool argument): `revname.resolve_revision` (kept here as `resolve_revision`) checks it,
+so it can never be read as an option, and only a commit is accepted.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Iterable
@@ -19,9 +18,6 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 
-from kenso_git.errors import GitError
-from kenso_git.errors import UsageError
-from kenso_git.errors import shown
 from kenso_git.records import NamedTuple
 from kenso_git.repo.git import listed_blobs
 from kenso_git.repo.gitrun import GitTimeoutError
@@ -37,6 +33,7 @@ from kenso_git.repo.logwalk import Reach
 from kenso_git.repo.logwalk import capped
 from kenso_git.repo.logwalk import walk
 from kenso_git.repo.prestart import scrubbed_env
+from kenso_git.repo.revname import resolve_revision as resolve_revision
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import is_markdown
 from kenso_git.repo.worktreediff import DIFF
@@ -47,7 +44,6 @@ from kenso_git.repo.worktreediff import head_commit
 from kenso_git.repo.worktreediff import name_status
 from kenso_git.repo.worktreediff import worktree_entries
 
-MAX_REV_CHARS = 256
 MAX_LISTED_PATHS = 500  # above, one listing of the whole tree is cheaper than the arguments
 _RECORD = "\x1e"
 _FIELD = "\x1f"
@@ -75,125 +71,6 @@ class Change(NamedTuple):
         if self.uncommitted:
             out["uncommitted"] = True
         return out
-
-
-def resolve_revision(ws: Workspace, rev: str) -> str:
-    """The commit id `rev` names (a branch, tag, id, `HEAD~3`, `origin/main`, `:/words`
-    of a commit message...).
-
-    Raises:
-        UsageError: not a git work tree, or `rev` names no commit here (nothing, or a
-            tree or a file).
-    """
-    if ws.git_dir is None:
-        raise UsageError(
-            f"this folder is not in a git repository, so it has no revision {shown(rev)}",
-            hint="history commands need git: run them inside a clone",
-        )
-    text = rev.strip()
-    if not text or len(text) > MAX_REV_CHARS or "\0" in text or "\n" in text:
-        raise UsageError(
-            f"not a revision: {shown(rev)}",
-            hint="name a commit: a branch, a tag, a commit id, HEAD~3 or origin/main",
-        )
-    try:
-        return _commit_named(ws, text)
-    except GitError:
-        kind = _object_kind(ws, text)
-    if kind is not None:
-        raise UsageError(
-            f"not a commit: {shown(text)} names a {kind}",
-            hint="name a commit: a branch, a tag, a commit id, HEAD~3 or :/message words "
-            "(REV:path and REV^{tree} name a file or a folder)",
-        )
-    shallow = any(d is not None and (d / "shallow").is_file() for d in (ws.git_dir, ws.common_dir))
-    why = None if shallow else _why_unknown(ws, text)
-    if why is not None:
-        raise UsageError(f"unknown revision {shown(text)}: {why[0]}", hint=why[1])
-    raise UsageError(
-        f"unknown revision {shown(text)}: no commit of this repository has that name"
-        + (" (this clone is shallow: older commits are not here)" if shallow else ""),
-        hint="`git fetch --deepen=50` (or `--unshallow`) brings older commits"
-        if shallow
-        else "check it with `git log -1 REV`; a remote branch needs a `git fetch` first",
-    )
-
-
-# `REV~N`, `REV^`, `REV^1`, `REV~` in any sequence: steps back along first parents
-_FIRST_PARENT_STEPS = re.compile(r"(?P<base>.+?)(?P<steps>(?:~[0-9]*|\^[01]?)+)")
-_STEP = re.compile(r"~([0-9]*)|\^([01]?)")
-
-
-def _why_unknown(ws: Workspace, text: str) -> tuple[str, str] | None:
-    """(what is wrong, what to do) when `text` names no commit for a reason git's history
-    tells: the repository (or the current branch) has no commit yet, or `text` steps back
-    along first parents (`HEAD~20`) past the first commit. None otherwise."""
-    if _has_commit(ws, "HEAD"):
-        return _too_deep(ws, text)
-    if not run_git(ws, "for-each-ref", "--count=1", "--format=%(refname)").strip():
-        return (
-            "this repository has no commits yet",
-            "commit the docs first (`git add` and `git commit`): a revision names a commit",
-        )
-    if text.startswith(("HEAD", "@")):
-        branch = run_git(ws, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
-        return (
-            f"the current branch {shown(branch)} has no commits yet",
-            "commit on it first, or name another branch (`git branch` lists them)",
-        )
-    return _too_deep(ws, text)
-
-
-def _has_commit(ws: Workspace, text: str) -> bool:
-    try:
-        _commit_named(ws, text)
-    except GitError:
-        return False
-    return True
-
-
-def _too_deep(ws: Workspace, text: str) -> tuple[str, str] | None:
-    """Why `text`, a commit `BASE` then first-parent steps, names none: its history is
-    shorter than the steps (None when `text` is no such name, or that is not why)."""
-    found = None if text.startswith(":") else _FIRST_PARENT_STEPS.fullmatch(text)
-    if found is None or not _has_commit(ws, found["base"]):
-        return None
-    base = found["base"]
-    steps = sum(int(m[1] or m[2] or 1) for m in _STEP.finditer(found["steps"]))
-    depth = int(run_git(ws, "rev-list", "--first-parent", "--count", "--end-of-options", base))
-    if steps < depth:
-        return None
-    commits = f"{depth} commit{'' if depth == 1 else 's'}"
-    oldest = base if depth == 1 else f"{base}~{depth - 1}"
-    return (
-        f"the history of {base} is only {commits} deep ({oldest} is its first commit)",
-        f"name a commit it holds: {oldest} at the oldest, or one `git log --oneline` lists",
-    )
-
-
-def _commit_named(ws: Workspace, text: str) -> str:
-    """The commit id `text` names, a tag peeled to its commit.
-
-    Raises:
-        GitError: `text` names no commit.
-    """
-    if text.startswith(":/"):
-        # `:/words` (the youngest commit whose message matches) takes all that follows as
-        # its pattern, so a `^{commit}` appended would be searched for: named alone, it
-        # always names a commit
-        return run_git(ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text).strip()
-    return run_git(
-        ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text + "^{commit}"
-    ).strip()
-
-
-def _object_kind(ws: Workspace, text: str) -> str | None:
-    """The type of the object `text` names (a tree, a blob...), None when it names none."""
-    try:
-        oid = run_git(ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text).strip()
-        return run_git(ws, "cat-file", "-t", oid).strip() or None
-    except GitError:
-        return None
 
 
 HiddenLinks = Callable[[str | None, list[str]], set[str]]
