@@ -10,19 +10,31 @@ No file system offers a compare-and-rename, so a write landing between that last
 the rename (or the write in place) is still lost. That window is one read of the file, a
 compare and one system call: microseconds, where it was the whole lint (about a second
 for 1,600 documents).
+
+The temporary file is named `.NAME.PID.XXXXXXXX.kenso.tmp`, by the process writing it. A
+process killed while writing (kill -9, a power cut) leaves it behind, a copy `git add -A`
+would commit; the next process to write in that folder removes it once its process is gone
+(or it is an hour old: the pid was reused). Files of any other name are never touched.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 from kenso_git.records import NamedTuple
 
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+_SUFFIX = ".kenso.tmp"
+# `tempfile.mkstemp`'s names: prefix, 8 of `[a-z0-9_]`, suffix
+_OURS = re.compile(r"\..+\.(?P<pid>[1-9][0-9]*)\.[a-z0-9_]{8}" + re.escape(_SUFFIX))
+STALE_AFTER = 3600.0  # seconds: a temporary file this old is left over, whatever its pid says
+_swept: set[str] = set()  # the folders this process cleared of left-over temporary files
 
 
 class Snapshot(NamedTuple):
@@ -80,10 +92,16 @@ def rewrite(target: Path, was: Snapshot, data: bytes) -> bool:
 def _replace(target: Path, was: Snapshot, data: bytes, st: os.stat_result) -> bool | None:
     """`rewrite` through a new file renamed over `target`, with its mode and owner; None
     (nothing changed) when that file could not be made there or given `target`'s owner."""
+    _sweep(target.parent)
+    prefix = f".{target.name}.{os.getpid()}."
     try:
-        handle, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        handle, tmp = tempfile.mkstemp(suffix=_SUFFIX, prefix=prefix, dir=target.parent)
     except PermissionError:  # a folder the user may not create files in: the file itself
         return None
+    except OSError as err:
+        if err.errno == errno.ENAMETOOLONG:  # a name near the limit: the file itself
+            return None
+        raise
     try:
         with os.fdopen(handle, "wb") as stream:
             made = os.fstat(stream.fileno())
@@ -174,3 +192,43 @@ def _read_all(fd: int) -> bytes:
     while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the temporary files `_replace` left in `folder` when the process writing them
+    was killed: of our name only, made by a process that is gone (or an hour ago). Once a
+    folder a process; a folder that cannot be read or a file that cannot be removed is left
+    as it is (the write goes ahead)."""
+    key = os.fspath(folder)
+    if key in _swept:
+        return
+    _swept.add(key)
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return
+    now = time.time()
+    with entries:
+        for entry in entries:
+            found = _OURS.fullmatch(entry.name)
+            if found is None or not entry.is_file(follow_symlinks=False):
+                continue
+            try:
+                old = now - entry.stat(follow_symlinks=False).st_mtime >= STALE_AFTER
+                if old or not _alive(int(found["pid"])):
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process `pid` runs on this machine (one of another user's counts)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
