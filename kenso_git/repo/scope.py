@@ -42,6 +42,7 @@ from kenso_git.repo.pathtext import MAX_PATH_DEPTH as MAX_PATH_DEPTH
 from kenso_git.repo.pathtext import check_text as _check_text
 from kenso_git.repo.pathtext import refuse as _refuse
 from kenso_git.repo.pathtext import unnameable
+from kenso_git.repo.rootpath import below_root
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import is_markdown
 
@@ -174,36 +175,15 @@ class Scope:
         text = _check_text(raw)
         self.reload_if_changed()
         lexical = PurePosixPath(text)
-        if lexical.is_absolute():
-            rel = self._below_root(Path(_lexical_norm(lexical)), text)
+        if lexical.is_absolute():  # below the root, or a folder that is it by another name
+            below = below_root(self.root, Path(_lexical_norm(lexical)))
+            if below is None:
+                raise _refuse("outside-root", text, "the path is outside the repository checkout")
+            rel = below
         else:
             rel = PurePosixPath(_lexical_norm(lexical))
         self._check_inside(rel, text, real=False)
         return text, rel
-
-    def _below_root(self, absolute: Path, text: str) -> PurePosixPath:
-        """An absolute argument as a repo-relative path: below the real root as written, or
-        below a folder that names the checkout by another spelling (a checkout reached
-        through a link, as `/tmp -> /private/tmp` on macOS, or a linked workspace).
-
-        The argument's folders are resolved from the top down to the first that is the
-        root, and never further: nothing inside the checkout is resolved here (a folder
-        inside it that is not its root ends the search), so the rest of the path, links and
-        all, is judged as the same repo-relative argument would be.
-
-        Raises:
-            ScopeError: no folder on the path is the checkout (`outside-root`).
-        """
-        if absolute.is_relative_to(self.root):
-            return PurePosixPath(absolute.relative_to(self.root).as_posix())
-        root, parts = str(self.root), absolute.parts
-        for depth in range(2, len(parts) + 1):
-            real = safeopen.real_path(os.path.join(*parts[:depth]))
-            if real == root:
-                return PurePosixPath(*parts[depth:]) if depth < len(parts) else PurePosixPath()
-            if real is None or real.startswith(root + os.sep) or not os.path.isdir(real):
-                break  # inside the checkout, or no folder there: nothing below is the root
-        raise _refuse("outside-root", text, "the path is outside the repository checkout")
 
     def _check_inside(self, rel: PurePosixPath, text: str, *, real: bool) -> None:
         if any(part in INTERNAL_DIRS for part in rel.parts):
