@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from kenso_git.text.yaml_aliases import ALIAS_BOMB as _ALIAS_BOMB
 from kenso_git.text.yaml_aliases import alias_bomb_line
+
+if TYPE_CHECKING:
+    from yaml.nodes import Node
 
 _KEY_RE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
@@ -20,6 +24,7 @@ _FLOW_PLAIN_FORBIDDEN = frozenset("[]{}:")  # indicators inside a flow sequence 
 _FIX_YAML = "fix it so the fields are read exactly (simple `key: value` lines were read meanwhile)"
 
 FrontmatterError = tuple[str, int]  # (message, 1-based file line)
+_INT_TAG = "tag:yaml.org,2002:int"
 
 
 def split_frontmatter(text: str) -> tuple[str | None, int, int]:
@@ -92,6 +97,7 @@ def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], Frontmat
     import yaml  # lazily: importing yaml costs ~40 ms, and `search` never needs it
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(block)
+    node = None
     try:
         node = loader.get_single_node()
         if node is not None and "*" in block:  # only an alias (`*name`) can expand
@@ -106,7 +112,12 @@ def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], Frontmat
         line = min(first_line + mark.line, last) if mark is not None else first_line
         reason = exc.problem or exc.context or "syntax error"
         return {}, (f"frontmatter is not valid yaml: {reason}; {_FIX_YAML}", line)
-    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
+    except ValueError as exc:  # Python's cap on the digits of an integer read from text
+        long = None if node is None else _long_integer(node)
+        if long is None:
+            return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", first_line)
+        return {}, (long[0], first_line + long[1])
+    except (yaml.YAMLError, OverflowError, RecursionError) as exc:
         return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", first_line)
     finally:
         loader.dispose()
@@ -119,6 +130,39 @@ def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], Frontmat
             first_line,
         )
     return {str(key): value for key, value in data.items()}, None
+
+
+def _long_integer(root: Node) -> FrontmatterError | None:
+    """The message and block line of the first integer with more digits than Python reads
+    from text (`sys.get_int_max_str_digits`, 4300 by default): YAML reads unquoted digits as
+    a number, and Python refuses to read one that long."""
+    import sys
+
+    from yaml.nodes import MappingNode
+    from yaml.nodes import ScalarNode
+    from yaml.nodes import SequenceNode
+
+    cap = sys.get_int_max_str_digits()  # 0: no cap
+    todo: list[tuple[Node, str]] = [(root, "")]  # a node, and the key it is under
+    while todo and cap:
+        node, key = todo.pop()
+        if isinstance(node, MappingNode):
+            for name, value in reversed(node.value):  # the first in the file comes out first
+                todo.append((value, name.value if isinstance(name, ScalarNode) else key))
+        elif isinstance(node, SequenceNode):
+            todo.extend((item, key) for item in reversed(node.value))
+        elif isinstance(node, ScalarNode) and node.tag == _INT_TAG:
+            digits = sum(c.isdigit() for c in node.value)
+            if digits > cap:
+                where = f" in `{key}`" if key else ""
+                quoted = f'{key}: "{node.value[:6]}..."' if key else f'"{node.value[:6]}..."'
+                message = (
+                    f"frontmatter number of {digits:,} digits{where} is too long to read "
+                    f"(at most {cap:,}): quote it to keep it as text (`{quoted}`), or "
+                    "shorten it; simple `key: value` lines were read meanwhile"
+                )
+                return message, node.start_mark.line
+    return None
 
 
 # --- fast path: plain keys with string scalars and string lists -------------------------------
