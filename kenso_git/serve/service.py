@@ -36,6 +36,7 @@ from kenso_git.serve import caps
 from kenso_git.serve import docage
 from kenso_git.serve import status
 from kenso_git.serve.door import door
+from kenso_git.serve.reindex import reindexed
 
 if TYPE_CHECKING:
     from kenso_git.api.git import Drift
@@ -413,25 +414,13 @@ class Service:
 
     @door
     def reindex(self) -> Reply[ReindexResult, ReindexResult]:
-        """Sync the index with the work tree; the new counts. `changed` says whether a doc
-        the scope shows was added, changed or removed: a change to hidden docs only is no
-        change to the caller (docs/security.md, as `GET /events`).
+        """Sync the index with the work tree; the new counts, and whether a doc the scope
+        shows changed: a change to hidden docs only is none (`serve/reindex.py`).
 
         Raises:
             NoIndexError: there is no index (reindex never creates one).
         """
-        kb = self.require_index()
-        report = kb.sync(create=False)  # a reader never creates an index (#26)
-        with self.scope.gating() as shows:  # a removed file passes: it was there to see
-            changed = any(
-                r.status in {"ingested", "removed"} and shows(r.path) for r in report.results
-            )
-        seen = status.visible_counts(self, kb)
-        out: ReindexResult = {
-            "changed": changed,
-            "documents": seen.documents,
-            "chunks": seen.chunks,
-        }
+        out = reindexed(self)
         return out, out
 
     @door
