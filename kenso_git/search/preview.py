@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import islice
 
 from kenso_git.search.ranked.query import content_words
 from kenso_git.search.ranked.query import has_token
+from kenso_git.store.chunkreads import UNSNIPPETED
 from kenso_git.text.terms import expand_word
 from kenso_git.text.titlewords import clean
 
@@ -29,6 +31,8 @@ _LABEL_RE = re.compile("|".join(re.escape(label) for label in INTERNAL_LABELS))
 MARK_OPEN, MARK_CLOSE, ELLIPSIS = "<mark>", "</mark>", "..."
 HIGHLIGHT_WORDS = 32
 _LEAD_WORDS = 6
+_DENSE_SPAN = 2048  # words after a large chunk's first hit its highlight window may start in
+_DENSE_HITS = 64  # hits a large chunk's highlight window may start at
 DEFAULT_PREVIEW_CHARS = 200
 _PUNCT = ".,;:!?()[]{}\"'`"
 
@@ -77,7 +81,11 @@ def clean_highlight(snippet: str, content: str, terms: Sequence[str]) -> str:
     internal label; one that lies in the internal lines is rebuilt from `content`, and so
     is one without a marked word: the index matched a chunk's expanded terms, which its
     external content does not show (store/schema.py, TERMS_OF), so FTS5 marked nothing.
+    A chunk too large for snippet() (`UNSNIPPETED`, finding t48b-1) is highlighted from
+    `content` around its densest hits.
     """
+    if snippet == UNSNIPPETED:  # a chunk too large for FTS5's snippet()
+        return content_highlight(content, terms, densest=True)
     if MARK_OPEN not in snippet:
         return content_highlight(content, terms)
     kept = _in_content(snippet, content)
@@ -101,13 +109,46 @@ def _stems(terms: Sequence[str]) -> tuple[str, ...]:
     return tuple({t if len(t) <= 4 else t[:-1] for t in terms if t})
 
 
-def _is_hit(word: str, stems: tuple[str, ...]) -> bool:
-    """True when `word` or one of its compound parts starts with a stem."""
-    return any(part.lower().startswith(stems) for part in expand_word(word))
+def _hit_stems(word: str, stems: tuple[str, ...]) -> frozenset[str]:
+    """The stems that `word` or one of its compound parts starts with."""
+    lowered = word.lower()
+    if not any(stem in lowered for stem in stems):  # cheap: most words hold no stem
+        return frozenset()
+    parts = [part.lower() for x in _WORD.findall(word) for part in expand_word(x)]
+    return frozenset(stem for stem in stems if any(p.startswith(stem) for p in parts))
 
 
-def content_highlight(content: str, terms: Sequence[str]) -> str:
-    """About 32 words of `content` around the first matched term, with matches marked."""
+def _first_hit(words: Sequence[str], stems: tuple[str, ...]) -> int:
+    return next((i for i, w in enumerate(words) if _hit_stems(w, stems)), 0)
+
+
+def _densest_hit(words: Sequence[str], stems: tuple[str, ...]) -> int:
+    """The first hit of the window of `HIGHLIGHT_WORDS` that starts at a hit and holds the
+    most distinct terms (what FTS5's snippet() prefers), among the hits of the
+    `_DENSE_SPAN` words from the first: linear in the words up to the first hit."""
+    hits: list[tuple[int, frozenset[str]]] = []
+    for i, word in enumerate(words):
+        if hits and i > hits[0][0] + _DENSE_SPAN:
+            break
+        found = _hit_stems(word, stems)
+        if found:
+            hits.append((i, found))
+    best, most = (hits[0][0] if hits else 0), 0
+    for k, (start, _) in enumerate(hits[:_DENSE_HITS]):
+        seen: set[str] = set()
+        for at, found in islice(hits, k, None):
+            if at >= start + HIGHLIGHT_WORDS:
+                break
+            seen |= found
+        if len(seen) > most:
+            best, most = start, len(seen)
+    return best
+
+
+def content_highlight(content: str, terms: Sequence[str], *, densest: bool = False) -> str:
+    """About 32 words of `content` around the first matched term (with `densest`, around
+    the hit that starts the window of the most distinct terms), with matches marked.
+    Linear in the words up to that hit, whatever the number of hits."""
     words = content.split()
     if not words:
         return ""
@@ -115,14 +156,12 @@ def content_highlight(content: str, terms: Sequence[str]) -> str:
 
     def mark(m: re.Match[str]) -> str:
         word = m.group(0)
-        return f"{MARK_OPEN}{word}{MARK_CLOSE}" if _is_hit(word, stems) else word
+        return f"{MARK_OPEN}{word}{MARK_CLOSE}" if _hit_stems(word, stems) else word
 
     first = 0
-    if stems:
-        first = next(
-            (i for i, w in enumerate(words) if any(_is_hit(x, stems) for x in _WORD.findall(w))),
-            0,
-        )
+    lowered = content.lower()
+    if any(stem in lowered for stem in stems):  # a hit holds a stem: none, no scan
+        first = (_densest_hit if densest else _first_hit)(words, stems)
     start = max(0, min(first - _LEAD_WORDS, len(words) - HIGHLIGHT_WORDS))
     end = start + HIGHLIGHT_WORDS
     text = " ".join(words[start:end])

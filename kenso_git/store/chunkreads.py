@@ -20,6 +20,16 @@ ChunkRow = tuple[int, str, str | None, str | None, str | None, str | None]
 """id, file path, title, section path, category, tags (JSON) of a chunk."""
 
 SNIPPET_TOKENS = 32
+SNIPPET_MAX_ROW_TOKENS = 2048
+"""The largest FTS entry (tokens, all columns) `snippets` asks FTS5's snippet() about.
+snippet() scores the window at each hit of the column against every hit of the row
+(SQLite 3.40 fts5_aux.c), so it costs (hits in the row)^2 in one VM step, where no
+progress handler runs: 16,000 hits took 1.2 s, a 1 MB chunk of them 30 s (finding t48b-1).
+At this size it costs at most ~20 ms (a hit at every token); highlight() copies its
+output once per hit (quadratic as well), so a larger row gets `UNSNIPPETED`."""
+UNSNIPPETED = "..."
+"""The snippet of a row too large for snippet(): it marks nothing, so the hit's highlight
+is built from its content, in linear time (search/preview.py `clean_highlight`)."""
 PATH_FUNCTION = "kenso_path_allowed"  # the scope gate, as an SQL function of a read's connection
 ROW_COLUMNS = "c.id, c.file_path, c.title, c.section_path, c.category, c.tags"
 BM25 = "bm25(chunks_fts, {})".format(", ".join(str(w) for w in BM25_WEIGHTS))
@@ -81,9 +91,31 @@ def path_matches(
 def snippets(
     conn: sqlite3.Connection, expression: str, ids: Sequence[int]
 ) -> list[tuple[int, str]]:
-    """(chunk id, FTS5 snippet with `<mark>`s) of the chunks `ids` for `expression`."""
+    """(chunk id, FTS5 snippet with `<mark>`s) of the chunks `ids` for `expression`;
+    `UNSNIPPETED` for those whose FTS entry holds more than `SNIPPET_MAX_ROW_TOKENS`."""
+    sizes = row_tokens(conn, ids)
+    large = [i for i in ids if sizes.get(i, 0) > SNIPPET_MAX_ROW_TOKENS]
+    small = [i for i in ids if sizes.get(i, 0) <= SNIPPET_MAX_ROW_TOKENS]
     sql = f"SELECT rowid, {_SNIPPET} FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN {IDS}"
-    return conn.execute(sql, (expression, json.dumps(list(ids)))).fetchall()
+    found = conn.execute(sql, (expression, json.dumps(small))).fetchall() if small else []
+    return [*found, *((i, UNSNIPPETED) for i in large)]
+
+
+def row_tokens(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
+    """chunk id -> how many tokens its FTS entry holds, all columns (FTS5's docsize)."""
+    sql = f"SELECT id, sz FROM chunks_fts_docsize WHERE id IN {IDS}"
+    return {i: _varint_sum(sz) for i, sz in conn.execute(sql, (json.dumps(list(ids)),))}
+
+
+def _varint_sum(blob: bytes) -> int:
+    """The sum of the varints of a docsize blob (one per column: big-endian, 7 bits a
+    byte, the high bit set on all but the last; token counts never reach a 9-byte one)."""
+    total = value = 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            total, value = total + value, 0
+    return total
 
 
 _LINKING = " AND (instr(content, '](') > 0 OR instr(content, '{{') > 0)"
