@@ -4,7 +4,9 @@ Differences from kenso 2.0.0: a highlight never shows the internal `Keywords:`, 
 `Expanded terms:`, ... lines of the indexed text (§8.18), `match_source` matches terms of
 3+ characters only at word starts, so `to` no longer "matches" `tokens` (§8.16), and previews
 are plain text: inline Markdown (links, emphasis, code spans, list and quote markers) is
-reduced to its words and whitespace runs to one space, before the budget is counted.
+reduced to its words and whitespace runs to one space, before the budget is counted. The
+highlight of a chunk whose FTS entry holds more than 2048 tokens is not FTS5's snippet()
+(quadratic in the chunk's hits) but 32 words of its content around its densest hits.
 """
 
 from __future__ import annotations
