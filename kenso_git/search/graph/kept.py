@@ -6,6 +6,14 @@ older list unreachable at once), the request (`get_related`'s path, depth and re
 `find_related`'s tool name and path) and the scope whose gate judged its rows. A gate names
 its scope by a `scope_key` (`ScopedGate`, `NamedGate`); the verdicts of a plain function
 could be anybody's, so nothing walked under one is kept.
+
+The key names no reading of the scope's rules: the ignore files and the markers of nested
+repositories and environment folders may change between two pages while the index does not
+(no watcher, no query-time sync), and nothing counts those changes. So each later page is
+judged again by its call's gate: the start, every path it shows and every hop on the way to
+each (for `get_related`, each row's `via` up to the start); the list is walked again when
+the gate refuses one. No page shows a path the gate refuses now, nor a relation through
+one; until the index changes, `total` may still count rows hidden since that no page shows.
 Entries are evicted least recently used first; a list longer than `KEPT_ROWS` is not kept.
 Both tools' lists share the one budget; a request names its tool, so the list under a key
 is always one that tool walked. The lists are shared between threads and callers: never
@@ -46,7 +54,8 @@ class ScopedGate(Protocol):
 class NamedGate:
     """A call's gate naming its scope (`scope_key`): `get_related` keeps the list it walked
     under a scope for that scope's later pages while the index is unchanged, and judges
-    every row a page shows again by the call's gate (search/graph/related.py)."""
+    every row a page shows, and every hop on its way, again by the call's gate
+    (search/graph/related.py)."""
 
     __slots__ = ("_gate", "scope_key")
 

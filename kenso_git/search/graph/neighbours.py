@@ -11,9 +11,10 @@ Walking every page of a long list costs about what its first page does: a reques
 a cursor lists the related documents, judging only those (and the start) by the gate, and
 keeps the list (per index generation, path and scope, as `get_related` keeps its lists:
 search/graph/kept.py); a page with a cursor is cut from it. The gate judges the start and
-every path a page shows again, and the list is made again if it refuses one now: a kept
-list never shows a path the gate refuses, though until the index changes its `total` may
-count a document the files on disk hide since.
+every path a page shows again (each is one hop from the start: no other doc is on its way),
+and the list is made again if it refuses one now: a kept list never shows a path the gate
+refuses, though until the index changes its `total` may count a document the files on disk
+hide since.
 """
 
 from __future__ import annotations

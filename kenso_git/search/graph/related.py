@@ -13,9 +13,12 @@ rows from the one after a cursor's, as many as fit, and a keyset cursor on that 
 Walking every page of a long list costs about what its first page does: a request without
 a cursor walks the graph and keeps the list (per index generation, request and scope); a
 page with a cursor bisects to its place in it and measures only the rows a page could
-hold. The gate judges the start and every path a page shows again, and walks the graph
-again if it refuses one now: a kept list never shows a path the gate refuses, though until
-the index changes its `total` may count a row the files on disk hide since.
+hold. The gate judges the start, every path a page shows and every hop on the way to each
+(its `via`, that row's `via`, up to the start) again, and walks the graph again if it
+refuses one now: a kept list never shows a path the gate refuses nor a row reached only
+through one (a doc an ignore file or a nested repository's `.git` hides since the first
+page), though until the index changes its `total` may count a row the files on disk hide
+since that no page shows yet.
 """
 
 from __future__ import annotations
@@ -167,18 +170,45 @@ def related_page(
         return _page(walk(), after, check)
     if after is None:  # a first page walks the graph as it is now, and keeps the list
         return _page(kept.keep(key, walk()), None, check)
-    page = _page(kept.get_or_walk(key, walk), after, check)
-    if path_filter is None or _all_pass(path_filter, path, page["results"]):
+    entries = kept.get_or_walk(key, walk)
+    page = _page(entries, after, check)
+    if path_filter is None or _all_pass(path_filter, path, page["results"], entries):
         return page
-    # the gate refuses a row it let through when the list was walked: walk it again
+    # the gate refuses a row, or a hop on its way, it let through when the list was
+    # walked: walk it again
     return _page(kept.keep(key, walk()), after, check)
 
 
-def _all_pass(gate: Callable[[str], bool], path: str, rows: list[RelatedRow]) -> bool:
-    """Whether the gate lets through the start and every path `rows` show."""
-    return gate(path) and all(
-        gate(row["related_path"]) and ("via" not in row or gate(row["via"])) for row in rows
-    )
+def _all_pass(
+    gate: Callable[[str], bool], path: str, rows: list[RelatedRow], entries: Sequence[_Entry]
+) -> bool:
+    """Whether the gate lets through the start, every path `rows` show and every hop on
+    the way to each from the start (its `via`, the `via` of that one's row...): a row
+    reached only through a doc the gate hides now is not listed by a walk of the graph
+    now, so a page must not list it either."""
+    if not gate(path):
+        return False
+    judged: set[tuple[int, str]] = set()  # hops (depth, path) whose way is judged already
+    for row in rows:
+        if not gate(row["related_path"]):
+            return False
+        level, via = row["depth"] - 1, row.get("via")
+        while via is not None and level >= 1 and (level, via) not in judged:
+            if not gate(via):
+                return False
+            judged.add((level, via))
+            via = _via_of(entries, level, via)
+            level -= 1
+    return True
+
+
+def _via_of(entries: Sequence[_Entry], level: int, path: str) -> str | None:
+    """The `via` of the first row of `path` at depth `level` in the list: the hop before
+    it (None at depth 1, reached from the start itself)."""
+    at = bisect.bisect_left(entries, (level, path, ""), key=_place)
+    if at == len(entries) or entries[at][:2] != (level, path) or level < 2:
+        return None
+    return entries[at][4]
 
 
 def _page(entries: Sequence[_Entry], after: _Key | None, check: str) -> RelatedList:
