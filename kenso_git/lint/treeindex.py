@@ -1,22 +1,27 @@
 """Every file and folder of the work tree, with a case-blind lookup and a typo's nearest
-name, and the anchors of its Markdown pages lint does not lint: what lint's path rules judge
-links and code paths against (#30)."""
+name (found in bounded work: `lint/rules/_typo.py`), and the anchors of its Markdown pages
+lint does not lint: what lint's path rules judge links and code paths against (#30)."""
 
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from kenso_git.lint.hugoref import page_stem
 from kenso_git.repo.workspace import is_markdown
 from kenso_git.text.anchors import anchors as document_anchors
 from kenso_git.text.parse import Document
 
+if TYPE_CHECKING:
+    from kenso_git.lint.rules._typo import Guesser
+    from kenso_git.lint.rules._typo import WordIndex
+
 NEAR_CUTOFF = 0.8  # difflib ratio of a name to its folder's closest entry: a typo
+_NEAR_KEPT = 4096  # typos whose nearest name the tree remembers: a page may repeat one
 # Why a link's `#fragment` into the tree outside the corpus was not checked (counted).
 NOT_A_PAGE = "anchor into a folder or a file that is not Markdown"
 UNREAD_PAGE = "anchor into a Markdown file lint could not read"
@@ -43,7 +48,9 @@ class TreeIndex(Collection[str]):
         "_children",
         "_folded",
         "_folded_top",
+        "_indexed",
         "_named",
+        "_nearest",
         "absent",
         "dirs",
         "files",
@@ -83,6 +90,8 @@ class TreeIndex(Collection[str]):
         self._folded: dict[str, str | None] | None = None
         self._folded_top: frozenset[str] | None = None
         self._children: dict[str, list[str]] | None = None
+        self._indexed: dict[str, WordIndex] = {}  # folder -> its names, indexed when asked
+        self._nearest: dict[str, str | None] = {}
         self._named: dict[str, tuple[str, ...]] | None = None
 
     def __contains__(self, item: object) -> bool:
@@ -150,21 +159,46 @@ class TreeIndex(Collection[str]):
             self._named = {stem: tuple(sorted(paths)) for stem, paths in named.items()}
         return self._named.get(name.casefold(), ())
 
-    def near(self, path: str) -> str | None:
+    def near(self, path: str, guesser: Guesser | None = None) -> str | None:
         """The entry of `path`'s folder whose name is closest to its name (a typo), or None
-        when the folder is not in the tree or no name is close."""
+        when the folder is not in the tree, no name is close, or `guesser` (one document's
+        budget) is spent. A folder of at most 200 names is compared whole, as
+        `difflib.get_close_matches` does; a larger one only where a typo of the name
+        would stand (`lint/rules/_typo.py`). Given no `guesser`, the call has a budget of
+        its own and its answer is remembered: the same typo costs nothing the next time."""
+        # imported when called: the rules package imports every rule, and they import this
+        from kenso_git.lint.rules._typo import Guesser
+
+        if guesser is None and path in self._nearest:
+            return self._nearest[path]
+        folder, _, name = path.rpartition("/")
+        names = self._names(folder)
+        budget = Guesser() if guesser is None else guesser
+        close = None if names is None else budget.closest(name, names, NEAR_CUTOFF)
+        found = None if close is None else f"{folder}/{close}" if folder else close
+        if guesser is None:
+            if len(self._nearest) >= _NEAR_KEPT:
+                self._nearest.clear()
+            self._nearest[path] = found
+        return found
+
+    def _names(self, folder: str) -> WordIndex | None:
+        """The names of the entries of `folder`, indexed, or None when it holds none."""
         if self._children is None:
             children: dict[str, list[str]] = {}
             for known in (*self.files, *self.dirs):
-                folder, _, name = known.rpartition("/")
-                children.setdefault(folder, []).append(name)
+                parent, _, name = known.rpartition("/")
+                children.setdefault(parent, []).append(name)
             self._children = children
-        folder, _, name = path.rpartition("/")
-        names = self._children.get(folder)
-        if not names:
-            return None
-        close = difflib.get_close_matches(name, names, n=1, cutoff=NEAR_CUTOFF)
-        return f"{folder}/{close[0]}" if close and folder else (close[0] if close else None)
+        index = self._indexed.get(folder)
+        if index is None:
+            from kenso_git.lint.rules._typo import word_index  # see `near`
+
+            names = self._children.get(folder)
+            if not names:
+                return None
+            index = self._indexed[folder] = word_index(names)
+        return index
 
 
 def _under(folders: tuple[str, ...], path: str) -> bool:

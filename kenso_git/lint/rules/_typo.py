@@ -1,6 +1,8 @@
-"""The anchor a dead `#fragment` was meant to name (KS023's suggestion and fix), found in
-bounded work: a dead link costs at most `COMPARE_ALL` difflib comparisons, and a document's
-dead links together at most `BUDGET`, however many headings their pages make.
+"""The anchor a dead `#fragment` was meant to name (KS023's suggestion and fix), and the
+name of its folder a missing code path misspells (KS025's, `TreeIndex.near`), found in
+bounded work: a typo costs at most `COMPARE_ALL` difflib comparisons, and a document's
+typos together at most `BUDGET`, however many headings their pages make or names their
+folders hold.
 
 A page's anchors are sorted and indexed once (`anchor_index`, kept across documents and
 lint runs while the page's anchors are the same set). A page of at most `COMPARE_ALL`
@@ -11,6 +13,12 @@ misspells are compared (`_nearby`: beside the fragment in sort order, forwards a
 backwards, and the fragment less its last characters), which cannot prove an anchor the
 only close one: the suggestion is made, the fix is not. Past a document's `BUDGET` its dead
 anchors are reported without a suggestion.
+
+A folder's names are indexed the same way (`word_index`, kept by the tree), and `closest`
+is `difflib.get_close_matches(word, names, n=1)` on a folder of at most `COMPARE_ALL`
+names; on a larger one, the closest of those `_nearby` picks and of those the word less one
+character is (`_shorter`: a name's typo sits before its extension, where `_nearby` looks
+least).
 """
 
 from __future__ import annotations
@@ -23,18 +31,19 @@ from dataclasses import field
 from functools import lru_cache
 
 CLOSE_ANCHOR = 0.75  # difflib ratio of a dead anchor to one its page makes: a typo
-COMPARE_ALL = 200  # a page of at most this many anchors is compared whole
+COMPARE_ALL = 200  # a page of at most this many anchors (folder: names) is compared whole
 NEAREST = 16  # on a larger page, the anchors beside a dead fragment in sort order
 BUDGET = 4_000_000  # a document's comparisons, in characters compared (see `_cost`)
 _LEAST = 256  # what a comparison costs at least (16 x 16 characters)
+_LONGEST = 255  # a name whose one-character-shorter forms are looked up (a file name's most)
 
 
 @dataclass(frozen=True, slots=True)
-class AnchorIndex:
-    """One page's anchors: sorted, by case-folded text, and by their first 3 characters
-    (sorted, and sorted read backwards: their text reversed)."""
+class WordIndex:
+    """One page's anchors (or one folder's names): sorted, by case-folded text, and by their
+    first 3 characters (sorted, and sorted read backwards: their text reversed)."""
 
-    anchors: frozenset[str]
+    words: frozenset[str]
     ordered: tuple[str, ...]
     by_fold: dict[str, tuple[str, ...]]
     by_prefix: dict[str, tuple[str, ...]]
@@ -42,16 +51,22 @@ class AnchorIndex:
 
 
 @lru_cache(maxsize=64)
-def anchor_index(anchors: frozenset[str]) -> AnchorIndex:
+def anchor_index(anchors: frozenset[str]) -> WordIndex:
     """The index of a page's `anchors` (cached: a page's set is one object per lint run)."""
-    ordered = tuple(sorted(anchors))
+    return word_index(anchors)
+
+
+def word_index(words: Iterable[str]) -> WordIndex:
+    """The index of `words` (a page's anchors, a folder's names)."""
+    unique = frozenset(words)
+    ordered = tuple(sorted(unique))
     by_prefix: dict[str, list[str]] = {}
     by_fold: dict[str, list[str]] = {}
     for anchor in ordered:
         by_prefix.setdefault(anchor[:3], []).append(anchor)
         by_fold.setdefault(anchor.casefold(), []).append(anchor)
-    return AnchorIndex(
-        anchors,
+    return WordIndex(
+        unique,
         ordered,
         {k: tuple(v) for k, v in by_fold.items()},
         {k: tuple(v) for k, v in by_prefix.items()},
@@ -66,8 +81,8 @@ def _beside(ordered: tuple[str, ...], key: str) -> tuple[str, ...]:
     return ordered[start : start + NEAREST]
 
 
-def _nearby(fragment: str, index: AnchorIndex) -> list[str]:
-    """The anchors of a large page a typo of `fragment` most likely misspells: those
+def _nearby(fragment: str, index: WordIndex) -> list[str]:
+    """The words of a large index a typo of `fragment` most likely misspells: those
     sharing its first 3 characters and beside it in sort order (a typo near the end),
     or read backwards (near the start), and those it adds up to 3 characters to."""
     head = fragment[:3]
@@ -76,9 +91,21 @@ def _nearby(fragment: str, index: AnchorIndex) -> list[str]:
     found.update((a[::-1], None) for a in backwards)
     for cut in range(1, 4):
         stem = fragment[:-cut]
-        if len(stem) >= 3 and stem in index.anchors:
+        if len(stem) >= 3 and stem in index.words:
             found[stem] = None
     return list(found)
+
+
+def _shorter(word: str, index: WordIndex) -> list[str]:
+    """The words of `index` that `word` less one character is (a typed extra character
+    anywhere, `a_10x.py` for `a_10.py`: found by lookup, without comparing)."""
+    if len(word) > _LONGEST:
+        return []
+    return [
+        w
+        for w in dict.fromkeys(word[:i] + word[i + 1 :] for i in range(len(word)))
+        if w in index.words
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +123,7 @@ class Guesser:
     left: int = BUDGET
     _matcher: difflib.SequenceMatcher[str] = field(default_factory=difflib.SequenceMatcher)
 
-    def guess(self, fragment: str, index: AnchorIndex) -> Guess | None:
+    def guess(self, fragment: str, index: WordIndex) -> Guess | None:
         """The anchor of the page `index` closest to `fragment` among those sharing its
         first 3 characters (ties: the greater, as `get_close_matches`), if close enough."""
         if len(index.ordered) <= COMPARE_ALL:
@@ -111,30 +138,45 @@ class Guesser:
             return None
         return Guess(max((s, a) for a, s in scores.items())[1], fixable=False)
 
-    def _scores(self, fragment: str, anchors: Iterable[str]) -> dict[str, float] | None:
-        """The anchors of `anchors` close to `fragment`, with their ratio; None when the
-        budget does not cover comparing them all."""
+    def closest(self, word: str, index: WordIndex, cutoff: float) -> str | None:
+        """The word of `index` closest to `word` (difflib ratio at least `cutoff`; ties: the
+        greater), as `difflib.get_close_matches(word, words, n=1, cutoff=cutoff)` finds it
+        when `index` holds at most `COMPARE_ALL` words; None too when the budget is spent."""
+        if len(index.ordered) <= COMPARE_ALL:
+            scores = self._scores(word, index.ordered, cutoff)
+        else:
+            likely = dict.fromkeys([*_nearby(word, index), *_shorter(word, index)])
+            scores = self._scores(word, likely, cutoff)
+        if not scores:
+            return None
+        return max((s, w) for w, s in scores.items())[1]
+
+    def _scores(
+        self, fragment: str, anchors: Iterable[str], cutoff: float = CLOSE_ANCHOR
+    ) -> dict[str, float] | None:
+        """The anchors of `anchors` whose ratio to `fragment` is at least `cutoff`, with
+        their ratio; None when the budget does not cover comparing them all."""
         matcher = self._matcher
         matcher.set_seq2(fragment)
         found: dict[str, float] = {}
         for anchor in anchors:
-            if _bound(len(fragment), len(anchor)) < CLOSE_ANCHOR:
+            if _bound(len(fragment), len(anchor)) < cutoff:
                 continue  # difflib's real_quick_ratio: the lengths alone rule it out
             self.left -= _cost(fragment, anchor)
             if self.left < 0:
                 self.left = 0
                 return None
             matcher.set_seq1(anchor)
-            if matcher.quick_ratio() >= CLOSE_ANCHOR:
+            if matcher.quick_ratio() >= cutoff:
                 ratio = matcher.ratio()
-                if ratio >= CLOSE_ANCHOR:
+                if ratio >= cutoff:
                     found[anchor] = ratio
         return found
 
 
 def _bound(la: int, lb: int) -> float:
     """The highest ratio two strings of these lengths can have (difflib's formula)."""
-    return 2.0 * min(la, lb) / (la + lb)
+    return 2.0 * min(la, lb) / (la + lb) if la + lb else 1.0
 
 
 def _cost(fragment: str, anchor: str) -> int:
