@@ -11,6 +11,8 @@ so it can never be read as an option, and only a commit is accepted.
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Iterable
@@ -26,6 +28,7 @@ from kenso_git.repo.gitrun import finish
 from kenso_git.repo.gitrun import git_argv
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.gitrun import stream_git
+from kenso_git.repo.gitstatus import status_paths
 from kenso_git.repo.logwalk import LOG_ARGS
 from kenso_git.repo.logwalk import MAX_HEADER_CHARS as MAX_HEADER_CHARS
 from kenso_git.repo.logwalk import Commit as Commit
@@ -154,6 +157,36 @@ def changes(
         )
     out.sort(key=lambda c: c.path)
     return out
+
+
+def worktree_signature(ws: Workspace) -> tuple[object, ...] | None:
+    """What `changes(ws, since)` to the work tree reads beyond the commits: one `git status`
+    of the docs (each path whose staged or work-tree state differs from HEAD, untracked ones
+    included) with the lstat of each and of git's index. Equal signatures (at the same HEAD)
+    give the same changes; None when git cannot tell."""
+    listed = status_paths(ws, DOC_PATHSPECS)
+    if listed is None or ws.git_dir is None:
+        return None
+    index = _stat_of(str(ws.git_dir / "index"))
+    return (index, *((p, _stat_of(os.path.join(ws.root, p))) for p in listed))
+
+
+def _stat_of(path: str) -> tuple[int, ...] | None:
+    """A file's lstat data; a symbolic link's with its target's too (where it leads)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISLNK(st.st_mode):
+        return _signed(st)
+    try:
+        return (*_signed(st), *_signed(os.stat(path)))
+    except OSError:  # it leads nowhere
+        return _signed(st)
+
+
+def _signed(st: os.stat_result) -> tuple[int, ...]:
+    return st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _sides(

@@ -9,21 +9,27 @@ link (`tree_blobs`: a Markdown file of the commit the scope shows); in the work 
 ingest takes one (`discover_paths`) and the gate serves it. A link to `.env`, into
 `.git/`, out of the checkout, to an ignored doc or into a nested repository is not a doc
 there, so it is not listed at that side. `commits` counts only the commits that left the
-doc under a name the scope shows, or moved it from such a name to one it hides.
+doc under a name the scope shows, or moved it from such a name to one it hides. A range's
+list is kept for its later pages while its commits, the work tree's status and the rule files
+stay as they were (`_changes`); each page judges the paths it lists by the scope again.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from collections.abc import Hashable
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from typing import cast
 
 from kenso_git.api.git import discover_paths
 from kenso_git.api.git import drift as drift_mod
+from kenso_git.api.git import head_commit
 from kenso_git.api.git import history
 from kenso_git.api.git import tree_blobs
 from kenso_git.api.search import keyset_cursor
@@ -40,6 +46,7 @@ if TYPE_CHECKING:
     from kenso_git.api.results import ChangedDoc
     from kenso_git.api.results import ChangedDocs
     from kenso_git.api.results import DriftResult
+    from kenso_git.api.search import Scope
     from kenso_git.serve.service import Service
 
 MAX_CHANGES = 1000  # results in one MCP answer, before the size fit; `limit` is clamped to it
@@ -78,9 +85,7 @@ def changed_docs(
     new = None if until is None else history.resolve_revision(service.workspace, until)
     check = request_check("changed_docs", old, new)
     after = _resumes_after(cursor, check)
-    found = history.changes(
-        service.workspace, old, new, is_doc=is_doc, hidden_links=_hidden_links(service, is_doc)
-    )
+    found = _changes(service, old, new, is_doc)
     rest = found if after is None else [c for c in found if c.path > after]
     if whole:
         cap = len(rest) if limit is None else max(1, int(limit))
@@ -116,6 +121,111 @@ def changed_docs(
         return page(could, len(rest) > cap)
     fit = most_that_fit(could, chars, _fits, count=count)
     return page(could[:fit] if fit <= len(could) else [_item(c) for c in rest[:fit]], True)
+
+
+KEPT_LISTS = 8  # the lists of the ranges paged lately
+KEPT_ROWS = 100_000  # their changes in all; a longer list is made again for each page
+
+
+class _Kept:
+    """The change lists of the ranges paged lately, least recently used evicted first, so a
+    later page is cut from its range's list instead of running git's diff and log again
+    (search/graph/kept.py keeps `get_related`'s lists the same way). Shared between
+    threads: never mutate a list."""
+
+    def __init__(self) -> None:
+        self._lists: OrderedDict[Hashable, list[history.Change]] = OrderedDict()
+        self._rows = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> list[history.Change] | None:
+        with self._lock:
+            found = self._lists.get(key)
+            if found is not None:
+                self._lists.move_to_end(key)
+            return found
+
+    def put(self, key: Hashable, changes: list[history.Change]) -> None:
+        if len(changes) > KEPT_ROWS:
+            return
+        with self._lock:
+            self._drop(key)
+            self._lists[key] = changes
+            self._rows += len(changes)
+            while len(self._lists) > KEPT_LISTS or self._rows > KEPT_ROWS:
+                self._rows -= len(self._lists.popitem(last=False)[1])
+
+    def _drop(self, key: Hashable) -> None:  # the lock held
+        gone = self._lists.pop(key, None)
+        self._rows -= 0 if gone is None else len(gone)
+
+
+_KEPT = _Kept()
+
+
+def _changes(
+    service: Service, old: str, new: str | None, is_doc: Callable[[str], bool]
+) -> list[history.Change]:
+    """`history.changes` of the range, the list kept by an earlier page when the range's
+    commits, the work tree's git status (for the work tree's side), the scope and its rule
+    files are all as they were then, and each path it names is still one the scope shows;
+    else made (and kept) afresh."""
+    ws = service.workspace
+    sides = _sides_key(service, old, new)
+    rules = _rules_key(service.scope)
+    if sides is not None and rules is not None:
+        kept = _KEPT.get((sides, rules))
+        if kept is not None and all(_still_shown(c, is_doc) for c in kept):
+            return kept
+    found = history.changes(
+        ws, old, new, is_doc=is_doc, hidden_links=_hidden_links(service, is_doc)
+    )
+    after = _rules_key(service.scope)  # the rule files read while judging, too
+    if sides is not None and rules is not None and after is not None and rules <= after:
+        _KEPT.put((sides, after), found)
+    return found
+
+
+def _sides_key(service: Service, old: str, new: str | None) -> Hashable | None:
+    """What the list of `old`..`new` depends on besides the rule files: the commits, the
+    scope and settings of this server, and for the work tree's side HEAD and its status
+    signature (None when git cannot tell: nothing is kept)."""
+    ws = service.workspace
+    base = (str(ws.root), old, new, _Same(service.scope), _Same(service.settings))
+    if new is not None:
+        return base
+    signature = history.worktree_signature(ws)
+    return None if signature is None else (*base, head_commit(ws), signature)
+
+
+class _Same:
+    """A key part equal only to one for the very same object (held: its id is not reused)."""
+
+    __slots__ = ("_of",)
+
+    def __init__(self, of: object) -> None:
+        self._of = of
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other._of is self._of
+
+    def __hash__(self) -> int:
+        return id(self._of)
+
+
+def _rules_key(scope: Scope) -> frozenset[tuple[str, object]] | None:
+    """The rule files the scope's ignore rules read so far, each with its signature when
+    read (a rule file edited since makes `reload_if_changed` read them all again); None
+    when the rules say nothing of their files (a list judged by them is not kept)."""
+    signatures = getattr(getattr(scope.is_ignored, "__self__", None), "signatures", None)
+    if not callable(signatures):
+        return None
+    found = signatures()
+    return frozenset(found.items()) if isinstance(found, dict) else None
+
+
+def _still_shown(change: history.Change, is_doc: Callable[[str], bool]) -> bool:
+    return is_doc(change.path) and (change.old_path is None or is_doc(change.old_path))
 
 
 def _item(change: history.Change) -> ChangedDoc:
