@@ -99,6 +99,8 @@ class Scope:
     # which folders are nested repositories or environment folders: their markers may
     # appear at any time, so each call looks again (once per folder, `repo/foreign.py`)
     _foreign: Foreign = field(default_factory=Foreign, compare=False, repr=False)
+    # bumped each time reload() reads the rules again: `rules_generation`
+    _reads: list[int] = field(default_factory=lambda: [0], compare=False, repr=False)
 
     def reload_if_changed(self) -> bool:
         """Apply edited ignore files (.gitignore, .cursorignore, info/exclude...) at once,
@@ -112,7 +114,14 @@ class Scope:
         if not self.reload():
             return False
         self._verdicts.clear()
+        self._reads[0] += 1
         return True
+
+    @property
+    def rules_generation(self) -> int:
+        """Counts the times the ignore rules were read again: a list judged by them is kept
+        under it, and is stale once it moved."""
+        return self._reads[0]
 
     def judging_by(self, is_ignored: IsIgnored) -> Scope:
         """This scope with `is_ignored` for its ignore rules and verdicts of its own, for a

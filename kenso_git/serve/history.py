@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from kenso_git.api.results import ChangedDoc
     from kenso_git.api.results import ChangedDocs
     from kenso_git.api.results import DriftResult
-    from kenso_git.api.search import Scope
     from kenso_git.serve.service import Service
 
 MAX_CHANGES = 1000  # results in one MCP answer, before the size fit; `limit` is clamped to it
@@ -172,17 +171,16 @@ def _changes(
     else made (and kept) afresh."""
     ws = service.workspace
     sides = _sides_key(service, old, new)
-    rules = _rules_key(service.scope)
-    if sides is not None and rules is not None:
+    rules = service.scope.rules_generation
+    if sides is not None:
         kept = _KEPT.get((sides, rules))
         if kept is not None and all(_still_shown(c, is_doc) for c in kept):
             return kept
     found = history.changes(
         ws, old, new, is_doc=is_doc, hidden_links=_hidden_links(service, is_doc)
     )
-    after = _rules_key(service.scope)  # the rule files read while judging, too
-    if sides is not None and rules is not None and after is not None and rules <= after:
-        _KEPT.put((sides, after), found)
+    if sides is not None and service.scope.rules_generation == rules:
+        _KEPT.put((sides, rules), found)  # not when the rules were read again meanwhile
     return found
 
 
@@ -211,17 +209,6 @@ class _Same:
 
     def __hash__(self) -> int:
         return id(self._of)
-
-
-def _rules_key(scope: Scope) -> frozenset[tuple[str, object]] | None:
-    """The rule files the scope's ignore rules read so far, each with its signature when
-    read (a rule file edited since makes `reload_if_changed` read them all again); None
-    when the rules say nothing of their files (a list judged by them is not kept)."""
-    signatures = getattr(getattr(scope.is_ignored, "__self__", None), "signatures", None)
-    if not callable(signatures):
-        return None
-    found = signatures()
-    return frozenset(found.items()) if isinstance(found, dict) else None
 
 
 def _still_shown(change: history.Change, is_doc: Callable[[str], bool]) -> bool:
