@@ -9,7 +9,6 @@ errors (`QueryError`, `DocumentNotFoundError`, raised by the library) come back 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +33,7 @@ from kenso_git.errors import ScopeError
 from kenso_git.errors import shown as shown_arg
 from kenso_git.serve import caps
 from kenso_git.serve import docage
+from kenso_git.serve import hostpath
 from kenso_git.serve import status
 from kenso_git.serve.door import door
 from kenso_git.serve.reindex import reindexed
@@ -157,13 +157,9 @@ class Service:
 
     def shown(self, text: object) -> str:
         """`text` with the checkout's absolute path made repo-relative, and the recorded root
-        of an index whose root is gone left unnamed: agents need not learn host paths."""
-        root, lost = str(self.workspace.root), self._opened.home.lost  # lost: gone (#26)
-        shown = str(text)
-        if lost is not None and len(lost) >= len(root):  # the longer first: it may hold the other
-            shown = shown.replace(lost, "(outside this checkout)")
-        shown = shown.replace(root + os.sep, "").replace(root, ".")
-        return shown if lost is None else shown.replace(lost, "(outside this checkout)")
+        of an index whose root is gone left unnamed (`serve.hostpath`): agents need not
+        learn host paths."""
+        return hostpath.shown(text, str(self.workspace.root), self._opened.home.lost)
 
     def gated(self) -> contextlib.AbstractContextManager[Callable[[str], bool]]:
         """This call's scope gate, for a `with` block: a path passes when it and its real
