@@ -151,9 +151,10 @@ def _is_cwd(folder: Path) -> bool:
 
 def _named_by_env() -> Workspace:
     """The work tree and git directories that GIT_DIR (with GIT_WORK_TREE, or
-    core.worktree, or else the current folder) names, as git finds them: a script, or a
-    wrapper of git, may set them to work from outside the checkout. The hooks' runner
-    clears them first (git sets them in hooks), so a hook is found from its folder.
+    core.worktree, or else the checkout at or above the current folder whose `.git` it is,
+    or else the current folder) names, as git finds them: a script, or a wrapper of git,
+    may set them to work from outside the checkout. The hooks' runner clears them first
+    (git sets them in hooks), so a hook is found from its folder.
 
     Raises:
         UsageError: GIT_DIR names no repository, or one with no work tree, or one whose
@@ -182,6 +183,9 @@ def _named_by_env() -> Workspace:
             else "point GIT_DIR at a repository's .git folder, or unset GIT_DIR",
         )
     git_dir, root = Path(lines[0]).resolve(), Path(lines[1]).resolve()
+    # git fell back to the current folder (a core.worktree elsewhere is kept as git has it)
+    if not os.environ.get("GIT_WORK_TREE") and _is_cwd(root):
+        root = _checkout_of(git_dir, root)
     dirs = git_dirs_of(root)
     if dirs is None or dirs[0] != git_dir:
         raise UsageError(
@@ -190,6 +194,19 @@ def _named_by_env() -> Workspace:
             "repository from the work tree), or run kenso-git inside that checkout",
         )
     return Workspace(root=root, git_dir=dirs[0], common_dir=dirs[1])
+
+
+def _checkout_of(git_dir: Path, cwd: Path) -> Path:
+    """The folder at or above `cwd` whose `.git` is `git_dir`, else `cwd`. Git exports
+    GIT_DIR alone into the hooks, aliases and `rebase -x` commands of a linked worktree or
+    a `--separate-git-dir` checkout, and with no work tree named (GIT_WORK_TREE, or
+    core.worktree) it takes the current folder as the top: `cd docs && kenso-git lint` in
+    such a hook would root the checkout at docs/."""
+    for candidate in (cwd, *cwd.parents):
+        dirs = git_dirs_of(candidate)
+        if dirs is not None and dirs[0] == git_dir:
+            return candidate
+    return cwd
 
 
 def resolve_db_path(
