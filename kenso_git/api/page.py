@@ -1,12 +1,15 @@
 """A page's bytes as the agent tools serve them: refused when binary, as ingest skips it,
 and read as UTF-8 whatever Unicode encoding a byte-order mark names, as ingest reads it.
 And a page of the work tree as `get_doc` serves it when the index cannot take its edit
-(`work_tree_doc`): read through the scope gate, parsed as the indexer parses it."""
+(`work_tree_doc`): read through the scope gate, parsed as the indexer parses it. And
+whether a page whose stat data cannot vouch for it still holds the indexed bytes
+(`racy_unchanged`)."""
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +23,7 @@ from kenso_git.text.parse import looks_binary
 if TYPE_CHECKING:
     from kenso_git.config import Settings
     from kenso_git.search.results import DocResult
+    from kenso_git.store.files import FileRow
 
 FileStat = Callable[[str], os.stat_result | None]
 
@@ -80,10 +84,77 @@ def work_tree_doc(
     return payload
 
 
+def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRow) -> bool:
+    """Whether the file at `rel`, whose stat data matches `row` but cannot vouch for it
+    (`index.refresh.disk_state` says `racy`: its mtime is not before the index read it,
+    as a file stamped ahead of the clock stays until the clock passes it), still holds
+    the bytes the row's text was read from: the blob id of its bytes, read through the gate
+    as `work_tree_doc` reads them, is the row's. This is how git settles a racy entry.
+
+    The file is read and hashed once per call (linear in its size), and the verdict is
+    not kept: an edit that leaves the stat data as it was is still caught on the next.
+    False when the file cannot be read, is not the row's, or changed while it was read.
+    """
+    from kenso_git.repo.git import blob_id
+    from kenso_git.repo.git import filtered_blob_id
+
+    try:
+        fd, before = _open(root, rel, file_stat)
+    except KensoError:
+        return False
+    try:
+        if not _described(before, row):
+            return False
+        data = _read_at_most(fd, row.size + 1)
+        after = os.fstat(fd)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    if len(data) != row.size or not _described(after, row):
+        return False  # written while it was read: not the bytes the stat data describes
+    # the row's id is of the bytes parsed, with git's clean filters when they may apply
+    return blob_id(data) == row.blob_id or filtered_blob_id(str(root), rel, data) == row.blob_id
+
+
+def _described(st: os.stat_result, row: FileRow) -> bool:
+    """The file of `st` is the regular file whose stat data `row` holds."""
+    return stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == (
+        row.size,
+        row.mtime_ns,
+        row.ctime_ns,
+        row.inode,
+    )
+
+
 def _read(root: Path, rel: str, file_stat: FileStat | None, limit: int) -> bytes:
     """At most `limit` + 1 bytes of the regular file at `rel`'s real path inside `root`,
     opened with no link followed on the way (nothing outside the checkout is ever opened),
     and, with a gate, only when it is the file the gate approves.
+
+    Raises:
+        DocumentNotFoundError, ScopeError, KensoError: see `work_tree_doc`.
+    """
+    fd, _ = _open(root, rel, file_stat)
+    try:
+        data = _read_at_most(fd, limit + 1)
+    except OSError as err:
+        raise _unreadable(rel, err) from err
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ScopeError(
+            f"path refused (too-large): {rel!r} is larger than max-file-size ({limit} bytes)",
+            rule="too-large",
+            path=rel,
+        )
+    return data
+
+
+def _open(root: Path, rel: str, file_stat: FileStat | None) -> tuple[int, os.stat_result]:
+    """A descriptor of the file at `rel`'s real path inside `root`, and its stat data:
+    opened with no link followed on the way, and, with a gate, only when it is the file the
+    gate approves. The caller closes it.
 
     Raises:
         DocumentNotFoundError, ScopeError, KensoError: see `work_tree_doc`.
@@ -105,18 +176,13 @@ def _read(root: Path, rel: str, file_stat: FileStat | None, limit: int) -> bytes
             approved = file_stat(rel)
             if approved is None or (approved.st_dev, approved.st_ino) != (st.st_dev, st.st_ino):
                 raise KensoError(f"{rel} changed while it was read", hint="read it again", path=rel)
-        data = _read_at_most(fd, limit + 1)
     except OSError as err:
-        raise _unreadable(rel, err) from err
-    finally:
         os.close(fd)
-    if len(data) > limit:
-        raise ScopeError(
-            f"path refused (too-large): {rel!r} is larger than max-file-size ({limit} bytes)",
-            rule="too-large",
-            path=rel,
-        )
-    return data
+        raise _unreadable(rel, err) from err
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
 
 
 def _read_at_most(fd: int, size: int) -> bytes:

@@ -184,6 +184,13 @@ class Reads(Writes):
             # The file may have changed after the check (or with the check off): the stored
             # text is served only while the file on disk is still the one indexed.
             on_disk = disk_state(row, (file_stat or self._stat)(path))
+            if on_disk == "racy":
+                # a sync leaves a file stamped ahead of the clock racy: its bytes settle it
+                from kenso_git.api.page import racy_unchanged
+
+                assert row is not None  # racy: the row's stat data matched the file's
+                same = racy_unchanged(self.workspace.root, path, file_stat, row)
+                on_disk = "same" if same else "changed"
             if on_disk == "same":
                 return doc
             if attempt or not self.settings.query_sync:

@@ -212,8 +212,15 @@ def _same_regular_file(root: Path, rel: str, row: FileRow | None) -> bool:
 
 
 def disk_state(row: FileRow | None, st: os.stat_result | None) -> str:
-    """`same`, `changed` or `gone`: the file on disk (`st`, None when nothing is there)
-    against the index's stat data for it.
+    """`same`, `racy`, `changed` or `gone`: the file on disk (`st`, None when nothing is
+    there) against the index's stat data for it.
+
+    `racy`: the stat data matches, but the file's mtime is not before the index read it
+    (written in the same tick, or stamped ahead of the clock: `touch -d`, a tarball or an
+    NFS server from a clock that runs fast). The stat data cannot tell such a file from
+    one edited since: its bytes must (`api.page.racy_unchanged`), as git compares a racy
+    entry's content. A sync does not clear a future mtime: it stays racy until the clock
+    passes it.
 
     `get_doc` calls this right after reading, so that a file edited, deleted or replaced
     (by another file or through a link) after the query-time check, or with the check off,
@@ -227,9 +234,10 @@ def disk_state(row: FileRow | None, st: os.stat_result | None) -> str:
         and row.mtime_ns == st.st_mtime_ns
         and row.ctime_ns == st.st_ctime_ns
         and row.inode == st.st_ino
-        and st.st_mtime_ns < row.seen_ns
     )
-    return "same" if same else "changed"
+    if not same:
+        return "changed"
+    return "same" if st.st_mtime_ns < row.seen_ns else "racy"
 
 
 def pending(
