@@ -13,6 +13,7 @@ from kenso_git.api.workspace import Workspace
 from kenso_git.api.workspace import find_workspace
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import JSON
+from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import UsageError
 
@@ -69,9 +70,15 @@ def install() -> None:
     husky, lefthook, pre-commit or a hooks folder the repository tracks, nothing is written
     there: it prints what to add to which file instead.
     """
+    from kenso_git.kb import KnowledgeBase
     from kenso_git.triggers.githooks import install
 
     ws = _git_workspace()
+    try:  # the index the hooks will sync: one they cannot use (a linked .kenso) gets no hooks
+        kb = KnowledgeBase.of_workspace(ws)
+    except KensoError as err:
+        err.message = f"{err.message}; no hook was installed"
+        raise
     report = install.install(ws)
     for line in _install_lines(ws, report):
         click.echo(line, err=True)
@@ -82,9 +89,7 @@ def install() -> None:
     tip = untracked_cache_tip(ws)
     if tip is not None:
         click.echo(tip, err=True)
-    from kenso_git.kb import KnowledgeBase
-
-    if not KnowledgeBase.of_workspace(ws).has_index():
+    if not kb.has_index():
         click.echo("no index yet: run `kenso-git ingest` once; the hooks keep it fresh", err=True)
 
 

@@ -160,6 +160,15 @@ def real_path(path: str) -> str | None:
         return None
 
 
+# What else works, for every command that opens the index: the path is named in the message
+# only (the CLI puts an error's `path` before it too, and would say it twice)
+_ELSEWHERE = (
+    "to keep the index elsewhere on purpose, set KENSO_DATABASE_URL to its path (or pass --db "
+    "where the command has it); `serve --transport http` keeps its token in the checkout and "
+    "needs a real .kenso folder"
+)
+
+
 def check_index_folder(folder: Path) -> None:
     """Refuse a `.kenso` that is a symbolic link or not a folder; a folder with another
     name (that of a `--db` file, whose path is resolved) or none yet is not refused.
@@ -183,16 +192,14 @@ def check_index_folder(folder: Path) -> None:
         raise UsageError(
             f"{folder} is a symbolic link (to {target}): kenso-git keeps a repository's "
             "index only in a real .kenso folder, never wherever a link leads",
-            path=str(folder),
             hint="a branch may have committed the link to have the index and the HTTP token "
             f"written outside the repository: remove it (`rm {folder}`) and run the command "
-            "again; to keep the index elsewhere on purpose, pass --db with its path",
+            f"again; {_ELSEWHERE}",
         )
     raise UsageError(
         f"{folder} is not a folder: kenso-git keeps the repository's index in it",
-        path=str(folder),
-        hint=f"move the file away (`mv {folder} {folder}.old`) and run the command again, "
-        "or pass --db to keep the index elsewhere",
+        hint=f"move the file away (`mv {folder} {folder}.old`) and run the command again; "
+        f"{_ELSEWHERE}",
     )
 
 
