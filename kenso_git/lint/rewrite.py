@@ -13,8 +13,12 @@ for 1,600 documents).
 
 The temporary file is named `.NAME.PID.XXXXXXXX.kenso.tmp`, by the process writing it. A
 process killed while writing (kill -9, a power cut) leaves it behind, a copy `git add -A`
-would commit; the next process to write in that folder removes it once its process is gone
-(or it is an hour old: the pid was reused). Files of any other name are never touched.
+would commit; the next process to write in that folder removes it once it is ten minutes
+old and its process is gone, or an hour old whatever its pid says (the pid was reused). A
+fresh one is never removed: its pid may be of another PID namespace (a container sharing the
+folder) or another machine (NFS), where a live writer looks gone. A writer whose temporary
+file is removed all the same writes once more through a new one, then in place. Files of
+any other name are never touched.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ _SUFFIX = ".kenso.tmp"
 # `tempfile.mkstemp`'s names: prefix, 8 of `[a-z0-9_]`, suffix
 _OURS = re.compile(r"\..+\.(?P<pid>[1-9][0-9]*)\.[a-z0-9_]{8}" + re.escape(_SUFFIX))
 STALE_AFTER = 3600.0  # seconds: a temporary file this old is left over, whatever its pid says
+# seconds: a temporary file of a gone pid is left over once this old (a write takes well under
+# one); a fresh one may be a live writer's in another PID namespace or on another machine
+DEAD_AFTER = 600.0
 _swept: set[str] = set()  # the folders this process cleared of left-over temporary files
 
 
@@ -83,10 +90,19 @@ def rewrite(target: Path, was: Snapshot, data: bytes) -> bool:
     if not was.is_of(st):
         return False
     if st.st_nlink == 1:
-        done = _replace(target, was, data, st)
-        if done is not None:
-            return done
+        for _ in range(2):  # its temporary file removed under it: once more with a new one
+            try:
+                done = _replace(target, was, data, st)
+            except _VanishedError:
+                continue
+            if done is not None:
+                return done
+            break
     return _overwrite(target, was, data)
+
+
+class _VanishedError(Exception):
+    """The temporary file went before its rename (another machine's or namespace's sweep)."""
 
 
 def _replace(target: Path, was: Snapshot, data: bytes, st: os.stat_result) -> bool | None:
@@ -137,7 +153,10 @@ def _swap(tmp: str, target: Path, was: Snapshot, data: bytes) -> bool | None:
         if verdict is None:
             # the unavoidable window: a write landing after the read `_verdict` just made
             # and before this rename is lost (microseconds: a compare and one system call)
-            os.replace(tmp, target)
+            try:
+                os.replace(tmp, target)
+            except FileNotFoundError as err:  # `target` is open here: `tmp` is what went
+                raise _VanishedError(tmp) from err
         return verdict
     finally:
         os.close(fd)
@@ -196,8 +215,9 @@ def _read_all(fd: int) -> bytes:
 
 def _sweep(folder: Path) -> None:
     """Remove the temporary files `_replace` left in `folder` when the process writing them
-    was killed: of our name only, made by a process that is gone (or an hour ago). Once a
-    folder a process; a folder that cannot be read or a file that cannot be removed is left
+    was killed: of our name only, made ten minutes ago or more by a process that is gone, or
+    an hour ago or more by any (a fresh one is never removed: see the module). Once a folder
+    a process; a folder that cannot be read or a file that cannot be removed is left
     as it is (the write goes ahead)."""
     key = os.fspath(folder)
     if key in _swept:
@@ -214,8 +234,8 @@ def _sweep(folder: Path) -> None:
             if found is None or not entry.is_file(follow_symlinks=False):
                 continue
             try:
-                old = now - entry.stat(follow_symlinks=False).st_mtime >= STALE_AFTER
-                if old or not _alive(int(found["pid"])):
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+                if age >= STALE_AFTER or (age >= DEAD_AFTER and not _alive(int(found["pid"]))):
                     os.unlink(entry.path)
             except OSError:
                 continue

@@ -63,6 +63,10 @@ def test_lint_fix_removes_the_temporary_file_a_killed_fix_left(repo: Path) -> No
     left = _killed_mid_write(page)
     assert page.read_text(encoding="utf-8") == PAGE.format(t="Page")  # never half-written
     assert _untracked(repo) == [f"?? docs/{left.name}"]
+    # killed a while ago (past `rewrite.DEAD_AFTER`, ten minutes): a fresh one may be a live
+    # writer's of another PID namespace
+    minutes_ago = time.time() - 15 * 60
+    os.utime(left, (minutes_ago, minutes_ago))
     fixed = run(repo, "--fix", "--select", "KS023", "docs")
     assert "fixed 1 finding in 1 file" in fixed.stderr, fixed.stderr
     # before: the copy stayed, for `git add -A` to commit
@@ -83,3 +87,54 @@ def test_lint_fix_leaves_temporary_files_not_left_by_a_dead_fix(repo: Path) -> N
     fixed = run(repo, "--fix", "--select", "KS023", "docs")
     assert "fixed 1 finding in 1 file" in fixed.stderr, fixed.stderr
     assert sorted(_untracked(repo)) == sorted(f"?? docs/{name}" for name in others)
+
+
+def _gone_pid() -> int:
+    """The pid of a process that ran and is gone (as a writer in another PID namespace, or on
+    another machine, looks from here)."""
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(ended.stdout)
+
+
+def test_lint_fix_leaves_a_fresh_temporary_file_of_a_pid_it_cannot_see(repo: Path) -> None:
+    _repo(repo)
+    live = repo / "docs" / f".page.md.{_gone_pid()}.abcd_123.kenso.tmp"
+    live.write_text("a container's fix, being written\n", encoding="utf-8")
+    fixed = run(repo, "--fix", "--select", "KS023", "docs")
+    assert "fixed 1 finding in 1 file" in fixed.stderr, fixed.stderr
+    # before: removed, and the writer's rename then failed (tester t48d, finding 4)
+    assert live.read_text(encoding="utf-8") == "a container's fix, being written\n"
+
+
+# the writer's temporary file is removed while it is flushed, as a sweep in another PID
+# namespace (or on another machine) sharing the folder removed it before the fix above
+SWEPT = """
+import os, sys
+from pathlib import Path
+page = Path(sys.argv[1])
+real = os.fsync
+def swept(fd):
+    real(fd)
+    if not getattr(swept, "done", False):
+        swept.done = True
+        for p in page.parent.glob("*.kenso.tmp"):
+            p.unlink()
+os.fsync = swept
+from kenso_git.lint.rewrite import read_snapshot, rewrite
+print(rewrite(page, read_snapshot(page), b"# Fixed\\n"))
+"""
+
+
+def test_a_fix_whose_temporary_file_is_removed_under_it_writes_again(repo: Path) -> None:
+    _repo(repo)
+    page = repo / "docs" / "page.md"
+    done = subprocess.run([sys.executable, "-c", SWEPT, str(page)], capture_output=True, text=True)
+    # before: FileNotFoundError from the rename, and the fix was lost
+    assert (done.returncode, done.stdout, done.stderr) == (0, "True\n", "")
+    assert page.read_bytes() == b"# Fixed\n"
+    assert _untracked(repo) == []
