@@ -161,11 +161,11 @@ class TreeIndex(Collection[str]):
 
     def near(self, path: str, guesser: Guesser | None = None) -> str | None:
         """The entry of `path`'s folder whose name is closest to its name (a typo), or None
-        when the folder is not in the tree, no name is close, or `guesser` (one document's
-        budget) is spent. A folder of at most 200 names is compared whole, as
-        `difflib.get_close_matches` does; a larger one only where a typo of the name
-        would stand (`lint/rules/_typo.py`). Given no `guesser`, the call has a budget of
-        its own and its answer is remembered: the same typo costs nothing the next time."""
+        when the folder is not in the tree or no name is close. A folder of at most 200
+        names is compared whole, as `difflib.get_close_matches` does; a larger one only
+        where a typo of the name would stand (`lint/rules/_typo.py`: each call's work is
+        bounded). Given no `guesser`, the answer is remembered: the same typo costs nothing
+        the next time."""
         # imported when called: the rules package imports every rule, and they import this
         from kenso_git.lint.rules._typo import Guesser
 

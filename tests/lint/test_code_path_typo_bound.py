@@ -83,10 +83,21 @@ def test_a_small_folder_is_compared_whole_as_before(repo, monkeypatch):
     ]
 
 
-def test_a_documents_budget_bounds_its_suggestions_together():
+def test_a_documents_lookups_each_cost_bounded_work_and_all_answer(monkeypatch):
     tree = TreeIndex(_files(600))
     guesser = Guesser()
-    found = [tree.near(f"src/module_number_{i}x.py", guesser) for i in range(5000)]
+    calls = 0
+    real = difflib.SequenceMatcher.set_seq1
+
+    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
+        nonlocal calls
+        calls += 1
+        real(self, a)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    found = [tree.near(f"src/module_number_{i % 600}x.py", guesser) for i in range(5000)]
+    # each lookup is bounded (linear in the lookups), rather than a document's lookups
+    # sharing one budget that left the later ones without an answer
+    assert calls <= 40 * 5000, calls
     assert found[0] == "src/module_number_0.py"
-    assert guesser.left == 0  # spent: the paths past it get no suggestion
-    assert found[-1] is None
+    assert found[-1] == f"src/module_number_{4999 % 600}.py"

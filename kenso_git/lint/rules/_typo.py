@@ -1,18 +1,21 @@
 """The anchor a dead `#fragment` was meant to name (KS023's suggestion and fix), and the
 name of its folder a missing code path misspells (KS025's, `TreeIndex.near`), found in
-bounded work: a typo costs at most `COMPARE_ALL` difflib comparisons, and a document's
-typos together at most `BUDGET`, however many headings their pages make or names their
-folders hold.
+bounded work: each typo may compare at most `PER_TYPO` characters (`_cost`: about
+`COMPARE_ALL` comparisons of 64-character words), however many headings its page makes or
+names its folder holds, so a document's suggestions cost work linear in its typos.
 
 A page's anchors are sorted and indexed once (`anchor_index`, kept across documents and
 lint runs while the page's anchors are the same set). A page of at most `COMPARE_ALL`
 anchors is compared whole, as `difflib.get_close_matches` would: the suggestion is the
 closest anchor sharing the fragment's first 3 characters, and `lint --fix` takes it when no
-other anchor of the page is close. On a larger page only the anchors a typo most likely
-misspells are compared (`_nearby`: beside the fragment in sort order, forwards and
-backwards, and the fragment less its last characters), which cannot prove an anchor the
-only close one: the suggestion is made, the fix is not. Past a document's `BUDGET` its dead
-anchors are reported without a suggestion.
+other anchor of the page is close. On a larger page (or one whose anchors are too long to
+compare whole within `PER_TYPO`) only the anchors a typo most likely misspells are compared
+(`_nearby`: beside the fragment in sort order, forwards and backwards, and the fragment less
+its last characters). That cannot prove an anchor the only close one, so `lint --fix` takes
+the suggestion there only by a margin it can prove: no other compared anchor is close, and
+the suggestion is the page's only anchor one edit from the fragment (a character added,
+dropped, replaced, or two swapped; `_one_edit` looks every such string up), so every other
+anchor is at least two edits away. A document repeating a dead fragment pays for it once.
 
 A folder's names are indexed the same way (`word_index`, kept by the tree), and `closest`
 is `difflib.get_close_matches(word, names, n=1)` on a folder of at most `COMPARE_ALL`
@@ -33,9 +36,10 @@ from functools import lru_cache
 CLOSE_ANCHOR = 0.75  # difflib ratio of a dead anchor to one its page makes: a typo
 COMPARE_ALL = 200  # a page of at most this many anchors (folder: names) is compared whole
 NEAREST = 16  # on a larger page, the anchors beside a dead fragment in sort order
-BUDGET = 4_000_000  # a document's comparisons, in characters compared (see `_cost`)
+PER_TYPO = COMPARE_ALL * 64 * 64  # one typo's comparisons, in characters (see `_cost`)
 _LEAST = 256  # what a comparison costs at least (16 x 16 characters)
 _LONGEST = 255  # a name whose one-character-shorter forms are looked up (a file name's most)
+_ALPHABET = 64  # the most characters a page's anchors use for `_one_edit` to look up all
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,7 @@ class WordIndex:
     by_fold: dict[str, tuple[str, ...]]
     by_prefix: dict[str, tuple[str, ...]]
     by_prefix_reversed: dict[str, tuple[str, ...]]
+    alphabet: str  # every character the words use, sorted
 
 
 @lru_cache(maxsize=64)
@@ -71,6 +76,7 @@ def word_index(words: Iterable[str]) -> WordIndex:
         {k: tuple(v) for k, v in by_fold.items()},
         {k: tuple(v) for k, v in by_prefix.items()},
         {k: tuple(sorted(a[::-1] for a in v)) for k, v in by_prefix.items()},
+        "".join(sorted({c for word in unique for c in word})),
     )
 
 
@@ -108,6 +114,26 @@ def _shorter(word: str, index: WordIndex) -> list[str]:
     ]
 
 
+def _one_edit(word: str, index: WordIndex) -> list[str] | None:
+    """The words of `index` one edit from `word` (a character added, dropped, replaced, or
+    two beside each other swapped), all of them, found by lookup; None when `word` is longer
+    than `_LONGEST` or the words use more than `_ALPHABET` characters (too many lookups)."""
+    if len(word) > _LONGEST or len(index.alphabet) > _ALPHABET:
+        return None
+    words = index.words
+    found: dict[str, None] = {}
+    for i in range(len(word) + 1):
+        head, tail = word[:i], word[i:]
+        edits = [head + c + tail for c in index.alphabet]  # added
+        if tail:
+            edits.append(head + tail[1:])  # dropped
+            edits.extend(head + c + tail[1:] for c in index.alphabet if c != tail[0])
+        if len(tail) > 1:
+            edits.append(head + tail[1] + tail[0] + tail[2:])  # swapped
+        found.update((e, None) for e in edits if e in words and e != word)
+    return list(found)
+
+
 @dataclass(frozen=True, slots=True)
 class Guess:
     """The anchor suggested for a dead fragment, and whether `lint --fix` may take it."""
@@ -118,33 +144,40 @@ class Guess:
 
 @dataclass(slots=True)
 class Guesser:
-    """Suggestions for one document's dead fragments, within its `BUDGET`."""
+    """Suggestions for one document's typos, each within `PER_TYPO`."""
 
-    left: int = BUDGET
     _matcher: difflib.SequenceMatcher[str] = field(default_factory=difflib.SequenceMatcher)
+    _guessed: dict[tuple[frozenset[str], str], Guess | None] = field(default_factory=dict)
 
     def guess(self, fragment: str, index: WordIndex) -> Guess | None:
         """The anchor of the page `index` closest to `fragment` among those sharing its
         first 3 characters (ties: the greater, as `get_close_matches`), if close enough."""
+        key = (index.words, fragment)
+        if key not in self._guessed:
+            self._guessed[key] = self._guess(fragment, index)
+        return self._guessed[key]
+
+    def _guess(self, fragment: str, index: WordIndex) -> Guess | None:
         if len(index.ordered) <= COMPARE_ALL:
             scores = self._scores(fragment, index.ordered)
-            if scores is None:
-                return None
-            close = [(score, a) for a, score in scores.items()]
-            best = max(((s, a) for s, a in close if a[:3] == fragment[:3]), default=None)
-            return None if best is None else Guess(best[1], len(close) == 1)
+            if scores is not None:
+                close = [(score, a) for a, score in scores.items()]
+                best = max(((s, a) for s, a in close if a[:3] == fragment[:3]), default=None)
+                return None if best is None else Guess(best[1], len(close) == 1)
         scores = self._scores(fragment, _nearby(fragment, index))
         if not scores:
             return None
-        return Guess(max((s, a) for a, s in scores.items())[1], fixable=False)
+        anchor = max((s, a) for a, s in scores.items())[1]
+        return Guess(anchor, len(scores) == 1 and _one_edit(fragment, index) == [anchor])
 
     def closest(self, word: str, index: WordIndex, cutoff: float) -> str | None:
         """The word of `index` closest to `word` (difflib ratio at least `cutoff`; ties: the
         greater), as `difflib.get_close_matches(word, words, n=1, cutoff=cutoff)` finds it
-        when `index` holds at most `COMPARE_ALL` words; None too when the budget is spent."""
+        when `index` holds at most `COMPARE_ALL` words (and they fit in `PER_TYPO`)."""
+        scores = None
         if len(index.ordered) <= COMPARE_ALL:
             scores = self._scores(word, index.ordered, cutoff)
-        else:
+        if scores is None:
             likely = dict.fromkeys([*_nearby(word, index), *_shorter(word, index)])
             scores = self._scores(word, likely, cutoff)
         if not scores:
@@ -155,16 +188,16 @@ class Guesser:
         self, fragment: str, anchors: Iterable[str], cutoff: float = CLOSE_ANCHOR
     ) -> dict[str, float] | None:
         """The anchors of `anchors` whose ratio to `fragment` is at least `cutoff`, with
-        their ratio; None when the budget does not cover comparing them all."""
+        their ratio; None when `PER_TYPO` does not cover comparing them all."""
         matcher = self._matcher
         matcher.set_seq2(fragment)
         found: dict[str, float] = {}
+        left = PER_TYPO
         for anchor in anchors:
             if _bound(len(fragment), len(anchor)) < cutoff:
                 continue  # difflib's real_quick_ratio: the lengths alone rule it out
-            self.left -= _cost(fragment, anchor)
-            if self.left < 0:
-                self.left = 0
+            left -= _cost(fragment, anchor)
+            if left < 0:
                 return None
             matcher.set_seq1(anchor)
             if matcher.quick_ratio() >= cutoff:

@@ -136,9 +136,10 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "breaks silently when a heading is reworded; GitHub numbers repeated headings "
     "`-1`, `-2`. `lint --fix` corrects a fragment's case, and a typo when exactly one "
     "anchor of the page is close to it (the one the finding suggests). So that a generated "
-    "page cannot make lint slow, a page of more than 200 anchors is searched only beside "
-    "the fragment (a suggestion, no fix), and a page's dead anchors past its first few "
-    "thousand comparisons get no suggestion.",
+    "page cannot make lint slow, a page of more than 200 anchors (or of very long ones) is "
+    "searched only beside the fragment, and fixed only when the suggestion is its only "
+    "anchor one edit away (a character added, dropped, replaced or two swapped) and no "
+    "other anchor searched is close.",
     action="fix links to missing headings",
     deduction=2,
     cap=10,
