@@ -23,8 +23,8 @@ from kenso_git.index.prepare import Options
 from kenso_git.index.prepare import _parse
 from kenso_git.index.report import IngestReport
 from kenso_git.index.run import Run
-from kenso_git.index.run import _never_indexed as never_indexed  # ingest's check, shared
 from kenso_git.index.run import finish
+from kenso_git.index.run import never_indexed
 from kenso_git.index.run import remove_vanished
 from kenso_git.index.run import settings_fingerprint
 from kenso_git.records import NamedTuple

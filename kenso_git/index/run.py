@@ -244,7 +244,7 @@ def finish(run: Run, meta: dict[str, str], fingerprint: str) -> None:
         remove_legacy(str(run.ws.git_dir))
 
 
-def _never_indexed(root: Path, path: str) -> bool:
+def never_indexed(root: Path, path: str) -> bool:
     """A path discovery always skips (repo.discover): one no agent may name (`b%41.md`, or
     deeper than the gate takes), or one inside an environment folder (a virtualenv,
     `node_modules`) or a nested repository (HEAD may track a doc in a folder that is one
@@ -283,7 +283,7 @@ def differs_from_head(
         held = blobs.get(path)
         if held == "":
             continue  # not hashed: compared on neither side
-        if held is None and _never_indexed(ws.root, path):
+        if held is None and never_indexed(ws.root, path):
             continue  # discovery skips it by its name or folder: no indexed doc differs
         if held != blob:
             return True  # changed, or in HEAD and not indexed
