@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from collections.abc import Hashable
 from collections.abc import Iterable
@@ -40,6 +38,8 @@ from kenso_git.api.workspace import is_markdown
 from kenso_git.errors import UsageError
 from kenso_git.errors import shown
 from kenso_git.serve import caps
+from kenso_git.serve.keptlists import KeptLists
+from kenso_git.serve.keptlists import Same
 
 if TYPE_CHECKING:
     from kenso_git.api.git import Drift
@@ -122,44 +122,7 @@ def changed_docs(
     return page(could[:fit] if fit <= len(could) else [_item(c) for c in rest[:fit]], True)
 
 
-KEPT_LISTS = 8  # the lists of the ranges paged lately
-KEPT_ROWS = 100_000  # their changes in all; a longer list is made again for each page
-
-
-class _Kept:
-    """The change lists of the ranges paged lately, least recently used evicted first, so a
-    later page is cut from its range's list instead of running git's diff and log again
-    (search/graph/kept.py keeps `get_related`'s lists the same way). Shared between
-    threads: never mutate a list."""
-
-    def __init__(self) -> None:
-        self._lists: OrderedDict[Hashable, list[history.Change]] = OrderedDict()
-        self._rows = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> list[history.Change] | None:
-        with self._lock:
-            found = self._lists.get(key)
-            if found is not None:
-                self._lists.move_to_end(key)
-            return found
-
-    def put(self, key: Hashable, changes: list[history.Change]) -> None:
-        if len(changes) > KEPT_ROWS:
-            return
-        with self._lock:
-            self._drop(key)
-            self._lists[key] = changes
-            self._rows += len(changes)
-            while len(self._lists) > KEPT_LISTS or self._rows > KEPT_ROWS:
-                self._rows -= len(self._lists.popitem(last=False)[1])
-
-    def _drop(self, key: Hashable) -> None:  # the lock held
-        gone = self._lists.pop(key, None)
-        self._rows -= 0 if gone is None else len(gone)
-
-
-_KEPT = _Kept()
+_KEPT: KeptLists[history.Change] = KeptLists()
 
 
 def _changes(
@@ -189,26 +152,11 @@ def _sides_key(service: Service, old: str, new: str | None) -> Hashable | None:
     scope and settings of this server, and for the work tree's side HEAD and its status
     signature (None when git cannot tell: nothing is kept)."""
     ws = service.workspace
-    base = (str(ws.root), old, new, _Same(service.scope), _Same(service.settings))
+    base = (str(ws.root), old, new, Same(service.scope), Same(service.settings))
     if new is not None:
         return base
     signature = history.worktree_signature(ws)
     return None if signature is None else (*base, head_commit(ws), signature)
-
-
-class _Same:
-    """A key part equal only to one for the very same object (held: its id is not reused)."""
-
-    __slots__ = ("_of",)
-
-    def __init__(self, of: object) -> None:
-        self._of = of
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other._of is self._of
-
-    def __hash__(self) -> int:
-        return id(self._of)
 
 
 def _still_shown(change: history.Change, is_doc: Callable[[str], bool]) -> bool:
