@@ -216,9 +216,9 @@ def _read_all(fd: int) -> bytes:
 def _sweep(folder: Path) -> None:
     """Remove the temporary files `_replace` left in `folder` when the process writing them
     was killed: of our name only, made ten minutes ago or more by a process that is gone, or
-    an hour ago or more by any (a fresh one is never removed: see the module). Once a folder
-    a process; a folder that cannot be read or a file that cannot be removed is left
-    as it is (the write goes ahead)."""
+    an hour ago or more by any (a fresh one is never removed: see the module). Once per
+    folder and process; a folder that cannot be read or a file that cannot be removed is
+    left as it is (the write goes ahead)."""
     key = os.fspath(folder)
     if key in _swept:
         return
