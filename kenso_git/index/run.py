@@ -249,9 +249,9 @@ def never_indexed(root: Path, path: str) -> bool:
     deeper than the gate takes), or one inside an environment folder (a virtualenv,
     `node_modules`) or a nested repository (HEAD may track a doc in a folder that is one
     now: the sync drops it)."""
-    from kenso_git.repo.discover import unindexable
     from kenso_git.repo.foreign import in_environment
     from kenso_git.repo.foreign import in_nested_repository
+    from kenso_git.repo.pathtext import unindexable
     from kenso_git.repo.workspace import is_undecodable
 
     if unindexable(path) is not None or is_undecodable(path):

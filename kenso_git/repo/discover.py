@@ -29,8 +29,7 @@ from kenso_git.repo.foreign import is_environment as is_environment
 from kenso_git.repo.foreign import is_nested_repository
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import IgnoreRules
-from kenso_git.repo.pathtext import MAX_PATH_CHARS
-from kenso_git.repo.pathtext import MAX_PATH_DEPTH
+from kenso_git.repo.pathtext import oversized
 from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.safeopen import LINK_ERRNOS
 from kenso_git.repo.safeopen import open_beneath
@@ -263,26 +262,11 @@ def _wanted(rules: IgnoreRules, folder: str, name: str, say: Warn, *, is_dir: bo
     return _nameable(f"{folder}/{name}" if folder else name, say, is_dir=is_dir)
 
 
-def unindexable(rel: str) -> str | None:
-    """Why no agent may name the file at `rel` (a short phrase), or None: what the gate
-    refuses in a path's text (`repo.pathtext`), so neither discovery nor the sync indexes it."""
-    return _oversized(rel) or unnameable(rel)
-
-
-def _oversized(rel: str) -> str | None:
-    """Which of the gate's path caps `rel` passes (`too-deep`, `too-long`), or None."""
-    if rel.count("/") >= MAX_PATH_DEPTH:
-        return f"more than {MAX_PATH_DEPTH} components"
-    if len(rel) > MAX_PATH_CHARS:
-        return f"more than {MAX_PATH_CHARS} characters"
-    return None
-
-
 def _nameable(rel: str, say: Warn, *, is_dir: bool) -> bool:
     """Whether an agent can name `rel` (repo.pathtext); a path it cannot is skipped with a
     warning: it could be found but never opened. A folder is judged by its characters alone:
     the files under one too deep are skipped, and named, one by one."""
-    over = None if is_dir else _oversized(rel)
+    over = None if is_dir else oversized(rel)
     if over is not None:
         say(
             f"{rel}: its path has {over}, which no agent may name, skipped; "

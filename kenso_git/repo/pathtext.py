@@ -4,7 +4,8 @@ An agent names a document by its repo-relative path. A path holding a control ch
 a percent escape (`%2e`), a backslash or a leading `~` is refused as an argument
 (`repo.scope`), so a document whose own path holds one could be found but never opened:
 discovery skips it (with a warning saying to rename it) and the gate never shows it.
-`check_text` is those checks on an argument, with the length and depth caps.
+`check_text` is those checks on an argument, with the length and depth caps; `unindexable`
+is them on a file's own path.
 """
 
 from __future__ import annotations
@@ -34,6 +35,22 @@ def unnameable(rel: str) -> str | None:
     if rel.startswith("~"):
         return "a leading ~"
     return None
+
+
+def oversized(rel: str) -> str | None:
+    """Which of the gate's path caps `rel` passes (`too-deep`, `too-long`), or None."""
+    if rel.count("/") >= MAX_PATH_DEPTH:
+        return f"more than {MAX_PATH_DEPTH} components"
+    if len(rel) > MAX_PATH_CHARS:
+        return f"more than {MAX_PATH_CHARS} characters"
+    return None
+
+
+def unindexable(rel: str) -> str | None:
+    """Why no agent may name the file at `rel` (a short phrase), or None: what the gate
+    refuses in a path's text, so neither discovery nor the sync indexes it, and the gate
+    never shows it."""
+    return oversized(rel) or unnameable(rel)
 
 
 def refuse(rule: str, text: str, why: str) -> ScopeError:

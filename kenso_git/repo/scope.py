@@ -41,7 +41,7 @@ from kenso_git.repo.pathtext import MAX_PATH_CHARS as MAX_PATH_CHARS
 from kenso_git.repo.pathtext import MAX_PATH_DEPTH as MAX_PATH_DEPTH
 from kenso_git.repo.pathtext import check_text as _check_text
 from kenso_git.repo.pathtext import refuse as _refuse
-from kenso_git.repo.pathtext import unnameable
+from kenso_git.repo.pathtext import unindexable
 from kenso_git.repo.rootpath import below_root
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import is_markdown
@@ -421,10 +421,8 @@ class Scope:
         return verdict and not self._foreign.marks(str(self.root), folder)
 
     def _decide(self, rel_path: str) -> bool:
-        if len(rel_path) > MAX_PATH_CHARS or rel_path.count("/") >= MAX_PATH_DEPTH:
-            return False  # what resolve() refuses is never shown either
-        if unnameable(rel_path) is not None:
-            return False  # a path no argument may name (`~x.md`, `a%25b.md`): never shown
+        if unindexable(rel_path) is not None:
+            return False  # a path no argument may name (too deep, `a%25b.md`): never shown
         path = PurePosixPath(rel_path)
         if path.is_absolute() or ".." in path.parts or not path.parts:
             return False
