@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -95,6 +94,7 @@ def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRo
     not kept: an edit that leaves the stat data as it was is still caught on the next.
     False when the file cannot be read, is not the row's, or changed while it was read.
     """
+    from kenso_git.index.refresh import disk_state
     from kenso_git.repo.git import blob_id
     from kenso_git.repo.git import filtered_blob_id
 
@@ -103,7 +103,7 @@ def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRo
     except KensoError:
         return False
     try:
-        if not _described(before, row):
+        if disk_state(row, before) == "changed":  # not the file the row describes
             return False
         data = _read_at_most(fd, row.size + 1)
         after = os.fstat(fd)
@@ -111,20 +111,10 @@ def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRo
         return False
     finally:
         os.close(fd)
-    if len(data) != row.size or not _described(after, row):
+    if len(data) != row.size or disk_state(row, after) == "changed":
         return False  # written while it was read: not the bytes the stat data describes
     # the row's id is of the bytes parsed, with git's clean filters when they may apply
     return blob_id(data) == row.blob_id or filtered_blob_id(str(root), rel, data) == row.blob_id
-
-
-def _described(st: os.stat_result, row: FileRow) -> bool:
-    """The file of `st` is the regular file whose stat data `row` holds."""
-    return stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == (
-        row.size,
-        row.mtime_ns,
-        row.ctime_ns,
-        row.inode,
-    )
 
 
 def _read(root: Path, rel: str, file_stat: FileStat | None, limit: int) -> bytes:

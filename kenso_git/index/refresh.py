@@ -201,14 +201,7 @@ def _same_regular_file(root: Path, rel: str, row: FileRow | None) -> bool:
         st = os.lstat(os.path.join(root, rel))
     except OSError:
         return False
-    return (
-        stat.S_ISREG(st.st_mode)
-        and row.size == st.st_size
-        and row.mtime_ns == st.st_mtime_ns
-        and row.ctime_ns == st.st_ctime_ns
-        and row.inode == st.st_ino
-        and st.st_mtime_ns < row.seen_ns
-    )
+    return disk_state(row, st) == "same"
 
 
 def disk_state(row: FileRow | None, st: os.stat_result | None) -> str:
