@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 # Variables git exports into hooks that would point us at the wrong repository or index.
 # GIT_CONFIG_* (git -c, GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL...) are kept.
+# GIT_INDEX_FILE is dropped too, but for the commit gate's read of the staged changes
+# (`hook_index_env`): `git commit -a`, `-i`, `-o` and `commit -- paths` stage into an index
+# of their own (`.git/index.lock`, `.git/next-index-*.lock`) and name it there alone.
 GIT_REPO_VARS = (
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -64,6 +67,34 @@ def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """A copy of the environment without the repository-locating GIT_* variables."""
     source = os.environ if environ is None else environ
     return {k: v for k, v in source.items() if k not in GIT_REPO_VARS}
+
+
+def hook_index(root: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The index a commit hook's git named in GIT_INDEX_FILE (what the commit being made
+    holds), as a path: relative to the top of the work tree `root`, where git reads it
+    from; None when unset or not a file (git would read it as an empty index: a commit
+    that deletes everything), the repository's own index then being the one read."""
+    source = os.environ if environ is None else environ
+    named = source.get("GIT_INDEX_FILE")
+    if not named:
+        return None
+    path = os.path.join(root, named)  # an absolute one as it is
+    return path if os.path.isfile(path) else None
+
+
+def hook_index_env(root: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The scrubbed environment for git's read of the staged changes of the work tree at
+    `root`: on the index a commit hook's git named (`hook_index`) when there is one.
+
+    Git holds that index's lock while the hook runs (often it is the lock file itself): the
+    git run with it must only read it, a plumbing command that refreshes nothing, and
+    GIT_OPTIONAL_LOCKS=0 keeps git from taking a lock it could do without."""
+    env = scrubbed_env(environ)
+    index = hook_index(root, environ)
+    if index is not None:
+        env["GIT_INDEX_FILE"] = index
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    return env
 
 
 def spawn(argv: list[str], env: Mapping[str, str], *, pipe_bytes: int = 0) -> tuple[int, int, int]:

@@ -1,16 +1,23 @@
 """What a commit made now would change: the staged changes, as git's rename detection reads
-them (`git diff --cached -M`). The commit gate lints the files it adds or changes, and the
-pages that link to the files it renames away or deletes: those pages are not in the commit,
-yet it breaks their links.
+them (`git diff-index --cached -M`). The commit gate lints the files it adds or changes, and
+the pages that link to the files it renames away or deletes: those pages are not in the
+commit, yet it breaks their links.
+
+Run from a commit hook, the changes are those of the index git named there: `git commit -a`
+(`-i`, `-o`, `commit -- paths`) stages into an index of its own, and `.git/index` lacks what
+it staged (`prestart.hook_index_env`).
 """
 
 from __future__ import annotations
 
+from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
 from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.prestart import hook_index_env
 from kenso_git.repo.workspace import Workspace
 
-_STAGED = ("diff", "--cached", "-M", "-z", "--name-status", "--no-ext-diff")
+# plumbing: reads the index and writes nothing (git holds a hook's index locked)
+_STAGED = ("diff-index", "--cached", "-M", "-z", "--name-status", "--no-ext-diff")
 
 
 class StagedChanges(NamedTuple):
@@ -29,7 +36,23 @@ def staged_changes(ws: Workspace) -> StagedChanges:
     """
     if not ws.is_git:
         return StagedChanges()
-    return _read(run_git(ws, *_STAGED))  # with no commit yet, git compares to an empty tree
+    env = hook_index_env(str(ws.root))
+    try:
+        return _read(run_git(ws, *_STAGED, "HEAD", "--", env=env))
+    except GitError:
+        if _has_head(ws):
+            raise
+    # no commit yet: everything staged is added (the empty tree, in the repository's hash)
+    empty = run_git(ws, "hash-object", "-t", "tree", "/dev/null").strip()
+    return _read(run_git(ws, *_STAGED, empty, "--", env=env))
+
+
+def _has_head(ws: Workspace) -> bool:
+    try:
+        run_git(ws, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    except GitError:
+        return False
+    return True
 
 
 def _read(out: str) -> StagedChanges:
