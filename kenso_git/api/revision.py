@@ -72,7 +72,7 @@ def at_revision(
         UsageError: `ref` names no commit, or the work tree is not in git.
         NoIndexError: there is no checkout index to start from.
     """
-    from kenso_git.repo.history import resolve_revision
+    from kenso_git.repo.revname import resolve_revision
 
     commit = resolve_revision(kb.workspace, ref)  # a bad ref is named before any work
     if scope is None:
@@ -266,7 +266,7 @@ def read_at_revision(
     from kenso_git.index.atref import entry_at
     from kenso_git.index.atref import followed_entry
     from kenso_git.index.atref import read_blobs
-    from kenso_git.repo.history import resolve_revision
+    from kenso_git.repo.revname import resolve_revision
     from kenso_git.repo.workspace import is_markdown
 
     commit = resolve_revision(kb.workspace, ref)

@@ -31,10 +31,10 @@ from kenso_git.records import NamedTuple
 from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
-from kenso_git.repo.history import resolve_revision
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
 from kenso_git.repo.ignore import Signature
 from kenso_git.repo.ignore import signatures_hold
+from kenso_git.repo.revname import resolve_revision
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import in_scope
