@@ -69,12 +69,13 @@ class EarlyGit:
 
     __slots__ = ("_args", "_error", "_run")
 
-    def __init__(self, ws: Workspace, *args: str) -> None:
+    def __init__(self, ws: Workspace, *args: str, env: dict[str, str] | None = None) -> None:
         self._args = args
         self._run: Spawned | None = None
         self._error: OSError | None = None
+        environ = scrubbed_env() if env is None else env
         try:
-            self._run = Spawned(git_argv(ws, args), scrubbed_env(), pipe_bytes=_EARLY_PIPE)
+            self._run = Spawned(git_argv(ws, args), environ, pipe_bytes=_EARLY_PIPE)
         except OSError as exc:  # reported by `result`, as `run_git` would
             self._error = exc
 

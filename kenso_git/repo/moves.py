@@ -22,6 +22,7 @@ from kenso_git.errors import GitError
 from kenso_git.records import NamedTuple
 from kenso_git.repo.gitrun import EarlyGit
 from kenso_git.repo.gitrun import run_git
+from kenso_git.repo.prestart import commit_index_env
 from kenso_git.repo.workspace import Workspace
 
 STAGED = "the staged changes"  # what a move not committed yet is "in"
@@ -88,7 +89,10 @@ STAGED_RENAMES = ("diff", "--cached", "-M", "-z", "--name-status", "--diff-filte
 
 def _staged(ws: Workspace, early: EarlyGit | None) -> Renames:
     try:
-        out = run_git(ws, *STAGED_RENAMES) if early is None else early.result()
+        if early is None:
+            out = run_git(ws, *STAGED_RENAMES, env=commit_index_env(str(ws.root)))
+        else:
+            out = early.result()
     except GitError:  # an unborn HEAD has nothing to compare
         return {}
     return {old: (new, STAGED) for old, new, _ in _pairs(out, STAGED)}

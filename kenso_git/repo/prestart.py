@@ -82,6 +82,14 @@ def hook_index(root: str, environ: Mapping[str, str] | None = None) -> str | Non
     return path if os.path.isfile(path) else None
 
 
+def commit_index_env(root: str) -> dict[str, str] | None:
+    """In a commit hook whose git names an index (`hook_index`: `commit -a`, `-o`, `commit
+    -- paths` stage into one of their own), the environment that lists the tree and the
+    staged renames from it, what the commit holds; else None (git's own index, as for
+    every other read)."""
+    return hook_index_env(root) if hook_index(root) is not None else None
+
+
 def hook_index_env(root: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The scrubbed environment for git's read of the staged changes of the work tree at
     `root`: on the index a commit hook's git named (`hook_index`) when there is one.

@@ -16,6 +16,7 @@ from kenso_git.errors import GitError
 from kenso_git.repo.gitrun import EarlyGit
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.moves import STAGED_RENAMES
+from kenso_git.repo.prestart import commit_index_env
 from kenso_git.repo.workspace import DB_DIRNAME
 from kenso_git.repo.workspace import Workspace
 
@@ -55,7 +56,8 @@ def list_tree(ws: Workspace) -> Listing:
     """
     if not ws.is_git:
         return _walk(str(ws.root))
-    return _listing(ws, run_git(ws, *_TRACKED), run_git(ws, *_IGNORED))
+    tracked = run_git(ws, *_TRACKED, env=commit_index_env(str(ws.root)))
+    return _listing(ws, tracked, run_git(ws, *_IGNORED))
 
 
 def _listing(ws: Workspace, out: str, ignored: str) -> Listing:
@@ -127,10 +129,11 @@ class EarlyListing:
         self._ignored: EarlyGit | None = None
         self.staged: EarlyGit | None = None
         if ws.is_git:
-            self._tracked = EarlyGit(ws, *_TRACKED)
+            env = commit_index_env(str(ws.root))
+            self._tracked = EarlyGit(ws, *_TRACKED, env=env)
             self._ignored = EarlyGit(ws, *_IGNORED)
             if renames:
-                self.staged = EarlyGit(ws, *STAGED_RENAMES)
+                self.staged = EarlyGit(ws, *STAGED_RENAMES, env=env)
 
     def result(self) -> Listing:
         """The listing, once git is done.

@@ -133,3 +133,21 @@ def test_an_index_named_that_is_not_there_leaves_the_repository_index_read(pages
     )
     assert shown.returncode == 1, shown.stderr
     assert shown.stdout == DEAD_FINDING
+
+
+@pytest.mark.parametrize("how", [("--",), ("-o",)], ids=["paths", "only"])
+def test_a_partial_commit_leaving_out_its_link_target_is_refused(
+    pages: Path, how: tuple[str, ...]
+) -> None:
+    # the target is staged in .git/index but not part of this commit: in the commit's tree
+    # the link is dead, so the gate lists the tree from the index git names too
+    before = _head(pages)
+    write(pages, {"docs/guide/setup.md": PAGE.format(t="Setup")})
+    git(pages, "add", "docs/guide/setup.md")
+    write(pages, {"docs/guide/a.md": DEAD})
+    done = _commit(pages, *how, "docs/guide/a.md")
+    assert done.returncode != 0
+    assert "KS022" in done.stderr + done.stdout
+    assert _head(pages) == before
+    # with the target in the commit too, it passes
+    assert _commit(pages, *how, "docs/guide/a.md", "docs/guide/setup.md").returncode == 0
