@@ -5,14 +5,13 @@ heading twice)."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import pytest
 
-from kenso_git.lint.session import run_lint
 from tests.gitrepo import commit_all
 from tests.gitrepo import write
+from tests.lint.helpers import lint_compared
 from tests.lint.test_cli import run
 
 FRONT = "---\ntitle: Anchor stress page\ntags: [a, b, c]\n---\n# Anchor stress page\n\nIntro.\n\n"
@@ -26,20 +25,7 @@ def _page(headings: int, links: int) -> str:
 
 def _compared(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
     """The difflib comparisons (candidates set against a fragment) a KS023 lint makes."""
-    calls = 0
-    real = difflib.SequenceMatcher.set_seq1
-
-    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
-        nonlocal calls
-        calls += 1
-        real(self, a)
-
-    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
-    monkeypatch.chdir(repo)
-    report = run_lint([], overrides={"select": ["KS023"]}).report
-    monkeypatch.undo()
-    messages = [v.message for f in report.files for v in f.violations]
-    return calls, messages
+    return lint_compared(repo, monkeypatch, "KS023")
 
 
 @pytest.mark.parametrize("size", [300, 600])

@@ -5,16 +5,16 @@ files: 360,000 comparisons, quadratic in the page and the folder)."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import pytest
 
 from kenso_git.lint.rules._typo import Guesser
-from kenso_git.lint.session import run_lint
 from kenso_git.lint.treeindex import TreeIndex
 from tests.gitrepo import commit_all
 from tests.gitrepo import write
+from tests.lint.helpers import comparisons
+from tests.lint.helpers import lint_compared
 
 FRONT = "---\ntitle: Code path page\ntags: [a, b, c]\n---\n# Code path page\n\nIntro.\n\n"
 
@@ -30,19 +30,7 @@ def _page(paths: list[str]) -> str:
 def _compared(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
     """The difflib comparisons (names set against a missing path) a KS025 lint makes, and
     its findings' messages."""
-    calls = 0
-    real = difflib.SequenceMatcher.set_seq1
-
-    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
-        nonlocal calls
-        calls += 1
-        real(self, a)
-
-    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
-    monkeypatch.chdir(repo)
-    report = run_lint([], overrides={"select": ["KS025"]}).report
-    monkeypatch.undo()
-    return calls, [v.message for f in report.files for v in f.violations]
+    return lint_compared(repo, monkeypatch, "KS025")
 
 
 @pytest.mark.parametrize("size", [300, 600])
@@ -86,16 +74,9 @@ def test_a_small_folder_is_compared_whole_as_before(repo, monkeypatch):
 def test_a_documents_lookups_each_cost_bounded_work_and_all_answer(monkeypatch):
     tree = TreeIndex(_files(600))
     guesser = Guesser()
-    calls = 0
-    real = difflib.SequenceMatcher.set_seq1
-
-    def counted(self: difflib.SequenceMatcher[str], a: str) -> None:
-        nonlocal calls
-        calls += 1
-        real(self, a)
-
-    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    count = comparisons(monkeypatch)
     found = [tree.near(f"src/module_number_{i % 600}x.py", guesser) for i in range(5000)]
+    calls = count[0]
     # each lookup is bounded (linear in the lookups), rather than a document's lookups
     # sharing one budget that left the later ones without an answer
     assert calls <= 40 * 5000, calls
