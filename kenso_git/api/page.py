@@ -92,11 +92,11 @@ def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRo
 
     The file is read and hashed once per call (linear in its size), and the verdict is
     not kept: an edit that leaves the stat data as it was is still caught on the next.
+    The query-time check settles a racy file the same way, read-only (`index.refresh`).
     False when the file cannot be read, is not the row's, or changed while it was read.
     """
     from kenso_git.index.refresh import disk_state
-    from kenso_git.repo.git import blob_id
-    from kenso_git.repo.git import filtered_blob_id
+    from kenso_git.index.refresh import is_indexed_bytes
 
     try:
         fd, before = _open(root, rel, file_stat)
@@ -113,8 +113,7 @@ def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRo
         os.close(fd)
     if len(data) != row.size or disk_state(row, after) == "changed":
         return False  # written while it was read: not the bytes the stat data describes
-    # the row's id is of the bytes parsed, with git's clean filters when they may apply
-    return blob_id(data) == row.blob_id or filtered_blob_id(str(root), rel, data) == row.blob_id
+    return is_indexed_bytes(root, rel, data, row.blob_id)
 
 
 def _read(root: Path, rel: str, file_stat: FileStat | None, limit: int) -> bytes:

@@ -6,6 +6,7 @@ HEAD is read from the git files directly (no pygit2 import), so `stats`, the MCP
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,15 +61,45 @@ def head_commit(ws: Workspace) -> str | None:
     return head if _SHA.match(head) else None
 
 
-def stat_unchanged(sf: SourceFile, row: FileRow | None) -> bool:
-    """True when the stat data matches and the file was not written during that scan."""
+# On POSIX the ctime is the kernel's change time: every write, and every `utime` that stamps
+# an mtime ahead, sets it to the clock, and nothing sets it back. (Windows reports the
+# creation time there, which an edit leaves as it was.)
+CTIME_IS_CHANGE_TIME = os.name == "posix"
+# The kernel stamps a ctime from a clock that may lag `time.time_ns()` by a tick, and some
+# file systems keep whole seconds: a ctime this close to the read could be an edit's after it.
+CTIME_SLACK_NS = 1_000_000_000
+
+
+def stat_matches(sf: SourceFile, row: FileRow | None) -> bool:
+    """True when the file's stat data is the row's (it may still be racy: `is_settled`)."""
     return (
         row is not None
         and row.size == sf.size
         and row.mtime_ns == sf.mtime_ns
         and row.ctime_ns == sf.ctime_ns
         and row.inode == sf.inode
-        and sf.mtime_ns < row.seen_ns
+    )
+
+
+def is_settled(mtime_ns: int, ctime_ns: int, seen_ns: int) -> bool:
+    """Whether stat data that matches a row's vouches for the bytes the index read at
+    `seen_ns`: the file was last written before that read, by its mtime or, when the mtime
+    is stamped ahead of the clock (`touch -d`, a tarball, clock skew), by its ctime. A file
+    whose mtime is ahead would otherwise be racy until the clock passes it, and each
+    query-time check would sync it again (a write per query) though its bytes never
+    changed; an edit after the read sets a later ctime, so the stat data no longer matches.
+    """
+    if mtime_ns < seen_ns:
+        return True
+    return CTIME_IS_CHANGE_TIME and ctime_ns < seen_ns - CTIME_SLACK_NS
+
+
+def stat_unchanged(sf: SourceFile, row: FileRow | None) -> bool:
+    """True when the stat data matches and the file was not written during that scan."""
+    return (
+        row is not None
+        and stat_matches(sf, row)
+        and is_settled(sf.mtime_ns, sf.ctime_ns, row.seen_ns)
     )
 
 

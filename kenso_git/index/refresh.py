@@ -25,9 +25,12 @@ from typing import TYPE_CHECKING
 
 from kenso_git.index import gitprobe
 from kenso_git.index.freshness import head_commit
+from kenso_git.index.freshness import is_settled
+from kenso_git.index.freshness import stat_matches
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.records import NamedTuple
 from kenso_git.repo.foreign import FolderWatch
+from kenso_git.repo.status import FileStatus
 from kenso_git.store import schema
 from kenso_git.store.files import blob_ids
 from kenso_git.store.files import load_files
@@ -112,9 +115,40 @@ def changes(
 
 def _differing(found: list[SourceFile], stored: dict[str, FileRow]) -> list[str]:
     live = {sf.path for sf in found}
-    paths = [sf.path for sf in found if not stat_unchanged(sf, stored.get(sf.path))]
+    paths = [sf.path for sf in found if not _unchanged(sf, stored.get(sf.path))]
     paths.extend(sorted(p for p in stored if p not in live))
     return paths
+
+
+def _unchanged(sf: SourceFile, row: FileRow | None) -> bool:
+    """The file still holds the bytes the row was read from: its stat data says so, or,
+    racy (the stat data matches, but the mtime is not before the index read it), its bytes
+    do. A racy file is settled by reading it, not by a sync: a sync of a file stamped ahead
+    of the clock leaves it racy, so each check would write its row again though nothing
+    changed (a read never writes unless something did). An edit is still caught: it changes
+    the stat data (the ctime at least), or else the bytes."""
+    if stat_unchanged(sf, row):
+        return True
+    if row is None or not row.blob_id or row.status == FileStatus.LARGE:
+        return False
+    if not stat_matches(sf, row):
+        return False
+    from kenso_git.repo.discover import Read
+    from kenso_git.repo.discover import read_file
+
+    read = read_file(sf, row.size)  # at the vetted path, no link followed (as a sync reads)
+    if not isinstance(read, Read) or read.seen is not None or len(read.data) != row.size:
+        return False  # replaced, grown, binary or unreadable: the sync decides
+    return is_indexed_bytes(sf.root, sf.path, read.data, row.blob_id)
+
+
+def is_indexed_bytes(root: Path | str, rel: str, data: bytes, blob: str) -> bool:
+    """Whether `data`, read from `rel`, are the bytes whose text a row with blob id `blob`
+    holds: that id is of the bytes parsed, with git's clean filters when they may apply."""
+    from kenso_git.repo.git import blob_id
+    from kenso_git.repo.git import filtered_blob_id
+
+    return blob_id(data) == blob or filtered_blob_id(str(root), rel, data) == blob
 
 
 def git_changes(
@@ -194,14 +228,18 @@ def foreign_docs(
 
 
 def _same_regular_file(root: Path, rel: str, row: FileRow | None) -> bool:
-    """The path is still the regular file (no symlink) the row's stat data describes."""
+    """The path is still the regular file (no symlink) the row's stat data describes, and
+    that stat data vouches for its bytes (`freshness.is_settled`); a racy one is vetted."""
     if row is None:
         return False
     try:
         st = os.lstat(os.path.join(root, rel))
     except OSError:
         return False
-    return disk_state(row, st) == "same"
+    state = disk_state(row, st)
+    return state == "same" or (
+        state == "racy" and is_settled(row.mtime_ns, row.ctime_ns, row.seen_ns)
+    )
 
 
 def disk_state(row: FileRow | None, st: os.stat_result | None) -> str:
@@ -213,7 +251,8 @@ def disk_state(row: FileRow | None, st: os.stat_result | None) -> str:
     NFS server from a clock that runs fast). The stat data cannot tell such a file from
     one edited since: its bytes must (`api.page.racy_unchanged`), as git compares a racy
     entry's content. A sync does not clear a future mtime: it stays racy until the clock
-    passes it.
+    passes it. The query-time check settles it by its ctime (`freshness.is_settled`) or
+    its bytes (`_unchanged`), never by a sync, which would write its row on every check.
 
     `get_doc` calls this right after reading, so that a file edited, deleted or replaced
     (by another file or through a link) after the query-time check, or with the check off,
