@@ -107,7 +107,7 @@ class _Pass:
         outside them; the line of a `]:` (one inside a link's title too) is tried as a
         definition as `_DEFINITION.finditer` would (`^` holds only at a line start inside
         the region), once per line. A `](` that opens no link and holds another in its
-        destination is text: the scan reads on from inside it, as `links` does.
+        destination or title is text: the scan reads on from inside it, as `links` does.
         """
         body, here = self.body, self.here
         seen, self.tried = self.seen, -1
@@ -135,10 +135,13 @@ class _Pass:
                     # `~/x` (a docs site's root, a third of the docs corpus' links) is always
                     # skipped: what `classify` gives it, without the calls or a table entry
                     placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
+                # a `](` past the first, in the destination or the title, may open a link
+                # when this one is text: `[\](a "t](x)")` links to x
+                nested = body.find("](", match.start() + 2, match.end()) >= 0
                 # a quiet one leads where it says: inside code or not, no finding
-                if (placed is _QUIET and "](" not in raw) or self._inline(match, start, placed):
+                if (placed is _QUIET and not nested) or self._inline(match, start, placed):
                     covered = match.end()
-                elif "](" in raw:
+                elif nested:
                     restart = match.start() + 2
                     break
             pos = restart

@@ -276,6 +276,7 @@ _PIECE = st.sampled_from(
 @example(["`", "\n", "[r", "](old.md)", "`"])  # a code span over a line break
 @example(["`", "\n", "[r", "]: old.md", "`"])  # ... holding a definition's shape
 @example(["`", "\n", "`src/gone.py`"])  # a path span opened on the line after a span
+@example(pieces=["[", "\\", '](old.md "t](x)")'])  # a `](` in the title of a `](` that is text
 def test_notable_in_one_pass_is_the_two_pass_scan_on_any_mix_of_link_syntax(
     pieces: list[str],
 ) -> None:
@@ -301,3 +302,22 @@ def test_a_fixed_link_names_a_file_whose_name_holds_link_syntax(
     assert relative_to("docs/index.md", raw, new) == written
     if "%" not in raw:  # a relates_to entry is a path, not a URL: written as it is
         assert relative_to("docs/index.md", raw, new, link=False) == new.removeprefix("docs/")
+
+
+def test_lint_reports_the_link_in_the_title_of_an_escaped_bracket(repo: Path) -> None:
+    """`[\\](guide.md "t](x.md)")` is one link, to x.md (CommonMark: `\\]` closes no link
+    text, so the text runs to the title's `]`); lint said nothing of it, the link to a page
+    that exists hiding it."""
+    from tests.gitrepo import commit_all
+    from tests.gitrepo import write
+    from tests.lint.test_cli import run
+
+    page = '# Escaped\n\nSee [\\](guide.md "t](x.md)") and [\\](old.md "t](y.md)").\n'
+    write(repo, {"docs/guide.md": "# Guide\n", "docs/page.md": page})
+    commit_all(repo, "pages")
+    shown = run(repo, "--format", "concise", "--select", "KS022", "docs")
+    assert shown.returncode == 1, shown.stderr
+    assert shown.stdout.splitlines() == [
+        'docs/page.md:3:22: KS022 link "x.md": docs/x.md does not exist (dead-link)',
+        'docs/page.md:3:49: KS022 link "y.md": docs/y.md does not exist (dead-link)',
+    ]
