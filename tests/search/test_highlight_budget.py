@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from kenso_git.search.preview import ELLIPSIS
-from kenso_git.search.preview import HIGHLIGHT_CHARS
-from kenso_git.search.preview import MARK_CLOSE
-from kenso_git.search.preview import MARK_OPEN
-from kenso_git.search.preview import bound_highlight
+from kenso_git.search.highlightcap import ELLIPSIS
+from kenso_git.search.highlightcap import HIGHLIGHT_CHARS
+from kenso_git.search.highlightcap import MARK_CLOSE
+from kenso_git.search.highlightcap import MARK_OPEN
+from kenso_git.search.highlightcap import bound_highlight
 from kenso_git.search.preview import clean_highlight
 from tests.search.test_huge_token_highlight import BLOB
 from tests.search.test_huge_token_highlight import is_balanced

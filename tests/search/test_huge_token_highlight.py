@@ -19,7 +19,7 @@ from tests.helpers import run_cli
 from tests.serve.conftest import ingest
 from tests.serve.conftest import make_repo
 
-BUDGET = 2_048  # search.preview.HIGHLIGHT_CHARS
+BUDGET = 2_048  # search.highlightcap.HIGHLIGHT_CHARS
 MARK_OPEN, MARK_CLOSE = "<mark>", "</mark>"
 BLOB = "zq" + "a" * 200_000  # one 200,002-letter token
 FILLER = " ".join(f"filler{i}" for i in range(40))

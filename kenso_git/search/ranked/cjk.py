@@ -18,9 +18,9 @@ import sqlite3
 from collections.abc import Sequence
 
 from kenso_git.records import NamedTuple
-from kenso_git.search.preview import ELLIPSIS
-from kenso_git.search.preview import MARK_CLOSE
-from kenso_git.search.preview import MARK_OPEN
+from kenso_git.search.highlightcap import ELLIPSIS
+from kenso_git.search.highlightcap import MARK_CLOSE
+from kenso_git.search.highlightcap import MARK_OPEN
 from kenso_git.search.ranked.query import AND
 from kenso_git.search.ranked.query import MAX_QUERY_TERMS
 from kenso_git.search.ranked.query import OR
