@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,16 +48,76 @@ class CorpusFacts:
     mentions: MentionIndex | None = None  # built only when KS019 is selected
     links: LinkFacts | None = None  # the tree, git's moves, each document's links (#30)
     _close: dict[str, str | None] = field(default_factory=dict, compare=False)
+    _by_char: list[_ByChar] = field(default_factory=list, compare=False)  # built when asked
 
     def close_category(self, category: str, cutoff: float) -> str | None:
-        """The most similar other category (difflib ratio >= cutoff), or None."""
+        """The most similar other category (difflib ratio >= cutoff, the greater name on a
+        tie, as `difflib.get_close_matches` picks), or None."""
         if category not in self._close:
-            import difflib
-
-            others = [c for c in self.categories if c != category]
-            best = difflib.get_close_matches(category, others, n=1, cutoff=cutoff)
-            self._close[category] = best[0] if best else None
+            if not self._by_char:
+                self._by_char.append(_ByChar(self.categories))
+            self._close[category] = self._by_char[0].closest(category, cutoff)
         return self._close[category]
+
+
+class _ByChar:
+    """Names listed under their characters (a second `e` under `e2`): a name is compared
+    only with those sharing enough characters to reach the cutoff, counted in C over its
+    characters' lists, where KS014 compared each category used once with every category.
+    difflib's `ratio` is at most `quick_ratio`, 2 * (characters shared, repeats counted) /
+    (both lengths); `get_close_matches` drops a name failing that same test."""
+
+    __slots__ = ("_lengths", "_lists", "_names")
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._names = list(names)
+        self._lists: dict[str, list[str]] = {}
+        for name in self._names:
+            for key in _char_keys(name):
+                self._lists.setdefault(key, []).append(name)
+        self._lengths = sorted({len(name) for name in self._names})
+
+    def closest(self, name: str, cutoff: float) -> str | None:
+        import difflib
+
+        if 0 < cutoff <= 1:
+            need = _shared_needed(len(name), self._lengths, cutoff)
+            lists = self._lists
+            shared = Counter(chain.from_iterable(lists.get(k, ()) for k in _char_keys(name)))
+            others = [n for n, c in shared.items() if c >= need.get(len(n), c + 1) and n != name]
+        else:  # a cutoff of 0 takes names sharing nothing; difflib rejects one out of range
+            others = [n for n in self._names if n != name]
+        best = difflib.get_close_matches(name, others, n=1, cutoff=cutoff)
+        return best[0] if best else None
+
+
+def _char_keys(name: str) -> list[str]:
+    """A key per character of `name`, its repeats told apart: `tee` -> `t`, `e`, `e2`."""
+    seen: dict[str, int] = {}
+    keys = []
+    for char in name:
+        count = seen[char] = seen.get(char, 0) + 1
+        keys.append(char if count == 1 else f"{char}{count}")
+    return keys
+
+
+def _shared_needed(size: int, lengths: Sequence[int], cutoff: float) -> dict[int, int]:
+    """Per length of another name, the fewest characters it must share with a name of
+    `size` characters for `2.0 * shared / total >= cutoff` (difflib's own float test);
+    lengths no sharing can bring there are left out."""
+    need = {}
+    for length in lengths:
+        total = size + length
+        if total == 0:
+            continue
+        least = max(1, math.ceil(cutoff * total / 2))
+        while least > 1 and 2.0 * (least - 1) / total >= cutoff:
+            least -= 1
+        while 2.0 * least / total < cutoff:
+            least += 1
+        if least <= min(size, length):
+            need[length] = least
+    return need
 
 
 def build_facts(
