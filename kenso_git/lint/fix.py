@@ -56,18 +56,30 @@ class FixOutcome(NamedTuple):
         return sum(f.applied for f in self.files)
 
     def diff(self) -> str:
-        """The changes as one unified diff (`a/` and `b/` prefixes, as git writes them)."""
+        """The changes as one unified diff `git apply` and `patch` take (`a/` and `b/`
+        prefixes, as git writes them)."""
         out: list[str] = []
         for fixed in self.files:
             out.extend(
                 difflib.unified_diff(
-                    _lines(fixed.before),
-                    _lines(fixed.after),
+                    _patch_lines(fixed.before),
+                    _patch_lines(fixed.after),
                     f"a/{fixed.path}",
                     f"b/{fixed.path}",
                 )
             )
-        return "".join(line if line.endswith("\n") else line + "\n" for line in out)
+        return "".join(line if line.endswith("\n") else line + _NO_NEWLINE for line in out)
+
+
+# A patch's lines are git's and patch's: each ends at `\n` only, so a lone `\r` stays inside
+# its line (a file with old Mac line ends is one line to them), and a last line without a
+# `\n` is followed by the marker that says so.
+_PATCH_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+_NO_NEWLINE = "\n\\ No newline at end of file\n"
+
+
+def _patch_lines(text: str) -> list[str]:
+    return _PATCH_LINE.findall(text)
 
 
 # A line and its break as the linter counts them: `\r\n`, `\r` or `\n` (universal
