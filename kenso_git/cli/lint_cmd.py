@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -41,7 +42,41 @@ def _rule_list(values: tuple[str, ...]) -> list[str]:
     return [part for value in values for part in value.replace(",", " ").split()]
 
 
-@click.command("lint")
+class _LintCommand(click.Command):
+    """`lint` reads an argument that names an existing file or folder as a path even when it
+    starts with `-`: pre-commit appends the staged files after the hook's `entry` and `args`
+    with no `--` between, so a top-level `-draft.md` was a usage error (`No such option`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, _dashed_paths_last(self.get_params(ctx), args))
+
+
+def _dashed_paths_last(params: Sequence[click.Parameter], args: list[str]) -> list[str]:
+    """`args` with those that are no option of `params` but name an existing path moved
+    after a `--`; options, their values and a typo (no such path) are left for click."""
+    known: set[str] = set()
+    valued: set[str] = set()
+    for param in params:
+        if isinstance(param, click.Option):
+            known.update((*param.opts, *param.secondary_opts))
+            if not param.is_flag:
+                valued.update(param.opts)
+    kept: list[str] = []
+    dashed: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            break
+        if arg in valued:  # its value may start with `-` too
+            kept += [arg, *itertools.islice(rest, 1)]
+        elif arg[:1] == "-" and arg.split("=", 1)[0] not in known and os.path.lexists(arg):
+            dashed.append(arg)
+        else:
+            kept.append(arg)
+    return [*kept, "--", *dashed, *rest] if dashed else args
+
+
+@click.command("lint", cls=_LintCommand)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--detail", is_flag=True, help="List every finding, file by file.")
 @option(JSON.with_help("Print kenso's JSON report."))
@@ -145,8 +180,8 @@ def lint(
 
         echo_json(text.report_to_json(report, streamed=True))
     else:
-        named = (*paths, "--staged") if staged else paths  # the hint's command lints the same
-        rendered = _render(output, report, use_color, named)
+        flags = ("--staged",) if staged else ()  # the hint's command lints the same
+        rendered = _render(output, report, use_color, paths, flags)
         if rendered:
             click.echo(rendered, color=use_color)
     # a baseline written is the run's success: a CI step that records one must not fail
@@ -167,7 +202,9 @@ def _recorded(report: LintReport, count: int, path: Path | None) -> str:
     )
 
 
-def _render(output: str, report: LintReport, color: bool, paths: Sequence[object]) -> str:
+def _render(
+    output: str, report: LintReport, color: bool, paths: Sequence[object], flags: Sequence[str]
+) -> str:
     from kenso_git.api.lint import report as text
     from kenso_git.api.lint import report_to_sarif
 
@@ -179,4 +216,4 @@ def _render(output: str, report: LintReport, color: bool, paths: Sequence[object
         return "\n".join(v.format_line() for v in report.violations())
     if output == "detail":
         return text.render_detail(report, color=color)
-    return text.render_summary(report, color=color, paths=paths)
+    return text.render_summary(report, color=color, paths=paths, flags=flags)

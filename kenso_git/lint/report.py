@@ -87,28 +87,34 @@ def _command() -> str:
     return find_script() or f"{sys.executable} -m kenso_git"
 
 
-def _again(paths: Sequence[object]) -> str:
-    """The `lint --detail` command naming `paths` as given on the command line: the bare
-    command would lint the whole repository, not what was summed up."""
-    if not paths:
-        return f"{_command()} lint --detail"
+def _again(paths: Sequence[object], flags: Sequence[str] = ()) -> str:
+    """The `lint --detail` command naming `paths` (and `flags`) as given on the command line:
+    the bare command would lint the whole repository, not what was summed up."""
     import shlex
 
-    return f"{_command()} lint --detail {' '.join(shlex.quote(str(p)) for p in paths)}"
+    named = [shlex.quote(str(p)) for p in paths]
+    if any(str(p).startswith("-") for p in paths):
+        named.insert(0, "--")  # `-draft.md` would be read as options
+    return " ".join([f"{_command()} lint --detail", *flags, *named])
 
 
 def render_summary(
-    report: LintReport, *, color: bool, for_ingest: bool = False, paths: Sequence[object] = ()
+    report: LintReport,
+    *,
+    color: bool,
+    for_ingest: bool = False,
+    paths: Sequence[object] = (),
+    flags: Sequence[str] = (),
 ) -> str:
     """kenso's summary: score, one row per fired rule, totals; error findings listed; its
-    `lint --detail` hint names `paths` (the command line's)."""
+    `lint --detail` hint names `paths` and `flags` (the command line's)."""
     style = _Style(color)
     dirty = sum(1 for f in report.files if f.violations)
     if for_ingest:
         lines = ["", style.bold(f"Quality score: {report.score}/100")]
         lines += _rule_rows(report, style, with_id=False)
         if dirty:
-            again = _again(paths)
+            again = _again(paths, flags)
             lines.append(f"{_plural(dirty, 'file')} with issues · → run `{again}`")
         return "\n".join(lines)
     lines = [style.bold(f"{BRAND} · lint {_plural(len(report.files), 'file')}"), ""]
@@ -124,7 +130,7 @@ def render_summary(
     errors = _error_lines(report)
     if errors:
         lines += ["", *errors]
-    lines += ["", f"→ run `{_again(paths)}` to see every finding"]
+    lines += ["", f"→ run `{_again(paths, flags)}` to see every finding"]
     return "\n".join(lines)
 
 

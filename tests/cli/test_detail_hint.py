@@ -37,3 +37,18 @@ def test_lint_of_a_folder_hints_a_detail_lint_of_that_folder(tmp_path: Path) -> 
     assert _hinted(proc.stdout) == " docs 'my docs'"
     whole = run_cli(root, "lint")
     assert _hinted(whole.stdout) == ""
+
+
+def test_a_path_with_a_leading_dash_is_a_path_and_the_hint_puts_it_after_dashes(
+    tmp_path: Path,
+) -> None:
+    """pre-commit appends file names with no `--`: `lint --staged -draft.md` was a usage
+    error, and the hint `lint --detail -draft.md` could not be pasted."""
+    root = init_repo(tmp_path / "repo", {**DOCS, "-draft.md": "# D\n\n[z](nope.md)\n"})
+    proc = run_cli(root, "lint", "--staged", "-draft.md", "--select", "KS022")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert _hinted(proc.stdout) == " --staged -- -draft.md"
+    detail = run_cli(root, "lint", "--detail", "--staged", "--", "-draft.md")
+    assert "-draft.md (score:" in detail.stdout, detail.stdout + detail.stderr
+    typo = run_cli(root, "lint", "--detial", "-draft.md")
+    assert typo.returncode == 2 and "No such option '--detial'" in typo.stderr
