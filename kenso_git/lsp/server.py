@@ -86,9 +86,8 @@ async def _did_close(ls: KensoServer, params: types.DidCloseTextDocumentParams) 
             corpus.drop(path)  # never saved: it leaves the corpus with the editor
     ls.found.pop(uri, None)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-    for other in list(ls.workspace.text_documents):
-        if other != uri:
-            ls.publish(corpus, other)
+    for other in ls.open_uris(but=uri):
+        ls.publish(corpus, other)
 
 
 @server.feature(

@@ -153,12 +153,12 @@ class KensoServer(LanguageServer):
         except KensoError as err:
             self.failed(err)
             return
-        for uri in list(self.workspace.text_documents):  # the editor's text wins
+        for uri in self.open_uris():  # the editor's text wins
             path = path_of(corpus, uri)
             if path is not None:
                 corpus.update(path, self.text_of(uri))
         self.corpus, self.shown_error = read, None
-        for uri in list(self.workspace.text_documents):
+        for uri in self.open_uris():
             self.publish(corpus, uri)
 
     def look_again(self) -> None:
@@ -181,6 +181,13 @@ class KensoServer(LanguageServer):
             for uri in self.workspace.text_documents
             if (fs_path := to_fs_path(uri)) is not None
         }
+
+    def open_uris(self, *, but: str | None = None) -> list[str]:
+        """The URIs of the documents open in the editor (`but` that one) as the client sent
+        them: pygls keys them unquoted (`a b.md` for `a%20b.md`), and a client matches the
+        diagnostics it is sent by the URI it opened the document with."""
+        skip = None if but is None else unquote(but)
+        return [doc.uri for key, doc in list(self.workspace.text_documents.items()) if key != skip]
 
     def text_of(self, uri: str) -> str:
         return self.workspace.get_text_document(uri).source
@@ -215,9 +222,8 @@ class KensoServer(LanguageServer):
         if path is not None:
             corpus.update(path, self.text_of(uri))
         self.publish(corpus, uri)
-        for other in list(self.workspace.text_documents):
-            if other != uri:
-                self.publish(corpus, other)
+        for other in self.open_uris(but=uri):
+            self.publish(corpus, other)
 
 
 def _read_repository(root: Path, stamped: bool) -> Reading:
