@@ -3,6 +3,7 @@ position encoding agreed with it), the span a finding underlines, its severity."
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -85,10 +86,11 @@ class Page:
         return max(index - (self.lead if at.line == 0 else 0), 0) + 1
 
     def span(self, v: Violation) -> types.Range:
-        """What the finding `v` underlines: its subject, else the rest of the line."""
+        """What the finding `v` underlines: its subject as written there (a link's
+        destination with its `<...>` and escapes), else the rest of the line."""
         line = self.line(v.line)
         start = self.index(v.line, v.column)
-        width = len(v.subject) if v.subject and line[start:].startswith(v.subject) else 0
+        width = _written_width(line, start, v)
         end = start + width if width else len(line)
         return types.Range(self.position(v.line, start), self.position(v.line, end))
 
@@ -104,6 +106,36 @@ class Page:
         return types.Range(
             self.position(fix.line, start), self.position(fix.line, start + len(fix.old))
         )
+
+
+# What resolves in a link destination (CommonMark 2.4, 2.5): a backslash escape of ASCII
+# punctuation (group 1), and a character reference
+_RESOLVED = re.compile(
+    r"\\([!-/:-@\[-`{-~])|&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{0,31});"
+)
+
+
+def _written_width(line: str, start: int, v: Violation) -> int:
+    """How many characters of `line` from `start` write the subject of `v`, 0 if they do
+    not. A link's subject is its target with `<...>` unwrapped and escapes and references
+    resolved, while the text there is as written: `<no such.md>`, `a\\_b.md`, `c&amp;d.md`."""
+    subject = v.subject
+    if not subject or line.startswith(subject, start):
+        return len(subject)
+    angled = line.startswith("<", start)
+    at, read = start + angled, 0  # read: the characters of `subject` written so far
+    while read < len(subject):
+        ref = _RESOLVED.match(line, at)
+        meant = (ref.group(1) or html.unescape(ref.group())) if ref is not None else ""
+        if ref is not None and subject.startswith(meant, read):
+            at, read = ref.end(), read + len(meant)
+        elif line.startswith(subject[read], at):
+            at, read = at + 1, read + 1
+        else:
+            return 0
+    if angled and not line.startswith(">", at):
+        return 0
+    return at + angled - start
 
 
 def diagnostic(v: Violation, page: Page) -> types.Diagnostic:
