@@ -6,10 +6,13 @@ plus the targets of reference definitions (`[label]: target`), which reference-s
 use, and the `href` of an HTML `<a>` and the `src` of an `<img>`, in an HTML block or inline
 (`html_ref`; a fix writes one back with `written_html`). A destination is read as CommonMark
 reads it (6.3): bare, with its parentheses escaped or balanced, or in `<...>` on one line (a
-space in a file name), backslash escapes resolved (`destination`), a Hugo template in it
-read whole, spaces and all (`{{< relref "x.md" >}}`); a fix writes one back with
-`written_destination`. Fenced and indented code, code spans, a `]` or `[` escaped or a `](`
-no `[` opens, and HTML comments are skipped (`text.mdcode`): none is rendered as a link.
+space in a file name), backslash escapes and character references resolved (`destination`:
+`c&amp;d.md` names `c&d.md`), a Hugo template in it read whole, spaces and all
+(`{{< relref "x.md" >}}`); a fix writes one back with `written_destination`. A title may be
+quoted or in parentheses, and a link's parts (a definition's destination too) may stand on
+the lines after its `(` (`[ref]:` then `  x.md`), as a paragraph holds them. Fenced and
+indented code, code spans, a `]` or `[` escaped or a `](` no `[` opens, and HTML comments
+are skipped (`text.mdcode`): none is rendered as a link.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from collections.abc import Iterator
+from html.entities import html5
 
 from kenso_git.records import NamedTuple
 from kenso_git.text.mdcode import code_blocks
@@ -64,13 +68,37 @@ def _bare(depth: int) -> str:
 # a failed match costs what it read (a `(` the scan reads opens a level: at most
 # `_PAREN_DEPTH` overlapping failures read any character).
 _DESTINATION = rf"(<(?:[^<>\\\r\n{{]++|{TEMPLATE}|\{{|\\[^\r\n])++>|{_bare(_PAREN_DEPTH)})"
+# A line ending inside a link (CommonMark 6.3 allows one between its parts, and titles
+# span lines): not one the paragraph ends at (a blank line, a quote, a heading, a list
+# item that interrupts it) nor one before a line a definition may start (`[`), which the
+# one-pass scan of `lint/notable` would not try: a link holds no such line.
+_NEWLINE = (
+    r"\n(?![ \t]*(?:\n|$)|[ \t]{0,3}(?:[>\[]|#{1,6}(?:[ \t\n]|$)"
+    r"|[-+*][ \t]+[^ \t\n]|1[.)][ \t]+[^ \t\n]))"
+)
+_GAP = rf"[ \t]*+(?:{_NEWLINE}[ \t]*+)?"  # spaces and tabs, and at most one line ending
+# A link title: `"..."`, `'...'` or `(...)` (no unescaped `(` inside), backslash escapes
+# and line endings in it, at most 512 characters or escapes read (a title never closed
+# costs at most that much)
+_TITLE = "|".join(
+    rf"{left}(?:[^{inner}\\\n]|\\[^\n]|\\|{_NEWLINE}){{0,512}}+{right}"
+    for left, inner, right in (('"', '"', '"'), ("'", "'", "'"), (r"\(", "()", r"\)"))
+)
 # What follows `](`: the destination, an optional title, the closing `)`
 LINK_TARGET = re.compile(
-    r"[ \t]{0,8}" + _DESTINATION + r"(?:[ \t]{1,8}(?:\"[^\"\n]{0,512}\"|'[^'\n]{0,512}'))?"
-    r"[ \t]{0,8}\)"
+    _GAP
+    + _DESTINATION
+    + rf"(?:(?:[ \t]++(?:{_NEWLINE}[ \t]*+)?|{_NEWLINE}[ \t]*+)(?:{_TITLE}))?"
+    + _GAP
+    + r"\)"
 )
+# `[label]: destination`, the destination on the label's line or the next, then the end
+# of its line or a title
 _DEFINITION = re.compile(
-    r"^ {0,3}\[(?!\^)((?:[^\]\\\n]|\\.){1,999})\]:[ \t]*" + _DESTINATION + r"(?=\s|$)",
+    r"^ {0,3}\[(?!\^)((?:[^\]\\\n]|\\.){1,999})\]:"
+    + _GAP
+    + _DESTINATION
+    + r"(?=[ \t]*$|[ \t]+[\"'(])",
     re.MULTILINE,
 )
 # `<a ... href="x">` and `<img ... src="x">`, in an HTML block or inline, case-blind as
@@ -80,7 +108,16 @@ HTML_TAG = re.compile(
     r"(?:\"([^\"<>]*)\"|'([^'<>]*)'|([^\s\"'=<>`]+))",
     re.IGNORECASE,
 )
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+# What a destination resolves (CommonMark 2.4, 2.5): a backslash escape of ASCII punctuation
+# (group 1), and a character reference, hexadecimal (2), decimal (3) or named (4)
+_RESOLVED = re.compile(
+    r"\\([!-/:-@\[-`{-~])"
+    r"|&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{0,31}));"
+)
+# A `&` that starts what `_RESOLVED` reads as a reference: a fix writes it escaped
+_REFERENCE_START = re.compile(
+    r"&(?=#[xX][0-9a-fA-F]{1,6};|#[0-9]{1,7};|[A-Za-z][A-Za-z0-9]{0,31};)"
+)
 _BARE_SAFE = re.compile(r"[^\x00-\x20\x7f]+")
 _PARENS = re.compile(r"[()]")
 # An HTML comment's opening: the regex engine finds it faster than `in` (2.7 ms against
@@ -112,16 +149,50 @@ class LinkRef(NamedTuple):
 
 def destination(written: str) -> str:
     """The target a link destination as written names: `<...>` unwrapped, backslash
-    escapes resolved (`<a\\>b.md>` -> `a>b.md`)."""
+    escapes and character references resolved (`<a\\>b.md>` -> `a>b.md`, `c&amp;d.md` ->
+    `c&d.md`)."""
     if written[:1] == "<":
         written = written[1:-1]
-    return _ESCAPED.sub(r"\1", written) if "\\" in written else written
+    if "\\" in written or "&" in written:
+        return _RESOLVED.sub(_resolved, written)
+    return written
+
+
+def _resolved(match: re.Match[str]) -> str:
+    """What one `_RESOLVED` match stands for: the escaped character, or the character a
+    reference names; a name HTML does not define, or a code point markdown-it (the
+    CommonMark reader the tests compare with) does not decode (a control character, a
+    surrogate, a noncharacter), stays as written."""
+    escaped_char, hexadecimal, decimal, name = match.groups()
+    if escaped_char is not None:
+        return escaped_char
+    if name is not None:
+        return html5.get(name + ";", match[0])
+    code = int(hexadecimal, 16) if hexadecimal is not None else int(decimal)
+    return chr(code) if _decoded(code) else match[0]
+
+
+def _decoded(code: int) -> bool:
+    """Whether a numeric character reference to `code` is decoded."""
+    low = code & 0xFFFF
+    return not (
+        code > 0x10FFFF
+        or 0xD800 <= code <= 0xDFFF
+        or 0xFDD0 <= code <= 0xFDEF
+        or low in (0xFFFE, 0xFFFF)
+        or code <= 0x08
+        or code == 0x0B
+        or 0x0E <= code <= 0x1F
+        or 0x7F <= code <= 0x9F
+    )
 
 
 def written_destination(target: str, *, angled: bool) -> str:
     """`target` written as a link destination `destination` reads back: bare when it can be
     and `angled` is not asked (parentheses escaped unless balanced), else in `<...>`."""
     text = target.replace("\\", "\\\\") if "\\" in target else target
+    if "&" in text:  # `&amp;` in a file name is written `\&amp;`: read as it is
+        text = _REFERENCE_START.sub(r"\\&", text)
     if not angled and _BARE_SAFE.fullmatch(text) is not None:
         if text[:1] == "<":
             text = "\\" + text
@@ -144,9 +215,11 @@ def _balanced(text: str) -> bool:
 
 
 def link_ref(kind: str, written: str, offset: int) -> LinkRef:
-    """The `LinkRef` of a destination as written at `offset` (escapes resolved)."""
-    if written[:1] == "<" or "\\" in written:
-        return LinkRef(kind, destination(written), offset, written)
+    """The `LinkRef` of a destination as written at `offset` (escapes and character
+    references resolved)."""
+    if written[:1] == "<" or "\\" in written or "&" in written:
+        target = destination(written)
+        return LinkRef(kind, target, offset, "" if target == written else written)
     return LinkRef(kind, written, offset)
 
 
