@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 from urllib.parse import quote
+from urllib.parse import unquote
 
 from kenso_git.records import NamedTuple
 from kenso_git.repo.moves import Move
@@ -74,3 +75,16 @@ def relation_paths(source: str, target: str) -> tuple[str, ...]:
         return (first,)
     second = normalise_target(source, "./" + target)
     return (first, second) if second != first else (first,)
+
+
+def climbs_out(source: str, raw: str) -> bool:
+    """Whether the relative link target `raw` (as `text.mdlinks` reads it) written in
+    `source` climbs above the repository root (`../../img/a.png` in `docs/p.md`): dead in
+    the tree, and when git moved `source` up, written for its old folder."""
+    path = raw.partition("#")[0].partition("?")[0]
+    if "%" in path:
+        path = unquote(path)
+    if not path or path[:1] in ("/", "~") or "../" not in path + "/":
+        return False
+    normal = normalise_target(source, path if path.startswith(".") else "./" + path)
+    return normal == ".." or normal.startswith("../")

@@ -10,6 +10,7 @@ Hugo's `ref`/`relref` (`lint/hugoref.py`) are skipped and counted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from collections.abc import Iterator
 from operator import attrgetter
 
@@ -19,6 +20,8 @@ from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
+from kenso_git.lint.relpaths import Rebased
+from kenso_git.lint.relpaths import climbs_out
 from kenso_git.lint.relpaths import relative_to
 from kenso_git.lint.rules._typo import Guesser
 from kenso_git.lint.rules._typo import anchor_index
@@ -27,8 +30,13 @@ from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import LINE_ANCHOR
 from kenso_git.lint.targets import MISSING
+from kenso_git.lint.targets import OUTSIDE
+from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import UNSTAGED
+from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
+from kenso_git.lint.targets import classify
+from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import HTML_IMAGE
@@ -220,6 +228,7 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             fixed = relative_to(doc.path, path, move.new) + rest
         message = f"{move.describe(target.path)}; lint --fix rewrites the {_what(target)}"
         found.append(Finding(target.line, target.column, message, raw, _edit(target, fixed)))
+    found.extend(_rebased_climbing(doc, facts))
     for rel, paths in facts.missing_relations(doc):
         moved = facts.relation_move(paths)
         if moved is None:
@@ -246,8 +255,48 @@ def _rebased_link(doc: Document, target: Target, ctx: RuleContext) -> Finding | 
     another), and the fix names where that file is now from the page's new folder."""
     facts = ctx.corpus.links
     moved = None if facts is None else facts.moved_source(doc, target)
-    if moved is None:
-        return None
+    return None if moved is None else _rebased_finding(doc, target, moved)
+
+
+def _rebased_climbing(doc: Document, facts: LinkFacts) -> Iterator[Finding]:
+    """KS024 of a moved page's relative links that climb above the repository root from
+    its new folder (skipped as outside the repository, not dead: `../../img/a.png` after
+    `docs/guide/p.md` moved to `docs/p.md`), re-based as `_rebased_link` re-bases a dead one
+    when, read from an old folder, one names a file of the tree or one git moved."""
+    if facts.awaiting and not facts.waits_for_git(doc.path):
+        return  # git's answer is not read for a page that names nothing missing
+    origins = facts.origins.get(doc.path)
+    if not origins:
+        return
+    for target in facts.targets(doc):
+        raw = target.ref.target
+        if (
+            target.status != SKIPPED
+            or target.reason != OUTSIDE
+            or target.ref.kind == CODE
+            or is_template(raw)
+            or not climbs_out(doc.path, raw)
+        ):
+            continue
+        moved = _from_old_folder(facts, origins, raw)
+        if moved is not None:
+            yield _rebased_finding(doc, target, moved)
+
+
+def _from_old_folder(facts: LinkFacts, origins: Iterable[Origin], raw: str) -> Rebased | None:
+    """What `raw` names read from the page's old folders, the newest first, as
+    `LinkFacts.moved_source` reads a dead link: a file of the tree, or where git moved it."""
+    for origin in origins:
+        status, path, _fragment, _reason = classify(origin.old, raw, facts.tree)
+        if status == FOUND and path != origin.old:
+            return Rebased(origin, path)
+        move = facts.move_of(path) if status == MISSING else None
+        if move is not None:
+            return Rebased(origin, move.new, path, move)
+    return None
+
+
+def _rebased_finding(doc: Document, target: Target, moved: Rebased) -> Finding:
     raw = target.ref.target
     path, rest = _path_part(raw)
     fixed = relative_to(doc.path, path, moved.real) + rest
