@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -34,6 +35,12 @@ MAX_ANSWER_CHARS = 48_000  # ~12k tokens at 4 characters per token
 CHARS_PER_TOKEN = 4
 SNIPPET_CHARS = 100
 MIN_PAGE, MAX_PAGE, DEFAULT_PAGE = 1, 50, 10
+# A cursor's fields are read only in the form they are written, so a hand-edited one (a
+# negative or signed offset, a field left out) is refused instead of paging somewhere odd.
+_COUNT = re.compile(r"[1-9a-f][0-9a-f]{0,7}")  # a count of 1 or more, as f"{n:x}" writes it
+_HEX = re.compile(r"(?:[0-9a-f]{2})+")  # text as bytes.hex() writes it
+_DIGEST = re.compile(r"[0-9a-f]{8}")
+_STAMP = re.compile(r"[0-9a-f]{6}")
 
 
 class CursorError(UsageError):
@@ -139,13 +146,10 @@ def read_line_cursor(cursor: str | None, check: str) -> LineCursor | None:
         return None
     kind, body = _split(cursor, check)
     parts = body.split(".")
-    if kind != "k3" or len(parts) != 4 or not all(parts) or max(map(len, parts[1:])) > 8:
+    if kind != "k3" or len(parts) != 4 or not _DIGEST.fullmatch(parts[3]):
         raise CursorError(cursor)
-    try:
-        path = bytes.fromhex(parts[0]).decode("utf-8")
-        return LineCursor(cursor, path, int(parts[1], 16), int(parts[2], 16), parts[3])
-    except ValueError:
-        raise CursorError(cursor) from None
+    path = _text(parts[0], cursor)
+    return LineCursor(cursor, path, _count(parts[1], cursor), _count(parts[2], cursor), parts[3])
 
 
 class LinesDigest:
@@ -174,8 +178,12 @@ class LinesDigest:
         return self._sha.copy().hexdigest()[:8]
 
 
-def read_offset(cursor: str | None, check: str, generation: object = None) -> int:
-    """The offset of a ranked cursor (0 without one).
+def read_offset(
+    cursor: str | None, check: str, generation: object = None, *, limit: int | None = None
+) -> int:
+    """The offset of a ranked cursor (0 without one): 1 or more, and below `limit` when
+    given (the cursors of a capped list are never issued at or past its cap). The cursor
+    carries the stamp of index `generation` exactly when there is one.
 
     Raises:
         StaleCursorError: the cursor ranks an older generation of the index.
@@ -184,15 +192,17 @@ def read_offset(cursor: str | None, check: str, generation: object = None) -> in
     if not cursor:
         return 0
     kind, body = _split(cursor, check)
-    body, dot, stamp = body.partition(".")
-    if kind != "k1" or not body or len(body) > 8:
+    number, dot, stamp = body.partition(".")
+    if kind != "k1" or bool(dot) != (generation is not None):
+        raise CursorError(cursor)  # a stamp left out would skip the check below
+    offset = _count(number, cursor)
+    if limit is not None and offset >= limit:
         raise CursorError(cursor)
-    if dot and generation is not None and stamp != _stamp(generation):
+    if dot and not _STAMP.fullmatch(stamp):
+        raise CursorError(cursor)
+    if dot and stamp != _stamp(generation):
         raise StaleCursorError(cursor)
-    try:
-        return int(body, 16)
-    except ValueError:
-        raise CursorError(cursor) from None
+    return offset
 
 
 def read_keyset(cursor: str | None, check: str) -> str | None:
@@ -204,10 +214,34 @@ def read_keyset(cursor: str | None, check: str) -> str | None:
     if not cursor:
         return None
     kind, body = _split(cursor, check)
-    if kind != "k2" or not body:
+    if kind != "k2":
+        raise CursorError(cursor)
+    return _text(body, cursor)
+
+
+def _count(field: str, cursor: str) -> int:
+    """A count field of `cursor`: 1 or more in lowercase hex with no sign, leading zero,
+    space or underscore (int(field, 16) takes all of them: `-3` made a page loop).
+
+    Raises:
+        CursorError: the field is not such a count.
+    """
+    if not _COUNT.fullmatch(field):
+        raise CursorError(cursor)
+    return int(field, 16)
+
+
+def _text(field: str, cursor: str) -> str:
+    """A text field of `cursor` (a path, a key): non-empty UTF-8 in lowercase hex with
+    nothing between the digits (bytes.fromhex skips spaces).
+
+    Raises:
+        CursorError: the field is not such text.
+    """
+    if not _HEX.fullmatch(field):
         raise CursorError(cursor)
     try:
-        return bytes.fromhex(body).decode("utf-8")
+        return bytes.fromhex(field).decode("utf-8")
     except ValueError:
         raise CursorError(cursor) from None
 

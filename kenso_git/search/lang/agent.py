@@ -219,7 +219,7 @@ def _ranked_page(
     synonyms: Synonyms | None,
 ) -> AgentPage:
     """A ranked page: the ranking as deep as the page needs (see `search.pipeline`)."""
-    offset = pagination.read_offset(cursor, check, generation)
+    offset = pagination.read_offset(cursor, check, generation, limit=pagination.OFFSET_CAP)
     if any(t.text.strip() for t in query.positive_terms()):
         chain = _chain(conn, query, path_filter, generation, synonyms)
         with chain.lock:
