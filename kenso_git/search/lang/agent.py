@@ -187,15 +187,15 @@ def search(
         ranking = _ranking(conn, query, path_filter, generation, ranked=False)
         after = pagination.read_keyset(request.cursor, check)
         start = 0 if after is None else bisect.bisect_right(ranking.paths, after)
-        window = ranking.candidates[start : start + pagination.OFFSET_CAP]
-        chosen = _scored(conn, terms, window[:page_size])
+        chosen = _scored(conn, terms, ranking.candidates[start : start + page_size])
         page = pagination.make_page(
             _hits(conn, chosen, terms),
             mode=request.mode,
             page_size=page_size,
-            total=len(window),
-            lower_bound=after is not None or len(ranking.candidates) - start > len(window),
-            more_after=len(window) > page_size,
+            # every match, those before the cursor too: the list is never cut short
+            total=len(ranking.candidates),
+            lower_bound=not ranking.complete,
+            more_after=len(ranking.candidates) - start > page_size,
             cursor_for=lambda n: pagination.keyset_cursor(chosen[n - 1].doc.path, check),
             as_of=as_of,
         )
