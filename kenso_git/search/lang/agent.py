@@ -12,6 +12,7 @@ document it refuses is never a candidate.
 from __future__ import annotations
 
 import bisect
+import itertools
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -383,9 +384,7 @@ def _hits(
     out: list[AgentHit] = []
     for candidate, chunk_id in zip(chosen, ids, strict=True):
         content, section = chunks.get(chunk_id, ("", ""))
-        folded = content.casefold()
-        found = [i for i in (folded.find(n) for n in needles) if i >= 0]
-        snippet, cut = pagination.cut_snippet(content, min(found) if found else 0)
+        snippet, cut = pagination.cut_snippet(content, _first_match(content, needles))
         doc = candidate.doc
         out.append(
             {
@@ -405,6 +404,23 @@ def _hits(
         if candidate.tier is not None:
             out[-1]["tier"] = candidate.tier
     return out
+
+
+def _first_match(content: str, needles: list[str]) -> int:
+    """Where in `content` the first of the casefolded `needles` starts (0: none does).
+    casefold() lengthens some letters (ß -> ss, İ -> i̇, ﬁ -> fi): an offset in the folded
+    text is mapped back to the character it was folded from, else the snippet drifts right
+    by one character per such letter before the match."""
+    folded = content.casefold()
+    found = [i for i in (folded.find(n) for n in needles) if i >= 0]
+    if not found:
+        return 0
+    at = min(found)
+    if len(folded) == len(content):
+        return at  # every character folded to one
+    # casefold() works character by character: the folded text is the characters' folds
+    ends = list(itertools.accumulate(len(c.casefold()) for c in content))
+    return bisect.bisect_right(ends, at)
 
 
 def clear_cache() -> None:
