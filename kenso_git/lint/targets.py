@@ -155,6 +155,7 @@ class LinkFacts:
             not self.notable(doc)
             and self.unchecked(doc) is None
             and not self.missing_relations(doc)
+            and doc.path not in self._sources  # a link above the root: KS024 may re-base it
         )
 
     def unchecked(self, doc: Document) -> tuple[int, int] | None:
@@ -298,6 +299,11 @@ class LinkFacts:
             named = [t.path for t in notable if t.status == MISSING]
             if named and any(_rebased(t) for t in notable):
                 self._sources.add(doc.path)
+            elif self._skipped.get(doc.path, {}).get(OUTSIDE):
+                # a link above the root (or through a symlink out): if git moved the page,
+                # it may have been written for an old folder (KS024 re-bases it)
+                self._sources.add(doc.path)
+                self._asking.add(doc.path)
             for rel, paths in self.missing_relations(doc):
                 named.extend(path for path in paths if path and path not in self.tree)
                 if not rel.target.startswith("/"):  # read from the page's folder
@@ -367,6 +373,11 @@ class LinkFacts:
                     placed = classify(origin.old, target.ref.target, self.tree)
                     if placed[0] == MISSING:
                         out.add(placed[1])
+                for target in self.targets(doc):  # links above the root, read from there
+                    if target.status == SKIPPED and target.reason == OUTSIDE:
+                        placed = classify(origin.old, target.ref.target, self.tree)
+                        if placed[0] == MISSING:
+                            out.add(placed[1])
                 for rel, _paths in self.missing_relations(doc):
                     if not rel.target.startswith("/"):
                         out.update(relation_paths(origin.old, rel.target))

@@ -50,3 +50,26 @@ def test_a_moved_pages_link_that_now_climbs_out_of_the_repository_is_rebased(
     assert text == MOVING.replace("../../img/", "../img/").replace("(../r.md)", "(r.md)")
     shown = run(repo, "--format", "concise", "--select", "KS022,KS024", "docs/p.md")
     assert shown.returncode == 0, shown.stdout
+
+
+def test_a_moved_pages_only_link_above_the_root_is_rebased_to_where_its_target_went(
+    repo: Path,
+) -> None:
+    """A page whose one dead link climbs above the root was never asked of git (it named
+    nothing missing), so no KS024; nor when the image moved too, in a later commit."""
+    page = PAGE.format(t="Only") + "\n![a](../../img/a.png)\n"
+    write(repo, {"img/a.png": "PNGDATA", "docs/guide/p.md": page})
+    commit_all(repo, "pages")
+    git(repo, "mv", "docs/guide/p.md", "docs/p.md")
+    moved = commit_all(repo, "move p up one folder")[:7]
+    git(repo, "mv", "img", "assets")
+    renamed = commit_all(repo, "move the images")[:7]
+    shown = run(repo, "--format", "concise", "--select", "KS022,KS024", "docs/p.md")
+    assert shown.stdout.splitlines() == [
+        f"docs/p.md:9:6: KS024 docs/guide/p.md was moved to docs/p.md in {moved}, and "
+        f"img/a.png was renamed to assets/a.png in {renamed}; the image was written for its "
+        'old folder: lint --fix rewrites "../../img/a.png" to "../assets/a.png" (moved-target)'
+    ]
+    run(repo, "--fix", "docs/p.md")
+    text = (repo / "docs/p.md").read_text(encoding="utf-8")
+    assert text == page.replace("../../img/", "../assets/")
