@@ -4,11 +4,16 @@
 GitHub (github-slugger) lower-cases a heading's rendered text, drops every character that is
 not a letter, a digit, a mark, `_`, `-` or a space, and turns each space into `-`; the second
 heading with the same slug gets `-1`, the third `-2` (skipping any slug already taken).
+The rendered text loses link, HTML and emphasis markup; an `_` is dropped only where
+CommonMark's delimiter rules make it emphasis (`_private`, `MY_PREFIX_` and `\\_` keep theirs).
+Headings are the parser's ATX headings, setext headings, and the ATX headings it leaves out
+(indented, a tab after the hashes, in a block quote or list item).
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -17,18 +22,34 @@ from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 
 _ASCII_DROP = re.compile(r"[^a-z0-9 _-]")
-_ATTRIBUTE = re.compile(r"\s*\{:?\s*#([^\s}]+)[^}]*\}\s*$")  # `{#id}`, `{: #id .class}`
-_CLOSING = re.compile(r"(?:^|\s+)#+\s*$")
-_CODE = re.compile(r"(`+)(.+?)\1")
+_ATTRIBUTE = re.compile(r"\{:?\s*#([^\s}]+)[^}]*\}\s*$")  # `{#id}`, `{: #id .class}`
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
-_TAG = re.compile(r"(?<!\\)</?[A-Za-z][^<>]*>")  # `\<name>` is text, not a tag
-_UNDERSCORES = re.compile(r"(?<!\w)_+|_+(?!\w)")  # emphasis, not snake_case
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_ATTRIBUTE_VALUE = r"""(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))"""
+_TAG = re.compile(  # CommonMark 6.6's open and closing tags
+    rf"<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*{_ATTRIBUTE_VALUE}?)*\s*/?>"
+    r"|</[A-Za-z][A-Za-z0-9-]*\s*>|<!---?>|<!--.*?-->"
+    r"|<\?.*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[.*?\]\]>"  # instructions, declarations
+)
+_AUTOLINK = re.compile(  # CommonMark 6.5's URI and email autolinks: their text is shown
+    r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*"
+    r"|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>"
+)
+_SPECIAL = re.compile(r"[\\`&<!\[*_]")  # where inline markup may start
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
 _HTML_ID = re.compile(
     r"<[A-Za-z][\w-]*\s[^<>]{0,400}?\b(?:id|name)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>]+))",
     re.IGNORECASE,
 )
+_ATX_LINE = (  # containers (`>`, list markers), then an ATX heading: its text in group 1
+    r"(?:[ ]{0,3}+(?:>[ \t]?+|(?:[-+*]|[0-9]{1,9}[.)])[ \t]{1,4}+(?![ \t])))*+"
+    r"[ ]{0,3}+#{1,6}(?:[ \t]+(.*))?(?=\n|$)"
+)
+_ATX = re.compile(r"\n" + _ATX_LINE)
+_ATX_FIRST = re.compile(_ATX_LINE)
+_ORDERED = re.compile(r" {0,3}([0-9]{1,9})[.)]")
 _SETEXT = re.compile(r"\n {0,3}(=+|-+)[ \t]*(?=\n|$)")
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[-*+>|#<]|\d{1,9}[.)]\s|```|~~~)|\s{4}")
 
@@ -48,28 +69,171 @@ def slug(text: str) -> str:
 
 
 def rendered(text: str) -> str:
-    """A heading's text as rendered: code, link and emphasis markup and HTML tags dropped."""
-    if "`" not in text:  # most headings: no code span to keep as it is
-        return _inline(text)
-    parts, last = [], 0
-    for match in _CODE.finditer(text):
-        parts.append(_inline(text[last : match.start()]))
-        parts.append(match[2].strip() if match[2].strip() else match[2])
-        last = match.end()
-    parts.append(_inline(text[last:]))
-    return "".join(parts)
+    """A heading's text as rendered: link and emphasis markup and HTML tags dropped, code
+    spans, backslash escapes and entities resolved (CommonMark 6)."""
+    if _SPECIAL.search(text) is None:  # most headings: nothing to render
+        return text
+    return _Inline(text).render(0, len(text))
 
 
-def _inline(text: str) -> str:
-    if "[" in text:
-        text = _LINK.sub(r"\1", _IMAGE.sub("", text))
-    if "<" in text:
-        text = _TAG.sub("", text)
-    if "_" in text:
-        text = _UNDERSCORES.sub("", text)
-    if "\\" in text:
-        text = _ESCAPE.sub(r"\1", text)
-    return html.unescape(text) if "&" in text else text
+def _is_space(char: str) -> bool:
+    if char < "\x80":
+        return char in " \t\n\f\r"
+    return unicodedata.category(char) == "Zs"
+
+
+def _is_punctuation(char: str) -> bool:
+    if char < "\x80":
+        return char in _ASCII_PUNCTUATION
+    return unicodedata.category(char)[0] in "PS"  # CommonMark 0.31: punctuation or symbol
+
+
+class _Run:
+    """A run of `*` or `_` that may open or close emphasis (CommonMark 6.2's delimiter)."""
+
+    __slots__ = ("char", "closes", "count", "length", "next", "opens", "piece", "prev", "seq")
+
+    def __init__(self, text: str, start: int, end: int, piece: int, seq: int) -> None:
+        self.char, self.piece, self.seq = text[start], piece, seq
+        self.length = self.count = end - start
+        before = text[start - 1] if start > 0 else " "
+        after = text[end] if end < len(text) else " "
+        left = not _is_space(after) and (
+            not _is_punctuation(after) or _is_space(before) or _is_punctuation(before)
+        )
+        right = not _is_space(before) and (
+            not _is_punctuation(before) or _is_space(after) or _is_punctuation(after)
+        )
+        if self.char == "*":
+            self.opens, self.closes = left, right
+        else:  # `_` inside a word (`snake_case`) neither opens nor closes
+            self.opens = left and (not right or _is_punctuation(before))
+            self.closes = right and (not left or _is_punctuation(after))
+        self.prev: _Run | None = None
+        self.next: _Run | None = None
+
+    def unlink(self) -> None:
+        if self.prev is not None:
+            self.prev.next = self.next
+        if self.next is not None:
+            self.next.prev = self.prev
+
+
+def _match(closer: _Run, bottom: int) -> _Run | None:
+    """The nearest run above `bottom` that opens the emphasis `closer` closes, or None."""
+    opener = closer.prev
+    while opener is not None and opener.seq > bottom:
+        if opener.char == closer.char and opener.opens:
+            both = opener.closes or closer.opens
+            total = opener.length + closer.length
+            thirds = opener.length % 3 == 0 and closer.length % 3 == 0
+            if not (both and total % 3 == 0 and not thirds):  # the rule of 3
+                return opener
+        opener = opener.prev
+    return None
+
+
+def _emphasis(first: _Run | None) -> None:
+    """Take from each run the delimiters emphasis uses (CommonMark's process emphasis)."""
+    bottoms: dict[tuple[str, bool, int], int] = {}
+    current = first
+    while current is not None:
+        if not current.closes:
+            current = current.next
+            continue
+        closer = current
+        key = (closer.char, closer.opens, closer.length % 3)
+        opener = _match(closer, bottoms.get(key, -1))
+        if opener is None:
+            bottoms[key] = closer.prev.seq if closer.prev is not None else -1
+            current = closer.next
+            if not closer.opens:
+                closer.unlink()
+            continue
+        used = 2 if opener.count >= 2 and closer.count >= 2 else 1
+        opener.count -= used
+        closer.count -= used
+        opener.next, closer.prev = closer, opener  # runs between them are text now
+        if opener.count == 0:
+            opener.unlink()
+        if closer.count == 0:
+            current = closer.next
+            closer.unlink()
+
+
+class _Inline:
+    """One heading's inline content, rendered scope by scope (a link's text is its own)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.no_closer: dict[tuple[int, int], int] = {}  # (run length, scope end) -> none after
+        self.seq = 0
+
+    def render(self, start: int, end: int) -> str:
+        text, pieces, runs = self.text, list[str](), list[_Run]()
+        pos = start
+        while (found := _SPECIAL.search(text, pos, end)) is not None:
+            at = found.start()
+            pieces.append(text[pos:at])
+            char = text[at]
+            if char in "*_":
+                pos = at + 1
+                while pos < end and text[pos] == char:
+                    pos += 1
+                runs.append(_Run(text, at, pos, len(pieces), self.seq))
+                self.seq += 1
+                pieces.append("")
+            else:
+                piece, pos = self._other(char, at, end)
+                pieces.append(piece)
+        pieces.append(text[pos:end])
+        for left, right in itertools.pairwise(runs):
+            left.next, right.prev = right, left
+        _emphasis(runs[0] if runs else None)
+        for run in runs:
+            pieces[run.piece] = run.char * run.count
+        return "".join(pieces)
+
+    def _other(self, char: str, at: int, end: int) -> tuple[str, int]:
+        """(what the markup at `at` renders as, where reading goes on)."""
+        text = self.text
+        if char == "\\":
+            if at + 1 < end and text[at + 1] in _ASCII_PUNCTUATION:
+                return text[at + 1], at + 2
+        elif char == "`":
+            return self._code(at, end)
+        elif char == "&":
+            if (entity := _ENTITY.match(text, at, end)) is not None:
+                return html.unescape(entity[0]), entity.end()
+        elif char == "<":
+            if (tag := _TAG.match(text, at, end)) is not None:
+                return "", tag.end()
+            if (autolink := _AUTOLINK.match(text, at, end)) is not None:
+                return autolink[1], autolink.end()
+        elif char == "!":
+            if (image := _IMAGE.match(text, at, end)) is not None:
+                return "", image.end()
+        elif (link := _LINK.match(text, at, end)) is not None:
+            return self.render(link.start(1), link.end(1)), link.end()
+        return char, at + 1
+
+    def _code(self, at: int, end: int) -> tuple[str, int]:
+        """A code span's content, or its opening backticks as text when none closes it."""
+        text = self.text
+        opened = at
+        while opened < end and text[opened] == "`":
+            opened += 1
+        size = opened - at
+        if self.no_closer.get((size, end), end) <= opened:
+            return text[at:opened], opened
+        closer = re.compile(f"(?<!`)`{{{size}}}(?!`)").search(text, opened, end)
+        if closer is None:
+            self.no_closer[size, end] = opened
+            return text[at:opened], opened
+        content = text[opened : closer.start()]
+        if len(content) > 2 and content[0] == content[-1] == " " and content.strip(" "):
+            content = content[1:-1]
+        return content, closer.end()
 
 
 class _Slugger:
@@ -91,13 +255,50 @@ def _heading_texts(doc: Document, spans: list[tuple[int, int]]) -> Iterator[tupl
     """(body offset, raw text) of every ATX and setext heading outside code, in body order
     (`spans`: the body's `region_list`)."""
     found = [(h.offset, h.text) for h in doc.headings]
+    found.extend(_more_atx(doc, spans))
+    found.extend((offset, text) for offset, _level, text in _setext_headings(doc, spans))
+    yield from sorted(found)
+
+
+def _more_atx(doc: Document, spans: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:
+    """The ATX headings the parser leaves to others (indented, a tab after the hashes, in
+    a block quote or a list item): GitHub gives them anchors too."""
+    body, known = doc.body, {h.offset for h in doc.headings}
+    first = _ATX_FIRST.match(body)
+    if first is not None and first[1] and spans and spans[0][0] == 0 and 0 not in known:
+        yield 0, first[1].strip()
+    for start, end in spans:
+        for match in _ATX.finditer(body, max(start - 1, 0), end):
+            text = match[1].strip() if match[1] else ""
+            at = match.start() + 1
+            if text and at not in known and not _continues_paragraph(body, at):
+                yield at, text
+
+
+def _continues_paragraph(body: str, at: int) -> bool:
+    """Whether the line at `at` opens a list that starts at a number other than 1 right
+    under a paragraph line: such a list cannot interrupt a paragraph (CommonMark 5.2)."""
+    ordered = _ORDERED.match(body, at)
+    if ordered is None or int(ordered[1]) == 1 or at == 0:
+        return False
+    above = body[body.rfind("\n", 0, at - 1) + 1 : at - 1]
+    return bool(above.strip()) and _NOT_PARAGRAPH.match(above) is None
+
+
+def _setext_headings(doc: Document, spans: list[tuple[int, int]]) -> Iterator[tuple[int, int, str]]:
+    """(body offset of the underline's newline, level, text) of each setext heading."""
     body = doc.body
     for start, end in spans:
         for match in _SETEXT.finditer(body, max(start - 1, 0), end):
             text = _setext_text(body, match.start(), start)
             if text is not None:
-                found.append((match.start(), text))
-    yield from sorted(found)
+                yield match.start(), 1 if match[1][0] == "=" else 2, text
+
+
+def setext_levels(doc: Document) -> frozenset[int]:
+    """The levels of `doc`'s setext headings outside code: 1 (`===` under a paragraph),
+    2 (`---` under a paragraph; after a blank line it is a thematic break)."""
+    return frozenset(level for _at, level, _text in _setext_headings(doc, region_list(doc)))
 
 
 def _setext_text(body: str, newline: int, floor: int) -> str | None:
@@ -120,9 +321,17 @@ def _setext_text(body: str, newline: int, floor: int) -> str | None:
     return " ".join(reversed(lines)) if lines else None
 
 
+def _unclosed(raw: str) -> str:
+    """`raw` without an ATX heading's closing `#`s (and the space before them), if any."""
+    bare = raw.rstrip().rstrip("#")
+    if not bare:
+        return ""
+    return bare.rstrip() if bare[-1].isspace() else raw
+
+
 def _heading_anchor(raw: str) -> tuple[str | None, str]:
     """(the heading's `{#id}`, else None; its slug before any duplicate suffix)."""
-    text = _CLOSING.sub("", raw) if raw.endswith("#") else raw
+    text = _unclosed(raw) if raw.endswith("#") else raw
     attribute = _ATTRIBUTE.search(text)
     if attribute is None:
         return None, slug(rendered(text.strip()))
