@@ -9,6 +9,7 @@ from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import key_line
+from kenso_git.text.anchors import setext_levels
 from kenso_git.text.parse import Document
 from kenso_git.text.scripts import unspaced
 
@@ -118,7 +119,9 @@ def _title_line(doc: Document) -> int:
     impact=18,
 )
 def missing_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    if doc.title is None:
+    # a setext H1 (`Title` over `=====`) is a title on GitHub; the index still titles
+    # the document by its ATX H1 only, as kenso does
+    if doc.title is None and 1 not in setext_levels(doc):
         yield Finding(1, 1, "no H1 heading and no frontmatter title")
 
 

@@ -9,6 +9,7 @@ from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.rules._where import sections
+from kenso_git.text.anchors import setext_levels
 from kenso_git.text.chunk import is_dropped_section
 from kenso_git.text.parse import Document
 
@@ -99,7 +100,9 @@ def no_preamble(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
 )
 def no_h2(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     limit = ctx.thresholds.max_unsectioned_chars
-    if not doc.headings_at(2) and len(doc.body.strip()) > limit:
+    if doc.headings_at(2) or len(doc.body.strip()) <= limit:
+        return
+    if 2 not in setext_levels(doc):  # a setext H2 (`Section` over `-----`) is an H2
         yield Finding(doc.body_line, 1, f"no H2 headings in {len(doc.body.strip()):,} characters")
 
 

@@ -1,0 +1,73 @@
+"""KS004 (missing-title) and KS008 (no-h2) count setext headings: `Title` over `=====` is
+an H1 and `Section` over `-----` an H2, in CommonMark and on GitHub. Both rules read only
+ATX headings, so a page written with setext headings was told it had no title and no H2.
+
+A `---` after a blank line is a thematic break, and the frontmatter's `---` lines are
+neither; those still leave a page without a title or an H2. The search index's chunking is
+unchanged (kenso compatibility): it splits and titles by ATX headings only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenso_git.text.anchors import setext_levels
+from kenso_git.text.parse import parse_document
+from tests.gitrepo import commit_all
+from tests.gitrepo import write
+from tests.lint.helpers import lint_texts
+from tests.lint.test_cli import run
+
+LONG = "More prose about zebras and their stripes in the wild. " * 12 + "\n"
+SETEXT = (
+    "Setext title of page\n====================\n\n"
+    "Preamble text that is long enough for the preamble rule to be happy here.\n\n"
+    "Setext section about zebras\n---------------------------\n\n" + LONG
+)
+
+
+def _rules(text: str) -> list[str]:
+    report = lint_texts({"docs/lf.md": text})
+    return sorted(v.rule for v in report.violations() if v.rule in ("KS004", "KS008"))
+
+
+def test_setext_h1_and_h2_count_for_missing_title_and_no_h2() -> None:
+    assert _rules(SETEXT) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a `---` after a blank line is a thematic break, `===` there a paragraph's text
+        ("Intro paragraph.\n\n---\n\n" + LONG, ["KS004", "KS008"]),
+        ("Intro paragraph.\n\n===\n\n" + LONG, ["KS004", "KS008"]),
+        # the frontmatter's `---` lines are no underline
+        ("---\ntags: [a]\n---\n" + LONG, ["KS004", "KS008"]),
+        ("---\ntags: [a]\n---\nTitle here\n==========\n\n" + LONG, ["KS008"]),
+        # under a list item, `---` is a thematic break; in fenced code, nothing
+        ("Title here\n==========\n\n- item\n---\n\n" + LONG, ["KS008"]),
+        ("```\nTitle\n=====\nSection\n-------\n```\n\n" + LONG, ["KS004", "KS008"]),
+        ("Only a section\n--------------\n\n" + LONG, ["KS004"]),
+    ],
+)
+def test_thematic_breaks_frontmatter_and_code_are_not_setext_headings(
+    text: str, expected: list[str]
+) -> None:
+    assert _rules(text) == expected
+
+
+def test_setext_levels_match_commonmark() -> None:
+    markdown_it = pytest.importorskip("markdown_it").MarkdownIt("commonmark")
+    for text in (SETEXT, "a\n\n---\n", "a\n---\nb\n===\n", "- a\n---\n", "> a\n---\n"):
+        tags = {t.tag for t in markdown_it.parse(text) if t.type == "heading_open"}
+        assert setext_levels(parse_document("x.md", text)) == {int(t[1]) for t in tags}, text
+
+
+def test_lint_of_a_setext_page_in_a_repository_reports_neither_rule(repo: Path) -> None:
+    write(repo, {"docs/lf.md": SETEXT})
+    commit_all(repo, "page")
+    found = run(repo, "--format", "concise", "--select", "KS004,KS008", "docs/lf.md")
+    assert found.returncode == 0, found.stderr
+    assert "KS004" not in found.stdout and "KS008" not in found.stdout, found.stdout
