@@ -11,6 +11,7 @@ from kenso_git.api.core import Base
 from kenso_git.records import NamedTuple
 from kenso_git.store import schema
 from kenso_git.store import totals
+from kenso_git.store.connection import check_if_changed
 from kenso_git.store.connection import schema_version
 from kenso_git.store.files import file_blob_ids
 from kenso_git.store.files import load_files
@@ -88,12 +89,15 @@ class StateReads(Base):
 
         Raises:
             NoIndexError: there is no index.
+            CorruptIndexError: the index file is damaged (store/connection.py,
+                `check_if_changed`).
             DatabaseError: the index cannot be read.
         """
         from kenso_git.index import freshness
 
         known = self._known_differs()
-        snap = self.read(lambda conn: _state_snapshot(conn, with_files=check_stale))
+        db_path = self.db_path
+        snap = self.read(lambda conn: _state_snapshot(conn, db_path, with_files=check_stale))
         counts, meta = snap.counts, snap.meta
         scope = meta_scope(meta)
         lost = self.lost_root  # a root gone (or another repository): never compared (#26)
@@ -164,7 +168,10 @@ class StateReads(Base):
         return cached[1]
 
 
-def _state_snapshot(conn: sqlite3.Connection, *, with_files: bool) -> _Snapshot:
+def _state_snapshot(conn: sqlite3.Connection, db_path: Path, *, with_files: bool) -> _Snapshot:
+    # damage a sync would name is named here too, not reported as a healthy index: pages are
+    # read only when the file changed since a writer left it (a stat otherwise)
+    check_if_changed(conn, db_path)
     meta = read_meta(conn)
     files = load_files(conn) if with_files else {}  # for the staleness check
     kept = totals.read(conn)  # running totals: a few rows whatever the index's size (#32)

@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING
 
 from kenso_git import __version__
+from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 
@@ -138,7 +139,10 @@ def state_of(service: Service) -> StateResult:
 
 
 def _reason(err: KensoError) -> str:
-    return f"{err.message}; {err.hint}" if err.hint else err.message
+    text = f"{err.message}; {err.hint}" if err.hint else err.message
+    if isinstance(err, CorruptIndexError) and err.path:
+        return f"{err.path}: {text}"  # which file the rebuild replaces
+    return text
 
 
 def _why_empty(service: Service, indexed: int) -> str:

@@ -82,6 +82,9 @@ def database_failure(db_path: Path, err: sqlite3.Error, *, waited_s: float = 0) 
         foreign = not_sqlite(db_path)  # a document named by --db: never "rebuild" it
         if foreign is not None:
             return foreign
+        from kenso_git.store import stamp
+
+        stamp.note_damage(db_path, text)  # health_check and stats name it too
         return CorruptIndexError(
             f"the index database is corrupt ({text})", path=str(db_path), hint=REBUILD_HINT
         )

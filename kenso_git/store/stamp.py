@@ -8,6 +8,11 @@ writer checks every page only when the file changed since (`matches` is False): 
 another program wrote it, a crash, or damage (#26). Stdlib only: the detached WAL settler
 (`wal.settle_now`), which runs with nothing else of the package, records it too.
 
+Readers ask too (`connection.check_if_changed`: `stats`, `health_check`, `index_state`), so
+damage a sync with nothing to do would name is not reported as a healthy index. What this
+process found (every page read fine, or the damage a read met: `faults`) is kept per file
+as it was then: a server reads the pages once per change of the file, not per call.
+
 The file's modification time is the kernel's coarse clock: a write landing within the same
 tick as a writer's last one keeps it. Damage that close to a write goes unseen here.
 """
@@ -19,6 +24,9 @@ from contextlib import suppress
 from pathlib import Path
 
 SUFFIX = ".verified"
+# what this process found of each index file: its stat data then, and the damage a read
+# met (None: every page was read and found sound)
+_found: dict[str, tuple[str, str | None]] = {}
 
 
 def stamp_path(db_path: Path | str) -> str:
@@ -26,7 +34,8 @@ def stamp_path(db_path: Path | str) -> str:
     return f"{db_path}{SUFFIX}"
 
 
-def _now(db_path: Path | str) -> str | None:
+def now(db_path: Path | str) -> str | None:
+    """The file's stat data as the stamp records it (None: there is no file)."""
     try:
         st = os.stat(db_path)
     except OSError:
@@ -41,22 +50,43 @@ def matches(db_path: Path | str) -> bool:
             recorded = held.read().strip()
     except (OSError, UnicodeDecodeError):
         return False
-    return recorded != "" and recorded == _now(db_path)
+    return recorded != "" and recorded == now(db_path)
 
 
-def record(db_path: Path | str) -> None:
-    """Remember the index file as it is now; best effort (no stamp: the next writer checks)."""
-    now = _now(db_path)
-    if now is None:
+def record(db_path: Path | str, *, seen: str | None = None) -> None:
+    """Remember the index file as it is now; best effort (no stamp: the next writer checks).
+    With `seen`: only when the file is still as `seen` (a reader that read every page)."""
+    current = now(db_path)
+    if current is None or (seen is not None and current != seen):
         return
     path = stamp_path(db_path)
     with suppress(OSError):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as out:
-            out.write(now + "\n")
+            out.write(current + "\n")
 
 
 def forget(db_path: Path | str) -> None:
     """Drop the stamp: the next writer checks every page."""
     with suppress(OSError):
         os.unlink(stamp_path(db_path))
+
+
+def note_damage(db_path: Path | str, problem: str) -> None:
+    """Remember that a read of the file as it is now met damage (`problem`, SQLite's words)."""
+    current = now(db_path)
+    if current is not None:
+        _found[str(db_path)] = (current, problem)
+
+
+def note_sound(db_path: Path | str, seen: str) -> None:
+    """Remember that every page of the file as `seen` was read and found sound."""
+    _found[str(db_path)] = (seen, None)
+
+
+def found(db_path: Path | str, seen: str) -> tuple[bool, str | None]:
+    """Whether this process looked at the file as `seen`, and the damage it met (None: none)."""
+    held = _found.get(str(db_path))
+    if held is None or held[0] != seen:
+        return False, None
+    return True, held[1]
