@@ -113,16 +113,26 @@ def _title_line(doc: Document) -> int:
     summary="A document has a title: an H1 or a frontmatter title.",
     why="The title prefixes every chunk's title and is the strongest ranking signal; without "
     "it chunks are named after the file stem.",
-    action="give the document an H1 title",
+    action="give the document an ATX H1 title (`# Title`; the index does not read a setext "
+    "`===` title)",
     deduction=18,
     emit=4,
     impact=18,
 )
 def missing_title(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
-    # a setext H1 (`Title` over `=====`) is a title on GitHub; the index still titles
-    # the document by its ATX H1 only, as kenso does
-    if doc.title is None and 1 not in setext_levels(doc):
-        yield Finding(1, 1, "no H1 heading and no frontmatter title")
+    if doc.title is not None:
+        return
+    if 1 in setext_levels(doc):
+        # a setext H1 (`Title` over `=====`) is a title on GitHub, but the index titles a
+        # document by its ATX H1 or frontmatter only, as kenso does
+        yield Finding(
+            1,
+            1,
+            "the H1 is written setext-style (a line of `===` under it), which the index"
+            " does not read as a title: write it as `# Title`",
+        )
+        return
+    yield Finding(1, 1, "no H1 heading and no frontmatter title")
 
 
 @rule(

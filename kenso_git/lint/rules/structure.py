@@ -93,7 +93,7 @@ def no_preamble(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     summary="Documents longer than 500 characters are split into H2 sections.",
     why="Without H2 headings the whole document is one chunk (or blind paragraph splits), so "
     "search cannot point at the part that answers.",
-    action="split long documents with H2 headings",
+    action="split long documents with ATX H2 headings (`## Section`, not setext `---`)",
     deduction=14,
     emit=8,
     impact=8,
@@ -102,8 +102,16 @@ def no_h2(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     limit = ctx.thresholds.max_unsectioned_chars
     if doc.headings_at(2) or len(doc.body.strip()) <= limit:
         return
-    if 2 not in setext_levels(doc):  # a setext H2 (`Section` over `-----`) is an H2
-        yield Finding(doc.body_line, 1, f"no H2 headings in {len(doc.body.strip()):,} characters")
+    size = f"{len(doc.body.strip()):,}"
+    if 2 in setext_levels(doc):  # an H2 on GitHub, but the index splits on ATX `##` only
+        yield Finding(
+            doc.body_line,
+            1,
+            f"no H2 the index splits on in {size} characters: its H2s are written"
+            " setext-style (a line of `---` under them); write them as `## Section`",
+        )
+        return
+    yield Finding(doc.body_line, 1, f"no H2 headings in {size} characters")
 
 
 @rule(
