@@ -355,7 +355,7 @@ def _scored(
     expression = fts_expression(terms)
     if expression is None or not chosen:
         return chosen
-    content = docmatch.content_hits(conn, expression, [c.doc.path for c in chosen])
+    content = docmatch.content_hits(conn, terms, [c.doc.path for c in chosen])
     out = []
     for c in chosen:
         hit = content.get(c.doc.path)
@@ -371,7 +371,7 @@ def _match(
     expression = fts_expression(terms)
     if expression is None:
         return [Candidate(d, 0.0, "Filter", None, None) for d in allowed.values()]
-    paths = docmatch.content_paths(conn, expression)
+    paths = docmatch.content_paths(conn, terms)
     return [Candidate(allowed[p], 0.0, "Content", None, None) for p in paths if p in allowed]
 
 

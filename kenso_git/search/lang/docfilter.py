@@ -81,9 +81,9 @@ def apply_filters(
 def drop_negated(conn: sqlite3.Connection, negated: list[Term], candidates: list[C]) -> list[C]:
     """The candidates holding none of the negated words and phrases."""
     for term in negated:
-        expression = fts_expression([term])
-        if expression is None or not candidates:
+        if fts_expression([term]) is None or not candidates:
             continue
-        matching = content_paths(conn, expression)
+        # the documents `word` would list in exhaustive mode (CJK too, #49): the same verdict
+        matching = content_paths(conn, [Term(term.text, term.phrase)])
         candidates = [c for c in candidates if c.doc.path not in matching]
     return candidates

@@ -21,7 +21,6 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.docmeta import Doc
 from kenso_git.search.lang import docfilter
 from kenso_git.search.lang.docmatch import content_paths
-from kenso_git.search.lang.docmatch import fts_expression
 from kenso_git.search.lang.querylang import Filter
 from kenso_git.search.lang.querylang import Query
 from kenso_git.search.lang.querylang import Term
@@ -158,5 +157,4 @@ def _admission(
 
 def _holding(conn: sqlite3.Connection, term: Term) -> set[str]:
     """The paths of the documents holding a word or phrase (unscored)."""
-    expression = fts_expression([Term(term.text, term.phrase)])
-    return set() if expression is None else content_paths(conn, expression)
+    return content_paths(conn, [Term(term.text, term.phrase)])

@@ -71,6 +71,16 @@ def split_terms(text: str) -> tuple[list[str], list[str]]:
     return list(long), list(short)
 
 
+def term_pieces(text: str, phrase: bool) -> tuple[list[str], list[str]]:
+    """The (long, short) pieces a chunk holds when it holds the query-language term `text`:
+    a word's as the AND stage splits it (`split_terms`); a phrase whole, as written (a
+    trigram phrase matches a substring)."""
+    if not phrase:
+        return split_terms(text)
+    text = text.strip()
+    return ([text], []) if len(text) >= 3 else ([], [text] if text else [])
+
+
 def _runs(word: str) -> list[tuple[str, bool]]:
     """`word` cut where it changes between CJK and other characters."""
     out: list[tuple[str, bool]] = []
@@ -154,6 +164,24 @@ def _and_rows(
     else:  # only 1-2 character words: a scan of the side table, scored in SQL
         found = trigram.scan(conn, short, where, params, fetch)
     return [(*_cols(r), 0, stage) for r in found]
+
+
+def holding(
+    conn: sqlite3.Connection,
+    long: Sequence[str],
+    short: Sequence[str],
+    where: str,
+    params: list[object],
+) -> list[CjkRow]:
+    """Every chunk of the side index holding each of `long` and `short` (`term_pieces`),
+    best first: the AND stage with no limit, linear in the rows it reads (the query
+    language's phrases, exhaustive mode and negations, #49)."""
+    long, short = list(dict.fromkeys(long)), list(dict.fromkeys(short))
+    if not long and not short:
+        return []
+    budget.check()
+    stage = TrigramStage(" AND ".join(map(_phrase, long)), AND, (*long, *short))
+    return _and_rows(conn, stage, long, short, where, params, -1)  # LIMIT -1: every row
 
 
 def highlight(content: str, terms: Sequence[str]) -> str:
