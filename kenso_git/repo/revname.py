@@ -43,11 +43,15 @@ def resolve_revision(ws: Workspace, rev: str) -> str:
     except GitError:
         kind = _object_kind(ws, text)
     if kind is not None:
+        tagged = "a tag of a commit" if kind.startswith("tag of") else "a tag"
         raise UsageError(
             f"not a commit: {shown(text)} names a {kind}",
-            hint="name a commit: a branch, a tag, a commit id, HEAD~3 or :/message words "
+            hint=f"name a commit: a branch, {tagged}, a commit id, HEAD~3 or :/message words "
             "(REV:path and REV^{tree} name a file or a folder)",
         )
+    no_upstream = _why_no_upstream(ws, text)
+    if no_upstream is not None:
+        raise UsageError(f"unknown revision {shown(text)}: {no_upstream[0]}", hint=no_upstream[1])
     shallow = any(d is not None and (d / "shallow").is_file() for d in (ws.git_dir, ws.common_dir))
     why = None if shallow else _why_unknown(ws, text)
     if why is not None:
@@ -130,9 +134,47 @@ def _commit_named(ws: Workspace, text: str) -> str:
 
 
 def _object_kind(ws: Workspace, text: str) -> str | None:
-    """The type of the object `text` names (a tree, a blob...), None when it names none."""
+    """The type of the object `text` names (a tree, a blob...; an annotated tag said with
+    what it is a tag of, `tag of a tree`), None when it names none."""
     try:
         oid = run_git(ws, "rev-parse", "--verify", "--quiet", "--end-of-options", text).strip()
-        return run_git(ws, "cat-file", "-t", oid).strip() or None
+        kind = run_git(ws, "cat-file", "-t", oid).strip()
+        if kind == "tag":
+            peeled = run_git(ws, "rev-parse", "--verify", "--quiet", f"{oid}^{{}}").strip()
+            return f"tag of a {run_git(ws, 'cat-file', '-t', peeled).strip()}"
+        return kind or None
     except GitError:
         return None
+
+
+# `@{u}`, `@{upstream}`, `BRANCH@{upstream}`, any case, and steps after it (`@{u}~2`)
+_UPSTREAM = re.compile(r"(?P<branch>[^@]*)@\{(?:u|upstream)\}", re.IGNORECASE)
+
+
+def _why_no_upstream(ws: Workspace, text: str) -> tuple[str, str] | None:
+    """(what is wrong, what to do) when `text` names a branch's upstream and the branch has
+    none (git: "no upstream configured for branch"), or HEAD is detached; None otherwise
+    (an upstream not fetched yet is the usual unknown revision)."""
+    found = _UPSTREAM.match(text)
+    if found is None:
+        return None
+    branch = found["branch"]
+    if branch in ("", "HEAD"):
+        try:
+            branch = run_git(ws, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
+        except GitError:
+            return (
+                "HEAD is detached, so it has no upstream",
+                "name a branch's upstream (`main@{upstream}`) or a remote branch (origin/main)",
+            )
+    if not _has_commit(ws, f"refs/heads/{branch}"):
+        return None
+    try:
+        run_git(ws, "config", "--get", f"branch.{branch}.merge")
+    except GitError:
+        return (
+            f"no upstream configured for branch {shown(branch)}",
+            f"`git branch --set-upstream-to=origin/{branch} {branch}` sets one, "
+            "or name the remote branch itself (origin/main)",
+        )
+    return None
