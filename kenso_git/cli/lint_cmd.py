@@ -136,7 +136,8 @@ def lint(
 
     Exit codes: 0 ok, and whenever --write-baseline recorded the findings (errors
     included: `--baseline FILE` later reports only new ones); 1 an error-severity finding,
-    a score under --fail-under, or a patch from --diff; 2 bad usage or configuration.
+    a score under --fail-under, or a patch from --diff; 2 bad usage or configuration, or
+    --fix could not write a file (disk full, read-only).
     """
     from kenso_git.api.lint import run_lint
 
@@ -184,6 +185,8 @@ def lint(
         rendered = _render(output, report, use_color, paths, flags)
         if rendered:
             click.echo(rendered, color=use_color)
+    if outcome.error is not None:  # after the report: its findings stand (exit 2)
+        raise outcome.error
     # a baseline written is the run's success: a CI step that records one must not fail
     failed = report.failed and outcome.baseline_written is None
     return int(ExitCode.FAILURE if failed else ExitCode.OK)

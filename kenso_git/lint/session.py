@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
@@ -12,6 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.errors import ExitCode
+from kenso_git.errors import KensoError
 from kenso_git.lint.baseline import apply_baseline
 from kenso_git.lint.baseline import load_baseline
 from kenso_git.lint.baseline import write_baseline as save_baseline
@@ -22,6 +25,7 @@ from kenso_git.lint.corpus import CorpusFacts
 from kenso_git.lint.corpus import facts_for
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.corpus import start_listing
+from kenso_git.lint.fix import Fixed
 from kenso_git.lint.fix import FixOutcome
 from kenso_git.lint.fix import plan_fix_passes
 from kenso_git.lint.fix import write_fixes
@@ -40,11 +44,23 @@ if TYPE_CHECKING:
     from kenso_git.config import Settings
 
 
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+_READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+
+
+class FixWriteError(KensoError):
+    """`lint --fix` could not write a fixed file (disk full, read-only): the findings are
+    reported, and the command exits 2, not 1 as for findings."""
+
+    exit_code = ExitCode.USAGE
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     report: LintReport
     baseline_written: int | None = None
     fixes: FixOutcome | None = None  # with `fix` or `diff`: what was (or would be) changed
+    error: FixWriteError | None = None  # with `fix`: the file that could not be written
 
 
 def _workspace(paths: Sequence[Path]) -> Workspace:
@@ -83,7 +99,9 @@ def run_lint(
 
     Raises:
         UsageError: a path does not exist, a flag or the configuration is malformed.
-        OSError: `fix` could not write a file.
+    A file `fix` cannot write (disk full, read-only) stops the writing: the files before it
+    stay fixed, the rest as they were, the report is of the files as they are, and
+    `Outcome.error` names the file and what to do.
     """
     from kenso_git.config import load_settings
 
@@ -98,20 +116,65 @@ def run_lint(
     settings = load_settings(ws.root)
     config = _configured(load_lint_config(settings), overrides, fail_under)
     report, facts = _lint_once(ws, settings, config, paths, warn, staged)
-    fixes = None
+    fixes = error = None
     if fix or diff:
         fixes = plan_fix_passes(ws.root, report.violations(), partial(_relint, facts, config))
         if fix and fixes.files:
-            fixes = write_fixes(ws.root, fixes)  # a file changed since it was read: unfixed
-            report, _ = _lint_once(ws, settings, config, paths, None, staged)  # warned already
+            fixes, error = _write_fixes(ws.root, fixes)
+            if error is None or fixes.files:
+                report, _ = _lint_once(ws, settings, config, paths, None, staged)  # warned
     if write_baseline is not None:
-        return Outcome(report, save_baseline(report, write_baseline), fixes)
+        return Outcome(report, save_baseline(report, write_baseline), fixes, error)
     if baseline is None and config.baseline is not None:
         baseline = ws.root / config.baseline
     if baseline is not None:
         kept = apply_baseline(report, load_baseline(baseline))
         report = replace(kept, skipped=report.skipped)
-    return Outcome(report, None, fixes)
+    return Outcome(report, None, fixes, error)
+
+
+def _write_fixes(root: Path, planned: FixOutcome) -> tuple[FixOutcome, FixWriteError | None]:
+    """`write_fixes` file by file (a file changed since it was read joins `unfixed`): what
+    was written, and the error of the first file that could not be, where writing stops."""
+    written: list[Fixed] = []
+    unfixed = list(planned.unfixed)
+    error = None
+    for fixed in planned.files:
+        try:
+            done = write_fixes(root, FixOutcome((fixed,)))
+        except OSError as err:
+            error = _write_error(fixed.path, err, len(written))
+            break
+        written.extend(done.files)
+        unfixed.extend(done.unfixed)
+    return FixOutcome(tuple(written), tuple(sorted(unfixed))), error
+
+
+def _write_error(path: str, err: OSError, fixed: int) -> FixWriteError:
+    """The cause named as `ingest` names it, without the temporary file's name."""
+    detail = err.strerror or str(err)
+    before = f"the {fixed} before it are fixed, " if fixed > 1 else ""
+    before = "the one before it is fixed, " if fixed == 1 else before
+    kept = f"{before}this file and the rest are as they were"
+    if err.errno in _FULL_ERRNOS:
+        return FixWriteError(
+            f"cannot write the fixes: the disk is full or a file-size limit was reached ({detail})",
+            path=path,
+            hint=f"free some disk space (or raise the limit) and run `kenso-git lint --fix` "
+            f"again; {kept}",
+        )
+    if err.errno in _READ_ONLY_ERRNOS:
+        return FixWriteError(
+            f"cannot write the fixes: the file or its folder is read-only ({detail})",
+            path=path,
+            hint=f"make it writable and run `kenso-git lint --fix` again (`kenso-git lint` "
+            f"without --fix only reports); {kept}",
+        )
+    return FixWriteError(
+        f"cannot write the fixes ({detail})",
+        path=path,
+        hint=f"check the disk and run `kenso-git lint --fix` again; {kept}",
+    )
 
 
 def _configured(
