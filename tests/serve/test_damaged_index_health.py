@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.types import CallToolResult
+from mcp.types import TextContent
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.serve.mcp.server import build_server
@@ -34,7 +36,7 @@ from tests.index.test_reliability import cli
 pytestmark = pytest.mark.anyio
 
 REBUILD = "kenso-git ingest --rebuild"
-DOCS = {
+DOCS: dict[str, str | bytes] = {
     f"docs/area{i % 7}/page{i}.md": doc(f"Page {i}", f"uniq{i} words of page {i} to index. " * 90)
     for i in range(240)
 }
@@ -58,10 +60,16 @@ def _damage_middle(db: Path) -> None:
         out.write(random.Random(49).randbytes(length))
 
 
+def _json(result: CallToolResult) -> Any:
+    content = result.content[0]
+    assert isinstance(content, TextContent), content
+    return json.loads(content.text)
+
+
 async def _call(root: Path, tool: str) -> tuple[bool, Any]:
     async with Client(build_server(Service(root))) as client:
         result = await client.call_tool(tool, {})
-    return bool(result.is_error), json.loads(result.content[0].text)
+    return bool(result.is_error), _json(result)
 
 
 async def test_mid_file_damage_is_named_by_health_index_state_and_stats(indexed: Path) -> None:
@@ -92,9 +100,9 @@ async def test_a_read_that_met_damage_is_reported_by_health(indexed: Path) -> No
     stamp.record(db)  # damage the stamp cannot see (written within the writer's clock tick)
     service = Service(indexed)
     async with Client(build_server(service)) as client:
-        before = json.loads((await client.call_tool("health_check", {})).content[0].text)
+        before = _json(await client.call_tool("health_check", {}))
         found = await client.call_tool("search_docs", {"query": "uniq5 words"})
-        after = json.loads((await client.call_tool("health_check", {})).content[0].text)
+        after = _json(await client.call_tool("health_check", {}))
     assert before["ok"] is True  # no page is read when the file is as its writer left it
     assert found.is_error, found
     assert after["ok"] is False, after
