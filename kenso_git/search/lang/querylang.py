@@ -92,8 +92,11 @@ FIELDS: tuple[Field, ...] = (
         "re",
         ("regex",),
         '`re:"fn \\w+"`',
-        "Only documents whose text matches this RE2 regular expression (linear time, "
-        f"at most {MAX_PATTERN_BYTES} bytes).",
+        "Only documents whose indexed text matches this RE2 regular expression (linear "
+        f"time, at most {MAX_PATTERN_BYTES} bytes). The indexed text is the body as the "
+        "index keeps it, its sections one after another: not the frontmatter and not the "
+        "H1 title line, so `total` counts the documents whose body matches (search a "
+        "title's words as words); `regex_search` greps whole files, those lines too.",
         're:"v[0-9]+\\.[0-9]+" release',
     ),
 )
@@ -453,6 +456,10 @@ def render_reference() -> str:
         "  (full-text, stemmed, case-insensitive). Each ranked hit's `tier` says which stage",
         "  found it (`AND`, `NEAR`, `OR`, `path`, `filename`).",
         '- `"a quoted phrase"` must appear as written; `\\"` is a quote inside it.',
+        "- Chinese, Japanese and Korean, written without spaces between words, are matched",
+        "  inside runs of their characters, as ranked words are: a word's runs anywhere in a",
+        '  chunk, a phrase as written (`"端口号"` finds `请确认端口号设置正确`), in both modes',
+        "  and in a negation.",
         '- `-word`, `-"a phrase"` and `-field:value` exclude the documents that match.',
         "- A query of filters only lists every document that passes them.",
         f"- A query holds at most {MAX_QUERY_CHARS} characters and {MAX_TOKENS} words and filters.",
