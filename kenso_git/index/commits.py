@@ -5,7 +5,10 @@ and of documents left open at another HEAD are worked out again: the HEAD tree's
 each (one `git ls-tree`), then, for those whose file is HEAD's blob, the commit that made
 it so (one `git log --raw` walk, stopped when all are found). A history rewritten under
 the index (amend, rebase, reset to another line) makes every row be worked out again.
-What is left costs a sync nothing: no walk of the tree, no git call.
+History that grows under the index (`git fetch --unshallow` or `--deepen` of a shallow
+clone) makes the rows dated by a former shallow boundary be worked out again: such a commit
+looked as if it made every file older than it. What is left costs a sync nothing: no walk
+of the tree, no git call.
 """
 
 from __future__ import annotations
@@ -25,6 +28,11 @@ from kenso_git.store.meta import read_meta
 from kenso_git.store.meta import write_meta
 
 META_HEAD = "commits_head"  # the HEAD the rows were last brought up to
+# the shallow boundary the rows were dated under: the commit ids of `.git/shallow`, sorted
+# and space-separated ('' for a complete history), or `HASHED` and a digest when long
+META_SHALLOW = "commits_shallow"
+MAX_SHALLOW_KEPT = 1000  # boundary commits kept by id; past it, a change redates every row
+HASHED = "sha1:"
 
 
 def refresh(
@@ -46,7 +54,10 @@ def refresh(
     if probe is not None and probe.head is not None:
         head = probe.head
     created = doccommits.ensure(conn)
-    before = read_meta(conn).get(META_HEAD)
+    meta = read_meta(conn)
+    before = meta.get(META_HEAD)
+    shallow = _shallow_boundary(ws)
+    done = {META_HEAD: head or "", META_SHALLOW: shallow}
     try:
         if created or (before and head and before != head and not _descends(ws, before, head)):
             paths: Collection[str] | None = None  # every document
@@ -56,15 +67,56 @@ def refresh(
                 # a doc a commit changed and a later one changed back holds the blob it
                 # held, so no sync touched it: its last commit is still the newer one
                 paths |= _changed_between(ws, before, head)
-            if not paths:
-                if head != before:
-                    write_meta(conn, {META_HEAD: head or ""})
-                return
+            grown = _dated_by_former_boundary(conn, meta.get(META_SHALLOW), shallow)
+            if grown is None:
+                paths = None
+            else:
+                paths |= grown
+        if paths is not None and not paths:
+            if any(meta.get(key) != value for key, value in done.items()):
+                write_meta(conn, done)
+            return
         dirty = None if probe is None or probe.head != head else frozenset(probe.docs)
         _work_out(conn, ws, head, paths, dirty)
     except GitError:
         return
-    write_meta(conn, {META_HEAD: head or ""})
+    write_meta(conn, done)
+
+
+def _shallow_boundary(ws: Workspace) -> str:
+    """The commits where this clone's history is cut (`.git/shallow`), as `META_SHALLOW`
+    keeps them; '' for a complete history."""
+    folder = ws.common_dir or ws.git_dir
+    try:
+        text = "" if folder is None else (folder / "shallow").read_text("ascii", "replace")
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        text = "unreadable"  # another value than any list of ids: compared, it redates
+    ids = sorted(set(text.split()))
+    if len(ids) <= MAX_SHALLOW_KEPT:
+        return " ".join(ids)
+    import hashlib  # not at the top: the hook path loads no OpenSSL
+
+    return HASHED + hashlib.sha1(" ".join(ids).encode(), usedforsecurity=False).hexdigest()
+
+
+def _dated_by_former_boundary(
+    conn: sqlite3.Connection, before: str | None, now: str
+) -> set[str] | None:
+    """The documents whose row names a commit that was a shallow boundary (`before`) and is
+    no longer one (`now`): git dated every file older than the cut by it, and the history
+    behind it has come since. None: every row (the former boundary was kept as a digest).
+    An index that recorded no boundary (made before it was kept) redates nothing."""
+    if before is None or before == now:
+        return set()
+    if before.startswith(HASHED):
+        return None
+    former = set(before.split()) - set(now.split())
+    if not former:
+        return set()  # the history was cut further back only where no row is dated
+    dated = doccommits.read(conn, doccommits.all_paths(conn))
+    return {path for path, age in dated.items() if age.commit_id in former}
 
 
 def _changed_between(ws: Workspace, old: str, new: str) -> set[str]:
