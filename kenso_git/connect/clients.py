@@ -12,7 +12,9 @@ keeping the original (never overwritten by a later write) beside it, as editors 
 project file's as `<name>.kenso-git.bak`, which `info/exclude` hides from git (#26: a `.bak`
 git saw was picked up by `git add -A`), a user file's as `<name>.bak`. Never under `.kenso/`,
 which the docs' `rm -rf .kenso` recovery deletes; one kept there by an earlier version is
-moved beside the file on the next write. Only our entry changes, and only
+moved beside the file on the next write. The backup is written whole or not at all (a full
+disk); one an earlier version's failed copy left empty or cut short is replaced, as it holds
+no original. Only our entry changes, and only
 its command, args, cwd and type: other servers, the user's keys (env, timeout, trust...)
 and the rest of a TOML file's text are kept.
 """
@@ -263,6 +265,9 @@ def write(p: ConnectPlan) -> Path | None:
     moved = False
     if p.project_root is not None:  # again: the tree may have changed since
         refuse_links(p.client, p.project_root, backup=True)
+    if _cut_short(kept, p):
+        kept.unlink()  # what a failed copy of an earlier version left: no original in it
+    if p.project_root is not None:
         moved = _move_legacy_backup(p.path, p.project_root, kept)
     first = p.exists and not kept.exists()  # the first backup is the original: kept for good
     # a user file kept as a link (dotfiles linked into ~ by stow or chezmoi) is written where
@@ -274,7 +279,7 @@ def write(p: ConnectPlan) -> Path | None:
         if p.project_root is not None:
             _hide_from_git(p.project_root, kept)
         backup = kept
-        shutil.copy2(p.path, backup)
+        _save_original(p.path, backup)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     except OSError as err:
@@ -297,6 +302,74 @@ def write(p: ConnectPlan) -> Path | None:
         Path(tmp).unlink(missing_ok=True)
         raise
     return kept if moved else backup
+
+
+def _save_original(path: Path, kept: Path) -> None:
+    """Copy `path` to `kept` (its mode and times too) through a file renamed into place once
+    on disk: a copy that fails (a full disk) leaves no backup, never an empty or partial one,
+    which every later write would keep as "the original"."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{kept.name}.", suffix=".tmp", dir=kept.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, path.open("rb") as source:
+            shutil.copyfileobj(source, out)
+            out.flush()
+            os.fsync(out.fileno())
+        shutil.copystat(path, tmp)
+        os.replace(tmp, kept)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _cut_short(kept: Path, p: ConnectPlan) -> bool:
+    return (
+        p.exists
+        and kept.is_file()
+        and not kept.is_symlink()
+        and not _holds_original(kept, p.path, p.client)
+    )
+
+
+def _holds_original(kept: Path, path: Path, spec: ClientSpec) -> bool:
+    """Whether the backup `kept` holds a whole original of `path`. Not when an earlier
+    version's copy failed part way (a full disk) and left it empty while the file holds
+    more than our entry (an empty original gives a file of our entry alone), or cut short:
+    a strict beginning of the file that does not parse where the file does. (A TOML
+    original is a beginning of the file our entry was appended to: it parses.)"""
+    try:
+        saved, now = kept.read_bytes(), path.read_bytes()
+    except OSError:
+        return True  # not known: kept, as ever
+    if len(saved) >= len(now) or not now.startswith(saved):
+        return True
+    if saved == b"":
+        return _ours_alone(_parsed(now, spec.fmt), spec.key)
+    return _parsed(saved, spec.fmt) is not None or _parsed(now, spec.fmt) is None
+
+
+def _ours_alone(data: object, key: str) -> bool:
+    """Whether `data` is what our write makes of an empty file: our entry alone (or nothing)."""
+    if data == {}:
+        return True
+    if not isinstance(data, dict) or list(data) != [key]:
+        return False
+    servers = data[key]
+    return isinstance(servers, dict) and list(servers) == [SERVER_NAME]
+
+
+def _parsed(data: bytes, fmt: str) -> object:
+    """The file's data (None: it does not parse as `fmt`)."""
+    try:
+        text = data.decode("utf-8")
+        if fmt == "json":
+            from kenso_git.connect.jsonc import loads
+
+            return loads(text)[0]
+        import tomllib
+
+        return tomllib.loads(text)
+    except (UnicodeDecodeError, ValueError):  # JSONDecodeError and TOMLDecodeError too
+        return None
 
 
 def _hide_from_git(root: Path, kept: Path) -> None:
