@@ -266,6 +266,7 @@ def read_at_revision(
     from kenso_git.index.atref import entry_at
     from kenso_git.index.atref import followed_entry
     from kenso_git.index.atref import read_blobs
+    from kenso_git.index.atref import smudged
     from kenso_git.repo.revname import resolve_revision
     from kenso_git.repo.workspace import is_markdown
 
@@ -285,11 +286,19 @@ def read_at_revision(
             rule="symlink-escape",
             path=path,
         )
-    _real, blob, size = found
+    real, blob, size = found
+    too_large = ScopeError(
+        f"path refused (too-large): {path!r} is larger than max-file-size ({limit} bytes)",
+        rule="too-large",
+        path=path,
+    )
     if size > limit:
-        raise ScopeError(
-            f"path refused (too-large): {path!r} is larger than max-file-size ({limit} bytes)",
-            rule="too-large",
-            path=path,
-        )
-    return read_blobs(kb.workspace, [blob])[blob]
+        raise too_large
+    # a page under a clean/smudge filter (git-lfs) is what a checkout writes, as the index
+    # of the revision holds it, not the pointer its blob is
+    data = smudged(kb.workspace, {real: blob}).get(real)
+    if data is None:
+        return read_blobs(kb.workspace, [blob])[blob]
+    if len(data) > limit:
+        raise too_large
+    return data

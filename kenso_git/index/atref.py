@@ -29,6 +29,7 @@ from kenso_git.index.run import remove_vanished
 from kenso_git.index.run import settings_fingerprint
 from kenso_git.records import NamedTuple
 from kenso_git.repo.discover import SourceFile
+from kenso_git.repo.gitrun import GitTimeoutError
 from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
@@ -179,6 +180,31 @@ def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
     return found
 
 
+def smudged(ws: Workspace, blobs: dict[str, str]) -> dict[str, bytes]:
+    """The text a checkout writes for those of `blobs` (path -> blob id) whose `filter`
+    attribute names a clean/smudge driver (git-lfs's `filter=lfs`): the blob holds what the
+    driver's clean made (a pointer), the checkout what its smudge makes of it (`git cat-file
+    --filters`, the driver the user configured). Paths whose driver fails are left out
+    (their blob is all there is), and so are paths with no driver: their blob is read as it
+    is, git's built-in conversions (CRLF, ident) not applied.
+
+    Raises:
+        GitTimeoutError: git ran past its time limit.
+    """
+    from kenso_git.index.commits import filtered_paths
+
+    out: dict[str, bytes] = {}
+    for path in sorted(filtered_paths(ws, blobs)):
+        args = ("cat-file", "--filters", f"--path={path}", blobs[path])
+        try:
+            out[path] = feed_git(ws, args, b"")
+        except GitTimeoutError:
+            raise
+        except GitError:
+            continue  # a driver that fails (an lfs object not fetched): the blob it is
+    return out
+
+
 class CacheUse(NamedTuple):
     """How `materialize` may use the revision cache: the cache, the view the caller's
     `ignored` stands for (the scope: two views never share a delta), and the signatures of
@@ -240,10 +266,12 @@ def materialize(
         wanted = sorted({at_rev[p] for p in changed})
         contents = cached.cache.blobs(wanted) if cached is not None and found is not None else {}
         contents.update(read_blobs(ws, [b for b in wanted if b not in contents]))
+        contents_at = {p: contents[at_rev[p]] for p in changed}
+        contents_at.update(smudged(ws, {p: at_rev[p] for p in changed}))
         report = IngestReport(scope, head=commit)
         run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
         with transaction(conn, immediate=False):
-            _apply(run, meta, settings, stored, at_rev, changed, contents)
+            _apply(run, meta, settings, stored, at_rev, contents_at)
             _stamp_generation(conn, commit, at_rev, settings)
     except GitError as exc:  # a git command past its limit, or failing: say at what revision
         raise type(exc)(f"cannot read the docs at {ref}: {exc.message}", hint=exc.hint) from exc
@@ -325,14 +353,14 @@ def _apply(
     settings: Settings,
     stored: dict[str, FileRow],
     at_rev: dict[str, str],
-    changed: list[str],
     contents: dict[str, bytes],
 ) -> None:
-    """Apply the revision's differing docs to the copy (inside the caller's transaction)."""
+    """Apply the revision's differing docs (`contents`: path -> the text a checkout of the
+    revision writes) to the copy, inside the caller's transaction."""
     ws, conn = run.ws, run.conn
     opts = Options(settings.chunk_size, settings.chunk_overlap, settings.max_file_size, False)
-    for path in changed:
-        data = contents[at_rev[path]]
+    for path in sorted(contents):
+        data = contents[path]
         sf = SourceFile(path, str(ws.root / path), len(data), 0, 0, 0)
         if len(data) > settings.max_file_size:
             run.skip(sf, at_rev[path], FileStatus.LARGE, "over max-file-size at the revision")

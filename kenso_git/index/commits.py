@@ -20,6 +20,9 @@ from collections.abc import Iterator
 from kenso_git.errors import GitError
 from kenso_git.index.gitprobe import Probe
 from kenso_git.repo import history
+from kenso_git.repo.git import blob_id
+from kenso_git.repo.git import filtered_blob_id
+from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.workspace import Workspace
 from kenso_git.store import doccommits
@@ -81,6 +84,52 @@ def refresh(
     except GitError:
         return
     write_meta(conn, done)
+
+
+def filtered_paths(ws: Workspace, paths: Collection[str]) -> set[str]:
+    """Those of `paths` a `filter` attribute gives a clean/smudge driver (git-lfs's
+    `filter=lfs`): their blob is what the driver makes of the file, not its bytes.
+
+    Raises:
+        GitError: git failed.
+    """
+    if not paths:
+        return set()
+    listing = "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
+    out = feed_git(ws, ("check-attr", "-z", "--stdin", "filter"), listing)
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    return {
+        path
+        for path, value in zip(fields[0::3], fields[2::3], strict=False)
+        if value not in ("unspecified", "unset", "set", "")
+    }
+
+
+def _committed_through_filters(ws: Workspace, head: str, rest: dict[str, str]) -> dict[str, str]:
+    """The entries of `rest` (path -> indexed blob id, not HEAD's) whose indexed bytes are
+    HEAD's blob once git's filter driver cleans them (`git hash-object --path`): the file of
+    a git-lfs page holds the text, HEAD the pointer, and git calls it unchanged. Path ->
+    HEAD's blob id. libgit2, which hashed the file for the index, runs no filter driver;
+    git runs the one the user configured, as `git status` does."""
+    filtered = filtered_paths(ws, rest)
+    if not filtered:
+        return {}
+    out: dict[str, str] = {}
+    for path, blob in history.paths_at(ws, head, sorted(filtered)).items():
+        file = ws.root / path
+        try:
+            data = None if file.is_symlink() else file.read_bytes()
+        except OSError:
+            data = None
+        indexed = rest[path]
+        if data is None:
+            continue  # gone, or a link now: git calls it changed
+        if blob_id(data) != indexed and filtered_blob_id(str(ws.root), path, data) != indexed:
+            continue  # the file holds other bytes than the index read: a sync will come
+        cleaned = feed_git(ws, ("hash-object", "--stdin", f"--path={path}"), data)
+        if cleaned.decode("ascii", "replace").strip() == blob:
+            out[path] = blob
+    return out
 
 
 def _shallow_boundary(ws: Workspace) -> str:
@@ -148,6 +197,9 @@ def _work_out(
     if not indexed:
         return
     committed = history.same_blobs(ws, head, indexed) if head else {}
+    if head:
+        rest = {path: blob for path, blob in indexed.items() if path not in committed}
+        committed.update(_committed_through_filters(ws, head, rest))
     # git's time limit bounds the walk (`KENSO_GIT_TIMEOUT`): a history this slow to search
     # leaves the rows not reached '' (no age, not "uncommitted") until HEAD moves
     found = history.last_commits(ws, committed, rev=head) if head else {}
