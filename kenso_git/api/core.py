@@ -239,6 +239,29 @@ class Base:
         stale, as on the command line; the gate then judges each path by its name."""
         return _InodeCheck(self) if self.lost_root is None else None
 
+    def rewritten_same(self, conn: sqlite3.Connection, path: str, st: os.stat_result) -> bool:
+        """Whether the file `st` describes, another inode than the one the index read
+        `path`'s text from, holds the very bytes of that text (written again unchanged:
+        `sed -i`, an editor's atomic save; `git status` lists no such file, so no check
+        syncs it). Then its new stat data is recorded, so the next call trusts it again
+        without reading it: a read may write its own index, unless the query-time check
+        is off (best effort: a writer holding the lock, or a read-only index, leaves it
+        to the next call). A file of other bytes, or a link swapped in, is never the row's.
+        """
+        import time
+
+        from kenso_git.index.refresh import restat
+        from kenso_git.index.refresh import rewritten_same
+
+        row = load_files(conn, [path]).get(path)
+        seen_ns = time.time_ns()  # before the read: a write after it is a later ctime
+        key = rewritten_same(self.workspace.root, path, st, row)
+        if key is None or row is None:
+            return False
+        if self.settings.query_sync and self.lost_root is None:
+            restat(self.db_path, row, key, seen_ns)
+        return True
+
     def thread_connection(self) -> sqlite3.Connection:
         """This thread's connection (opened when it has none)."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -281,7 +304,9 @@ class _InodeCheck:
         conn = self._base.thread_connection()
         if self._known is None:
             self._asked += 1
-            if self._asked <= BULK_INODES_AFTER:
-                return indexed_inode(conn, path) == st.st_ino
-            self._known = indexed_inodes(conn)
-        return self._known.get(path) == st.st_ino
+            if self._asked > BULK_INODES_AFTER:
+                self._known = indexed_inodes(conn)
+        inode = indexed_inode(conn, path) if self._known is None else self._known.get(path)
+        if inode is None:
+            return False  # not indexed: no text of the index is this file's
+        return inode == st.st_ino or self._base.rewritten_same(conn, path, st)
