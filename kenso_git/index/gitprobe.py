@@ -36,6 +36,9 @@ META_GIT_MARK = "git_mark"  # JSON: {"head", "docs", "links", "rules"}
 MAX_LISTED = 2000
 CONFIG_FILES = ("pyproject.toml", ".kenso.toml")  # read at the root only
 _GLOB_CHARS = frozenset("*?[\\")
+# git config keys that turn sparse checkout on, or change how its patterns read, or keep
+# them in the work tree's own config (`config.worktree`) where `git sparse-checkout` writes
+SPARSE_KEYS = ("core.sparsecheckout", "core.sparsecheckoutcone", "extensions.worktreeconfig")
 
 
 class Probe(NamedTuple):
@@ -101,6 +104,7 @@ def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list
     assert ws.common_dir is not None
     config = read_config(ws)
     shared = [str(excludes_file(config)), str(ws.common_dir / "info" / "exclude")]
+    shared += _sparse_files(ws, config)
     # A listed rule file differs from HEAD: its stat data says when it changes again. A
     # rule file that is not listed holds HEAD's text, which the mark's HEAD pins down.
     keys = {path: _stat_key(path) for path in shared}
@@ -108,7 +112,25 @@ def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list
     # the size cap decides which files are indexed too: a new one walks every doc (#26); so
     # do the matcher and `core.ignorecase`: docs they hid before are found by one walk
     matching = [MATCHER, folds_case(config), settings.max_file_size]
+    matching += [config.get(key, "") for key in SPARSE_KEYS]
     return json.dumps([list(scope), list(settings.exclude), sorted(keys.items()), matching])
+
+
+def _sparse_files(ws: Workspace, config: dict[str, str]) -> list[str]:
+    """The files of a sparse checkout whose stat data the rules' fingerprint keeps.
+
+    Its patterns decide which tracked docs the work tree holds: the others are
+    skip-worktree entries, which `git status` never lists, whether they just left the
+    disk or came back to it. `git sparse-checkout set/add/disable` rewrites the patterns'
+    file (per work tree), the work tree's own config, where it turns sparse checkout on
+    and off (git >= 2.35), or the repository's config (whose values `SPARSE_KEYS` keep).
+    A repository that never used either costs no stat."""
+    from kenso_git.repo.gitconfig import is_true
+
+    assert ws.git_dir is not None
+    if not any(is_true(config.get(key, "")) for key in SPARSE_KEYS):
+        return []
+    return [str(ws.git_dir / "info" / "sparse-checkout"), str(ws.git_dir / "config.worktree")]
 
 
 def probe(
