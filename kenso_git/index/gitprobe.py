@@ -105,6 +105,9 @@ def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list
     config = read_config(ws)
     shared = [str(excludes_file(config)), str(ws.common_dir / "info" / "exclude")]
     shared += _sparse_files(ws, config)
+    # a fetch that deepens a shallow clone fires no hook: the pages its cut dated are
+    # dated again by the sync a changed (or removed) `shallow` file sends the next query to
+    shared.append(str(ws.common_dir / "shallow"))
     # A listed rule file differs from HEAD: its stat data says when it changes again. A
     # rule file that is not listed holds HEAD's text, which the mark's HEAD pins down.
     keys = {path: _stat_key(path) for path in shared}

@@ -77,3 +77,16 @@ def test_a_page_changed_after_the_cut_keeps_its_commit(shallow: Path) -> None:
 
     assert _subject(kb, "docs/p2.md") == "c5: page two"
     assert _subject(kb, "docs/p1.md") == "c1"
+
+
+def test_a_query_after_an_unshallow_dates_the_pages_again(shallow: Path) -> None:
+    """`git fetch` fires no hook: the query-time check sees the `shallow` file change."""
+    kb = KnowledgeBase.open(shallow)
+    kb.ingest()
+    kb.sync()  # leaves the git mark a no-change check goes by
+    assert _subject(kb, "docs/p1.md") == "c4"
+
+    git(shallow, "fetch", "-q", "--unshallow")
+    assert [h.file_path for h in kb.search("Page1").hits][:1] == ["docs/p1.md"]
+
+    assert [_subject(kb, f"docs/p{i}.md") for i in range(1, 5)] == ["c1", "c2", "c3", "c4"]
