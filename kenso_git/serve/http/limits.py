@@ -6,9 +6,10 @@ sends them a byte at a time (slowloris) would hold its connection open indefinit
 the request timeout. `CallLanes` reads each `POST /mcp` body (size-capped), weighs the call
 by its arguments (long queries, big bodies) and gives every call that does work a ticket of
 `serve.lanes`, which decides on the worker thread whether it runs, waits, or, once measured
-as expensive, gives way (docs/security.md, "Bounded work"). A call the SDK's JSON parser
-refuses (a lone UTF-16 surrogate, deep nesting) is handed on `tunnel.carried`, and a body
-the SDK would not answer as the stdio loop does is answered first (`unreadable`).
+as expensive, gives way (docs/security.md, "Bounded work"). Each body is first judged as
+the stdio loop judges its line (`unreadable`): refused with the loop's answer, ignored, or
+handed on as the SDK can read it (a call holding a lone UTF-16 surrogate or deep nesting,
+`tunnel.carried`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from kenso_git.errors import BusyError
 from kenso_git.serve.http.lanes import CURRENT
 from kenso_git.serve.http.lanes import Lanes
 from kenso_git.serve.http.unreadable import answered
-from kenso_git.serve.mcp import tunnel
 
 log = logging.getLogger("kenso_git.mcp")
 
@@ -210,8 +210,8 @@ class CallLanes:
         if body is None:
             await _reply(413, f"request body over {MAX_BODY_BYTES} bytes", scope, send)
             return
-        carried = tunnel.carried(body) or body
-        if await answered(carried, scope, send):  # a body the SDK would not answer alike
+        carried = await answered(body, scope, send)  # judged as the stdio loop judges it
+        if carried is None:  # answered: refused, ignored, or a batch
             return
         replay = _replaying(carried, receive)  # weighed as sent
         if not _calls_a_tool(body):  # initialize, notifications, tools/list...

@@ -42,7 +42,6 @@ from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult
 from mcp.types import InputRequiredResult
 from mcp.types import JSONRPCMessage
-from mcp.types import JSONRPCNotification
 from mcp.types import ToolAnnotations
 from mcp.types import jsonrpc_message_adapter
 
@@ -59,6 +58,9 @@ from kenso_git.serve.mcp.ending import end_on_hangup
 from kenso_git.serve.mcp.ending import lines_of
 from kenso_git.serve.mcp.ending import serve_until_signal
 from kenso_git.serve.mcp.ending import stdin_fd
+from kenso_git.serve.mcp.stdio import INVALID_REQUEST
+from kenso_git.serve.mcp.stdio import parsed
+from kenso_git.serve.mcp.stdio import rpc_error
 from kenso_git.serve.mcp.stdio import unreadable
 from kenso_git.serve.mcp.tools import INSTRUCTIONS
 from kenso_git.serve.mcp.tools import TOOLS
@@ -70,6 +72,7 @@ log = logging.getLogger("kenso_git.mcp")
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
+UNCARRIED = "this server could not read the message as the MCP SDK reads it: please report it"
 WRITE_LOCAL = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -183,23 +186,21 @@ class _Server(MCPServer[Any]):
 
 
 async def _readable_lines(answers: MemoryObjectSendStream[SessionMessage]) -> AsyncIterator[str]:
-    """stdin's lines for the SDK's stdio transport, less those it would never answer (it
-    logs a line it cannot read at DEBUG and reads on, and its client waits for ever): those
-    get the SDK-free loop's answer on `answers` (`_refusal`). Blank lines are skipped, as
-    that loop skips them, and a batch's messages are read one by one, as it reads them
-    (`tunnel.batch`). A call the SDK could not read (a lone surrogate, deep nesting) is
-    `tunnel.carried` to the server."""
+    """stdin's lines for the SDK's stdio transport, as `judged`: those it would never
+    answer (it logs a line it cannot read at DEBUG and reads on, and its client waits for
+    ever), or answer otherwise than the SDK-free loop, get the loop's answer on `answers`
+    instead. Blank lines are skipped, as that loop skips them, and a batch's messages are
+    read one by one, as it reads them (`tunnel.batch`)."""
     async with answers:
         async for line in _stdin_lines():
             if not line.strip():
                 continue
             for one in tunnel.batch(line) or [line]:
-                raw = tunnel.carried(one) or one
-                reply = refusal(raw)
-                if reply is None:
-                    yield raw.decode("utf-8", errors="replace")
-                else:
+                reply, raw = judged(one)
+                if reply is not None:
                     await answers.send(SessionMessage(_written(reply)))
+                elif raw is not None:
+                    yield raw.decode("utf-8", errors="replace")
 
 
 async def _stdin_lines() -> AsyncIterator[bytes]:
@@ -228,20 +229,36 @@ async def _stdin_lines() -> AsyncIterator[bytes]:
             yield raw
 
 
-def refusal(raw: bytes) -> dict[str, Any] | None:
-    """The SDK-free loop's answer to a message the SDK reads as no request it would answer
-    (`stdio.unreadable`), for its stdio and HTTP transports: one that is not JSON, such as a
-    request holding a 5,000-digit number (-32700), JSON that is not a message, a request
-    whose id or params it refuses (-32600; it reads a request with an id such as `[7]` or
-    null as a notification), or whose method holds a lone surrogate (-32601, no method it
-    has); None for a message the SDK answers itself."""
+def judged(raw: bytes) -> tuple[dict[str, Any] | None, bytes | None]:
+    """One message (a line or a POST body, no batch) as the SDK's stdio and HTTP transports
+    take it: the SDK-free loop's answer when its verdict refuses it (`stdio.unreadable`,
+    the one judgement of every transport), else what the SDK is to read: `raw` itself, or
+    `raw` as json reads it when pydantic cannot (`tunnel.carried`: a lone surrogate, deep
+    nesting), or None for a notification or client's answer no reading serves (ignored,
+    as the loop ignores it)."""
+    reply = unreadable(raw)
+    if reply is not None:
+        return reply, None
+    if _sdk_reads(raw):
+        return None, raw
+    carried = tunnel.carried(raw)
+    if carried is not None and _sdk_reads(carried):
+        return None, carried
+    message, _ = parsed(raw)
+    if isinstance(message, dict) and "id" in message:  # pragma: no cover - none known
+        # a request the verdict lets pass is always carried readably; should one not be,
+        # its client gets an answer rather than waiting for ever
+        return rpc_error(message["id"], INVALID_REQUEST, "Invalid request", UNCARRIED), None
+    return None, None
+
+
+def _sdk_reads(raw: bytes) -> bool:
+    """Whether the SDK's transports read `raw` as a message (as the SDK does)."""
     try:
-        message = jsonrpc_message_adapter.validate_json(raw, by_name=False)  # as the SDK does
+        jsonrpc_message_adapter.validate_json(raw, by_name=False)
     except ValueError:  # pydantic's ValidationError
-        message = None
-    if message is not None and not isinstance(message, JSONRPCNotification):
-        return None
-    return unreadable(raw)
+        return False
+    return True
 
 
 def _written(reply: dict[str, Any]) -> JSONRPCMessage:

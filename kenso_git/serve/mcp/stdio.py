@@ -3,11 +3,13 @@
 An agent starts the server at the start of every session and waits for its first answer;
 importing the MCP SDK and pydantic took most of that wait (~0.6 s of a 0.7 s first answer).
 This loop speaks the handshake protocol (`initialize`, then requests) as newline-delimited
-JSON-RPC 2.0 on stdin/stdout, answers `tools/list` from the SDK's own answer kept beside the
-code (`serve.toolcache`), checks each call's arguments against that input schema, and runs
-the tool through the registry (`serve.tools`) and `Service`, the one scope-and-caps gate, as
-the SDK server does. Calls run on worker threads, so a slow one never holds up the others;
-each answer is one line, written whole. `KENSO_MCP_SDK=1` runs the SDK's server instead.
+JSON-RPC 2.0 on stdin/stdout, judges each message by `verdict` (the one judgement the SDK's
+servers make too, over stdio and HTTP), answers `tools/list` from the SDK's own answer kept
+beside the code (`serve.toolcache`), checks each call's arguments against that input schema,
+and runs the tool through the registry (`serve.tools`) and `Service`, the one scope-and-caps
+gate, as the SDK server does. Calls run on worker threads, so a slow one never holds up the
+others; each answer is one line, written whole. `KENSO_MCP_SDK=1` runs the SDK's server
+instead.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+NOT_JSONRPC_2 = 'a JSON-RPC 2.0 message has the member "jsonrpc": "2.0": add it'
 
 
 def rpc_error(ident: object, code: int, message: str, data: object = "") -> dict[str, Any]:
@@ -76,38 +79,109 @@ def encoded(message: Mapping[str, Any]) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _parse_error(err: ValueError | RecursionError) -> dict[str, Any]:
-    """The answer to a line that is not JSON (a 5,000-digit number is not: Python's int()
-    reads at most 4,300 digits)."""
-    return rpc_error(None, PARSE_ERROR, "Parse error", str(err))
+MAX_DEPTH = 200  # levels of params pydantic's JSON parser reads (the message one more)
+# levels of a whole message every transport reads alike: json's own limit (about 990)
+# depends on how deep the stack already is where it reads, and `arguments.checked` walks
+# arguments recursively, two frames a level, under Python's limit of 1,000 frames
+MAX_NESTING = 400
 
 
-def _invalid_request(message: object) -> dict[str, Any] | None:
-    """The answer to a JSON value that is not a request or a notification; None for a
-    client's answer to a request (this server never sends one, and ignores it)."""
-    if isinstance(message, dict) and ("result" in message or "error" in message):
-        return None
-    return rpc_error(_ident(message), INVALID_REQUEST, "Invalid request")
+def why_unreadable(
+    value: object, *, levels: int = MAX_DEPTH, surrogates: bool = True
+) -> str | None:
+    """Why pydantic's JSON parser refuses params `value` (decoded JSON), said as the end
+    of a sentence on them: they hold a lone surrogate (when `surrogates`), or nest deeper
+    than `levels`; None when neither. Walked without recursion: json reads about 1,000
+    levels, more than Python's stack allows a walk."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if surrogates and isinstance(item, str) and has_lone_surrogate(item):
+            return (
+                f"hold a lone UTF-16 surrogate ({_escape(item)}), half of a pair, which no "
+                "UTF-8 text can hold: send whole characters"
+            )
+        if isinstance(item, (dict, list)) and depth > levels:
+            return f"nest deeper than {levels} levels: send them less deeply nested"
+        if isinstance(item, dict):
+            stack.extend((part, depth + 1) for pair in item.items() for part in pair)
+        elif isinstance(item, list):
+            stack.extend((part, depth + 1) for part in item)
+    return None
+
+
+def is_too_deep(raw: bytes, message: object) -> bool:
+    """Whether `message`, decoded from `raw`, nests deeper than `MAX_NESTING` levels
+    (counted only when `raw` has brackets enough)."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_NESTING:
+        return False
+    return why_unreadable(message, levels=MAX_NESTING, surrogates=False) is not None
+
+
+def _escape(text: str) -> str:
+    """`text` as a JSON string, all ASCII, cut short: how the client wrote it."""
+    shown = json.dumps(text)
+    return shown if len(shown) <= 40 else shown[:36] + '..."'
+
+
+DEEP = (
+    f"the message nests deeper than {MAX_NESTING} levels, more than this server reads: "
+    "send it less deeply nested"
+)
+
+
+def parsed(raw: bytes) -> tuple[object, dict[str, Any] | None]:
+    """`raw` (one line or POST body) read as JSON, or its -32700 answer when it is not
+    JSON (a 5,000-digit number is not: Python's int() reads at most 4,300 digits) or nests
+    past `MAX_NESTING` levels (the same answer wherever json's own limit lies)."""
+    try:
+        message = json.loads(raw)
+    except RecursionError:  # nested past json's parser, as deep as the stack allows
+        return None, rpc_error(None, PARSE_ERROR, "Parse error", DEEP)
+    except ValueError as err:
+        return None, rpc_error(None, PARSE_ERROR, "Parse error", str(err))
+    if is_too_deep(raw, message):
+        return None, rpc_error(None, PARSE_ERROR, "Parse error", DEEP)
+    return message, None
 
 
 def unreadable(raw: bytes) -> dict[str, Any] | None:
-    """This loop's answer to a line the SDK's models refuse, for the SDK's servers
-    (`server.refusal`), which answer no such line themselves, or not as this loop does:
-    `parse_error` when it is not JSON, nothing for a notification (ignored, as here), no
-    method found for a request whose method holds a lone surrogate, else an invalid request."""
-    try:
-        message = json.loads(raw)
-    except (ValueError, RecursionError) as err:  # RecursionError: nested past the C parser
-        return _parse_error(err)
-    if isinstance(message, dict) and isinstance(message.get("method"), str):
-        # a request whose params or id the SDK refuses (answered), or a notification
-        if "id" not in message:
-            return None
-        method, ident = message["method"], _ident(message)
-        if ident is not None and has_lone_surrogate(method) and _has_params(message):
-            return rpc_error(ident, METHOD_NOT_FOUND, "Method not found", method)
+    """The answer to `raw`, one line or POST body that is no batch, when it is not JSON
+    (`parsed`) or `verdict` refuses it; None when it is to be served or ignored. The SDK's
+    servers (stdio and HTTP) judge every message by it before the SDK reads it."""
+    message, refusal = parsed(raw)
+    return refusal or verdict(message)
+
+
+def verdict(message: object) -> dict[str, Any] | None:
+    """The one judgement of every transport (this loop, the SDK's stdio server, HTTP) on a
+    JSON value read as one message: its error answer, or None for a request to serve and a
+    notification or client's answer to ignore (this server sends no request). JSON-RPC 2.0
+    requires `"jsonrpc": "2.0"`, a string method, an id that is a string or an integer and
+    params that are an object (MCP) or absent: else -32600, with the id where it can be
+    read. A method holding a lone surrogate is no method (-32601); params of another method
+    than `tools/call` that pydantic cannot read (a lone surrogate, past 200 levels) are
+    -32602; a call's arguments are judged by the tool (`arguments.checked`)."""
+    if not isinstance(message, dict):
+        return rpc_error(None, INVALID_REQUEST, "Invalid request")
+    method = message.get("method")
+    if not isinstance(method, str) and ("result" in message or "error" in message):
+        return None  # a client's answer to a request: this server never sends one
+    ident = _ident(message)
+    if message.get("jsonrpc") != "2.0":
+        return rpc_error(ident, INVALID_REQUEST, "Invalid request", NOT_JSONRPC_2)
+    if not isinstance(method, str):
         return rpc_error(ident, INVALID_REQUEST, "Invalid request")
-    return _invalid_request(message)
+    if "id" not in message:
+        return None  # notifications: initialized, cancelled, progress...
+    if ident is None or not _has_params(message):
+        return rpc_error(ident, INVALID_REQUEST, "Invalid request")
+    if has_lone_surrogate(method):
+        return rpc_error(ident, METHOD_NOT_FOUND, "Method not found", method)
+    problem = why_unreadable(message.get("params")) if method != "tools/call" else None
+    if problem is not None:
+        return rpc_error(ident, INVALID_PARAMS, "Invalid params", f"params of {method} {problem}")
+    return None
 
 
 def _has_params(message: Mapping[str, Any]) -> bool:
@@ -163,30 +237,20 @@ class Session:
 
     def handle(self, raw: bytes) -> None:
         """Answer one line: a request, a notification, or a batch of them."""
-        try:
-            message = json.loads(raw)
-        except (ValueError, RecursionError) as err:  # RecursionError: nested too deep
-            self.send(_parse_error(err))
+        message, refusal = parsed(raw)
+        if refusal is not None:
+            self.send(refusal)
             return
         # a batch is its messages; an empty one is an invalid request (JSON-RPC 2.0)
         for one in message if isinstance(message, list) and message else [message]:
-            self._dispatch(one)
-
-    def _dispatch(self, message: object) -> None:
-        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-            refusal = _invalid_request(message)
+            refusal = verdict(one)
             if refusal is not None:
                 self.send(refusal)
-            return
-        method, ident = message["method"], message.get("id")
-        params = message.get("params")
-        if "id" not in message:
-            return  # notifications: initialized, cancelled, progress...
-        if _ident(message) is None or not _has_params(message):
-            # an id or params JSON-RPC does not allow, refused as the SDK's server refuses it
-            self.fail(_ident(message), INVALID_REQUEST, "Invalid request")
-            return
-        params = params or {}
+            elif isinstance(one, dict) and isinstance(one.get("method"), str) and "id" in one:
+                self._dispatch(one["method"], one["id"], one.get("params") or {})
+
+    def _dispatch(self, method: str, ident: object, params: dict[str, Any]) -> None:
+        """Answer a request `verdict` let pass."""
         if method == "initialize":
             asked = params.get("protocolVersion")
             version = asked if asked in self.versions else self.latest
