@@ -41,10 +41,14 @@ from kenso_git.repo.pathtext import MAX_PATH_CHARS as MAX_PATH_CHARS
 from kenso_git.repo.pathtext import MAX_PATH_DEPTH as MAX_PATH_DEPTH
 from kenso_git.repo.pathtext import check_text as _check_text
 from kenso_git.repo.pathtext import refuse as _refuse
-from kenso_git.repo.pathtext import unindexable
 from kenso_git.repo.rootpath import below_root
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import is_markdown
+from kenso_git.repo.written import INTERNAL_DIRS as INTERNAL_DIRS
+from kenso_git.repo.written import MAX_CACHED_VERDICTS
+from kenso_git.repo.written import IsIgnored as IsIgnored
+from kenso_git.repo.written import IsIgnoredIn as IsIgnoredIn
+from kenso_git.repo.written import Verdicts
 
 
 class SameFile(Protocol):
@@ -58,21 +62,11 @@ class SameFile(Protocol):
         ...
 
 
-class IsIgnored(Protocol):
-    """Whether the ignore rules exclude a repo-relative path (`IgnoreRules.is_ignored`),
-    judged as a folder with `is_dir`: git's `private/` excludes only a folder; with
-    `every_entry` too, a folder whose every entry they exclude (`private/**`)."""
-
-    def __call__(self, rel: str, /, *, is_dir: bool = False, every_entry: bool = False) -> bool: ...
-
-
 Lstat = Callable[[str], os.stat_result]
 RepoPath = NewType("RepoPath", str)
 """A repo-relative POSIX path that passed `Scope.resolve` (lexically and after realpath)."""
 
-MAX_CACHED_VERDICTS = 200_000
 MAX_OPEN_TRIES = 3  # a path that changes this often while it is opened is refused
-INTERNAL_DIRS = frozenset({".git", ".kenso"})
 
 
 def _never_ignored(rel: str, *, is_dir: bool = False, every_entry: bool = False) -> bool:
@@ -92,10 +86,12 @@ class Scope:
     is_ignored: IsIgnored = _never_ignored
     # Re-reads the ignore rules when their files changed on disk; True when it did.
     reload: Callable[[], bool] = _unchanged
+    # The rules on one name in a folder not excluded (None: `is_ignored` on the whole path)
+    is_ignored_in: IsIgnoredIn | None = None
     # allows() runs for every candidate row of a search; the rules only change through
-    # reload(), so each index path is decided once per rule set (dict ops are atomic),
-    # but for a path in a folder the work tree lacks (see `_lexical`).
-    _verdicts: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+    # reload(), so each index path is decided once per rule set, and what its folder
+    # decides once per folder (`repo/written.py`), but in a folder the work tree lacks.
+    _verdicts: Verdicts = field(default_factory=Verdicts, compare=False, repr=False)
     # which folders are nested repositories or environment folders: their markers may
     # appear at any time, so each call looks again (once per folder, `repo/foreign.py`)
     _foreign: Foreign = field(default_factory=Foreign, compare=False, repr=False)
@@ -128,7 +124,12 @@ class Scope:
         caller that must know which reading of the rules each verdict came from (a
         revision's cached docs are kept under the rule files they were chosen by)."""
         return replace(
-            self, is_ignored=is_ignored, reload=_unchanged, _verdicts={}, _foreign=Foreign()
+            self,
+            is_ignored=is_ignored,
+            reload=_unchanged,
+            is_ignored_in=None,
+            _verdicts=Verdicts(),
+            _foreign=Foreign(),
         )
 
     @property
@@ -409,29 +410,9 @@ class Scope:
         one made there later. The folder is looked at before the rules are: one made
         meanwhile is read by them, and watched.
         """
-        verdict = self._verdicts.get(rel_path)
         folder = rel_path.rpartition("/")[0]
-        if verdict is None:
-            lasting = not folder or os.path.isdir(self.root / folder)
-            verdict = self._decide(rel_path)
-            if lasting:
-                if len(self._verdicts) >= MAX_CACHED_VERDICTS:
-                    self._verdicts.clear()
-                self._verdicts[rel_path] = verdict
+        verdict = self._verdicts.judged(self, rel_path, folder)
         return verdict and not self._foreign.marks(str(self.root), folder)
-
-    def _decide(self, rel_path: str) -> bool:
-        if unindexable(rel_path) is not None:
-            return False  # a path no argument may name (too deep, `a%25b.md`): never shown
-        path = PurePosixPath(rel_path)
-        if path.is_absolute() or ".." in path.parts or not path.parts:
-            return False
-        if any(part in INTERNAL_DIRS for part in path.parts):
-            return False
-        absolute = self.root.joinpath(*path.parts)
-        if not any(absolute.is_relative_to(r) for r in self.roots):
-            return False
-        return not self.is_ignored(path.as_posix())
 
 
 def _lexical_norm(path: PurePosixPath) -> str:
@@ -448,6 +429,7 @@ def build_scope(
     *,
     is_ignored: IsIgnored | None = None,
     reload: Callable[[], bool] = _unchanged,
+    is_ignored_in: IsIgnoredIn | None = None,
 ) -> Scope:
     """Build the scope from `agent_scoped_roots` (default: the whole checkout).
 
@@ -457,7 +439,13 @@ def build_scope(
     """
     root = workspace.root.resolve()
     roots = _scoped_roots(root, settings.agent_scoped_roots, settings.source)
-    return Scope(root=root, roots=roots, is_ignored=is_ignored or _never_ignored, reload=reload)
+    return Scope(
+        root=root,
+        roots=roots,
+        is_ignored=is_ignored or _never_ignored,
+        reload=reload,
+        is_ignored_in=is_ignored_in if is_ignored else None,
+    )
 
 
 def _scoped_roots(root: Path, configured: Sequence[str], source: str | None) -> tuple[Path, ...]:
@@ -492,5 +480,9 @@ def scope_for(workspace: Workspace, settings: Settings) -> Scope:
 
     rules = IgnoreRules.for_workspace(workspace, settings, watch=True)
     return build_scope(
-        workspace, settings, is_ignored=rules.is_ignored, reload=rules.reload_if_changed
+        workspace,
+        settings,
+        is_ignored=rules.is_ignored,
+        reload=rules.reload_if_changed,
+        is_ignored_in=rules.is_ignored_in,
     )
