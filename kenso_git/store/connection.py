@@ -344,7 +344,8 @@ def check_if_changed(conn: sqlite3.Connection, db_path: Path) -> None:
         raise _corrupt(db_path, problem)
     if looked or stamp.matches(db_path):
         return
-    check_pages(conn, db_path)
+    with budget.exempt():  # once per change of the file, for every later call (a cache)
+        check_pages(conn, db_path)
     stamp.note_sound(db_path, seen)
     stamp.record(db_path, seen=seen)  # sound as it is: the next writer need not read it again
 
