@@ -152,10 +152,12 @@ class Reads(Writes):
         link it did not approve); by default `os.stat` of the path. `in_work_tree=False`: the
         index answers for another revision (#29), whose files the work tree does not hold.
 
-        A file changed since it was indexed is synced first. When that sync fails (a
-        read-only index, a full disk), the answer is the file as the work tree holds it now,
-        read through the gate, and `freshness` says stale with the reason, as a search's
-        query-time check says it (`index.refresh.ensure_fresh`): a read, never a write error.
+        A file changed since it was indexed is synced first, waiting a moment at most for
+        another writer of the index, as a search's check does. When that sync fails (a
+        read-only index, a full disk, a writer that holds the lock), the answer is the file
+        as the work tree holds it now, read through the gate, and `freshness` says stale
+        with the reason, as a search's query-time check says it
+        (`index.refresh.ensure_fresh`): a read, never a write error.
 
         Raises:
             DocumentNotFoundError: the index holds no document at `path`, or the file is gone.
@@ -166,6 +168,7 @@ class Reads(Writes):
             DatabaseError: the index cannot be read.
         """
         from kenso_git.errors import DocumentNotFoundError
+        from kenso_git.index.lock import QUERY_WAIT_S
         from kenso_git.index.refresh import disk_state
         from kenso_git.search.ranked import payload
 
@@ -196,7 +199,9 @@ class Reads(Writes):
             if attempt or not self.settings.query_sync:
                 break
             try:
-                self.sync(paths=[path], create=False)
+                # as the query-time check: a moment for another writer, then the sync is
+                # left to it (the rerun mark) and the work tree's page answers, flagged stale
+                self.sync(paths=[path], hand_off=QUERY_WAIT_S, create=False)
             except KensoError as err:
                 if self.lost_root is not None:
                     raise  # no work tree of the index's to read the page from

@@ -318,21 +318,40 @@ class Writes(Base):
     @contextlib.contextmanager
     def _turn(self, hand_off: float | None) -> Iterator[float | None]:
         """Wait for this process's other writers (`hand_off` seconds at most, None: as long
-        as they take); yields what is left of `hand_off` for the file lock (0 when the wait
-        ran out: the sync is then handed to the holder by the rerun mark, as across processes)."""
+        as they take), and never past the budget of the tool call running on this thread;
+        yields what is left of `hand_off` for the file lock (0 when the wait ran out: the
+        sync is then handed to the holder by the rerun mark, as across processes).
+
+        Raises:
+            IndexLockedError: no `hand_off`, and the call's budget ran out first.
+        """
+        from kenso_git.store.budget import wait_left
+
         started = time.monotonic()
+        wait = wait_left(hand_off)
         with self._turns:
             self.writers_waiting += 1
         try:
-            got = self._writer.acquire(timeout=-1 if hand_off is None else hand_off)
+            got = self._writer.acquire(timeout=-1 if wait is None else wait)
         finally:
             with self._turns:
                 self.writers_waiting -= 1
+        if not got and hand_off is None:
+            from kenso_git.errors import IndexLockedError
+            from kenso_git.index.lock import LOCK_FILE
+
+            raise IndexLockedError(
+                "another writer of this server held the index's write lock for what the "
+                "call's budget had left",
+                path=str(self.db_path.parent / LOCK_FILE),
+                hint="a sync of this server (the watcher's, another call's) is running; "
+                "try again when it ends",
+            )
         try:
-            if hand_off is None or not got:
+            if hand_off is None or wait is None or not got:
                 yield None if hand_off is None else 0.0
             else:
-                yield max(0.0, hand_off - (time.monotonic() - started))
+                yield max(0.0, wait - (time.monotonic() - started))
         finally:
             if got:
                 self._writer.release()

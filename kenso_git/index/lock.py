@@ -112,11 +112,15 @@ def holder(path: Path) -> str:
 
 
 def acquire(path: Path, wait: float, say: Say | None = None) -> int | None:
-    """Take the lock, polling for at most `wait` seconds (Ctrl-C ends the wait); None if
-    it stayed held. Says once on `say` that it waits."""
+    """Take the lock, polling for at most `wait` seconds (Ctrl-C ends the wait), and never
+    past the budget of the tool call running on this thread; None if it stayed held. Says
+    once on `say` that it waits."""
     fd = try_lock(path)
     if fd is not None or wait <= 0:
         return fd
+    wait = within_call(wait)
+    if wait <= 0:
+        return None
     if say is not None:
         say(f"waiting for {holder(path)}, which is writing the index (up to {wait:.0f} s)")
     deadline = time.monotonic() + wait
@@ -124,6 +128,15 @@ def acquire(path: Path, wait: float, say: Say | None = None) -> int | None:
         time.sleep(_POLL_S)
         fd = try_lock(path)
     return fd
+
+
+def within_call(wait: float) -> float:
+    """`wait` cut to what the tool call on this thread has left of its wall budget
+    (`store.budget`, loaded only here: a hook that finds the lock free never imports it)."""
+    from kenso_git.store.budget import wait_left
+
+    left = wait_left(wait)
+    return wait if left is None else left
 
 
 def held(path: Path) -> bool:
@@ -196,7 +209,8 @@ def coalesced(
     mark, waits at most `wait`, and returns False when the holder will run for it.
 
     Raises:
-        IndexLockedError: `own_run` and the lock stayed held for `wait` seconds.
+        IndexLockedError: `own_run` and the lock stayed held for `wait` seconds (or
+            for what the budget of the tool call on this thread had left).
         IndexWriteError: the folder cannot be written.
     """
     lock, dirty = folder / LOCK_FILE, folder / DIRTY_FILE
@@ -204,14 +218,19 @@ def coalesced(
     if own_run and mine in _held:  # held by this thread already: a hook's sync runs the index
         job(0)
         return True
-    if not own_run:
+    cut = ""
+    if own_run:
+        bounded = within_call(wait)  # a tool call (`reindex`) waits only while its budget lasts
+        cut = "" if bounded == wait else " (what the call's budget had left)"
+        wait = bounded
+    else:
         _mark(dirty)
     fd = acquire(lock, wait, say if own_run else None)
     if fd is None:
         if not own_run:
             return False
         raise IndexLockedError(
-            f"{holder(lock)} held the index's write lock for {wait:.0f} s",
+            f"{holder(lock)} held the index's write lock for {wait:.0f} s{cut}",
             path=str(lock),
             hint="another kenso-git ingest or sync is running; try again when it ends",
         )
