@@ -14,19 +14,30 @@ every later call shares, built once per index generation) counts for the quantum
 against the CPU budget. Work under `aside()` (the index of another revision, kept for the
 next calls at that commit) is charged to neither budget: the call's deadline moves on by
 the time it took, and the query that follows has its whole budget. Writes are never
-interrupted: the handler is installed on read-only connections only; but a call waits for
-the index's write lock (`index.lock`, `api.writes`) no longer than its budget has left
-(`wait_left`).
+interrupted: the handler is installed on read-only connections only.
+
+Importing a module is the interpreter's work, for this call and every later one, not the
+query's: the first budget a process enters puts `_ImportMeter` first on `sys.meta_path`, and
+what a call's thread spends loading a module (compiling it when no bytecode could be read,
+running its body, loading an extension) is `uncounted`: charged to neither budget and unseen
+by the lanes.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
+from collections.abc import Sequence
 from contextlib import contextmanager
+from importlib.machinery import ExtensionFileLoader
+from importlib.machinery import ModuleSpec
+from importlib.machinery import SourceFileLoader
+from importlib.machinery import SourcelessFileLoader
+from types import ModuleType
 
 from kenso_git.errors import CallBudgetError
 from kenso_git.errors import KensoError
@@ -52,6 +63,7 @@ class _Call:
         "seconds",
         "stopped",
         "stopped_by",
+        "uncounted",
     )
 
     def __init__(
@@ -76,6 +88,7 @@ class _Call:
         self.aside_since: float | None = None  # monotonic start of the work under aside()
         self.stopped_by = ""  # "time" or "cpu" once a check failed
         self.stopped: KensoError | None = None  # what stopped it
+        self.uncounted = False  # in work charged to no budget (`uncounted`)
 
     def give_way(self) -> None:
         """Run the quantum hook, once per call (it may block until the call may go on)."""
@@ -167,17 +180,6 @@ def costly(instructions: int) -> None:
         call.give_way()
 
 
-def wait_left(wait: float | None) -> float | None:
-    """`wait` seconds (None: no limit) cut to the wall time the call on this thread has
-    left (0 once it is spent): a tool call never waits past its budget for a lock. `wait`
-    as it is outside a call, and under `aside()` (its time is not the call's)."""
-    call = _current()
-    if call is None or call.aside_since is not None:
-        return wait
-    left = max(0.0, call.deadline - time.monotonic())
-    return left if wait is None else min(wait, left)
-
-
 def cpu_used() -> float:
     """CPU seconds the call on this thread has used so far (0 outside a call)."""
     call = _current()
@@ -219,6 +221,104 @@ def aside() -> Iterator[None]:
 
 
 @contextmanager
+def uncounted() -> Iterator[None]:
+    """Work of the interpreter's, not the call's (importing a module, for this call and every
+    later one): neither its CPU nor its wall time counts, for the budgets or the quantum; the
+    call goes on as if it had not done it."""
+    call = _current()
+    if call is None or call.uncounted:
+        yield
+        return
+    call.uncounted = True
+    cpu, wall = time.thread_time(), time.monotonic()
+    try:
+        yield
+    finally:
+        call.uncounted = False
+        spent, waited = time.thread_time() - cpu, time.monotonic() - wall
+        call.cpu_start += spent
+        call.deadline += waited
+        # an import inside exempt() or aside() is taken out of those once, not twice
+        if call.exempt_since is not None:
+            call.exempt_since += spent
+        if call.aside_since is not None:
+            call.aside_since += waited
+
+
+class _Source(SourceFileLoader):
+    def exec_module(self, module: ModuleType) -> None:  # compiles it, when no bytecode is read
+        with uncounted():
+            super().exec_module(module)
+
+
+class _Sourceless(SourcelessFileLoader):
+    def exec_module(self, module: ModuleType) -> None:
+        with uncounted():
+            super().exec_module(module)
+
+
+class _Extension(ExtensionFileLoader):
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        with uncounted():
+            return super().create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        with uncounted():
+            super().exec_module(module)
+
+
+_METERED: dict[type, type[_Source | _Sourceless | _Extension]] = {
+    SourceFileLoader: _Source,
+    SourcelessFileLoader: _Sourceless,
+    ExtensionFileLoader: _Extension,
+}
+
+
+class _ImportMeter:
+    """A finder first on `sys.meta_path`: on a thread running a call, the module is found by
+    the finders after it, and loaded by a loader of the same kind whose work is `uncounted`.
+    Elsewhere it finds nothing and the import goes on as it would without it."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if _current() is None:
+            return None
+        finders = list(sys.meta_path)
+        after = finders[finders.index(self) + 1 :] if self in finders else finders
+        with uncounted():
+            for finder in after:
+                find = getattr(finder, "find_spec", None)
+                if find is None:  # a finder of the old protocol: importlib asks each in turn
+                    return None
+                spec: ModuleSpec | None = find(fullname, path, target)
+                if spec is not None:
+                    break
+            else:
+                return None
+        loader = spec.loader
+        metered = _METERED.get(type(loader))
+        if metered is not None and isinstance(
+            loader, (SourceFileLoader, SourcelessFileLoader, ExtensionFileLoader)
+        ):
+            spec.loader = metered(loader.name, loader.path)
+        return spec
+
+
+_METER = _ImportMeter()
+_metering = threading.Lock()
+
+
+def _meter_imports() -> None:
+    """Put `_METER` first on `sys.meta_path`, once a process."""
+    if _METER in sys.meta_path:
+        return
+    with _metering:
+        if _METER not in sys.meta_path:
+            sys.meta_path.insert(0, _METER)
+
+
+@contextmanager
 def call_budget(
     seconds: float,
     *,
@@ -240,6 +340,7 @@ def call_budget(
     if _current() is not None:
         yield
         return
+    _meter_imports()
     call = _state.call = _Call(seconds, cpu, quantum, on_quantum, pace, costly_above)
     try:
         yield
