@@ -14,7 +14,9 @@ every later call shares, built once per index generation) counts for the quantum
 against the CPU budget. Work under `aside()` (the index of another revision, kept for the
 next calls at that commit) is charged to neither budget: the call's deadline moves on by
 the time it took, and the query that follows has its whole budget. Writes are never
-interrupted: the handler is installed on read-only connections only.
+interrupted: the handler is installed on read-only connections only; but a call waits for
+the index's write lock (`index.lock`, `api.writes`) no longer than its budget has left
+(`wait_left`).
 
 Importing a module is the interpreter's work, for this call and every later one, not the
 query's: the first budget a process enters puts `_ImportMeter` first on `sys.meta_path`, and
@@ -178,6 +180,17 @@ def costly(instructions: int) -> None:
     call = _current()
     if call is not None and call.costly_above is not None and instructions > call.costly_above:
         call.give_way()
+
+
+def wait_left(wait: float | None) -> float | None:
+    """`wait` seconds (None: no limit) cut to the wall time the call on this thread has
+    left (0 once it is spent): a tool call never waits past its budget for a lock. `wait`
+    as it is outside a call, and under `aside()` (its time is not the call's)."""
+    call = _current()
+    if call is None or call.aside_since is not None:
+        return wait
+    left = max(0.0, call.deadline - time.monotonic())
+    return left if wait is None else min(wait, left)
 
 
 def cpu_used() -> float:
