@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -128,3 +129,27 @@ async def test_reindex_stops_waiting_for_the_lock_when_its_budget_is_spent(
             assert "write lock" in text["error"], text
         _, _, found = await _call(client, "search_docs", {"query": "wombat"})
         assert [hit["file_path"] for hit in found] == ["docs/deploy.md"]
+
+
+async def test_reindex_stops_waiting_for_a_long_sync_of_the_server_when_its_budget_is_spent(
+    tmp_path: Path,
+) -> None:
+    root = make_repo(tmp_path / "repo", extra="allow-reindex = true\ncall-budget = 1\n")
+    ingest(root)
+    service = Service(root)
+    async with Client(build_server(service)) as client:
+        with lock_held(root) as holder:
+            _append(root / "docs/deploy.md", EDIT)
+            # a sync of the server's own that takes long (as the watcher's after a big
+            # checkout): here one that waits for the lock as a command does, with no budget
+            waiting = threading.Event()
+            kb = service.kb()
+            writer = threading.Thread(target=lambda: kb.sync(warn=lambda _: waiting.set()))
+            writer.start()
+            assert waiting.wait(HANG_GUARD_S)  # it holds the server's writer turn
+            failed, _, text = await _call(client, "reindex", {})
+            assert holder.poll() is None  # answered while both writers still waited
+
+        writer.join(HANG_GUARD_S)
+        assert failed, text
+        assert "another writer of this server" in text["error"], text
