@@ -96,7 +96,7 @@ def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRo
     False when the file cannot be read, is not the row's, or changed while it was read.
     """
     from kenso_git.index.refresh import disk_state
-    from kenso_git.index.refresh import is_indexed_bytes
+    from kenso_git.repo.git import is_indexed_bytes
 
     try:
         fd, before = _open(root, rel, file_stat)

@@ -20,8 +20,7 @@ from collections.abc import Iterator
 from kenso_git.errors import GitError
 from kenso_git.index.gitprobe import Probe
 from kenso_git.repo import history
-from kenso_git.repo.git import blob_id
-from kenso_git.repo.git import filtered_blob_id
+from kenso_git.repo.git import is_indexed_bytes
 from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.workspace import Workspace
@@ -124,7 +123,7 @@ def _committed_through_filters(ws: Workspace, head: str, rest: dict[str, str]) -
         indexed = rest[path]
         if data is None:
             continue  # gone, or a link now: git calls it changed
-        if blob_id(data) != indexed and filtered_blob_id(str(ws.root), path, data) != indexed:
+        if not is_indexed_bytes(ws.root, path, data, indexed):
             continue  # the file holds other bytes than the index read: a sync will come
         cleaned = feed_git(ws, ("hash-object", "--stdin", f"--path={path}"), data)
         if cleaned.decode("ascii", "replace").strip() == blob:

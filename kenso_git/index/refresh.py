@@ -135,20 +135,12 @@ def _unchanged(sf: SourceFile, row: FileRow | None) -> bool:
         return False
     from kenso_git.repo.discover import Read
     from kenso_git.repo.discover import read_file
+    from kenso_git.repo.git import is_indexed_bytes
 
     read = read_file(sf, row.size)  # at the vetted path, no link followed (as a sync reads)
     if not isinstance(read, Read) or read.seen is not None or len(read.data) != row.size:
         return False  # replaced, grown, binary or unreadable: the sync decides
     return is_indexed_bytes(sf.root, sf.path, read.data, row.blob_id)
-
-
-def is_indexed_bytes(root: Path | str, rel: str, data: bytes, blob: str) -> bool:
-    """Whether `data`, read from `rel`, are the bytes whose text a row with blob id `blob`
-    holds: that id is of the bytes parsed, with git's clean filters when they may apply."""
-    from kenso_git.repo.git import blob_id
-    from kenso_git.repo.git import filtered_blob_id
-
-    return blob_id(data) == blob or filtered_blob_id(str(root), rel, data) == blob
 
 
 Key = tuple[int, int, int, int]  # stat data as a files row keeps it: size, mtime, ctime, inode
@@ -171,6 +163,8 @@ def rewritten_same(
     so a link or file swapped in meanwhile is never read), once, linear in its size; a
     file written while it is read, or holding other bytes, is None.
     """
+    from kenso_git.repo.git import is_indexed_bytes
+
     if row is None or row.status != FileStatus.INDEXED or not row.blob_id:
         return None
     if not stat.S_ISREG(st.st_mode) or st.st_size != row.size:

@@ -192,6 +192,12 @@ def filtered_blob_id(root: str, as_path: str, data: bytes) -> str:
         return blob_id(data)  # as `_hashed_ids` does when libgit2 cannot hash
 
 
+def is_indexed_bytes(root: Path | str, rel: str, data: bytes, blob: str) -> bool:
+    """Whether `data`, read from `rel`, are the bytes whose text a row with blob id `blob`
+    holds: that id is of the bytes parsed, with git's clean filters when they may apply."""
+    return blob_id(data) == blob or filtered_blob_id(str(root), rel, data) == blob
+
+
 def _hash_bytes_as(repo: pygit2.Repository, as_path: str, data: bytes) -> str:
     # libgit2 filters files, not buffers: the bytes go to an anonymous file in memory
     # (Linux), else a temporary one
