@@ -324,7 +324,11 @@ class Reads(Writes):
         open_file: Callable[[str], int] | None = None,
     ) -> AgentPage:
         """One page of the agent surface's `search` (query language) or `regex_search`;
-        `open_file` (the scope's) opens for `regex_search` a doc indexed through a link.
+        `open_file` (the scope's) opens for either a doc indexed through a link.
+
+        `re:` reads what `regex_search` greps (#49): each candidate's file as the work tree
+        holds it (within `max-file-size`; `path_filter` chose the candidates), or, over the
+        copy `at_revision` made, its blob at that revision (`api/doctexts.py`).
 
         Raises:
             QuerySyntaxError: the query does not parse (the message names the token).
@@ -336,12 +340,20 @@ class Reads(Writes):
         from kenso_git.search.lang import agent
         from kenso_git.search.regex import regex_search
 
-        if isinstance(request, agent.SearchRequest):
-            synonyms = self._synonyms()
-            return self.fresh_read(
-                lambda conn: agent.search(conn, request, path_filter=path_filter, synonyms=synonyms)
-            )
         root, limit = self.workspace.root, self.settings.max_file_size
+        if isinstance(request, agent.SearchRequest):
+            from kenso_git.api.doctexts import texts_for
+
+            synonyms, ws = self._synonyms(), self.workspace
+            return self.fresh_read(
+                lambda conn: agent.search(
+                    conn,
+                    request,
+                    path_filter=path_filter,
+                    synonyms=synonyms,
+                    texts=texts_for(conn, ws, limit, open_file),
+                )
+            )
         return self.fresh_read(
             lambda conn: regex_search.regex_search(
                 conn,

@@ -455,8 +455,8 @@ class Service:
 
             page = agent_page_at(self, ref, request)
             return page, page
-        with self.gated() as gate:
-            page = self.kb().agent_search(request, path_filter=gate)
+        with self.gated() as gate:  # `re:` reads the gated docs' files as regex_search does
+            page = self.kb().agent_search(request, path_filter=gate, open_file=self.scope.open_file)
         self.kb().date_hits(page["results"], "path")
         self._flag_stale(page)
         return page, page

@@ -91,6 +91,7 @@ LINKS = " ".join(f"[{t}](/{t})" for t in TARGETS if t.endswith(".md"))
 # `anchors` (#31) hands the entry's evidence to the page it links to, hidden or not
 MARKDOWN_TARGETS = [t for t in TARGETS if t.endswith(".md")]
 QUESTION = "shared marker"
+RE_QUERY = 're:"^# Marker " marker'  # the H1 line, which only a file's text holds
 
 
 def _body(name: str) -> str:
@@ -230,7 +231,21 @@ def _revealed_at(service: Service, ref: str) -> set[str]:
         paths |= {h["file_path"] for h in hits}  # type: ignore[index]
         page, _ = service.search(query, page_size=50, ref=ref)
         paths |= {h["path"] for h in page["results"]}
+    # `re:` reads each shown doc's file as the revision holds it (#49): every doc's H1
+    _same_docs_by_re(service, ref)
+    for mode in ("ranked", "exhaustive"):
+        page, _ = service.search(RE_QUERY, page_size=50, mode=mode, ref=ref)
+        paths |= {h["path"] for h in page["results"]}
     return paths
+
+
+def _same_docs_by_re(service: Service, ref: str | None = None) -> None:
+    """Every doc holds the word and begins with the H1 `RE_QUERY` greps: the docs `re:`
+    keeps (reading files, #49) are those the word finds (reading the index)."""
+    by_word, _ = service.search("marker", page_size=50, mode="exhaustive", ref=ref)
+    by_re, _ = service.search(RE_QUERY, page_size=50, mode="exhaustive", ref=ref)
+    found = {h["path"] for h in by_re["results"]}
+    assert found == {h["path"] for h in by_word["results"]}, ref
 
 
 def _read_at(service: Service, path: str, ref: str) -> bool:
@@ -463,6 +478,10 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed |= {h["path"] for h in page["results"]}
         page, _ = service.regex_search("marker", page_size=50)
         revealed |= {h["path"] for h in page["results"]}
+        _same_docs_by_re(service)
+        for mode in ("ranked", "exhaustive"):  # `re:` reads the gated docs' files (#49)
+            page, _ = service.search(RE_QUERY, page_size=50, mode=mode)
+            revealed |= {h["path"] for h in page["results"]}
         for path in sorted(revealed):
             rows, _ = service.get_related(path, 3, None)
             revealed |= {r["related_path"] for r in rows}  # type: ignore[index]

@@ -3,7 +3,8 @@
 and a server started afterwards (reading the revision cache the first one filled) answers
 the same: the docs at the revision that today's rules show, and none other. The command
 line's `search --ref` (plain and paged) answers the same docs at each step: what ingest
-admits, never a vendored `node_modules/` page or a name no agent may give."""
+admits, never a vendored `node_modules/` page or a name no agent may give. So does a `re:`
+filter, which reads the files as the revision holds them (#49)."""
 
 from __future__ import annotations
 
@@ -94,6 +95,8 @@ def _answers(service: Service, root: Path) -> dict[str, set[str]]:
     """What each tool taking `ref` gives or serves at v1, as a set of paths."""
     hits, _ = service.search_docs("marker", None, 50, "v1")
     page, _ = service.search("marker", page_size=50, ref="v1")
+    # `re:` reads the revision's blobs (#49): the H1 line, which the index leaves out
+    grep, _ = service.search('re:"^# Page "', page_size=50, mode="exhaustive", ref="v1")
     served: dict[str, set[str]] = {"get_doc": set(), "read_snippet": set()}
     for path in PAGES:
         for tool, read in (
@@ -109,6 +112,7 @@ def _answers(service: Service, root: Path) -> dict[str, set[str]]:
     return {
         "search_docs": {h["file_path"] for h in hits},  # type: ignore[index]
         "search": {h["path"] for h in page["results"]},
+        "search re:": {h["path"] for h in grep["results"]},
         **served,
         **_cli_answers(root),
     }
@@ -122,11 +126,16 @@ def _cli_answers(root: Path) -> dict[str, set[str]]:
         paged = runner.invoke(
             cli, ["search", "marker", "--ref", "v1", "--format", "json", "--page-size", "50"]
         )
+        grep = runner.invoke(
+            cli, ["search", 're:"^# Page "', "--ref", "v1", "--format", "json", "--exhaustive"]
+        )
     assert plain.exit_code == 0, plain.output
     assert paged.exit_code == 0, paged.output
+    assert grep.exit_code == 0, grep.output
     return {
         "cli search --json": {h["file_path"] for h in json.loads(plain.stdout)},
         "cli search --format json": {h["path"] for h in json.loads(paged.stdout)["results"]},
+        "cli search re:": {h["path"] for h in json.loads(grep.stdout)["results"]},
     }
 
 

@@ -6,7 +6,8 @@ word follow, and every filter must pass with no negated word, phrase or filter m
 query of filters alone lists documents, newest first. Exhaustive mode lists, by path, every
 document one of whose chunks holds every word and phrase (FTS5, the index's stemming
 tokenizer). Each call reads one snapshot. `path_filter` is the caller's scope gate: a
-document it refuses is never a candidate.
+document it refuses is never a candidate. `texts` is where `re:` reads a candidate's text
+(`docfilter.Texts`: the file, as `regex_search` greps it).
 """
 
 from __future__ import annotations
@@ -156,8 +157,10 @@ def search(
     path_filter: PathFilter | None = None,
     now: float | None = None,
     synonyms: Synonyms | None = None,
+    texts: docfilter.Texts | None = None,
 ) -> AgentPage:
-    """One page of `request` (`synonyms`: the ranking's synonym groups).
+    """One page of `request` (`synonyms`: the ranking's synonym groups; `texts`: where
+    `re:` reads the candidates' text, by default the indexed text).
 
     Raises:
         QuerySyntaxError: the query (or a convenience) does not parse, or is empty.
@@ -184,8 +187,10 @@ def search(
     generation = docmeta.generation(conn)
     as_of = docmeta.synced_at(conn)
     terms = query.positive_terms()
+    if not any(f.name == "re" for f in query.filters):
+        texts = None  # nothing reads text: the rankings are those of the index alone
     if exhaustive:
-        ranking = _ranking(conn, query, path_filter, generation, ranked=False)
+        ranking = _ranking(conn, query, path_filter, generation, texts, ranked=False)
         after = pagination.read_keyset(request.cursor, check)
         start = 0 if after is None else bisect.bisect_right(ranking.paths, after)
         chosen = _scored(conn, terms, ranking.candidates[start : start + page_size])
@@ -202,7 +207,7 @@ def search(
         )
     else:
         page = _ranked_page(conn, query, request.cursor, page_size, check, generation, as_of,
-                            path_filter, synonyms)  # fmt: skip
+                            path_filter, synonyms, texts)  # fmt: skip
     if query.read_as_words:
         page["read_as_words"] = list(query.read_as_words)
     return page
@@ -218,16 +223,17 @@ def _ranked_page(
     as_of: int | None,
     path_filter: PathFilter | None,
     synonyms: Synonyms | None,
+    texts: docfilter.Texts | None,
 ) -> AgentPage:
     """A ranked page: the ranking as deep as the page needs (see `search.pipeline`)."""
     offset = pagination.read_offset(cursor, check, generation, limit=pagination.OFFSET_CAP)
     if any(t.text.strip() for t in query.positive_terms()):
-        chain = _chain(conn, query, path_filter, generation, synonyms)
+        chain = _chain(conn, query, path_filter, generation, synonyms, texts)
         with chain.lock:
             chain.extend(conn, offset + page_size + 1)  # one more: is there a next page?
             ranking = _Ranking(list(chain.candidates), [], chain.complete, chain.corrected)
     else:
-        ranking = _ranking(conn, query, path_filter, generation, ranked=True)
+        ranking = _ranking(conn, query, path_filter, generation, texts, ranked=True)
     ranked = ranking.candidates
     capped = ranked[: pagination.OFFSET_CAP]
     chosen = capped[offset : offset + page_size]
@@ -270,6 +276,7 @@ def _ranking(
     query: Query,
     path_filter: PathFilter | None,
     generation: tuple[str, str] | None,
+    texts: docfilter.Texts | None,
     *,
     ranked: bool,
 ) -> _Ranking:
@@ -279,7 +286,7 @@ def _ranking(
     def make() -> _Ranking:
         allowed = _scoped(conn, path_filter, generation)
         found = _match(conn, query.positive_terms(), allowed)
-        found = docfilter.apply_filters(conn, query.filters, found)
+        found = docfilter.apply_filters(conn, query.filters, found, texts)
         found = docfilter.drop_negated(conn, [t for t in query.terms if t.negated], found)
         if not ranked:
             found.sort(key=_path)
@@ -287,9 +294,9 @@ def _ranking(
         found.sort(key=_newest)
         return _Ranking(found, [])
 
-    if generation is None or not _lasting(path_filter):
+    if generation is None or not _lasting(path_filter, texts):
         return make()
-    return _RANKINGS.get_or_make((generation, query, ranked, path_filter), make)
+    return _RANKINGS.get_or_make((generation, query, ranked, path_filter, texts), make)
 
 
 # The ranked lists of the queries asked lately, each extended as its deeper pages are asked.
@@ -302,20 +309,24 @@ def _chain(
     path_filter: PathFilter | None,
     generation: tuple[str, str] | None,
     synonyms: Synonyms | None,
+    texts: docfilter.Texts | None,
 ) -> pipeline.Ranking:
     def make() -> pipeline.Ranking:
-        return pipeline.Ranking(query, _scoped(conn, path_filter, generation), synonyms)
+        return pipeline.Ranking(query, _scoped(conn, path_filter, generation), synonyms, texts)
 
-    if generation is None or not _lasting(path_filter):
+    if generation is None or not _lasting(path_filter, texts):
         return make()
-    return _CHAINS.get_or_make((generation, query, path_filter, synonyms), make)
+    return _CHAINS.get_or_make((generation, query, path_filter, synonyms, texts), make)
 
 
-def _lasting(path_filter: PathFilter | None) -> bool:
+def _lasting(path_filter: PathFilter | None, texts: docfilter.Texts | None = None) -> bool:
     """Whether a filter can be met again: none, or a bound method such as `Scope.allows`
     (equal, and hashing equal, across calls). A per-call gate (`Scope.gate()`, a new
     closure each time) never can: caching under it only held memory, one entry per call
-    (#27: 40 hostile calls a burst kept 32 rankings of up to 200,000 candidates)."""
+    (#27: 40 hostile calls a burst kept 32 rankings of up to 200,000 candidates). Nor can
+    texts read from the work tree (no `key`): a file may change under the same index."""
+    if texts is not None and texts.key is None:
+        return False
     return path_filter is None or getattr(path_filter, "__self__", None) is not None
 
 

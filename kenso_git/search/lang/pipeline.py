@@ -6,9 +6,10 @@ with their fallbacks, the document signals, typo correction, synonyms, CJK, vect
 keeps the documents every filter, phrase and negation lets through. The cheap checks (the
 scope gate, `in:`, `ext:`, `tag:`, `category:`, `modified:`, `size:`, phrases, negated words)
 run inside the ranking's SQL, so its top documents are all ones the page may show; `re:`
-filters read text and run over the ranked documents afterwards, asking the ranking for more
-when they leave too few. A question asked in words so gets the answer `search_docs` would
-give, filtered and paged, and `match_type` with `tier` says how each document matched.
+filters read text (each document's file, as `regex_search` greps it: `docfilter.Texts`) and
+run over the ranked documents afterwards, asking the ranking for more when they leave too
+few. A question asked in words so gets the answer `search_docs` would give, filtered and
+paged, and `match_type` with `tier` says how each document matched.
 """
 
 from __future__ import annotations
@@ -54,12 +55,19 @@ class Ranking:
     cache shares one per query and index generation between calls).
     """
 
-    def __init__(self, query: Query, allowed: dict[str, Doc], synonyms: Synonyms | None) -> None:
+    def __init__(
+        self,
+        query: Query,
+        allowed: dict[str, Doc],
+        synonyms: Synonyms | None,
+        texts: docfilter.Texts | None = None,
+    ) -> None:
         self.lock = threading.Lock()
         self.candidates: list[Candidate] = []
         self.complete = False  # every match is ranked: nothing deeper to ask for
         self.corrected: str | None = None  # the typo correction the ranking used
         self._query, self._allowed, self._synonyms = query, allowed, synonyms
+        self._texts = texts  # what `re:` reads
         terms = query.positive_terms()
         self._text = " ".join(t.text for t in terms)
         self._words = [t.text.casefold() for t in terms if not t.phrase]
@@ -82,7 +90,9 @@ class Ranking:
             self.corrected = self.corrected or found.corrected
             fresh = [r for r in found.rows if r.file_path not in self._seen]
             self._seen.update(r.file_path for r in fresh)
-            self.candidates += _regex_filtered(conn, self._query.filters, self._content(fresh))
+            self.candidates += _regex_filtered(
+                conn, self._query.filters, self._content(fresh), self._texts
+            )
             self._next += 1
             if len(found.rows) < limit or self._next == len(DEPTHS):
                 self._finish(conn)
@@ -118,15 +128,20 @@ class Ranking:
         self._seen.update(d.path for d in named)
         filename = [Candidate(d, cascade.PATH_FALLBACK_SCORE, "FileName", None, None,
                               FILENAME_TIER) for d in named]  # fmt: skip
-        self.candidates += _regex_filtered(conn, self._query.filters, filename)
+        self.candidates += _regex_filtered(conn, self._query.filters, filename, self._texts)
 
 
 def _regex_filtered(
-    conn: sqlite3.Connection, filters: tuple[Filter, ...], candidates: list[Candidate]
+    conn: sqlite3.Connection,
+    filters: tuple[Filter, ...],
+    candidates: list[Candidate],
+    texts: docfilter.Texts | None,
 ) -> list[Candidate]:
     """`re:` filters (which read each document's text) over the ranked documents only."""
     patterns = tuple(f for f in filters if f.name == "re")
-    return docfilter.apply_filters(conn, patterns, candidates) if patterns else candidates
+    if not patterns or not candidates:
+        return candidates
+    return docfilter.apply_filters(conn, patterns, candidates, texts)
 
 
 def _admission(

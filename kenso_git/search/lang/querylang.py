@@ -92,11 +92,11 @@ FIELDS: tuple[Field, ...] = (
         "re",
         ("regex",),
         '`re:"fn \\w+"`',
-        "Only documents whose indexed text matches this RE2 regular expression (linear "
-        f"time, at most {MAX_PATTERN_BYTES} bytes). The indexed text is the body as the "
-        "index keeps it, its sections one after another: not the frontmatter and not the "
-        "H1 title line, so `total` counts the documents whose body matches (search a "
-        "title's words as words); `regex_search` greps whole files, those lines too.",
+        "Only documents whose text matches this RE2 regular expression (linear time, "
+        f"at most {MAX_PATTERN_BYTES} bytes). The text is the one `regex_search` greps: "
+        "the whole file as the work tree holds it, frontmatter and H1 title line too, "
+        "read through the scope gate and at most `max-file-size` bytes (with `ref`, the "
+        "file as that revision holds it); `total` counts every document it matches.",
         're:"v[0-9]+\\.[0-9]+" release',
     ),
 )
