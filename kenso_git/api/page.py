@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from kenso_git.errors import DocumentNotFoundError
 from kenso_git.errors import KensoError
 from kenso_git.errors import ScopeError
+from kenso_git.repo.safeopen import read_capped
 from kenso_git.text.parse import as_utf8
 from kenso_git.text.parse import looks_binary
 
@@ -105,7 +106,7 @@ def racy_unchanged(root: Path, rel: str, file_stat: FileStat | None, row: FileRo
     try:
         if disk_state(row, before) == "changed":  # not the file the row describes
             return False
-        data = _read_at_most(fd, row.size + 1)
+        data = read_capped(fd, before.st_size, row.size + 1)
         after = os.fstat(fd)
     except OSError:
         return False
@@ -124,9 +125,9 @@ def _read(root: Path, rel: str, file_stat: FileStat | None, limit: int) -> bytes
     Raises:
         DocumentNotFoundError, ScopeError, KensoError: see `work_tree_doc`.
     """
-    fd, _ = _open(root, rel, file_stat)
+    fd, st = _open(root, rel, file_stat)
     try:
-        data = _read_at_most(fd, limit + 1)
+        data = read_capped(fd, st.st_size, limit + 1)
     except OSError as err:
         raise _unreadable(rel, err) from err
     finally:
@@ -172,18 +173,6 @@ def _open(root: Path, rel: str, file_stat: FileStat | None) -> tuple[int, os.sta
         os.close(fd)
         raise
     return fd, st
-
-
-def _read_at_most(fd: int, size: int) -> bytes:
-    parts: list[bytes] = []
-    left = size
-    while left > 0:
-        part = os.read(fd, min(left, 1 << 20))
-        if not part:
-            break
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
 
 
 def _unreadable(rel: str, err: OSError) -> KensoError:

@@ -164,6 +164,7 @@ def rewritten_same(
     file written while it is read, or holding other bytes, is None.
     """
     from kenso_git.repo.git import is_indexed_bytes
+    from kenso_git.repo.safeopen import read_capped
 
     if row is None or row.status != FileStatus.INDEXED or not row.blob_id:
         return None
@@ -178,7 +179,7 @@ def rewritten_same(
         before = os.fstat(fd)
         if (before.st_dev, before.st_ino) != (st.st_dev, st.st_ino):
             return None  # not the file the caller vetted
-        data = _read_all(fd, row.size + 1)
+        data = read_capped(fd, before.st_size, row.size + 1)
         after = os.fstat(fd)
     except OSError:
         return None
@@ -188,18 +189,6 @@ def rewritten_same(
     if key != _key(after) or len(data) != row.size:
         return None  # written while it was read
     return key if is_indexed_bytes(root, rel, data, row.blob_id) else None
-
-
-def _read_all(fd: int, limit: int) -> bytes:
-    parts: list[bytes] = []
-    left = limit
-    while left > 0:
-        part = os.read(fd, left)
-        if not part:
-            break
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
 
 
 def restat(db_path: Path, row: FileRow, key: Key, seen_ns: int) -> bool:

@@ -33,6 +33,7 @@ from kenso_git.repo.pathtext import oversized
 from kenso_git.repo.pathtext import unnameable
 from kenso_git.repo.safeopen import LINK_ERRNOS
 from kenso_git.repo.safeopen import open_beneath
+from kenso_git.repo.safeopen import read_capped
 from kenso_git.repo.safeopen import real_path
 from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import Workspace
@@ -364,7 +365,7 @@ def read_file(sf: SourceFile, max_size: int) -> Read | Skip:
         return Skip(sf.path, FileStatus.UNREADABLE, f"cannot read: {err.strerror}")
     try:
         st = os.fstat(fd)
-        data = _read_capped(fd, st.st_size, max_size + 1)
+        data = read_capped(fd, st.st_size, max_size + 1)
     except OSError as err:
         return Skip(sf.path, FileStatus.UNREADABLE, f"cannot read: {err.strerror}")
     finally:
@@ -375,23 +376,6 @@ def read_file(sf: SourceFile, max_size: int) -> Read | Skip:
         return Skip(sf.path, FileStatus.BINARY, "looks binary (NUL bytes), not Markdown")
     seen = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     return Read(data, None if seen == (sf.size, sf.mtime_ns, sf.ctime_ns, sf.inode) else seen)
-
-
-def _read_capped(fd: int, size: int, limit: int) -> bytes:
-    """At most `limit` bytes of the open file, to its end: first as many as `size` (its
-    stat size) and one more, then on while it grew. A buffered read of `limit` bytes
-    (the size cap, 10 MB) allocated that much for every file read: a third of a cold
-    ingest's reading time went to mapping and unmapping it (#32)."""
-    parts: list[bytes] = []
-    got, ask = 0, min(size + 1, limit)
-    while got < limit:
-        part = os.read(fd, min(ask, limit - got))
-        if not part:
-            break
-        parts.append(part)
-        got += len(part)
-        ask = 1 << 16
-    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _too_large(sf: SourceFile, size: int, max_size: int) -> Skip:
