@@ -13,6 +13,7 @@ from kenso_git.api.workspace import Workspace
 from kenso_git.api.workspace import find_workspace
 from kenso_git.cli.click_options import option
 from kenso_git.cli.options import JSON
+from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
 from kenso_git.errors import UsageError
@@ -135,6 +136,8 @@ def _freshness(ws: Workspace) -> dict[str, object]:
         state = KnowledgeBase.of_workspace(ws).state()
     except NoIndexError:
         return {"index": "missing", "behind": None, "as_of": None, "synced_at": None}
+    except CorruptIndexError:  # the hooks are still listed; `stats` and `sync` say more
+        return {"index": "corrupt", "behind": None, "as_of": None, "synced_at": None}
     return {
         "index": "behind" if state.stale else "fresh",
         "behind": state.stale,
@@ -146,6 +149,8 @@ def _freshness(ws: Workspace) -> dict[str, object]:
 def _freshness_line(fresh: dict[str, object]) -> str:
     if fresh["index"] == "missing":
         return "index: none yet (run `kenso-git ingest` once)"
+    if fresh["index"] == "corrupt":
+        return "index: corrupt (run `kenso-git ingest --rebuild`)"
     synced = fresh["synced_at"]
     ago = ""
     if isinstance(synced, float):

@@ -132,3 +132,13 @@ async def test_an_index_as_its_writer_left_it_is_not_read_page_by_page(
     assert (await _call(indexed, "health_check"))[1]["ok"] is True
     assert checks == [db]
     assert stamp.matches(db)  # the next process (a sync, `stats`) need not read it either
+
+
+def test_hooks_status_lists_the_hooks_and_says_the_index_is_corrupt(indexed: Path) -> None:
+    """`hooks status` reads the index's freshness too; a damaged file must not hide the hooks."""
+    _damage_middle(indexed / ".kenso" / "docs.db")
+    shown = cli(indexed, "hooks", "status")
+    assert shown.returncode == 0, shown.stderr
+    assert "index: corrupt (run `kenso-git ingest --rebuild`)" in shown.stdout, shown.stdout
+    data = json.loads(cli(indexed, "hooks", "status", "--json").stdout)
+    assert data["index"] == "corrupt"
