@@ -250,8 +250,8 @@ class Base:
         """
         import time
 
-        from kenso_git.index.refresh import restat
-        from kenso_git.index.refresh import rewritten_same
+        from kenso_git.index.rewritten import restat
+        from kenso_git.index.rewritten import rewritten_same
 
         row = load_files(conn, [path]).get(path)
         seen_ns = time.time_ns()  # before the read: a write after it is a later ctime
