@@ -23,14 +23,14 @@ from kenso_git.text.parse import Document
 
 _ASCII_DROP = re.compile(r"[^a-z0-9 _-]")
 _ATTRIBUTE = re.compile(r"\{:?\s*#([^\s}]+)[^}]*\}\s*$")  # `{#id}`, `{: #id .class}`
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _ATTRIBUTE_VALUE = r"""(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))"""
 _TAG = re.compile(  # CommonMark 6.6's open and closing tags
     rf"<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*{_ATTRIBUTE_VALUE}?)*\s*/?>"
-    r"|</[A-Za-z][A-Za-z0-9-]*\s*>|<!---?>|<!--.*?-->"
-    r"|<\?.*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[.*?\]\]>"  # instructions, declarations
+    r"|</[A-Za-z][A-Za-z0-9-]*\s*>|<!---?>"
 )
+# comments, instructions, CDATA and declarations: (opener, closer), found with `str.find`
+_HTML_OTHER = (("<!--", "-->"), ("<?", "?>"), ("<![CDATA[", "]]>"), ("<!", ">"))
+_LETTER = re.compile("[A-Za-z]")
 _AUTOLINK = re.compile(  # CommonMark 6.5's URI and email autolinks: their text is shown
     r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*"
     r"|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -167,6 +167,8 @@ class _Inline:
     def __init__(self, text: str) -> None:
         self.text = text
         self.no_closer: dict[tuple[int, int], int] = {}  # (run length, scope end) -> none after
+        # (closer, scope end) -> (a place, where the closer first comes after it or -1)
+        self.found: dict[tuple[str, int], tuple[int, int]] = {}
         self.seq = 0
 
     def render(self, start: int, end: int) -> str:
@@ -206,16 +208,54 @@ class _Inline:
             if (entity := _ENTITY.match(text, at, end)) is not None:
                 return html.unescape(entity[0]), entity.end()
         elif char == "<":
-            if (tag := _TAG.match(text, at, end)) is not None:
-                return "", tag.end()
-            if (autolink := _AUTOLINK.match(text, at, end)) is not None:
-                return autolink[1], autolink.end()
+            return self._angle(at, end)
         elif char == "!":
-            if (image := _IMAGE.match(text, at, end)) is not None:
-                return "", image.end()
-        elif (link := _LINK.match(text, at, end)) is not None:
-            return self.render(link.start(1), link.end(1)), link.end()
+            if text.startswith("[", at + 1, end) and (image := self._link(at + 1, end, "(")):
+                return "", image[1]
+        elif (link := self._link(at, end)) is not None:
+            return self.render(at + 1, link[0]), link[1]
         return char, at + 1
+
+    def _angle(self, at: int, end: int) -> tuple[str, int]:
+        """An HTML tag, comment, instruction, CDATA section or declaration at `at` (shown as
+        nothing), an autolink (its text), or a literal `<`."""
+        text = self.text
+        if (tag := _TAG.match(text, at, end)) is not None:
+            return "", tag.end()
+        for opener, closer in _HTML_OTHER:
+            if text.startswith(opener, at, end):
+                opened = at + len(opener)
+                if opener == "<!" and not _LETTER.match(text, opened, end):
+                    break
+                found = self._next(closer, opened, end)
+                if found >= 0:
+                    return "", found + len(closer)
+                break
+        if (autolink := _AUTOLINK.match(text, at, end)) is not None:
+            return autolink[1], autolink.end()
+        return "<", at + 1
+
+    def _link(self, at: int, end: int, tails: str = "([") -> tuple[int, int] | None:
+        """(where the text of the link at `at` ends, where the link ends), or None:
+        `[text](...)` or `[text][...]` (an image: `tails` is `(`)."""
+        close = self._next("]", at + 1, end)
+        if close < 0 or close + 1 >= end:
+            return None
+        after = self.text[close + 1]
+        if after not in tails:
+            return None
+        tail = self._next(")" if after == "(" else "][", close + 2, end)
+        return None if tail < 0 else (close, tail + 1)
+
+    def _next(self, closer: str, start: int, end: int) -> int:
+        """`text.find(closer[-1], start, end)`, each stretch read once: openers left without
+        a closer (a heading of `<?` or `[`) each read to the heading's end took quadratic
+        time. A reference link's `]` is `][`: kept apart from its text's `]`."""
+        searched, found = self.found.get((closer, end), (end + 1, -1))
+        if not (searched <= start and (found < 0 or start <= found)):
+            found = self.text.find(closer if closer != "][" else "]", start, end)
+            self.found[closer, end] = (start, found)
+        return found
 
     def _code(self, at: int, end: int) -> tuple[str, int]:
         """A code span's content, or its opening backticks as text when none closes it."""
