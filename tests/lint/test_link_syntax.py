@@ -102,7 +102,7 @@ def test_one_pass_and_two_pass_agree_on_parentheses_angles_and_escapes() -> None
     body = (
         "# Tricky\n\n[a](nope_(x).md) [b](<no such file.md>) ![i](<no img.png>)\n"
         "Escaped \\[esc](nope-a.md), \\\\[real](nope-r.md), x](nope-c.md), [p](a\\(b.md)\n"
-        "[s2]: <file with space.md>\n"
+        "\n[s2]: <file with space.md>\n"  # a definition starts a paragraph (CommonMark 4.7)
         '[s3]: <guide.md> "A title"\n'
     )
     wanted = _one_pass_is_two_pass(body)

@@ -104,7 +104,7 @@ def test_one_pass_and_two_pass_agree_on_templates() -> None:
     body = (
         '# Tricky\n\n[a]({{< relref "guide.md#nope" >}}) [b]({{< relref "none.md" >}})\n'
         '[c](<{{% ref "guide" %}}>) [v](/x/{{< param v >}}/y) [w]({{< half)\n'
-        '[e]: {{< relref "guide.md#setup" >}}\n'
+        '\n[e]: {{< relref "guide.md#setup" >}}\n'  # a definition starts a paragraph
         "[f]: {{% eturl rss %}}\n"
     )
     wanted = _one_pass_is_two_pass(body)
