@@ -50,7 +50,12 @@ _ATX_LINE = (  # containers (`>`, list markers), then an ATX heading: its text i
 _ATX = re.compile(r"\n" + _ATX_LINE)
 _ATX_FIRST = re.compile(_ATX_LINE)
 _ORDERED = re.compile(r" {0,3}([0-9]{1,9})[.)]")
-_SETEXT = re.compile(r"\n {0,3}(=+|-+)[ \t]*(?=\n|$)")
+_SETEXT = re.compile(r"\n( *)(=+|-+)[ \t]*(?=\n|$)")
+# a block quote's `>` or a list item's marker opening a line (the item's content column:
+# where the match ends), and what in such a container is no paragraph
+_OPENER = re.compile(r" {0,3}(?:>[ ]?|(?:[-+*]|[0-9]{1,9}[.)]) {1,4}(?! ))")
+_NOT_TEXT = re.compile(r"#{1,6}(?:[ \t]|$)|```|~~~|<[A-Za-z/!?]|(?:([-*_])[ \t]*)(?:\1[ \t]*){2,}$")
+_INDENTED = re.compile(r" {0,3}\t| {4}")
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[-*+>|#<]|\d{1,9}[.)]\s|```|~~~)|\s{4}")
 
 
@@ -329,10 +334,12 @@ def _setext_headings(doc: Document, spans: list[tuple[int, int]]) -> Iterator[tu
     """(body offset of the underline's newline, level, text) of each setext heading."""
     body = doc.body
     for start, end in spans:
+        floor = start  # a paragraph starts after the last heading's underline
         for match in _SETEXT.finditer(body, max(start - 1, 0), end):
-            text = _setext_text(body, match.start(), start)
+            text = _setext_text(body, match.start(), floor, len(match[1]))
             if text is not None:
-                yield match.start(), 1 if match[1][0] == "=" else 2, text
+                yield match.start(), 1 if match[2][0] == "=" else 2, text
+                floor = match.end()
 
 
 def setext_levels(doc: Document) -> frozenset[int]:
@@ -341,24 +348,58 @@ def setext_levels(doc: Document) -> frozenset[int]:
     return frozenset(level for _at, level, _text in _setext_headings(doc, region_list(doc)))
 
 
-def _setext_text(body: str, newline: int, floor: int) -> str | None:
-    """The paragraph a setext underline at `body[newline + 1]` makes a heading, or None."""
+def _setext_text(body: str, newline: int, floor: int, indent: int) -> str | None:
+    """The paragraph a setext underline at `body[newline + 1]`, indented by `indent`, makes
+    a heading, or None. A paragraph that starts in a list item or block quote is underlined
+    only from inside it: under its lazy lines a `---` is a thematic break and a `===` more
+    of the paragraph (CommonMark 4.3, 5.1, 5.2)."""
     lines: list[str] = []
-    end = newline
-    while end > floor:
+    end, code = newline, 0  # code: how many of the topmost lines are indented by 4 or more
+    while end > floor and len(lines) <= 8:
         start = body.rfind("\n", floor, end) + 1 or floor
         line = body[start:end]
         if not line.strip():
             break
-        if _NOT_PARAGRAPH.match(line):
-            if not lines:
-                return None
-            break
+        if _NOT_PARAGRAPH.match(line) and _INDENTED.match(line) is None:
+            return _under_container(body, start, lines, indent, code)
         lines.append(line.strip())
+        code = code + 1 if _INDENTED.match(line) else 0
         end = start - 1
-        if len(lines) > 8:
-            break
+    if len(lines) > 8:
+        code = 0
+    return _joined(lines[: len(lines) - code]) if indent <= 3 else None
+
+
+def _under_container(body: str, start: int, lines: list[str], indent: int, code: int) -> str | None:
+    """`_setext_text` of the `lines` (bottom up) under a line at `start` that is not a
+    paragraph's, which may open a list item or block quote whose paragraph they continue
+    (the topmost `code` of them are indented by 4 or more: code if they do not)."""
+    line = body[start : body.find("\n", start) % (len(body) + 1)]
+    opened = _container_paragraph(line)
+    if opened is None or _continues_paragraph(body, start):
+        return _joined(lines[: len(lines) - code]) if indent <= 3 else None
+    column, text = opened
+    if column < 0 or not 0 <= indent - column <= 3:
+        return None  # (a block quote's paragraph: no line here underlines it)
+    return _joined([*lines, text])
+
+
+def _joined(lines: list[str]) -> str | None:
+    """A paragraph's text from its lines bottom up, or None when it has none."""
     return " ".join(reversed(lines)) if lines else None
+
+
+def _container_paragraph(line: str) -> tuple[int, str] | None:
+    """(the content column, -1 in a block quote; the text) of a line that opens list items
+    or block quotes whose content is a paragraph's first line, else None."""
+    at, quoted = 0, False
+    while (opener := _OPENER.match(line, at)) is not None:
+        quoted = quoted or ">" in opener[0]
+        at = opener.end()
+    text = line[at:].strip()
+    if at == 0 or not text or _NOT_TEXT.match(line, at) or line.startswith("    ", at):
+        return None
+    return -1 if quoted else at, text
 
 
 def _unclosed(raw: str) -> str:

@@ -56,6 +56,16 @@ def test_setext_h1_and_h2_are_named_with_the_atx_form_to_write() -> None:
         ("Title here\n==========\n\n- item\n---\n\n" + LONG, ["KS004 setext", "KS008"]),
         ("```\nTitle\n=====\nSection\n-------\n```\n\n" + LONG, ["KS004", "KS008"]),
         ("Only a section\n--------------\n\n" + LONG, ["KS004", "KS008 setext"]),
+        # a list item's lazy line is no heading's text: the `---` is a thematic break, the
+        # `===` more of the item's paragraph (they said to turn the item into a heading)
+        (
+            "Title here\n==========\n\n- get it\nand unpack it\n---\n\n" + LONG,
+            ["KS004 setext", "KS008"],
+        ),
+        ("- get the archive\nand unpack it\n===\n\n" + LONG, ["KS004", "KS008"]),
+        ("> a quoted line\nand a lazy one\n===\n\n" + LONG, ["KS004", "KS008"]),
+        # underlined from inside the item, the item's paragraph is a heading
+        ("- Item title\nlazy\n  ==========\n\n" + LONG, ["KS004 setext", "KS008"]),
     ],
 )
 def test_thematic_breaks_frontmatter_and_code_are_not_setext_headings(
@@ -65,9 +75,34 @@ def test_thematic_breaks_frontmatter_and_code_are_not_setext_headings(
     assert said == expected
 
 
+LAZY = (  # a paragraph opened in a list item or block quote, and lines after it
+    "- a\nb\n---\n",
+    "- a\nb\n===\n",
+    "1. a\n  b\n---\n",
+    "> a\nb\n---\n",
+    "> a\nb\n===\n",
+    "- > a\nb\n===\n",
+    "- *a* b\nc\n---\n",
+    "- a\nb\n  ---\n",
+    "- a\n  ---\n",
+    "- a\n    ---\n",
+    "1. a\nb\n   ===\n",
+    "1. a\nb\n  ---\n",
+    "-    a\nb\n  ---\n",
+    "-     a\nb\n  ---\n",
+    "- a\n  - b\n  c\n    ---\n",
+    "- a\n  - b\n  c\n  ---\n",
+    "- ## h\nb\n---\n",
+    "* b\n  ===\n===\n---\n",
+    "***\n    c\na\n  ---\n",
+    "a\n    c\n---\n",
+    "a\n2) b\nc\n---\n",
+)
+
+
 def test_setext_levels_match_commonmark() -> None:
     markdown_it = pytest.importorskip("markdown_it").MarkdownIt("commonmark")
-    for text in (SETEXT, "a\n\n---\n", "a\n---\nb\n===\n", "- a\n---\n", "> a\n---\n"):
+    for text in (SETEXT, "a\n\n---\n", "a\n---\nb\n===\n", "- a\n---\n", "> a\n---\n", *LAZY):
         tags = {t.tag for t in markdown_it.parse(text) if t.type == "heading_open"}
         assert setext_levels(parse_document("x.md", text)) == {int(t[1]) for t in tags}, text
 
