@@ -231,15 +231,32 @@ def write_fixes(root: Path, outcome: FixOutcome) -> FixOutcome:
     Raises:
         OSError: a file could not be written (the files before it are fixed).
     """
+    done, failure = write_fixes_until_failure(root, outcome)
+    if failure is not None:
+        raise failure[1]
+    return done
+
+
+def write_fixes_until_failure(
+    root: Path, outcome: FixOutcome
+) -> tuple[FixOutcome, tuple[str, OSError] | None]:
+    """`write_fixes` stopping at the first file it cannot write: what was written (and
+    left `unfixed`) before it, and that file's path and error (None when all were)."""
     written: list[Fixed] = []
     changed: list[tuple[str, str]] = []
+    failure = None
     for fixed in outcome.files:
         was = fixed.read
         if was is None:  # a plan of texts given (`plan_fixes(texts=...)`): written over them
             was = Snapshot(fixed.bom + fixed.before.encode(fixed.codec))
         data = fixed.bom + fixed.after.encode(fixed.codec)
-        if rewrite(root / fixed.path, was, data):
+        try:
+            wrote = rewrite(root / fixed.path, was, data)
+        except OSError as err:
+            failure = (fixed.path, err)
+            break
+        if wrote:
             written.append(fixed)
         else:
             changed.append((fixed.path, CHANGED))
-    return FixOutcome(tuple(written), tuple(sorted((*outcome.unfixed, *changed))))
+    return FixOutcome(tuple(written), tuple(sorted((*outcome.unfixed, *changed)))), failure

@@ -25,10 +25,9 @@ from kenso_git.lint.corpus import CorpusFacts
 from kenso_git.lint.corpus import facts_for
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.corpus import start_listing
-from kenso_git.lint.fix import Fixed
 from kenso_git.lint.fix import FixOutcome
 from kenso_git.lint.fix import plan_fix_passes
-from kenso_git.lint.fix import write_fixes
+from kenso_git.lint.fix import write_fixes_until_failure
 from kenso_git.lint.model import FileResult
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.model import RuleContext
@@ -120,7 +119,9 @@ def run_lint(
     if fix or diff:
         fixes = plan_fix_passes(ws.root, report.violations(), partial(_relint, facts, config))
         if fix and fixes.files:
-            fixes, error = _write_fixes(ws.root, fixes)
+            fixes, failure = write_fixes_until_failure(ws.root, fixes)
+            if failure is not None:  # the files before it stay fixed
+                error = _write_error(*failure, len(fixes.files))
             if error is None or fixes.files:
                 report, _ = _lint_once(ws, settings, config, paths, None, staged)  # warned
     if write_baseline is not None:
@@ -131,23 +132,6 @@ def run_lint(
         kept = apply_baseline(report, load_baseline(baseline))
         report = replace(kept, skipped=report.skipped)
     return Outcome(report, None, fixes, error)
-
-
-def _write_fixes(root: Path, planned: FixOutcome) -> tuple[FixOutcome, FixWriteError | None]:
-    """`write_fixes` file by file (a file changed since it was read joins `unfixed`): what
-    was written, and the error of the first file that could not be, where writing stops."""
-    written: list[Fixed] = []
-    unfixed = list(planned.unfixed)
-    error = None
-    for fixed in planned.files:
-        try:
-            done = write_fixes(root, FixOutcome((fixed,)))
-        except OSError as err:
-            error = _write_error(fixed.path, err, len(written))
-            break
-        written.extend(done.files)
-        unfixed.extend(done.unfixed)
-    return FixOutcome(tuple(written), tuple(sorted(unfixed))), error
 
 
 def _write_error(path: str, err: OSError, fixed: int) -> FixWriteError:
