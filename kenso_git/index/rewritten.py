@@ -36,20 +36,24 @@ def rewritten_same(
     editor's atomic save, a checkout or merge that rewrote it). `git status` lists no such
     file, so no sync looks at it and its row keeps the old inode. None when it is not so.
 
-    Only the file `st` names is read (its device and inode are checked once it is open,
-    so a link or file swapped in meanwhile is never read), once, linear in its size; a
-    file written while it is read, or holding other bytes, is None.
+    Only the file `st` names is read, once, linear in its size: it is opened at `rel`
+    with no symbolic link followed (`safeopen.open_beneath`: a link swapped in fails the
+    open, a FIFO or device is never waited on), and its device and inode are checked once
+    it is open (another file swapped in meanwhile is never read); a file written while it
+    is read, or holding other bytes, is None.
     """
     from kenso_git.repo.git import is_indexed_bytes
+    from kenso_git.repo.safeopen import open_beneath
     from kenso_git.repo.safeopen import read_capped
 
     if row is None or row.status != FileStatus.INDEXED or not row.blob_id:
         return None
     if not stat.S_ISREG(st.st_mode) or st.st_size != row.size:
         return None  # other bytes for certain, or no file the index reads
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(os.path.join(root, rel), flags)
+        # at the path the gate approved, no link followed on the way, a FIFO or a device
+        # swapped in since never waited on or read (`safeopen`)
+        fd = open_beneath(str(root), rel)
     except OSError:
         return None
     try:
@@ -73,7 +77,10 @@ def restat(db_path: Path, row: FileRow, key: Key, seen_ns: int) -> bool:
     `rewritten_same`), as `git update-index --refresh` does: later checks then trust the
     stat data again instead of reading the file. Only while the row is still `row`, and
     only when no other writer holds the write lock (that one is not waited for: the
-    caller is a read); False when nothing was written (locked, read-only, changed)."""
+    caller is a read, and its call's budget is no place to wait): neither the kenso lock
+    nor SQLite's is waited for, so the detached WAL settler (`wal.settle_now`), which
+    writes without the kenso lock, makes it skip rather than wait. False when nothing was
+    written (locked, read-only, changed)."""
     import sqlite3
 
     from kenso_git.errors import KensoError
@@ -93,7 +100,7 @@ def restat(db_path: Path, row: FileRow, key: Key, seen_ns: int) -> bool:
         return False
     try:
         verified = stamp.matches(db_path)  # the file as a writer left it: keep it so
-        conn = open_writer(db_path)
+        conn = open_writer(db_path, wait_ms=0)  # SQLITE_BUSY: skipped, never waited for
         try:
             with transaction(conn):
                 if load_files(conn, [row.path]).get(row.path) != row:

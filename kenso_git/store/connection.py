@@ -254,12 +254,15 @@ def set_write_wait(seconds: float) -> None:
     _write_wait_ms = max(0, int(seconds * 1000))
 
 
-def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
+def open_writer(
+    db_path: Path, *, fresh: bool = False, wait_ms: int | None = None
+) -> sqlite3.Connection:
     """A connection that may write; creates the file and schema, migrates old ones.
 
     `fresh` is for a private, not yet published build file (created here): no journal, no
     syncs (`publish_build` makes it durable and switches it to WAL). Without it the index
-    must exist: this never creates one.
+    must exist: this never creates one. `wait_ms`: how long it waits for SQLite's locks
+    (default `write_wait_ms`; 0 for a best-effort write that must never wait, `restat`).
 
     Raises:
         NoIndexError: not `fresh`, and there is no file at `db_path` (or it went meanwhile).
@@ -273,6 +276,7 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         _create_private(db_path)
     else:
         ensure_private_dir(db_path.parent, create=False)  # an older `.kenso/` of ours: 0700
+    waits = _write_wait_ms if wait_ms is None else max(0, wait_ms)
     try:
         conn = sqlite3.connect(
             db_path if fresh else wal.file_uri(db_path, "rw"),
@@ -282,7 +286,7 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
         )
         conn.row_factory = sqlite3.Row
         add_functions(conn)
-        conn.execute(f"PRAGMA busy_timeout={_write_wait_ms}")
+        conn.execute(f"PRAGMA busy_timeout={waits}")
         # before the journal mode, which rewrites the file's header: another program's
         # database named by --db is left byte for byte as it was
         claim.check_claim(conn, db_path, conn.execute("PRAGMA user_version").fetchone()[0])
@@ -299,7 +303,7 @@ def open_writer(db_path: Path, *, fresh: bool = False) -> sqlite3.Connection:
             # removed since the caller looked (`rm -rf .kenso`): `mode=rw` never creates it,
             # which would give a sync an empty index to write its few changed files into
             raise no_index_error(db_path) from err
-        raise database_failure(db_path, err, waited_s=_write_wait_ms / 1000) from err
+        raise database_failure(db_path, err, waited_s=waits / 1000) from err
     return conn
 
 
@@ -344,7 +348,10 @@ def check_if_changed(conn: sqlite3.Connection, db_path: Path) -> None:
         raise _corrupt(db_path, problem)
     if looked or stamp.matches(db_path):
         return
-    with budget.exempt():  # once per change of the file, for every later call (a cache)
+    # once per change of the file, for every later call (a cache): charged to neither of the
+    # call's budgets, or a large index would be stopped at the wall deadline every call and
+    # its check never remembered
+    with budget.aside():
         check_pages(conn, db_path)
     stamp.note_sound(db_path, seen)
     stamp.record(db_path, seen=seen)  # sound as it is: the next writer need not read it again
