@@ -7,9 +7,9 @@ file, a UTF-16 page read as UTF-8 (`regex_search._read`, the one reader of both)
 candidates are the documents the caller's gate let through: a file it refuses is never read.
 
 At a revision (a copy `api/revision.py` made, whose write generation is negative), the
-file as the revision holds it: the blob its `files` row names, through the clean/smudge
-filter a checkout would run (`git cat-file --filters`, as `read_at_revision` reads it),
-never the work tree's. Blobs are read a batch at a time with one `git cat-file --batch`.
+file as the revision holds it: the blob its `files` row names, as stored (`git show
+REV:path`; a git-lfs page's pointer: no filter driver runs, as `read_at_revision` reads
+it), never the work tree's. Blobs are read a batch at a time with one `git cat-file --batch`.
 """
 
 from __future__ import annotations
@@ -92,17 +92,15 @@ def revision_texts(conn: sqlite3.Connection, ws: Workspace, max_bytes: int) -> T
 
 
 def _blobs(ws: Workspace, batch: dict[str, str], max_bytes: int) -> Iterator[tuple[str, bytes]]:
-    """(path, UTF-8 text) of the batch's blobs (path -> blob id), as a checkout writes them;
+    """(path, UTF-8 text) of the batch's blobs (path -> blob id), as stored;
     over `max_bytes` or binary: left out, as `regex_search` leaves such a file out."""
     from kenso_git.index.atref import read_blobs
-    from kenso_git.index.atref import smudged
 
     if not batch:
         return
     budget.check()
     contents = read_blobs(ws, sorted(set(batch.values())))
-    filtered = smudged(ws, batch)  # a git-lfs page: its text, not the pointer its blob is
     for path in sorted(batch):
-        data = filtered.get(path, contents[batch[path]])
+        data = contents[batch[path]]
         if len(data) <= max_bytes and not looks_binary(data):
             yield path, as_utf8(data)

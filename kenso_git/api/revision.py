@@ -266,7 +266,6 @@ def read_at_revision(
     from kenso_git.index.atref import entry_at
     from kenso_git.index.atref import followed_entry
     from kenso_git.index.atref import read_blobs
-    from kenso_git.index.atref import smudged
     from kenso_git.repo.revname import resolve_revision
     from kenso_git.repo.workspace import is_markdown
 
@@ -286,19 +285,13 @@ def read_at_revision(
             rule="symlink-escape",
             path=path,
         )
-    real, blob, size = found
-    too_large = ScopeError(
-        f"path refused (too-large): {path!r} is larger than max-file-size ({limit} bytes)",
-        rule="too-large",
-        path=path,
-    )
+    _real, blob, size = found
     if size > limit:
-        raise too_large
-    # a page under a clean/smudge filter (git-lfs) is what a checkout writes, as the index
-    # of the revision holds it, not the pointer its blob is
-    data = smudged(kb.workspace, {real: blob}).get(real)
-    if data is None:
-        return read_blobs(kb.workspace, [blob])[blob]
-    if len(data) > limit:
-        raise too_large
-    return data
+        raise ScopeError(
+            f"path refused (too-large): {path!r} is larger than max-file-size ({limit} bytes)",
+            rule="too-large",
+            path=path,
+        )
+    # the blob as stored, like `git show REV:path`: a page under a clean/smudge filter
+    # (git-lfs) reads as the pointer its blob is; no filter driver runs (repo/git.py)
+    return read_blobs(kb.workspace, [blob])[blob]

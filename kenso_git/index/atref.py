@@ -29,7 +29,6 @@ from kenso_git.index.run import remove_vanished
 from kenso_git.index.run import settings_fingerprint
 from kenso_git.records import NamedTuple
 from kenso_git.repo.discover import SourceFile
-from kenso_git.repo.gitrun import GitTimeoutError
 from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.ignore import ALWAYS_SKIPPED_DIRS
@@ -180,31 +179,6 @@ def read_blobs(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
     return found
 
 
-def smudged(ws: Workspace, blobs: dict[str, str]) -> dict[str, bytes]:
-    """The text a checkout writes for those of `blobs` (path -> blob id) whose `filter`
-    attribute names a clean/smudge driver (git-lfs's `filter=lfs`): the blob holds what the
-    driver's clean made (a pointer), the checkout what its smudge makes of it (`git cat-file
-    --filters`, the driver the user configured). Paths whose driver fails are left out
-    (their blob is all there is), and so are paths with no driver: their blob is read as it
-    is, git's built-in conversions (CRLF, ident) not applied.
-
-    Raises:
-        GitTimeoutError: git ran past its time limit.
-    """
-    from kenso_git.index.commits import filtered_paths
-
-    out: dict[str, bytes] = {}
-    for path in sorted(filtered_paths(ws, blobs)):
-        args = ("cat-file", "--filters", f"--path={path}", blobs[path])
-        try:
-            out[path] = feed_git(ws, args, b"")
-        except GitTimeoutError:
-            raise
-        except GitError:
-            continue  # a driver that fails (an lfs object not fetched): the blob it is
-    return out
-
-
 class CacheUse(NamedTuple):
     """How `materialize` may use the revision cache: the cache, the view the caller's
     `ignored` stands for (the scope: two views never share a delta), and the signatures of
@@ -267,7 +241,6 @@ def materialize(
         contents = cached.cache.blobs(wanted) if cached is not None and found is not None else {}
         contents.update(read_blobs(ws, [b for b in wanted if b not in contents]))
         contents_at = {p: contents[at_rev[p]] for p in changed}
-        contents_at.update(smudged(ws, {p: at_rev[p] for p in changed}))
         report = IngestReport(scope, head=commit)
         run = Run(ws, settings, conn, report, warn=lambda _msg: None, progress=None)
         with transaction(conn, immediate=False):
@@ -355,8 +328,9 @@ def _apply(
     at_rev: dict[str, str],
     contents: dict[str, bytes],
 ) -> None:
-    """Apply the revision's differing docs (`contents`: path -> the text a checkout of the
-    revision writes) to the copy, inside the caller's transaction."""
+    """Apply the revision's differing docs (`contents`: path -> its blob as stored, a
+    git-lfs page's pointer included: no filter driver runs) to the copy, inside the
+    caller's transaction."""
     ws, conn = run.ws, run.conn
     opts = Options(settings.chunk_size, settings.chunk_overlap, settings.max_file_size, False)
     for path in sorted(contents):

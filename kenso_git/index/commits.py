@@ -2,8 +2,10 @@
 
 After a sync writes its documents, the rows of the documents it touched, of a new table,
 and of documents left open at another HEAD are worked out again: the HEAD tree's blob of
-each (one `git ls-tree`), then, for those whose file is HEAD's blob, the commit that made
-it so (one `git log --raw` walk, stopped when all are found). A history rewritten under
+each (one `git ls-tree`), then, for those whose file is HEAD's blob (or that the sync's
+own `git status` calls unchanged: a page under a clean/smudge filter, git-lfs's, whose
+blob is the filter's output, not the file), the commit that made it so (one
+`git log --raw` walk, stopped when all are found). A history rewritten under
 the index (amend, rebase, reset to another line) makes every row be worked out again.
 History that grows under the index (`git fetch --unshallow` or `--deepen` of a shallow
 clone) makes the rows dated by a former shallow boundary be worked out again: such a commit
@@ -13,15 +15,17 @@ of the tree, no git call.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from collections.abc import Collection
 from collections.abc import Iterator
 
 from kenso_git.errors import GitError
+from kenso_git.index.gitprobe import CLOCK_SLACK_NS
 from kenso_git.index.gitprobe import Probe
 from kenso_git.repo import history
 from kenso_git.repo.git import is_indexed_bytes
-from kenso_git.repo.gitrun import feed_git
 from kenso_git.repo.gitrun import run_git
 from kenso_git.repo.workspace import Workspace
 from kenso_git.store import doccommits
@@ -78,57 +82,55 @@ def refresh(
             if any(meta.get(key) != value for key, value in done.items()):
                 write_meta(conn, done)
             return
-        dirty = None if probe is None or probe.head != head else frozenset(probe.docs)
-        _work_out(conn, ws, head, paths, dirty)
+        status = None if probe is None or probe.head != head else probe
+        _work_out(conn, ws, head, paths, status)
     except GitError:
         return
     write_meta(conn, done)
 
 
-def filtered_paths(ws: Workspace, paths: Collection[str]) -> set[str]:
-    """Those of `paths` a `filter` attribute gives a clean/smudge driver (git-lfs's
-    `filter=lfs`): their blob is what the driver makes of the file, not its bytes.
+def _committed_per_status(
+    ws: Workspace, head: str, rest: dict[str, str], status: Probe | None
+) -> tuple[dict[str, str], set[str]]:
+    """The entries of `rest` (path -> indexed blob id, not HEAD's) git's own verdict calls
+    committed: tracked at HEAD, not listed by the sync's `git status` (`status`, run at
+    `head`: index and work tree both HEAD's, as git compares them, clean/smudge filters
+    included), the file written before that status started and holding the bytes the index
+    read. A git-lfs page is one: its file holds the text, HEAD the pointer. Path -> HEAD's
+    blob id, and the paths left undecided (written too close to the status, which may
+    have looked before), or all of `rest` when the sync ran no status (a hook's targeted
+    sync): their row stays uncommitted, open for the next sync to decide. kenso-git runs
+    no filter driver to tell (libgit2 hashed the file for the index without one).
 
     Raises:
         GitError: git failed.
     """
-    if not paths:
-        return set()
-    listing = "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
-    out = feed_git(ws, ("check-attr", "-z", "--stdin", "filter"), listing)
-    fields = out.decode("utf-8", "surrogateescape").split("\0")
-    return {
-        path
-        for path, value in zip(fields[0::3], fields[2::3], strict=False)
-        if value not in ("unspecified", "unset", "set", "")
-    }
-
-
-def _committed_through_filters(ws: Workspace, head: str, rest: dict[str, str]) -> dict[str, str]:
-    """The entries of `rest` (path -> indexed blob id, not HEAD's) whose indexed bytes are
-    HEAD's blob once git's filter driver cleans them (`git hash-object --path`): the file of
-    a git-lfs page holds the text, HEAD the pointer, and git calls it unchanged. Path ->
-    HEAD's blob id. libgit2, which hashed the file for the index, runs no filter driver;
-    git runs the one the user configured, as `git status` does."""
-    filtered = filtered_paths(ws, rest)
-    if not filtered:
-        return {}
-    out: dict[str, str] = {}
-    for path, blob in history.paths_at(ws, head, sorted(filtered)).items():
-        file = ws.root / path
+    if status is None:
+        return {}, set(rest)  # no verdict of git's (a hook's targeted sync): open
+    recent = status.started_ns - CLOCK_SLACK_NS
+    listed = set(status.docs)
+    maybe: list[str] = []
+    undecided: set[str] = set()
+    for path in sorted(p for p in rest if p not in listed):
         try:
-            data = None if file.is_symlink() else file.read_bytes()
+            st = os.lstat(ws.root / path)
         except OSError:
-            data = None
-        indexed = rest[path]
-        if data is None:
-            continue  # gone, or a link now: git calls it changed
-        if not is_indexed_bytes(ws.root, path, data, indexed):
-            continue  # the file holds other bytes than the index read: a sync will come
-        cleaned = feed_git(ws, ("hash-object", "--stdin", f"--path={path}"), data)
-        if cleaned.decode("ascii", "replace").strip() == blob:
-            out[path] = blob
-    return out
+            continue  # gone: git calls it changed
+        if not stat.S_ISREG(st.st_mode):
+            continue  # a link: as before, its own blob is not the page's
+        if st.st_mtime_ns >= recent:
+            undecided.add(path)  # maybe written after git looked
+        else:
+            maybe.append(path)
+    out: dict[str, str] = {}
+    for path, blob in history.paths_at(ws, head, maybe).items():
+        try:
+            data = (ws.root / path).read_bytes()
+        except OSError:
+            continue
+        if is_indexed_bytes(ws.root, path, data, rest[path]):
+            out[path] = blob  # else the file holds other bytes than the index read
+    return out, undecided
 
 
 def _shallow_boundary(ws: Workspace) -> str:
@@ -188,7 +190,7 @@ def _work_out(
     ws: Workspace,
     head: str | None,
     paths: Collection[str] | None,
-    dirty: frozenset[str] | None,
+    status: Probe | None,
 ) -> None:
     indexed = indexed_blob_ids(conn, None if paths is None else list(paths))
     gone = (set(doccommits.all_paths(conn)) if paths is None else set(paths)) - set(indexed)
@@ -196,9 +198,11 @@ def _work_out(
     if not indexed:
         return
     committed = history.same_blobs(ws, head, indexed) if head else {}
+    undecided: set[str] = set()
     if head:
         rest = {path: blob for path, blob in indexed.items() if path not in committed}
-        committed.update(_committed_through_filters(ws, head, rest))
+        told, undecided = _committed_per_status(ws, head, rest, status)
+        committed.update(told)
     # git's time limit bounds the walk (`KENSO_GIT_TIMEOUT`): a history this slow to search
     # leaves the rows not reached '' (no age, not "uncommitted") until HEAD moves
     found = history.last_commits(ws, committed, rev=head) if head else {}
@@ -210,6 +214,8 @@ def _work_out(
                 yield (path, blob, commit.id, commit.time, commit.subject, head)
             elif path in committed:
                 yield (path, blob, "", None, None, head)  # not found in time
+            elif path in undecided:
+                yield (path, blob, None, None, None, None)  # open: the next sync decides
             else:
                 yield (path, blob, None, None, None, head)  # uncommitted
 

@@ -3,7 +3,12 @@
 This is the only module that imports pygit2, and it does so inside the functions that need it
 (importing pygit2 costs ~0.1 s), so `import kenso_git.repo.git` stays cheap for the hook path.
 libgit2 runs no external filter drivers, which keeps an untrusted repository from running
-commands through us; `Repository.hashfile` still applies the CRLF and ident filters.
+commands through us; `Repository.hashfile` still applies the CRLF and ident filters. Nor
+does kenso-git ask git to run one for it (no `hash-object --path`, no `cat-file --filters`):
+a page under a clean/smudge filter (git-lfs) is dated by git's `git status` verdict
+(index/commits.py) and read at a revision as its stored blob, the pointer. The `git status`
+a sync runs re-reads a file whose stat data changed through its driver, as the user's own
+`git status` in that work tree does.
 """
 
 from __future__ import annotations
