@@ -7,7 +7,8 @@ heading with the same slug gets `-1`, the third `-2` (skipping any slug already 
 The rendered text loses link, HTML and emphasis markup; an `_` is dropped only where
 CommonMark's delimiter rules make it emphasis (`_private`, `MY_PREFIX_` and `\\_` keep theirs).
 Headings are the parser's ATX headings, setext headings, and the ATX headings it leaves out
-(indented, a tab after the hashes, in a block quote or list item).
+(indented, a tab after the hashes, in a block quote or list item, in a list item's content
+indented 4 or more past the margin).
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ _SETEXT = re.compile(r"\n( *)(=+|-+)[ \t]*(?=\n|$)")
 _OPENER = re.compile(r" {0,3}(?:>[ ]?|(?:[-+*]|[0-9]{1,9}[.)]) {1,4}(?! ))")
 _NOT_TEXT = re.compile(r"#{1,6}(?:[ \t]|$)|```|~~~|<[A-Za-z/!?]|(?:([-*_])[ \t]*)(?:\1[ \t]*){2,}$")
 _INDENTED = re.compile(r" {0,3}\t| {4}")
+_DEEP_ATX = re.compile(r"^(?: {4}| {0,3}\t)[ \t]*#{1,6}(?:[ \t]+(.*))?$", re.MULTILINE)
+_ITEM = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
+_BLOCK_START = re.compile(  # a line's text (after its indentation) that is no lazy line
+    r"(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|$)|#{1,6}(?:[ \t]|$)|>|```|~~~"
+    r"|(?:([-*_])[ \t]*)(?:\1[ \t]*){2,}$"
+)
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:[-*+>|#<]|\d{1,9}[.)]\s|```|~~~)|\s{4}")
 
 
@@ -318,6 +325,100 @@ def _more_atx(doc: Document, spans: list[tuple[int, int]]) -> Iterator[tuple[int
             at = match.start() + 1
             if text and at not in known and not _continues_paragraph(body, at):
                 yield at, text
+    if _DEEP_ATX.search(body) is not None:
+        yield from _list_content_atx(body, spans)
+
+
+def _list_content_atx(body: str, spans: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:
+    """The ATX headings indented by 4 or more that are a list item's content, indented up
+    to 3 past the item's content column (`- a` then `    ### Step`), not code."""
+    columns, span, start, size = _ListColumns(), 0, 0, len(body)
+    gap = True  # the line before was in code or a comment (or there was none)
+    while start < size:
+        end = body.find("\n", start) % (size + 1)
+        while span < len(spans) and spans[span][1] <= start:
+            span += 1
+        if span < len(spans) and spans[span][0] <= start:
+            width, top = columns.read(body[start:end])
+            heading = _DEEP_ATX.match(body, start, end) if width >= 4 else None
+            if heading is not None and columns.open and 0 <= width - top <= 3 and heading[1]:
+                yield start, heading[1].strip()
+            gap = False
+        elif not gap:  # a code block or comment's first line closes the items it is left of
+            columns.close(body[start:end])
+            gap = True
+        start = end + 1
+
+
+class _ListColumns:
+    """The content columns of the list items open at each line, read in body order."""
+
+    __slots__ = ("open", "paragraph")
+
+    def __init__(self) -> None:
+        self.open: list[int] = []
+        self.paragraph = False  # the line before is a paragraph's: the next may be lazy
+
+    def close(self, line: str) -> None:
+        """A line of code or a comment: the items left of it end (an indented block: all)."""
+        width, at = _width(line, 0, 0)
+        if width >= 4 and not line.startswith(("```", "~~~"), at):
+            self.open.clear()
+        while self.open and self.open[-1] > width:
+            self.open.pop()
+        self.paragraph = False
+
+    def read(self, line: str) -> tuple[int, int]:
+        """(the line's indentation, the innermost open item's content column or 0)."""
+        width, at = _width(line, 0, 0)
+        if at == len(line):
+            self.paragraph = False
+            return width, self.open[-1] if self.open else 0
+        top = self.open[-1] if self.open else 0
+        if self.paragraph and (width - top >= 4 or not _interrupts(line, at)):
+            return width, self.open[-1] if self.open else 0  # a lazy line of the paragraph
+        while self.open and self.open[-1] > width:
+            self.open.pop()
+        column, content = width, at
+        while column - (self.open[-1] if self.open else 0) <= 3:
+            marker = _ITEM.match(line, content)
+            if marker is None:
+                break
+            spaces, after = _width(line, marker.end(), column + len(marker[0]))
+            if after == len(line) or spaces - column - len(marker[0]) > 4:
+                self.open.append(column + len(marker[0]) + 1)  # empty, or indented code
+                self.paragraph = False
+                return width, self.open[-1]
+            column, content = spaces, after
+            self.open.append(column)
+        self.paragraph = _NOT_TEXT.match(line, content) is None
+        return width, self.open[-1] if self.open else 0
+
+
+def _interrupts(line: str, at: int) -> bool:
+    """Whether the line whose text starts at `at` ends a paragraph above it: a list item
+    does only when it starts at 1 and is not empty (CommonMark 5.2)."""
+    if _BLOCK_START.match(line, at) is None:
+        return False
+    ordered = _ORDERED.match(line, at)
+    if ordered is not None and int(ordered[1]) != 1:
+        return False
+    item = _ITEM.match(line, at)
+    return item is None or bool(line[item.end() :].strip())
+
+
+def _width(line: str, at: int, column: int) -> tuple[int, int]:
+    """(the column, the index) of the first character at or after `at` that is not a space
+    or tab, tabs stopping at multiples of 4 (CommonMark 2.2)."""
+    for index in range(at, len(line)):
+        char = line[index]
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column += 4 - column % 4
+        else:
+            return column, index
+    return column, len(line)
 
 
 def _continues_paragraph(body: str, at: int) -> bool:
