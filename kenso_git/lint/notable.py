@@ -28,7 +28,7 @@ from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
 from kenso_git.text.mdcode import code_spans
-from kenso_git.text.mdlinks import _DEFINITION
+from kenso_git.text.mddefs import DEFINITIONS
 from kenso_git.text.mdlinks import CODE_OPENING
 from kenso_git.text.mdlinks import DEFINITION
 from kenso_git.text.mdlinks import HTML_TAG
@@ -105,7 +105,7 @@ class _Pass:
 
         One regex scan finds every `](target)` as `_INLINE.finditer` does and every `]:`
         outside them; the line of a `]:` (one inside a link's title too) is tried as a
-        definition as `_DEFINITION.finditer` would (`^` holds only at a line start inside
+        definition as `DEFINITIONS.finditer` would (`^` holds only at a line start inside
         the region), once per line. A `](` that opens no link and holds another in its
         destination or title is text: the scan reads on from inside it, as `links` does.
         """
@@ -168,7 +168,7 @@ class _Pass:
         if line == self.tried or line < start:
             return None
         self.tried = line
-        return _DEFINITION.match(self.body, line, end)
+        return DEFINITIONS.match(self.body, line, end)
 
     def _first(self, raw: str) -> Placed:
         """`raw` (a destination as written) placed, the first time this folder meets it."""

@@ -11,7 +11,7 @@ space in a file name), backslash escapes and character references resolved (`des
 (`{{< relref "x.md" >}}`); a fix writes one back with `written_destination`. A title may be
 quoted or in parentheses, and a link's parts (a definition's destination too) may stand on
 the lines after its `(` (`[ref]:` then `  x.md`), as a paragraph holds them; a definition
-is read where a paragraph may start, never inside one (`_opens_paragraph`). Fenced and
+is read where a paragraph may start, never inside one (`text.mddefs`). Fenced and
 indented code, code spans, a `]` or `[` escaped or a `](` no `[` opens, and HTML comments
 are skipped (`text.mdcode`): none is rendered as a link.
 """
@@ -30,6 +30,12 @@ from kenso_git.text.mdcode import code_blocks
 from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mdcode import escaped
 from kenso_git.text.mdcode import outside_code_blocks
+from kenso_git.text.mddefs import DEFINITIONS
+from kenso_git.text.mdsyntax import DESTINATION
+from kenso_git.text.mdsyntax import GAP
+from kenso_git.text.mdsyntax import NEWLINE
+from kenso_git.text.mdsyntax import PAREN_DEPTH
+from kenso_git.text.mdsyntax import TITLE
 from kenso_git.text.parse import Document
 
 LINK = "link"
@@ -46,88 +52,13 @@ MAX_REFS = 5000  # links or code paths kept per document: a generated page stops
 MAX_LINK_SCANS = 20_000
 _BRACKET_WINDOW = 1000  # characters looked back for a link's `[` (is it one? an image?)
 _BRACKETS_LOOKED_AT = 64  # ... and brackets, when the nearest `[` is not plainly its opener
-_PAREN_DEPTH = 8  # parentheses nested in a bare destination (cmark's 32: 4x slower on `](a(`)
-# A site generator's template in a destination, spaces and all (`{{< relref "x.md" >}}`,
-# `/docs/{{< param version >}}/api`): Hugo expands it before the Markdown is read.
-TEMPLATE = r"\{\{<[^\n{}]{0,300}?>\}\}|\{\{%[^\n{}]{0,300}?%\}\}"
-# Characters of a bare destination outside parentheses, a run at a time: no space or
-# control character; a template; a backslash with the ASCII punctuation it escapes (`\(`
-# opens nothing).
-_CHAR = rf"(?:[^\x00-\x20()\\\x7f{{]++|{TEMPLATE}|\{{|\\[!-/:-@\[-`{{-~]?)"
-
-
-def _bare(depth: int) -> str:
-    """A bare destination's pattern: characters and balanced parentheses `depth` deep."""
-    unit = _CHAR
-    for _ in range(depth):
-        unit = rf"(?:{_CHAR}|\({unit}*+\))"
-    return rf"(?!<)(?:{unit})++"
-
-
-# A link destination (group 1, as written): `<...>` (escapes, no line break, no bare `<`
-# or `>`) or bare. Possessive: read once as CommonMark reads it, never backtracked into, so
-# a failed match costs what it read (a `(` the scan reads opens a level: at most
-# `_PAREN_DEPTH` overlapping failures read any character).
-_DESTINATION = rf"(<(?:[^<>\\\r\n{{]++|{TEMPLATE}|\{{|\\[^\r\n])++>|{_bare(_PAREN_DEPTH)})"
-# The tag names of an HTML block that may interrupt a paragraph (CommonMark 4.6, kinds 1
-# and 6), case-blind
-_HTML_NAMES = (
-    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd"
-    "|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset"
-    "|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol"
-    "|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title"
-    "|tr|track|ul"
-)
-# What a line (after up to three spaces) starts that ends the paragraph before it, a list
-# item aside: a quote, a `[` (a definition may start there, and the one-pass scan of
-# `lint/notable` would not try a line a link runs on to), an ATX heading, a thematic
-# break, a code fence, an HTML block of kinds 1 to 6
-_BLOCK_START = (
-    r"[>\[]|#{1,6}(?:[ \t\n]|$)"
-    r"|(?:(?:\*[ \t]*+){3,}+|(?:-[ \t]*+){3,}+|(?:_[ \t]*+){3,}+)(?:\n|$)"
-    r"|`{3,}+[^`\n]*+(?:\n|$)|~{3,}"
-    r"|<(?:!--|\?|![A-Za-z]|!\[CDATA\[|(?i:script|pre|style|textarea)(?:[ \t>\n]|$)"
-    rf"|/?(?i:{_HTML_NAMES})(?:[ \t>\n]|/>|$))"
-)
-# A line ending inside a link (CommonMark 6.3 allows one between its parts, and titles
-# span lines): not one the paragraph ends at (a blank line, a block start, a list item
-# that interrupts it): a link holds no such line.
-_NEWLINE = (
-    rf"\n(?![ \t]*(?:\n|$)|[ \t]{{0,3}}(?:{_BLOCK_START}"
-    r"|[-+*][ \t]+[^ \t\n]|1[.)][ \t]+[^ \t\n]))"
-)
-_GAP = rf"[ \t]*+(?:{_NEWLINE}[ \t]*+)?"  # spaces and tabs, and at most one line ending
-# The line ending between a definition's label and its destination: as `_NEWLINE`, and not
-# before any list item, empty or numbered from 2 (markdown-it, which the tests compare
-# with, ends a definition there; CommonMark reads no definition in either)
-_DEFINITION_NEWLINE = (
-    rf"\n(?![ \t]*(?:\n|$)|[ \t]{{0,3}}(?:{_BLOCK_START}"
-    r"|(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t\n]|$)))"
-)
-# A link title: `"..."`, `'...'` or `(...)` (no unescaped `(` inside), backslash escapes
-# and line endings in it, at most 512 characters or escapes read (a title never closed
-# costs at most that much)
-_TITLE = "|".join(
-    rf"{left}(?:[^{inner}\\\n]|\\[^\n]|\\|{_NEWLINE}){{0,512}}+{right}"
-    for left, inner, right in (('"', '"', '"'), ("'", "'", "'"), (r"\(", "()", r"\)"))
-)
 # What follows `](`: the destination, an optional title, the closing `)`
 LINK_TARGET = re.compile(
-    _GAP
-    + _DESTINATION
-    + rf"(?:(?:[ \t]++(?:{_NEWLINE}[ \t]*+)?|{_NEWLINE}[ \t]*+)(?:{_TITLE}))?"
-    + _GAP
+    GAP
+    + DESTINATION
+    + rf"(?:(?:[ \t]++(?:{NEWLINE}[ \t]*+)?|{NEWLINE}[ \t]*+)(?:{TITLE}))?"
+    + GAP
     + r"\)"
-)
-# `[label]: destination` on a line of its own, the destination on the label's line or the
-# next, then the end of its line or a title that ends its line (group 3); `_DEFINITION`
-# keeps those that start a paragraph
-_DEFINITION_LINE = re.compile(
-    r"^ {0,3}\[(?!\^)((?:[^\]\\\n]|\\.){1,999})\]:"
-    + rf"[ \t]*+(?:{_DEFINITION_NEWLINE}[ \t]*+)?"
-    + _DESTINATION
-    + rf"(?=[ \t]+({_TITLE})[ \t]*$|[ \t]*$)",
-    re.MULTILINE,
 )
 # `<a ... href="x">` and `<img ... src="x">`, in an HTML block or inline, case-blind as
 # HTML is: the value (group 1, 2 or 3) double-quoted, single-quoted or bare
@@ -228,16 +159,18 @@ def written_destination(target: str, *, angled: bool) -> str:
             text = _PARENS.sub(r"\\\g<0>", text)
         return text
     text = text.replace("<", "\\<").replace(">", "\\>")
+    if text[:1] in ("!", "?"):  # `<!--`, `<?`, `<!X` would open HTML (a comment): escaped
+        text = "\\" + text
     return "<" + text.replace("\r", "%0D").replace("\n", "%0A") + ">"
 
 
 def _balanced(text: str) -> bool:
-    """Whether the parentheses of `text` (no escaped one) pair up at most `_PAREN_DEPTH`
+    """Whether the parentheses of `text` (no escaped one) pair up at most `PAREN_DEPTH`
     deep, as a bare destination needs."""
     depth = 0
     for match in _PARENS.finditer(text):
         depth += 1 if match[0] == "(" else -1
-        if not 0 <= depth <= _PAREN_DEPTH:
+        if not 0 <= depth <= PAREN_DEPTH:
             return False
     return depth == 0
 
@@ -253,118 +186,6 @@ def link_ref(kind: str, written: str, offset: int) -> LinkRef:
 
 # A line after which a paragraph may start (CommonMark 4): blank, an ATX heading, a
 # thematic break or a setext `-` underline, a code fence, an empty list item
-_BLOCK_END = re.compile(
-    r"[ \t]*$| {0,3}(?:#{1,6}(?:[ \t]|$)|(?:(?:\*[ \t]*+){3,}+|-[- \t]*+|(?:_[ \t]*+){3,}+)$"
-    r"|`{3,}+[^`\n]*+$|~{3,}|(?:[+*]|[0-9]{1,9}[.)])[ \t]*$)",
-    re.MULTILINE,
-)
-_SETEXT_EQUALS = re.compile(r" {0,3}=+[ \t]*$", re.MULTILINE)
-_INDENTED = re.compile(r"(?: {4}| {0,3}\t)[ \t]*[^ \t\n]")  # a line indented four, not blank
-_TITLE_LINE = re.compile(rf"[ \t]*(?:{_TITLE})[ \t]*$", re.MULTILINE)
-_COMMENT_WINDOW = 4096  # characters looked back for the `<!--` of a line's `-->`
-# the last line `_opens_paragraph` answered: (body, line start, answer)
-_LAST_OPENS: list[tuple[str, int, bool]] = [("", -1, False)]
-
-
-class _Definitions:
-    """The reference definitions of a body (`_DEFINITION_LINE` matches) that CommonMark
-    reads: those that start a paragraph (`_opens_paragraph`), as `finditer` over a region
-    and as `match` at one line start alike (`lint/notable` asks a line at a time)."""
-
-    __slots__ = ()
-
-    def match(self, body: str, pos: int, end: int) -> re.Match[str] | None:
-        """The definition at the line start `pos`, or None."""
-        found = _DEFINITION_LINE.match(body, pos, end)
-        return found if found is not None and _opens_paragraph(body, pos) else None
-
-    def finditer(self, body: str, start: int, end: int) -> Iterator[re.Match[str]]:
-        """The definitions of `body[start:end]`, in order."""
-        for found in _DEFINITION_LINE.finditer(body, start, end):
-            if _opens_paragraph(body, found.start()):
-                yield found
-
-
-_DEFINITION = _Definitions()
-
-
-def _opens_paragraph(body: str, line: int) -> bool:
-    """Whether a paragraph (where a definition may stand) may start at the line start
-    `line`: a definition cannot interrupt a paragraph (CommonMark 4.7), so the line before
-    must end a block (`_BLOCK_END`, a setext `=` underline, an HTML comment's last line,
-    indented code) or a definition that itself starts one. The walk back over definitions
-    stops at the line last answered, so a body's lines asked in order cost what they read."""
-    at, flipped = line, False  # flipped: the answer is the opposite of the one for `at`
-    while True:
-        last_body, last_line, last_answer = _LAST_OPENS[0]
-        if last_line == at and last_body is body:
-            answer = last_answer != flipped
-            break
-        if at == 0:
-            answer = not flipped
-            break
-        above = body.rfind("\n", 0, at - 1) + 1
-        if _ends_block(body, above, at):
-            answer = not flipped
-            break
-        if _SETEXT_EQUALS.match(body, above, at) is not None:
-            # an underline (a block's end) under a paragraph's text, a paragraph's text
-            # where a paragraph may start (a definition's last line is no paragraph's
-            # text: markdown-it)
-            at, flipped = above, not flipped
-            continue
-        opened = _definition_ending(body, above, at)
-        if opened >= 0:
-            at = opened
-            continue
-        if _INDENTED.match(body, above, at) is not None:
-            # indented code when the line above it ends a block, a paragraph's text if not
-            at = above
-            continue
-        answer = flipped
-        break
-    _LAST_OPENS[0] = (body, line, answer)
-    return answer
-
-
-def _definition_ending(body: str, line: int, end: int, *, titled: bool = True) -> int:
-    """The start of the definition whose last line is `body[line:end]` (it starts there, or
-    has its destination there, or, when `titled`, a title of a line's own), or -1."""
-    if _DEFINITION_LINE.match(body, line, end) is not None:
-        return line
-    if line == 0:
-        return -1
-    above = body.rfind("\n", 0, line - 1) + 1
-    found = _DEFINITION_LINE.match(body, above, end)
-    if found is not None and found.end() > line:
-        return above
-    if not titled or _TITLE_LINE.match(body, line, end) is None:
-        return -1
-    opened = _definition_ending(body, above, line, titled=False)
-    if opened < 0:
-        return -1
-    untitled = _DEFINITION_LINE.match(body, opened, line)
-    return opened if untitled is not None and untitled[3] is None else -1
-
-
-def _ends_block(body: str, line: int, end: int) -> bool:
-    """Whether a paragraph may start after the line `body[line:end]` (`_BLOCK_END`, or the
-    last line of an HTML comment block)."""
-    return _BLOCK_END.match(body, line, end) is not None or _comment_ends(body, line, end)
-
-
-def _comment_ends(body: str, line: int, end: int) -> bool:
-    """Whether `body[line:end]` ends an HTML block that a `<!--` at a line start opened."""
-    close = body.find("-->", line, end)
-    if close < 0:
-        return False
-    opening = body.rfind("<!--", max(0, line - _COMMENT_WINDOW), close)
-    if opening < 0 or body.find("-->", opening + 4, close) >= 0:
-        return False
-    start = body.rfind("\n", 0, opening) + 1
-    return opening - start <= 3 and body[start:opening].strip(" ") == ""
-
-
 def html_ref(body: str, match: re.Match[str], in_code: Callable[[int], bool]) -> LinkRef | None:
     """The `LinkRef` of an `HTML_TAG` match (entities resolved: `&amp;` is `&`), or None
     when it is text: in a code span, after an escaping backslash, or with no value."""
@@ -492,7 +313,7 @@ def scan_links(
         if definitions and find("]:", start, end) >= 0:
             found.extend(
                 link_ref(DEFINITION, m[2], m.start(2))
-                for m in _DEFINITION.finditer(body, start, end)
+                for m in DEFINITIONS.finditer(body, start, end)
                 if not in_code(m.start())  # a code span over lines may hold one
             )
         if find("<", start, end) >= 0:
