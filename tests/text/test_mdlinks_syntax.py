@@ -5,6 +5,7 @@ destination written back by a fix parses to the path it was given."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -130,6 +131,8 @@ _CHARS = st.sampled_from([*"ab.-_/ ()<>\\#!é", "md"])
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_CHARS, min_size=1, max_size=12), st.booleans())
+@example(["!", "-", "-"], True)  # `<!-->` opened an HTML comment: the link was not read
+@example(["?", "a"], True)  # `<?a>` a processing instruction
 def test_any_path_written_by_a_fix_parses_back_to_it(parts: list[str], angled: bool) -> None:
     path = "".join(parts)
     written = written_destination(path, angled=angled)
