@@ -51,13 +51,19 @@ _ATX_LINE = (  # containers (`>`, list markers), then an ATX heading: its text i
 _ATX = re.compile(r"\n" + _ATX_LINE)
 _ATX_FIRST = re.compile(_ATX_LINE)
 _ORDERED = re.compile(r" {0,3}([0-9]{1,9})[.)]")
-_SETEXT = re.compile(r"\n( *)(=+|-+)[ \t]*(?=\n|$)")
+_SETEXT = re.compile(r"\n((?:[ ]{0,3}>[ ]?)*+)( *)(=+|-+)[ \t]*(?=\n|$)")
+_QUOTE = re.compile(r"[ ]{0,3}>[ ]?")
 # a block quote's `>` or a list item's marker opening a line (the item's content column:
 # where the match ends), and what in such a container is no paragraph
 _OPENER = re.compile(r" {0,3}(?:>[ ]?|(?:[-+*]|[0-9]{1,9}[.)]) {1,4}(?! ))")
 _NOT_TEXT = re.compile(r"#{1,6}(?:[ \t]|$)|```|~~~|<[A-Za-z/!?]|(?:([-*_])[ \t]*)(?:\1[ \t]*){2,}$")
 _INDENTED = re.compile(r" {0,3}\t| {4}")
 _DEEP_ATX = re.compile(r"^(?: {4}| {0,3}\t)[ \t]*#{1,6}(?:[ \t]+(.*))?$", re.MULTILINE)
+_DEFINED = re.compile(  # a reference definition's label, after any containers
+    r"^(?:[ ]{0,3}(?:>[ ]?|(?:[-+*]|[0-9]{1,9}[.)])[ ]+))*+[ ]{0,3}"
+    r"\[((?:[^\\\[\]]|\\.){1,999})\]:[ \t]*(?:\n[ \t]*)?[^\s]",
+    re.MULTILINE,
+)
 _ITEM = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 _BLOCK_START = re.compile(  # a line's text (after its indentation) that is no lazy line
     r"(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|$)|#{1,6}(?:[ \t]|$)|>|```|~~~"
@@ -80,12 +86,34 @@ def slug(text: str) -> str:
     return "".join(out)
 
 
-def rendered(text: str) -> str:
+def rendered(text: str, labels: frozenset[str] | None = None) -> str:
     """A heading's text as rendered: link and emphasis markup and HTML tags dropped, code
-    spans, backslash escapes and entities resolved (CommonMark 6)."""
+    spans, backslash escapes and entities resolved (CommonMark 6). `labels`: the page's
+    reference definitions (`[a][b]` with no `[b]:` is text), None to take any as defined."""
     if _SPECIAL.search(text) is None:  # most headings: nothing to render
         return text
-    return _Inline(text).render(0, len(text))
+    return _Inline(text, labels).render(0, len(text))
+
+
+def _label(text: str) -> str:
+    """A link label as matched (CommonMark 4.7: case-folded, inner whitespace collapsed)."""
+    return " ".join(text.split()).casefold()
+
+
+def _labels(doc: Document, spans: list[tuple[int, int]]) -> frozenset[str]:
+    """The labels of `doc`'s reference definitions outside code."""
+    body = doc.body
+    return frozenset(
+        _label(m[1]) for start, end in spans for m in _DEFINED.finditer(body, start, end)
+    )
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether an odd number of backslashes stands before `text[at]`."""
+    before = at
+    while before > 0 and text[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1
 
 
 def _is_space(char: str) -> bool:
@@ -176,8 +204,8 @@ def _emphasis(first: _Run | None) -> None:
 class _Inline:
     """One heading's inline content, rendered scope by scope (a link's text is its own)."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, text: str, labels: frozenset[str] | None) -> None:
+        self.text, self.labels = text, labels
         self.no_closer: dict[tuple[int, int], int] = {}  # (run length, scope end) -> none after
         # (closer, scope end) -> (a place, where the closer first comes after it or -1)
         self.found: dict[tuple[str, int], tuple[int, int]] = {}
@@ -257,15 +285,25 @@ class _Inline:
         if after not in tails:
             return None
         tail = self._next(")" if after == "(" else "][", close + 2, end)
-        return None if tail < 0 else (close, tail + 1)
+        if tail < 0:
+            return None
+        if after == "[" and self.labels is not None:  # a full or collapsed reference
+            label = self.text[close + 2 : tail].strip() or self.text[at + 1 : close]
+            if _label(label) not in self.labels:
+                return None
+        return close, tail + 1
 
     def _next(self, closer: str, start: int, end: int) -> int:
-        """`text.find(closer[-1], start, end)`, each stretch read once: openers left without
-        a closer (a heading of `<?` or `[`) each read to the heading's end took quadratic
-        time. A reference link's `]` is `][`: kept apart from its text's `]`."""
+        """`text.find(closer, start, end)`, a `]` or `)` escaped by a backslash skipped,
+        each stretch read once: openers left without a closer (a heading of `<?` or `[`)
+        each read to the heading's end took quadratic time. A reference link's `]` is
+        asked for as `][`: kept apart from its text's `]`."""
         searched, found = self.found.get((closer, end), (end + 1, -1))
         if not (searched <= start and (found < 0 or start <= found)):
-            found = self.text.find(closer if closer != "][" else "]", start, end)
+            text, char = self.text, "]" if closer == "][" else closer
+            found = text.find(char, start, end)
+            while found > 0 and char in ("]", ")") and _escaped(text, found):
+                found = text.find(char, found + 1, end)
             self.found[closer, end] = (start, found)
         return found
 
@@ -437,9 +475,13 @@ def _setext_headings(doc: Document, spans: list[tuple[int, int]]) -> Iterator[tu
     for start, end in spans:
         floor = start  # a paragraph starts after the last heading's underline
         for match in _SETEXT.finditer(body, max(start - 1, 0), end):
-            text = _setext_text(body, match.start(), floor, len(match[1]))
+            if not match[1]:
+                text = _setext_text(body, match.start(), floor, len(match[2]))
+            else:
+                depth = match[1].count(">")
+                text = _quoted_setext_text(body, match.start(), floor, depth, len(match[2]))
             if text is not None:
-                yield match.start(), 1 if match[2][0] == "=" else 2, text
+                yield match.start(), 1 if match[3][0] == "=" else 2, text
                 floor = match.end()
 
 
@@ -469,6 +511,38 @@ def _setext_text(body: str, newline: int, floor: int, indent: int) -> str | None
     if len(lines) > 8:
         code = 0
     return _joined(lines[: len(lines) - code]) if indent <= 3 else None
+
+
+def _quoted_setext_text(body: str, newline: int, floor: int, depth: int, indent: int) -> str | None:
+    """`_setext_text` of an underline in `depth` block quotes (`> Title` over `> =====`):
+    a paragraph that opens in those quotes, its lazy lines left of them."""
+    lines: list[tuple[int, str]] = []
+    end, code = newline, 0
+    while end > floor and len(lines) <= 8:
+        start = body.rfind("\n", floor, end) + 1 or floor
+        at, level = start, 0
+        while level <= depth and (quote := _QUOTE.match(body, at, end)) is not None:
+            at, level = quote.end(), level + 1
+        rest = body[at:end]
+        if level > depth:
+            return None  # a deeper quote's paragraph: the underline is its lazy line
+        if not rest.strip():
+            break
+        if _NOT_PARAGRAPH.match(rest) and _INDENTED.match(rest) is None:
+            opened = _container_paragraph(rest)
+            if opened is not None and level == depth:
+                column, text = opened
+                if column < 0 or not 0 <= indent - column <= 3:
+                    return None
+                lines, code, indent = [*lines, (depth, text)], 0, 0
+            break
+        lines.append((level, rest.strip()))
+        code = code + 1 if _INDENTED.match(rest) else 0
+        end = start - 1
+    lines = lines[: len(lines) - code]
+    if not lines or lines[-1][0] != depth or indent > 3:
+        return None  # (opened outside these quotes, or in a deeper one)
+    return " ".join(text for _level, text in reversed(lines))
 
 
 def _under_container(body: str, start: int, lines: list[str], indent: int, code: int) -> str | None:
@@ -511,13 +585,13 @@ def _unclosed(raw: str) -> str:
     return bare.rstrip() if bare[-1].isspace() else raw
 
 
-def _heading_anchor(raw: str) -> tuple[str | None, str]:
+def _heading_anchor(raw: str, labels: frozenset[str] | None) -> tuple[str | None, str]:
     """(the heading's `{#id}`, else None; its slug before any duplicate suffix)."""
     text = _unclosed(raw) if raw.endswith("#") else raw
     attribute = _ATTRIBUTE.search(text)
     if attribute is None:
-        return None, slug(rendered(text.strip()))
-    return attribute[1], slug(rendered(text[: attribute.start()].strip()))
+        return None, slug(rendered(text.strip(), labels))
+    return attribute[1], slug(rendered(text[: attribute.start()].strip(), labels))
 
 
 def heading_anchors(doc: Document) -> frozenset[str]:
@@ -525,8 +599,11 @@ def heading_anchors(doc: Document) -> frozenset[str]:
     `{#id}`s: a part of `anchors` found without reading the body (each heading's first
     slug is handed to it or to an earlier heading), enough to pass most fragments."""
     out = set[str]()
+    labels = None
+    if any("][" in heading.text for heading in doc.headings):
+        labels = _labels(doc, region_list(doc))
     for heading in doc.headings:
-        attribute, base = _heading_anchor(heading.text)
+        attribute, base = _heading_anchor(heading.text, labels)
         if attribute is not None:
             out.add(attribute)
         out.add(base)
@@ -538,8 +615,10 @@ def anchors(doc: Document) -> frozenset[str]:
     """Every fragment that leads somewhere in `doc` (as GitHub renders it)."""
     slugger, out = _Slugger(), set[str]()
     spans = region_list(doc)
-    for _offset, raw in _heading_texts(doc, spans):
-        attribute, base = _heading_anchor(raw)
+    texts = list(_heading_texts(doc, spans))
+    labels = _labels(doc, spans) if any("][" in raw for _at, raw in texts) else None
+    for _offset, raw in texts:
+        attribute, base = _heading_anchor(raw, labels)
         if attribute is not None:
             out.add(attribute)
         out.add(slugger.take(base))
