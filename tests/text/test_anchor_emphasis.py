@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from kenso_git.text.anchors import rendered
 from kenso_git.text.anchors import slug
+from kenso_git.text.headingtext import rendered
 
 
 @pytest.mark.parametrize(

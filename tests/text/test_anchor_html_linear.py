@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from kenso_git.text.anchors import anchors
-from kenso_git.text.anchors import rendered
 from kenso_git.text.anchors import slug
+from kenso_git.text.headingtext import rendered
 from kenso_git.text.parse import parse_document
 
 SIZE = 100_000  # characters of the heading

@@ -8,8 +8,8 @@ import pytest
 
 from kenso_git.text.anchors import _Slugger
 from kenso_git.text.anchors import anchors
-from kenso_git.text.anchors import rendered
 from kenso_git.text.anchors import slug
+from kenso_git.text.headingtext import rendered
 from kenso_git.text.parse import parse_document
 
 BODY = (

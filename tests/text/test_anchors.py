@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from kenso_git.text.anchors import anchors
 from kenso_git.text.anchors import heading_anchors
-from kenso_git.text.anchors import rendered
 from kenso_git.text.anchors import slug
+from kenso_git.text.headingtext import rendered
 from kenso_git.text.parse import parse_document
 
 
