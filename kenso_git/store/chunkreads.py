@@ -224,6 +224,17 @@ def joined_texts(conn: sqlite3.Connection, paths: Sequence[str]) -> list[tuple[s
     return conn.execute(sql, (json.dumps(list(paths)),)).fetchall()
 
 
+def lead_texts(conn: sqlite3.Connection, paths: Sequence[str], chars: int) -> dict[str, str]:
+    """path -> the first `chars` characters of its first chunk (the page's lead), for each
+    of `paths` that has chunks."""
+    sql = (
+        "SELECT c.file_path, substr(c.content, 1, ?) FROM chunks c "
+        f"WHERE c.file_path IN {IDS} AND c.chunk_index = "
+        "(SELECT MIN(r.chunk_index) FROM chunk_rows r WHERE r.file_path = c.file_path)"
+    )
+    return dict(conn.execute(sql, (chars, json.dumps(list(paths)))).fetchall())
+
+
 def categories(conn: sqlite3.Connection) -> list[str]:
     """The categories of the indexed chunks, sorted."""
     sql = "SELECT DISTINCT category FROM chunk_rows WHERE category IS NOT NULL ORDER BY 1"

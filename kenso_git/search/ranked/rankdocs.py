@@ -28,7 +28,7 @@ _WORD = re.compile(r"[^\W_]+")
 _SYMBOL_NAME = re.compile(r"(?<![\w+#.])(?:[cC]\+\+(?![\w+])|[cCfF]#(?![\w#])|\.(?:NET|net)\b)")
 _SYMBOL_WORD = {"c++": " cpp ", "c#": " csharp ", "f#": " fsharp ", ".net": " dotnet "}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
+STOP = STOP_WORDS | {"md", "mdx"}  # file extensions are in every path
 # The labelled lines of a document's search labels (text.chunk.search_labels, spelt out:
 # importing text.chunk would load the parser into every reader's start-up; a test holds
 # them equal). The description line has no label; tags and the path have their own
@@ -72,7 +72,7 @@ def stem(word: str) -> str:
 def words(text: str) -> frozenset[str]:
     """The stemmed content words of `text`, camelCase split as well as whole; `C++`, `C#`,
     `F#` and `.NET` are the words their pages' paths use (`cpp`, `csharp`, ...)."""
-    return frozenset(w for w in _stemmed(text) if w not in _STOP)
+    return frozenset(w for w in _stemmed(text) if w not in STOP)
 
 
 def all_words(text: str) -> frozenset[str]:

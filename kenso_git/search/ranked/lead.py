@@ -1,0 +1,76 @@
+"""Signal `lead` (#31, thirteenth round): the question's words standing together in the
+page's lead.
+
+A page's description says what its first paragraphs say, in other words but often with the
+same pairs of words close together ("configure mutual TLS between services"), while a page
+that only mentions the same words somewhere holds them apart. For each candidate this is
+the share of the question's pairs of consecutive content words (stop words dropped, each
+word lightly stemmed, a word repeated next to itself skipped) that occur within `WINDOW`
+words of each other, in either order, among the first `LEAD_WORDS` words of the page's
+first chunk. A question of one content word has no pair, and the signal says nothing.
+
+Measured on #31's tuning half before it was built (benchmarks/relevance-results.md,
+thirteenth round): the lead of the first chunk gained more than the lead of each matched
+chunk or than every matched chunk's whole text, both of which cost Hugo's and
+OpenTelemetry's docs (section pages whose later text mentions everything).
+
+Linear in the candidates' leads: one read of at most `LEAD_CHARS` characters each, and a
+merge of two position lists per pair.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from itertools import pairwise
+
+from kenso_git.search.ranked.rankdocs import STOP
+from kenso_git.search.ranked.rankdocs import stem
+from kenso_git.store.chunkreads import lead_texts
+
+LEAD_WORDS = 200  # words of the first chunk that make the page's lead
+WINDOW = 8  # two words at most this many words apart stand together
+LEAD_CHARS = 8000  # characters read of a first chunk: more than `LEAD_WORDS` words need
+_WORD = re.compile(r"[^\W_]+")
+
+
+def pairs(query: str) -> tuple[tuple[str, str], ...]:
+    """The question's consecutive content words, as stemmed pairs."""
+    said = [stem(w) for w in _WORD.findall(query)]
+    kept = [w for w in said if w not in STOP]
+    return tuple((a, b) for a, b in pairwise(kept) if a != b)
+
+
+def lead_cover(conn: sqlite3.Connection, query: str, candidates: Sequence[str]) -> dict[str, float]:
+    """path -> the share of the question's pairs that stand together in its lead (absent:
+    none, or no pair in the question)."""
+    wanted = pairs(query)
+    if not wanted or not candidates:
+        return {}
+    out: dict[str, float] = {}
+    for path, text in lead_texts(conn, candidates, LEAD_CHARS).items():
+        places: dict[str, list[int]] = {}
+        for at, word in enumerate(_WORD.findall(text or "")[:LEAD_WORDS]):
+            places.setdefault(stem(word), []).append(at)
+        near = sum(1 for a, b in wanted if _together(places.get(a), places.get(b)))
+        if near:
+            out[path] = near / len(wanted)
+    return out
+
+
+def _together(left: list[int] | None, right: list[int] | None) -> bool:
+    """Whether a place in `left` and one in `right` (both ascending) are 1 to `WINDOW`
+    words apart."""
+    if not left or not right:
+        return False
+    i = j = 0
+    while i < len(left) and j < len(right):
+        apart = right[j] - left[i]
+        if apart != 0 and -WINDOW <= apart <= WINDOW:
+            return True
+        if left[i] < right[j]:
+            i += 1
+        else:
+            j += 1
+    return False
