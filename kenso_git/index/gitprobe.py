@@ -23,10 +23,13 @@ from kenso_git.records import NamedTuple
 from kenso_git.repo import git
 from kenso_git.repo import gitstatus
 from kenso_git.repo.ignore import IGNORE_FILES
+from kenso_git.repo.ignore import folds_case
 from kenso_git.repo.workspace import in_scope
 from kenso_git.repo.workspace import is_markdown
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from kenso_git.config import Settings
     from kenso_git.repo.workspace import Workspace
 
@@ -94,15 +97,18 @@ def _stat_key(path: str) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-def _rules(ws: Workspace, settings: Settings, scope: Sequence[str], listed: list[str]) -> str:
+def _rules(
+    ws: Workspace,
+    settings: Settings,
+    scope: Sequence[str],
+    listed: list[str],
+    config: dict[str, str],
+) -> str:
     """A fingerprint that changes whenever an ignore file or the settings might have."""
     from kenso_git.repo.gitconfig import excludes_file
-    from kenso_git.repo.gitconfig import read_config
     from kenso_git.repo.ignore import MATCHER
-    from kenso_git.repo.ignore import folds_case
 
     assert ws.common_dir is not None
-    config = read_config(ws)
     shared = [str(excludes_file(config)), str(ws.common_dir / "info" / "exclude")]
     shared += _sparse_files(ws, config)
     # a fetch that deepens a shallow clone fires no hook: the pages its cut dated are
@@ -166,12 +172,43 @@ def probe(
     )
     if listed is None:
         return None
-    docs = sorted(p for p in listed if is_markdown(p) and in_scope(p, scope))
+    docs = [p for p in listed if is_markdown(p) and in_scope(p, scope)]
     if len(docs) > MAX_LISTED:
         return None
+    from kenso_git.repo.gitconfig import read_config
+
+    config = read_config(ws)
+    docs = sorted({*docs, *_case_renamed(ws.root, docs, scope, config)})
     rule_files = [p for p in listed if _is_rule_file(p)]
-    rules = _rules(ws, settings, scope, rule_files)
+    rules = _rules(ws, settings, scope, rule_files, config)
     return Probe(head_commit(ws), tuple(docs), rules, started_ns)
+
+
+def _case_renamed(
+    root: Path, docs: Sequence[str], scope: Sequence[str], config: dict[str, str]
+) -> list[str]:
+    """With `core.ignorecase`, the files a listed doc that left the disk was renamed to by
+    case alone (`mv Guide.md guide.md`): git matches the new name to the tracked entry,
+    so it lists only the old one as deleted, never the new one as untracked. Each folder
+    of such a doc is listed once; the sync vets the names found as any new file."""
+    if not docs or not folds_case(config):
+        return []
+    gone: dict[str, set[str]] = {}
+    for doc in docs:
+        if not os.path.lexists(os.path.join(root, doc)):
+            folder, _, name = doc.rpartition("/")
+            gone.setdefault(folder, set()).add(name.lower())
+    found = []
+    for folder, names in gone.items():
+        try:
+            entries = os.listdir(os.path.join(root, folder))
+        except OSError:
+            continue
+        for entry in entries:
+            path = f"{folder}/{entry}" if folder else entry
+            if entry.lower() in names and is_markdown(path) and in_scope(path, scope):
+                found.append(path)
+    return found
 
 
 def _is_rule_file(path: str) -> bool:
