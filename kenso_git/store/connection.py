@@ -73,6 +73,24 @@ Identity = tuple[int, int]  # (st_dev, st_ino) of the database file
 _OPEN_ATTEMPTS = 20
 
 
+class _Conn(sqlite3.Connection):
+    """A connection of the index that knows how long it may wait for SQLite's locks."""
+
+    busy_ms = READ_BUSY_MS  # outside a tool call; inside one, cut to what its budget has left
+
+
+def _wait_within_call(conn: sqlite3.Connection) -> None:
+    """Let `conn`'s SQLite busy wait last its own `busy_ms`, or less: no longer than the wall
+    time the tool call on this thread has left (0 once it is spent), so a call meeting a
+    lock another connection holds on the index answers within its budget. Set again before
+    each read transaction, write transaction and `data_version`: a connection lives on from
+    call to call, and outside a call it waits as long as it always has."""
+    if not isinstance(conn, _Conn):
+        return
+    left = budget.wait_left(conn.busy_ms / 1000)
+    conn.execute(f"PRAGMA busy_timeout={conn.busy_ms if left is None else int(left * 1000)}")
+
+
 def file_identity(path: Path) -> Identity | None:
     """The identity of the file at `path` now (None when there is none)."""
     try:
@@ -211,11 +229,14 @@ def _connect_reader(db_path: Path) -> tuple[sqlite3.Connection, int, bool]:
 
 
 def _connect_reader_at(db_path: Path, uri: str) -> tuple[sqlite3.Connection, int, bool]:
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        uri, uri=True, isolation_level=None, check_same_thread=False, factory=_Conn
+    )
     try:
+        conn.busy_ms = READ_BUSY_MS
         conn.row_factory = sqlite3.Row
         add_functions(conn)
-        conn.execute(f"PRAGMA busy_timeout={READ_BUSY_MS}")
+        _wait_within_call(conn)
         budget.install(conn)  # a tool call's time budget stops its statements (#13)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         has_chunks = conn.execute(
@@ -283,10 +304,12 @@ def open_writer(
             uri=not fresh,
             isolation_level=None,
             check_same_thread=False,
+            factory=_Conn,
         )
+        conn.busy_ms = waits
         conn.row_factory = sqlite3.Row
         add_functions(conn)
-        conn.execute(f"PRAGMA busy_timeout={waits}")
+        _wait_within_call(conn)
         # before the journal mode, which rewrites the file's header: another program's
         # database named by --db is left byte for byte as it was
         claim.check_claim(conn, db_path, conn.execute("PRAGMA user_version").fetchone()[0])
@@ -439,6 +462,7 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
 @contextmanager
 def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator[None]:
     """BEGIN (IMMEDIATE for writers) ... COMMIT, or ROLLBACK on any exception."""
+    _wait_within_call(conn)
     conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
     try:
         yield
@@ -464,6 +488,7 @@ def writing(conn: sqlite3.Connection, db_path: Path) -> Iterator[None]:
 @contextmanager
 def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """A read transaction: every SELECT inside sees the same committed index."""
+    _wait_within_call(conn)
     conn.execute("BEGIN")
     try:
         yield conn
@@ -476,6 +501,7 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 def data_version(conn: sqlite3.Connection) -> int:
     """SQLite's `PRAGMA data_version`: changes when another connection commits."""
+    _wait_within_call(conn)
     return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 

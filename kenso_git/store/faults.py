@@ -15,6 +15,7 @@ from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import IndexLockedError
 from kenso_git.errors import IndexWriteError
+from kenso_git.store import budget
 
 REBUILD_HINT = (
     "run `kenso-git ingest --rebuild`: it builds a new index and replaces the file "
@@ -25,6 +26,7 @@ _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 13, 14, 26
 _LOW_SPACE = 16 * 1024 * 1024  # bytes free below which an I/O error is taken for a full disk
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _READONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+_SPENT_S = 0.05  # a call with less wall time left than this waited until its budget ran out
 
 
 def _full(db_path: Path, detail: str) -> IndexWriteError:
@@ -45,17 +47,27 @@ def _read_only(db_path: Path, detail: str) -> IndexWriteError:
     )
 
 
+def _locked(db_path: Path, waited_s: float) -> IndexLockedError:
+    left = budget.wait_left(None)  # None outside a tool call
+    if left is not None and waited_s > 0 and left < _SPENT_S:
+        # the connection waited no longer than the call's budget had left (connection.py)
+        waited = "until the call's time budget ran out"
+    else:
+        waited = f"{waited_s:.0f} s"
+    return IndexLockedError(
+        f"the index is locked by another process (waited {waited})",
+        path=str(db_path),
+        hint="another kenso-git ingest or sync is running; try again when it ends",
+    )
+
+
 def database_failure(db_path: Path, err: sqlite3.Error, *, waited_s: float = 0) -> DatabaseError:
     """The `DatabaseError` subclass that names why SQLite failed on `db_path`."""
     code = getattr(err, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(err)
     if primary in (_SQLITE_BUSY, _SQLITE_LOCKED) or "locked" in text or "busy" in text:
-        return IndexLockedError(
-            f"the index is locked by another process (waited {waited_s:.0f} s)",
-            path=str(db_path),
-            hint="another kenso-git ingest or sync is running; try again when it ends",
-        )
+        return _locked(db_path, waited_s)
     if primary == _SQLITE_FULL:
         return _full(db_path, text)
     if primary == _SQLITE_READONLY:
