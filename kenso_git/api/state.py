@@ -11,10 +11,10 @@ from kenso_git.api.core import Base
 from kenso_git.records import NamedTuple
 from kenso_git.store import schema
 from kenso_git.store import totals
-from kenso_git.store.connection import check_if_changed
 from kenso_git.store.connection import schema_version
 from kenso_git.store.files import file_blob_ids
 from kenso_git.store.files import load_files
+from kenso_git.store.integrity import check_if_changed
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta
 from kenso_git.store.revcache import CacheUsage

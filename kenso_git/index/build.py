@@ -56,11 +56,11 @@ from kenso_git.store import trigram
 from kenso_git.store import vectors
 from kenso_git.store import vocab
 from kenso_git.store.chunks import BulkInsert
-from kenso_git.store.connection import check_pages
 from kenso_git.store.connection import no_index_error
 from kenso_git.store.connection import open_writer
 from kenso_git.store.connection import transaction
 from kenso_git.store.connection import writing
+from kenso_git.store.integrity import check_pages
 from kenso_git.store.meta import bump_generation
 from kenso_git.store.meta import meta_scope
 from kenso_git.store.meta import read_meta

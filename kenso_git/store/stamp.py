@@ -8,7 +8,7 @@ writer checks every page only when the file changed since (`matches` is False): 
 another program wrote it, a crash, or damage (#26). Stdlib only: the detached WAL settler
 (`wal.settle_now`), which runs with nothing else of the package, records it too.
 
-Readers ask too (`connection.check_if_changed`: `stats`, `health_check`, `index_state`), so
+Readers ask too (`integrity.check_if_changed`: `stats`, `health_check`, `index_state`), so
 damage a sync with nothing to do would name is not reported as a healthy index. What this
 process found (every page read fine, or the damage a read met: `faults`) is kept per file
 as it was then: a server reads the pages once per change of the file, not per call.

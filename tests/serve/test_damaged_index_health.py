@@ -27,7 +27,7 @@ from mcp.types import TextContent
 from kenso_git.kb import KnowledgeBase
 from kenso_git.serve.mcp.server import build_server
 from kenso_git.serve.service import Service
-from kenso_git.store import connection
+from kenso_git.store import integrity
 from kenso_git.store import stamp
 from tests.helpers import doc
 from tests.helpers import init_repo
@@ -114,13 +114,13 @@ async def test_an_index_as_its_writer_left_it_is_not_read_page_by_page(
 ) -> None:
     db = indexed / ".kenso" / "docs.db"
     checks: list[Path] = []
-    real = connection.check_pages
+    real = integrity.check_pages
 
     def counted(conn: sqlite3.Connection, db_path: Path) -> None:
         checks.append(db_path)
         real(conn, db_path)
 
-    monkeypatch.setattr(connection, "check_pages", counted)
+    monkeypatch.setattr(integrity, "check_pages", counted)
     assert (await _call(indexed, "health_check"))[1]["ok"] is True
     assert not (await _call(indexed, "index_state"))[0]
     assert checks == []

@@ -20,8 +20,8 @@ import pytest
 from kenso_git.kb import KnowledgeBase
 from kenso_git.store import budget
 from kenso_git.store import stamp
-from kenso_git.store.connection import check_if_changed
 from kenso_git.store.connection import open_reader
+from kenso_git.store.integrity import check_if_changed
 from tests.helpers import doc
 from tests.helpers import init_repo
 
