@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from enum import IntEnum
 
 
@@ -16,6 +17,10 @@ class ExitCode(IntEnum):
 
 
 SHOWN_CHARS = 120  # an argument echoed in an error message is cut here
+# what an OSError's errno says of a failed write: the disk (or a size limit) is full, or
+# the file or its folder is read-only (store.faults for the index, lint --fix for docs)
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 def shown(value: object, limit: int = SHOWN_CHARS) -> str:

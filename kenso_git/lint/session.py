@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
@@ -13,6 +12,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenso_git.errors import DISK_FULL_ERRNOS
+from kenso_git.errors import READ_ONLY_ERRNOS
 from kenso_git.errors import ExitCode
 from kenso_git.errors import KensoError
 from kenso_git.lint.baseline import apply_baseline
@@ -41,10 +42,6 @@ from kenso_git.text.parse import parse_document
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
-
-
-_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
-_READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 class FixWriteError(KensoError):
@@ -140,14 +137,14 @@ def _write_error(path: str, err: OSError, fixed: int) -> FixWriteError:
     before = f"the {fixed} before it are fixed, " if fixed > 1 else ""
     before = "the one before it is fixed, " if fixed == 1 else before
     kept = f"{before}this file and the rest are as they were"
-    if err.errno in _FULL_ERRNOS:
+    if err.errno in DISK_FULL_ERRNOS:
         return FixWriteError(
             f"cannot write the fixes: the disk is full or a file-size limit was reached ({detail})",
             path=path,
             hint=f"free some disk space (or raise the limit) and run `kenso-git lint --fix` "
             f"again; {kept}",
         )
-    if err.errno in _READ_ONLY_ERRNOS:
+    if err.errno in READ_ONLY_ERRNOS:
         return FixWriteError(
             f"cannot write the fixes: the file or its folder is read-only ({detail})",
             path=path,

@@ -6,11 +6,12 @@ SQLite reports most causes through its result code; the message alone ("disk I/O
 
 from __future__ import annotations
 
-import errno
 import os
 import sqlite3
 from pathlib import Path
 
+from kenso_git.errors import DISK_FULL_ERRNOS
+from kenso_git.errors import READ_ONLY_ERRNOS
 from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import DatabaseError
 from kenso_git.errors import IndexLockedError
@@ -24,8 +25,6 @@ REBUILD_HINT = (
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY, _SQLITE_IOERR = 5, 6, 8, 10
 _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 13, 14, 26
 _LOW_SPACE = 16 * 1024 * 1024  # bytes free below which an I/O error is taken for a full disk
-_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
-_READONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 _SPENT_S = 0.05  # a call with less wall time left than this waited until its budget ran out
 
 
@@ -126,8 +125,8 @@ def _write_limit(db_path: Path) -> str | None:
 def file_failure(path: Path, err: OSError) -> DatabaseError:
     """A failed file-system operation beside the index (lock, build file, publish), named."""
     detail = f"{err.strerror or err}: {err.filename or path}"
-    if err.errno in _FULL_ERRNOS:
+    if err.errno in DISK_FULL_ERRNOS:
         return _full(path, detail)
-    if err.errno in _READONLY_ERRNOS:
+    if err.errno in READ_ONLY_ERRNOS:
         return _read_only(path, detail)
     return IndexWriteError(f"a file operation on the index failed ({detail})", path=str(path))
