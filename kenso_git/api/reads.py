@@ -5,6 +5,7 @@ transaction; the payloads are kenso's JSON shapes (`kenso_git.search.results`)."
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Mapping
@@ -290,6 +291,27 @@ class Reads(Writes):
                 path_filter=path_filter,
             )
         )
+
+    def near_paths(self, path: str, *, path_filter: PathFilter | None = None) -> list[str]:
+        """The indexed documents a `path` that names none may have meant (another case, a
+        path written from a folder below the checkout's root, `.md` left off), shortest
+        first, at most `store.pathreads.NEAR_PATHS_MAX`, each one `path_filter` allows: what
+        a "did you mean" may name. Reads the index as it is (no freshness check: the caller
+        has just read it).
+
+        Raises:
+            NoIndexError: there is no index.
+            DatabaseError: the index cannot be read.
+        """
+        from kenso_git.store.chunkreads import install_path_filter
+        from kenso_git.store.pathreads import near_paths
+
+        def read(conn: sqlite3.Connection) -> list[str]:
+            if path_filter is not None:
+                install_path_filter(conn, path_filter)
+            return near_paths(conn, path, gated=path_filter is not None)
+
+        return self.read(read)
 
     def find_related(
         self,

@@ -132,9 +132,12 @@ class RelatedList(TypedDict):
 
 
 class ErrorResult(TypedDict):
-    """kenso's contract error payload, e.g. `{"error": "Empty query."}`."""
+    """kenso's contract error payload, e.g. `{"error": "Empty query."}`; for a path that
+    names no document, what it may have meant (`hint`, `did_you_mean`)."""
 
     error: str
+    hint: NotRequired[str]
+    did_you_mean: NotRequired[list[str]]
 
 
 class SnippetResult(TypedDict):

@@ -8,6 +8,7 @@ opened, at most `max-file-size` bytes.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -20,6 +21,7 @@ from kenso_git.errors import ScopeError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from collections.abc import Iterator
 
     from kenso_git.api.results import CorrectedMulti
     from kenso_git.api.results import CorrectedSearch
@@ -117,10 +119,55 @@ def capped(
     return capped_hits(raw) if isinstance(raw, list) else capped_corrected(raw)
 
 
-def refusal(err: QueryError | DocumentNotFoundError) -> Reply[ErrorResult, ErrorResult]:
-    """kenso's contract error payload for a request the library refused."""
+def refusal(
+    err: QueryError | DocumentNotFoundError, near: list[str] | None = None
+) -> Reply[ErrorResult, ErrorResult]:
+    """kenso's contract error payload for a request the library refused; for a path that
+    names no document, the documents it may have meant (`near`, each one the scope gate
+    serves) as `did_you_mean`, and a hint naming them."""
     body: ErrorResult = {"error": err.reply}
+    if near:
+        body["hint"] = near_hint(near)
+        body["did_you_mean"] = list(near)
     return body, body
+
+
+def near_hint(near: list[str]) -> str:
+    """The hint of a path that names no document but may have meant those of `near`."""
+    return f"did you mean {', '.join(near)}? Paths are relative to the checkout's root"
+
+
+def resolved(scope: Scope, kb: Callable[[], KnowledgeBase], path: str) -> str:
+    """`scope.resolve(path)`; a path refused only for lying outside `agent-scoped-roots`
+    leaves hinting at the scoped documents it may have meant (`docs/x.md` for `x.md`)."""
+    try:
+        return scope.resolve(path)
+    except ScopeError as err:
+        if err.rule == "outside-scope" and err.hint is None:
+            try:
+                index = kb()
+                with scope.gating(index.same_file()) as gate:
+                    near = index.near_paths(path, path_filter=gate)
+            except KensoError:  # no index, an unreadable one: the refusal says enough
+                near = []
+            if near:
+                err.hint = near_hint(near)
+        raise
+
+
+@contextlib.contextmanager
+def suggesting(kb: KnowledgeBase, rel: str, gate: Callable[[str], bool]) -> Iterator[None]:
+    """Run the block; a `DocumentNotFoundError` for `rel` leaves it hinting at the indexed
+    documents `rel` may have meant that `gate` (the scope gate) lets through."""
+    from kenso_git.errors import DocumentNotFoundError
+
+    try:
+        yield
+    except DocumentNotFoundError as err:
+        near = kb.near_paths(rel, path_filter=gate)
+        if near:
+            err.hint = near_hint(near)
+        raise
 
 
 def read_limited(scope: Scope, rel: str, limit: int) -> bytes:

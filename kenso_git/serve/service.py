@@ -265,7 +265,7 @@ class Service:
             except DocumentNotFoundError as err:
                 return caps.refusal(err)
             return doc, doc.copy()
-        rel = self.scope.resolve(path)
+        rel = caps.resolved(self.scope, self.kb, path)
         kb = self.kb()
         try:
             # the file is looked up again at its approved real path, without following a
@@ -275,7 +275,8 @@ class Service:
             # a scoped index leaves out a path the gate refuses now (a link swapped in since
             # the check, serve/scoped.py): the refusal names why, as the gate would have
             self.scope.resolve(path)
-            return caps.refusal(err)
+            with self.gated() as gate:  # a "did you mean" names only docs get_doc serves
+                return caps.refusal(err, kb.near_paths(rel, path_filter=gate))
         docage.date_doc(kb, rel, doc, stale=status.query_stale(self) is not None)
         return doc, self._flag_stale(doc.copy())
 
@@ -342,10 +343,14 @@ class Service:
             DocumentNotFoundError: the index holds no document at the path.
             CursorError: the cursor is not one of this request's.
         """
-        rel = (scope := self.scope).resolve(path)  # one reading of the rules, for gate and key
+        scope = self.scope  # one reading of the rules, for the gate and the list's key
+        rel = caps.resolved(scope, self.kb, path)
         with scope.gating(self.kb().same_file()) as gate:
             kept = search_api.NamedGate(gate, scope)  # its list serves the scope's next pages
-            page = self.kb().find_related(rel, page_size=page_size, cursor=cursor, path_filter=kept)
+            with caps.suggesting(self.kb(), rel, gate):  # a hint names only docs gate serves
+                page = self.kb().find_related(
+                    rel, page_size=page_size, cursor=cursor, path_filter=kept
+                )
         return page, page
 
     @door

@@ -2,11 +2,13 @@
 every tool that takes a path refuses the paths get_doc refuses: a file's path (read_snippet,
 find_related), a folder's (the `path` filters: a folder the ignore files exclude is refused
 as git's `check-ignore` would call it ignored, and so is one whose every entry git ignores,
-`private/**`) and the paths changed_docs names. Nothing in an environment folder
-(`node_modules`, a virtualenv), which ingest skips, is revealed or served by any door, at a
-revision either, nor is a link leading into one. The same holds of a folder that becomes a
-nested repository or an environment folder after the ingest, while the server runs (its
-gate's verdicts already made): from the next call on, and the counts agree."""
+`private/**`) and the paths changed_docs names. What a path naming no document may have
+meant (get_doc's and find_related's "did you mean") is a doc get_doc serves. Nothing in an
+environment folder (`node_modules`, a virtualenv), which ingest skips, is revealed or served
+by any door, at a revision either, nor is a link leading into one. The same holds of a
+folder that becomes a nested repository or an environment folder after the ingest, while the
+server runs (its gate's verdicts already made): from the next call on, and the counts
+agree."""
 
 from __future__ import annotations
 
@@ -263,6 +265,34 @@ def _read_at(service: Service, path: str, ref: str) -> bool:
     return served
 
 
+def _near_asks(path: str) -> list[str]:
+    """Paths an agent may write for `path`: in another case, without `.md`, or from one of
+    its folders rather than the checkout's root."""
+    parts = path.split("/")
+    asks = {path.upper(), path.removesuffix(".md")}
+    asks |= {"/".join(parts[i:]) for i in range(1, len(parts))}
+    return sorted(asks)
+
+
+def _suggested(service: Service, asked: str) -> list[str]:
+    """The paths get_doc's and find_related's answers to `asked` name as what it may have
+    meant: `did_you_mean`, and a refusal's "did you mean" hint."""
+    named: list[str] = []
+    for call in (
+        lambda: service.get_doc(asked, None),
+        lambda: service.find_related(asked, 50, None),
+    ):
+        try:
+            body, _ = call()
+        except KensoError as err:
+            hint = err.hint or ""
+            if hint.startswith("did you mean "):
+                named += hint.removeprefix("did you mean ").split("? ")[0].split(", ")
+            continue
+        named += body.get("did_you_mean", [])  # type: ignore[union-attr]
+    return named
+
+
 def _served(service: Service, path: str) -> bool:
     try:
         body, _ = service.get_doc(path, None)
@@ -498,6 +528,12 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
                 assert _related(service, path) is None, (path, tree)
                 # ... and read_snippet, unless the file there is one the index has not read
                 assert path in flipped or not _snippet(service, path), (path, tree)
+        # a path that names no doc is answered with the docs it may have meant: only
+        # those get_doc serves (#31, fourteenth round)
+        for path in sorted(candidates):
+            for asked in _near_asks(path):
+                for near in _suggested(service, asked):
+                    assert _served(service, near), (asked, near, tree)
         # #27: the counts are those of the documents get_doc serves, and nothing else
         # (of the index the server answers from: a scoped one when the scope hides docs)
         indexed = service.kb().read(

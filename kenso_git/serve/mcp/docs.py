@@ -276,7 +276,11 @@ def render(tools: list[dict[str, Any]], examples: Mapping[str, list[dict[str, An
         'whose text is `{"error", "hint"?, "rule"?}`, without structured content (clients of '
         "the TypeScript SDK check structured content against the output schema even on "
         "errors). A call naming a tool the server does not offer is one too, with "
-        '`"code": "unknown-tool"` ([below](#calls-to-a-tool-the-server-does-not-offer)).',
+        '`"code": "unknown-tool"` ([below](#calls-to-a-tool-the-server-does-not-offer)). '
+        "A path that names no document but ends one, or names it in another case or "
+        "without `.md`, is answered with the documents it may have meant: `did_you_mean` and "
+        "a `hint` (get_doc), or the hint alone (find_related, and a path outside "
+        "`agent-scoped-roots`); only documents get_doc would serve are named.",
         "",
         "The server sends these instructions when a client connects:",
         "",
