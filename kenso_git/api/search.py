@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from kenso_git.search.ranked.payload import multi_queries as multi_queries
     from kenso_git.search.regex.regex_search import RegexRequest as RegexRequest
     from kenso_git.search.snippet import make_snippet as make_snippet
+    from kenso_git.store.budget import budget_stopped as budget_stopped
     from kenso_git.store.budget import call_budget as call_budget
+    from kenso_git.store.budget import wait_to_answer as wait_to_answer
 
 __all__ = [
     "MULTI_MAX_QUERIES",
@@ -37,6 +39,7 @@ __all__ = [
     "RegexRequest",
     "Scope",
     "SearchRequest",
+    "budget_stopped",
     "call_budget",
     "category_filter",
     "keyset_cursor",
@@ -49,6 +52,7 @@ __all__ = [
     "request_check",
     "scope_for",
     "unknown_category_error",
+    "wait_to_answer",
 ]
 
 # name -> (defining module, attribute; None: the module itself)
@@ -59,6 +63,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "RegexRequest": ("kenso_git.search.regex.regex_search", "RegexRequest"),
     "Scope": ("kenso_git.repo.scope", "Scope"),
     "SearchRequest": ("kenso_git.search.lang.agent", "SearchRequest"),
+    "budget_stopped": ("kenso_git.store.budget", "budget_stopped"),
     "call_budget": ("kenso_git.store.budget", "call_budget"),
     "category_filter": ("kenso_git.search.ranked.categories", "category_filter"),
     "keyset_cursor": ("kenso_git.search.pagination", "keyset_cursor"),
@@ -71,6 +76,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "request_check": ("kenso_git.search.pagination", "request_check"),
     "scope_for": ("kenso_git.repo.scope", "scope_for"),
     "unknown_category_error": ("kenso_git.search.ranked.categories", "unknown_category_error"),
+    "wait_to_answer": ("kenso_git.store.budget", "wait_to_answer"),
 }
 
 __getattr__ = resolver(__name__, _NAMES)

@@ -24,6 +24,13 @@ if TYPE_CHECKING:
     from kenso_git.repo.gitstatus import EarlyStatus
 
 
+CHECK_RUNNING = (
+    "another freshness check of the index (the server's start-up check or another call's) "
+    "was still running when this call had to answer within its time budget (`call-budget`); "
+    "that check syncs what changed, and the next call sees it"
+)
+
+
 class Writes(Base):
     """Bring the index to the work tree, on demand or before a read (see `KnowledgeBase`)."""
 
@@ -238,25 +245,29 @@ class Writes(Base):
         """Wait for another writer of the index syncing a change too large for a query:
         True once one was writing and finished (`QUERY_WRITER_WAIT_S` at most), or this
         process's watcher synced what it was told. A writer about to start (the watcher's
-        events not arrived yet, a hook's detached sync starting) gets `WRITER_START_S`."""
+        events not arrived yet, a hook's detached sync starting) gets `WRITER_START_S`. In a
+        tool call, neither wait outlasts what its budget can spare (`wait_to_answer`)."""
         from kenso_git.errors import KensoError
         from kenso_git.index.lock import LOCK_FILE
         from kenso_git.index.lock import QUERY_WRITER_WAIT_S
         from kenso_git.index.lock import WRITER_START_S
         from kenso_git.index.lock import held
         from kenso_git.index.lock import wait_for_release
+        from kenso_git.store.budget import wait_to_answer
 
         lock = self.db_path.parent / LOCK_FILE
         started = time.monotonic()
         seq = self.watch_seq
+        limit = wait_to_answer(QUERY_WRITER_WAIT_S)  # in a tool call: what it can spare
+        limit = QUERY_WRITER_WAIT_S if limit is None else limit
         try:
             while True:
                 waited = time.monotonic() - started
                 if held(lock):
-                    return wait_for_release(lock, QUERY_WRITER_WAIT_S - waited)
+                    return wait_for_release(lock, limit - waited)
                 if seq is not None and waited > 0 and seq.vouches():
                     return True  # the watcher synced every batch since git changed the tree
-                if waited >= WRITER_START_S:
+                if waited >= min(WRITER_START_S, limit):
                     return False
                 time.sleep(0.02)
         except KensoError:
@@ -285,6 +296,7 @@ class Writes(Base):
             return
         from kenso_git.index.lock import QUERY_WAIT_S
         from kenso_git.index.refresh import ensure_fresh
+        from kenso_git.store.budget import wait_to_answer
 
         with self._checks:
             ticket = self._checks_started + 1  # the next check to start is fresh enough
@@ -293,7 +305,16 @@ class Writes(Base):
                     self._checks_started += 1
                     number = self._checks_started
                     break
-                self._checks.wait()
+                # another thread's check (the server's start-up check, another call's) is
+                # waited for no longer than this call's budget allows: past that, the
+                # answer is the index as it is, flagged stale, and that check syncs it
+                wait = wait_to_answer(None)
+                if wait is not None and wait <= 0:
+                    from kenso_git.index.refresh import Freshness
+
+                    self.freshness = Freshness(True, CHECK_RUNNING)
+                    return
+                self._checks.wait(wait)
             else:
                 return  # a check that started after this call arrived has answered it
         try:

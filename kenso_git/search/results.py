@@ -208,7 +208,7 @@ class HealthResult(TypedDict):
 
     ok: bool
     reason: str | None
-    index: str  # ok, empty, missing or error
+    index: str  # ok, empty, missing, error or unchecked (out of budget)
     documents: int
     chunks: int
     schema_version: int | None

@@ -136,10 +136,13 @@ class Service:
                     kb.settings = settings._replace(query_sync=kb.settings.query_sync)
 
     def after_catch_up(self) -> None:
-        """Wait (10 s at most) for the watcher's first check: a state read beside it would
-        answer before the catch-up and walk the tree twice at once (twice the memory)."""
+        """Wait (10 s at most, and never past what the call's budget can spare) for the
+        watcher's first check: a state read beside it would answer before the catch-up and
+        walk the tree twice at once (twice the memory)."""
         if self.watcher is not None:
-            self.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", 10.0)
+            wait = search_api.wait_to_answer(10.0)
+            wait = 10.0 if wait is None else wait
+            self.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", wait)
 
     def require_index(self) -> KnowledgeBase:
         """The knowledge base, or NoIndexError when no index exists.
@@ -398,8 +401,11 @@ class Service:
         }
         return out, out
 
+    @door
     def health(self) -> Reply[HealthResult, HealthResult]:
-        """Whether the index is usable; never raises for a missing or broken index."""
+        """Whether the index is usable, learnt within the call's budget like any door's;
+        never raises for a missing, broken or locked index, nor for one it had no time to
+        read (`index: "unchecked"`)."""
         out = status.health_of(self)
         return out, out
 

@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING
 
 from kenso_git import __version__
+from kenso_git.api.search import budget_stopped
 from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
@@ -84,6 +85,7 @@ def health_of(service: Service) -> HealthResult:
         out["drift"] = health_drift(service)
     service.after_catch_up()
     out["watcher_ok"], out["watcher_reason"] = watcher_health(service)  # as it is after it
+    st: IndexState | None = None
     try:
         kb = service.kb()
         kb.refresh()  # like every read tool: answer about the work tree as it is now
@@ -92,7 +94,11 @@ def health_of(service: Service) -> HealthResult:
     except NoIndexError as err:
         out["reason"] = service.shown(_reason(err))
         return out
-    except KensoError as err:
+    except Exception as err:  # a read the budget stopped may surface as SQLite's error
+        if budget_stopped(err):  # what it did not learn is unknown, never ok
+            return _unchecked(service, out, st)
+        if not isinstance(err, KensoError):
+            raise
         out["index"] = "error"
         out["reason"] = service.shown(_reason(err))
         return out
@@ -106,6 +112,23 @@ def health_of(service: Service) -> HealthResult:
     out["as_of"] = st.as_of
     out["stale"], out["stale_reason"] = _staleness(service, st)
     out["worktree_differs"] = st.worktree_differs
+    return out
+
+
+def _unchecked(service: Service, out: HealthResult, st: IndexState | None) -> HealthResult:
+    """`out` for a health check its budget stopped before it had read the index through:
+    ok false, what it had learnt (the schema and commit of a state it read), the rest
+    unknown, and why."""
+    out["index"] = "unchecked"
+    if st is not None:
+        out["schema_version"], out["as_of"] = st.schema_version, st.as_of
+    settings = service.settings
+    out["reason"] = (
+        f"the health check used up its budget (`call-budget` {settings.call_budget} s, "
+        f"`call-cpu-budget` {settings.call_cpu_budget} ms) before it had read the index "
+        "(busy, or too large to count in time): its documents, chunks and staleness were "
+        "not checked; try again, or raise those settings"
+    )
     return out
 
 

@@ -16,7 +16,9 @@ next calls at that commit) is charged to neither budget: the call's deadline mov
 the time it took, and the query that follows has its whole budget. Writes are never
 interrupted: the handler is installed on read-only connections only; but a call waits for
 the index's write lock (`index.lock`, `api.writes`) no longer than its budget has left
-(`wait_left`).
+(`wait_left`), and for work it would answer after (another thread's freshness check, a
+writer syncing a large change) no longer than it can while keeping `ANSWER_SHARE` of its
+budget for an answer flagged stale (`wait_to_answer`).
 
 Importing a module is the interpreter's work, for this call and every later one, not the
 query's: the first budget a process enters puts `_ImportMeter` first on `sys.meta_path`, and
@@ -45,6 +47,9 @@ from kenso_git.errors import CallBudgetError
 from kenso_git.errors import KensoError
 
 _PROGRESS_STEPS = 20_000  # SQLite VM instructions between checks (~0.1 ms)
+# A call that gives up waiting for another thread's work (a freshness check, a writer) and
+# answers from the index as it is keeps this share of its budget for that answer.
+ANSWER_SHARE = 0.25
 _state = threading.local()
 
 
@@ -191,6 +196,27 @@ def wait_left(wait: float | None) -> float | None:
         return wait
     left = max(0.0, call.deadline - time.monotonic())
     return left if wait is None else min(wait, left)
+
+
+def wait_to_answer(wait: float | None) -> float | None:
+    """`wait_left`, less the share of the call's budget (`ANSWER_SHARE`) kept for the
+    answer that follows when the wait runs out: the index as it is, flagged stale
+    (0 once only that share is left). `wait` as it is outside a call, and under `aside()`."""
+    call = _current()
+    if call is None or call.aside_since is not None:
+        return wait
+    left = max(0.0, call.deadline - time.monotonic() - ANSWER_SHARE * call.seconds)
+    return left if wait is None else min(wait, left)
+
+
+def budget_stopped(err: BaseException) -> bool:
+    """Whether `err` is how its budget stopped the call on this thread (False outside a
+    call): the budget's own error, or a statement it interrupted, as SQLite raised it or
+    wrapped by a reader (what `call_budget` turns into `CallBudgetError` at its end)."""
+    call = _current()
+    if call is None or (call.stopped is None and call.stopped_by == ""):
+        return False
+    return err is call.stopped or isinstance(err, CallBudgetError) or _interrupted(err)
 
 
 def cpu_used() -> float:

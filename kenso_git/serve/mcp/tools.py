@@ -187,7 +187,8 @@ def health_check(service: Service) -> Answer:
     upstream_commit, behind, files: [{path, status, insertions, deletions, last_commit}],
     reason}, whether the upstream branch as last fetched has newer agent instructions
     (AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .cursor/rules/). An unusable
-    or missing index gives ok: false with a reason and the command that fixes it."""
+    or missing index gives ok: false with a reason and the command that fixes it; so does one
+    it could not read within call-budget (index "unchecked": counts and staleness unknown)."""
     return service.health()
 
 
