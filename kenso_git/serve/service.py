@@ -135,15 +135,6 @@ class Service:
                 if kb is not None:
                     kb.settings = settings._replace(query_sync=kb.settings.query_sync)
 
-    def after_catch_up(self) -> None:
-        """Wait (10 s at most, and never past what the call's budget can spare) for the
-        watcher's first check: a state read beside it would answer before the catch-up and
-        walk the tree twice at once (twice the memory)."""
-        if self.watcher is not None:
-            wait = search_api.wait_to_answer(10.0)
-            wait = 10.0 if wait is None else wait
-            self.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", wait)
-
     def require_index(self) -> KnowledgeBase:
         """The knowledge base, or NoIndexError when no index exists.
 
@@ -268,8 +259,7 @@ class Service:
             except DocumentNotFoundError as err:
                 return caps.refusal(err)
             return doc, doc.copy()
-        rel = caps.resolved(self.scope, self.kb, path)
-        kb = self.kb()
+        rel, kb = caps.resolved(self.scope, self.kb, path), self.kb()
         try:
             # the file is looked up again at its approved real path, without following a
             # link swapped in since: the stored text is served only while it is that file
@@ -347,13 +337,10 @@ class Service:
             CursorError: the cursor is not one of this request's.
         """
         scope = self.scope  # one reading of the rules, for the gate and the list's key
-        rel = caps.resolved(scope, self.kb, path)
-        with scope.gating(self.kb().same_file()) as gate:
+        rel, kb = caps.resolved(scope, self.kb, path), self.kb()
+        with scope.gating(kb.same_file()) as gate, caps.suggesting(kb, rel, gate):
             kept = search_api.NamedGate(gate, scope)  # its list serves the scope's next pages
-            with caps.suggesting(self.kb(), rel, gate):  # a hint names only docs gate serves
-                page = self.kb().find_related(
-                    rel, page_size=page_size, cursor=cursor, path_filter=kept
-                )
+            page = kb.find_related(rel, page_size=page_size, cursor=cursor, path_filter=kept)
         return page, page
 
     @door

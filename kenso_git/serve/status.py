@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git import __version__
 from kenso_git.api.search import budget_stopped
+from kenso_git.api.search import wait_to_answer
 from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
@@ -83,7 +84,7 @@ def health_of(service: Service) -> HealthResult:
         from kenso_git.serve.history import health_drift
 
         out["drift"] = health_drift(service)
-    service.after_catch_up()
+    _after_catch_up(service)
     out["watcher_ok"], out["watcher_reason"] = watcher_health(service)  # as it is after it
     st: IndexState | None = None
     try:
@@ -138,7 +139,7 @@ def state_of(service: Service) -> StateResult:
     Raises:
         NoIndexError: there is no index.
     """
-    service.after_catch_up()
+    _after_catch_up(service)
     kb = service.kb()
     kb.refresh()
     st = kb.state(check_stale=kb.freshness is None)  # the check just looked (#32)
@@ -173,6 +174,16 @@ def _why_empty(service: Service, indexed: int) -> str:
         roots = ", ".join(service.scope.rel_roots)
         return f"no indexed document lies in the agent scope ({roots})"
     return "the index is empty; run `kenso-git ingest`"
+
+
+def _after_catch_up(service: Service) -> None:
+    """Wait (10 s at most, and never past what the call's budget can spare) for the
+    watcher's first check: a state read beside it would answer before the catch-up and
+    walk the tree twice at once (twice the memory)."""
+    if service.watcher is not None:
+        wait = wait_to_answer(10.0)
+        wait = 10.0 if wait is None else wait
+        service.watcher.wait_until(lambda st: st.checks >= 1 or st.mode == "stopped", wait)
 
 
 def query_stale(service: Service) -> str | None:

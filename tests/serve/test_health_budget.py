@@ -113,7 +113,7 @@ async def test_health_that_runs_out_of_budget_says_what_it_did_not_check(tmp_pat
 async def test_a_status_call_waits_for_the_watchers_catch_up_no_longer_than_its_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str
 ) -> None:
-    # both wait for the watcher's first check (`Service.after_catch_up`), 10 s at most:
+    # both wait for the watcher's first check (`serve.status._after_catch_up`), 10 s at most:
     # here that check waits for SQLite's lock, which another process keeps
     root = make_repo(tmp_path / "repo", extra="call-budget = 1\n")
     ingest(root)
