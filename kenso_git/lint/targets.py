@@ -190,7 +190,8 @@ class LinkFacts:
         if doc is not None:
             quick = self._headings.get(path)
             if quick is None:
-                quick = self._headings[path] = heading_anchors(doc)
+                toc = self.tree.in_mkdocs(path)
+                quick = self._headings[path] = heading_anchors(doc, toc=toc)
             if fragment in quick:
                 return True
         found = self.anchors_of(path)
@@ -201,14 +202,18 @@ class LinkFacts:
         found = self.anchors.get(path)
         if found is not None:
             return found
+        toc = self.tree.in_mkdocs(path)  # a fragment may be MkDocs' too
         kept = self.scans.get(path)
         if kept is not None and kept.anchors is not None:
-            return kept.anchors
+            if not toc or not kept.toc_anchors:
+                return kept.anchors
+            found = self.anchors[path] = kept.anchors | kept.toc_anchors
+            return found
         doc = self.docs.get(path)
         if doc is None:
-            outside = self.pages.anchors(path)
+            outside = self.pages.anchors(path, toc=toc)
             return outside if isinstance(outside, frozenset) else None
-        found = self.anchors[path] = document_anchors(doc)
+        found = self.anchors[path] = document_anchors(doc, toc=toc)
         return found
 
     def targets(self, doc: Document) -> tuple[Target, ...]:

@@ -138,11 +138,14 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "KS023",
     "dead-anchor",
     severity=Severity.ERROR,
-    summary="A `#fragment` names a heading (GitHub's slugs), an `{#id}` or an `<a name>` "
-    "of its target.",
+    summary="A `#fragment` names a heading (GitHub's slugs, and in an MkDocs project "
+    "Python-Markdown's too), an `{#id}` or an `<a name>` of its target.",
     why="A fragment no heading produces lands readers at the top of the page, and it "
     "breaks silently when a heading is reworded; GitHub numbers repeated headings "
-    "`-1`, `-2`. `lint --fix` corrects a fragment's case, and a typo when exactly one "
+    "`-1`, `-2`. A page with an `mkdocs.yml` (or `mkdocs.yaml`) in its folder or one above "
+    'it also offers the ids MkDocs renders (Python-Markdown\'s `toc`: "Users & UsersFile" '
+    "is `#users-usersfile`, a repeated heading `#x_1`); a fragment either dialect makes "
+    "passes. `lint --fix` corrects a fragment's case, and a typo when exactly one "
     "anchor of the page is close to it (the one the finding suggests). So that a generated "
     "page cannot make lint slow, a page of more than 200 anchors (or of very long ones) is "
     "searched only beside the fragment, and fixed only when the suggestion is its only "
