@@ -93,7 +93,11 @@ def _edit(target: Target, new: str) -> Edit:
     "Hugo does (from the page, from a content root, by name) and their anchors checked; "
     "a ref that finds no page of the tree (Hugo may mount it from another repository) and "
     "other site templates (`{{% eturl x %}}`, `{{ site.baseurl }}`) are counted as not "
-    "checked, not reported. Run from a "
+    "checked, not reported. A relative link with a trailing slash (`../x/`) that names "
+    "nothing from the page's folder is read as a site with directory URLs (MkDocs, Hugo) "
+    "serves it, from the page's own URL (`a/p.md` at `a/p/`, an index page at its folder's): "
+    "`x.md`, `x/index.md`, `x/_index.md` or `x/README.md` there is the page it names, and "
+    "its fragment is checked there. Run from a "
     "commit hook (pre-commit sets `PRE_COMMIT`, git `GIT_INDEX_FILE`), a link to a file git "
     "does not track is dead in the commit, though the file is on disk: `git add` it.",
     action="fix links to missing files",
