@@ -5,7 +5,7 @@ read through `lint.targets.LinkFacts`."""
 from __future__ import annotations
 
 from kenso_git.records import NamedTuple
-from kenso_git.text.anchors import anchors as document_anchors
+from kenso_git.text.anchors import dialect_anchors
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
@@ -21,12 +21,14 @@ class Scan(NamedTuple):
     when a fragment asks, or kept with a slim document); the file line and column of each
     ref when kept (a slim document's body is cut, so its places are taken from the full one;
     otherwise only the refs a rule reports are placed, see `Places`); the line and column of
-    the first link or code path the caps of `text.mdlinks` left out, if any (KS026)."""
+    the first link or code path the caps of `text.mdlinks` left out, if any (KS026); with
+    its anchors, the ones MkDocs makes besides (`text.anchors.dialect_anchors`)."""
 
     refs: tuple[LinkRef, ...]
     anchors: frozenset[str] | None = None
     places: tuple[tuple[int, int], ...] | None = None
     unchecked: tuple[int, int] | None = None
+    toc_anchors: frozenset[str] = frozenset()
 
 
 def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = False) -> Scan:
@@ -46,7 +48,10 @@ def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = F
     if placed:
         at = Places(doc, ())
         places = tuple(at.of(ref) for ref in refs)
-    return Scan(tuple(refs), document_anchors(doc) if with_anchors else None, places, unchecked)
+    if not with_anchors:
+        return Scan(tuple(refs), None, places, unchecked)
+    github, toc = dialect_anchors(doc)
+    return Scan(tuple(refs), github, places, unchecked, toc)
 
 
 def _offset(ref: LinkRef) -> int:

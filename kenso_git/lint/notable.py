@@ -20,6 +20,7 @@ import re
 from kenso_git.lint.docscan import Places
 from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
+from kenso_git.lint.targets import MISSING
 from kenso_git.lint.targets import SITE
 from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
@@ -27,6 +28,7 @@ from kenso_git.lint.targets import Placed
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
+from kenso_git.lint.targets import from_page_url
 from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mddefs import DEFINITIONS
 from kenso_git.text.mdlinks import CODE_OPENING
@@ -131,10 +133,8 @@ class _Pass:
                 if seen >= MAX_REFS:
                     return False
                 placed = here.get(raw)
-                if placed is None:
-                    # `~/x` (a docs site's root, a third of the docs corpus' links) is always
-                    # skipped: what `classify` gives it, without the calls or a table entry
-                    placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
+                if placed is None or placed[0] == MISSING:
+                    placed = self._place(raw, placed)
                 # a `](` past the first, in the destination or the title, may open a link
                 # when this one is text: `[\](a "t](x)")` links to x
                 nested = body.find("](", match.start() + 2, match.end()) >= 0
@@ -180,6 +180,23 @@ class _Pass:
             self.here[raw] = placed
         return placed
 
+    def _place(self, raw: str, placed: Placed | None) -> Placed:
+        """`raw` (a destination as written) placed: its folder's answer (`here`'s, or found
+        now), and when that is missing, read from the page's URL too."""
+        if placed is None:
+            # `~/x` (a docs site's root, a third of the docs corpus' links) is always
+            # skipped: what `classify` gives it, without the calls or a table entry
+            placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
+        if placed[0] == MISSING:  # its folder's answer: the page's URL may find it
+            placed = self._from_page_url(destination(raw), placed)
+        return placed
+
+    def _from_page_url(self, target: str, placed: Placed) -> Placed:
+        """A missing target read from the page's URL folder too (`from_page_url`): the
+        answer is this page's, not its folder's (not kept in `here`)."""
+        placed = from_page_url(self.source, target, self.facts.tree, placed)
+        return _QUIET if placed[0] == FOUND and placed[2] is None else placed
+
     def _inline(self, match: re.Match[str], start: int, placed: Placed) -> bool:
         """Whether an inline link that may be reported is one: not inside a code span and
         opened by a `[` (the rules of `links`, `text.mdcode`); kept unless quiet or skipped
@@ -204,6 +221,8 @@ class _Pass:
             placed = _placed(self.source, raw, self.facts)
         else:
             placed = _cached(self.facts, self.source, self.folder, raw)
+            if placed[0] == MISSING:
+                placed = self._from_page_url(raw, placed)
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
         elif placed[0] != FOUND or placed[2] is not None:

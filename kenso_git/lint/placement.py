@@ -1,10 +1,12 @@
 """Where one link target or code path leads in the work tree (#30): `classify` places a
 link written in a page with the same path normalisation the link graph uses
-(`text.parse.normalise_target`), `classify_code` a backticked path; `Target` is one of a
-document's links or code paths with what it came to."""
+(`text.parse.normalise_target`), `classify_code` a backticked path, `from_page_url` a
+directory-style link missing from its page's folder as a site with directory URLs serves
+it; `Target` is one of a document's links or code paths with what it came to."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from urllib.parse import unquote
 
@@ -90,6 +92,51 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
     if not normal or normal in (".", "..") or normal.startswith("../"):
         return SKIPPED, "", None, OUTSIDE
     return _placed(tree, normal, unquote(fragment) if hashed else None)
+
+
+# The pages a site serves at their folder's URL (MkDocs, Hugo, GitHub): for a directory-style
+# link `x/`, the pages it may name are `x.md` and these in `x/`.
+INDEX_PAGES = ("index.md", "_index.md", "README.md")
+
+
+def page_url_folder(source: str) -> str:
+    """The folder a site with directory URLs serves the page `source` from (`a/b/p.md` at
+    `a/b/p/`, an index page at its own folder's URL): what its relative links are read from
+    in a browser."""
+    folder, _, name = source.rpartition("/")
+    if name in INDEX_PAGES:
+        return folder
+    stem = name.rpartition(".")[0] or name
+    return f"{folder}/{stem}" if folder else stem
+
+
+def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
+    """`placed`, the place of the link target `raw` of the page `source`; or, when it is
+    missing and `raw` is a relative directory-style link (`../x/#part`, a trailing
+    slash), the page it names read from the page's URL folder (`page_url_folder`: MkDocs'
+    and Hugo's directory URLs), `x/` served by `x.md`, `x/index.md`, `x/_index.md` or
+    `x/README.md`. A link neither reading finds stays `placed` (said missing as written
+    from the file's folder)."""
+    if placed[0] != MISSING:
+        return placed
+    path, hashed, fragment = raw.partition("#")
+    path = path.partition("?")[0]
+    if not path.endswith("/") or path[:1] in ("/", "~") or "{" in path:
+        return placed
+    if "%" in path:
+        path = unquote(path)
+    joined = posixpath.normpath(posixpath.join(page_url_folder(source), path))
+    if joined == ".." or joined.startswith("../"):
+        return placed
+    lead = "" if joined == "." else f"{joined}/"
+    pages = [f"{lead}{name}" for name in INDEX_PAGES]
+    if lead:
+        pages.insert(0, f"{joined}.md")
+    for page in pages:
+        found = _placed(tree, page, unquote(fragment) if hashed else None)
+        if found[0] in (FOUND, UNSTAGED):
+            return found
+    return placed
 
 
 def _template(source: str, raw: str, tree: TreeIndex) -> Placed:

@@ -32,6 +32,7 @@ from kenso_git.lint.placement import Placed as Placed
 from kenso_git.lint.placement import Target as Target
 from kenso_git.lint.placement import classify as classify
 from kenso_git.lint.placement import classify_code as classify_code
+from kenso_git.lint.placement import from_page_url as from_page_url
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import relation_paths
 from kenso_git.lint.treeindex import OutsidePages
@@ -190,7 +191,8 @@ class LinkFacts:
         if doc is not None:
             quick = self._headings.get(path)
             if quick is None:
-                quick = self._headings[path] = heading_anchors(doc)
+                toc = self.tree.in_mkdocs(path)
+                quick = self._headings[path] = heading_anchors(doc, toc=toc)
             if fragment in quick:
                 return True
         found = self.anchors_of(path)
@@ -201,14 +203,18 @@ class LinkFacts:
         found = self.anchors.get(path)
         if found is not None:
             return found
+        toc = self.tree.in_mkdocs(path)  # a fragment may be MkDocs' too
         kept = self.scans.get(path)
         if kept is not None and kept.anchors is not None:
-            return kept.anchors
+            if not toc or not kept.toc_anchors:
+                return kept.anchors
+            found = self.anchors[path] = kept.anchors | kept.toc_anchors
+            return found
         doc = self.docs.get(path)
         if doc is None:
-            outside = self.pages.anchors(path)
+            outside = self.pages.anchors(path, toc=toc)
             return outside if isinstance(outside, frozenset) else None
-        found = self.anchors[path] = document_anchors(doc)
+        found = self.anchors[path] = document_anchors(doc, toc=toc)
         return found
 
     def targets(self, doc: Document) -> tuple[Target, ...]:
@@ -259,6 +265,8 @@ class LinkFacts:
                     placed = (CASE, placed[1], placed[2], tree.case_of(placed[1]) or "")
                 if not local:
                     cache[key] = placed
+            if placed[0] == MISSING:  # a directory-style link may be read from the page's URL
+                placed = from_page_url(doc.path, raw, tree, placed)
             status = placed[0]
             if status == SKIPPED:
                 skipped[placed[3]] += 1

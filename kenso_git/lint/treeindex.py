@@ -28,6 +28,7 @@ UNREAD_PAGE = "anchor into a Markdown file lint could not read"
 # What the pages outside the corpus may hold together, read for their anchors: links into
 # a submodule's generated reference cannot make lint read it all.
 MAX_OUTSIDE_CHARS = 16_000_000
+MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
 
 ReadPage = Callable[[str, int], "Document | None"]
 """The Markdown page at a root-relative path read from disk, when it is a regular file of at
@@ -49,6 +50,7 @@ class TreeIndex(Collection[str]):
         "_folded",
         "_folded_top",
         "_indexed",
+        "_mkdocs",
         "_named",
         "_nearest",
         "absent",
@@ -93,6 +95,7 @@ class TreeIndex(Collection[str]):
         self._indexed: dict[str, WordIndex] = {}  # folder -> its names, indexed when asked
         self._nearest: dict[str, str | None] = {}
         self._named: dict[str, tuple[str, ...]] | None = None
+        self._mkdocs: dict[str, bool] = {}  # folder -> whether an MkDocs project holds it
 
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
@@ -159,6 +162,19 @@ class TreeIndex(Collection[str]):
             self._named = {stem: tuple(sorted(paths)) for stem, paths in named.items()}
         return self._named.get(name.casefold(), ())
 
+    def in_mkdocs(self, path: str) -> bool:
+        """Whether the page at `path` is an MkDocs project's: an `mkdocs.yml` (`.yaml`) is
+        in its folder or a folder above it (its anchors are Python-Markdown's too)."""
+        folder = path.rpartition("/")[0]
+        known = self._mkdocs.get(folder)
+        if known is None:
+            lead = f"{folder}/" if folder else ""
+            known = any(lead + name in self.files for name in MKDOCS_CONFIGS)
+            if not known and folder:
+                known = self.in_mkdocs(folder)
+            self._mkdocs[folder] = known
+        return known
+
     def near(self, path: str, guesser: Guesser | None = None) -> str | None:
         """The entry of `path`'s folder whose name is closest to its name (a typo), or None
         when the folder is not in the tree or no name is close. A folder of at most 200
@@ -224,15 +240,16 @@ class OutsidePages:
         # per linking document: (line, column) of the fragment -> why it was not checked
         self._unjudged: dict[str, dict[tuple[int, int], str]] = {}
 
-    def anchors(self, path: str) -> frozenset[str] | str:
-        """The anchors of the page at `path`, or the reason they are not known."""
+    def anchors(self, path: str, *, toc: bool = False) -> frozenset[str] | str:
+        """The anchors of the page at `path` (with `toc`, MkDocs' too: `text.anchors`), or
+        the reason they are not known."""
         known = self._known.get(path)
         if known is None:
             if not is_markdown(path):
                 known = NOT_A_PAGE
             else:
                 doc = None if self._read is None else self._read(path, self._left)
-                known = UNREAD_PAGE if doc is None else document_anchors(doc)
+                known = UNREAD_PAGE if doc is None else document_anchors(doc, toc=toc)
                 self._left -= 0 if doc is None else len(doc.text)
             self._known[path] = known
         return known

@@ -9,6 +9,9 @@ CommonMark's delimiter rules make it emphasis (`_private`, `MY_PREFIX_` and `\\_
 Headings are the parser's ATX headings, setext headings, and the ATX headings it leaves out
 (indented, a tab after the hashes, in a block quote or list item, in a list item's content
 indented 4 or more past the margin).
+
+An MkDocs site renders other ids (Python-Markdown's `toc`, `text.tocslug`): asked with
+`toc`, `anchors` offers those too (`dialect_anchors` keeps them apart).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from kenso_git.text.headingtext import label
 from kenso_git.text.headingtext import rendered
 from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
+from kenso_git.text.tocslug import TocIds
+from kenso_git.text.tocslug import toc_slug
 
 _ASCII_DROP = re.compile(r"[^a-z0-9 _-]")
 _ATTRIBUTE = re.compile(r"\{:?\s*#([^\s}]+)[^}]*\}\s*$")  # `{#id}`, `{: #id .class}`
@@ -338,42 +343,53 @@ def _unclosed(raw: str) -> str:
 
 
 def _heading_anchor(raw: str, labels: frozenset[str] | None) -> tuple[str | None, str]:
-    """(the heading's `{#id}`, else None; its slug before any duplicate suffix)."""
+    """(the heading's `{#id}`, else None; its rendered text, which its slugs are made of)."""
     text = _unclosed(raw) if raw.endswith("#") else raw
     attribute = _ATTRIBUTE.search(text)
     if attribute is None:
-        return None, slug(rendered(text.strip(), labels))
-    return attribute[1], slug(rendered(text[: attribute.start()].strip(), labels))
+        return None, rendered(text.strip(), labels)
+    return attribute[1], rendered(text[: attribute.start()].strip(), labels)
 
 
-def heading_anchors(doc: Document) -> frozenset[str]:
+def heading_anchors(doc: Document, *, toc: bool = False) -> frozenset[str]:
     """The fragments `doc`'s ATX headings make before duplicate suffixes, and their
     `{#id}`s: a part of `anchors` found without reading the body (each heading's first
-    slug is handed to it or to an earlier heading), enough to pass most fragments."""
+    slug is handed to it or to an earlier heading), enough to pass most fragments. With
+    `toc`, Python-Markdown's slugs too (`anchors`)."""
     out = set[str]()
     labels = None
     if any("][" in heading.text for heading in doc.headings):
         labels = _labels(doc, region_list(doc))
     for heading in doc.headings:
-        attribute, base = _heading_anchor(heading.text, labels)
+        attribute, text = _heading_anchor(heading.text, labels)
         if attribute is not None:
             out.add(attribute)
-        out.add(base)
+        out.add(slug(text))
+        if toc and attribute is None:
+            out.add(toc_slug(text))
     out.discard("")
     return frozenset(out)
 
 
-def anchors(doc: Document) -> frozenset[str]:
-    """Every fragment that leads somewhere in `doc` (as GitHub renders it)."""
+def anchors(doc: Document, *, toc: bool = False) -> frozenset[str]:
+    """Every fragment that leads somewhere in `doc` (as GitHub renders it; with `toc`, as
+    MkDocs renders it too: Python-Markdown's `toc` ids, `text.tocslug`)."""
+    github, more = dialect_anchors(doc, toc=toc)
+    return github | more if more else github
+
+
+def dialect_anchors(doc: Document, *, toc: bool = True) -> tuple[frozenset[str], frozenset[str]]:
+    """(every fragment that leads somewhere in `doc` as GitHub renders it; with `toc`, the
+    ones MkDocs renders besides: Python-Markdown's `toc` ids of its headings)."""
     slugger, out = _Slugger(), set[str]()
     spans = region_list(doc)
     texts = list(_heading_texts(doc, spans))
     labels = _labels(doc, spans) if any("][" in raw for _at, raw in texts) else None
-    for _offset, raw in texts:
-        attribute, base = _heading_anchor(raw, labels)
+    headings = [_heading_anchor(raw, labels) for _offset, raw in texts]
+    for attribute, text in headings:
         if attribute is not None:
             out.add(attribute)
-        out.add(slugger.take(base))
+        out.add(slugger.take(slug(text)))
     body = doc.body
     if "=" in body:
         for start, end in spans:
@@ -383,4 +399,10 @@ def anchors(doc: Document) -> frozenset[str]:
                 m[1] or m[2] or m[3] for m in _HTML_ID.finditer(body, start, end) if any(m.groups())
             )
     out.discard("")
-    return frozenset(out)
+    github = frozenset(out)
+    if not toc:
+        return github, frozenset()
+    # the `{#id}`s are taken first: the extension never overrides an id
+    ids = TocIds(attribute for attribute, _text in headings if attribute is not None)
+    made = {ids.take(toc_slug(text)) for attribute, text in headings if attribute is None}
+    return github, frozenset(made - github)

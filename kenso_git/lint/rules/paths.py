@@ -93,7 +93,11 @@ def _edit(target: Target, new: str) -> Edit:
     "Hugo does (from the page, from a content root, by name) and their anchors checked; "
     "a ref that finds no page of the tree (Hugo may mount it from another repository) and "
     "other site templates (`{{% eturl x %}}`, `{{ site.baseurl }}`) are counted as not "
-    "checked, not reported. Run from a "
+    "checked, not reported. A relative link with a trailing slash (`../x/`) that names "
+    "nothing from the page's folder is read as a site with directory URLs (MkDocs, Hugo) "
+    "serves it, from the page's own URL (`a/p.md` at `a/p/`, an index page at its folder's): "
+    "`x.md`, `x/index.md`, `x/_index.md` or `x/README.md` there is the page it names, and "
+    "its fragment is checked there. Run from a "
     "commit hook (pre-commit sets `PRE_COMMIT`, git `GIT_INDEX_FILE`), a link to a file git "
     "does not track is dead in the commit, though the file is on disk: `git add` it.",
     action="fix links to missing files",
@@ -138,11 +142,14 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "KS023",
     "dead-anchor",
     severity=Severity.ERROR,
-    summary="A `#fragment` names a heading (GitHub's slugs), an `{#id}` or an `<a name>` "
-    "of its target.",
+    summary="A `#fragment` names a heading (GitHub's slugs, and in an MkDocs project "
+    "Python-Markdown's too), an `{#id}` or an `<a name>` of its target.",
     why="A fragment no heading produces lands readers at the top of the page, and it "
     "breaks silently when a heading is reworded; GitHub numbers repeated headings "
-    "`-1`, `-2`. `lint --fix` corrects a fragment's case, and a typo when exactly one "
+    "`-1`, `-2`. A page with an `mkdocs.yml` (or `mkdocs.yaml`) in its folder or one above "
+    'it also offers the ids MkDocs renders (Python-Markdown\'s `toc`: "Users & UsersFile" '
+    "is `#users-usersfile`, a repeated heading `#x_1`); a fragment either dialect makes "
+    "passes. `lint --fix` corrects a fragment's case, and a typo when exactly one "
     "anchor of the page is close to it (the one the finding suggests). So that a generated "
     "page cannot make lint slow, a page of more than 200 anchors (or of very long ones) is "
     "searched only beside the fragment, and fixed only when the suggestion is its only "
