@@ -43,9 +43,16 @@ if TYPE_CHECKING:
 def settings_fingerprint(settings: Settings) -> str:
     """What the chunks depend on: a change re-parses every file."""
     # "links": what `files.relations` holds (2: with inline Markdown links, #17); an index
-    # made before re-parses every file once, so unchanged files' links are found too
+    # made before re-parses every file once, so unchanged files' links are found too.
+    # "fences": 2, a list item's fences read as such (`text.fences`): a page whose fence
+    # hid its later headings is chunked again
     return json.dumps(
-        {"chunk_size": settings.chunk_size, "overlap": settings.chunk_overlap, "links": 2}
+        {
+            "chunk_size": settings.chunk_size,
+            "overlap": settings.chunk_overlap,
+            "links": 2,
+            "fences": 2,
+        }
     )
 
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 
 from kenso_git.records import NamedTuple
+from kenso_git.text import fences
 from kenso_git.text.frontmatter import load_frontmatter
 from kenso_git.text.frontmatter import split_frontmatter
 from kenso_git.text.lines import entry_lines
@@ -289,30 +290,19 @@ def _relations(
 # --- headings and fences ----------------------------------------------------------------------
 
 # Lines that may be a heading or a fence, found after a newline (much faster than `^` + MULTILINE).
-_CANDIDATE_RE = re.compile(r"\n(?:#{1,6} | {0,3}(?:```|~~~))")
-_FIRST_CANDIDATE_RE = re.compile(r"#{1,6} | {0,3}(?:```|~~~)")
-
-
-def _fence_run(line: str) -> tuple[str, int, str]:
-    """(fence character, run length, rest of line) of a fence line, else ("", 0, "")."""
-    stripped = line.lstrip(" ")
-    if len(line) - len(stripped) > 3 or stripped[:1] not in ("`", "~"):
-        return "", 0, ""
-    char = stripped[0]
-    rest = stripped.lstrip(char)
-    run = len(stripped) - len(rest)
-    if run < 3 or (char == "`" and "`" in rest):
-        return "", 0, ""
-    return char, run, rest
+_CANDIDATE_RE = re.compile(r"\n(?:#{1,6} |" + fences.CANDIDATE + ")")
+_FIRST_CANDIDATE_RE = re.compile(r"#{1,6} |" + fences.CANDIDATE)
 
 
 def _scan_body(
     body: str, body_line: int
 ) -> tuple[tuple[Heading, ...], tuple[tuple[int, int], ...]]:
-    """ATX headings outside fenced code, and the fenced code ranges (CommonMark essentials)."""
+    """ATX headings outside fenced code, and the fenced code ranges (CommonMark essentials;
+    a list item's fences bounded as `text.fences` says)."""
     headings: list[Heading] = []
-    fences: list[tuple[int, int]] = []
-    fence_char, fence_len, fence_start = "", 0, 0
+    found: list[tuple[int, int]] = []
+    fence: fences.OpenFence | None = None
+    item_ends = fences.ItemEnds(body)
     line_no, counted = body_line, 0
     starts = [0] if _FIRST_CANDIDATE_RE.match(body) else []
     starts.extend(match.start() + 1 for match in _CANDIDATE_RE.finditer(body))
@@ -321,12 +311,14 @@ def _scan_body(
         if end < 0:
             end = len(body)
         line = body[start:end]
-        if fence_char:
-            char, run, rest = _fence_run(line)
-            if char == fence_char and run >= fence_len and not rest.strip():
-                fences.append((fence_start, end))
-                fence_char = ""
-            continue
+        if fence is not None:
+            if start < fence.limit:
+                if fence.closes(line):
+                    found.append((fence.start, end))
+                    fence = None
+                continue
+            found.append((fence.start, fence.limit - 1))  # its list item ended before here
+            fence = None
         if line[0] == "#":
             text = line.lstrip("#").strip()
             if text:
@@ -336,11 +328,10 @@ def _scan_body(
                     Heading(len(line) - len(line.lstrip("#")), text, line_no, start, end)
                 )
             continue
-        fence_char, fence_len, _ = _fence_run(line)
-        fence_start = start
-    if fence_char:
-        fences.append((fence_start, len(body)))
-    return tuple(headings), tuple(fences)
+        fence = fences.opened(body, start, end, item_ends)
+    if fence is not None:
+        found.append((fence.start, min(fence.limit - 1, len(body))))
+    return tuple(headings), tuple(found)
 
 
 # --- the document -----------------------------------------------------------------------------
