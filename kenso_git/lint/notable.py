@@ -237,7 +237,7 @@ def _placed(source: str, raw: str, facts: LinkFacts) -> Placed:
 
 
 def _cached(facts: LinkFacts, source: str, folder: str, raw: str) -> Placed:
-    key = raw if raw[:1] == "/" or ":" in raw.partition("/")[0] else (folder, raw)
+    key = raw if ":" in raw.partition("/")[0] else (folder, raw)  # as `LinkFacts._classify`
     placed = facts._placed.get(key)
     if placed is None:
         placed = facts._placed[key] = _placed(source, raw, facts)

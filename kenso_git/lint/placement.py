@@ -79,10 +79,8 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
     if not path:
         return SKIPPED, "", None, SCHEME
     if path.startswith("/"):
-        if path.lstrip("/").split("/", 1)[0] not in tree.top:
-            return SKIPPED, "", None, SITE
-        normal = normalise_target(source, path)
-    elif (plain := path.rstrip()) and "/." not in f"/{plain}" and "//" not in f"{plain}/":
+        return _site_absolute(source, path, unquote(fragment) if hashed else None, tree)
+    if (plain := path.rstrip()) and "/." not in f"/{plain}" and "//" not in f"{plain}/":
         # a plain relative path (no `.`/`..` part, no trailing slash, no doubled one): what
         # normalise_target makes of it, without normpath (most links of a corpus)
         folder = source.rpartition("/")[0]
@@ -94,9 +92,76 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
     return _placed(tree, normal, unquote(fragment) if hashed else None)
 
 
-# The pages a site serves at their folder's URL (MkDocs, Hugo, GitHub): for a directory-style
-# link `x/`, the pages it may name are `x.md` and these in `x/`.
+# The pages a site serves at their folder's URL (MkDocs, Hugo, GitHub): for a page link
+# `x/` or `x` (no extension), the pages it may name are `x.md`, `x.markdown` and these in `x/`.
 INDEX_PAGES = ("index.md", "_index.md", "README.md")
+PAGE_EXTENSIONS = (".md", ".markdown")
+AMBIGUOUS_SITE = "anchor of a site-absolute link to one of several pages"  # which root?
+
+
+def _site_absolute(source: str, path: str, fragment: str | None, tree: TreeIndex) -> Placed:
+    """A site-absolute link (`/a/b/`, `/a/b.md`) placed: from the repository's root as
+    written when its first part is there; else the page a site generator serves at it from
+    the root or a content root (`site_page`); else missing from the root in a project no
+    site config holds (`TreeIndex.in_site`), and skipped otherwise: the site may serve it
+    from elsewhere (static files, another repository)."""
+    inside = path.lstrip("/").split("/", 1)[0] in tree.top
+    placed: Placed = (SKIPPED, "", None, SITE)
+    if inside:
+        normal = normalise_target(source, path)
+        if not normal or normal == ".." or normal.startswith("../"):
+            return SKIPPED, "", None, OUTSIDE
+        placed = _placed(tree, normal, fragment)
+        if placed[0] != MISSING:
+            return placed
+    found = site_page(source, path, tree, fragment)
+    if found is not None:
+        return found
+    return placed if inside and not tree.in_site(source) else (SKIPPED, "", None, SITE)
+
+
+def site_page(source: str, path: str, tree: TreeIndex, fragment: str | None) -> Placed | None:
+    """The page a site generator serves at the site-absolute `path` (`/a/b/` or `/a/b`:
+    `a/b.md`, `a/b/index.md`, `a/b/_index.md`, `a/b/README.md`), read from the repository's
+    root or a content root: as `hugoref.resolve_ref` does, each folder from the page's
+    `source` up is tried as one (`content/`, `content/en/`). None when no root makes it a
+    page; several roots making different pages leave its anchor unjudged (skipped)."""
+    rest = path.strip("/")
+    if not rest or "/." in f"/{rest}" or "//" in rest:  # the root itself, or `..` parts
+        return None
+    folder = source.rpartition("/")[0]
+    parts = folder.split("/") if folder else []
+    pages = {
+        page
+        for i in range(len(parts) + 1)
+        if (page := _served(tree, "/".join((*parts[:i], rest)), fragment)) is not None
+    }
+    if not pages:
+        return None
+    if len(pages) > 1 and fragment is not None:
+        return SKIPPED, "", None, AMBIGUOUS_SITE
+    return min(pages)
+
+
+def _served(tree: TreeIndex, joined: str, fragment: str | None) -> Placed | None:
+    """The file at the root-relative `joined`, or the page a site serves at it (`_page_at`)."""
+    if joined in tree.files:
+        return _placed(tree, joined, fragment)
+    return _page_at(tree, joined, fragment)
+
+
+def _page_at(tree: TreeIndex, joined: str, fragment: str | None) -> Placed | None:
+    """The page a site serves at the root-relative folder URL `joined` (`x.md`,
+    `x.markdown`, `x/index.md`, `x/_index.md`, `x/README.md`; `.` is the root), placed."""
+    lead = "" if joined == "." else f"{joined}/"
+    pages = [f"{lead}{name}" for name in INDEX_PAGES]
+    if lead:
+        pages[:0] = [f"{joined}{ext}" for ext in PAGE_EXTENSIONS]
+    for page in pages:
+        found = _placed(tree, page, fragment)
+        if found[0] in (FOUND, UNSTAGED):
+            return found
+    return None
 
 
 def page_url_folder(source: str) -> str:
@@ -112,29 +177,31 @@ def page_url_folder(source: str) -> str:
 
 def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
     """`placed`, the place of the link target `raw` of the page `source`; or, when it is
-    missing and `raw` is a relative directory-style link (`../x/#part`, a trailing
-    slash), the page it names read from the page's URL folder (`page_url_folder`: MkDocs'
-    and Hugo's directory URLs), `x/` served by `x.md`, `x/index.md`, `x/_index.md` or
-    `x/README.md`. A link neither reading finds stays `placed` (said missing as written
-    from the file's folder)."""
+    missing and `raw` is a relative page link as static sites write them (a trailing slash,
+    `../x/#part`, or no extension, `./x`), the page it names: `x.md`, `x.markdown`,
+    `x/index.md`, `x/_index.md` or `x/README.md`, read from the file's folder and from the
+    page's URL folder (`page_url_folder`: MkDocs' and Hugo's directory URLs), the URL's
+    first for a trailing slash. A link neither reading finds stays `placed` (said missing
+    as written from the file's folder)."""
     if placed[0] != MISSING:
         return placed
     path, hashed, fragment = raw.partition("#")
     path = path.partition("?")[0]
-    if not path.endswith("/") or path[:1] in ("/", "~") or "{" in path:
+    if not path or path[:1] in ("/", "~") or "{" in path:
+        return placed
+    slashed = path.endswith("/")
+    if not slashed and "." in path.rpartition("/")[2]:  # a file name with an extension
         return placed
     if "%" in path:
         path = unquote(path)
-    joined = posixpath.normpath(posixpath.join(page_url_folder(source), path))
-    if joined == ".." or joined.startswith("../"):
-        return placed
-    lead = "" if joined == "." else f"{joined}/"
-    pages = [f"{lead}{name}" for name in INDEX_PAGES]
-    if lead:
-        pages.insert(0, f"{joined}.md")
-    for page in pages:
-        found = _placed(tree, page, unquote(fragment) if hashed else None)
-        if found[0] in (FOUND, UNSTAGED):
+    folder, url = source.rpartition("/")[0], page_url_folder(source)
+    frag = unquote(fragment) if hashed else None
+    for base in (url, folder) if slashed else (folder, url):
+        joined = posixpath.normpath(posixpath.join(base, path))
+        if joined == ".." or joined.startswith("../"):
+            continue
+        found = _page_at(tree, joined, frag)
+        if found is not None:
             return found
     return placed
 

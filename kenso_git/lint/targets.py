@@ -256,8 +256,9 @@ class LinkFacts:
                     out.append(Target(ref, line, column, code[0], code[1], None, real))
                 continue
             local = raw.startswith("#")
-            # a root-relative path, a URL or a scheme means the same from every folder
-            key = raw if raw[:1] == "/" or ":" in raw.partition("/")[0] else (folder, raw)
+            # a URL or a scheme means the same from every folder (a site-absolute path does
+            # not: the content roots tried are the page's folders, `placement.site_page`)
+            key = raw if ":" in raw.partition("/")[0] else (folder, raw)
             placed = None if local else cache.get(key)
             if placed is None:
                 placed = classify(doc.path, raw, tree)

@@ -29,6 +29,15 @@ UNREAD_PAGE = "anchor into a Markdown file lint could not read"
 # a submodule's generated reference cannot make lint read it all.
 MAX_OUTSIDE_CHARS = 16_000_000
 MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
+# A static site's config: Hugo's (and its config folder's), MkDocs', Docusaurus', Jekyll's.
+_HUGO = tuple(f"{name}.{ext}" for name in ("hugo", "config") for ext in ("toml", "yaml", "json"))
+SITE_CONFIGS = (
+    *_HUGO,
+    *(f"config/_default/{name}" for name in _HUGO),
+    *MKDOCS_CONFIGS,
+    *(f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts", "cts")),
+    "_config.yml",
+)
 
 ReadPage = Callable[[str, int], "Document | None"]
 """The Markdown page at a root-relative path read from disk, when it is a regular file of at
@@ -53,6 +62,7 @@ class TreeIndex(Collection[str]):
         "_mkdocs",
         "_named",
         "_nearest",
+        "_site",
         "absent",
         "dirs",
         "files",
@@ -96,6 +106,7 @@ class TreeIndex(Collection[str]):
         self._nearest: dict[str, str | None] = {}
         self._named: dict[str, tuple[str, ...]] | None = None
         self._mkdocs: dict[str, bool] = {}  # folder -> whether an MkDocs project holds it
+        self._site: dict[str, bool] = {}  # folder -> whether a static site's project holds it
 
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
@@ -165,15 +176,24 @@ class TreeIndex(Collection[str]):
     def in_mkdocs(self, path: str) -> bool:
         """Whether the page at `path` is an MkDocs project's: an `mkdocs.yml` (`.yaml`) is
         in its folder or a folder above it (its anchors are Python-Markdown's too)."""
+        return self._held(path, MKDOCS_CONFIGS, self._mkdocs)
+
+    def in_site(self, path: str) -> bool:
+        """Whether the page at `path` is a static site's: a site config (`SITE_CONFIGS`:
+        Hugo, MkDocs, Docusaurus, Jekyll) is in its folder or a folder above it."""
+        return self._held(path, SITE_CONFIGS, self._site)
+
+    def _held(self, path: str, configs: tuple[str, ...], known: dict[str, bool]) -> bool:
+        """Whether one of `configs` is in the folder of `path` or above (`known`: by folder)."""
         folder = path.rpartition("/")[0]
-        known = self._mkdocs.get(folder)
-        if known is None:
+        found = known.get(folder)
+        if found is None:
             lead = f"{folder}/" if folder else ""
-            known = any(lead + name in self.files for name in MKDOCS_CONFIGS)
-            if not known and folder:
-                known = self.in_mkdocs(folder)
-            self._mkdocs[folder] = known
-        return known
+            found = any(lead + name in self.files for name in configs)
+            if not found and folder:
+                found = self._held(folder, configs, known)
+            known[folder] = found
+        return found
 
     def near(self, path: str, guesser: Guesser | None = None) -> str | None:
         """The entry of `path`'s folder whose name is closest to its name (a typo), or None

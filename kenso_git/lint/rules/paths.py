@@ -3,9 +3,10 @@ tree and git's renames (KS022 KS023 KS024 KS025, #30), and the pages whose links
 scan's caps (KS026).
 
 Each rule's fix is made beside its check: a finding carries the `Edit` that `lint --fix` and
-the language server's code actions apply. External URLs are never fetched; site-absolute
-links (`/dotnet/api/x`, `~/x.md`), `xref:`-style schemes and site templates other than
-Hugo's `ref`/`relref` (`lint/hugoref.py`) are skipped and counted.
+the language server's code actions apply. External URLs are never fetched; `~/x.md` links,
+site-absolute links (`/dotnet/api/x`) no root of the tree makes a page of in a site project
+(`lint/placement.py`), `xref:`-style schemes and site templates other than Hugo's
+`ref`/`relref` (`lint/hugoref.py`) are skipped and counted.
 """
 
 from __future__ import annotations
@@ -93,11 +94,18 @@ def _edit(target: Target, new: str) -> Edit:
     "Hugo does (from the page, from a content root, by name) and their anchors checked; "
     "a ref that finds no page of the tree (Hugo may mount it from another repository) and "
     "other site templates (`{{% eturl x %}}`, `{{ site.baseurl }}`) are counted as not "
-    "checked, not reported. A relative link with a trailing slash (`../x/`) that names "
-    "nothing from the page's folder is read as a site with directory URLs (MkDocs, Hugo) "
-    "serves it, from the page's own URL (`a/p.md` at `a/p/`, an index page at its folder's): "
-    "`x.md`, `x/index.md`, `x/_index.md` or `x/README.md` there is the page it names, and "
-    "its fragment is checked there. Run from a "
+    "checked, not reported. A relative page link as static sites write it, with a trailing "
+    "slash (`../x/`) or no extension (`./x`), that names nothing as written names the page "
+    "`x.md`, `x.markdown`, `x/index.md`, `x/_index.md` or `x/README.md`, read from the "
+    "page's folder and from its own URL (a site with directory URLs serves `a/p.md` at "
+    "`a/p/`, an index page at its folder's); its fragment is checked there. A site-absolute "
+    "link (`/docs/x/`, `/docs/x`) names the file it names from the repository's root, else "
+    "that page read from the root or a content root (each folder above the page is tried as "
+    "one, as for `ref`: `content/`, `content/en/`). One no root makes a page of is dead when "
+    "its first folder is the root's, and counted as not checked when it is not or under a "
+    "site config (Hugo's `hugo.toml` or `config.toml`, `mkdocs.yml`, `docusaurus.config.js`, "
+    "Jekyll's `_config.yml`): the site may serve it from static files or another repository. "
+    "`--fix` and KS024 never rewrite the path of a link found so. Run from a "
     "commit hook (pre-commit sets `PRE_COMMIT`, git `GIT_INDEX_FILE`), a link to a file git "
     "does not track is dead in the commit, though the file is on disk: `git add` it.",
     action="fix links to missing files",
