@@ -16,13 +16,15 @@ from kenso_git.store import chunkreads
 from tests.helpers import docs_kb
 
 COPIES = 120  # identical documents: every one ties with the others on BM25
+FILLER = "A page of its own, with enough words in it to be indexed as every page is."
 
 
 def _files() -> dict[str, str]:
     same = "# Note\n\nThe marker word, said once in a short page.\n"
     files = {f"f{i % 12}/same{i}.md": same for i in range(COPIES)}
     for i in range(40):  # and pages that rank apart: the word said more or less often
-        files[f"g{i % 5}/varied{i}.md"] = f"# Page {i}\n\n" + "marker text " * (i % 7 + 1) + "\n"
+        said = "marker text " * (i % 7 + 1)
+        files[f"g{i % 5}/varied{i}.md"] = f"# Page {i}\n\n{FILLER}\n\n{said}\n"
     return files
 
 
@@ -72,7 +74,8 @@ def test_rows_the_gate_keeps_in_rank_order_are_those_an_sql_filter_keeps(
 def test_the_copies_tie_so_their_order_is_the_tie_break(kb: KnowledgeBase) -> None:
     rows = kb.read(lambda conn: chunkreads.ranked_matches(conn, "marker", "", [], -1))
     ranks = [row[6] for row in rows]
-    assert len(rows) > COPIES and len(set(ranks)) < len(ranks) - COPIES // 2
+    assert len(rows) == COPIES + 40  # every page is indexed, and holds the word
+    assert len(set(ranks)) <= 1 + 40
 
 
 def test_a_category_filter_still_applies_before_the_gate(kb: KnowledgeBase) -> None:
@@ -107,3 +110,20 @@ def test_search_docs_asks_the_gate_about_a_page_not_every_match(tmp_path: Path) 
 def hits_paths(hits: object) -> list[str]:
     assert isinstance(hits, list)
     return [h["file_path"] for h in hits]
+
+
+def test_an_agent_search_page_asks_the_gate_about_its_ranking_not_every_doc(
+    tmp_path: Path,
+) -> None:
+    from kenso_git.search.lang.agent import SearchRequest
+
+    others = {f"o{i % 9}/other{i}.md": f"# Other {i}\n\n{FILLER}\n" for i in range(90)}
+    kb = docs_kb(tmp_path, _files() | others)
+    gate, asked = _counting()
+    page = kb.agent_search(SearchRequest("marker", page_size=3), path_filter=gate)
+    assert len(page["results"]) == 3 and page["has_more"]
+    assert {h["path"] for h in page["results"]} <= asked
+    # a doc the query does not match is never judged, nor every match: the first ranking
+    # (10 documents, 6 chunks each) looks at twice its 60 chunks at most
+    assert not any("/other" in path for path in asked)
+    assert len(asked) <= 120 < COPIES + 40
