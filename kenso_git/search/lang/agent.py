@@ -377,8 +377,9 @@ def _match(
     expression = fts_expression(terms)
     if expression is None:
         return [Candidate(d, 0.0, "Filter", None, None) for d in allowed.values()]
-    paths = docmatch.content_paths(conn, terms)
-    return [Candidate(allowed[p], 0.0, "Content", None, None) for p in paths if p in allowed]
+    # judged in path order: the gate's lookups then open each folder once (`safeopen.Walker`)
+    docs = (allowed.shown(p) for p in sorted(docmatch.content_paths(conn, terms)))
+    return [Candidate(d, 0.0, "Content", None, None) for d in docs if d is not None]
 
 
 def _hits(

@@ -47,6 +47,12 @@ class GatedDocs(Mapping[str, Doc]):
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
+    def shown(self, path: str) -> Doc | None:
+        """The document at `path` when there is one and the gate lets it through (`get`
+        without the exception a refused path costs `Mapping.get`)."""
+        doc = self._docs.get(path)
+        return doc if doc is not None and self._passes(path) else None
+
     def unjudged(self) -> Iterable[Doc]:
         """Every indexed document, the gate not asked: a caller looks one up (`get`) before
         it shows it, so the gate judges only what passed the caller's cheaper checks."""

@@ -157,7 +157,7 @@ def _admission(conn: sqlite3.Connection, query: Query, allowed: GatedDocs) -> Ca
     def admits(path: str) -> bool:
         verdict = verdicts.get(path)
         if verdict is None:
-            doc = allowed.get(path)
+            doc = allowed.shown(path)
             verdict = (
                 doc is not None
                 and all((path in docfilter.passing(conn, f, [doc])) != f.negated for f in cheap)
