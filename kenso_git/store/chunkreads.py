@@ -9,6 +9,7 @@ filters of `chunk_filter` on the `chunks` alias `c`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Callable
@@ -56,25 +57,109 @@ def install_path_filter(conn: sqlite3.Connection, path_filter: Callable[[str], b
     conn.create_function(PATH_FUNCTION, 1, lambda p: bool(path_filter(p)), deterministic=True)
 
 
+Ranked = list[tuple[int, str, str | None, str | None, str | None, str | None, float]]
+KEPT_SLACK = 2  # the first look ranks this many times `fetch`: a few refused paths cost no more
+
+
 def ranked_matches(
-    conn: sqlite3.Connection, expression: str, where: str, params: list[object], fetch: int
-) -> list[tuple[int, str, str | None, str | None, str | None, str | None, float]]:
+    conn: sqlite3.Connection,
+    expression: str,
+    where: str,
+    params: list[object],
+    fetch: int,
+    keep: Callable[[str], bool] | None = None,
+) -> Ranked:
     """The `fetch` best chunks matching the FTS5 `expression`, best first, each a `ChunkRow`
     plus its BM25 rank (lower is better). Raises `sqlite3.OperationalError` for an
-    expression FTS5 refuses."""
+    expression FTS5 refuses.
+
+    With `keep` (the scope gate), the best `fetch` of those whose path it keeps, as an SQL
+    filter would keep them, but asked in rank order and only until `fetch` are kept: every
+    match is ranked (BM25 needs them all), the gate only judges what the page may show.
+    """
+    if keep is None:
+        return _best(conn, expression, where, params, fetch)
+    if fetch == 0:
+        return []
+    # ties rank in chunk id order, FTS5's: the order ORDER BY rank LIMIT keeps them in
+    first = _best(
+        conn, expression, where, params, -1 if fetch < 0 else fetch * KEPT_SLACK, tied=True
+    )
+    kept = _kept(first, keep, fetch)
+    if len(kept) == fetch or fetch < 0 or len(first) < fetch * KEPT_SLACK:
+        return kept
+    return kept + _kept_past(conn, expression, where, params, len(first), keep, fetch - len(kept))
+
+
+def _best(
+    conn: sqlite3.Connection,
+    expression: str,
+    where: str,
+    params: list[object],
+    fetch: int,
+    *,
+    tied: bool = False,
+) -> Ranked:
+    """The `fetch` best matches (-1: all), ties in chunk id order when `tied`."""
     if not where:  # rank inside the FTS table first, then join the few rows kept: 2x faster
+        inner, outer = ("rank, rowid", "f.rank, f.id") if tied else ("rank", "f.rank")
         sql = (
             f"SELECT {ROW_COLUMNS}, f.rank FROM (SELECT rowid AS id, {BM25} AS rank "
-            "FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) f "
-            "JOIN chunks c ON c.id = f.id ORDER BY f.rank"
+            f"FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY {inner} LIMIT ?) f "
+            f"JOIN chunks c ON c.id = f.id ORDER BY {outer}"
         )
         return conn.execute(sql, [expression, fetch]).fetchall()
     sql = (
         f"SELECT {ROW_COLUMNS}, {BM25} AS rank FROM chunks_fts "
         f"JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?{where} "
-        "ORDER BY rank LIMIT ?"
+        f"ORDER BY rank{', c.id' if tied else ''} LIMIT ?"
     )
     return conn.execute(sql, [expression, *params, fetch]).fetchall()
+
+
+def _kept(rows: Ranked, keep: Callable[[str], bool], fetch: int) -> Ranked:
+    """The first `fetch` of `rows` (-1: all) whose path `keep` keeps, asked in order."""
+    kept: Ranked = []
+    for row in rows:
+        if len(kept) == fetch:
+            break
+        if keep(row[1]):
+            kept.append(row)
+    return kept
+
+
+def _kept_past(
+    conn: sqlite3.Connection,
+    expression: str,
+    where: str,
+    params: list[object],
+    skip: int,
+    keep: Callable[[str], bool],
+    fetch: int,
+) -> Ranked:
+    """The first `fetch` matches after the best `skip` whose path `keep` keeps: every match
+    is ranked by id and path alone (a sort of narrow rows), judged in that order, and the
+    columns are read for the kept ones only."""
+    sql = (
+        f"SELECT c.id, c.file_path, {BM25} AS rank FROM chunks_fts "
+        f"JOIN chunk_rows c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?{where} "
+        "ORDER BY rank, c.id"
+    )
+    ranks: dict[int, float] = {}
+    cur = conn.execute(sql, [expression, *params])
+    try:
+        for chunk_id, path, rank in itertools.islice(cur, skip, None):
+            if keep(path):
+                ranks[chunk_id] = rank
+                if len(ranks) == fetch:
+                    break
+    finally:
+        cur.close()
+    if not ranks:
+        return []
+    sql = f"SELECT {ROW_COLUMNS} FROM chunks c WHERE c.id IN {IDS}"
+    rows = {r[0]: r for r in conn.execute(sql, (json.dumps(list(ranks)),))}
+    return [(*rows[i], rank) for i, rank in ranks.items() if i in rows]
 
 
 def path_matches(

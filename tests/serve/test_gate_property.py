@@ -250,6 +250,30 @@ def _same_docs_by_re(service: Service, ref: str | None = None) -> None:
     assert found == {h["path"] for h in by_word["results"]}, ref
 
 
+def _small_pages(service: Service) -> set[str]:
+    """The paths pages of one or two reveal: the gate judges a ranking's matches in rank
+    order, only until the page is full (a first look, then the rest of the ranking when it
+    refuses some: `store/chunkreads.py`), and the pages of one, in order, are the list a
+    page of 50 holds."""
+    paths: set[str] = set()
+    for limit in (1, 2):
+        hits, _ = service.search_docs("marker", None, limit)
+        paths |= {h["file_path"] for h in hits}  # type: ignore[index]
+        multi, _ = service.search_multi(["marker", "name"], None, limit)
+        paths |= {h["file_path"] for h in multi}  # type: ignore[index]
+    whole, _ = service.search("marker", page_size=50)
+    paged: list[str] = []
+    cursor = None
+    for _ in range(len(whole["results"]) + 1):
+        page, _ = service.search("marker", page_size=1, cursor=cursor)
+        paged += [h["path"] for h in page["results"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert paged == [h["path"] for h in whole["results"]]
+    return paths | set(paged)
+
+
 def _read_at(service: Service, path: str, ref: str) -> bool:
     """Whether get_doc or read_snippet at revision `ref` serves `path` (#29)."""
     served = False
@@ -508,6 +532,7 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed |= {h["path"] for h in page["results"]}
         page, _ = service.regex_search("marker", page_size=50)
         revealed |= {h["path"] for h in page["results"]}
+        revealed |= _small_pages(service)
         _same_docs_by_re(service)
         for mode in ("ranked", "exhaustive"):  # `re:` reads the gated docs' files (#49)
             page, _ = service.search(RE_QUERY, page_size=50, mode=mode)
@@ -543,3 +568,33 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         health, _ = service.health()
         served = sum(1 for path in indexed if _served(service, path))
         assert state["documents"] == health["documents"] == served, tree
+
+
+def test_a_page_filled_past_the_gates_first_look_shows_only_what_get_doc_serves(
+    tmp_path: Path,
+) -> None:
+    # the best matches all lie in a folder that becomes a nested repository while the
+    # server runs: the gate refuses every row of its first look at the ranking (twice the
+    # page's chunks), and the page is filled from the rest, still judged row by row
+    hot = "# Marker hot\n\n" + "marker " * 30 + "\n"
+    cold = "# Cold {}\n\nA page that says marker once, among many other words here.\n"
+    files: dict[str, str | bytes] = {f"docs/hot/h{i:02d}.md": hot for i in range(30)}
+    files |= {f"docs/cold/c{i}.md": cold.format(i) for i in range(4)}
+    root = init_repo(tmp_path / "repo", files)
+    KnowledgeBase.open(root).ingest()
+    service = Service(root)
+    first, _ = service.search_docs("marker", None, 3)
+    assert {h["file_path"] for h in first} <= set(files)  # type: ignore[index]
+    git(root / "docs" / "hot", "init", "-q")
+    git(root / "docs" / "hot", "commit", "-q", "--allow-empty", "-m", "nested")
+    shown: list[set[str]] = []
+    for limit in (1, 2, 3):
+        hits, _ = service.search_docs("marker", None, limit)
+        shown.append({h["file_path"] for h in hits})  # type: ignore[index]
+        assert len(hits) == limit, limit
+        multi, _ = service.search_multi(["marker"], None, limit)
+        shown.append({h["file_path"] for h in multi})  # type: ignore[index]
+    shown.append(_small_pages(service))
+    for path in set().union(*shown):
+        assert path.startswith("docs/cold/") and _served(service, path), path
+    assert shown[-1] == {f"docs/cold/c{i}.md" for i in range(4)}

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 from kenso_git.errors import UsageError
 from kenso_git.search import docmeta
 from kenso_git.search import pagination
-from kenso_git.search.docmeta import Doc
 from kenso_git.search.lang import docfilter
 from kenso_git.search.lang import docmatch
 from kenso_git.search.lang import pipeline
 from kenso_git.search.lang.docmatch import fts_expression
+from kenso_git.search.lang.gated import GatedDocs
 from kenso_git.search.lang.hitcache import LRU
 from kenso_git.search.lang.pipeline import Candidate
 from kenso_git.search.lang.querylang import MAX_TOKENS
@@ -330,23 +330,18 @@ def _lasting(path_filter: PathFilter | None, texts: docfilter.Texts | None = Non
     return path_filter is None or getattr(path_filter, "__self__", None) is not None
 
 
-_SCOPED: LRU[dict[str, Doc]] = LRU(8)
+_SCOPED: LRU[GatedDocs] = LRU(8)
 
 
 def _scoped(
     conn: sqlite3.Connection, path_filter: PathFilter | None, generation: tuple[str, str] | None
-) -> dict[str, Doc]:
-    """path -> `Doc` of the documents the gate lets through (do not mutate: shared)."""
+) -> GatedDocs:
+    """path -> `Doc` of the documents the gate lets through, each judged when first looked
+    up (`search/lang/gated.py`): a ranked page asks about what it may show, not every doc."""
     docs = docmeta.load(conn)
-    if path_filter is None:
-        return docs
-
-    def make() -> dict[str, Doc]:
-        return {path: d for path, d in docs.items() if path_filter(path)}
-
-    if generation is None or not _lasting(path_filter):
-        return make()
-    return _SCOPED.get_or_make((generation, path_filter), make)
+    if path_filter is None or generation is None or not _lasting(path_filter):
+        return GatedDocs(docs, path_filter)
+    return _SCOPED.get_or_make((generation, path_filter), lambda: GatedDocs(docs, path_filter))
 
 
 def _path(c: Candidate) -> str:
@@ -375,15 +370,16 @@ def _scored(
 
 
 def _match(
-    conn: sqlite3.Connection, terms: tuple[Term, ...], allowed: dict[str, Doc]
+    conn: sqlite3.Connection, terms: tuple[Term, ...], allowed: GatedDocs
 ) -> list[Candidate]:
     """Exhaustive mode's documents: those holding every term, unscored (`_scored` scores a
     page); with no term, every allowed document."""
     expression = fts_expression(terms)
     if expression is None:
         return [Candidate(d, 0.0, "Filter", None, None) for d in allowed.values()]
-    paths = docmatch.content_paths(conn, terms)
-    return [Candidate(allowed[p], 0.0, "Content", None, None) for p in paths if p in allowed]
+    # judged in path order: the gate's lookups then open each folder once (`safeopen.Walker`)
+    docs = (allowed.shown(p) for p in sorted(docmatch.content_paths(conn, terms)))
+    return [Candidate(d, 0.0, "Content", None, None) for d in docs if d is not None]
 
 
 def _hits(

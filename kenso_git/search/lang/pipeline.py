@@ -5,11 +5,12 @@ words to the same ranking `search_docs` uses (`cascade.rank`: the AND, NEAR and 
 with their fallbacks, the document signals, typo correction, synonyms, CJK, vectors), and
 keeps the documents every filter, phrase and negation lets through. The cheap checks (the
 scope gate, `in:`, `ext:`, `tag:`, `category:`, `modified:`, `size:`, phrases, negated words)
-run inside the ranking's SQL, so its top documents are all ones the page may show; `re:`
-filters read text (each document's file, as `regex_search` greps it: `docfilter.Texts`) and
-run over the ranked documents afterwards, asking the ranking for more when they leave too
-few. A question asked in words so gets the answer `search_docs` would give, filtered and
-paged, and `match_type` with `tier` says how each document matched.
+judge the ranking's matches in rank order, only until each stage has its rows (the gate
+asks about those documents alone: `gated.GatedDocs`), so its top documents are all ones the
+page may show; `re:` filters read text (each document's file, as `regex_search` greps it:
+`docfilter.Texts`) and run over the ranked documents afterwards, asking the ranking for
+more when they leave too few. A question asked in words so gets the answer `search_docs`
+would give, filtered and paged, and `match_type` with `tier` says how each document matched.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.docmeta import Doc
 from kenso_git.search.lang import docfilter
 from kenso_git.search.lang.docmatch import content_paths
+from kenso_git.search.lang.gated import GatedDocs
 from kenso_git.search.lang.querylang import Filter
 from kenso_git.search.lang.querylang import Query
 from kenso_git.search.lang.querylang import Term
@@ -58,7 +60,7 @@ class Ranking:
     def __init__(
         self,
         query: Query,
-        allowed: dict[str, Doc],
+        allowed: GatedDocs,
         synonyms: Synonyms | None,
         texts: docfilter.Texts | None = None,
     ) -> None:
@@ -118,7 +120,7 @@ class Ranking:
         named = sorted(
             (
                 d
-                for d in self._allowed.values()
+                for d in self._allowed.unjudged()  # the gate judges those `admits` is asked
                 if d.path not in self._seen
                 and all(w in d.folded_path for w in words)
                 and admits(d.path)
@@ -144,9 +146,7 @@ def _regex_filtered(
     return docfilter.apply_filters(conn, patterns, candidates, texts)
 
 
-def _admission(
-    conn: sqlite3.Connection, query: Query, allowed: dict[str, Doc]
-) -> Callable[[str], bool]:
+def _admission(conn: sqlite3.Connection, query: Query, allowed: GatedDocs) -> Callable[[str], bool]:
     """Whether a path may be ranked: in `allowed` (the scope gate), passing every filter but
     `re:`, holding every phrase and no negated word or phrase; decided once per path."""
     cheap = tuple(f for f in query.filters if f.name != "re")
@@ -157,7 +157,7 @@ def _admission(
     def admits(path: str) -> bool:
         verdict = verdicts.get(path)
         if verdict is None:
-            doc = allowed.get(path)
+            doc = allowed.shown(path)
             verdict = (
                 doc is not None
                 and all((path in docfilter.passing(conn, f, [doc])) != f.negated for f in cheap)

@@ -79,10 +79,13 @@ class Row(NamedTuple):
 
 class _Filters(NamedTuple):
     category: str | None
-    has_path_filter: bool
+    path_filter: PathFilter | None
 
-    def sql(self, alias: str = "c") -> tuple[str, list[object]]:
-        return chunkreads.chunk_filter(self.category, self.has_path_filter, alias)
+    def sql(self, alias: str = "c", *, gated: bool = True) -> tuple[str, list[object]]:
+        """The filters' SQL; with `gated` False, without the path filter (the caller asks
+        it of the rows itself)."""
+        has_path_filter = gated and self.path_filter is not None
+        return chunkreads.chunk_filter(self.category, has_path_filter, alias)
 
 
 class Ranked(NamedTuple):
@@ -129,7 +132,8 @@ def rank(
 ) -> Ranked:
     """The best `limit` documents for `query` (spec §4.1 up to the hits): the cascade, its
     fallbacks (CJK, file path, typo correction), the document signals, the relation boost
-    and the vector blend; `path_filter` decides, inside the SQL, which paths may match.
+    and the vector blend; `path_filter` decides which paths may match: inside the SQL, but
+    for each stage's matches, which it judges in rank order until the stage has its rows.
 
     Raises:
         QueryError: the query is over the length or word caps, or holds a NUL byte.
@@ -140,7 +144,7 @@ def rank(
         return Ranked((), None)
     limit = max(1, int(limit))
     fetch = limit * FETCH_FACTOR
-    filters = _Filters(category_filter(category), path_filter is not None)
+    filters = _Filters(category_filter(category), path_filter)
     if path_filter is not None:
         chunkreads.install_path_filter(conn, path_filter)
     enough = cascade_threshold(limit, enabled_signals())
@@ -166,9 +170,12 @@ def rank(
 def _stage_rows(
     conn: sqlite3.Connection, stage: Stage, tier: int, filters: _Filters, fetch: int
 ) -> list[Row]:
-    where, params = filters.sql()
+    # the scope gate judges the matches in rank order, only as many as the page needs
+    where, params = filters.sql(gated=False)
     try:
-        cur = chunkreads.ranked_matches(conn, stage.expression, where, params, fetch)
+        cur = chunkreads.ranked_matches(
+            conn, stage.expression, where, params, fetch, filters.path_filter
+        )
     except sqlite3.OperationalError as exc:
         if "fts5" in str(exc).lower():  # an expression FTS5 refuses matches nothing
             return []
