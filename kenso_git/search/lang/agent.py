@@ -34,6 +34,8 @@ from kenso_git.search.lang.querylang import Query
 from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.search.lang.querylang import Term
 from kenso_git.search.lang.querylang import parse
+from kenso_git.search.ranked.rankdocs import OTHER_LABELS
+from kenso_git.search.ranked.rankdocs import SUMMARY_LABELS
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store import chunkreads
@@ -388,9 +390,12 @@ def _hits(
     ids = [c.chunk_id if c.chunk_id is not None else c.doc.first_chunk for c in chosen]
     chunks = chunkreads.sections(conn, ids)
     needles = [t.text.casefold() for t in terms]
+    bare = [c.doc.path for c, i in zip(chosen, ids, strict=True) if not chunks.get(i, ("",))[0]]
+    described = _descriptions(conn, bare) if bare else {}
     out: list[AgentHit] = []
     for candidate, chunk_id in zip(chosen, ids, strict=True):
         content, section = chunks.get(chunk_id, ("", ""))
+        content = content or described.get(candidate.doc.path, "")
         snippet, cut = pagination.cut_snippet(content, _first_match(content, needles))
         doc = candidate.doc
         out.append(
@@ -410,6 +415,23 @@ def _hits(
         )
         if candidate.tier is not None:
             out[-1]["tier"] = candidate.tier
+    return out
+
+
+LABELLED = SUMMARY_LABELS + OTHER_LABELS  # a document's labelled lines; the rest: description
+
+
+def _descriptions(conn: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
+    """The frontmatter description of each of `paths` that has one: the snippet of a page
+    whose matched chunk holds no text (a section page of frontmatter alone, as static
+    sites' `_index.md` often are), where an empty snippet told an agent nothing."""
+    out = {}
+    for path, labels in chunkreads.labels(conn, paths):
+        text = "\n\n".join(
+            part for part in (labels or "").split("\n\n") if not part.startswith(LABELLED)
+        )
+        if text:
+            out[path] = text
     return out
 
 
