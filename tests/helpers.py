@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -230,26 +231,36 @@ def require_corpus(name: str = "docs-desktop") -> Path:
     return docs
 
 
-def pre_commit_try_repo(
+def pre_commit_run_hook(
     target: Path, hook_repo: Path, hook_id: str, home: Path, *args: str
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real `pre-commit try-repo HOOK_REPO HOOK_ID ARGS...` in `target` (skips the
-    test when pre-commit is not installed). pip's cache stays outside the isolated HOME, so
-    pre-commit's venv builds reuse downloads."""
+    """Run the real `pre-commit run HOOK_ID ARGS...` in `target` with the config `pre-commit
+    try-repo HOOK_REPO HOOK_ID` writes (HOOK_REPO at its HEAD; skips the test when pre-commit
+    is not installed). try-repo itself installs into a throwaway store, a new venv (~20 s) at
+    every call; this reuses `home`, so the session builds the hook's venv once. HOOK_REPO must
+    be committed: the `hook_repo` fixture. pip's cache stays outside the isolated HOME, so
+    the one venv build reuses downloads."""
     exe = Path(sys.executable).with_name("pre-commit")
     if not exe.is_file():
         found = shutil.which("pre-commit")
         if found is None:
             pytest.skip("pre-commit is not installed in this environment")
         exe = Path(found)
+    rev = git(hook_repo, "rev-parse", "HEAD").strip()
     pip_cache = os.environ.get("PIP_CACHE_DIR") or os.path.expanduser("~/.cache/pip")
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_CACHE_DIR": pip_cache}
-    return subprocess.run(
-        [str(exe), "try-repo", str(hook_repo), hook_id, *args],
-        cwd=target,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    with tempfile.TemporaryDirectory() as tmp:  # outside `target`, as try-repo's config is
+        config = Path(tmp) / ".pre-commit-config.yaml"
+        config.write_text(
+            f"repos:\n-   repo: {hook_repo}\n    rev: {rev}\n    hooks:\n    -   id: {hook_id}\n",
+            encoding="utf-8",
+        )
+        return subprocess.run(
+            [str(exe), "run", "--config", str(config), hook_id, *args],
+            cwd=target,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )

@@ -12,9 +12,8 @@ import pytest
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
-from tests.helpers import pre_commit_try_repo
+from tests.helpers import pre_commit_run_hook
 
-ROOT = Path(__file__).resolve().parents[2]
 BAD = "---\ntags: [a, b, c]\nrelates_to: docs/nowhere.md\n---\n# Payment Retry Guide\n" + (
     "Failed card payments are retried three times with backoff. " * 2
 )
@@ -27,7 +26,7 @@ def _git(repo: Path, *args: str) -> None:
 
 @pytest.mark.slow
 def test_pre_commit_refuses_error_findings_then_passes(
-    tmp_path: Path, pre_commit_home: Path
+    tmp_path: Path, hook_repo: Path, pre_commit_home: Path
 ) -> None:
     repo = tmp_path / "repo"
     (repo / "docs").mkdir(parents=True)
@@ -38,7 +37,7 @@ def test_pre_commit_refuses_error_findings_then_passes(
     _git(repo, "add", "docs/guide.md")
 
     def try_repo() -> subprocess.CompletedProcess[str]:
-        return pre_commit_try_repo(repo, ROOT, "kenso-lint", pre_commit_home)
+        return pre_commit_run_hook(repo, hook_repo, "kenso-lint", pre_commit_home)
 
     refused = try_repo()
     assert refused.returncode == 1, refused.stdout + refused.stderr

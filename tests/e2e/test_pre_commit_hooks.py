@@ -10,7 +10,7 @@ from kenso_git.kb import KnowledgeBase
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
-from tests.helpers import pre_commit_try_repo
+from tests.helpers import pre_commit_run_hook
 from tests.triggers.githooks.indexdump import fresh_dump
 from tests.triggers.githooks.indexdump import index_dump
 from tests.triggers.githooks.indexdump import ingest
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 def try_repo(target: Path, hook_repo: Path, home: Path, *stage_args: str) -> str:
-    proc = pre_commit_try_repo(target, hook_repo, "kenso-reindex", home, "--verbose", *stage_args)
+    proc = pre_commit_run_hook(target, hook_repo, "kenso-reindex", home, "--verbose", *stage_args)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 
@@ -37,7 +37,7 @@ def test_pre_commit_post_checkout_stage_syncs_and_a_commit_is_left_to_the_next_r
     assert is_stale(repo)
     # kenso-reindex has no post-commit stage (#16): a commit changes no file, and the next
     # read records it.
-    proc = pre_commit_try_repo(
+    proc = pre_commit_run_hook(
         repo, hook_repo, "kenso-reindex", pre_commit_home, "--hook-stage", "post-commit"
     )
     assert "No hook with id `kenso-reindex` in stage `post-commit`" in proc.stdout

@@ -76,9 +76,12 @@ def _old_changed_docs(
     until: str | None,
     limit: int | None = None,
     cursor: str | None = None,
+    listed: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`serve.history.changed_docs` as it was: every result after the cursor (to the
-    limit) made and the whole rest measured, then the most that fit searched among all."""
+    limit) made and the whole rest measured, then the most that fit searched among all.
+    `listed` keeps the changes it lists for the next page of the same walk (the old code
+    listed them again for each page: the same revisions, scope and work tree)."""
     scope = service.scope
     scope.reload_if_changed()
 
@@ -89,9 +92,13 @@ def _old_changed_docs(
     new = None if until is None else history.resolve_revision(service.workspace, until)
     check = request_check("changed_docs", old, new)
     after = _resumes_after(cursor, check)
-    found = history.changes(
-        service.workspace, old, new, is_doc=is_doc, hidden_links=_hidden_links(service, is_doc)
-    )
+    found = None if listed is None else listed.get("found")
+    if found is None:
+        found = history.changes(
+            service.workspace, old, new, is_doc=is_doc, hidden_links=_hidden_links(service, is_doc)
+        )
+        if listed is not None:
+            listed["found"] = found
     rest = found if after is None else [c for c in found if c.path > after]
     cap = MAX_CHANGES if limit is None else max(1, min(int(limit), MAX_CHANGES))
     items = [cast("dict[str, Any]", c.to_dict()) for c in rest[:cap]]
@@ -133,7 +140,8 @@ def test_every_page_is_the_answer_the_old_pages_gave(
     service = Service(repo)
     pages = _walk(service, "base", until, limit)
     cursors = [None] + [page["next_cursor"] for page in pages[:-1]]
-    old = [_old_changed_docs(service, "base", until, limit, cursor) for cursor in cursors]
+    listed: dict[str, Any] = {}  # the changes listed once for the walk
+    old = [_old_changed_docs(service, "base", until, limit, cursor, listed) for cursor in cursors]
     assert len(pages) == len(old) >= 5
     for k, (new, was) in enumerate(zip(pages, old, strict=True)):
         assert _bytes(new) == _bytes(was), k  # the bytes the MCP answer is made of

@@ -114,20 +114,12 @@ def _reasons(conn: Any, path: str, docs: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def _old_find_related(
-    conn: Any,
-    path: str,
-    *,
-    page_size: int | None = None,
-    cursor: str | None = None,
-    path_filter: Callable[[str], bool] | None = None,
-) -> dict[str, Any]:
-    """`neighbours.find_related` as it was before lists were kept: every document's
-    metadata loaded, every one judged by the gate, the reasons gathered again."""
-    size = pagination.clamp_page(page_size)
-    generation = docmeta.generation(conn)
-    check = pagination.request_check("related", path)
-    offset = pagination.read_offset(cursor, check, generation)
+Listed = tuple[dict[str, Any], list[Any]]
+
+
+def _old_list(conn: Any, path: str, path_filter: Callable[[str], bool] | None) -> Listed:
+    """The old list's making: every document's metadata loaded, every one judged by the
+    gate, the reasons gathered; the documents shown and the related ones in order."""
     docs = docmeta.load(conn)
     if path_filter is not None:
         docs = {p: d for p, d in docs.items() if path_filter(p)}
@@ -138,6 +130,26 @@ def _old_find_related(
         found.items(),
         key=lambda item: (min(REASONS.index(w) for w in item[1][0]), item[0]),
     )
+    return docs, ordered
+
+
+def _old_find_related(
+    conn: Any,
+    path: str,
+    *,
+    page_size: int | None = None,
+    cursor: str | None = None,
+    path_filter: Callable[[str], bool] | None = None,
+    listed: Listed | None = None,
+) -> dict[str, Any]:
+    """`neighbours.find_related` as it was before lists were kept: every page made the list
+    again (`_old_list`). `listed`, that list made by `_old_list` in the same read, only
+    saves the test making it again for each page of one walk: nothing changes in between."""
+    size = pagination.clamp_page(page_size)
+    generation = docmeta.generation(conn)
+    check = pagination.request_check("related", path)
+    offset = pagination.read_offset(cursor, check, generation)
+    docs, ordered = listed if listed is not None else _old_list(conn, path, path_filter)
     page: dict[str, Any] = {
         "path": path,
         "results": [
@@ -183,6 +195,25 @@ def _old_answer(service: Service, path: str, page_size: int | None, cursor: str 
         )
 
 
+def _old_answers(
+    service: Service, path: str, page_size: int | None, cursors: list[str | None]
+) -> list[Any]:
+    """`_old_answer` at each cursor of one walk, read under one gate: the list the old code
+    made again for each page is made once (the index and the scope are the same for all)."""
+    with service.gated() as gate:
+
+        def pages(conn: Any) -> list[Any]:
+            listed = _old_list(conn, path, gate)
+            return [
+                _old_find_related(
+                    conn, path, page_size=page_size, cursor=cursor, path_filter=gate, listed=listed
+                )
+                for cursor in cursors
+            ]
+
+        return service.kb().read(pages)
+
+
 Door = Callable[[str, int | None, str | None], Any]
 
 
@@ -225,7 +256,7 @@ def test_every_page_of_a_hub_is_the_answer_the_old_pages_gave(
     door = (_named_door if named else _service_door)(service)
     pages = _walk(door, HUB, size)
     cursors = [None] + [page["next_cursor"] for page in pages[:-1]]
-    old = [_old_answer(service, HUB, size, cursor) for cursor in cursors]
+    old = _old_answers(service, HUB, size, cursors)
     assert len(pages) == len(old) >= 20
     for k, (new, was) in enumerate(zip(pages, old, strict=True)):
         assert _bytes(new) == _bytes(was), k  # the bytes the MCP answer is made of
@@ -325,11 +356,12 @@ def test_a_list_is_kept_for_its_own_scope_only(hub: Path) -> None:
 
 
 def _all_rows(conn: Any, gate: Callable[[str], bool]) -> list[Any]:
-    page = _old_find_related(conn, HUB, page_size=50, path_filter=gate)
+    listed = _old_list(conn, HUB, gate)  # one read: the same list for every page
+    page = _old_find_related(conn, HUB, page_size=50, path_filter=gate, listed=listed)
     rows = list(page["results"])
     while page["next_cursor"] is not None:
         page = _old_find_related(
-            conn, HUB, page_size=50, cursor=page["next_cursor"], path_filter=gate
+            conn, HUB, page_size=50, cursor=page["next_cursor"], path_filter=gate, listed=listed
         )
         rows += page["results"]
     return rows
