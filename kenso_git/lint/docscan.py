@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kenso_git.records import NamedTuple
 from kenso_git.text.anchors import dialect_anchors
+from kenso_git.text.hugoslug import pulls_content
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import MAX_REFS
 from kenso_git.text.mdlinks import LinkRef
@@ -22,13 +23,17 @@ class Scan(NamedTuple):
     ref when kept (a slim document's body is cut, so its places are taken from the full one;
     otherwise only the refs a rule reports are placed, see `Places`); the line and column of
     the first link or code path the caps of `text.mdlinks` left out, if any (KS026); with
-    its anchors, the ones MkDocs makes besides (`text.anchors.dialect_anchors`)."""
+    its anchors, the ones MkDocs makes besides and the heading ids each of Hugo's
+    `autoHeadingIDType`s makes (`text.anchors.dialect_anchors`), and whether a
+    shortcode may pull in more (`text.hugoslug.pulls_content`)."""
 
     refs: tuple[LinkRef, ...]
     anchors: frozenset[str] | None = None
     places: tuple[tuple[int, int], ...] | None = None
     unchecked: tuple[int, int] | None = None
     toc_anchors: frozenset[str] = frozenset()
+    hugo_anchors: tuple[tuple[str, frozenset[str]], ...] = ()
+    pulls: bool = False
 
 
 def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = False) -> Scan:
@@ -50,8 +55,9 @@ def scan_document(doc: Document, *, with_anchors: bool = False, placed: bool = F
         places = tuple(at.of(ref) for ref in refs)
     if not with_anchors:
         return Scan(tuple(refs), None, places, unchecked)
-    github, toc = dialect_anchors(doc)
-    return Scan(tuple(refs), github, places, unchecked, toc)
+    github, toc, site = dialect_anchors(doc)
+    pulls = pulls_content(doc.body, spans)
+    return Scan(tuple(refs), github, places, unchecked, toc, tuple(site.items()), pulls)
 
 
 def _offset(ref: LinkRef) -> int:

@@ -40,11 +40,14 @@ from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.repo.moves import Move
 from kenso_git.repo.moves import Origin
 from kenso_git.text.anchors import anchors as document_anchors
+from kenso_git.text.anchors import dialect_anchors
 from kenso_git.text.anchors import heading_anchors
+from kenso_git.text.hugoslug import pulls_content
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.mdlinks import CODE
+from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
 
@@ -90,6 +93,8 @@ class LinkFacts:
     _sources: set[str] = field(default_factory=set)  # documents with a dead relative link
     anchors: dict[str, frozenset[str]] = field(default_factory=dict)
     _headings: dict[str, frozenset[str]] = field(default_factory=dict)  # `offers`' first try
+    _pulls: dict[str, bool] = field(default_factory=dict)  # `pulls_headings`, by path
+    _site_ids: dict[str, frozenset[str]] = field(default_factory=dict)  # `site_ids`, by path
     _targets: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _notable: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     _skipped: dict[str, Mapping[str, int]] = field(default_factory=dict)
@@ -191,8 +196,8 @@ class LinkFacts:
         if doc is not None:
             quick = self._headings.get(path)
             if quick is None:
-                toc = self.tree.in_mkdocs(path)
-                quick = self._headings[path] = heading_anchors(doc, toc=toc)
+                toc, hugo = self.tree.in_mkdocs(path), self.tree.heading_ids(path)
+                quick = self._headings[path] = heading_anchors(doc, toc=toc, hugo=hugo)
             if fragment in quick:
                 return True
         found = self.anchors_of(path)
@@ -204,17 +209,57 @@ class LinkFacts:
         if found is not None:
             return found
         toc = self.tree.in_mkdocs(path)  # a fragment may be MkDocs' too
+        hugo = self.tree.heading_ids(path)  # or Hugo's, under its config's id type
         kept = self.scans.get(path)
         if kept is not None and kept.anchors is not None:
-            if not toc or not kept.toc_anchors:
+            more = dict(kept.hugo_anchors).get(hugo or "", frozenset())
+            if toc:
+                more |= kept.toc_anchors
+            if not more:
                 return kept.anchors
-            found = self.anchors[path] = kept.anchors | kept.toc_anchors
+            found = self.anchors[path] = kept.anchors | more
             return found
         doc = self.docs.get(path)
         if doc is None:
-            outside = self.pages.anchors(path, toc=toc)
+            outside = self.pages.anchors(path, toc=toc, hugo=hugo)
             return outside if isinstance(outside, frozenset) else None
-        found = self.anchors[path] = document_anchors(doc, toc=toc)
+        found = self.anchors[path] = document_anchors(doc, toc=toc, hugo=hugo)
+        return found
+
+    def site_ids(self, path: str) -> frozenset[str] | None:
+        """The heading ids Hugo renders on the page at `path` under the `autoHeadingIDType`
+        its config sets (what a site's reader follows: a suggestion is looked for among
+        them first); None when none is set or the page is not in the corpus."""
+        hugo = self.tree.heading_ids(path)
+        if hugo is None:
+            return None
+        kept = self.scans.get(path)
+        if kept is not None and kept.anchors is not None:
+            return dict(kept.hugo_anchors).get(hugo)
+        doc = self.docs.get(path)
+        if doc is None:
+            return None
+        found = self._site_ids.get(path)
+        if found is None:
+            made = dialect_anchors(doc, toc=False, hugo=(hugo,))[2]
+            found = self._site_ids[path] = made.get(hugo, frozenset())
+        return found
+
+    def pulls_headings(self, path: str) -> bool:
+        """Whether the page at `path`, a Hugo site's, calls a shortcode that may pull in
+        headings lint cannot read (`text.hugoslug.pulls_content`): a fragment none of its
+        anchors makes is not checked."""
+        if not self.tree.in_hugo(path):
+            return False
+        kept = self.scans.get(path)
+        if kept is not None and kept.anchors is not None:
+            return kept.pulls
+        doc = self.docs.get(path)
+        if doc is None:
+            return self.pages.pulls(path)
+        found = self._pulls.get(path)
+        if found is None:
+            found = self._pulls[path] = pulls_content(doc.body, region_list(doc))
         return found
 
     def targets(self, doc: Document) -> tuple[Target, ...]:
@@ -419,6 +464,8 @@ class LinkFacts:
         self.scans.pop(path, None)
         self.anchors.pop(path, None)
         self._headings.pop(path, None)
+        self._pulls.pop(path, None)
+        self._site_ids.pop(path, None)
         self._relations.pop(path, None)
         self._targets.pop(path, None)
         self._notable.pop(path, None)

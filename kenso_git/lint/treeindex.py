@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 from kenso_git.lint.hugoref import page_stem
 from kenso_git.repo.workspace import is_markdown
 from kenso_git.text.anchors import anchors as document_anchors
+from kenso_git.text.hugoslug import HUGO_ID_TYPES
+from kenso_git.text.hugoslug import id_type
+from kenso_git.text.hugoslug import pulls_content
+from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 
 if TYPE_CHECKING:
@@ -25,12 +29,21 @@ _NEAR_KEPT = 4096  # typos whose nearest name the tree remembers: a page may rep
 # Why a link's `#fragment` into the tree outside the corpus was not checked (counted).
 NOT_A_PAGE = "anchor into a folder or a file that is not Markdown"
 UNREAD_PAGE = "anchor into a Markdown file lint could not read"
+PULLED_IN = "anchor into a page whose shortcodes may make headings lint cannot read"
 # What the pages outside the corpus may hold together, read for their anchors: links into
 # a submodule's generated reference cannot make lint read it all.
 MAX_OUTSIDE_CHARS = 16_000_000
 MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
 # A static site's config: Hugo's (and its config folder's), MkDocs', Docusaurus', Jekyll's.
-_HUGO = tuple(f"{name}.{ext}" for name in ("hugo", "config") for ext in ("toml", "yaml", "json"))
+_EXTS = ("toml", "yaml", "json")
+_HUGO = tuple(f"{name}.{ext}" for name in ("hugo", "config") for ext in _EXTS)
+# Hugo's configs in the order read for a setting (the config folder's `markup` file holds
+# the `markup` key's settings), each at most this many characters
+HUGO_CONFIGS = (
+    *(f"config/_default/{name}.{ext}" for name in ("markup", "hugo", "config") for ext in _EXTS),
+    *_HUGO,
+)
+MAX_CONFIG_CHARS = 1_000_000
 SITE_CONFIGS = (
     *_HUGO,
     *(f"config/_default/{name}" for name in _HUGO),
@@ -39,6 +52,9 @@ SITE_CONFIGS = (
     "_config.yml",
 )
 
+ReadText = Callable[[str, int], "str | None"]
+"""The text of the file at a root-relative path, when it is a regular file of at most the
+given number of characters that reads as text (None otherwise)."""
 ReadPage = Callable[[str, int], "Document | None"]
 """The Markdown page at a root-relative path read from disk, when it is a regular file of at
 most the given number of bytes that reads as text (None otherwise)."""
@@ -58,6 +74,7 @@ class TreeIndex(Collection[str]):
         "_children",
         "_folded",
         "_folded_top",
+        "_hugo",
         "_indexed",
         "_mkdocs",
         "_named",
@@ -69,6 +86,7 @@ class TreeIndex(Collection[str]):
         "ignored",
         "leads_out",
         "on_disk",
+        "read_text",
         "top",
         "unstaged",
     )
@@ -107,6 +125,9 @@ class TreeIndex(Collection[str]):
         self._named: dict[str, tuple[str, ...]] | None = None
         self._mkdocs: dict[str, bool] = {}  # folder -> whether an MkDocs project holds it
         self._site: dict[str, bool] = {}  # folder -> whether a static site's project holds it
+        # folder -> the governing Hugo config's autoHeadingIDType ("" none, None no config)
+        self._hugo: dict[str, str | None] = {}
+        self.read_text: ReadText | None = None  # how Hugo's configs are read (None: never)
 
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
@@ -116,8 +137,11 @@ class TreeIndex(Collection[str]):
         return self.on_disk is None or self.on_disk(item)
 
     def changed(self, files: Iterable[str]) -> TreeIndex:
-        """The same tree holding `files` instead (its ignored, absent and `on_disk` kept)."""
-        return TreeIndex(files, self.ignored, self.absent, self.on_disk, self.leads_out)
+        """The same tree holding `files` instead (its ignored, absent, `on_disk` and
+        `read_text` kept)."""
+        tree = TreeIndex(files, self.ignored, self.absent, self.on_disk, self.leads_out)
+        tree.read_text = self.read_text
+        return tree
 
     def in_absent(self, path: str) -> bool:
         """Whether `path` is under a submodule that is not checked out."""
@@ -182,6 +206,38 @@ class TreeIndex(Collection[str]):
         """Whether the page at `path` is a static site's: a site config (`SITE_CONFIGS`:
         Hugo, MkDocs, Docusaurus, Jekyll) is in its folder or a folder above it."""
         return self._held(path, SITE_CONFIGS, self._site)
+
+    def in_hugo(self, path: str) -> bool:
+        """Whether the page at `path` is a Hugo site's: a Hugo config (`HUGO_CONFIGS`) is
+        in its folder or a folder above it."""
+        return self._hugo_type(path.rpartition("/")[0]) is not None
+
+    def heading_ids(self, path: str) -> str | None:
+        """The `autoHeadingIDType` the Hugo config nearest the page at `path` (in its folder
+        or above) sets, lower-cased; None when none governs it or it sets none (GitHub's
+        ids, Hugo's default, or a type Hugo does not know). Each config is read once."""
+        kind = self._hugo_type(path.rpartition("/")[0])
+        return kind if kind in HUGO_ID_TYPES else None
+
+    def _hugo_type(self, folder: str) -> str | None:
+        if folder in self._hugo:
+            return self._hugo[folder]
+        lead = f"{folder}/" if folder else ""
+        configs = [lead + name for name in HUGO_CONFIGS if lead + name in self.files]
+        found: str | None = None
+        if configs:
+            found = ""
+            read = self.read_text
+            for config in configs:
+                text = None if read is None else read(config, MAX_CONFIG_CHARS)
+                kind = None if text is None else id_type(text)
+                if kind is not None:
+                    found = kind
+                    break
+        elif folder:
+            found = self._hugo_type(folder.rpartition("/")[0])
+        self._hugo[folder] = found
+        return found
 
     def _held(self, path: str, configs: tuple[str, ...], known: dict[str, bool]) -> bool:
         """Whether one of `configs` is in the folder of `path` or above (`known`: by folder)."""
@@ -251,34 +307,46 @@ class OutsidePages:
     cap, binary, past `MAX_OUTSIDE_CHARS`). The fragments into them no page could judge
     are noted per linking document, to be counted as not checked."""
 
-    __slots__ = ("_known", "_left", "_read", "_unjudged")
+    __slots__ = ("_known", "_left", "_pulling", "_read", "_unjudged")
 
     def __init__(self, read: ReadPage | None = None) -> None:
         self._read = read
         self._known: dict[str, frozenset[str] | str] = {}
+        self._pulling: set[str] = set()  # pages read whose shortcodes may pull in headings
         self._left = MAX_OUTSIDE_CHARS
         # per linking document: (line, column) of the fragment -> why it was not checked
         self._unjudged: dict[str, dict[tuple[int, int], str]] = {}
 
-    def anchors(self, path: str, *, toc: bool = False) -> frozenset[str] | str:
-        """The anchors of the page at `path` (with `toc`, MkDocs' too: `text.anchors`), or
-        the reason they are not known."""
+    def anchors(
+        self, path: str, *, toc: bool = False, hugo: str | None = None
+    ) -> frozenset[str] | str:
+        """The anchors of the page at `path` (with `toc`, MkDocs' too; with `hugo`, those of
+        Hugo's `autoHeadingIDType`: `text.anchors`), or the reason they are not known."""
         known = self._known.get(path)
         if known is None:
             if not is_markdown(path):
                 known = NOT_A_PAGE
             else:
                 doc = None if self._read is None else self._read(path, self._left)
-                known = UNREAD_PAGE if doc is None else document_anchors(doc, toc=toc)
+                known = UNREAD_PAGE if doc is None else document_anchors(doc, toc=toc, hugo=hugo)
                 self._left -= 0 if doc is None else len(doc.text)
+                if doc is not None and pulls_content(doc.body, region_list(doc)):
+                    self._pulling.add(path)
             self._known[path] = known
         return known
 
-    def unjudged(self, source: str, line: int, column: int, path: str) -> None:
+    def pulls(self, path: str) -> bool:
+        """Whether the page at `path`, read for its anchors, calls a shortcode that may pull
+        in headings (`text.hugoslug.pulls_content`)."""
+        return path in self._pulling
+
+    def unjudged(
+        self, source: str, line: int, column: int, path: str, why: str | None = None
+    ) -> None:
         """Note the fragment at `line`, `column` of `source` into `path` as not checked: no
-        page lint reads is there (noted once however often `source` is linted)."""
-        why = self.anchors(path)
-        reason = why if isinstance(why, str) else UNREAD_PAGE
+        page lint reads is there, or `why` (noted once however often `source` is linted)."""
+        known = self.anchors(path) if why is None else why
+        reason = known if isinstance(known, str) else UNREAD_PAGE
         self._unjudged.setdefault(source, {})[line, column] = reason
 
     def unjudged_reasons(self) -> Iterator[str]:
@@ -293,5 +361,6 @@ class OutsidePages:
     def clear(self) -> None:
         """Forget what was read and noted (a new listing of the tree: files may have changed)."""
         self._known.clear()
+        self._pulling.clear()
         self._unjudged.clear()
         self._left = MAX_OUTSIDE_CHARS

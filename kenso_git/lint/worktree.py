@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kenso_git.lint.treeindex import ReadPage
+from kenso_git.lint.treeindex import ReadText
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import CODE_OPENING
@@ -36,6 +37,7 @@ def work_tree(
     tree = TreeIndex(
         listed.files, listed.whole, listed.absent, on_disk(ws), leads_out(ws), unstaged
     )
+    tree.read_text = text_reader(ws)  # Hugo's configs, for their heading ids
     names = _unknown_tops(docs, scans or {}, tree.folded_top)
     if not names:
         return tree
@@ -48,7 +50,7 @@ def work_tree(
         return tree
     if not former:
         return tree
-    return FormerTree(
+    former_tree = FormerTree(
         listed.files,
         listed.whole,
         listed.absent,
@@ -57,6 +59,8 @@ def work_tree(
         unstaged,
         former=former,
     )
+    former_tree.read_text = tree.read_text
+    return former_tree
 
 
 class FormerTree(TreeIndex):
@@ -147,6 +151,35 @@ def leads_out(ws: Workspace) -> Callable[[str], bool]:
         return real is not None and os.path.commonpath([root, real]) != root
 
     return out
+
+
+def text_reader(ws: Workspace) -> ReadText:
+    """Read a file of the work tree as text (a site's config): a regular file of at most
+    the given number of bytes, opened with no symlink followed (`safeopen`)."""
+    root = str(ws.root)
+
+    def read(path: str, limit: int) -> str | None:
+        import os
+
+        from kenso_git.repo.safeopen import open_beneath
+        from kenso_git.repo.safeopen import read_capped
+
+        try:
+            fd = open_beneath(root, path)
+        except OSError:
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            if size > limit:
+                return None
+            data = read_capped(fd, size, limit)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return data.decode("utf-8", "replace")
+
+    return read
 
 
 def page_reader(ws: Workspace, max_size: int) -> ReadPage:

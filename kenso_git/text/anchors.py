@@ -10,8 +10,9 @@ Headings are the parser's ATX headings, setext headings, and the ATX headings it
 (indented, a tab after the hashes, in a block quote or list item, in a list item's content
 indented 4 or more past the margin).
 
-An MkDocs site renders other ids (Python-Markdown's `toc`, `text.tocslug`): asked with
-`toc`, `anchors` offers those too (`dialect_anchors` keeps them apart).
+An MkDocs site renders other ids (Python-Markdown's `toc`, `text.tocslug`), and so does a
+Hugo site whose config sets `autoHeadingIDType` (`text.hugoslug`): asked with `toc` or
+`hugo`, `anchors` offers those too (`dialect_anchors` keeps them apart).
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ from collections.abc import Iterator
 
 from kenso_git.text.headingtext import label
 from kenso_git.text.headingtext import rendered
+from kenso_git.text.hugoslug import HUGO_ID_TYPES
+from kenso_git.text.hugoslug import blackfriday_slug
+from kenso_git.text.hugoslug import github_ascii_slug
+from kenso_git.text.hugoslug import hugo_ids
 from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 from kenso_git.text.tocslug import TocIds
 from kenso_git.text.tocslug import toc_slug
 
+_HUGO_SLUGS = dict(zip(HUGO_ID_TYPES, (blackfriday_slug, github_ascii_slug), strict=True))
 _ASCII_DROP = re.compile(r"[^a-z0-9 _-]")
 _ATTRIBUTE = re.compile(r"\{:?\s*#([^\s}]+)[^}]*\}\s*$")  # `{#id}`, `{: #id .class}`
 _HTML_ID = re.compile(
@@ -351,12 +357,14 @@ def _heading_anchor(raw: str, labels: frozenset[str] | None) -> tuple[str | None
     return attribute[1], rendered(text[: attribute.start()].strip(), labels)
 
 
-def heading_anchors(doc: Document, *, toc: bool = False) -> frozenset[str]:
+def heading_anchors(doc: Document, *, toc: bool = False, hugo: str | None = None) -> frozenset[str]:
     """The fragments `doc`'s ATX headings make before duplicate suffixes, and their
     `{#id}`s: a part of `anchors` found without reading the body (each heading's first
     slug is handed to it or to an earlier heading), enough to pass most fragments. With
-    `toc`, Python-Markdown's slugs too (`anchors`)."""
+    `toc`, Python-Markdown's slugs too; with `hugo`, the slugs of that `autoHeadingIDType`
+    (`anchors`)."""
     out = set[str]()
+    make = _HUGO_SLUGS.get(hugo or "")
     labels = None
     if any("][" in heading.text for heading in doc.headings):
         labels = _labels(doc, region_list(doc))
@@ -367,20 +375,29 @@ def heading_anchors(doc: Document, *, toc: bool = False) -> frozenset[str]:
         out.add(slug(text))
         if toc and attribute is None:
             out.add(toc_slug(text))
+        if make is not None and attribute is None:
+            out.add(make(text) or "heading")
     out.discard("")
     return frozenset(out)
 
 
-def anchors(doc: Document, *, toc: bool = False) -> frozenset[str]:
+def anchors(doc: Document, *, toc: bool = False, hugo: str | None = None) -> frozenset[str]:
     """Every fragment that leads somewhere in `doc` (as GitHub renders it; with `toc`, as
-    MkDocs renders it too: Python-Markdown's `toc` ids, `text.tocslug`)."""
-    github, more = dialect_anchors(doc, toc=toc)
+    MkDocs renders it too: Python-Markdown's `toc` ids, `text.tocslug`; with `hugo`, as
+    Hugo's Goldmark renders it under that `autoHeadingIDType`: `text.hugoslug`)."""
+    kinds = (hugo,) if hugo in _HUGO_SLUGS else ()
+    github, more, site = dialect_anchors(doc, toc=toc, hugo=kinds)
+    for made in site.values():
+        more |= made
     return github | more if more else github
 
 
-def dialect_anchors(doc: Document, *, toc: bool = True) -> tuple[frozenset[str], frozenset[str]]:
+def dialect_anchors(
+    doc: Document, *, toc: bool = True, hugo: tuple[str, ...] = HUGO_ID_TYPES
+) -> tuple[frozenset[str], frozenset[str], dict[str, frozenset[str]]]:
     """(every fragment that leads somewhere in `doc` as GitHub renders it; with `toc`, the
-    ones MkDocs renders besides: Python-Markdown's `toc` ids of its headings)."""
+    ones MkDocs renders besides: Python-Markdown's `toc` ids of its headings; for each
+    `autoHeadingIDType` in `hugo`, the ids Hugo gives its headings under it)."""
     slugger, out = _Slugger(), set[str]()
     spans = region_list(doc)
     texts = list(_heading_texts(doc, spans))
@@ -400,9 +417,10 @@ def dialect_anchors(doc: Document, *, toc: bool = True) -> tuple[frozenset[str],
             )
     out.discard("")
     github = frozenset(out)
+    site = {kind: frozenset(hugo_ids(kind, headings)) for kind in hugo}
     if not toc:
-        return github, frozenset()
+        return github, frozenset(), site
     # the `{#id}`s are taken first: the extension never overrides an id
     ids = TocIds(attribute for attribute, _text in headings if attribute is not None)
     made = {ids.take(toc_slug(text)) for attribute, text in headings if attribute is None}
-    return github, frozenset(made - github)
+    return github, frozenset(made - github), site

@@ -70,7 +70,7 @@ def test_a_page_offers_mkdocs_anchors_only_when_asked() -> None:
         "# Title\n\n## Users & UsersFile\n\n## Setup {#install}\n\n## Install\n\n"
         "## Install\n\n## resourceAttributes\n\n## resourceAttributes\n",
     )
-    github, toc = dialect_anchors(doc)
+    github, toc, _hugo = dialect_anchors(doc)
     assert "users--usersfile" in github and "resourceattributes-1" in github
     # `{#install}` takes `install` first: the headings after it are install_1, install_2
     assert {"users-usersfile", "install_1", "install_2", "resourceattributes_1"} <= toc

@@ -37,6 +37,7 @@ from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
+from kenso_git.lint.treeindex import PULLED_IN
 from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
@@ -151,13 +152,22 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "dead-anchor",
     severity=Severity.ERROR,
     summary="A `#fragment` names a heading (GitHub's slugs, and in an MkDocs project "
-    "Python-Markdown's too), an `{#id}` or an `<a name>` of its target.",
+    "Python-Markdown's too, in a Hugo project the ids its `autoHeadingIDType` makes), an "
+    "`{#id}` or an `<a name>` of its target.",
     why="A fragment no heading produces lands readers at the top of the page, and it "
     "breaks silently when a heading is reworded; GitHub numbers repeated headings "
     "`-1`, `-2`. A page with an `mkdocs.yml` (or `mkdocs.yaml`) in its folder or one above "
     'it also offers the ids MkDocs renders (Python-Markdown\'s `toc`: "Users & UsersFile" '
     "is `#users-usersfile`, a repeated heading `#x_1`); a fragment either dialect makes "
-    "passes. `lint --fix` corrects a fragment's case, and a typo when exactly one "
+    "passes. So does one Hugo makes where the Hugo config nearest the page (in its folder or "
+    "above, `config/_default/` too) sets `[markup.goldmark.parser] autoHeadingIDType` to "
+    '`blackfriday` ("What\'s new?" is `#what-s-new`, "1.0.0" is `#1-0-0`) or `github-ascii` '
+    "(GitHub's with accents taken off and other non-ASCII dropped). A Hugo page that calls "
+    "a shortcode pulling in content from elsewhere (a name with `markdown`, `readfile`, "
+    "`include`, `import`, `embed` or `remote`, opening a line) may have headings lint cannot "
+    "read: a fragment none of its anchors makes is counted as not checked. A suggestion "
+    "for a Hugo page whose config sets the type is looked for among its Hugo ids first. "
+    "`lint --fix` corrects a fragment's case, and a typo when exactly one "
     "anchor of the page is close to it (the one the finding suggests). So that a generated "
     "page cannot make lint slow, a page of more than 200 anchors (or of very long ones) is "
     "searched only beside the fragment, and fixed only when the suggestion is its only "
@@ -184,6 +194,10 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             facts.pages.unjudged(doc.path, target.line, target.column, target.path)
         if made is not False:
             continue
+        if facts.pulls_headings(target.path):  # its shortcodes may make it: unchecked
+            at = (doc.path, target.line, target.column, target.path)
+            facts.pages.unjudged(*at, PULLED_IN)
+            continue
         index = anchor_index(facts.anchors_of(target.path) or frozenset())
         raw = target.ref.target
         where = "this document" if target.path == doc.path else target.path
@@ -194,7 +208,10 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             edit = None if is_template(raw) else _edit(target, fixed)
             yield Finding(target.line, target.column, message, raw, edit)
             continue
-        close = guesser.guess(fragment, index)  # bounded: see lint/rules/_typo.py
+        site = facts.site_ids(target.path)  # a Hugo site's own ids are suggested first
+        close = guesser.guess(fragment, anchor_index(site)) if site else None
+        if close is None:
+            close = guesser.guess(fragment, index)  # bounded: see lint/rules/_typo.py
         hint = f'; did you mean "#{close.anchor}"?' if close else ""
         message = f'anchor "#{fragment}": no heading of {where} makes it{hint}'
         edit = None
