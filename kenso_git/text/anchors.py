@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from kenso_git.text.fences import width_at
 from kenso_git.text.headingtext import label
 from kenso_git.text.headingtext import rendered
 from kenso_git.text.hugoslug import HUGO_ID_TYPES
@@ -162,7 +163,7 @@ class _ListColumns:
 
     def close(self, line: str) -> None:
         """A line of code or a comment: the items left of it end (an indented block: all)."""
-        width, at = _width(line, 0, 0)
+        width, at = width_at(line, 0, 0)
         if width >= 4 and not line.startswith(("```", "~~~"), at):
             self.open.clear()
         while self.open and self.open[-1] > width:
@@ -171,7 +172,7 @@ class _ListColumns:
 
     def read(self, line: str) -> tuple[int, int]:
         """(the line's indentation, the innermost open item's content column or 0)."""
-        width, at = _width(line, 0, 0)
+        width, at = width_at(line, 0, 0)
         if at == len(line):
             self.paragraph = False
             return width, self.open[-1] if self.open else 0
@@ -185,7 +186,7 @@ class _ListColumns:
             marker = _ITEM.match(line, content)
             if marker is None:
                 break
-            spaces, after = _width(line, marker.end(), column + len(marker[0]))
+            spaces, after = width_at(line, marker.end(), column + len(marker[0]))
             if after == len(line) or spaces - column - len(marker[0]) > 4:
                 self.open.append(column + len(marker[0]) + 1)  # empty, or indented code
                 self.paragraph = False
@@ -206,20 +207,6 @@ def _interrupts(line: str, at: int) -> bool:
         return False
     item = _ITEM.match(line, at)
     return item is None or bool(line[item.end() :].strip())
-
-
-def _width(line: str, at: int, column: int) -> tuple[int, int]:
-    """(the column, the index) of the first character at or after `at` that is not a space
-    or tab, tabs stopping at multiples of 4 (CommonMark 2.2)."""
-    for index in range(at, len(line)):
-        char = line[index]
-        if char == " ":
-            column += 1
-        elif char == "\t":
-            column += 4 - column % 4
-        else:
-            return column, index
-    return column, len(line)
 
 
 def _continues_paragraph(body: str, at: int) -> bool:

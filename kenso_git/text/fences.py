@@ -29,11 +29,12 @@ _CLOSER_SLACK = 3
 _LEFT_OF = tuple(re.compile(rf"\n {{0,{k}}}[^ \t\n]") for k in range(MAX_FENCE_INDENT - 3))
 
 
-def indent_of(line: str) -> tuple[int, int]:
-    """(columns, index of the first character that is not a space or a tab) of `line`'s
-    indentation, a tab advancing to the next multiple of 4."""
-    column = 0
-    for index, char in enumerate(line):
+def width_at(line: str, at: int = 0, column: int = 0) -> tuple[int, int]:
+    """(the column, the index) of the first character at or after index `at` (standing at
+    `column`) that is not a space or a tab, a tab advancing to the next multiple of 4
+    (CommonMark 2.2)."""
+    for index in range(at, len(line)):
+        char = line[index]
         if char == " ":
             column += 1
         elif char == "\t":
@@ -41,6 +42,12 @@ def indent_of(line: str) -> tuple[int, int]:
         else:
             return column, index
     return column, len(line)
+
+
+def indent_of(line: str) -> tuple[int, int]:
+    """(columns, index of the first character that is not a space or a tab) of `line`'s
+    indentation."""
+    return width_at(line)
 
 
 def fence_run(line: str, max_indent: int = 3) -> tuple[str, int, str]:

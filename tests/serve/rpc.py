@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from tests.serve.conftest import KENSO_EXE
 
@@ -48,3 +50,21 @@ def spawn_stdio(root: Path, **env: str) -> subprocess.Popen[str]:
         cwd=root,
         env=server_env(**env),
     )
+
+
+def send(proc: subprocess.Popen[str], message: dict[str, object]) -> None:
+    """Write one JSON-RPC message to a stdio server, a line of its own."""
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+
+
+def answer(proc: subprocess.Popen[str], number: int) -> dict[str, Any]:
+    """The server's answer to request `number`, read past any notifications before it."""
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        assert line, "the server closed its output"
+        message = json.loads(line)
+        if message.get("id") == number:
+            return message  # type: ignore[no-any-return]

@@ -11,11 +11,8 @@ A real server process over stdio, and a real second process holding the lock."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,6 +21,8 @@ from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import answer
+from tests.serve.rpc import send
 from tests.serve.rpc import spawn_stdio
 from tests.serve.rpc import tool_call
 from tests.serve.test_lock_busy_reads import lock_held
@@ -31,22 +30,6 @@ from tests.serve.test_lock_busy_reads import lock_held
 HANG_GUARD_S = 60
 ANSWERED_WITHIN_S = 4.0  # the budget is 1 s; before, 5 s (the start-up check's writer wait)
 TOO_MANY = 250  # more changed docs than a query syncs (`MAX_QUERY_SYNC_FILES`, 200)
-
-
-def _send(proc: subprocess.Popen[str], message: dict[str, object]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(message) + "\n")
-    proc.stdin.flush()
-
-
-def _answer(proc: subprocess.Popen[str], number: int) -> dict[str, Any]:
-    assert proc.stdout is not None
-    while True:
-        line = proc.stdout.readline()
-        assert line, "the server closed its output"
-        message = json.loads(line)
-        if message.get("id") == number:
-            return message  # type: ignore[no-any-return]
 
 
 @pytest.mark.timeout(HANG_GUARD_S)
@@ -65,12 +48,12 @@ def test_the_first_call_waits_for_the_start_up_check_no_longer_than_its_budget(
     with lock_held(root) as holder:
         proc = spawn_stdio(root)  # its start-up check waits for the holder
         try:
-            _send(proc, INIT)
-            _answer(proc, 1)
-            _send(proc, INITIALIZED)
+            send(proc, INIT)
+            answer(proc, 1)
+            send(proc, INITIALIZED)
             started = time.monotonic()
-            _send(proc, tool_call(7, tool, arguments))
-            reply = _answer(proc, 7)
+            send(proc, tool_call(7, tool, arguments))
+            reply = answer(proc, 7)
             took = time.monotonic() - started
             assert holder.poll() is None  # answered while the other writer held the lock
         finally:
@@ -82,6 +65,6 @@ def test_the_first_call_waits_for_the_start_up_check_no_longer_than_its_budget(
     result = reply["result"]
     assert not result.get("isError"), result["content"][0]["text"]
     assert took < ANSWERED_WITHIN_S, took
-    answer = result["structuredContent"]
-    assert answer["stale"] is True
-    assert "another freshness check of the index" in answer["stale_reason"]
+    body = result["structuredContent"]
+    assert body["stale"] is True
+    assert "another freshness check of the index" in body["stale_reason"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -15,42 +14,28 @@ from tests.helpers import doc
 from tests.helpers import init_repo
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import answer
+from tests.serve.rpc import send
 from tests.serve.rpc import spawn_stdio
 from tests.serve.rpc import tool_call
 
 
-def _send(proc: subprocess.Popen[str], message: dict[str, object]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(message) + "\n")
-    proc.stdin.flush()
-
-
-def _answer(proc: subprocess.Popen[str], number: int) -> dict[str, object]:
-    assert proc.stdout is not None
-    while True:
-        line = proc.stdout.readline()
-        assert line, "the server closed its output"
-        message = json.loads(line)
-        if message.get("id") == number:
-            return message  # type: ignore[no-any-return]
-
-
-def test_a_page_created_after_the_server_started_is_in_its_first_answer(tmp_path: Path) -> None:
+def test_a_page_created_after_the_server_started_is_in_its_firstanswer(tmp_path: Path) -> None:
     root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha words. " * 20)})
     KnowledgeBase.open(root).ingest()
     proc = spawn_stdio(root)
     try:
-        _send(proc, INIT)
-        _answer(proc, INIT["id"])  # type: ignore[arg-type]
-        _send(proc, INITIALIZED)
+        send(proc, INIT)
+        answer(proc, INIT["id"])  # type: ignore[arg-type]
+        send(proc, INITIALIZED)
         time.sleep(0.3)  # the agent reads the tool list, the developer saves a new page
         page = root / "docs" / "new.md"
         temp = page.with_name(".new.md.tmp")
         temp.write_text(doc("New", "The wombat page, new since the server started. " * 5))
         os.replace(temp, page)
         call = tool_call(7, "search_docs", {"query": "wombat", "limit": 5})
-        _send(proc, call)
-        reply = _answer(proc, 7)
+        send(proc, call)
+        reply = answer(proc, 7)
         hits = json.loads(reply["result"]["content"][0]["text"])  # type: ignore[index]
         assert [h["file_path"] for h in hits] == ["docs/new.md"]
     finally:

@@ -28,6 +28,7 @@ from tests.serve.conftest import make_repo
 from tests.serve.http_helpers import running_http_server
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import send
 from tests.serve.rpc import server_env
 from tests.serve.rpc import tool_call
 
@@ -46,19 +47,13 @@ def _start(root: Path, server: str, *args: str) -> subprocess.Popen[str]:
         env=server_env(**SERVERS[server]),
     )
     assert _request(proc, INIT)["result"]["serverInfo"]["name"] == "kenso-git"
-    _send(proc, INITIALIZED)
+    send(proc, INITIALIZED)
     return proc
-
-
-def _send(proc: subprocess.Popen[str], message: dict[str, object]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(message) + "\n")
-    proc.stdin.flush()
 
 
 def _request(proc: subprocess.Popen[str], message: dict[str, object]) -> dict[str, object]:
     assert proc.stdout is not None
-    _send(proc, message)
+    send(proc, message)
     while True:
         line = proc.stdout.readline()  # the test's timeout bounds a silent server
         assert line, "the server closed its output"
