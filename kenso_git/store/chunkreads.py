@@ -38,6 +38,11 @@ _SNIPPET = f"snippet(chunks_fts, 4, '<mark>', '</mark>', '...', {SNIPPET_TOKENS}
 IDS = "(SELECT value FROM json_each(?))"  # a JSON array parameter as a set of values
 
 
+def escape_like(text: str) -> str:
+    """`text` with LIKE wildcards escaped for `ESCAPE '\\'`."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def chunk_filter(
     category: str | None, has_path_filter: bool, alias: str = "c"
 ) -> tuple[str, list[object]]:

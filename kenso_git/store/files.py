@@ -11,6 +11,7 @@ from kenso_git.repo.status import FileStatus
 from kenso_git.repo.workspace import is_undecodable
 from kenso_git.store import schema
 from kenso_git.store import vocab
+from kenso_git.store.chunkreads import escape_like
 from kenso_git.store.links import replace_links
 
 
@@ -215,14 +216,10 @@ def relations_naming(conn: sqlite3.Connection, names: Collection[str]) -> list[s
     superset (LIKE ignores ASCII case) of the files whose links may name those files."""
     if not names:
         return []
-    like = [f"%{_like_escaped(json.dumps(n, ensure_ascii=False)[1:-1])}%" for n in names]
+    like = [f"%{escape_like(json.dumps(n, ensure_ascii=False)[1:-1])}%" for n in names]
     where = " OR ".join("relations LIKE ? ESCAPE '\\'" for _ in like)
     sql = f"SELECT path FROM files WHERE status = ? AND relations IS NOT NULL AND ({where})"
     return [r[0] for r in conn.execute(sql, (FileStatus.INDEXED, *like))]
-
-
-def _like_escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def indexed_paths(conn: sqlite3.Connection) -> list[str]:

@@ -6,13 +6,10 @@ from __future__ import annotations
 import sqlite3
 
 from kenso_git.store.chunkreads import PATH_FUNCTION
+from kenso_git.store.chunkreads import escape_like
 
 NEAR_PATHS_MAX = 5
 """The most near paths one answer names."""
-
-
-def _like_escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def near_paths(
@@ -29,7 +26,7 @@ def near_paths(
     clauses = " OR ".join("path = ? COLLATE NOCASE OR path LIKE ? ESCAPE '\\'" for _ in wanted)
     params: list[object] = []
     for text in wanted:
-        params += [text, f"%/{_like_escaped(text)}"]
+        params += [text, f"%/{escape_like(text)}"]
     gate = f" AND {PATH_FUNCTION}(path)" if gated else ""
     rows = conn.execute(
         f"SELECT path FROM files WHERE chunks > 0 AND path != ? AND ({clauses}){gate} "

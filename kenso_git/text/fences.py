@@ -44,16 +44,10 @@ def width_at(line: str, at: int = 0, column: int = 0) -> tuple[int, int]:
     return column, len(line)
 
 
-def indent_of(line: str) -> tuple[int, int]:
-    """(columns, index of the first character that is not a space or a tab) of `line`'s
-    indentation."""
-    return width_at(line)
-
-
 def fence_run(line: str, max_indent: int = 3) -> tuple[str, int, str]:
     """(fence character, run length, rest of line) of a fence line indented by at most
     `max_indent` columns, else ("", 0, "")."""
-    column, at = indent_of(line)
+    column, at = width_at(line)
     if column > max_indent or line[at : at + 1] not in ("`", "~"):
         return "", 0, ""
     stripped = line[at:]
@@ -112,6 +106,6 @@ def opened(body: str, start: int, end: int, ends: ItemEnds) -> OpenFence | None:
     char, length, _ = fence_run(line, MAX_FENCE_INDENT)
     if not char:
         return None
-    indent = indent_of(line)[0]
+    indent = width_at(line)[0]
     limit = ends.after(end, indent) if indent >= 4 else len(body) + 1
     return OpenFence(start, char, length, indent, limit)

@@ -34,8 +34,7 @@ from kenso_git.search.lang.querylang import Query
 from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.search.lang.querylang import Term
 from kenso_git.search.lang.querylang import parse
-from kenso_git.search.ranked.rankdocs import OTHER_LABELS
-from kenso_git.search.ranked.rankdocs import SUMMARY_LABELS
+from kenso_git.search.ranked import rankdocs
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store import chunkreads
@@ -418,21 +417,13 @@ def _hits(
     return out
 
 
-LABELLED = SUMMARY_LABELS + OTHER_LABELS  # a document's labelled lines; the rest: description
-
-
 def _descriptions(conn: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
     """The frontmatter description of each of `paths` that has one: the snippet of a page
     whose matched chunk holds no text (a section page of frontmatter alone, as static
     sites' `_index.md` often are), where an empty snippet told an agent nothing."""
-    out = {}
-    for path, labels in chunkreads.labels(conn, paths):
-        text = "\n\n".join(
-            part for part in (labels or "").split("\n\n") if not part.startswith(LABELLED)
-        )
-        if text:
-            out[path] = text
-    return out
+    rows = chunkreads.labels(conn, paths)
+    found = ((path, rankdocs.description(labels)) for path, labels in rows)
+    return {path: text for path, text in found if text}
 
 
 def _first_match(content: str, needles: list[str]) -> int:

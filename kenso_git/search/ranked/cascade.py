@@ -258,14 +258,9 @@ def _cjk_rows(
     return exact + [Row(*r[:6], r[6], r[8], r[7] + 1) for r in side if r[0] not in seen]
 
 
-def escape_like(text: str) -> str:
-    """`text` with LIKE wildcards escaped for `ESCAPE '\\'`."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def _path_fallback(conn: sqlite3.Connection, text: str, filters: _Filters, fetch: int) -> list[Row]:
     where, params = filters.sql()
-    cur = chunkreads.path_matches(conn, f"%{escape_like(text)}%", where, params, fetch)
+    cur = chunkreads.path_matches(conn, f"%{chunkreads.escape_like(text)}%", where, params, fetch)
     return [
         Row(r[0], r[1], r[2] or "", r[3] or "", r[4] or "", r[5], PATH_FALLBACK_SCORE, None, 0)
         for r in cur

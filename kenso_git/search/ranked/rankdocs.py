@@ -108,6 +108,15 @@ def redirect_words(labels: str | None) -> frozenset[str]:
     return _label_words(labels)[1]
 
 
+def description(labels: str | None) -> str:
+    """The description among a document's search labels: the paragraphs no label names."""
+    return "\n\n".join(
+        part
+        for part in (labels or "").split("\n\n")
+        if part and not part.startswith(SUMMARY_LABELS + OTHER_LABELS)
+    )
+
+
 def _label_words(labels: str | None) -> tuple[frozenset[str], frozenset[str]]:
     kept, urls = [], []
     for line in (labels or "").split("\n\n"):
