@@ -105,6 +105,11 @@ SETTINGS: tuple[Setting, ...] = (
             "Before each search and MCP read, sync the docs whose stat data changed since the "
             "index last looked (a few ms when nothing did). `search --no-sync` turns it off "
             "for one command.", env_doc="`0`/`false` turns `query-sync` off, `1`/`true` on."),
+    Setting("query-watch", "query_watch", "bool", True, "KENSO_QUERY_WATCH", "index",
+            "In a process that answers many queries (`serve`, `lsp`, the library), skip "
+            "`query-sync`'s check while an inotify watch of the work tree's folders saw no "
+            "change since the last check (Linux, local file systems); off: every query "
+            "checks.", env_doc="`0`/`false` turns `query-watch` off, `1`/`true` on."),
     Setting("call-budget", "call_budget", "int", 10, "KENSO_CALL_BUDGET", "mcp",
             "Wall seconds one MCP tool call (or `GET /search`) may spend searching before it "
             "is stopped with an error naming this setting; the caps on queries and paths keep "
@@ -215,6 +220,7 @@ class Settings(NamedTuple):
     agent_scoped_roots: tuple[str, ...] = ()  # repo-relative folders the MCP server may show
     allow_reindex: bool = False
     query_sync: bool = True  # sync what changed before answering a read
+    query_watch: bool = True  # skip that check while an inotify watch saw nothing change
     call_budget: int = 10  # wall seconds a tool call may spend searching
     call_cpu_budget: int = 1500  # CPU milliseconds a tool call may use
     revision_cache_count: int = 16  # revisions kept in revisions.db

@@ -89,6 +89,7 @@ def test_known_keys_are_the_core_and_lint_keys() -> None:
         "max-file-size",
         "preview-chars",
         "query-sync",
+        "query-watch",
         "revision-cache-bytes",
         "revision-cache-count",
         "revision-copies",

@@ -37,6 +37,7 @@ from kenso_git.store.owner import check_owner
 
 if TYPE_CHECKING:
     from kenso_git.index.home import Opened
+    from kenso_git.index.quiet import QuietWatch
     from kenso_git.index.refresh import Freshness
     from kenso_git.index.watchseq import WatchSeq
     from kenso_git.repo.gitstatus import EarlyStatus
@@ -90,6 +91,8 @@ class Base:
         # set by a watcher of this process: while it vouches, a query skips its check (#32)
         self.watch_seq: WatchSeq | None = None
         self._check_s: float | None = None  # what the last query-time check took (seconds)
+        # from the second check on: later checks skipped while nothing changed (index/quiet)
+        self._quiet: QuietWatch | None = None
 
     @classmethod
     def open(

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     import sqlite3
 
     from kenso_git.index.prepare import Digest
+    from kenso_git.index.quiet import QuietWatch
+    from kenso_git.index.refresh import Freshness
     from kenso_git.index.report import IngestReport
     from kenso_git.index.report import Progress
     from kenso_git.index.report import Warn
@@ -176,6 +178,10 @@ class Writes(Base):
             NoIndexError: there is no index.
             DatabaseError: the index cannot be read.
         """
+        vouched = self._quiet_vouches()  # made after a check: `_early` was taken then
+        if vouched is not None:
+            self.freshness = vouched  # nothing changed since the check that found it fresh
+            return self.read(fn)
         started = self._status_beside_read()
         if started is None:
             self.refresh()
@@ -241,6 +247,24 @@ class Writes(Base):
 
         return cost >= watchseq.VOUCH_AFTER_S and seq.vouches()
 
+    def _quiet_vouches(self) -> Freshness | None:
+        """What the last check found, while nothing has changed since it (`index.quiet`)."""
+        watch = self._quiet
+        return None if watch is None else watch.vouches()
+
+    def _quiet_watch(self) -> QuietWatch | None:
+        """The inotify watch that lets later checks be skipped, made at this process's second
+        check (a one-shot command runs one); None outside Linux's local file systems."""
+        if self._quiet is None and self._checks_done >= 1 and self.settings.query_watch:
+            import weakref
+
+            from kenso_git.index.quiet import QuietWatch
+
+            watch = QuietWatch(self.workspace, self.settings, self.db_path)
+            weakref.finalize(self, watch.close)
+            self._quiet = watch
+        return self._quiet
+
     def _writer_done(self) -> bool:
         """Wait for another writer of the index syncing a change too large for a query:
         True once one was writing and finished (`QUERY_WRITER_WAIT_S` at most), or this
@@ -294,6 +318,10 @@ class Writes(Base):
 
             self.freshness = FRESH  # the watcher has synced every change it was told of
             return
+        quiet = self._quiet_vouches()
+        if quiet is not None:
+            self.freshness = quiet  # nothing changed since the check that found it fresh
+            return
         from kenso_git.index.lock import QUERY_WAIT_S
         from kenso_git.index.refresh import ensure_fresh
         from kenso_git.store.budget import wait_to_answer
@@ -318,6 +346,8 @@ class Writes(Base):
             else:
                 return  # a check that started after this call arrived has answered it
         try:
+            watch = self._quiet_watch()
+            token = None if watch is None else watch.before_check()
             self.freshness = ensure_fresh(
                 self.workspace,
                 self.settings,
@@ -331,6 +361,8 @@ class Writes(Base):
             )
             if self.freshness.checked_s is not None:
                 self._check_s = self.freshness.checked_s
+            if watch is not None:
+                watch.settle(token, self.freshness)
         finally:
             with self._checks:
                 self._checks_done = number

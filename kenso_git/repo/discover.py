@@ -252,6 +252,41 @@ def _walk(
                         facts.links.append(rel)
 
 
+def folders(ws: Workspace, settings: Settings, *, limit: int) -> list[str] | None:
+    """The folders (absolute paths) of the whole work tree that `discover` walks, and those
+    it skips as not its own (a nested repository, an environment: a marker leaving one
+    hands its docs back); None past `limit` folders.
+
+    A symlinked doc's target is a file the walk reaches too (`_link_refusal`): its folder
+    is among these."""
+    rules = IgnoreRules.for_workspace(ws, settings)
+    root = str(ws.root)
+    found = [root]
+    stack = [""]
+    while stack:
+        current = stack.pop()
+        directory = os.path.join(root, current) if current else root
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not _wanted(rules, current, name, _ignore_warning, is_dir=True):
+                        continue
+                    found.append(entry.path)
+                    if len(found) > limit:
+                        return None
+                    rel = f"{current}/{name}" if current else name
+                    if not _not_ours(entry.path, rel, name, None):
+                        stack.append(rel)
+            except OSError:
+                continue
+    return found
+
+
 def _wanted(rules: IgnoreRules, folder: str, name: str, say: Warn, *, is_dir: bool) -> bool:
     """A folder or Markdown file of `folder` the walk takes: not ignored, and named in
     UTF-8 (any other name is skipped with a warning)."""

@@ -27,7 +27,8 @@ def is_false(value: str) -> bool:
     return value.strip().lower() in _BOOL_FALSE
 
 
-def _config_files(ws: Workspace) -> list[Path]:
+def config_files(ws: Workspace) -> list[Path]:
+    """The configuration files git reads for `ws`, in the order later ones win."""
     files: list[Path] = []
     if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
         files.append(Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
@@ -44,7 +45,7 @@ def _config_files(ws: Workspace) -> list[Path]:
 def read_config(ws: Workspace) -> dict[str, str]:
     """`section.key` (lower case, subsections skipped) -> value; later files win."""
     values: dict[str, str] = {}
-    for path in _config_files(ws):
+    for path in config_files(ws):
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:

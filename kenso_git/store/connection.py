@@ -159,6 +159,20 @@ def open_current_reader(
     return conn, before
 
 
+def version_reader(db_path: Path) -> sqlite3.Connection:
+    """A read-only connection any thread may use (under its caller's lock) to ask `PRAGMA
+    data_version` alone: it never waits for a lock (index.quiet).
+
+    Raises:
+        sqlite3.Error: the file cannot be opened.
+    """
+    conn = sqlite3.connect(
+        wal.file_uri(db_path, "ro"), uri=True, isolation_level=None, check_same_thread=False
+    )
+    conn.execute("PRAGMA busy_timeout=0")
+    return conn
+
+
 def _open_one_file(db_path: Path) -> tuple[sqlite3.Connection, int, bool, Identity]:
     """A reader of one file (see `open_current_reader`): its version, whether it holds the
     chunks, and its identity."""

@@ -1,0 +1,243 @@
+"""The query-time check, skipped while nothing that could change the index has changed.
+
+Every search and document read runs the query-time check (`index.refresh`): a `git status`
+(a few ms on the docs corpus, 250 ms on a monorepo), or a walk outside git. In a process
+that answers many queries (the MCP server, the language server, a library user), the
+second check on arms an inotify queue on every folder the index's walk enters
+(`repo.inotify`: the kernel queues an event before the write that caused it returns), and
+a check that found the index fresh is then trusted by later queries for as long as:
+
+- no event has been queued since just before that check began (a save, a rename, a new
+  or deleted file or folder, anywhere in the walked folders, Markdown or not);
+- HEAD, git's configuration, its exclude files, sparse-checkout and shallow files are as
+  they were (their stat data: git changes them without touching the work tree);
+- the index file is the same file, and no connection committed to it since (`PRAGMA
+  data_version` on a connection of this watch's own).
+
+So an answer is never older than a save that returned before the query began: the same
+promise as the check itself, without its cost. Anything the watch cannot see makes it
+stand aside, and every query checks as before: not Linux, a file system that is not
+local (`repo.mounts`: a network or FUSE mount reports no change made elsewhere), more
+folders than a quarter of the user's inotify watch limit, a lost queue (overflow) until
+it is armed again. (A symlinked doc's target is a Markdown file the walk reaches: its
+folder is watched.) A new, moved or
+deleted folder, or an edited ignore or settings file, re-arms it from a fresh walk
+before the next check.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from typing import TYPE_CHECKING
+
+from kenso_git.records import NamedTuple
+from kenso_git.repo.foreign import MARKER_NAMES
+from kenso_git.repo.ignore import IGNORE_FILES
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from kenso_git.config import Settings
+    from kenso_git.index.refresh import Freshness
+    from kenso_git.repo.inotify import Inotify
+    from kenso_git.repo.workspace import Workspace
+
+# Names whose change re-arms the watch from a fresh walk: they decide which folders it walks
+# (ignore rules, the settings' `exclude`, the markers of nested repositories and
+# environments, whose folders the walk watches but does not enter).
+RULE_NAMES = frozenset({*IGNORE_FILES, *MARKER_NAMES, "pyproject.toml", ".kenso.toml"})
+# The watch takes at most this share of the user's inotify watches (the watcher of `serve`
+# and editors need theirs), and never more than `MAX_FOLDERS`.
+WATCH_SHARE = 4
+MAX_FOLDERS = 100_000
+
+
+class _Settled(NamedTuple):
+    seq: int  # the event batches read before the check began
+    stamp: object  # `QuietWatch._stamp()` before the check began
+    version: tuple[object, int]  # the index's file identity and data_version after it
+    freshness: Freshness
+
+
+class QuietWatch:
+    """See the module docstring. Thread-safe; `close` drops the queue."""
+
+    def __init__(self, ws: Workspace, settings: Settings, db_path: Path) -> None:
+        self._ws, self._settings, self._db_path = ws, settings, db_path
+        self._lock = threading.Lock()
+        self._ino: Inotify | None = None
+        self._seq = 0  # batches of events read so far
+        self._rearm = False
+        self._off: str | None = None  # why the watch stands aside for good
+        self._settled: _Settled | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._identity: object = None
+        self._stamped: list[str] = []  # the files `_stamp` looks at (read when armed)
+        self._pid = os.getpid()  # a forked child shares the queue: it must never read it
+        self.vouched = 0  # queries it answered for (tests, health)
+        self.armed = 0  # times it walked the tree and armed its queue
+
+    def vouches(self) -> Freshness | None:
+        """The freshness of the last check while nothing changed since it began; None: run
+        the check."""
+        with self._lock:
+            settled = self._settled
+            if settled is None or self._ino is None or os.getpid() != self._pid:
+                return None
+            self._drain()
+            if settled.seq != self._seq or self._rearm:
+                return None
+            if self._stamp() != settled.stamp:
+                self._rearm = True  # the configuration may name another excludes file
+                return None
+            if self._version() != settled.version:
+                return None
+            self.vouched += 1
+            return settled.freshness
+
+    def before_check(self) -> tuple[int, object] | None:
+        """Arm (again) where needed, read what is queued, and what `settle` takes once the
+        check ends; None: the watch stands aside (and forgets what it settled)."""
+        with self._lock:
+            self._settled = None
+            if self._off is not None or os.getpid() != self._pid:
+                return None
+            if self._ino is not None:
+                self._drain()
+            if self._ino is None or self._rearm:
+                self._arm()
+                if self._ino is None:
+                    return None
+            return self._seq, self._stamp()
+
+    def settle(self, token: tuple[int, object] | None, freshness: Freshness) -> None:
+        """Trust `freshness` (what the check that `before_check` preceded found) until a
+        change; a stale one is not trusted."""
+        if token is None or freshness.stale:
+            return
+        with self._lock:
+            if self._ino is None or self._rearm:
+                return
+            version = self._version()
+            if version is not None:
+                self._settled = _Settled(token[0], token[1], version, freshness)
+
+    def close(self) -> None:
+        """Drop the queue and the index connection (idempotent; a forked child drops
+        nothing of its parent's)."""
+        if os.getpid() != self._pid:
+            return
+        with self._lock:
+            if self._ino is not None:
+                self._ino.close()
+                self._ino = None
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            self._settled = None
+
+    # -- inside the lock ------------------------------------------------------------------
+
+    def _arm(self) -> None:
+        from kenso_git.repo.discover import folders
+        from kenso_git.repo.inotify import Inotify
+        from kenso_git.repo.inotify import max_watches
+        from kenso_git.repo.mounts import all_local
+
+        if self._ino is not None:
+            self._ino.close()
+            self._ino = None
+        self._rearm = False
+        root = str(self._ws.root)
+        if not all_local(root):
+            self._off = "the work tree is not on a local file system"
+            return
+        limit = min(MAX_FOLDERS, (max_watches() or 8192) // WATCH_SHARE)
+        try:
+            ino = Inotify()
+        except OSError:
+            self._off = "inotify is not available"
+            return
+        # watches first, then the walk's verdict on what it found: a folder made meanwhile
+        # is either walked or reported by its parent's watch
+        walked = folders(self._ws, self._settings, limit=limit)
+        if walked is None:
+            ino.close()
+            self._off = "too many folders"
+            return
+        try:
+            for folder in walked:
+                try:
+                    ino.add(folder)
+                except FileNotFoundError:
+                    self._rearm = True  # gone since the walk: its parent reported it
+        except OSError:
+            ino.close()  # the watch limit, or no memory: stand aside for good
+            self._off = "inotify watches are exhausted"
+            return
+        self._ino = ino
+        self._stamped = self._stamp_files()
+        self.armed += 1
+
+    def _drain(self) -> None:
+        from kenso_git.repo.inotify import IN_ISDIR
+        from kenso_git.repo.inotify import LOST
+
+        assert self._ino is not None
+        events = self._ino.read()
+        if not events:
+            return
+        self._seq += 1
+        for event in events:
+            if event.mask & (LOST | IN_ISDIR) or event.name in RULE_NAMES:
+                self._rearm = True
+                return
+
+    def _stamp_files(self) -> list[str]:
+        """The files git reads that decide what the index holds, outside the work tree."""
+        from kenso_git.repo.gitconfig import config_files
+        from kenso_git.repo.gitconfig import excludes_file
+        from kenso_git.repo.gitconfig import read_config
+
+        ws = self._ws
+        if ws.git_dir is None or ws.common_dir is None:
+            return []
+        paths = [str(p) for p in config_files(ws)]
+        paths.append(str(excludes_file(read_config(ws))))
+        paths += [str(ws.common_dir / "info" / "exclude"), str(ws.common_dir / "shallow")]
+        paths += [str(ws.git_dir / "info" / "sparse-checkout"), str(ws.git_dir / "config.worktree")]
+        return paths
+
+    def _stamp(self) -> object:
+        """HEAD and the stat data of `_stamp_files`: what git changes outside the work tree
+        that can change the index."""
+        from kenso_git.index.freshness import head_commit
+
+        keys: list[object] = [head_commit(self._ws)]
+        for path in self._stamped:
+            try:
+                st = os.stat(path)
+            except OSError:
+                keys.append(None)
+                continue
+            keys.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        return tuple(keys)
+
+    def _version(self) -> tuple[object, int] | None:
+        from kenso_git.store.connection import data_version
+        from kenso_git.store.connection import file_identity
+        from kenso_git.store.connection import version_reader
+
+        identity = file_identity(self._db_path)
+        if identity is None:
+            return None
+        try:
+            if self._conn is None or identity != self._identity:
+                if self._conn is not None:
+                    self._conn.close()
+                self._conn, self._identity = version_reader(self._db_path), identity
+            return identity, data_version(self._conn)
+        except sqlite3.Error:
+            return None
