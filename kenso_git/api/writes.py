@@ -182,6 +182,10 @@ class Writes(Base):
         if vouched is not None:
             self.freshness = vouched  # nothing changed since the check that found it fresh
             return self.read(fn)
+        # what the watch saw is read before git starts: a save after git looked must
+        # leave the next query checking (`_refresh`)
+        watch = self._quiet_watch()
+        token = None if watch is None else watch.before_check()
         started = self._status_beside_read()
         if started is None:
             self.refresh()
@@ -191,7 +195,7 @@ class Writes(Base):
         early, before = started
         try:
             result = self.read(fn)
-            self._refresh(early)
+            self._refresh(early, token)
         finally:
             early.discard()
         if data_version(self._reader()) != before:
@@ -255,15 +259,17 @@ class Writes(Base):
     def _quiet_watch(self) -> QuietWatch | None:
         """The inotify watch that lets later checks be skipped, made at this process's second
         check (a one-shot command runs one); None outside Linux's local file systems."""
-        if self._quiet is None and self._checks_done >= 1 and self.settings.query_watch:
-            import weakref
+        if not self.settings.query_watch:
+            return None
+        with self._checks:  # one watch, whichever thread asks first
+            if self._quiet is None and self._checks_done >= 1:
+                import weakref
 
-            from kenso_git.index.quiet import QuietWatch
+                from kenso_git.index.quiet import QuietWatch
 
-            watch = QuietWatch(self.workspace, self.settings, self.db_path)
-            weakref.finalize(self, watch.close)
-            self._quiet = watch
-        return self._quiet
+                self._quiet = QuietWatch(self.workspace, self.settings, self.db_path)
+                weakref.finalize(self, self._quiet.close)
+            return self._quiet
 
     def _writer_done(self) -> bool:
         """Wait for another writer of the index syncing a change too large for a query:
@@ -304,7 +310,11 @@ class Writes(Base):
         stopped unread."""
         self._early = early
 
-    def _refresh(self, early: EarlyStatus | None) -> None:
+    def _refresh(self, early: EarlyStatus | None, token: tuple[int, object] | None = None) -> None:
+        """The query-time check (see `refresh`). `token`: what the inotify watch saw before
+        `early` started (`QuietWatch.before_check`), taken by the caller that started it; a
+        check on a status started earlier than what the watch saw must not vouch for later
+        queries, so without an `early` the watch is read here, before git starts."""
         if not self.settings.query_sync or not self.db_path.exists():
             return
         if self.lost_root is not None:
@@ -347,7 +357,8 @@ class Writes(Base):
                 return  # a check that started after this call arrived has answered it
         try:
             watch = self._quiet_watch()
-            token = None if watch is None else watch.before_check()
+            if early is None and watch is not None:
+                token = watch.before_check()
             self.freshness = ensure_fresh(
                 self.workspace,
                 self.settings,

@@ -67,7 +67,8 @@ class ScopedKnowledgeBase(KnowledgeBase):
     def _status_beside_read(self) -> None:
         return None  # the check is the main index's, then `follow`: both before the read
 
-    def _refresh(self, early: EarlyStatus | None) -> None:
+    def _refresh(self, early: EarlyStatus | None, token: tuple[int, object] | None = None) -> None:
+        del token  # the main index's check reads its own watch (`Writes._refresh`)
         if early is not None:
             early.discard()
         self.main.settings = self.settings

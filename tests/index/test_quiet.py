@@ -213,3 +213,36 @@ def test_query_watch_off_checks_every_query(root: Path, monkeypatch: pytest.Monk
     for _ in range(4):
         assert _paths(kb, "alpha") == ["docs/a.md"]
     assert kb._quiet is None
+
+
+@linux_only
+def test_a_save_while_the_check_beside_the_read_runs_is_never_vouched_for(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search starts `git status` and reads while it runs (`fresh_read`): a save after
+    git looked but before the check's end must leave the next query checking again, not
+    settle the index as fresh without it."""
+    import time
+
+    kb = KnowledgeBase.open(root)
+    time.sleep(1.2)  # the docs were written over a second before: the mark lists none
+    kb.sync()
+    watch = _warm(kb)
+    target = root / "docs" / "a.md"
+    read = kb.read
+    saved: list[bool] = []
+
+    def read_then_save(fn):  # type: ignore[no-untyped-def]
+        result = read(fn)
+        if not saved:
+            time.sleep(0.5)  # git's status of two docs has long ended
+            target.write_text(_page("duringword"), encoding="utf-8")
+            saved.append(True)
+        return result
+
+    monkeypatch.setattr(kb, "read", read_then_save)
+    monkeypatch.setattr(watch, "vouches", lambda: None)  # this search checks beside its read
+    kb.search("alpha")
+    assert saved
+    monkeypatch.undo()
+    assert _paths(kb, "duringword") == ["docs/a.md"]
