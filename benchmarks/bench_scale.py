@@ -210,8 +210,16 @@ def _med(values: list[float]) -> float:
 
 
 def generate(corpus: Path, root: Path, docs: int) -> int:
-    """Write `docs` documents under `root` (copies of `corpus`, varied) and commit them."""
+    """Write `docs` documents under `root` (copies of `corpus`, varied) and commit them.
+
+    Raises:
+        SystemExit: `corpus` holds no Markdown file (or is no folder): there is nothing to
+            copy, and the copies would never reach `docs`.
+    """
     sources = sorted(corpus.rglob("*.md"))
+    if not sources and docs > 0:
+        what = "no Markdown file" if corpus.is_dir() else "no such folder"
+        raise SystemExit(f"corpus {corpus}: {what}, nothing to copy: name one with --corpus DIR")
     texts = [
         (p.relative_to(corpus), p.read_text(encoding="utf-8", errors="replace")) for p in sources
     ]

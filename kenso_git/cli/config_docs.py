@@ -105,13 +105,27 @@ fallback to the default):
 The first match wins: the `--db` flag; `KENSO_DATABASE_URL`; `.kenso/docs.db` at the root of
 the git work tree (from any subfolder); outside git, `.kenso/docs.db` in the root (the current
 folder, the `--root` of `serve`, or the folder given to `ingest` when it is not under the
-current folder) when that folder exists (ingest creates it); else
+current folder) when that folder exists (ingest creates it); else `.kenso/docs.db` in the
+nearest folder above the root that holds one, which then is the root (see below); else
 `~/.local/share/kenso/docs.db` when that file exists (kenso's global fallback); else
-`.kenso/docs.db` in the root. `--db` and `KENSO_DATABASE_URL` take a file path (relative to
-the current folder), not a URL: `sqlite:///x.db` is a usage error. A new index inside a git
-work tree is kept out of git (`info/exclude`): the default `.kenso/`, or the folder `--db`
-names when it is a `.kenso` or was made for the index; one put among other files (`--db
-docs.db`) gets a warning that git sees it.
+`.kenso/docs.db` in the root.
+
+Outside git the root is found upward as git finds a work tree: a folder with no `.kenso` of
+its own takes the nearest folder above it whose `.kenso/docs.db` is yours, so `search`,
+`stats`, `state`, `related`, `sync`, `lint` and `serve` run from `guide/` use (and `serve`
+is scoped to) the index `ingest` made one folder up. `ingest` there updates that index (and
+says so on stderr); with none above it indexes the current folder, and `mkdir .kenso` first
+gives a subfolder an index of its own. Only a real `.kenso` folder you own counts (another
+user's, say in `/tmp`, is passed over). The walk stops at the filesystem's root, at a mount
+point, before a folder you cannot read, and at your home folder, which it neither looks at
+from below nor passes: an index of the home folder itself is used from there only. With
+`--db` or `KENSO_DATABASE_URL` nothing is looked for.
+
+`--db` and `KENSO_DATABASE_URL` take a file path (relative to the current folder), not a URL:
+`sqlite:///x.db` is a usage error. A new index inside a git work tree is kept out of git
+(`info/exclude`): the default `.kenso/`, or the folder `--db` names when it is a `.kenso` or
+was made for the index; one put among other files (`--db docs.db`) gets a warning that git
+sees it.
 
 An index belongs to the root it was built for (recorded in the index). Opening one that
 records another root (a copied or moved folder) is a usage error (exit 2) naming both; `--db`

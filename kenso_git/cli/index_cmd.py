@@ -65,6 +65,10 @@ def ingest(
     .gitignore, .cursorignore and .kensoignore are honoured. --rebuild is the
     recovery from a corrupt index: the old file is replaced only once the new one is done.
 
+    Outside git, as git finds a work tree from a subfolder, a folder with no .kenso of its
+    own updates the index of the nearest folder above that has one (yours); with none
+    above, the current folder is indexed. `mkdir .kenso` first gives a subfolder its own.
+
     After the files comes a lint quality summary of the indexed docs, by default only when
     some file was (re)indexed; --lint prints it always (every doc is linted again when
     nothing changed), --no-lint never. In --json, `lint` is then null and `lint_skipped`
@@ -83,6 +87,7 @@ def ingest(
     kb = KnowledgeBase.open(start, db=db_path, rooting=True)  # only ingest (re)roots
     if start is not None:
         _say_other_root(kb)
+    _say_index_above(kb)
     progress, warn = progress_printers()
     with lint_digest(kb) if with_lint is not False else nullcontext() as halves:
         report = kb.ingest(  # each doc linted where it is parsed
@@ -111,6 +116,19 @@ def _say_other_root(kb: KnowledgeBase) -> None:
         click.echo(
             f"kenso-git: indexing {kb.workspace.root}, not this repository ({here.root}), "
             f"into its own index: {kb.db_path}",
+            err=True,
+        )
+
+
+def _say_index_above(kb: KnowledgeBase) -> None:
+    """One line when, outside git, the index updated is one found above the current
+    folder (as git finds a work tree): not a new index of this folder."""
+    here = Path.cwd().resolve()
+    root = kb.workspace.root
+    if kb.owned and not kb.workspace.is_git and here != root and here.is_relative_to(root):
+        click.echo(
+            f"kenso-git: updating the index of {root}, the nearest folder above with one "
+            f"({kb.db_path}); to index this folder on its own, run `mkdir .kenso` first",
             err=True,
         )
 

@@ -25,6 +25,7 @@ from kenso_git.errors import KensoError
 from kenso_git.errors import UsageError
 from kenso_git.index.freshness import head_commit
 from kenso_git.records import NamedTuple
+from kenso_git.repo.indexroot import root_with_index
 from kenso_git.repo.safeopen import check_index_folder
 from kenso_git.repo.workspace import GLOBAL_DB
 from kenso_git.repo.workspace import Workspace
@@ -59,7 +60,8 @@ class Opened(NamedTuple):
 
 def open_at(here: Workspace, db: str | None, *, rooting: bool = False) -> Opened:
     """The index `db` names (else the default rule's) as seen from `here`: an index found
-    by the default rule belongs to `here`; one named by `--db`, `KENSO_DATABASE_URL` or the
+    by the default rule belongs to `here` (outside git, to the nearest folder at or above
+    it holding one: `repo.indexroot`); one named by `--db`, `KENSO_DATABASE_URL` or the
     global index is read at the root it records, unless `rooting` (`ingest`).
 
     Raises:
@@ -67,6 +69,8 @@ def open_at(here: Workspace, db: str | None, *, rooting: bool = False) -> Opened
             commit one): nothing is read or written through it.
         DatabaseError: the index cannot be read by this user (`check_access`).
     """
+    if explicit_db(db) is None:
+        here = root_with_index(here)
     path = resolve_db_path(here, flag=db)
     owned = explicit_db(db) is None and path != GLOBAL_DB.expanduser()
     if owned:
@@ -269,7 +273,7 @@ def check_root_option(given: Path, recorded: str, db_path: Path, *, verb: str) -
     Raises:
         UsageError: `given` lies outside the index's root.
     """
-    root = find_workspace(given).root
+    root = root_with_index(find_workspace(given)).root
     if _same_folder(root, Path(recorded)):
         return
     raise UsageError(

@@ -36,6 +36,8 @@ from kenso_git.lint.model import Violation
 from kenso_git.lint.runner import binary_result
 from kenso_git.lint.runner import lint_document
 from kenso_git.lint.runner import lint_documents
+from kenso_git.repo.indexroot import holds_index
+from kenso_git.repo.indexroot import root_with_index
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import find_workspace
 from kenso_git.text.parse import parse_document
@@ -60,12 +62,14 @@ class Outcome:
 
 
 def _workspace(paths: Sequence[Path]) -> Workspace:
-    """The repository holding `paths`; outside git, the folder linted (or cwd for files)."""
-    here = find_workspace(None)
+    """The repository holding `paths`; outside git, the folder of the index at or above
+    the current one (`repo.indexroot`) when it holds them all, else the folder linted (or
+    the current one for files)."""
+    here = root_with_index(find_workspace(None))
     if not paths:
         return here
     real = [p.resolve() for p in paths]
-    if here.is_git and all(p.is_relative_to(here.root) for p in real):
+    if (here.is_git or holds_index(here.root)) and all(p.is_relative_to(here.root) for p in real):
         return here
     found = find_workspace(paths[0])
     if found.is_git or (len(real) == 1 and real[0].is_dir()):
