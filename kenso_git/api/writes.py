@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from kenso_git.index.prepare import Digest
     from kenso_git.index.quiet import QuietWatch
+    from kenso_git.index.quiet import Token as QuietToken
     from kenso_git.index.refresh import Freshness
     from kenso_git.index.report import IngestReport
     from kenso_git.index.report import Progress
@@ -310,7 +311,7 @@ class Writes(Base):
         stopped unread."""
         self._early = early
 
-    def _refresh(self, early: EarlyStatus | None, token: tuple[int, object] | None = None) -> None:
+    def _refresh(self, early: EarlyStatus | None, token: QuietToken | None = None) -> None:
         """The query-time check (see `refresh`). `token`: what the inotify watch saw before
         `early` started (`QuietWatch.before_check`), taken by the caller that started it; a
         check on a status started earlier than what the watch saw must not vouch for later

@@ -18,18 +18,23 @@ So an answer is never older than a save that returned before the query began: th
 promise as the check itself, without its cost. Anything the watch cannot see makes it
 stand aside, and every query checks as before: not Linux, a file system that is not
 local (`repo.mounts`: a network or FUSE mount reports no change made elsewhere), more
-folders than a quarter of the user's inotify watch limit, a lost queue (overflow) until
-it is armed again. (A symlinked doc's target is a Markdown file the walk reaches: its
-folder is watched.) A new, moved or
+folders than a quarter of the user's inotify watch limit, a hard-linked doc (written
+through its other name, it reports no event here), a lost queue (overflow) until it is
+armed again. (A symlinked doc's target is a Markdown file the walk reaches: its folder is
+watched.) What no event reports at all (a write through a shared `mmap`, a hard link made
+later from outside the tree) is found by the check a query runs once the last one is
+`MAX_TRUST_S` old. A new, moved or
 deleted folder, or an edited ignore or settings file, re-arms it from a fresh walk
 before the next check.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from kenso_git.records import NamedTuple
@@ -52,13 +57,29 @@ RULE_NAMES = frozenset({*IGNORE_FILES, *MARKER_NAMES, "pyproject.toml", ".kenso.
 # and editors need theirs), and never more than `MAX_FOLDERS`.
 WATCH_SHARE = 4
 MAX_FOLDERS = 100_000
+# A check is trusted this long at most: a write no event reports (through a shared `mmap`,
+# or a hard link made later from outside the tree) is found within it.
+MAX_TRUST_S = 60.0
+
+
+class Token(NamedTuple):
+    """What the watch saw just before a check began (`QuietWatch.before_check`)."""
+
+    seq: int  # the event batches read
+    stamp: object  # `QuietWatch._stamp()`
+    at: float  # time.monotonic()
 
 
 class _Settled(NamedTuple):
-    seq: int  # the event batches read before the check began
-    stamp: object  # `QuietWatch._stamp()` before the check began
+    token: Token
     version: tuple[object, int]  # the index's file identity and data_version after it
     freshness: Freshness
+
+
+def _watch(ino: Inotify, folder: str) -> None:
+    # gone or closed since it was listed: its parent's watch reported that
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError, PermissionError):
+        ino.add(folder)
 
 
 class QuietWatch:
@@ -87,9 +108,12 @@ class QuietWatch:
             if settled is None or self._ino is None or os.getpid() != self._pid:
                 return None
             self._drain()
-            if settled.seq != self._seq or self._rearm:
+            token = settled.token
+            if token.seq != self._seq or self._rearm:
                 return None
-            if self._stamp() != settled.stamp:
+            if time.monotonic() - token.at > MAX_TRUST_S:
+                return None
+            if self._stamp() != token.stamp:
                 self._rearm = True  # the configuration may name another excludes file
                 return None
             if self._version() != settled.version:
@@ -97,7 +121,7 @@ class QuietWatch:
             self.vouched += 1
             return settled.freshness
 
-    def before_check(self) -> tuple[int, object] | None:
+    def before_check(self) -> Token | None:
         """Arm (again) where needed, read what is queued, and what `settle` takes once the
         check ends; None: the watch stands aside (and forgets what it settled)."""
         with self._lock:
@@ -110,9 +134,9 @@ class QuietWatch:
                 self._arm()
                 if self._ino is None:
                     return None
-            return self._seq, self._stamp()
+            return Token(self._seq, self._stamp(), time.monotonic())
 
-    def settle(self, token: tuple[int, object] | None, freshness: Freshness) -> None:
+    def settle(self, token: Token | None, freshness: Freshness) -> None:
         """Trust `freshness` (what the check that `before_check` preceded found) until a
         change; a stale one is not trusted."""
         if token is None or freshness.stale:
@@ -122,7 +146,7 @@ class QuietWatch:
                 return
             version = self._version()
             if version is not None:
-                self._settled = _Settled(token[0], token[1], version, freshness)
+                self._settled = _Settled(token, version, freshness)
 
     def close(self) -> None:
         """Drop the queue and the index connection (idempotent; a forked child drops
@@ -141,7 +165,7 @@ class QuietWatch:
     # -- inside the lock ------------------------------------------------------------------
 
     def _arm(self) -> None:
-        from kenso_git.repo.discover import folders
+        from kenso_git.repo.discover import watch_walk
         from kenso_git.repo.inotify import Inotify
         from kenso_git.repo.inotify import max_watches
         from kenso_git.repo.mounts import all_local
@@ -160,22 +184,15 @@ class QuietWatch:
         except OSError:
             self._off = "inotify is not available"
             return
-        # watches first, then the walk's verdict on what it found: a folder made meanwhile
-        # is either walked or reported by its parent's watch
-        walked = folders(self._ws, self._settings, limit=limit)
-        if walked is None:
-            ino.close()
-            self._off = "too many folders"
-            return
         try:
-            for folder in walked:
-                try:
-                    ino.add(folder)
-                except FileNotFoundError:
-                    self._rearm = True  # gone since the walk: its parent reported it
+            # each folder is watched before it is listed: a folder made meanwhile is
+            # either listed or reported by its parent's watch
+            refused = watch_walk(self._ws, self._settings, lambda f: _watch(ino, f), limit=limit)
         except OSError:
-            ino.close()  # the watch limit, or no memory: stand aside for good
-            self._off = "inotify watches are exhausted"
+            refused = "inotify watches are exhausted, or a folder cannot be watched"
+        if refused is not None:
+            ino.close()
+            self._off = refused
             return
         self._ino = ino
         self._stamped = self._stamp_files()

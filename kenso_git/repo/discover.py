@@ -252,20 +252,27 @@ def _walk(
                         facts.links.append(rel)
 
 
-def folders(ws: Workspace, settings: Settings, *, limit: int) -> list[str] | None:
-    """The folders (absolute paths) of the whole work tree that `discover` walks, and those
-    it skips as not its own (a nested repository, an environment: a marker leaving one
-    hands its docs back); None past `limit` folders.
+def watch_walk(
+    ws: Workspace, settings: Settings, visit: Callable[[str], object], *, limit: int
+) -> str | None:
+    """Call `visit` on each folder (absolute path) of the whole work tree that `discover`
+    walks, before listing it, and on those it skips as not its own (a nested repository,
+    an environment: a marker leaving one hands its docs back) without entering them. A
+    folder made while the walk runs is either listed or made after its parent's `visit`.
 
-    A symlinked doc's target is a file the walk reaches too (`_link_refusal`): its folder
-    is among these."""
+    Returns why a watch of these folders cannot see every change (past `limit` folders,
+    a hard-linked doc: written through its other name, no event here), or None. A
+    symlinked doc's target is a file the walk reaches too (`_link_refusal`): its folder is
+    visited. `visit`'s OSError propagates."""
     rules = IgnoreRules.for_workspace(ws, settings)
     root = str(ws.root)
-    found = [root]
+    count = 0
     stack = [""]
     while stack:
         current = stack.pop()
         directory = os.path.join(root, current) if current else root
+        visit(directory)
+        count += 1
         try:
             entries = list(os.scandir(directory))
         except OSError:
@@ -276,15 +283,23 @@ def folders(ws: Workspace, settings: Settings, *, limit: int) -> list[str] | Non
                 if entry.is_dir(follow_symlinks=False):
                     if not _wanted(rules, current, name, _ignore_warning, is_dir=True):
                         continue
-                    found.append(entry.path)
-                    if len(found) > limit:
-                        return None
+                    if count + len(stack) >= limit:
+                        return f"more than {limit} folders"
                     rel = f"{current}/{name}" if current else name
-                    if not _not_ours(entry.path, rel, name, None):
+                    if _not_ours(entry.path, rel, name, None):
+                        visit(entry.path)
+                        count += 1
+                    else:
                         stack.append(rel)
-            except OSError:
+                elif (
+                    is_markdown(name)
+                    and entry.stat(follow_symlinks=False).st_nlink > 1
+                    and _wanted(rules, current, name, _ignore_warning, is_dir=False)
+                ):
+                    return f"{f'{current}/' if current else ''}{name} is hard-linked"
+            except FileNotFoundError:
                 continue
-    return found
+    return None
 
 
 def _wanted(rules: IgnoreRules, folder: str, name: str, say: Warn, *, is_dir: bool) -> bool:

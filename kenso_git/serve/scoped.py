@@ -32,6 +32,7 @@ from kenso_git.kb import KnowledgeBase
 
 if TYPE_CHECKING:
     from kenso_git.config import Settings
+    from kenso_git.index.quiet import Token as QuietToken
     from kenso_git.index.report import IngestReport
     from kenso_git.index.report import Progress
     from kenso_git.index.report import Warn
@@ -67,7 +68,7 @@ class ScopedKnowledgeBase(KnowledgeBase):
     def _status_beside_read(self) -> None:
         return None  # the check is the main index's, then `follow`: both before the read
 
-    def _refresh(self, early: EarlyStatus | None, token: tuple[int, object] | None = None) -> None:
+    def _refresh(self, early: EarlyStatus | None, token: QuietToken | None = None) -> None:
         del token  # the main index's check reads its own watch (`Writes._refresh`)
         if early is not None:
             early.discard()

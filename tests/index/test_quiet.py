@@ -246,3 +246,36 @@ def test_a_save_while_the_check_beside_the_read_runs_is_never_vouched_for(
     assert saved
     monkeypatch.undo()
     assert _paths(kb, "duringword") == ["docs/a.md"]
+
+
+@linux_only
+def test_a_hard_linked_doc_makes_the_watch_stand_aside(root: Path, tmp_path: Path) -> None:
+    """A doc written through its other name reports no event in the work tree."""
+    other = tmp_path / "other-name.md"
+    os.link(root / "docs" / "b.md", other)
+    kb = KnowledgeBase.open(root)
+    for _ in range(3):
+        _paths(kb, "bravo")
+    watch = _watch(kb)
+    assert watch.armed == 0 and watch.vouched == 0
+    other.write_text(_page("throughlinkword"), encoding="utf-8")
+    assert _paths(kb, "throughlinkword") == ["docs/b.md"]
+
+
+@linux_only
+def test_a_check_is_trusted_for_a_minute_at_most(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from kenso_git.index import quiet
+
+    kb = KnowledgeBase.open(root)
+    watch = _warm(kb)
+    now = time.monotonic()
+    monkeypatch.setattr(quiet.time, "monotonic", lambda: now + quiet.MAX_TRUST_S + 1)
+    before = watch.vouched
+    _paths(kb, "alpha")
+    assert watch.vouched == before  # checked again
+    _paths(kb, "alpha")
+    assert watch.vouched == before + 1  # that check is trusted from its own time
