@@ -45,12 +45,40 @@ def _save(path: Path, text: str) -> None:
     os.replace(temp, path)
 
 
+FOLDER_OPS = ("folder", "movefolder", "rmfolder", "ignore")
+
+
+def _mutate_folders(rng: random.Random, root: Path, step: int, op: str) -> None:
+    """Folders come, move and go, and ignore rules hide and show them: a watch of the
+    tree's folders (index/quiet.py) must follow each (#31's query-time check)."""
+    import shutil
+
+    folders = sorted(p for p in root.glob("docs/*/") if p.is_dir())
+    if op == "folder" or not folders:
+        _save(root / "docs" / f"sub{step}" / "deep" / "x.md", _text(rng, f"sub{step}"))
+    elif op == "movefolder":
+        rng.choice(folders).rename(root / "docs" / f"movedsub{step}")
+    elif op == "rmfolder":
+        shutil.rmtree(rng.choice(folders))
+    else:
+        hidden = rng.choice([*folders, None])
+        rule = "" if hidden is None else f"docs/{hidden.name}/\n"
+        (root / ".gitignore").write_text(rule, encoding="utf-8")
+    if folders and rng.random() < 0.5:  # a doc saved in a folder the last step touched
+        target = rng.choice(sorted(p for p in root.glob("docs/*/") if p.is_dir()) or folders)
+        if target.is_dir():
+            _save(target / f"later{step}.md", _text(rng, f"later{step}"))
+
+
 def _mutate(rng: random.Random, root: Path, step: int) -> str:
     docs = sorted((root / "docs").glob("*.md"))
-    op = rng.choice(("edit", "edit", "create", "delete", "rename", "inplace", "commit"))
+    op = rng.choice(("edit", "edit", "create", "delete", "rename", "inplace", "commit",
+                     *FOLDER_OPS))  # fmt: skip
     if not docs:
         op = "create"
-    if op == "create":
+    if op in FOLDER_OPS:
+        _mutate_folders(rng, root, step, op)
+    elif op == "create":
         _save(root / "docs" / f"new{step}.md", _text(rng, f"new{step}"))
     elif op == "edit":
         target = rng.choice(docs)
