@@ -186,7 +186,7 @@ class Writes(Base):
         # what the watch saw is read before git starts: a save after git looked must
         # leave the next query checking (`_refresh`)
         watch = self._quiet_watch()
-        token = None if watch is None else watch.before_check()
+        token = None if watch is None else watch.before_check(self.settings)
         started = self._status_beside_read()
         if started is None:
             self.refresh()
@@ -255,7 +255,7 @@ class Writes(Base):
     def _quiet_vouches(self) -> Freshness | None:
         """What the last check found, while nothing has changed since it (`index.quiet`)."""
         watch = self._quiet
-        return None if watch is None else watch.vouches()
+        return None if watch is None else watch.vouches(self.settings)
 
     def _quiet_watch(self) -> QuietWatch | None:
         """The inotify watch that lets later checks be skipped, made at this process's second
@@ -359,7 +359,7 @@ class Writes(Base):
         try:
             watch = self._quiet_watch()
             if early is None and watch is not None:
-                token = watch.before_check()
+                token = watch.before_check(self.settings)
             self.freshness = ensure_fresh(
                 self.workspace,
                 self.settings,

@@ -100,13 +100,15 @@ class QuietWatch:
         self.vouched = 0  # queries it answered for (tests, health)
         self.armed = 0  # times it walked the tree and armed its queue
 
-    def vouches(self) -> Freshness | None:
+    def vouches(self, settings: Settings) -> Freshness | None:
         """The freshness of the last check while nothing changed since it began; None: run
-        the check."""
+        the check. `settings`: the caller's now (a server re-reads them after an edit)."""
         with self._lock:
             settled = self._settled
             if settled is None or self._ino is None or os.getpid() != self._pid:
                 return None
+            if settings != self._settings:
+                return None  # `before_check` walks again by the new ones
             self._drain()
             token = settled.token
             if token.seq != self._seq or self._rearm:
@@ -121,13 +123,16 @@ class QuietWatch:
             self.vouched += 1
             return settled.freshness
 
-    def before_check(self) -> Token | None:
+    def before_check(self, settings: Settings) -> Token | None:
         """Arm (again) where needed, read what is queued, and what `settle` takes once the
-        check ends; None: the watch stands aside (and forgets what it settled)."""
+        check ends; None: the watch stands aside (and forgets what it settled). `settings`:
+        those the check runs with (their `exclude` decides which folders are walked)."""
         with self._lock:
             self._settled = None
             if self._off is not None or os.getpid() != self._pid:
                 return None
+            if settings != self._settings:
+                self._settings, self._rearm = settings, True
             if self._ino is not None:
                 self._drain()
             if self._ino is None or self._rearm:

@@ -241,7 +241,7 @@ def test_a_save_while_the_check_beside_the_read_runs_is_never_vouched_for(
         return result
 
     monkeypatch.setattr(kb, "read", read_then_save)
-    monkeypatch.setattr(watch, "vouches", lambda: None)  # this search checks beside its read
+    monkeypatch.setattr(watch, "vouches", lambda _settings: None)  # this search checks beside its read
     kb.search("alpha")
     assert saved
     monkeypatch.undo()
@@ -279,3 +279,20 @@ def test_a_check_is_trusted_for_a_minute_at_most(
     assert watch.vouched == before  # checked again
     _paths(kb, "alpha")
     assert watch.vouched == before + 1  # that check is trusted from its own time
+
+
+@linux_only
+def test_new_settings_walk_the_folders_they_no_longer_exclude(root: Path) -> None:
+    """A server re-reads its settings after an edit (`Service.reload_rules`): the folders
+    the old `exclude` hid are watched from then on."""
+    (root / "drafts").mkdir()
+    (root / "drafts" / "d.md").write_text(_page("draftword"), encoding="utf-8")
+    kb = KnowledgeBase.open(root)
+    kb.settings = kb.settings._replace(exclude=("drafts/",))
+    kb.sync()
+    _warm(kb)
+    assert _paths(kb, "draftword") == []
+    kb.settings = kb.settings._replace(exclude=())
+    assert _paths(kb, "draftword") == ["drafts/d.md"]
+    (root / "drafts" / "e.md").write_text(_page("laterdraftword"), encoding="utf-8")
+    assert _paths(kb, "laterdraftword") == ["drafts/e.md"]
