@@ -241,7 +241,8 @@ def test_a_save_while_the_check_beside_the_read_runs_is_never_vouched_for(
         return result
 
     monkeypatch.setattr(kb, "read", read_then_save)
-    monkeypatch.setattr(watch, "vouches", lambda _settings: None)  # this search checks beside its read
+    # this search checks beside its read
+    monkeypatch.setattr(watch, "vouches", lambda _settings: None)
     kb.search("alpha")
     assert saved
     monkeypatch.undo()
