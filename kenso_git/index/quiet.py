@@ -192,6 +192,7 @@ class QuietWatch:
         try:
             # each folder is watched before it is listed: a folder made meanwhile is
             # either listed or reported by its parent's watch
+            ino.add(root)  # the root itself must be watched, or nothing is
             refused = watch_walk(self._ws, self._settings, lambda f: _watch(ino, f), limit=limit)
         except OSError:
             refused = "inotify watches are exhausted, or a folder cannot be watched"
