@@ -26,8 +26,10 @@ from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Placed
 from kenso_git.lint.targets import Target
+from kenso_git.lint.targets import as_served
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
+from kenso_git.lint.targets import folder_page
 from kenso_git.lint.targets import from_page_url
 from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mddefs import DEFINITIONS
@@ -174,6 +176,9 @@ class _Pass:
         """`raw` (a destination as written) placed, the first time this folder meets it."""
         target = destination(raw)
         placed = _placed(self.source, target, self.facts)
+        paged = folder_page(self.source, target, self.facts.tree, placed)
+        if paged is not placed:  # a folder's `#part`, this page's answer: not kept in `here`
+            return paged
         if placed[0] is FOUND and placed[2] is None:
             placed = _QUIET  # leads where it says: inside a code span or not, nothing to say
         if target[:1] != "#":  # a fragment of this document: its own page's
@@ -221,8 +226,7 @@ class _Pass:
             placed = _placed(self.source, raw, self.facts)
         else:
             placed = _cached(self.facts, self.source, self.folder, raw)
-            if placed[0] == MISSING:
-                placed = self._from_page_url(raw, placed)
+            placed = as_served(self.source, raw, self.facts.tree, placed)
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
         elif placed[0] != FOUND or placed[2] is not None:

@@ -16,6 +16,7 @@ from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.siteurls import served_at_folder
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
 from kenso_git.text.mdlinks import LinkRef
@@ -204,6 +205,42 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
         if found is not None:
             return found
     return placed
+
+
+def as_served(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
+    """`placed`, the place of the link target `raw` of the page `source` read from its
+    file's folder, read as its site serves the page too: a missing directory-style link
+    from the page's URL (`from_page_url`), a folder's `#fragment` as the page the folder
+    shows (`folder_page`)."""
+    if placed[0] == MISSING:
+        return from_page_url(source, raw, tree, placed)
+    return folder_page(source, raw, tree, placed)
+
+
+def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
+    """`placed`, the place of the link target `raw` of the page `source`; or, when `raw`
+    names a folder with a `#fragment`, the page whose anchor that is. `./#part` (or
+    `.#part`) in a page an MkDocs or Hugo site serves at a folder URL of its own
+    (`siteurls.served_at_folder`) is the page itself; in a project no site config holds
+    (GitHub's rendering), a folder shows its README (`TreeIndex.readme`). Anything else (a
+    folder of a site, one with no Markdown README) stays `placed`: its anchor is not
+    judged."""
+    if placed[1] not in tree.dirs and placed[3] != OUTSIDE:  # most links: a file, or skipped
+        return placed
+    path, hashed, fragment = raw.partition("#")
+    if not hashed or "{" in raw:
+        return placed
+    path = path.partition("?")[0]
+    if path in (".", "./"):
+        if served_at_folder(tree, source):
+            return FOUND, source, unquote(fragment), ""
+        folder = source.rpartition("/")[0]
+    elif placed[0] in (FOUND, UNSTAGED):
+        folder = placed[1]
+    else:
+        return placed
+    readme = None if tree.in_site(source) else tree.readme(folder)
+    return placed if readme is None else _placed(tree, readme, unquote(fragment))
 
 
 def _template(source: str, raw: str, tree: TreeIndex) -> Placed:

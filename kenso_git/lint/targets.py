@@ -30,8 +30,10 @@ from kenso_git.lint.placement import SKIPPED as SKIPPED
 from kenso_git.lint.placement import UNSTAGED as UNSTAGED
 from kenso_git.lint.placement import Placed as Placed
 from kenso_git.lint.placement import Target as Target
+from kenso_git.lint.placement import as_served as as_served
 from kenso_git.lint.placement import classify as classify
 from kenso_git.lint.placement import classify_code as classify_code
+from kenso_git.lint.placement import folder_page as folder_page
 from kenso_git.lint.placement import from_page_url as from_page_url
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import relation_paths
@@ -311,8 +313,9 @@ class LinkFacts:
                     placed = (CASE, placed[1], placed[2], tree.case_of(placed[1]) or "")
                 if not local:
                     cache[key] = placed
-            if placed[0] == MISSING:  # a directory-style link may be read from the page's URL
-                placed = from_page_url(doc.path, raw, tree, placed)
+            # a directory-style link may be read from the page's URL, a folder's `#part` is
+            # its page's (this page, or the folder's README)
+            placed = as_served(doc.path, raw, tree, placed)
             status = placed[0]
             if status == SKIPPED:
                 skipped[placed[3]] += 1
