@@ -35,6 +35,7 @@ from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mddefs import DEFINITIONS
 from kenso_git.text.mdlinks import CODE_OPENING
 from kenso_git.text.mdlinks import DEFINITION
+from kenso_git.text.mdlinks import HTML_KINDS
 from kenso_git.text.mdlinks import HTML_TAG
 from kenso_git.text.mdlinks import LINK_TARGET
 from kenso_git.text.mdlinks import MAX_REFS
@@ -226,7 +227,8 @@ class _Pass:
             placed = _placed(self.source, raw, self.facts)
         else:
             placed = _cached(self.facts, self.source, self.folder, raw)
-            placed = as_served(self.source, raw, self.facts.tree, placed)
+            html = ref.kind in HTML_KINDS  # raw HTML MkDocs leaves for the page's URL
+            placed = as_served(self.source, raw, self.facts.tree, placed, html=html)
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
         elif placed[0] != FOUND or placed[2] is not None:

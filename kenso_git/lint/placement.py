@@ -17,6 +17,7 @@ from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
 from kenso_git.lint.siteurls import served_at_folder
+from kenso_git.lint.siteurls import served_by_mkdocs
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
 from kenso_git.text.mdlinks import LinkRef
@@ -207,14 +208,38 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     return placed
 
 
-def as_served(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
+def as_served(source: str, raw: str, tree: TreeIndex, placed: Placed, *, html: bool) -> Placed:
     """`placed`, the place of the link target `raw` of the page `source` read from its
     file's folder, read as its site serves the page too: a missing directory-style link
     from the page's URL (`from_page_url`), a folder's `#fragment` as the page the folder
-    shows (`folder_page`)."""
+    shows (`folder_page`), and raw HTML (`html`) from an MkDocs page's URL
+    (`html_from_page_url`)."""
     if placed[0] == MISSING:
-        return from_page_url(source, raw, tree, placed)
-    return folder_page(source, raw, tree, placed)
+        placed = from_page_url(source, raw, tree, placed)
+    else:
+        placed = folder_page(source, raw, tree, placed)
+    return html_from_page_url(source, raw, tree, placed) if html else placed
+
+
+def html_from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
+    """`placed`, the place of the raw HTML `src`/`href` `raw` of the page `source`; or, when
+    it is missing (or differs in case) and MkDocs serves the page at a folder URL of its own
+    (`a/b.md` at `a/b/`), what it names read from that URL folder, when that is a file of
+    the tree. MkDocs rewrites a Markdown link for the page's URL but leaves raw HTML as
+    written, so its authors write it for the URL folder; GitHub reads it from the file's
+    folder, so that reading passes too."""
+    if placed[0] not in (MISSING, CASE) or not served_by_mkdocs(tree, source):
+        return placed
+    url = page_url_folder(source)
+    path, hashed, fragment = raw.partition("#")
+    path = path.partition("?")[0]
+    if url == source.rpartition("/")[0] or not path or path[:1] in ("/", "~") or "{" in path:
+        return placed
+    joined = posixpath.normpath(posixpath.join(url, unquote(path) if "%" in path else path))
+    if joined in (".", "..") or joined.startswith("../"):
+        return placed
+    found = _placed(tree, joined, unquote(fragment) if hashed else None)
+    return found if found[0] in (FOUND, UNSTAGED) else placed
 
 
 def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:

@@ -49,6 +49,7 @@ from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.mdlinks import CODE
+from kenso_git.text.mdlinks import HTML_KINDS
 from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
@@ -314,8 +315,8 @@ class LinkFacts:
                 if not local:
                     cache[key] = placed
             # a directory-style link may be read from the page's URL, a folder's `#part` is
-            # its page's (this page, or the folder's README)
-            placed = as_served(doc.path, raw, tree, placed)
+            # its page's (this page, or the folder's README), raw HTML MkDocs leaves as written
+            placed = as_served(doc.path, raw, tree, placed, html=ref.kind in HTML_KINDS)
             status = placed[0]
             if status == SKIPPED:
                 skipped[placed[3]] += 1
