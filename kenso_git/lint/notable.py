@@ -136,7 +136,7 @@ class _Pass:
                 if seen >= MAX_REFS:
                     return False
                 placed = here.get(raw)
-                if placed is None or placed[0] == MISSING:
+                if placed is None or placed[0] in (MISSING, CASE):
                     placed = self._place(raw, placed)
                 # a `](` past the first, in the destination or the title, may open a link
                 # when this one is text: `[\](a "t](x)")` links to x
@@ -193,7 +193,7 @@ class _Pass:
             # `~/x` (a docs site's root, a third of the docs corpus' links) is always
             # skipped: what `classify` gives it, without the calls or a table entry
             placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
-        if placed[0] == MISSING:  # its folder's answer: the page's URL may find it
+        if placed[0] in (MISSING, CASE):  # its folder's answer: the page's URL may find it
             placed = self._from_page_url(destination(raw), placed)
         return placed
 

@@ -184,8 +184,10 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     `x/index.md`, `x/_index.md` or `x/README.md`, read from the file's folder and from the
     page's URL folder (`page_url_folder`: MkDocs' and Hugo's directory URLs), the URL's
     first for a trailing slash. A link neither reading finds stays `placed` (said missing
-    as written from the file's folder)."""
-    if placed[0] != MISSING:
+    as written from the file's folder). One that differs in case from the file's folder is
+    read so too in a page MkDocs or Hugo serves at a folder URL of its own
+    (`siteurls.served_at_folder`): its URL folder's reading is the one its site makes."""
+    if placed[0] != MISSING and (placed[0] != CASE or not served_at_folder(tree, source)):
         return placed
     path, hashed, fragment = raw.partition("#")
     path = path.partition("?")[0]
@@ -214,11 +216,27 @@ def as_served(source: str, raw: str, tree: TreeIndex, placed: Placed, *, html: b
     from the page's URL (`from_page_url`), a folder's `#fragment` as the page the folder
     shows (`folder_page`), and raw HTML (`html`) from an MkDocs page's URL
     (`html_from_page_url`)."""
-    if placed[0] == MISSING:
+    if placed[0] in (MISSING, CASE):
         placed = from_page_url(source, raw, tree, placed)
     else:
         placed = folder_page(source, raw, tree, placed)
     return html_from_page_url(source, raw, tree, placed) if html else placed
+
+
+def rewritable(source: str, raw: str, tree: TreeIndex, *, html: bool) -> bool:
+    """Whether `--fix` may rewrite the path of the link `raw` of the page `source` (raw HTML
+    when `html`) from what it names read from the file's folder: whether that reading is
+    the one the page's dialect makes. GitHub reads every relative link so, a site an index
+    page's (its URL is its folder's), and MkDocs and other generators a Markdown link to a
+    file, which they rewrite for the page's URL. A directory-style link (`../x/`, `./x`)
+    or raw HTML of another site page is read from its URL's folder (`page_url_folder`), and
+    Hugo leaves a page's links as written: not rewritten."""
+    if not tree.in_site(source) or page_url_folder(source) == source.rpartition("/")[0]:
+        return True
+    if html or tree.in_hugo(source):
+        return False
+    path = raw.partition("#")[0].partition("?")[0]
+    return not path.endswith("/") and "." in path.rpartition("/")[2]
 
 
 def html_from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:

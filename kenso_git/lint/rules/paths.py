@@ -37,6 +37,7 @@ from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
+from kenso_git.lint.targets import rewritable
 from kenso_git.lint.treeindex import PULLED_IN
 from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
@@ -103,7 +104,12 @@ def _edit(target: Target, new: str) -> Edit:
     "(`<img src>`, `<a href>`) in a page MkDocs serves at a folder URL of its own (unless "
     "`use_directory_urls: false`, and under its `docs_dir`) is read from that URL's folder "
     "too, as its browser does: MkDocs rewrites a Markdown link for the page's URL, raw HTML "
-    "it leaves as written. A site-absolute "
+    "it leaves as written. In a page MkDocs or Hugo serves at a folder URL of its own, a "
+    "directory-style link that differs in case from the page's folder is read from its URL "
+    "too; `--fix` corrects a link's case only where the file's folder is what the page's "
+    "dialect reads it from (GitHub's links, a site's index pages, MkDocs' Markdown links "
+    "to files), never a directory-style link or raw HTML of another site page, nor a Hugo "
+    "page's links. A site-absolute "
     "link (`/docs/x/`, `/docs/x`) names the file it names from the repository's root, else "
     "that page read from the root or a content root (each folder above the page is tried as "
     "one, as for `ref`: `content/`, `content/en/`). One no root makes a page of is dead when "
@@ -148,7 +154,10 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             f'{_what(target)} "{raw}": {target.path} exists only as {real} '
             "(breaks on case-sensitive checkouts)"
         )
-        yield Finding(target.line, target.column, message, raw, _edit(target, fixed))
+        # the real path is the file's folder's reading: not the page's site's, maybe
+        html = target.ref.kind in HTML_KINDS
+        edit = _edit(target, fixed) if rewritable(doc.path, raw, facts.tree, html=html) else None
+        yield Finding(target.line, target.column, message, raw, edit)
 
 
 @rule(
