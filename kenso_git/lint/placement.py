@@ -262,12 +262,13 @@ def html_from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -
 
 def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
     """`placed`, the place of the link target `raw` of the page `source`; or, when `raw`
-    names a folder with a `#fragment`, the page whose anchor that is. `./#part` (or
-    `.#part`) in a page an MkDocs or Hugo site serves at a folder URL of its own
-    (`siteurls.served_at_folder`) is the page itself; in a project no site config holds
-    (GitHub's rendering), a folder shows its README (`TreeIndex.readme`). Anything else (a
-    folder of a site, one with no Markdown README) stays `placed`: its anchor is not
-    judged."""
+    names a folder with a `#fragment`, the page whose anchor that is. In a page an MkDocs
+    or Hugo site serves at a folder URL of its own (`siteurls.served_at_folder`), `./#part`
+    (or `.#part`) is the page itself and another folder link is read from that URL
+    (`page_url_folder`: `../#part` in `a/b/p.md` is `a/b/`'s index page); in a project no
+    site config holds (GitHub's rendering), a folder shows its README (`TreeIndex.readme`).
+    Anything else (another site's folder, a URL no page answers, a folder with no Markdown
+    README) stays `placed`: its anchor is not judged."""
     if placed[1] not in tree.dirs and placed[3] != OUTSIDE:  # most links: a file, or skipped
         return placed
     path, hashed, fragment = raw.partition("#")
@@ -278,10 +279,15 @@ def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Place
         if served_at_folder(tree, source):
             return FOUND, source, unquote(fragment), ""
         folder = source.rpartition("/")[0]
-    elif placed[0] in (FOUND, UNSTAGED):
-        folder = placed[1]
-    else:
+    elif placed[0] not in (FOUND, UNSTAGED):
         return placed
+    elif served_at_folder(tree, source):  # read from the page's URL, as its site does
+        joined = posixpath.normpath(posixpath.join(page_url_folder(source), unquote(path)))
+        if joined in (".", "..") or joined.startswith("../"):
+            return placed
+        return _page_at(tree, joined, unquote(fragment)) or placed
+    else:
+        folder = placed[1]
     readme = None if tree.in_site(source) else tree.readme(folder)
     return placed if readme is None else _placed(tree, readme, unquote(fragment))
 

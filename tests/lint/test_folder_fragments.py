@@ -69,7 +69,8 @@ def test_dot_slash_fragment_on_a_site_is_the_pages_own(
 ) -> None:
     write(repo, {"docs/guide/README.md": README, "docs/guide/page.md": PAGE, config: content})
     commit_all(repo, "pages")
-    # `./` and `.` are the page (served at docs/guide/page/); `../guide/` is not judged
+    # `./` and `.` are the page (served at docs/guide/page/); `../guide/` read from there is
+    # docs/guide/guide/, where no page is: not judged
     assert _lint(repo, "docs/") == [
         _dead(11, 16, "install", "this document"),
         _dead(11, 54, "install", "this document"),
@@ -126,3 +127,32 @@ def test_folder_fragments_are_judged_the_same_when_the_corpus_is_slimmed(
     report = run_lint([Path("docs")], overrides={"select": ["KS023"]}).report
     found = [(v.line, v.column) for f in report.files for v in f.violations]
     assert found == [(11, 37), (11, 76), (13, 42), (13, 89), (15, 6)]
+
+
+SECTION = FRONT.format(t="Linux platform") + PREAMBLE + "## Status and limitations\n\nBeta.\n"
+INSTALL = (
+    FRONT.format(t="Linux installation")
+    + PREAMBLE
+    + "## Steps\n\n"
+    + "Read [the status](../#status-and-limitations) and [a gone part](../#gone) first.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("config", "content", "index"),
+    [("mkdocs.yml", "site_name: x\n", "index.md"), ("hugo.toml", 'title = "x"\n', "_index.md")],
+)
+def test_a_folder_fragment_on_a_site_is_read_from_the_pages_url(
+    repo: Path, config: str, content: str, index: str
+) -> None:
+    # install.md is served at platforms/linux/install/: `../` is platforms/linux/, whose
+    # index page has the section (the file's folder's parent, platforms/, has not)
+    root = "docs" if config == "mkdocs.yml" else "content"
+    write(repo, {config: content, f"{root}/platforms/{index}": README})
+    write(repo, {f"{root}/platforms/linux/{index}": SECTION})
+    write(repo, {f"{root}/platforms/linux/install.md": INSTALL})
+    commit_all(repo, "pages")
+    assert _lint(repo, f"{root}/") == [
+        f'{root}/platforms/linux/install.md:11:65: KS023 anchor "#gone": no heading of '
+        f"{root}/platforms/linux/{index} makes it (dead-anchor)"
+    ]
