@@ -68,8 +68,12 @@ def _config_folder(tree: TreeIndex, folder: str, names: tuple[str, ...]) -> tupl
 
 
 def _read(tree: TreeIndex, path: str) -> str | None:
+    """The text of the config at `path`, read once however many folders it governs."""
+    if path in tree.config_texts:
+        return tree.config_texts[path]
     read = tree.read_text
-    return None if read is None else read(path, MAX_CONFIG_CHARS)
+    text = tree.config_texts[path] = None if read is None else read(path, MAX_CONFIG_CHARS)
+    return text
 
 
 def _under(folder: str, base: str, content: str) -> bool:

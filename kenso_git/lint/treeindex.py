@@ -82,6 +82,7 @@ class TreeIndex(Collection[str]):
         "_nearest",
         "_site",
         "absent",
+        "config_texts",
         "dirs",
         "files",
         "folder_urls",
@@ -131,6 +132,7 @@ class TreeIndex(Collection[str]):
         self._hugo: dict[str, str | None] = {}
         self.read_text: ReadText | None = None  # how Hugo's configs are read (None: never)
         self.folder_urls: dict[str, str] = {}  # folder -> what serves its pages (`siteurls`)
+        self.config_texts: dict[str, str | None] = {}  # a site config's text, read once
 
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
