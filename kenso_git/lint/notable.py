@@ -178,8 +178,8 @@ class _Pass:
         target = destination(raw)
         placed = _placed(self.source, target, self.facts)
         paged = folder_page(self.source, target, self.facts.tree, placed)
-        if paged is not placed:  # a folder's `#part`, this page's answer: not kept in `here`
-            return paged
+        if paged is not placed or (placed[2] is not None and placed[1] in self.facts.tree.dirs):
+            return paged  # a folder's `#part`: this page's answer (its URL's), not its folder's
         if placed[0] is FOUND and placed[2] is None:
             placed = _QUIET  # leads where it says: inside a code span or not, nothing to say
         if target[:1] != "#":  # a fragment of this document: its own page's

@@ -156,3 +156,18 @@ def test_a_folder_fragment_on_a_site_is_read_from_the_pages_url(
         f'{root}/platforms/linux/install.md:11:65: KS023 anchor "#gone": no heading of '
         f"{root}/platforms/linux/{index} makes it (dead-anchor)"
     ]
+
+
+def test_a_folder_fragment_is_read_from_each_pages_own_url(repo: Path) -> None:
+    # a/p.md and a/q.md share a folder, not a URL: `x/#part` is a/p/x/ in one (no page)
+    # and a/q/x/ in the other; the answer for p is not q's (the one pass keeps answers by
+    # folder)
+    link = FRONT.format(t="Page {n}") + PREAMBLE + "## Links\n\nSee [x](x/#part).\n"
+    write(repo, {"mkdocs.yml": "site_name: x\n", "docs/a/x/notes.md": README})
+    write(repo, {"docs/a/p.md": link.format(n="p"), "docs/a/q.md": link.format(n="q")})
+    write(repo, {"docs/a/q/x/index.md": SECTION})
+    commit_all(repo, "pages")
+    assert _lint(repo, "docs/a/p.md", "docs/a/q.md") == [
+        'docs/a/q.md:11:9: KS023 anchor "#part": no heading of docs/a/q/x/index.md makes it '
+        "(dead-anchor)"
+    ]
