@@ -26,13 +26,16 @@ from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Placed
 from kenso_git.lint.targets import Target
+from kenso_git.lint.targets import as_served
 from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
+from kenso_git.lint.targets import folder_page
 from kenso_git.lint.targets import from_page_url
 from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mddefs import DEFINITIONS
 from kenso_git.text.mdlinks import CODE_OPENING
 from kenso_git.text.mdlinks import DEFINITION
+from kenso_git.text.mdlinks import HTML_KINDS
 from kenso_git.text.mdlinks import HTML_TAG
 from kenso_git.text.mdlinks import LINK_TARGET
 from kenso_git.text.mdlinks import MAX_REFS
@@ -133,7 +136,7 @@ class _Pass:
                 if seen >= MAX_REFS:
                     return False
                 placed = here.get(raw)
-                if placed is None or placed[0] == MISSING:
+                if placed is None or placed[0] in (MISSING, CASE):
                     placed = self._place(raw, placed)
                 # a `](` past the first, in the destination or the title, may open a link
                 # when this one is text: `[\](a "t](x)")` links to x
@@ -174,6 +177,9 @@ class _Pass:
         """`raw` (a destination as written) placed, the first time this folder meets it."""
         target = destination(raw)
         placed = _placed(self.source, target, self.facts)
+        paged = folder_page(self.source, target, self.facts.tree, placed)
+        if paged is not placed or (placed[2] is not None and placed[1] in self.facts.tree.dirs):
+            return paged  # a folder's `#part`: this page's answer (its URL's), not its folder's
         if placed[0] is FOUND and placed[2] is None:
             placed = _QUIET  # leads where it says: inside a code span or not, nothing to say
         if target[:1] != "#":  # a fragment of this document: its own page's
@@ -187,7 +193,7 @@ class _Pass:
             # `~/x` (a docs site's root, a third of the docs corpus' links) is always
             # skipped: what `classify` gives it, without the calls or a table entry
             placed = _SITE_LINK if raw[:2] == "~/" else self._first(raw)
-        if placed[0] == MISSING:  # its folder's answer: the page's URL may find it
+        if placed[0] in (MISSING, CASE):  # its folder's answer: the page's URL may find it
             placed = self._from_page_url(destination(raw), placed)
         return placed
 
@@ -221,8 +227,8 @@ class _Pass:
             placed = _placed(self.source, raw, self.facts)
         else:
             placed = _cached(self.facts, self.source, self.folder, raw)
-            if placed[0] == MISSING:
-                placed = self._from_page_url(raw, placed)
+            html = ref.kind in HTML_KINDS  # raw HTML MkDocs leaves for the page's URL
+            placed = as_served(self.source, raw, self.facts.tree, placed, html=html)
         if placed[0] == SKIPPED:
             self.skipped[placed[3]] = self.skipped.get(placed[3], 0) + 1
         elif placed[0] != FOUND or placed[2] is not None:

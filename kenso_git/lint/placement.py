@@ -16,6 +16,8 @@ from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.siteurls import served_at_folder
+from kenso_git.lint.siteurls import served_by_mkdocs
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.records import NamedTuple
 from kenso_git.text.mdlinks import LinkRef
@@ -182,8 +184,10 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     `x/index.md`, `x/_index.md` or `x/README.md`, read from the file's folder and from the
     page's URL folder (`page_url_folder`: MkDocs' and Hugo's directory URLs), the URL's
     first for a trailing slash. A link neither reading finds stays `placed` (said missing
-    as written from the file's folder)."""
-    if placed[0] != MISSING:
+    as written from the file's folder). One that differs in case from the file's folder is
+    read so too in a page MkDocs or Hugo serves at a folder URL of its own
+    (`siteurls.served_at_folder`): its URL folder's reading is the one its site makes."""
+    if placed[0] != MISSING and (placed[0] != CASE or not served_at_folder(tree, source)):
         return placed
     path, hashed, fragment = raw.partition("#")
     path = path.partition("?")[0]
@@ -204,6 +208,88 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
         if found is not None:
             return found
     return placed
+
+
+def as_served(source: str, raw: str, tree: TreeIndex, placed: Placed, *, html: bool) -> Placed:
+    """`placed`, the place of the link target `raw` of the page `source` read from its
+    file's folder, read as its site serves the page too: a missing directory-style link
+    from the page's URL (`from_page_url`), a folder's `#fragment` as the page the folder
+    shows (`folder_page`), and raw HTML (`html`) from an MkDocs page's URL
+    (`html_from_page_url`)."""
+    if placed[0] in (MISSING, CASE):
+        placed = from_page_url(source, raw, tree, placed)
+    else:
+        placed = folder_page(source, raw, tree, placed)
+    return html_from_page_url(source, raw, tree, placed) if html else placed
+
+
+def rewritable(source: str, raw: str, tree: TreeIndex, *, html: bool) -> bool:
+    """Whether `--fix` may rewrite the path of the link `raw` of the page `source` (raw HTML
+    when `html`) from what it names read from the file's folder: whether that reading is
+    the one the page's dialect makes. GitHub reads every relative link so, a site an index
+    page's (its URL is its folder's), and MkDocs and other generators a Markdown link to a
+    file, which they rewrite for the page's URL. A directory-style link (`../x/`, `./x`)
+    or raw HTML of another site page is read from its URL's folder (`page_url_folder`), and
+    Hugo leaves a page's links as written: not rewritten."""
+    if not tree.in_site(source) or page_url_folder(source) == source.rpartition("/")[0]:
+        return True
+    if html or tree.in_hugo(source):
+        return False
+    path = raw.partition("#")[0].partition("?")[0]
+    return not path.endswith("/") and "." in path.rpartition("/")[2]
+
+
+def html_from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
+    """`placed`, the place of the raw HTML `src`/`href` `raw` of the page `source`; or, when
+    it is missing (or differs in case) and MkDocs serves the page at a folder URL of its own
+    (`a/b.md` at `a/b/`), what it names read from that URL folder, when that is a file of
+    the tree. MkDocs rewrites a Markdown link for the page's URL but leaves raw HTML as
+    written, so its authors write it for the URL folder; GitHub reads it from the file's
+    folder, so that reading passes too."""
+    if placed[0] not in (MISSING, CASE) or not served_by_mkdocs(tree, source):
+        return placed
+    url = page_url_folder(source)
+    path, hashed, fragment = raw.partition("#")
+    path = path.partition("?")[0]
+    if url == source.rpartition("/")[0] or not path or path[:1] in ("/", "~") or "{" in path:
+        return placed
+    joined = posixpath.normpath(posixpath.join(url, unquote(path) if "%" in path else path))
+    if joined in (".", "..") or joined.startswith("../"):
+        return placed
+    found = _placed(tree, joined, unquote(fragment) if hashed else None)
+    return found if found[0] in (FOUND, UNSTAGED) else placed
+
+
+def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Placed:
+    """`placed`, the place of the link target `raw` of the page `source`; or, when `raw`
+    names a folder with a `#fragment`, the page whose anchor that is. In a page an MkDocs
+    or Hugo site serves at a folder URL of its own (`siteurls.served_at_folder`), `./#part`
+    (or `.#part`) is the page itself and another folder link is read from that URL
+    (`page_url_folder`: `../#part` in `a/b/p.md` is `a/b/`'s index page); in a project no
+    site config holds (GitHub's rendering), a folder shows its README (`TreeIndex.readme`).
+    Anything else (another site's folder, a URL no page answers, a folder with no Markdown
+    README) stays `placed`: its anchor is not judged."""
+    if placed[1] not in tree.dirs and placed[3] != OUTSIDE:  # most links: a file, or skipped
+        return placed
+    path, hashed, fragment = raw.partition("#")
+    if not hashed or "{" in raw:
+        return placed
+    path = path.partition("?")[0]
+    if path in (".", "./"):
+        if served_at_folder(tree, source):
+            return FOUND, source, unquote(fragment), ""
+        folder = source.rpartition("/")[0]
+    elif placed[0] not in (FOUND, UNSTAGED):
+        return placed
+    elif served_at_folder(tree, source):  # read from the page's URL, as its site does
+        joined = posixpath.normpath(posixpath.join(page_url_folder(source), unquote(path)))
+        if joined in (".", "..") or joined.startswith("../"):
+            return placed
+        return _page_at(tree, joined, unquote(fragment)) or placed
+    else:
+        folder = placed[1]
+    readme = None if tree.in_site(source) else tree.readme(folder)
+    return placed if readme is None else _placed(tree, readme, unquote(fragment))
 
 
 def _template(source: str, raw: str, tree: TreeIndex) -> Placed:

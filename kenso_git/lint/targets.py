@@ -30,9 +30,12 @@ from kenso_git.lint.placement import SKIPPED as SKIPPED
 from kenso_git.lint.placement import UNSTAGED as UNSTAGED
 from kenso_git.lint.placement import Placed as Placed
 from kenso_git.lint.placement import Target as Target
+from kenso_git.lint.placement import as_served as as_served
 from kenso_git.lint.placement import classify as classify
 from kenso_git.lint.placement import classify_code as classify_code
+from kenso_git.lint.placement import folder_page as folder_page
 from kenso_git.lint.placement import from_page_url as from_page_url
+from kenso_git.lint.placement import rewritable as rewritable
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import relation_paths
 from kenso_git.lint.treeindex import OutsidePages
@@ -47,6 +50,7 @@ from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.mdlinks import CODE
+from kenso_git.text.mdlinks import HTML_KINDS
 from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
@@ -311,8 +315,9 @@ class LinkFacts:
                     placed = (CASE, placed[1], placed[2], tree.case_of(placed[1]) or "")
                 if not local:
                     cache[key] = placed
-            if placed[0] == MISSING:  # a directory-style link may be read from the page's URL
-                placed = from_page_url(doc.path, raw, tree, placed)
+            # a directory-style link may be read from the page's URL, a folder's `#part` is
+            # its page's (this page, or the folder's README), raw HTML MkDocs leaves as written
+            placed = as_served(doc.path, raw, tree, placed, html=ref.kind in HTML_KINDS)
             status = placed[0]
             if status == SKIPPED:
                 skipped[placed[3]] += 1

@@ -34,6 +34,7 @@ PULLED_IN = "anchor into a page whose shortcodes may make headings lint cannot r
 # a submodule's generated reference cannot make lint read it all.
 MAX_OUTSIDE_CHARS = 16_000_000
 MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
+PAGE_SUFFIXES = (".md", ".markdown")  # a README GitHub renders that lint reads too
 # A static site's config: Hugo's (and its config folder's), MkDocs', Docusaurus', Jekyll's.
 _EXTS = ("toml", "yaml", "json")
 _HUGO = tuple(f"{name}.{ext}" for name in ("hugo", "config") for ext in _EXTS)
@@ -81,8 +82,10 @@ class TreeIndex(Collection[str]):
         "_nearest",
         "_site",
         "absent",
+        "config_texts",
         "dirs",
         "files",
+        "folder_urls",
         "ignored",
         "leads_out",
         "on_disk",
@@ -128,6 +131,8 @@ class TreeIndex(Collection[str]):
         # folder -> the governing Hugo config's autoHeadingIDType ("" none, None no config)
         self._hugo: dict[str, str | None] = {}
         self.read_text: ReadText | None = None  # how Hugo's configs are read (None: never)
+        self.folder_urls: dict[str, str] = {}  # folder -> what serves its pages (`siteurls`)
+        self.config_texts: dict[str, str | None] = {}  # a site config's text, read once
 
     def __contains__(self, item: object) -> bool:
         if item in self.files or item in self.dirs:
@@ -276,21 +281,41 @@ class TreeIndex(Collection[str]):
 
     def _names(self, folder: str) -> WordIndex | None:
         """The names of the entries of `folder`, indexed, or None when it holds none."""
+        index = self._indexed.get(folder)
+        if index is None:
+            from kenso_git.lint.rules._typo import word_index  # see `near`
+
+            names = self._entries(folder)
+            if not names:
+                return None
+            index = self._indexed[folder] = word_index(names)
+        return index
+
+    def _entries(self, folder: str) -> list[str]:
+        """The names of the files and folders in `folder` (`""`: the root)."""
         if self._children is None:
             children: dict[str, list[str]] = {}
             for known in (*self.files, *self.dirs):
                 parent, _, name = known.rpartition("/")
                 children.setdefault(parent, []).append(name)
             self._children = children
-        index = self._indexed.get(folder)
-        if index is None:
-            from kenso_git.lint.rules._typo import word_index  # see `near`
+        return self._children.get(folder, [])
 
-            names = self._children.get(folder)
-            if not names:
-                return None
-            index = self._indexed[folder] = word_index(names)
-        return index
+    def readme(self, folder: str) -> str | None:
+        """The Markdown README GitHub shows for `folder` (`""`: the root): its one file named
+        README (any case, any extension) when that is `.md` or `.markdown`; None when it has
+        none, several, or one lint cannot read, and for a root whose `.github/` holds one
+        (GitHub shows that one first)."""
+        if not folder and self._readmes(".github"):
+            return None
+        lead = f"{folder}/" if folder else ""
+        named = self._readmes(folder)
+        if len(named) != 1 or lead + named[0] not in self.files:
+            return None
+        return lead + named[0] if named[0].casefold().endswith(PAGE_SUFFIXES) else None
+
+    def _readmes(self, folder: str) -> list[str]:
+        return [n for n in self._entries(folder) if n.casefold().partition(".")[0] == "readme"]
 
 
 def _under(folders: tuple[str, ...], path: str) -> bool:

@@ -37,6 +37,7 @@ from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import classify
+from kenso_git.lint.targets import rewritable
 from kenso_git.lint.treeindex import PULLED_IN
 from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
@@ -99,7 +100,16 @@ def _edit(target: Target, new: str) -> Edit:
     "slash (`../x/`) or no extension (`./x`), that names nothing as written names the page "
     "`x.md`, `x.markdown`, `x/index.md`, `x/_index.md` or `x/README.md`, read from the "
     "page's folder and from its own URL (a site with directory URLs serves `a/p.md` at "
-    "`a/p/`, an index page at its folder's); its fragment is checked there. A site-absolute "
+    "`a/p/`, an index page at its folder's); its fragment is checked there. Raw HTML "
+    "(`<img src>`, `<a href>`) in a page MkDocs serves at a folder URL of its own (unless "
+    "`use_directory_urls: false`, and under its `docs_dir`) is read from that URL's folder "
+    "too, as its browser does: MkDocs rewrites a Markdown link for the page's URL, raw HTML "
+    "it leaves as written. In a page MkDocs or Hugo serves at a folder URL of its own, a "
+    "directory-style link that differs in case from the page's folder is read from its URL "
+    "too; `--fix` corrects a link's case only where the file's folder is what the page's "
+    "dialect reads it from (GitHub's links, a site's index pages, MkDocs' Markdown links "
+    "to files), never a directory-style link or raw HTML of another site page, nor a Hugo "
+    "page's links. A site-absolute "
     "link (`/docs/x/`, `/docs/x`) names the file it names from the repository's root, else "
     "that page read from the root or a content root (each folder above the page is tried as "
     "one, as for `ref`: `content/`, `content/en/`). One no root makes a page of is dead when "
@@ -144,7 +154,10 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             f'{_what(target)} "{raw}": {target.path} exists only as {real} '
             "(breaks on case-sensitive checkouts)"
         )
-        yield Finding(target.line, target.column, message, raw, _edit(target, fixed))
+        # the real path is the file's folder's reading: not the page's site's, maybe
+        html = target.ref.kind in HTML_KINDS
+        edit = _edit(target, fixed) if rewritable(doc.path, raw, facts.tree, html=html) else None
+        yield Finding(target.line, target.column, message, raw, edit)
 
 
 @rule(
@@ -165,7 +178,14 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "(GitHub's with accents taken off and other non-ASCII dropped). A Hugo page that calls "
     "a shortcode pulling in content from elsewhere (a name with `markdown`, `readfile`, "
     "`include`, `import`, `embed` or `remote`, opening a line) may have headings lint cannot "
-    "read: a fragment none of its anchors makes is counted as not checked. A suggestion "
+    "read: a fragment none of its anchors makes is counted as not checked. A folder link's "
+    "fragment is the page's the folder shows: `./#part` in a page MkDocs or Hugo serves at a "
+    "folder URL of its own (`a/p.md` at `a/p/`, unless `use_directory_urls: false` or "
+    "`uglyURLs`) is the page's own, and another folder link of such a page is read from "
+    "that URL (`../#part` in `a/b/p.md` is `a/b/`'s index page); in a project no site "
+    "config holds a folder's (`./#part`, `../guide/#part`) is its README's, as GitHub "
+    "shows it. One of another site, of a URL no page answers, or of a folder with no "
+    "Markdown README is counted as not checked. A suggestion "
     "for a Hugo page whose config sets the type is looked for among its Hugo ids first. "
     "`lint --fix` corrects a fragment's case, and a typo when exactly one "
     "anchor of the page is close to it (the one the finding suggests). So that a generated "

@@ -1,0 +1,106 @@
+"""Whether a static site serves a page at a folder URL of its own (#30): MkDocs (with
+`use_directory_urls`, its default) serves `docs/a/b.md` at `a/b/`, Hugo (without
+`uglyURLs`) `content/a/b.md` at `a/b/`, so a link `./#part` written in the page is the page
+itself. Read from the nearest `mkdocs.yml` or Hugo config above the page, for pages under
+its `docs_dir` (`docs`) or `contentDir` (`content`); lint reads nothing else of a site's
+config, and a page it cannot place so is not said to be served at a folder URL."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from kenso_git.lint.treeindex import HUGO_CONFIGS
+from kenso_git.lint.treeindex import MAX_CONFIG_CHARS
+from kenso_git.lint.treeindex import MKDOCS_CONFIGS
+
+if TYPE_CHECKING:
+    from kenso_git.lint.treeindex import TreeIndex
+
+# A key at the start of a line (YAML, TOML, or JSON's `"key":`), case-blind as Hugo reads its
+# keys; MkDocs' are lower-case YAML.
+_DOCS_DIR = re.compile(r"^docs_dir\s*:\s*['\"]?([^'\"#\s]+)", re.MULTILINE)
+_FLAT = re.compile(r"^use_directory_urls\s*:\s*(?:false|no|off)\b", re.MULTILINE | re.IGNORECASE)
+_CONTENT_DIR = re.compile(
+    r"^\s*['\"]?contentdir['\"]?\s*[:=]\s*['\"]?([^'\"#\s,]+)", re.MULTILINE | re.IGNORECASE
+)
+_UGLY = re.compile(r"uglyurls", re.IGNORECASE)  # any setting: per section, per language
+_NOT_UGLY = re.compile(r"uglyurls['\"]?\s*[:=]\s*false\b", re.IGNORECASE)
+
+
+MKDOCS = "mkdocs"
+HUGO = "hugo"
+
+
+def served_at_folder(tree: TreeIndex, path: str) -> bool:
+    """Whether the page at `path` is an MkDocs or Hugo page served at a folder URL of its own
+    (`a/b.md` at `a/b/`, an index page at its folder's): its `./` is itself. False when no
+    such config governs it, the page is outside the config's content folder, the config
+    turns folder URLs off (or may, for some sections), or the config cannot be read."""
+    return bool(_server(tree, path))
+
+
+def served_by_mkdocs(tree: TreeIndex, path: str) -> bool:
+    """Whether `served_at_folder` holds of the page at `path` because MkDocs serves it."""
+    return _server(tree, path) == MKDOCS
+
+
+def _server(tree: TreeIndex, path: str) -> str:
+    """MKDOCS or HUGO when that generator serves the page at `path` at a folder URL of its
+    own, else "" (remembered per folder)."""
+    folder = path.rpartition("/")[0]
+    found = tree.folder_urls.get(folder)
+    if found is None:
+        found = MKDOCS if _mkdocs(tree, folder) else HUGO if _hugo(tree, folder) else ""
+        tree.folder_urls[folder] = found
+    return found
+
+
+def _config_folder(tree: TreeIndex, folder: str, names: tuple[str, ...]) -> tuple[str, list[str]]:
+    """The nearest folder at or above `folder` holding one of `names`, with the ones it holds
+    (none: no folder does)."""
+    while True:
+        lead = f"{folder}/" if folder else ""
+        held = [lead + name for name in names if lead + name in tree.files]
+        if held or not folder:
+            return folder, held
+        folder = folder.rpartition("/")[0]
+
+
+def _read(tree: TreeIndex, path: str) -> str | None:
+    """The text of the config at `path`, read once however many folders it governs."""
+    if path in tree.config_texts:
+        return tree.config_texts[path]
+    read = tree.read_text
+    text = tree.config_texts[path] = None if read is None else read(path, MAX_CONFIG_CHARS)
+    return text
+
+
+def _under(folder: str, base: str, content: str) -> bool:
+    """Whether `folder` is the content folder `content` (relative to `base`) or below it."""
+    content = content.strip("/")
+    if not content or content.startswith(("/", "..")) or "/.." in content:
+        return False
+    root = f"{base}/{content}" if base else content
+    return folder == root or folder.startswith(root + "/")
+
+
+def _mkdocs(tree: TreeIndex, folder: str) -> bool:
+    base, configs = _config_folder(tree, folder, MKDOCS_CONFIGS)
+    text = _read(tree, configs[0]) if configs else None
+    if text is None or _FLAT.search(text):
+        return False
+    docs_dir = _DOCS_DIR.search(text)
+    return _under(folder, base, docs_dir[1] if docs_dir else "docs")
+
+
+def _hugo(tree: TreeIndex, folder: str) -> bool:
+    base, configs = _config_folder(tree, folder, HUGO_CONFIGS)
+    texts = [_read(tree, config) for config in configs]
+    if not configs or None in texts:
+        return False
+    read = [text for text in texts if text is not None]
+    if any(_UGLY.search(text) and not _NOT_UGLY.search(text) for text in read):
+        return False
+    content = [found for text in read for found in _CONTENT_DIR.findall(text)] or ["content"]
+    return any(_under(folder, base, name) for name in content)
