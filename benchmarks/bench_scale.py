@@ -143,9 +143,13 @@ elif kind == "check":
     for _ in range(9):
         t = time.perf_counter(); kb.refresh(); plain.append(time.perf_counter() - t)
     out["plain_s"] = sorted(plain)[4]
-    quiet_kb = KnowledgeBase.open(root)  # the second check arms the quiet watch
-    t = time.perf_counter(); quiet_kb.refresh(); quiet_kb.refresh()
-    out["quiet_arm_s"] = time.perf_counter() - t
+    quiet_kb = KnowledgeBase.open(root)
+    quiet_kb.refresh()
+    t = time.perf_counter(); quiet_kb.refresh()  # the second check starts arming the watch
+    out["quiet_second_s"] = time.perf_counter() - t
+    quiet_kb._quiet.wait_armed(600)
+    out["quiet_arm_s"] = time.perf_counter() - t  # its thread's walk, beside no query
+    quiet_kb.refresh()  # the first check on the armed queue: trusted from then on
     quiet = []
     for _ in range(9):
         t = time.perf_counter(); quiet_kb.refresh(); quiet.append(time.perf_counter() - t)
@@ -383,6 +387,7 @@ def reads(root: Path) -> dict[str, float]:
     check = _probe(root, "check")
     out["check_s"], out["check_watched_s"] = check["plain_s"], check["watched_s"]
     out["check_quiet_s"], out["quiet_arm_s"] = check["quiet_s"], check["quiet_arm_s"]
+    out["quiet_second_s"] = check["quiet_second_s"]
     out["quiet_vouched"] = float(check["quiet_vouched"])
     out["watcher_vouched"] = float(check["vouched"])
     return out
@@ -417,7 +422,8 @@ ROWS = [
     ("query-time check, no watcher (ms)", "check_ms", None),
     ("query-time check, healthy watcher (ms)", "check_watched_ms", "<= 1"),
     ("query-time check, quiet watch, nothing changed (ms)", "check_quiet_ms", None),
-    ("... second check of a process, arming it (ms)", "quiet_arm_ms", None),
+    ("... second check of a process, which starts arming it (ms)", "quiet_second_ms", None),
+    ("... until it is armed, in a thread (ms)", "quiet_arm_ms", None),
 ]
 
 

@@ -3,9 +3,10 @@
 Every search and document read runs the query-time check (`index.refresh`): a `git status`
 (a few ms on the docs corpus, 250 ms on a monorepo), or a walk outside git. In a process
 that answers many queries (the MCP server, the language server, a library user), the
-second check on arms an inotify queue on every folder the index's walk enters
-(`repo.inotify`: the kernel queues an event before the write that caused it returns), and
-a check that found the index fresh is then trusted by later queries for as long as:
+second check starts a thread that arms an inotify queue on every folder the index's walk
+enters (`repo.inotify`: the kernel queues an event before the write that caused it
+returns; the walk is no query's wait), and from then on a check that found the index fresh
+is trusted by later queries for as long as:
 
 - no event has been queued since just before that check began (a save, a rename, a new
   or deleted file or folder, anywhere in the walked folders, Markdown or not);
@@ -97,6 +98,9 @@ class QuietWatch:
         self._identity: object = None
         self._stamped: list[str] = []  # the files `_stamp` looks at (read when armed)
         self._pid = os.getpid()  # a forked child shares the queue: it must never read it
+        self._arming = False  # a thread is walking the tree to arm a new queue
+        self._closed = False
+        self._settled_arm = threading.Event()  # set once the first arming ended (tests)
         self.vouched = 0  # queries it answered for (tests, health)
         self.armed = 0  # times it walked the tree and armed its queue
 
@@ -136,10 +140,13 @@ class QuietWatch:
             if self._ino is not None:
                 self._drain()
             if self._ino is None or self._rearm:
-                self._arm()
-                if self._ino is None:
-                    return None
+                self._start_arming()
+                return None  # this check runs as always; a later one is trusted
             return Token(self._seq, self._stamp(), time.monotonic())
+
+    def wait_armed(self, timeout: float) -> bool:
+        """Wait for the first arming to end (armed or standing aside): True if it did."""
+        return self._settled_arm.wait(timeout)
 
     def settle(self, token: Token | None, freshness: Freshness) -> None:
         """Trust `freshness` (what the check that `before_check` preceded found) until a
@@ -159,6 +166,7 @@ class QuietWatch:
         if os.getpid() != self._pid:
             return
         with self._lock:
+            self._closed = True
             if self._ino is not None:
                 self._ino.close()
                 self._ino = None
@@ -169,40 +177,68 @@ class QuietWatch:
 
     # -- inside the lock ------------------------------------------------------------------
 
-    def _arm(self) -> None:
+    def _start_arming(self) -> None:
+        """Walk the tree in a thread (`_arm`): the walk (tens of ms at 20,000 docs, more in
+        a monorepo) is no query's wait. Until it ends, checks run as they always do."""
+        if self._arming:
+            return
+        self._arming, self._rearm = True, False
+        threading.Thread(
+            target=self._arm, args=(self._settings,), name="kenso-quiet-watch", daemon=True
+        ).start()
+
+    def _arm(self, settings: Settings) -> None:
+        """Arm a new queue on the folders `settings` walk, then put it in place (or stand
+        aside for good). Runs outside the lock until it swaps the queues."""
+        try:
+            ino, refused = self._new_queue(settings)
+        except Exception as err:  # a fault here must not cost every query a walk
+            ino, refused = None, f"arming failed: {err}"
+        with self._lock:
+            self._arming = False
+            if refused is not None:
+                self._off = refused
+            if ino is not None and (self._closed or self._off is not None):
+                ino.close()
+            elif ino is not None:
+                if self._ino is not None:
+                    self._ino.close()
+                self._ino = ino
+                # a token taken on the old queue may have missed what only the new
+                # queue holds: none of them is trusted
+                self._seq += 1
+                self._stamped = self._stamp_files()
+                self.armed += 1
+                if settings != self._settings:
+                    self._rearm = True  # new settings came while it walked
+            self._settled_arm.set()
+
+    def _new_queue(self, settings: Settings) -> tuple[Inotify | None, str | None]:
+        """A queue on every folder the walk enters, or why the watch must stand aside."""
         from kenso_git.repo.discover import watch_walk
         from kenso_git.repo.inotify import Inotify
         from kenso_git.repo.inotify import max_watches
         from kenso_git.repo.mounts import all_local
 
-        if self._ino is not None:
-            self._ino.close()
-            self._ino = None
-        self._rearm = False
         root = str(self._ws.root)
         if not all_local(root):
-            self._off = "the work tree is not on a local file system"
-            return
+            return None, "the work tree is not on a local file system"
         limit = min(MAX_FOLDERS, (max_watches() or 8192) // WATCH_SHARE)
         try:
             ino = Inotify()
         except OSError:
-            self._off = "inotify is not available"
-            return
+            return None, "inotify is not available"
         try:
             # each folder is watched before it is listed: a folder made meanwhile is
             # either listed or reported by its parent's watch
             ino.add(root)  # the root itself must be watched, or nothing is
-            refused = watch_walk(self._ws, self._settings, lambda f: _watch(ino, f), limit=limit)
+            refused = watch_walk(self._ws, settings, lambda f: _watch(ino, f), limit=limit)
         except OSError:
             refused = "inotify watches are exhausted, or a folder cannot be watched"
         if refused is not None:
             ino.close()
-            self._off = refused
-            return
-        self._ino = ino
-        self._stamped = self._stamp_files()
-        self.armed += 1
+            return None, refused
+        return ino, None
 
     def _drain(self) -> None:
         from kenso_git.repo.inotify import IN_ISDIR

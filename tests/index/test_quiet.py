@@ -47,11 +47,19 @@ def root(tmp_path: Path) -> Path:
     return repo
 
 
-def _warm(kb: KnowledgeBase) -> QuietWatch:
-    for _ in range(3):
+def _armed(kb: KnowledgeBase) -> QuietWatch:
+    """The watch once its first arming (a thread started by the second check) ended."""
+    for _ in range(2):
         _paths(kb, "alpha")
     watch = _watch(kb)
+    assert watch.wait_armed(60)
+    return watch
+
+
+def _warm(kb: KnowledgeBase) -> QuietWatch:
+    watch = _armed(kb)
     assert watch.armed == 1
+    _paths(kb, "alpha")  # the first check on the armed queue: trusted from then on
     before = watch.vouched
     assert _paths(kb, "alpha") == ["docs/a.md"]
     assert watch.vouched == before + 1, "a query with nothing changed runs no check"
@@ -255,9 +263,8 @@ def test_a_hard_linked_doc_makes_the_watch_stand_aside(root: Path, tmp_path: Pat
     other = tmp_path / "other-name.md"
     os.link(root / "docs" / "b.md", other)
     kb = KnowledgeBase.open(root)
-    for _ in range(3):
-        _paths(kb, "bravo")
-    watch = _watch(kb)
+    watch = _armed(kb)
+    _paths(kb, "bravo")
     assert watch.armed == 0 and watch.vouched == 0
     other.write_text(_page("throughlinkword"), encoding="utf-8")
     assert _paths(kb, "throughlinkword") == ["docs/b.md"]
