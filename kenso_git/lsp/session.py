@@ -230,8 +230,11 @@ class KensoServer(LanguageServer):
 def _read_repository(root: Path, stamped: bool) -> Reading:
     """The repository `kenso-git lint` run in `root` judges (`lint_workspace`: outside git,
     the folder of the index at or above it) read; `stamped`: its work tree's stamp taken
-    first (a change made during the read then shows at the next look), as HEAD's commit is."""
+    first (a change made during the read then shows at the next look), as HEAD's commit is.
+    A root above `root` is stamped anyway: a client watches files under its own folder only,
+    and a page above it changed would not be reported."""
     ws = lint_workspace((), root)
+    stamped = stamped or ws.root != root.resolve()
     stamp = TreeStamp.take(ws.root, ws.common_dir) if stamped else None
     head = head_commit(ws)
     return Reading(LiveCorpus.open(ws.root), stamp, head)

@@ -78,3 +78,30 @@ def test_with_no_index_above_the_editors_folder_stays_the_root(tmp_path: Path) -
     assert "KS023" not in {rule for _l, _c, rule in cli}  # the link leaves guide/: not checked
     shown = asyncio.run(asyncio.wait_for(_editor_findings(guide, rooted=True), 5 * WAIT))
     assert shown == cli
+
+
+async def _page_above_fixed_then_saved(root: Path, guide: Path) -> list[str]:
+    """The rules an editor on guide/ that watches files shows for a.md after b.md, one folder
+    up, gains the heading the dead anchor names and a.md is saved."""
+    editor = Editor(guide, watches=True)
+    await editor.start()
+    await asyncio.wait_for(editor.registrations.get(), WAIT)  # it watches guide/ now
+    editor.open("a.md")
+    first = await editor.settle("a.md", lambda found: bool(found))
+    assert "KS023" in {str(d.code) for d in first}
+    # A client watching guide/ reports nothing of a page above it: none is sent here either.
+    (root / "b.md").write_text(BETA + "\n## No such part\n\nWords of the new part.\n")
+    editor.drain()
+    editor.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(editor.uri("a.md")))
+    )
+    after = await editor.settle("a.md", lambda found: "KS023" not in {str(d.code) for d in found})
+    await editor.stop()
+    return sorted(str(d.code) for d in after)
+
+
+def test_a_page_above_the_watched_folder_changed_is_seen_at_a_save(tmp_path: Path) -> None:
+    root, guide = _plain(tmp_path)
+    shown = asyncio.run(asyncio.wait_for(_page_above_fixed_then_saved(root, guide), 5 * WAIT))
+    assert "KS023" not in shown
+    assert shown == sorted(rule for _l, _c, rule in _cli_findings(guide, "guide/a.md"))
