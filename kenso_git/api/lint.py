@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kenso_git.lint.model import Violation as Violation
     from kenso_git.lint.report import render_summary as render_summary
     from kenso_git.lint.report import report_to_json as report_to_json
+    from kenso_git.lint.root import lint_workspace as lint_workspace
     from kenso_git.lint.sarif import report_to_sarif as report_to_sarif
     from kenso_git.lint.session import run_lint as run_lint
     from kenso_git.lint.streamed import FirstHalves as FirstHalves
@@ -49,6 +50,7 @@ __all__ = [
     "Violation",
     "chunks",
     "iter_json",
+    "lint_workspace",
     "load_lint_config",
     "render_summary",
     "report",
@@ -75,6 +77,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "Violation": ("kenso_git.lint.model", "Violation"),
     "chunks": ("kenso_git.text.jsonout", "chunks"),
     "iter_json": ("kenso_git.text.jsonout", "iter_json"),
+    "lint_workspace": ("kenso_git.lint.root", "lint_workspace"),
     "load_lint_config": ("kenso_git.lint.config", "load_lint_config"),
     "render_summary": ("kenso_git.lint.report", "render_summary"),
     "report": ("kenso_git.lint.report", None),

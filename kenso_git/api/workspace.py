@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from kenso_git.index.home import check_root_option as check_root_option
     from kenso_git.repo.executable import find_script as find_script
     from kenso_git.repo.executable import script_command as script_command
+    from kenso_git.repo.indexroot import root_with_index as root_with_index
     from kenso_git.repo.safeopen import ensure_private_dir as ensure_private_dir
     from kenso_git.repo.statusindex import remove_legacy as remove_legacy_status_copy
     from kenso_git.repo.workspace import DB_DIRNAME as DB_DIRNAME
@@ -36,6 +37,7 @@ __all__ = [
     "is_markdown",
     "remove_legacy_status_copy",
     "resolve_db_path",
+    "root_with_index",
     "script_command",
 ]
 
@@ -52,6 +54,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "is_markdown": ("kenso_git.repo.workspace", "is_markdown"),
     "remove_legacy_status_copy": ("kenso_git.repo.statusindex", "remove_legacy"),
     "resolve_db_path": ("kenso_git.repo.workspace", "resolve_db_path"),
+    "root_with_index": ("kenso_git.repo.indexroot", "root_with_index"),
     "script_command": ("kenso_git.repo.executable", "script_command"),
 }
 

@@ -113,7 +113,10 @@ nearest folder above the root that holds one, which then is the root (see below)
 Outside git the root is found upward as git finds a work tree: a folder with no `.kenso` of
 its own takes the nearest folder above it whose `.kenso/docs.db` is yours, so `search`,
 `stats`, `state`, `related`, `sync`, `lint` and `serve` run from `guide/` use (and `serve`
-is scoped to) the index `ingest` made one folder up. `ingest` there updates that index (and
+is scoped to) the index `ingest` made one folder up. `connect` run there writes the
+client's project file in that root, its entry naming the root, and `--check` judges the
+entry by it; `kenso-git lsp` opened on `guide/` judges links and anchors against the
+root's pages, as `lint` does. `ingest` there updates that index (and
 says so on stderr); with none above it indexes the current folder, and `mkdir .kenso` first
 gives a subfolder an index of its own. Only a real `.kenso` folder you own counts (another
 user's, say in `/tmp`, is passed over). The walk stops at the filesystem's root, at a mount

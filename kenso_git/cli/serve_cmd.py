@@ -144,7 +144,12 @@ def _run(service: Service, chosen: str, host: str | None, port: int | None, remo
     help="Start the configured entry as the client would and report whether it serves "
     "this repository's index.",
 )
-@option(ROOT.with_help("Repository the entry serves (default: the current one)."))
+@option(
+    ROOT.with_help(
+        "Repository the entry serves (default: the one around the current directory, "
+        "as serve finds it)."
+    )
+)
 def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path | None) -> None:
     """Print (or --write) the MCP entry that lets CLIENT start `kenso-git serve`.
 
@@ -165,12 +170,15 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
     --check starts the configured entry as the
     client would in this repository, with a minimal PATH, and says whether it serves this
     repository's index, and what to run when it does not (exit 1).
+    Outside git, from a folder below the one `ingest` indexed, the repository is that
+    folder, as `serve` finds it: the project file is written there.
     """
     from kenso_git.api.workspace import find_workspace
+    from kenso_git.api.workspace import root_with_index
     from kenso_git.connect.clients import entry_for
     from kenso_git.connect.clients import user_entry_note
 
-    workspace = find_workspace(root)
+    workspace = root_with_index(find_workspace(root))  # the root `serve` takes from there
     fix = write_command(client, user=user, root=workspace.root if root is not None else None)
     if do_check:
         _check(client, workspace.root, user, fix)

@@ -165,9 +165,11 @@ def _root_arg(args: list[str] | tuple[str, ...]) -> str | None:
 
 def served_root(launch: Launch) -> Path | None:
     """The repository the entry serves: the one around its `--root` (from the folder it
-    starts in) or, without one, around that folder. None when the entry does not show it:
+    starts in) or, without one, around that folder, found as `serve` finds it (outside
+    git, the folder of the index at or above it). None when the entry does not show it:
     no `serve` argument (a wrapper command), or no root and no folder of its own."""
     from kenso_git.api.workspace import find_workspace
+    from kenso_git.api.workspace import root_with_index
 
     if "serve" not in launch.args:
         return None
@@ -176,7 +178,7 @@ def served_root(launch: Launch) -> Path | None:
         return None  # served in whatever folder the client runs in
     start = (launch.cwd or Path("/")) / named if named is not None else launch.cwd
     try:
-        return find_workspace(start).root
+        return root_with_index(find_workspace(start)).root
     except UsageError:
         return None  # no such folder: starting it says what is wrong
 

@@ -26,11 +26,11 @@ from kenso_git.lint.corpus import facts_for
 from kenso_git.lint.corpus import select_documents
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Violation
+from kenso_git.lint.root import lint_workspace
 from kenso_git.lint.runner import lint_document
 from kenso_git.lint.targets import FOUND
 from kenso_git.records import NamedTuple
 from kenso_git.repo.workspace import Workspace
-from kenso_git.repo.workspace import find_workspace
 from kenso_git.repo.workspace import is_markdown
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.parse import Document
@@ -77,12 +77,14 @@ class LiveCorpus:
 
     @classmethod
     def open(cls, root: Path, warn: Callable[[str], None] | None = None) -> LiveCorpus:
-        """Read and parse the repository (or folder) at `root` and compute its facts.
+        """Read and parse the repository `kenso-git lint` judges from the folder `root`
+        (`lint_workspace`: in git the work tree around it; outside git the folder of the
+        index at or above it) and compute its facts.
 
         Raises:
-            UsageError: the configuration is malformed.
+            UsageError: the configuration is malformed, or `root` does not exist.
         """
-        ws = find_workspace(root)
+        ws = lint_workspace((), root)
         settings = load_settings(ws.root)
         config = load_lint_config(settings)
         selection = select_documents(ws, settings, [], warn=warn)

@@ -33,13 +33,11 @@ from kenso_git.lint.model import FileResult
 from kenso_git.lint.model import LintReport
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Violation
+from kenso_git.lint.root import lint_workspace
 from kenso_git.lint.runner import binary_result
 from kenso_git.lint.runner import lint_document
 from kenso_git.lint.runner import lint_documents
-from kenso_git.repo.indexroot import holds_index
-from kenso_git.repo.indexroot import root_with_index
 from kenso_git.repo.workspace import Workspace
-from kenso_git.repo.workspace import find_workspace
 from kenso_git.text.parse import parse_document
 
 if TYPE_CHECKING:
@@ -59,24 +57,6 @@ class Outcome:
     baseline_written: int | None = None
     fixes: FixOutcome | None = None  # with `fix` or `diff`: what was (or would be) changed
     error: FixWriteError | None = None  # with `fix`: the file that could not be written
-
-
-def _workspace(paths: Sequence[Path]) -> Workspace:
-    """The repository holding `paths`; outside git, the folder of the index at or above
-    the current one (`repo.indexroot`) when it holds them all, else the folder linted (or
-    the current one for files)."""
-    here = root_with_index(find_workspace(None))
-    if not paths:
-        return here
-    real = [p.resolve() for p in paths]
-    if (here.is_git or holds_index(here.root)) and all(p.is_relative_to(here.root) for p in real):
-        return here
-    found = find_workspace(paths[0])
-    if found.is_git or (len(real) == 1 and real[0].is_dir()):
-        return found
-    if all(p.is_relative_to(here.root) for p in real):
-        return here
-    return found
 
 
 def run_lint(
@@ -112,7 +92,7 @@ def run_lint(
             raise UsageError(
                 f"path does not exist: {path}", hint="pass Markdown files or folders that exist"
             )
-    ws = _workspace(paths)
+    ws = lint_workspace(paths)
     settings = load_settings(ws.root)
     config = _configured(load_lint_config(settings), overrides, fail_under)
     report, facts = _lint_once(ws, settings, config, paths, warn, staged)

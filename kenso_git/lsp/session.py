@@ -21,8 +21,8 @@ from kenso_git import __version__
 from kenso_git.api.git import head_commit
 from kenso_git.api.lint import LiveCorpus
 from kenso_git.api.lint import Violation
+from kenso_git.api.lint import lint_workspace
 from kenso_git.api.workspace import Workspace
-from kenso_git.api.workspace import find_workspace
 from kenso_git.errors import KensoError
 from kenso_git.lsp.diagnostic import SOURCE
 from kenso_git.lsp.diagnostic import UTF16
@@ -94,8 +94,9 @@ class KensoServer(LanguageServer):
 
     def load(self, uri: str | None = None) -> None:
         """Start reading the corpus: of the workspace root when the client named one, else of
-        the repository holding the document at `uri` (`LiveCorpus.open` finds it as the CLI
-        does), not of the folder the editor was started from (`/` for a desktop launch)."""
+        the repository holding the document at `uri` (found as `kenso-git lint` run in that
+        folder finds it: outside git, the folder of the index at or above it), not of the
+        folder the editor was started from (`/` for a desktop launch)."""
         root_path = self.workspace.root_path
         fs_path = to_fs_path(uri) if uri is not None and not root_path else None
         if root_path:
@@ -227,12 +228,16 @@ class KensoServer(LanguageServer):
 
 
 def _read_repository(root: Path, stamped: bool) -> Reading:
-    """The repository at `root` read; `stamped`: its work tree's stamp taken first (a
-    change made during the read then shows at the next look), as HEAD's commit is."""
-    ws = find_workspace(root)
+    """The repository `kenso-git lint` run in `root` judges (`lint_workspace`: outside git,
+    the folder of the index at or above it) read; `stamped`: its work tree's stamp taken
+    first (a change made during the read then shows at the next look), as HEAD's commit is.
+    A root above `root` is stamped anyway: a client watches files under its own folder only,
+    and a page above it changed would not be reported."""
+    ws = lint_workspace((), root)
+    stamped = stamped or ws.root != root.resolve()
     stamp = TreeStamp.take(ws.root, ws.common_dir) if stamped else None
     head = head_commit(ws)
-    return Reading(LiveCorpus.open(root), stamp, head)
+    return Reading(LiveCorpus.open(ws.root), stamp, head)
 
 
 def path_of(corpus: LiveCorpus, uri: str) -> str | None:
