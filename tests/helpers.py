@@ -43,16 +43,34 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             target.write_text(content, encoding="utf-8")
 
 
-def run_cli(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """`kenso-git ARGS` run as a user would, from `cwd` (`python -m kenso_git`), not checked."""
+def run_cli(
+    cwd: Path, *args: str, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`kenso-git ARGS` run as a user would, from `cwd` (`python -m kenso_git`), not checked;
+    stdin closed (a server ends at once), `env` on top of this process's environment."""
     return subprocess.run(
         [sys.executable, "-m", "kenso_git", *args],
         cwd=cwd,
+        input="",
         capture_output=True,
         text=True,
         check=False,
         timeout=timeout,
+        env={**os.environ, **env},
     )
+
+
+def plain_tree(tmp_path: Path, files: dict[str, str], *, indexed: bool = True) -> tuple[Path, Path]:
+    """A folder outside git holding `files` (indexed at its top unless not `indexed`,
+    `plainx/.kenso/docs.db`), and its `guide/` subfolder, both resolved."""
+    root = tmp_path / "plainx"
+    write(root, files)
+    (root / "guide").mkdir(exist_ok=True)
+    if indexed:
+        out = run_cli(root, "ingest", "--no-lint")
+        assert out.returncode == 0, out.stderr
+        assert (root / ".kenso" / "docs.db").is_file()
+    return root.resolve(), (root / "guide").resolve()
 
 
 def init_repo(root: Path, files: dict[str, str | bytes] | None = None, commit: bool = True) -> Path:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tests.helpers import plain_tree
 from tests.helpers import run_cli
 from tests.helpers import write
 from tests.serve.conftest import KENSO_EXE
@@ -31,26 +31,7 @@ SECRET = "# Outside\n\nzanzibar words outside the indexed folder, enough of them
 
 
 def _plain(tmp_path: Path) -> tuple[Path, Path]:
-    """A folder outside git indexed at its top (`plainx/.kenso/docs.db`), and its guide/."""
-    root = tmp_path / "plainx"
-    write(root, {"guide/a.md": ALPHA, "b.md": BETA})
-    out = run_cli(root, "ingest", "--no-lint")
-    assert out.returncode == 0, out.stderr
-    assert (root / ".kenso" / "docs.db").is_file()
-    return root.resolve(), (root / "guide").resolve()
-
-
-def _cli(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kenso_git", *args],
-        cwd=cwd,
-        input="",
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        env={**os.environ, **env},
-    )
+    return plain_tree(tmp_path, {"guide/a.md": ALPHA, "b.md": BETA})
 
 
 def _json(out: subprocess.CompletedProcess[str]) -> Any:
@@ -131,11 +112,11 @@ def test_with_no_index_anywhere_the_error_names_the_current_folder(tmp_path: Pat
 
 def test_an_index_of_the_home_folder_is_not_found_from_below_it(tmp_path: Path) -> None:
     root, guide = _plain(tmp_path)
-    out = _cli(guide, "search", "alpha", HOME=str(root))
+    out = run_cli(guide, "search", "alpha", HOME=str(root))
     assert out.returncode == 3, out.stderr
     assert f"no search index at {guide / '.kenso' / 'docs.db'}" in out.stderr
-    assert _json(_cli(root, "search", "alpha", "--json", HOME=str(root)))  # from home itself
-    out = _cli(guide, "search", "alpha", HOME=str(guide))  # nor from home, above it
+    assert _json(run_cli(root, "search", "alpha", "--json", HOME=str(root)))  # from home itself
+    out = run_cli(guide, "search", "alpha", HOME=str(guide))  # nor from home, above it
     assert out.returncode == 3, out.stderr
 
 
@@ -159,7 +140,7 @@ def test_a_linked_kenso_above_is_passed_over(tmp_path: Path) -> None:
 
 def test_serve_root_option_names_a_subfolder_of_the_index_above(tmp_path: Path) -> None:
     _root, guide = _plain(tmp_path)
-    out = _cli(tmp_path, "serve", "--root", str(guide), "--no-watch")
+    out = run_cli(tmp_path, "serve", "--root", str(guide), "--no-watch")
     assert out.returncode == 0, out.stderr
     assert "belongs to" not in out.stderr
 

@@ -4,9 +4,6 @@ by its absolute path, as `stats` and `search` do."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,20 +23,6 @@ def two_repos(tmp_path: Path) -> tuple[Path, Path, Path]:
     return a, b, db
 
 
-def cli(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`kenso-git ARGS` with stdin closed (a server then ends at once)."""
-    return subprocess.run(
-        [sys.executable, "-m", "kenso_git", *args],
-        cwd=cwd,
-        input="",
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,  # a watch that ignored --root would run until stopped
-        env={**os.environ, **env},
-    )
-
-
 @pytest.mark.parametrize(
     ("command", "env"),
     [("watch", {}), ("serve", {}), ("serve", {"KENSO_MCP_SDK": "1"})],
@@ -49,7 +32,7 @@ def test_a_root_the_index_does_not_record_is_refused(
     tmp_path: Path, command: str, env: dict[str, str]
 ) -> None:
     a, b, db = two_repos(tmp_path)
-    out = cli(tmp_path, command, "--root", str(b), "--db", str(db), **env)
+    out = run_cli(tmp_path, command, "--root", str(b), "--db", str(db), timeout=60, **env)
     assert out.returncode == 2, out.stderr
     assert f"this index belongs to {a.resolve()}, not to --root {b.resolve()}" in out.stderr
     assert "hint: drop --root" in out.stderr
@@ -58,7 +41,9 @@ def test_a_root_the_index_does_not_record_is_refused(
 
 def test_a_root_inside_the_recorded_one_is_served(tmp_path: Path) -> None:
     a, _b, db = two_repos(tmp_path)
-    out = cli(tmp_path, "serve", "--root", str(a / "docs"), "--db", str(db), "--no-watch")
+    out = run_cli(
+        tmp_path, "serve", "--root", str(a / "docs"), "--db", str(db), "--no-watch", timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert "belongs to" not in out.stderr
 

@@ -21,6 +21,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tests.helpers import plain_tree
 from tests.helpers import run_cli
 from tests.helpers import write
 
@@ -37,13 +38,7 @@ KEYS = {"claude-code": "mcpServers", "cursor": "mcpServers", "vscode": "servers"
 
 
 def _plain(tmp_path: Path, *, indexed: bool = True) -> tuple[Path, Path]:
-    """A folder outside git (indexed at its top unless not `indexed`) and its guide/."""
-    root = tmp_path / "plainx"
-    write(root, {"guide/a.md": ALPHA, "b.md": BETA})
-    if indexed:
-        out = run_cli(root, "ingest", "--no-lint")
-        assert out.returncode == 0, out.stderr
-    return root.resolve(), (root / "guide").resolve()
+    return plain_tree(tmp_path, {"guide/a.md": ALPHA, "b.md": BETA}, indexed=indexed)
 
 
 def _ok(out: subprocess.CompletedProcess[str]) -> str:

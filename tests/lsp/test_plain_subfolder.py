@@ -14,8 +14,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from tests.helpers import plain_tree
 from tests.helpers import run_cli
-from tests.helpers import write
 from tests.lsp.client import WAIT
 from tests.lsp.client import Editor
 
@@ -27,13 +27,7 @@ BETA = "# Beta notes\n\nWords enough for a page of its own here, and a few more 
 
 
 def _plain(tmp_path: Path, *, indexed: bool = True) -> tuple[Path, Path]:
-    """A folder outside git (indexed at its top unless not `indexed`) and its guide/."""
-    root = tmp_path / "plainx"
-    write(root, {"guide/a.md": GUIDE, "b.md": BETA})
-    if indexed:
-        out = run_cli(root, "ingest", "--no-lint")
-        assert out.returncode == 0, out.stderr
-    return root.resolve(), (root / "guide").resolve()
+    return plain_tree(tmp_path, {"guide/a.md": GUIDE, "b.md": BETA}, indexed=indexed)
 
 
 def _cli_findings(cwd: Path, file: str) -> list[tuple[int, int, str]]:
