@@ -24,7 +24,7 @@ MAIN_JOB = (
 )
 TEST_JOB = (
     "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' "
-    "&& .venv/bin/python -m pytest -q"
+    "&& .venv/bin/python -m pytest -q -n auto"
 )
 _LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
