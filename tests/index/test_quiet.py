@@ -15,7 +15,6 @@ from kenso_git.kb import KnowledgeBase
 from kenso_git.repo import mounts
 from tests.helpers import doc
 from tests.helpers import git
-from tests.helpers import init_repo
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
 
@@ -32,19 +31,6 @@ def _watch(kb: KnowledgeBase) -> QuietWatch:
 
 def _page(word: str) -> str:
     return doc("Page", f"This page talks about {word} at length, in enough words to index.\n")
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    repo = init_repo(
-        tmp_path / "repo",
-        {
-            "docs/a.md": doc("Alpha", "Alpha talks about the original wording at length.\n"),
-            "docs/b.md": doc("Bravo", "Bravo covers another subject entirely, in words.\n"),
-        },
-    )
-    KnowledgeBase.open(repo).ingest()
-    return repo
 
 
 def _armed(kb: KnowledgeBase) -> QuietWatch:

@@ -18,22 +18,8 @@ from kenso_git.index import refresh
 from kenso_git.kb import KnowledgeBase
 from kenso_git.serve.service import Service
 from tests.helpers import doc
-from tests.helpers import init_repo
 
 EXE = [sys.executable, "-m", "kenso_git"]
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    repo = init_repo(
-        tmp_path / "repo",
-        {
-            "docs/a.md": doc("Alpha", "Alpha talks about the original wording at length.\n"),
-            "docs/b.md": doc("Bravo", "Bravo covers another subject entirely, in words.\n"),
-        },
-    )
-    KnowledgeBase.open(repo).ingest()
-    return repo
 
 
 def _save(path: Path, text: str) -> None:
