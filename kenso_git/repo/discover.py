@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -210,6 +211,45 @@ def _not_ours(path: str, rel: str, name: str, envs: list[str] | None) -> bool:
     return False
 
 
+def _entries(
+    root: str,
+    rules: IgnoreRules,
+    folder: str,
+    say: Warn,
+    envs: list[str] | None = None,
+    visit: Callable[[str], object] | None = None,
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Each entry that is not a folder, with its folder (root-relative), in the folders the
+    walk enters from `folder`: not ignored, not a nested repository's or an environment's.
+    `visit` is called on each folder (absolute path) before it is listed, and on each
+    folder skipped as not its own, which is not entered."""
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        directory = os.path.join(root, current) if current else root
+        if visit is not None:
+            visit(directory)
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as err:
+            say(f"{current or '.'}: cannot list folder ({err.strerror}), skipped")
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not is_dir:
+                yield current, entry
+            elif _wanted(rules, current, name, say, is_dir=True):
+                rel = f"{current}/{name}" if current else name
+                if not _not_ours(entry.path, rel, name, envs):
+                    stack.append(rel)
+                elif visit is not None:
+                    visit(entry.path)
+
+
 def _walk(
     ws: Workspace,
     rules: IgnoreRules,
@@ -219,37 +259,27 @@ def _walk(
     facts: WalkFacts,
     envs: list[str] | None = None,
 ) -> None:
-    stack = [folder]
     root = ws.root
-    while stack:
-        current = stack.pop()
-        directory = root / current if current else root
-        try:
-            entries = list(os.scandir(directory))
-        except OSError as err:
-            say(f"{current or '.'}: cannot list folder ({err.strerror}), skipped")
+    for current, entry in _entries(str(root), rules, folder, say, envs):
+        name = entry.name
+        if name == ".gitattributes":
+            facts.saw_attributes = True
             continue
-        for entry in entries:
-            name = entry.name
+        try:
+            is_link = entry.is_symlink()
+        except OSError:
+            continue
+        if is_markdown(name) and _wanted(rules, current, name, say, is_dir=False):
             rel = f"{current}/{name}" if current else name
-            try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir:
-                if _wanted(rules, current, name, say, is_dir=True) and not _not_ours(
-                    entry.path, rel, name, envs
-                ):
-                    stack.append(rel)
-            elif name == ".gitattributes":
-                facts.saw_attributes = True
-            elif is_markdown(name) and _wanted(rules, current, name, say, is_dir=False):
-                sf = _markdown_entry(root, rules, rel, entry.path, say, linked=is_link)
-                if sf is not None:
-                    found[rel] = sf
-                    if is_link:
-                        facts.links.append(rel)
+            sf = _markdown_entry(root, rules, rel, entry.path, say, linked=is_link)
+            if sf is not None:
+                found[rel] = sf
+                if is_link:
+                    facts.links.append(rel)
+
+
+class _TooMany(Exception):
+    pass
 
 
 def watch_walk(
@@ -265,40 +295,27 @@ def watch_walk(
     symlinked doc's target is a file the walk reaches too (`_link_refusal`): its folder is
     visited. `visit`'s OSError propagates."""
     rules = IgnoreRules.for_workspace(ws, settings)
-    root = str(ws.root)
-    count = 0
-    stack = [""]
-    while stack:
-        current = stack.pop()
-        directory = os.path.join(root, current) if current else root
-        visit(directory)
-        count += 1
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
+    visited = 0
+
+    def counted(folder: str) -> None:
+        nonlocal visited
+        visited += 1
+        if visited > limit:
+            raise _TooMany
+        visit(folder)
+
+    try:
+        for current, entry in _entries(str(ws.root), rules, "", _ignore_warning, None, counted):
             name = entry.name
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not _wanted(rules, current, name, _ignore_warning, is_dir=True):
-                        continue
-                    if count + len(stack) >= limit:
-                        return f"more than {limit} folders"
-                    rel = f"{current}/{name}" if current else name
-                    if _not_ours(entry.path, rel, name, None):
-                        visit(entry.path)
-                        count += 1
-                    else:
-                        stack.append(rel)
-                elif (
-                    is_markdown(name)
-                    and entry.stat(follow_symlinks=False).st_nlink > 1
-                    and _wanted(rules, current, name, _ignore_warning, is_dir=False)
-                ):
-                    return f"{f'{current}/' if current else ''}{name} is hard-linked"
+                if not is_markdown(name) or entry.stat(follow_symlinks=False).st_nlink == 1:
+                    continue
             except FileNotFoundError:
                 continue
+            if _wanted(rules, current, name, _ignore_warning, is_dir=False):
+                return f"{f'{current}/' if current else ''}{name} is hard-linked"
+    except _TooMany:
+        return f"more than {limit} folders"
     return None
 
 
