@@ -89,7 +89,8 @@ def whole_tree(scope: Sequence[str]) -> bool:
     return _pathspecs(scope) == []
 
 
-def _stat_key(path: str) -> list[int] | None:
+def stat_key(path: str) -> list[int] | None:
+    """The stat data that tells when a file changes (size, mtime, ctime, inode); None: none."""
     try:
         st = os.stat(path)
     except OSError:
@@ -105,8 +106,23 @@ def _rules(
     config: dict[str, str],
 ) -> str:
     """A fingerprint that changes whenever an ignore file or the settings might have."""
-    from kenso_git.repo.gitconfig import excludes_file
     from kenso_git.repo.ignore import MATCHER
+
+    # A listed rule file differs from HEAD: its stat data says when it changes again. A
+    # rule file that is not listed holds HEAD's text, which the mark's HEAD pins down.
+    keys = {path: stat_key(path) for path in outside_rule_files(ws, config)}
+    keys.update({path: stat_key(os.path.join(ws.root, path)) for path in listed})
+    # the size cap decides which files are indexed too: a new one walks every doc (#26); so
+    # do the matcher and `core.ignorecase`: docs they hid before are found by one walk
+    matching = [MATCHER, folds_case(config), settings.max_file_size]
+    matching += [config.get(key, "") for key in SPARSE_KEYS]
+    return json.dumps([list(scope), list(settings.exclude), sorted(keys.items()), matching])
+
+
+def outside_rule_files(ws: Workspace, config: dict[str, str]) -> list[str]:
+    """The files outside the work tree that decide which docs are indexed (beside git's
+    configuration): the excludes files, sparse-checkout's and `shallow`."""
+    from kenso_git.repo.gitconfig import excludes_file
 
     assert ws.common_dir is not None
     shared = [str(excludes_file(config)), str(ws.common_dir / "info" / "exclude")]
@@ -114,15 +130,7 @@ def _rules(
     # a fetch that deepens a shallow clone fires no hook: the pages its cut dated are
     # dated again by the sync a changed (or removed) `shallow` file sends the next query to
     shared.append(str(ws.common_dir / "shallow"))
-    # A listed rule file differs from HEAD: its stat data says when it changes again. A
-    # rule file that is not listed holds HEAD's text, which the mark's HEAD pins down.
-    keys = {path: _stat_key(path) for path in shared}
-    keys.update({path: _stat_key(os.path.join(ws.root, path)) for path in listed})
-    # the size cap decides which files are indexed too: a new one walks every doc (#26); so
-    # do the matcher and `core.ignorecase`: docs they hid before are found by one walk
-    matching = [MATCHER, folds_case(config), settings.max_file_size]
-    matching += [config.get(key, "") for key in SPARSE_KEYS]
-    return json.dumps([list(scope), list(settings.exclude), sorted(keys.items()), matching])
+    return shared
 
 
 def _sparse_files(ws: Workspace, config: dict[str, str]) -> list[str]:

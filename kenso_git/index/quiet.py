@@ -255,34 +255,24 @@ class QuietWatch:
                 return
 
     def _stamp_files(self) -> list[str]:
-        """The files git reads that decide what the index holds, outside the work tree."""
+        """The files git reads that decide what the index holds, outside the work tree:
+        its configuration (which names the others) and `gitprobe.outside_rule_files`."""
+        from kenso_git.index.gitprobe import outside_rule_files
         from kenso_git.repo.gitconfig import config_files
-        from kenso_git.repo.gitconfig import excludes_file
         from kenso_git.repo.gitconfig import read_config
 
         ws = self._ws
         if ws.git_dir is None or ws.common_dir is None:
             return []
-        paths = [str(p) for p in config_files(ws)]
-        paths.append(str(excludes_file(read_config(ws))))
-        paths += [str(ws.common_dir / "info" / "exclude"), str(ws.common_dir / "shallow")]
-        paths += [str(ws.git_dir / "info" / "sparse-checkout"), str(ws.git_dir / "config.worktree")]
-        return paths
+        return [*map(str, config_files(ws)), *outside_rule_files(ws, read_config(ws))]
 
     def _stamp(self) -> object:
         """HEAD and the stat data of `_stamp_files`: what git changes outside the work tree
         that can change the index."""
         from kenso_git.index.freshness import head_commit
+        from kenso_git.index.gitprobe import stat_key
 
-        keys: list[object] = [head_commit(self._ws)]
-        for path in self._stamped:
-            try:
-                st = os.stat(path)
-            except OSError:
-                keys.append(None)
-                continue
-            keys.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-        return tuple(keys)
+        return (head_commit(self._ws), *(stat_key(p) for p in self._stamped))
 
     def _version(self) -> tuple[object, int] | None:
         from kenso_git.store.connection import data_version

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import struct
 import sys
+
+from kenso_git.records import NamedTuple
 
 # <sys/inotify.h>
 IN_MODIFY = 0x2
@@ -52,15 +55,15 @@ LOST = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of name)
 
 
-class Event:
+class Event(NamedTuple):
     """One queued event: the watch it came from, its mask and the entry's name."""
 
-    __slots__ = ("mask", "name", "wd")
+    wd: int
+    mask: int
+    name: str
 
-    def __init__(self, wd: int, mask: int, name: str) -> None:
-        self.wd, self.mask, self.name = wd, mask, name
 
-
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None

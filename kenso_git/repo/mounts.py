@@ -4,6 +4,7 @@ and FUSE ones do not report changes made elsewhere (another machine, the host of
 from __future__ import annotations
 
 import os
+import re
 
 # File systems whose every change passes through this kernel, so inotify reports it.
 LOCAL_TYPES = frozenset(
@@ -28,15 +29,7 @@ MOUNTINFO = "/proc/self/mountinfo"
 
 def _unescape(field: str) -> str:
     # mountinfo writes space, tab, newline and backslash as \040, \011, \012, \134
-    out, i = [], 0
-    while i < len(field):
-        if field[i] == "\\" and field[i + 1 : i + 4].isdigit() and i + 4 <= len(field):
-            out.append(chr(int(field[i + 1 : i + 4], 8)))
-            i += 4
-        else:
-            out.append(field[i])
-            i += 1
-    return "".join(out)
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), field)
 
 
 def parse(text: str) -> list[tuple[str, str]]:
