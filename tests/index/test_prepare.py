@@ -24,11 +24,30 @@ def _jobs(count: int) -> list[prepare.Job]:
 
 
 def _no_children_left() -> bool:
+    """No forked worker of this process is left, running or unreaped. Where /proc tells,
+    only children that are copies of this process count: a `git` another test of the same
+    (pytest-xdist) worker started and left to the OS is none of `prepare_all`'s."""
+    tasks = "/proc/self/task"
+    if not os.path.isdir(tasks):
+        try:
+            os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        return False
+    mine = _comm("self")
+    for tid in os.listdir(tasks):
+        with open(f"{tasks}/{tid}/children", encoding="ascii") as fh:
+            if any(_comm(pid) == mine for pid in fh.read().split()):
+                return False
+    return True
+
+
+def _comm(pid: str) -> str | None:
     try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None  # gone and reaped meanwhile
 
 
 @pytest.fixture
