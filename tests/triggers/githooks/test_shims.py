@@ -56,14 +56,18 @@ def _hook_processes(log: Path) -> list[str]:
     return found
 
 
-def take_background(log: Path, timeout: float = 30.0) -> list[str]:
-    """Calls the shim handed to the background, once every process git's hooks started has
-    ended: the shim forks its detached call before it exits, so when git returns nothing
-    more can show up after that (one more call would be a bug; none at all, too)."""
+def take_background(log: Path, timeout: float = 30.0, *, count: int = 1) -> list[str]:
+    """Calls the shim handed to the background, once `count` of them are logged and every
+    process git's hooks started has ended: the shim forks its detached call before it
+    exits, so when git returns nothing more can show up after that (one more call would be
+    a bug). The count is waited for too: on a loaded machine (tests in parallel) /proc may
+    show a process between fork and exec with no environment yet."""
     import time
 
     deadline = time.monotonic() + timeout
-    while _hook_processes(log) and time.monotonic() < deadline:
+    while time.monotonic() < deadline and (
+        _hook_processes(log) or len(log.read_text(encoding="utf-8").splitlines()) < count
+    ):
         time.sleep(0.02)
     return take(log)
 
@@ -119,7 +123,7 @@ def test_a_stopped_rebase_calls_nothing_and_its_abort_calls_post_index_change(
     take_checkouts(calls, 3)
     stopped = subprocess.run(["git", "rebase", "main"], cwd=repo, capture_output=True, check=False)
     assert stopped.returncode != 0
-    assert take_background(calls) == []
+    assert take_background(calls, count=0) == []
     git(repo, "-C", str(repo), "rebase", "--abort")
     assert take(calls) == ["hook post-index-change 1 0"]
 
@@ -202,7 +206,7 @@ def test_chained_hook_runs_first_with_its_exit_status(repo: Path, calls: Path) -
     assert proc.returncode == 1  # git reports the user hook's failure, as without us
     head = git(repo, "rev-parse", "HEAD").strip()
     expected = [f"user {head} {head} 1", f"hook post-checkout {head} {head} 1"]
-    assert take_background(calls) == expected  # ours after the user's, in the background
+    assert take_background(calls, count=2) == expected  # ours after the user's, in the background
 
 
 def test_shim_uses_the_recorded_executable_when_not_on_path(
