@@ -14,8 +14,13 @@ and the chunk keeps the rest of its score but `KEEP` of what it handed over.
 Links are read from the chunk's text at query time, nothing at ingest: `[text](x.md)`
 relative to the page, `[text](/a/b/)` and `{{< ref "/a/b" >}}` as a static site writes
 them (resolved against the folders the page lives under: `a/b.md`, `a/b/_index.md`,
-`a/b/index.md`, ...). A target is looked up by path in the index, under the search's own
-filters (the scope gate): a page they hide is never handed anything.
+`a/b/index.md`, ...). With the opt-in signal `addresses`, also a site path with a version
+placeholder (`/docs/loki/<LOKI_VERSION>/a/b/`: the names after it) and a full address
+(`https://grafana.com/docs/k6/<K6_VERSION>/a/b/`, a repository's `blob` URL: each run of
+two or more of its last names, the longest first); it lifted k6's docs (+0.016 MRR@10) but
+cost held-out Tempo one first place, so the rule of #31's sixteenth round keeps it off. A
+target is looked up by path in the index, under the search's own filters (the scope gate):
+a page they hide is never handed anything.
 """
 
 from __future__ import annotations
@@ -39,12 +44,15 @@ KEEP = 0.5  # of what it hands over, the hub keeps this much
 MIN_WORDS = 2  # a one-word question is answered by titles, not by list entries
 MAX_LINE = 600  # characters: a longer "line" is a paragraph, not a list entry
 # `](target)` and `{{< ref "target" >}}` / `{{% relref target %}}`
-_INLINE = re.compile(r"\]\(\s*<?([^)\s>]+)")
+_INLINE = re.compile(r"\]\(\s*(?:<([^>\n]{1,600})>|([^)\s]{1,600}))")
 # a list item or table row that starts with its link: `- [x](x.md) ...`, `1. **[x](x.md)**`,
 # `| [x](x.md) |`; a link inside a sentence is a reference, not an entry about the page
 _ENTRY = re.compile(r"\s{0,12}(?:[-*+]|\d{1,3}[.)]|\|)\s{0,4}[*_]{0,2}\[")
 # a whole link, `[text](target)`, and a shortcode: what is left of a line is what it says
 _LINK = re.compile(r"\[[^\]\n]{0,300}\]\([^)\n]{0,600}\)|\{\{[<%][^{}\n]{0,300}[%>]\}\}")
+# a version placeholder a docs site fills in when it builds: `<K6_VERSION>`, `{{< version >}}`
+_PLACEHOLDER = re.compile(r"<[^<>/]{1,80}>|\{\{?[^{}/]{0,80}\}?\}|%[A-Z_]{1,40}%")
+MAX_NAMES = 8  # of a full address's last names, the ones tried as a site path
 _SUFFIXES = (".md", ".markdown", "/_index.md", "/index.md", "/README.md", "/readme.md")
 
 
@@ -56,11 +64,18 @@ class Handover(NamedTuple):
     share: float
 
 
-def candidates(source: str, href: str) -> tuple[str, ...]:
-    """The repo paths `href`, written in `source`, may name, most likely first."""
+def candidates(source: str, href: str, *, addresses: bool = False) -> tuple[str, ...]:
+    """The repo paths `href`, written in `source`, may name, most likely first; full
+    addresses and versioned site paths too with `addresses` (the opt-in signal)."""
     href = href.partition("#")[0].partition("?")[0].strip()
-    if not href or "://" in href or href.startswith(("mailto:", "//")) or "{" in href:
+    if "://" in href:
+        return _full_address(source, href) if addresses else ()
+    if not href or href.startswith(("mailto:", "//")) or "{" in href:
         return ()
+    names = href.split("/")
+    placeholders = [i for i, name in enumerate(names) if _PLACEHOLDER.fullmatch(name)]
+    if addresses and href.startswith("/") and placeholders:  # `/docs/loki/<LOKI_VERSION>/a/`
+        href = "/" + "/".join(names[placeholders[-1] + 1 :])
     markdown = markdown_target(source, href)
     if markdown is not None:
         return (markdown,) if _inside(markdown) else ()
@@ -80,6 +95,23 @@ def candidates(source: str, href: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p for p in out if _inside(p)))
 
 
+def _full_address(source: str, href: str) -> tuple[str, ...]:
+    """A page of the docs written as a full address (`https://grafana.com/docs/k6/<K6_VERSION>/
+    javascript-api/k6-http/`, a site linking to itself; a repository's own `blob` URL): each
+    run of the address's last names, two or more and the longest first, as a site path. The
+    host and the first names are the site's, not the repository's; a run of one name (`x.md`
+    on any site) is too likely another site's page."""
+    names = [n for n in href.split("://", 1)[1].split("/")[1:] if n and n not in (".", "..")]
+    names = [n for n in names if not _PLACEHOLDER.fullmatch(n)][-MAX_NAMES:]
+    if names:
+        for ext in (".html", ".htm", ".md", ".markdown"):
+            names[-1] = names[-1].removesuffix(ext)
+    out: list[str] = []
+    for i in range(len(names) - 1):
+        out += candidates(source, "/" + "/".join(names[i:]) + "/")
+    return tuple(dict.fromkeys(out))
+
+
 def _inside(path: str) -> bool:
     return not (path.startswith("../") or path == "..")
 
@@ -89,7 +121,7 @@ def _link_lines(content: str) -> list[tuple[str, list[str]]]:
     for line in content.split("\n"):
         if len(line) > MAX_LINE or _ENTRY.match(line) is None:
             continue
-        hrefs = _INLINE.findall(line) + REF_PATH.findall(line)
+        hrefs = [a or b for a, b in _INLINE.findall(line)] + REF_PATH.findall(line)
         if hrefs:
             out.append((line, hrefs))
     return out
@@ -101,6 +133,8 @@ def handovers(
     rows: Sequence[tuple[int, str]],
     where: str,
     params: list[object],
+    *,
+    addresses: bool = False,
 ) -> tuple[list[Handover], dict[str, LinkTarget]]:
     """For the matched chunks `rows` (chunk id, file path), the hand-overs of their best link
     lines for a question of the words `wanted`, and the first chunk of each target page
@@ -119,7 +153,8 @@ def handovers(
                 tie = True
         if best < MIN_COVER or tie or len(set(hrefs)) != 1:
             continue
-        options = tuple(p for p in candidates(path, hrefs[0]) if p != path)
+        named = candidates(path, hrefs[0], addresses=addresses)
+        options = tuple(p for p in named if p != path)
         if options:
             picked.append((chunk_id, best, options))
     if not picked:

@@ -356,7 +356,12 @@ def _anchor(
     question says hands that share of its score to the page the line links to."""
     where, params = filters.sql()
     found, first = anchors.handovers(
-        conn, _asked(text, signals)[0], [(r.chunk_id, r.file_path) for r in rows], where, params
+        conn,
+        _asked(text, signals)[0],
+        [(r.chunk_id, r.file_path) for r in rows],
+        where,
+        params,
+        addresses="addresses" in signals,
     )
     keep = 1 - anchors.KEEP
     return _give(rows, {h.chunk_id: (first[h.target], h.share, 1 - keep * h.share) for h in found})
