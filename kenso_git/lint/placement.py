@@ -34,6 +34,7 @@ EXTERNAL = "external URL"  # not fetched: lint is offline
 SITE = "site-absolute link"  # `/dotnet/api/x`, `~/includes/x.md`: the site's root, not the tree's
 SCHEME = "scheme link"  # `xref:System.String`, `vscode:...`
 OUTSIDE = "link outside the repository"
+ROOT = "."  # the path a link to the repository's root comes to (`../` in `docs/a.md`)
 SUBMODULE = "link into a submodule not checked out"
 _WEB = frozenset({"http", "https", "ftp", "ftps", "mailto", "tel", "news", "irc", "data"})
 TAB = "tab marker"  # `# [.NET](#tab/dotnet)`: Microsoft Learn's tabbed sections, not a link
@@ -89,8 +90,10 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
         normal = f"{folder}/{plain}" if folder else plain
     else:
         normal = normalise_target(source, path if path.startswith(".") else "./" + path)
-    if not normal or normal in (".", "..") or normal.startswith("../"):
+    if not normal or normal == ".." or normal.startswith("../"):
         return SKIPPED, "", None, OUTSIDE
+    if normal == ".":  # the repository's root: a folder of the tree like any other
+        return FOUND, ROOT, unquote(fragment) if hashed else None, ""
     return _placed(tree, normal, unquote(fragment) if hashed else None)
 
 
@@ -107,6 +110,8 @@ def _site_absolute(source: str, path: str, fragment: str | None, tree: TreeIndex
     the root or a content root (`site_page`); else missing from the root in a project no
     site config holds (`TreeIndex.in_site`), and skipped otherwise: the site may serve it
     from elsewhere (static files, another repository)."""
+    if not path.strip("/") and not tree.in_site(source):  # `/`: GitHub's repository root
+        return FOUND, ROOT, fragment, ""
     inside = path.lstrip("/").split("/", 1)[0] in tree.top
     placed: Placed = (SKIPPED, "", None, SITE)
     if inside:
@@ -269,7 +274,7 @@ def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Place
     site config holds (GitHub's rendering), a folder shows its README (`TreeIndex.readme`).
     Anything else (another site's folder, a URL no page answers, a folder with no Markdown
     README) stays `placed`: its anchor is not judged."""
-    if placed[1] not in tree.dirs and placed[3] != OUTSIDE:  # most links: a file, or skipped
+    if not is_folder(tree, placed[1]):  # most links: a file, or skipped
         return placed
     path, hashed, fragment = raw.partition("#")
     if not hashed or "{" in raw:
@@ -287,9 +292,14 @@ def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Place
             return placed
         return _page_at(tree, joined, unquote(fragment)) or placed
     else:
-        folder = placed[1]
+        folder = "" if placed[1] == ROOT else placed[1]
     readme = None if tree.in_site(source) else tree.readme(folder)
     return placed if readme is None else _placed(tree, readme, unquote(fragment))
+
+
+def is_folder(tree: TreeIndex, path: str) -> bool:
+    """Whether the placed `path` is a folder of the tree (the root, `ROOT`, included)."""
+    return path == ROOT or path in tree.dirs
 
 
 def _template(source: str, raw: str, tree: TreeIndex) -> Placed:

@@ -35,6 +35,7 @@ from kenso_git.lint.placement import classify as classify
 from kenso_git.lint.placement import classify_code as classify_code
 from kenso_git.lint.placement import folder_page as folder_page
 from kenso_git.lint.placement import from_page_url as from_page_url
+from kenso_git.lint.placement import is_folder as is_folder
 from kenso_git.lint.placement import rewritable as rewritable
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import relation_paths
