@@ -297,6 +297,27 @@ def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Place
     return placed if readme is None else _placed(tree, readme, unquote(fragment))
 
 
+def read_at(source: str, raw: str, tree: TreeIndex, *, html: bool) -> Placed:
+    """The link target `raw` placed as a link of the page `source` (raw HTML when `html`):
+    from the file's folder (`classify`), and when it is missing there, as the page's site
+    serves it too (`as_served`); what a moved page's link named at its old place."""
+    placed = classify(source, raw, tree)
+    return as_served(source, raw, tree, placed, html=html) if placed[0] == MISSING else placed
+
+
+def leads_to(source: str, raw: str, tree: TreeIndex, new: str, *, html: bool) -> bool:
+    """Whether the link target `raw` of the page `source` (raw HTML when `html`), read as
+    the path rules read it (`classify`, then `as_served`), names `new`: that file or
+    folder, or the page a site serves at the folder `new`."""
+    placed = as_served(source, raw, tree, classify(source, raw, tree), html=html)
+    if placed[0] not in (FOUND, UNSTAGED):
+        return False
+    if placed[1] == new:
+        return True
+    served = _page_at(tree, new, None) if new in tree.dirs else None
+    return served is not None and served[1] == placed[1]
+
+
 def is_folder(tree: TreeIndex, path: str) -> bool:
     """Whether the placed `path` is a folder of the tree (the root, `ROOT`, included)."""
     return path == ROOT or path in tree.dirs
