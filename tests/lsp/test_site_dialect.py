@@ -96,9 +96,7 @@ def test_the_site_config_created_edited_and_deleted_changes_the_dialect(
 
 
 @pytest.mark.parametrize("watches", [True, False], ids=["watching", "not-watching"])
-def test_a_site_config_saved_from_the_editor_changes_the_dialect(
-    repo: Path, watches: bool
-) -> None:
+def test_a_site_config_saved_from_the_editor_changes_the_dialect(repo: Path, watches: bool) -> None:
     """The config open in the editor: its text is the file's once saved (the server reads it
     from disk), so neither the stamp nor a watcher's report may pass it over as an open
     document's."""
