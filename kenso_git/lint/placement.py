@@ -215,6 +215,28 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     return placed
 
 
+def served_readings(source: str, raw: str) -> list[str]:
+    """The root-relative paths the directory-style link target `raw` of the page `source`
+    may name as `from_page_url` reads it (`x.md`, `x.markdown`, `x/index.md`, `x/_index.md`,
+    `x/README.md` and the folder `x`, from the page's URL folder and its file's folder):
+    what git is asked about when it is dead. None for any other link."""
+    path = raw.partition("#")[0].partition("?")[0]
+    if not path or path[:1] in ("/", "~") or "{" in path:
+        return []
+    slashed = path.endswith("/")
+    if not slashed and "." in path.rpartition("/")[2]:
+        return []
+    path = unquote(path) if "%" in path else path
+    folder, url = source.rpartition("/")[0], page_url_folder(source)
+    out: dict[str, None] = {}
+    for base in (url, folder) if slashed else (folder, url):
+        joined = posixpath.normpath(posixpath.join(base, path))
+        if joined not in (".", "..") and not joined.startswith("../"):
+            out.update(dict.fromkeys([f"{joined}{ext}" for ext in PAGE_EXTENSIONS]))
+            out.update(dict.fromkeys([*(f"{joined}/{name}" for name in INDEX_PAGES), joined]))
+    return list(out)
+
+
 def as_served(source: str, raw: str, tree: TreeIndex, placed: Placed, *, html: bool) -> Placed:
     """`placed`, the place of the link target `raw` of the page `source` read from its
     file's folder, read as its site serves the page too: a missing directory-style link

@@ -95,3 +95,30 @@ def test_a_folder_moved_under_an_mkdocs_page_is_relinked_from_the_pages_url(repo
     # docs/guide/p.md is served at guide/p/: the section at reference/ is ../../reference/
     assert text.endswith("See [the reference](../../reference/#api).\n")
     assert _concise(repo) == []
+
+
+def test_a_site_pages_link_to_a_renamed_page_follows_it_from_its_url(repo: Path) -> None:
+    # docs/guide/p.md is served at guide/p/: `../setup/` is docs/guide/setup.md, and
+    # `../../ref/` the section docs/ref/; git asked only about docs/setup and ref (the file's
+    # folder's reading), so the links were KS022s with no fix
+    page = _page(
+        "Guide page", "Read [setup](../setup/#steps), [again](../setup) and [ref](../../ref/)."
+    )
+    write(repo, {"mkdocs.yml": "site_name: x\n", "docs/guide/setup.md": SETUP})
+    write(repo, {"docs/ref/index.md": SECTION, "docs/guide/p.md": page})
+    commit_all(repo, "pages")
+    git(repo, "mv", "docs/guide/setup.md", "docs/guide/install.md")
+    git(repo, "mv", "docs/ref", "docs/reference")
+    commit_all(repo, "move")
+    renamed = "docs/guide/setup.md was renamed to docs/guide/install.md"
+    assert _concise(repo) == [
+        f"docs/guide/p.md:9:14: KS024 {renamed}",
+        f"docs/guide/p.md:9:40: KS024 {renamed}",
+        "docs/guide/p.md:9:60: KS024 docs/ref/index.md was renamed to docs/reference/index.md",
+    ]
+    fixed = run(repo / "docs", "--fix", "--select", "KS022,KS023,KS024")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    text = (repo / "docs/guide/p.md").read_text(encoding="utf-8")
+    want = "Read [setup](../install/#steps), [again](../install) and [ref](../../reference/).\n"
+    assert text.endswith(want)
+    assert _concise(repo) == []

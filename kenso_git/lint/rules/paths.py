@@ -39,7 +39,9 @@ from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import read_at
 from kenso_git.lint.targets import rewritable
+from kenso_git.lint.targets import served_readings
 from kenso_git.lint.treeindex import PULLED_IN
+from kenso_git.repo.moves import Move
 from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
@@ -144,7 +146,7 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(target.line, target.column, message, raw)
             continue
         if target.status == MISSING:
-            if facts.move_of(target.path) is None and facts.moved_source(doc, target) is None:
+            if _target_move(doc, target, facts) is None and facts.moved_source(doc, target) is None:
                 message = f'{_what(target)} "{raw}": {target.path} does not exist'
                 yield Finding(target.line, target.column, message, raw)
             continue
@@ -256,7 +258,8 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "another commit) is re-based to where that page went. In a page MkDocs or Hugo serves "
     "at a folder URL of its own (`a/p.md` at `a/p/`), a directory-style link (`../x/`, "
     "`./x`) is read at the page's old place and rewritten from its URL, as the site reads "
-    "it and KS022 checks it (a page named by its URL: `x/` for `x.md`); a rewrite KS022 "
+    "it and KS022 checks it (a page named by its URL: `x/` for `x.md`), and one naming a "
+    "page or folder git renamed follows it (`../setup/` for `setup.md`); a rewrite KS022 "
     "would not find at the target is never offered. `lint --staged`, the commit gate, "
     "also lints the pages linking to what the staged changes rename or delete.",
     action="run lint --fix for renamed targets",
@@ -273,18 +276,19 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         return
     found: list[Finding] = []
     for target in facts.notable(doc):
-        move = facts.move_of(target.path) if target.status == MISSING else None
-        if move is None:
+        moved = _target_move(doc, target, facts)
+        if moved is None:
             rebased = _rebased_link(doc, target, ctx)
             if rebased is not None:
                 found.append(rebased)
             continue
+        was, move = moved
         raw = target.ref.target
         if target.ref.kind == CODE:
             fixed: str | None = move.new + ("/" if raw.endswith("/") else "")
         else:
             fixed = _relinked(doc, target, move.new, facts)
-        message = f"{move.describe(target.path)}; {_fixing(target, fixed)}"
+        message = f"{move.describe(was)}; {_fixing(target, fixed)}"
         edit = None if fixed is None else _edit(target, fixed)
         found.append(Finding(target.line, target.column, message, raw, edit))
     found.extend(_rebased_climbing(doc, facts))
@@ -354,6 +358,19 @@ def _from_old_folder(
         move = facts.move_of(path) if status == MISSING else None
         if move is not None:
             return Rebased(origin, move.new, path, move)
+    return None
+
+
+def _target_move(doc: Document, target: Target, facts: LinkFacts) -> tuple[str, Move] | None:
+    """(the path, where git moved it) of what the dead link `target` names: its path, or
+    for a directory-style link a page or folder a site serves at it (`served_readings`)."""
+    if target.status != MISSING:
+        return None
+    link = target.ref.kind != CODE
+    for path in (target.path, *(served_readings(doc.path, target.ref.target) if link else ())):
+        move = facts.move_of(path)
+        if move is not None:
+            return path, move
     return None
 
 
