@@ -30,12 +30,14 @@ if TYPE_CHECKING:
     from kenso_git.lint.streamed import Spilled as Spilled
     from kenso_git.lint.streamed import summary as summary
     from kenso_git.lint.streamed import summary_inputs as summary_inputs
+    from kenso_git.lint.treeindex import SITE_CONFIG_NAMES as SITE_CONFIG_NAMES
     from kenso_git.text.jsonout import Streamed as Streamed
     from kenso_git.text.jsonout import chunks as chunks
     from kenso_git.text.jsonout import iter_json as iter_json
     from kenso_git.text.parse import Document as Document
 
 __all__ = [
+    "SITE_CONFIG_NAMES",
     "Document",
     "FirstHalves",
     "IngestFile",
@@ -72,6 +74,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "Packed": ("kenso_git.lint.streamed", "Packed"),
     "Spilled": ("kenso_git.lint.streamed", "Spilled"),
     "Partial": ("kenso_git.lint.deferred", "Partial"),
+    "SITE_CONFIG_NAMES": ("kenso_git.lint.treeindex", "SITE_CONFIG_NAMES"),
     "Severity": ("kenso_git.lint.model", "Severity"),
     "Streamed": ("kenso_git.text.jsonout", "Streamed"),
     "Violation": ("kenso_git.lint.model", "Violation"),

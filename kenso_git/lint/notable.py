@@ -31,6 +31,7 @@ from kenso_git.lint.targets import classify
 from kenso_git.lint.targets import classify_code
 from kenso_git.lint.targets import folder_page
 from kenso_git.lint.targets import from_page_url
+from kenso_git.lint.targets import is_folder
 from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mddefs import DEFINITIONS
 from kenso_git.text.mdlinks import CODE_OPENING
@@ -178,7 +179,7 @@ class _Pass:
         target = destination(raw)
         placed = _placed(self.source, target, self.facts)
         paged = folder_page(self.source, target, self.facts.tree, placed)
-        if paged is not placed or (placed[2] is not None and placed[1] in self.facts.tree.dirs):
+        if paged is not placed or (placed[2] is not None and is_folder(self.facts.tree, placed[1])):
             return paged  # a folder's `#part`: this page's answer (its URL's), not its folder's
         if placed[0] is FOUND and placed[2] is None:
             placed = _QUIET  # leads where it says: inside a code span or not, nothing to say

@@ -34,6 +34,7 @@ EXTERNAL = "external URL"  # not fetched: lint is offline
 SITE = "site-absolute link"  # `/dotnet/api/x`, `~/includes/x.md`: the site's root, not the tree's
 SCHEME = "scheme link"  # `xref:System.String`, `vscode:...`
 OUTSIDE = "link outside the repository"
+ROOT = "."  # the path a link to the repository's root comes to (`../` in `docs/a.md`)
 SUBMODULE = "link into a submodule not checked out"
 _WEB = frozenset({"http", "https", "ftp", "ftps", "mailto", "tel", "news", "irc", "data"})
 TAB = "tab marker"  # `# [.NET](#tab/dotnet)`: Microsoft Learn's tabbed sections, not a link
@@ -89,8 +90,10 @@ def classify(source: str, raw: str, tree: TreeIndex) -> Placed:
         normal = f"{folder}/{plain}" if folder else plain
     else:
         normal = normalise_target(source, path if path.startswith(".") else "./" + path)
-    if not normal or normal in (".", "..") or normal.startswith("../"):
+    if not normal or normal == ".." or normal.startswith("../"):
         return SKIPPED, "", None, OUTSIDE
+    if normal == ".":  # the repository's root: a folder of the tree like any other
+        return FOUND, ROOT, unquote(fragment) if hashed else None, ""
     return _placed(tree, normal, unquote(fragment) if hashed else None)
 
 
@@ -107,6 +110,8 @@ def _site_absolute(source: str, path: str, fragment: str | None, tree: TreeIndex
     the root or a content root (`site_page`); else missing from the root in a project no
     site config holds (`TreeIndex.in_site`), and skipped otherwise: the site may serve it
     from elsewhere (static files, another repository)."""
+    if not path.strip("/") and not tree.in_site(source):  # `/`: GitHub's repository root
+        return FOUND, ROOT, fragment, ""
     inside = path.lstrip("/").split("/", 1)[0] in tree.top
     placed: Placed = (SKIPPED, "", None, SITE)
     if inside:
@@ -210,6 +215,28 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     return placed
 
 
+def served_readings(source: str, raw: str) -> list[str]:
+    """The root-relative paths the directory-style link target `raw` of the page `source`
+    may name as `from_page_url` reads it (`x.md`, `x.markdown`, `x/index.md`, `x/_index.md`,
+    `x/README.md` and the folder `x`, from the page's URL folder and its file's folder):
+    what git is asked about when it is dead. None for any other link."""
+    path = raw.partition("#")[0].partition("?")[0]
+    if not path or path[:1] in ("/", "~") or "{" in path:
+        return []
+    slashed = path.endswith("/")
+    if not slashed and "." in path.rpartition("/")[2]:
+        return []
+    path = unquote(path) if "%" in path else path
+    folder, url = source.rpartition("/")[0], page_url_folder(source)
+    out: dict[str, None] = {}
+    for base in (url, folder) if slashed else (folder, url):
+        joined = posixpath.normpath(posixpath.join(base, path))
+        if joined not in (".", "..") and not joined.startswith("../"):
+            out.update(dict.fromkeys([f"{joined}{ext}" for ext in PAGE_EXTENSIONS]))
+            out.update(dict.fromkeys([*(f"{joined}/{name}" for name in INDEX_PAGES), joined]))
+    return list(out)
+
+
 def as_served(source: str, raw: str, tree: TreeIndex, placed: Placed, *, html: bool) -> Placed:
     """`placed`, the place of the link target `raw` of the page `source` read from its
     file's folder, read as its site serves the page too: a missing directory-style link
@@ -269,7 +296,7 @@ def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Place
     site config holds (GitHub's rendering), a folder shows its README (`TreeIndex.readme`).
     Anything else (another site's folder, a URL no page answers, a folder with no Markdown
     README) stays `placed`: its anchor is not judged."""
-    if placed[1] not in tree.dirs and placed[3] != OUTSIDE:  # most links: a file, or skipped
+    if not is_folder(tree, placed[1]):  # most links: a file, or skipped
         return placed
     path, hashed, fragment = raw.partition("#")
     if not hashed or "{" in raw:
@@ -287,9 +314,35 @@ def folder_page(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Place
             return placed
         return _page_at(tree, joined, unquote(fragment)) or placed
     else:
-        folder = placed[1]
+        folder = "" if placed[1] == ROOT else placed[1]
     readme = None if tree.in_site(source) else tree.readme(folder)
     return placed if readme is None else _placed(tree, readme, unquote(fragment))
+
+
+def read_at(source: str, raw: str, tree: TreeIndex, *, html: bool) -> Placed:
+    """The link target `raw` placed as a link of the page `source` (raw HTML when `html`):
+    from the file's folder (`classify`), and when it is missing there, as the page's site
+    serves it too (`as_served`); what a moved page's link named at its old place."""
+    placed = classify(source, raw, tree)
+    return as_served(source, raw, tree, placed, html=html) if placed[0] == MISSING else placed
+
+
+def leads_to(source: str, raw: str, tree: TreeIndex, new: str, *, html: bool) -> bool:
+    """Whether the link target `raw` of the page `source` (raw HTML when `html`), read as
+    the path rules read it (`classify`, then `as_served`), names `new`: that file or
+    folder, or the page a site serves at the folder `new`."""
+    placed = as_served(source, raw, tree, classify(source, raw, tree), html=html)
+    if placed[0] not in (FOUND, UNSTAGED):
+        return False
+    if placed[1] == new:
+        return True
+    served = _page_at(tree, new, None) if new in tree.dirs else None
+    return served is not None and served[1] == placed[1]
+
+
+def is_folder(tree: TreeIndex, path: str) -> bool:
+    """Whether the placed `path` is a folder of the tree (the root, `ROOT`, included)."""
+    return path == ROOT or path in tree.dirs
 
 
 def _template(source: str, raw: str, tree: TreeIndex) -> Placed:

@@ -27,12 +27,16 @@ class Rebased(NamedTuple):
     move: Move | None = None
 
 
-def relative_to(source: str, raw_path: str, new: str, *, link: bool = True) -> str:
+def relative_to(
+    source: str, raw_path: str, new: str, *, link: bool = True, base: str | None = None
+) -> str:
     """`new` (root-relative) written as `raw_path` was: root-relative, `./`, or relative to
-    the folder of `source`; a trailing slash and percent-escapes kept. In a `link`, a `%`,
-    `#` or `?` of a file name is escaped (`%25`, `%23`, `%3F`): read as written, it would
-    end the path or escape what follows (`c#1 one.md` named `c`)."""
-    out = _relative(source, raw_path, new)
+    the folder of `source` (or to `base`, the folder a site reads the page's links from);
+    a trailing slash and percent-escapes kept. In a `link`, a `%`, `#` or `?` of a file
+    name is escaped (`%25`, `%23`, `%3F`): read as written, it would end the path or escape
+    what follows (`c#1 one.md` named `c`)."""
+    folder = posixpath.dirname(source) if base is None else base
+    out = _relative(folder, raw_path, new)
     if "%" in raw_path:
         return _escaped_as(raw_path, out)
     if link and ("%" in out or "#" in out or "?" in out):
@@ -55,11 +59,11 @@ def _escaped_as(raw_path: str, out: str) -> str:
     return _ASCII_RUN.sub(lambda run: quote(run[0], safe=_URL_SAFE), out)
 
 
-def _relative(source: str, raw_path: str, new: str) -> str:
+def _relative(folder: str, raw_path: str, new: str) -> str:
     if raw_path.startswith("/"):
         out = "/" + new
     else:
-        out = posixpath.relpath(new, posixpath.dirname(source) or ".")
+        out = posixpath.relpath(new or ".", folder or ".")
         if raw_path.startswith("./") and not out.startswith("."):
             out = "./" + out
     if raw_path.endswith("/") and not out.endswith("/"):

@@ -35,7 +35,10 @@ from kenso_git.lint.placement import classify as classify
 from kenso_git.lint.placement import classify_code as classify_code
 from kenso_git.lint.placement import folder_page as folder_page
 from kenso_git.lint.placement import from_page_url as from_page_url
+from kenso_git.lint.placement import is_folder as is_folder
+from kenso_git.lint.placement import read_at as read_at
 from kenso_git.lint.placement import rewritable as rewritable
+from kenso_git.lint.placement import served_readings as served_readings
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import relation_paths
 from kenso_git.lint.treeindex import OutsidePages
@@ -356,6 +359,10 @@ class LinkFacts:
         for doc in docs:
             notable = self.notable(doc)
             named = [t.path for t in notable if t.status == MISSING]
+            for t in filter(_rebased, notable):  # a directory-style link: its site's pages too
+                named.extend(
+                    p for p in served_readings(doc.path, t.ref.target) if p not in self.tree
+                )
             if named and any(_rebased(t) for t in notable):
                 self._sources.add(doc.path)
             elif self._skipped.get(doc.path, {}).get(OUTSIDE):
@@ -392,8 +399,9 @@ class LinkFacts:
         the page's old places is tried, the newest first (a page moved more than once)."""
         if not _rebased(target):
             return None
+        html = target.ref.kind in HTML_KINDS
         for origin in self.origins.get(doc.path, ()):
-            placed = classify(origin.old, target.ref.target, self.tree)
+            placed = read_at(origin.old, target.ref.target, self.tree, html=html)
             status, path = placed[0], placed[1]
             if status == FOUND and path != origin.old:
                 return Rebased(origin, path)

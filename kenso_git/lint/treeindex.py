@@ -52,6 +52,9 @@ SITE_CONFIGS = (
     *(f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts", "cts")),
     "_config.yml",
 )
+# The names of the files the dialect of a page is read from (`in_site`, `siteurls`): what an
+# editor session watches so that a config created, edited or deleted is read again.
+SITE_CONFIG_NAMES = frozenset(path.rpartition("/")[2] for path in (*SITE_CONFIGS, *HUGO_CONFIGS))
 
 ReadText = Callable[[str, int], "str | None"]
 """The text of the file at a root-relative path, when it is a regular file of at most the

@@ -15,12 +15,16 @@ import os
 from collections.abc import Collection
 from pathlib import Path
 
+from kenso_git.api.lint import SITE_CONFIG_NAMES
 from kenso_git.api.workspace import is_markdown
 from kenso_git.records import NamedTuple
 
-# Files whose change changes the corpus or its rules besides the Markdown files themselves.
-CONFIG_NAMES = frozenset(
-    {".kenso.toml", "pyproject.toml", ".gitignore", ".cursorignore", ".kensoignore"}
+# Files whose change changes the corpus or its rules besides the Markdown files themselves:
+# kenso's settings, the ignore files, and the site configs a page's dialect is read from
+# (`mkdocs.yml`, Hugo's: MkDocs or Hugo serve a page at a folder URL of its own).
+CONFIG_NAMES = (
+    frozenset({".kenso.toml", "pyproject.toml", ".gitignore", ".cursorignore", ".kensoignore"})
+    | SITE_CONFIG_NAMES
 )
 # Folders discovery never reads (git's and kenso's own, installed third-party code). The
 # ignore rules are not applied: a change in an ignored folder costs a needless read only.
@@ -57,12 +61,24 @@ class TreeStamp(NamedTuple):
 
     def differs(self, other: TreeStamp, open_files: Collection[str]) -> bool:
         """Whether `other` shows a file created, deleted or changed since this stamp. The
-        documents open in the editor (`file_key`s) count by their names only: their text
-        comes from the editor, and the editor saving them is no change."""
+        Markdown documents open in the editor (`file_key`s) count by their names only: their
+        text comes from the editor, and the editor saving them is no change. A config is
+        read from disk, open or not."""
         if self.files.keys() != other.files.keys():
             return True
         changed = (path for path, sig in self.files.items() if sig != other.files[path])
-        return any(file_key(os.path.join(self.root, path)) not in open_files for path in changed)
+        return any(not is_editors(os.path.join(self.root, path), open_files) for path in changed)
+
+
+def is_editors(path: str, open_files: Collection[str]) -> bool:
+    """Whether the text of the file at `path` comes from the editor: a Markdown document
+    open in it (`open_files`: their `file_key`s). A config open in it is read from disk."""
+    return is_markdown(path) and file_key(path) in open_files
+
+
+def is_config(path: str) -> bool:
+    """Whether the file at `path` is one of the configs the corpus is read by (`CONFIG_NAMES`)."""
+    return os.path.basename(path) in CONFIG_NAMES
 
 
 def resolved(path: str) -> Path:

@@ -18,6 +18,7 @@ from pygls.uris import from_fs_path
 from pygls.uris import to_fs_path
 
 from kenso_git.lsp.diagnostic import SOURCE
+from kenso_git.lsp.disk import is_config
 from kenso_git.lsp.session import KensoServer
 from kenso_git.lsp.session import path_of
 from kenso_git.lsp.watch import calls_for_read
@@ -60,8 +61,13 @@ async def _did_change(ls: KensoServer, params: types.DidChangeTextDocumentParams
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def _did_save(ls: KensoServer, params: types.DidSaveTextDocumentParams) -> None:
-    await _refreshed(ls, params.text_document.uri)
-    ls.look_again()
+    uri = params.text_document.uri
+    await _refreshed(ls, uri)
+    fs_path = to_fs_path(uri)
+    if fs_path is not None and is_config(fs_path):
+        ls.reread()  # settings, ignore rules or a site's dialect: read from disk again
+    else:
+        ls.look_again()
 
 
 async def _refreshed(ls: KensoServer, uri: str) -> None:

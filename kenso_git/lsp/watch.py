@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from kenso_git.lsp.disk import CONFIG_NAMES
-from kenso_git.lsp.disk import file_key
+from kenso_git.lsp.disk import is_editors
 from kenso_git.lsp.disk import is_relevant
 from kenso_git.lsp.disk import resolved
 
@@ -59,11 +59,12 @@ def calls_for_read(
     changes: Sequence[types.FileEvent], root: Path | None, open_files: Collection[str]
 ) -> bool:
     """Whether a change reported may change the corpus of the work tree at `root` (None:
-    not read yet). A document open in the editor (`open_files`: their `file_key`s) is
-    skipped: its text comes from the editor, and the editor saving it is reported too."""
+    not read yet). A Markdown document open in the editor (`open_files`: their
+    `file_key`s) is skipped: its text comes from the editor, and the editor saving it is
+    reported too; a config open in it is read from disk, so its change is not."""
     for change in changes:
         fs_path = to_fs_path(change.uri)
-        if fs_path is None or file_key(fs_path) in open_files:
+        if fs_path is None or is_editors(fs_path, open_files):
             continue
         if root is None:
             return True

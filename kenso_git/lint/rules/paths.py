@@ -21,6 +21,7 @@ from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
+from kenso_git.lint.relink import rewrite
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import climbs_out
 from kenso_git.lint.relpaths import relative_to
@@ -36,9 +37,11 @@ from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
-from kenso_git.lint.targets import classify
+from kenso_git.lint.targets import read_at
 from kenso_git.lint.targets import rewritable
+from kenso_git.lint.targets import served_readings
 from kenso_git.lint.treeindex import PULLED_IN
+from kenso_git.repo.moves import Move
 from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import DEFINITION
@@ -143,7 +146,7 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(target.line, target.column, message, raw)
             continue
         if target.status == MISSING:
-            if facts.move_of(target.path) is None and facts.moved_source(doc, target) is None:
+            if _target_move(doc, target, facts) is None and facts.moved_source(doc, target) is None:
                 message = f'{_what(target)} "{raw}": {target.path} does not exist'
                 yield Finding(target.line, target.column, message, raw)
             continue
@@ -183,8 +186,10 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "folder URL of its own (`a/p.md` at `a/p/`, unless `use_directory_urls: false` or "
     "`uglyURLs`) is the page's own, and another folder link of such a page is read from "
     "that URL (`../#part` in `a/b/p.md` is `a/b/`'s index page); in a project no site "
-    "config holds a folder's (`./#part`, `../guide/#part`) is its README's, as GitHub "
-    "shows it. One of another site, of a URL no page answers, or of a folder with no "
+    "config holds a folder's (`./#part`, `../guide/#part`, and the repository's root: "
+    "`../#part` in `docs/p.md`, `/#part`) is its README's, as GitHub shows it. A link to "
+    "the root is inside the repository; only one that climbs above it is counted as "
+    "outside. One of another site, of a URL no page answers, or of a folder with no "
     "Markdown README is counted as not checked. A suggestion "
     "for a Hugo page whose config sets the type is looked for among its Hugo ids first. "
     "`lint --fix` corrects a fragment's case, and a typo when exactly one "
@@ -250,7 +255,12 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "went, so `kenso-git lint --fix` rewrites the link (re-based from the page's old folder, "
     "or an earlier one for a page moved more than once) instead of a reader hunting for it. "
     "A moved page's link to a page git moved too (in the same commit, the staged changes or "
-    "another commit) is re-based to where that page went. `lint --staged`, the commit gate, "
+    "another commit) is re-based to where that page went. In a page MkDocs or Hugo serves "
+    "at a folder URL of its own (`a/p.md` at `a/p/`), a directory-style link (`../x/`, "
+    "`./x`) is read at the page's old place and rewritten from its URL, as the site reads "
+    "it and KS022 checks it (a page named by its URL: `x/` for `x.md`), and one naming a "
+    "page or folder git renamed follows it (`../setup/` for `setup.md`); a rewrite KS022 "
+    "would not find at the target is never offered. `lint --staged`, the commit gate, "
     "also lints the pages linking to what the staged changes rename or delete.",
     action="run lint --fix for renamed targets",
     deduction=3,
@@ -266,20 +276,21 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         return
     found: list[Finding] = []
     for target in facts.notable(doc):
-        move = facts.move_of(target.path) if target.status == MISSING else None
-        if move is None:
+        moved = _target_move(doc, target, facts)
+        if moved is None:
             rebased = _rebased_link(doc, target, ctx)
             if rebased is not None:
                 found.append(rebased)
             continue
+        was, move = moved
         raw = target.ref.target
         if target.ref.kind == CODE:
-            fixed = move.new + ("/" if raw.endswith("/") else "")
+            fixed: str | None = move.new + ("/" if raw.endswith("/") else "")
         else:
-            path, rest = _path_part(raw)
-            fixed = relative_to(doc.path, path, move.new) + rest
-        message = f"{move.describe(target.path)}; lint --fix rewrites the {_what(target)}"
-        found.append(Finding(target.line, target.column, message, raw, _edit(target, fixed)))
+            fixed = _relinked(doc, target, move.new, facts)
+        message = f"{move.describe(was)}; {_fixing(target, fixed)}"
+        edit = None if fixed is None else _edit(target, fixed)
+        found.append(Finding(target.line, target.column, message, raw, edit))
     found.extend(_rebased_climbing(doc, facts))
     for rel, paths in facts.missing_relations(doc):
         moved = facts.relation_move(paths)
@@ -307,7 +318,7 @@ def _rebased_link(doc: Document, target: Target, ctx: RuleContext) -> Finding | 
     another), and the fix names where that file is now from the page's new folder."""
     facts = ctx.corpus.links
     moved = None if facts is None else facts.moved_source(doc, target)
-    return None if moved is None else _rebased_finding(doc, target, moved)
+    return None if moved is None or facts is None else _rebased_finding(doc, target, moved, facts)
 
 
 def _rebased_climbing(doc: Document, facts: LinkFacts) -> Iterator[Finding]:
@@ -330,16 +341,18 @@ def _rebased_climbing(doc: Document, facts: LinkFacts) -> Iterator[Finding]:
             or not climbs_out(doc.path, raw)
         ):
             continue
-        moved = _from_old_folder(facts, origins, raw)
+        moved = _from_old_folder(facts, origins, raw, html=target.ref.kind in HTML_KINDS)
         if moved is not None:
-            yield _rebased_finding(doc, target, moved)
+            yield _rebased_finding(doc, target, moved, facts)
 
 
-def _from_old_folder(facts: LinkFacts, origins: Iterable[Origin], raw: str) -> Rebased | None:
-    """What `raw` names read from the page's old folders, the newest first, as
+def _from_old_folder(
+    facts: LinkFacts, origins: Iterable[Origin], raw: str, *, html: bool
+) -> Rebased | None:
+    """What `raw` names read from the page's old places, the newest first, as
     `LinkFacts.moved_source` reads a dead link: a file of the tree, or where git moved it."""
     for origin in origins:
-        status, path, _fragment, _reason = classify(origin.old, raw, facts.tree)
+        status, path, _fragment, _reason = read_at(origin.old, raw, facts.tree, html=html)
         if status == FOUND and path != origin.old:
             return Rebased(origin, path)
         move = facts.move_of(path) if status == MISSING else None
@@ -348,16 +361,45 @@ def _from_old_folder(facts: LinkFacts, origins: Iterable[Origin], raw: str) -> R
     return None
 
 
-def _rebased_finding(doc: Document, target: Target, moved: Rebased) -> Finding:
+def _target_move(doc: Document, target: Target, facts: LinkFacts) -> tuple[str, Move] | None:
+    """(the path, where git moved it) of what the dead link `target` names: its path, or
+    for a directory-style link a page or folder a site serves at it (`served_readings`)."""
+    if target.status != MISSING:
+        return None
+    link = target.ref.kind != CODE
+    for path in (target.path, *(served_readings(doc.path, target.ref.target) if link else ())):
+        move = facts.move_of(path)
+        if move is not None:
+            return path, move
+    return None
+
+
+def _relinked(doc: Document, target: Target, new: str, facts: LinkFacts) -> str | None:
+    """The link `target` re-pointed at `new` from the folder its page's dialect reads it
+    from (`relink.rewrite`), its `?query#fragment` kept; None when no path leads there."""
+    path, rest = _path_part(target.ref.target)
+    html = target.ref.kind in HTML_KINDS
+    fixed = rewrite(doc.path, path, new, facts.tree, html=html)
+    return None if fixed is None else fixed + rest
+
+
+def _fixing(target: Target, fixed: str | None) -> str:
+    if fixed is None:  # no path written from this page leads there as lint reads links
+        return f"edit the {_what(target)} by hand"
+    return f"lint --fix rewrites the {_what(target)}"
+
+
+def _rebased_finding(doc: Document, target: Target, moved: Rebased, facts: LinkFacts) -> Finding:
     raw = target.ref.target
-    path, rest = _path_part(raw)
-    fixed = relative_to(doc.path, path, moved.real) + rest
+    fixed = _relinked(doc, target, moved.real, facts)
     also = "" if moved.move is None else f", and {moved.move.describe(moved.was)}"
+    how = f'lint --fix rewrites "{raw}" to "{fixed}"' if fixed else _fixing(target, fixed)
     message = (
         f"{moved.origin.describe(doc.path)}{also}; the {_what(target)} was written for its "
-        f'old folder: lint --fix rewrites "{raw}" to "{fixed}"'
+        f"old folder: {how}"
     )
-    return Finding(target.line, target.column, message, raw, _edit(target, fixed))
+    edit = None if fixed is None else _edit(target, fixed)
+    return Finding(target.line, target.column, message, raw, edit)
 
 
 def _rebased_relation(doc: Document, rel: Relation, ctx: RuleContext) -> Finding | None:
