@@ -25,8 +25,9 @@ armed again. (A symlinked doc's target is a Markdown file the walk reaches: its 
 watched.) What no event reports at all (a write through a shared `mmap`, a hard link made
 later from outside the tree) is found by the check a query runs once the last one is
 `MAX_TRUST_S` old. A new, moved or
-deleted folder, or an edited ignore or settings file, re-arms it from a fresh walk
-before the next check.
+deleted folder, an edited ignore file or marker anywhere, or an edited settings file of the
+root (the only one the settings are read from), re-arms it from a fresh walk before the
+next check.
 """
 
 from __future__ import annotations
@@ -50,10 +51,13 @@ if TYPE_CHECKING:
     from kenso_git.repo.inotify import Inotify
     from kenso_git.repo.workspace import Workspace
 
-# Names whose change re-arms the watch from a fresh walk: they decide which folders it walks
-# (ignore rules, the settings' `exclude`, the markers of nested repositories and
-# environments, whose folders the walk watches but does not enter).
-RULE_NAMES = frozenset({*IGNORE_FILES, *MARKER_NAMES, "pyproject.toml", ".kenso.toml"})
+# Names whose change in any folder re-arms the watch from a fresh walk: they decide which
+# folders it walks (ignore rules, the markers of nested repositories and environments,
+# whose folders the walk watches but does not enter).
+RULE_NAMES = frozenset({*IGNORE_FILES, *MARKER_NAMES})
+# ... and in the root only: the settings files (`config.read_config_table` reads the root's;
+# their `exclude` decides the walk). A `pyproject.toml` of any other folder is no setting.
+SETTINGS_NAMES = frozenset({"pyproject.toml", ".kenso.toml"})
 # The watch takes at most this share of the user's inotify watches (the watcher of `serve`
 # and editors need theirs), and never more than `MAX_FOLDERS`.
 WATCH_SHARE = 4
@@ -249,8 +253,12 @@ class QuietWatch:
         if not events:
             return
         self._seq += 1
+        root = str(self._ws.root)
         for event in events:
             if event.mask & (LOST | IN_ISDIR) or event.name in RULE_NAMES:
+                self._rearm = True
+                return
+            if event.name in SETTINGS_NAMES and self._ino.paths.get(event.wd) == root:
                 self._rearm = True
                 return
 
