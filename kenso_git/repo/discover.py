@@ -322,7 +322,10 @@ def watch_walk(
             if _wanted(rules, current, name, _ignore_warning, is_dir=False):
                 return HARD_LINKED
     except _TooMany:
-        return f"more than {limit} folders"
+        return (
+            f"more than {limit} folders to watch (`exclude` some, or raise "
+            "`fs.inotify.max_user_watches`)"
+        )
     return None
 
 

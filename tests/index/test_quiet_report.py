@@ -82,3 +82,15 @@ def test_settings_that_turn_it_off_are_named(
         _paths(kb, "alpha")
     assert kb.query_watch() == quiet.WatchReport("off", reason, 0)
     assert kb.query_watch(one_shot=True) == quiet.WatchReport("off", reason, 0)
+
+
+@linux_only
+def test_too_many_folders_are_reported_with_the_limit(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(quiet, "MAX_FOLDERS", 1)  # the root alone: docs/ is one too many
+    kb = KnowledgeBase.open(root)
+    _armed(kb)
+    report = kb.query_watch()
+    assert report.state == "aside" and report.folders == 0
+    assert report.reason is not None and report.reason.startswith("more than 1 folders to watch")
