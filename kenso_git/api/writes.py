@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from kenso_git.index.prepare import Digest
     from kenso_git.index.quiet import QuietWatch
     from kenso_git.index.quiet import Token as QuietToken
+    from kenso_git.index.quiet import WatchReport
     from kenso_git.index.refresh import Freshness
     from kenso_git.index.report import IngestReport
     from kenso_git.index.report import Progress
@@ -256,6 +257,15 @@ class Writes(Base):
         """What the last check found, while nothing has changed since it (`index.quiet`)."""
         watch = self._quiet
         return None if watch is None else watch.vouches(self.settings)
+
+    def query_watch(self, *, one_shot: bool = False) -> WatchReport:
+        """Whether this process's inotify watch vouches for the query-time check now
+        (`index.quiet`: armed, arming, off or aside), and if not, why. `one_shot`: the
+        caller runs one check (a CLI command) and will never arm one."""
+        from kenso_git.index.quiet import report_of
+
+        root = self.workspace.root
+        return report_of(self._quiet, self.settings, root, one_shot=one_shot)
 
     def _quiet_watch(self) -> QuietWatch | None:
         """The inotify watch that lets later checks be skipped, made at this process's second

@@ -25,12 +25,17 @@ def state(as_json: bool, db_path: str | None) -> None:
     """
     # the tool's answer without the tool's door, which shows paths as an agent may see
     # them: the terminal names the index by its absolute path, as `stats` does
-    payload = state_of(Service(Path.cwd(), db=db_path))
+    service = Service(Path.cwd(), db=db_path)
+    service.one_shot = True  # this process checks once: its query watch never arms
+    payload = state_of(service)
     if as_json:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     for key, value in payload.items():
         shown = ", ".join(value) if isinstance(value, list) else value
+        if isinstance(value, dict):  # query_watch: its state, then why or how many folders
+            why = value["reason"] or f"{value['folders']} folders"
+            shown = f"{value['state']} ({why})"
         if key == "synced_at" and isinstance(value, int | float):
             shown = local_time(value)  # --json keeps the seconds, for scripts (#26)
         click.echo(f"{key}: {'-' if shown is None else shown}")

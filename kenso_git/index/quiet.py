@@ -25,8 +25,12 @@ armed again. (A symlinked doc's target is a Markdown file the walk reaches: its 
 watched.) What no event reports at all (a write through a shared `mmap`, a hard link made
 later from outside the tree) is found by the check a query runs once the last one is
 `MAX_TRUST_S` old. A new, moved or
-deleted folder, or an edited ignore or settings file, re-arms it from a fresh walk
-before the next check.
+deleted folder, an edited ignore file or marker anywhere, or an edited settings file of the
+root (the only one the settings are read from), re-arms it from a fresh walk before the
+next check.
+
+`report` says where it stands (`health_check` and `index_state` show it): armed, arming,
+or standing aside and why, in words that name no path.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import sys
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -50,10 +55,13 @@ if TYPE_CHECKING:
     from kenso_git.repo.inotify import Inotify
     from kenso_git.repo.workspace import Workspace
 
-# Names whose change re-arms the watch from a fresh walk: they decide which folders it walks
-# (ignore rules, the settings' `exclude`, the markers of nested repositories and
-# environments, whose folders the walk watches but does not enter).
-RULE_NAMES = frozenset({*IGNORE_FILES, *MARKER_NAMES, "pyproject.toml", ".kenso.toml"})
+# Names whose change in any folder re-arms the watch from a fresh walk: they decide which
+# folders it walks (ignore rules, the markers of nested repositories and environments,
+# whose folders the walk watches but does not enter).
+RULE_NAMES = frozenset({*IGNORE_FILES, *MARKER_NAMES})
+# ... and in the root only: the settings files (`config.read_config_table` reads the root's;
+# their `exclude` decides the walk). A `pyproject.toml` of any other folder is no setting.
+SETTINGS_NAMES = frozenset({"pyproject.toml", ".kenso.toml"})
 # The watch takes at most this share of the user's inotify watches (the watcher of `serve`
 # and editors need theirs), and never more than `MAX_FOLDERS`.
 WATCH_SHARE = 4
@@ -61,6 +69,32 @@ MAX_FOLDERS = 100_000
 # A check is trusted this long at most: a write no event reports (through a shared `mmap`,
 # or a hard link made later from outside the tree) is found within it.
 MAX_TRUST_S = 60.0
+
+# Where the watch stands (`WatchReport.state`) and why, in words that name no path.
+ARMED, ARMING, OFF, ASIDE = "armed", "arming", "off", "aside"
+NOT_YET = "not armed yet: a process arms it from its second query-time check"
+OVERFLOW = "its queue overflowed: arming again"
+FOLDER_GONE = "a watched folder moved or went away: arming again"
+WALK_AGAIN = "a folder, an ignore file, a marker or a settings file changed: arming again"
+GIT_CHANGED = "HEAD or git's configuration changed: arming again"
+NEW_SETTINGS = "the settings changed: arming again"
+NOT_LOCAL = "the work tree is not on a local file system"
+NO_INOTIFY = "inotify is not available (not Linux, or no inotify instance left)"
+EXHAUSTED = "inotify watches are exhausted, or a folder cannot be watched"
+OFF_SYNC = "query-sync = false: there is no query-time check to skip"
+OFF_SETTING = "query-watch = false"
+ONE_SHOT = (
+    "a one-shot command runs one query-time check: a long-lived process "
+    "(serve, lsp, a library user) arms the watch"
+)
+
+
+class WatchReport(NamedTuple):
+    """Whether the watch vouches for the query-time check (`QuietWatch.report`)."""
+
+    state: str  # armed: a query skips the check while nothing changed; arming, off, aside
+    reason: str | None  # why it is not armed (no path); None when armed
+    folders: int  # the folders its queue watches (0 unless armed)
 
 
 class Token(NamedTuple):
@@ -75,6 +109,30 @@ class _Settled(NamedTuple):
     token: Token
     version: tuple[object, int]  # the index's file identity and data_version after it
     freshness: Freshness
+
+
+def report_of(
+    watch: QuietWatch | None, settings: Settings, root: Path, *, one_shot: bool = False
+) -> WatchReport:
+    """Where the query-time check's watch of a knowledge base stands (`watch`: its watch,
+    None until its second check makes one). `one_shot`: the caller runs one check (a CLI
+    command), so no watch of its own will ever vouch; what would make one stand aside
+    without a walk is still said."""
+    if not settings.query_sync:
+        return WatchReport(OFF, OFF_SYNC, 0)
+    if not settings.query_watch:
+        return WatchReport(OFF, OFF_SETTING, 0)
+    if watch is not None:
+        return watch.report()
+    if not sys.platform.startswith("linux"):
+        return WatchReport(ASIDE, NO_INOTIFY, 0)
+    if not one_shot:
+        return WatchReport(ARMING, NOT_YET, 0)
+    from kenso_git.repo.mounts import all_local
+
+    if not all_local(str(root)):
+        return WatchReport(ASIDE, NOT_LOCAL, 0)
+    return WatchReport(OFF, ONE_SHOT, 0)
 
 
 def _watch(ino: Inotify, folder: str) -> None:
@@ -92,6 +150,7 @@ class QuietWatch:
         self._ino: Inotify | None = None
         self._seq = 0  # batches of events read so far
         self._rearm = False
+        self._why = NOT_YET  # why it is not armed, while it is not
         self._off: str | None = None  # why the watch stands aside for good
         self._settled: _Settled | None = None
         self._conn: sqlite3.Connection | None = None
@@ -120,7 +179,8 @@ class QuietWatch:
             if time.monotonic() - token.at > MAX_TRUST_S:
                 return None
             if self._stamp() != token.stamp:
-                self._rearm = True  # the configuration may name another excludes file
+                # the configuration may name another excludes file
+                self._rearm, self._why = True, GIT_CHANGED
                 return None
             if self._version() != settled.version:
                 return None
@@ -136,13 +196,28 @@ class QuietWatch:
             if self._off is not None or os.getpid() != self._pid:
                 return None
             if settings != self._settings:
-                self._settings, self._rearm = settings, True
+                self._settings, self._rearm, self._why = settings, True, NEW_SETTINGS
             if self._ino is not None:
                 self._drain()
             if self._ino is None or self._rearm:
                 self._start_arming()
                 return None  # this check runs as always; a later one is trusted
             return Token(self._seq, self._stamp(), time.monotonic())
+
+    def report(self) -> WatchReport:
+        """Where the watch stands now: armed (a query finding nothing changed since the
+        last check skips it), arming (a walk runs, or the next check starts one), or aside
+        for good in this process, and why."""
+        with self._lock:
+            if self._off is not None:
+                return WatchReport(ASIDE, self._off, 0)
+            if self._closed or os.getpid() != self._pid:
+                return WatchReport(OFF, "closed in this process", 0)
+            if self._ino is not None:
+                self._drain()  # what is queued now: a lost queue says so before a query
+            if self._ino is None or self._rearm or self._arming:
+                return WatchReport(ARMING, self._why, 0)
+            return WatchReport(ARMED, None, len(self._ino.paths))
 
     def wait_armed(self, timeout: float) -> bool:
         """Wait for the first arming to end (armed or standing aside): True if it did."""
@@ -193,7 +268,7 @@ class QuietWatch:
         try:
             ino, refused = self._new_queue(settings)
         except Exception as err:  # a fault here must not cost every query a walk
-            ino, refused = None, f"arming failed: {err}"
+            ino, refused = None, f"arming failed ({type(err).__name__})"  # no path
         with self._lock:
             self._arming = False
             if refused is not None:
@@ -210,7 +285,8 @@ class QuietWatch:
                 self._stamped = self._stamp_files()
                 self.armed += 1
                 if settings != self._settings:
-                    self._rearm = True  # new settings came while it walked
+                    # new settings came while it walked
+                    self._rearm, self._why = True, NEW_SETTINGS
             self._settled_arm.set()
 
     def _new_queue(self, settings: Settings) -> tuple[Inotify | None, str | None]:
@@ -222,19 +298,19 @@ class QuietWatch:
 
         root = str(self._ws.root)
         if not all_local(root):
-            return None, "the work tree is not on a local file system"
+            return None, NOT_LOCAL
         limit = min(MAX_FOLDERS, (max_watches() or 8192) // WATCH_SHARE)
         try:
             ino = Inotify()
         except OSError:
-            return None, "inotify is not available"
+            return None, NO_INOTIFY
         try:
             # each folder is watched before it is listed: a folder made meanwhile is
             # either listed or reported by its parent's watch
             ino.add(root)  # the root itself must be watched, or nothing is
             refused = watch_walk(self._ws, settings, lambda f: _watch(ino, f), limit=limit)
         except OSError:
-            refused = "inotify watches are exhausted, or a folder cannot be watched"
+            refused = EXHAUSTED
         if refused is not None:
             ino.close()
             return None, refused
@@ -242,6 +318,7 @@ class QuietWatch:
 
     def _drain(self) -> None:
         from kenso_git.repo.inotify import IN_ISDIR
+        from kenso_git.repo.inotify import IN_Q_OVERFLOW
         from kenso_git.repo.inotify import LOST
 
         assert self._ino is not None
@@ -249,9 +326,17 @@ class QuietWatch:
         if not events:
             return
         self._seq += 1
+        if events[-1].mask & IN_Q_OVERFLOW:  # the kernel queues it last
+            self._rearm, self._why = True, OVERFLOW
+            return
+        root = str(self._ws.root)
         for event in events:
-            if event.mask & (LOST | IN_ISDIR) or event.name in RULE_NAMES:
-                self._rearm = True
+            if event.mask & LOST:
+                self._rearm, self._why = True, FOLDER_GONE
+                return
+            setting = event.name in SETTINGS_NAMES and self._ino.paths.get(event.wd) == root
+            if event.mask & IN_ISDIR or event.name in RULE_NAMES or setting:
+                self._rearm, self._why = True, WALK_AGAIN
                 return
 
     def _stamp_files(self) -> list[str]:

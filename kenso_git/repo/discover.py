@@ -278,6 +278,12 @@ def _walk(
                     facts.links.append(rel)
 
 
+HARD_LINKED = (
+    "a doc is hard-linked (a write through its other name reports no event; "
+    "`find . -name '*.md' -links +1` lists it)"
+)
+
+
 class _TooMany(Exception):
     pass
 
@@ -291,7 +297,8 @@ def watch_walk(
     folder made while the walk runs is either listed or made after its parent's `visit`.
 
     Returns why a watch of these folders cannot see every change (past `limit` folders,
-    a hard-linked doc: written through its other name, no event here), or None. A
+    a hard-linked doc: written through its other name, no event here), or None; the reason
+    names no path (`health_check` shows it to agents whose scope may hide the doc). A
     symlinked doc's target is a file the walk reaches too (`_link_refusal`): its folder is
     visited. `visit`'s OSError propagates."""
     rules = IgnoreRules.for_workspace(ws, settings)
@@ -313,9 +320,12 @@ def watch_walk(
             except FileNotFoundError:
                 continue
             if _wanted(rules, current, name, _ignore_warning, is_dir=False):
-                return f"{f'{current}/' if current else ''}{name} is hard-linked"
+                return HARD_LINKED
     except _TooMany:
-        return f"more than {limit} folders"
+        return (
+            f"more than {limit} folders to watch (`exclude` some, or raise "
+            "`fs.inotify.max_user_watches`)"
+        )
     return None
 
 

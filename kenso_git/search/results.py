@@ -203,6 +203,15 @@ class ChangedDocs(TypedDict):
     next_cursor: str | None
 
 
+class QueryWatchResult(TypedDict):
+    """`query_watch` of `health_check` and `index_state`: whether the query-time check is
+    skipped while an inotify watch vouches that nothing changed (`index/quiet.py`)."""
+
+    state: str  # armed, arming, off or aside (stands aside for good in this process)
+    reason: str | None  # why it is not armed (names no path); None when armed
+    folders: int | None  # folders watched (0 unless armed); None when the scope hides some
+
+
 class HealthResult(TypedDict):
     """`health_check`: whether the index is usable, and why not."""
 
@@ -220,6 +229,7 @@ class HealthResult(TypedDict):
     read_only: bool
     watcher_ok: bool | None  # the file-system watcher syncs as it should; None: not running
     watcher_reason: str | None  # why not, or how it watches (events or polling)
+    query_watch: QueryWatchResult
     drift: NotRequired[DriftResult]  # agent instruction files newer upstream (#29)
 
 
@@ -238,6 +248,7 @@ class StateResult(TypedDict):
     worktree_differs: bool | None  # the indexed docs differ from HEAD's (uncommitted edits)
     root: str
     scoped_roots: list[str]
+    query_watch: QueryWatchResult
 
 
 class ReindexResult(TypedDict):

@@ -87,6 +87,8 @@ class Service:
         # whether a tool the server offers writes (`reindex`): set where its tools are
         # listed (`build_server`, the stdio loop); health_check's `read_only` is the negation
         self.offers_writes = False
+        # a CLI command answering once (`kenso-git state`): it never arms the query watch
+        self.one_shot = False
         self.revisions = RevisionPool(self.settings.revision_copies)  # for calls with `ref`
 
     def main_kb(self) -> KnowledgeBase:

@@ -22,6 +22,7 @@ from kenso_git.errors import NoIndexError
 if TYPE_CHECKING:
     from kenso_git.api.index import ScopedCounts
     from kenso_git.api.results import HealthResult
+    from kenso_git.api.results import QueryWatchResult
     from kenso_git.api.results import StateResult
     from kenso_git.kb import IndexState
     from kenso_git.kb import KnowledgeBase
@@ -79,6 +80,7 @@ def health_of(service: Service) -> HealthResult:
         "read_only": not service.offers_writes,  # no tool this server offers writes
         "watcher_ok": None,
         "watcher_reason": None,
+        "query_watch": query_watch(service),
     }
     if service.workspace.is_git:
         from kenso_git.serve.history import health_drift
@@ -113,6 +115,7 @@ def health_of(service: Service) -> HealthResult:
     out["as_of"] = st.as_of
     out["stale"], out["stale_reason"] = _staleness(service, st)
     out["worktree_differs"] = st.worktree_differs
+    out["query_watch"] = query_watch(service)  # as the check just now left it
     return out
 
 
@@ -131,6 +134,16 @@ def _unchecked(service: Service, out: HealthResult, st: IndexState | None) -> He
         "not checked; try again, or raise those settings"
     )
     return out
+
+
+def query_watch(service: Service) -> QueryWatchResult:
+    """Whether the query-time check is vouched for by the main index's inotify watch (the
+    index a scoped index follows). Its reason names no path; the folders it watches are
+    counted only when the scope hides none of the tree (#27: a count of hidden folders
+    tells of them)."""
+    report = service.main_kb().query_watch(one_shot=service.one_shot)
+    folders = None if service.scoped else report.folders
+    return {"state": report.state, "reason": report.reason, "folders": folders}
 
 
 def state_of(service: Service) -> StateResult:
@@ -159,6 +172,7 @@ def state_of(service: Service) -> StateResult:
         # an agent confined to some folders need not learn where the checkout lives
         "root": "." if service.scoped else str(st.root),
         "scoped_roots": list(service.scope.rel_roots),
+        "query_watch": query_watch(service),
     }
 
 

@@ -568,6 +568,22 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         health, _ = service.health()
         served = sum(1 for path in indexed if _served(service, path))
         assert state["documents"] == health["documents"] == served, tree
+        _check_query_watch(service, root, [state["query_watch"], health["query_watch"]], tree)
+
+
+def _check_query_watch(
+    service: Service, root: Path, seen: list[dict[str, object]], tree: dict[str, object]
+) -> None:
+    # `query_watch` (index/quiet.py) names no path, and counts folders only when the scope
+    # hides none: a count of the whole tree's would tell of the hidden ones
+    for watch in seen:
+        assert watch["state"] in {"armed", "arming", "off", "aside"}, (watch, tree)
+        folders = watch["folders"]
+        assert folders is None if service.scoped else isinstance(folders, int), (watch, tree)
+        reason = watch["reason"]
+        assert reason is None or isinstance(reason, str), (watch, tree)
+        named = {*TARGETS, *ODD_NAMES, *FOLDERS, str(root)}
+        assert not [n for n in named if reason and n in reason], (watch, tree)
 
 
 def test_a_page_filled_past_the_gates_first_look_shows_only_what_get_doc_serves(

@@ -66,8 +66,10 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 # what may differ between two repositories without telling anything of hidden docs
 STAMP = 1_700_000_000
-# clock times, a cursor token and the file size of the index (which follows its write history)
-UNSTABLE = frozenset({"next_cursor", "synced_at", "as_of", "db_bytes"})
+# clock times, a cursor token and the file size of the index (which follows its write
+# history); whether the query watch has armed yet (a thread's progress in each process: its
+# folder count under a scope is null, its reason names no path, test_gate_property.py)
+UNSTABLE = frozenset({"next_cursor", "synced_at", "as_of", "db_bytes", "query_watch"})
 
 
 def _same_times(root: Path) -> None:

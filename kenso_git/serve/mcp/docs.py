@@ -4,8 +4,9 @@ Run `python -m kenso_git.serve.mcp.docs > docs/mcp-tools.md`. The server object 
 `kenso_git.serve.mcp.server.build_server` and is never run: its tools are listed (description,
 input schema, annotations, output schema) and each is called once, in process, against a
 tiny index built in a temporary folder from `EXAMPLE_DOCS`. Values that differ from run to
-run (the temporary root, the sync time, the database size) are replaced with fixed
-placeholders, so the output is the same on every machine and a test can compare it.
+run (the temporary root, the sync time, the database size, the query watch's state: it
+arms in a thread, and only on Linux) are replaced with fixed placeholders, so the output
+is the same on every machine and a test can compare it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ from kenso_git.serve.service import Service
 PLACEHOLDER_ROOT = "/home/you/project"
 PLACEHOLDER_TIME = 1767225600.0  # 2026-01-01T00:00:00Z
 PLACEHOLDER_BYTES = 65536
+# the query watch of a process that answered a few calls on Linux, armed on the example's
+# folders (the root and docs/)
+PLACEHOLDER_QUERY_WATCH = {"state": "armed", "reason": None, "folders": 2}
 
 EXAMPLE_DOCS: dict[str, str] = {
     "docs/deploy.md": (
@@ -106,6 +110,8 @@ def _scrub(value: Any, root: str) -> Any:
                 out[key] = int(PLACEHOLDER_TIME)  # the agent tools' Unix times
             elif key == "db_bytes" and isinstance(item, int):
                 out[key] = PLACEHOLDER_BYTES
+            elif key == "query_watch" and isinstance(item, dict):
+                out[key] = PLACEHOLDER_QUERY_WATCH
             else:
                 out[key] = _scrub(item, root)
         return out

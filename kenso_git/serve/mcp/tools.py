@@ -183,7 +183,12 @@ def health_check(service: Service) -> Answer:
     watcher_ok is true while the server's file watcher keeps the index in step with
     saves; false while it starts (watcher_reason "the watcher is starting"; reads still
     sync changed docs first) or when it cannot, with the reason; null only when it is off
-    (serve --no-watch or watch = false). drift (in a git checkout): {drifted, upstream,
+    (serve --no-watch or watch = false). query_watch: {state, reason, folders}, whether
+    the query-time check is skipped while an inotify watch saw nothing change: state
+    "armed" (reason null), "arming" (from the second check, or again after a change of
+    folders or rules), "off" (query-watch = false) or "aside" (not Linux, a non-local file
+    system, too many folders, a hard-linked doc; every read then checks as before).
+    drift (in a git checkout): {drifted, upstream,
     upstream_commit, behind, files: [{path, status, insertions, deletions, last_commit}],
     reason}, whether the upstream branch as last fetched has newer agent instructions
     (AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .cursor/rules/). An unusable
@@ -196,8 +201,8 @@ def index_state(service: Service) -> Answer:
     """Describe the index: document, chunk and link counts, database size in bytes,
     schema version, as_of (the HEAD commit it reflects), synced_at, stale (true when
     the working tree changed and could not be synced first) with stale_reason,
-    worktree_differs (the docs differ from HEAD's), the repository root and the scoped
-    roots."""
+    worktree_differs (the docs differ from HEAD's), the repository root, the scoped
+    roots, and query_watch {state, reason, folders} (as in health_check)."""
     return service.state()
 
 
