@@ -58,6 +58,11 @@ class GatedDocs(Mapping[str, Doc]):
         it shows it, so the gate judges only what passed the caller's cheaper checks."""
         return self._docs.values()
 
+    def indexed(self, path: str) -> Doc | None:
+        """The document at `path`, the gate not asked (as `unjudged`): a caller asks `shown`
+        before it shows it, once its cheaper checks have passed."""
+        return self._docs.get(path)
+
     def _passes(self, path: str) -> bool:
         if self._gate is None:
             return True
