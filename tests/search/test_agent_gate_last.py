@@ -2,7 +2,9 @@
 the matches its filters of the index's metadata and its negations keep: under `Service` the
 gate looks each path up on disk, and it was asked about every match (`the in:docs/wpf` judged
 all 1,601 matches of the corpus to list 763). The pages are the same as when the gate judged
-every match: what the ungated listing holds that the gate lets through, in the same order."""
+every match: what the ungated listing holds that the gate lets through, in the same order.
+A ranked search asks it last too, about the matches its ranking judges (`data tag:xyz` on
+the corpus: 544 lookups for no hit)."""
 
 from __future__ import annotations
 
@@ -104,6 +106,19 @@ def test_a_regex_filter_reads_only_what_the_gate_let_through(kb: KnowledgeBase) 
     listed, _ = _walk(kb, "binding in:docs/a re:control", "exhaustive", gate)
     assert listed and not refused & set(listed)
     assert {p for p in asked if not p.startswith("docs/a/")} == set()
+
+
+@pytest.mark.parametrize(
+    "query", ["binding in:docs/a", "binding -wpf tag:t1", "binding size:<200", "binding tag:t9"]
+)
+def test_a_ranked_search_asks_the_gate_only_about_matches_its_filters_keep(
+    kb: KnowledgeBase, query: str
+) -> None:
+    gate, asked = _asking()
+    listed, _ = _walk(kb, query, "ranked", gate)
+    kept, _ = _walk(kb, query, "exhaustive", None)  # every match the filters keep
+    assert set(listed) <= set(asked) <= set(kept)
+    assert len(kept) < 24  # the filters keep fewer than `binding` matches
 
 
 def _hashed(share: int) -> Gate:
