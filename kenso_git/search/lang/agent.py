@@ -286,9 +286,7 @@ def _ranking(
 
     def make() -> _Ranking:
         allowed = _scoped(conn, path_filter, generation)
-        found = _match(conn, query.positive_terms(), allowed)
-        found = docfilter.apply_filters(conn, query.filters, found, texts)
-        found = docfilter.drop_negated(conn, [t for t in query.terms if t.negated], found)
+        found = _kept(conn, query, allowed, _match(conn, query.positive_terms(), allowed), texts)
         if not ranked:
             found.sort(key=_path)
             return _Ranking(found, [c.doc.path for c in found])
@@ -374,13 +372,32 @@ def _match(
     conn: sqlite3.Connection, terms: tuple[Term, ...], allowed: GatedDocs
 ) -> list[Candidate]:
     """Exhaustive mode's documents: those holding every term, unscored (`_scored` scores a
-    page); with no term, every allowed document."""
+    page), in path order; with no term, every indexed document. The gate is not asked yet
+    (`_kept` asks it)."""
     expression = fts_expression(terms)
     if expression is None:
-        return [Candidate(d, 0.0, "Filter", None, None) for d in allowed.values()]
-    # judged in path order: the gate's lookups then open each folder once (`safeopen.Walker`)
-    docs = (allowed.shown(p) for p in sorted(docmatch.content_paths(conn, terms)))
+        return [Candidate(d, 0.0, "Filter", None, None) for d in allowed.unjudged()]
+    docs = (allowed.indexed(p) for p in sorted(docmatch.content_paths(conn, terms)))
     return [Candidate(d, 0.0, "Content", None, None) for d in docs if d is not None]
+
+
+def _kept(
+    conn: sqlite3.Connection,
+    query: Query,
+    allowed: GatedDocs,
+    found: list[Candidate],
+    texts: docfilter.Texts | None,
+) -> list[Candidate]:
+    """The matches the scope gate and every filter let through, holding no negated term.
+    The gate looks each path up on disk (`Scope.gate`): it judges only what the filters of
+    the index's metadata and the negations kept, in their order (path order: its lookups
+    then open each folder once, `safeopen.Walker`); `re:` reads the files it let through."""
+    cheap = tuple(f for f in query.filters if f.name != "re")
+    found = docfilter.apply_filters(conn, cheap, found)
+    found = docfilter.drop_negated(conn, [t for t in query.terms if t.negated], found)
+    found = [c for c in found if allowed.shown(c.doc.path) is not None]
+    regex = tuple(f for f in query.filters if f.name == "re")
+    return docfilter.apply_filters(conn, regex, found, texts)
 
 
 def _hits(

@@ -2,9 +2,9 @@
 
 A ranked page looks up the few documents it shows (and those its ranking judges on the way
 to filling it), so the gate is asked about those, not about every indexed document: on a
-repository of 50,000 documents that was most of a warm search's time. Iterating or
-counting the mapping asks the gate about every document (an exhaustive listing, whose
-total counts every match the gate lets through).
+repository of 50,000 documents that was most of a warm search's time. An exhaustive
+listing asks it about the matches its filters kept (`indexed` looks a document up without
+it). Iterating or counting the mapping asks the gate about every document.
 """
 
 from __future__ import annotations
@@ -57,6 +57,11 @@ class GatedDocs(Mapping[str, Doc]):
         """Every indexed document, the gate not asked: a caller looks one up (`get`) before
         it shows it, so the gate judges only what passed the caller's cheaper checks."""
         return self._docs.values()
+
+    def indexed(self, path: str) -> Doc | None:
+        """The document at `path`, the gate not asked (as `unjudged`): a caller asks `shown`
+        before it shows it, once its cheaper checks have passed."""
+        return self._docs.get(path)
 
     def _passes(self, path: str) -> bool:
         if self._gate is None:

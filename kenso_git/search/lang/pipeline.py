@@ -148,7 +148,9 @@ def _regex_filtered(
 
 def _admission(conn: sqlite3.Connection, query: Query, allowed: GatedDocs) -> Callable[[str], bool]:
     """Whether a path may be ranked: in `allowed` (the scope gate), passing every filter but
-    `re:`, holding every phrase and no negated word or phrase; decided once per path."""
+    `re:`, holding every phrase and no negated word or phrase; decided once per path. The
+    gate looks the path up on disk (`Scope.gate`): it is asked last, about what the checks
+    of the index alone let through."""
     cheap = tuple(f for f in query.filters if f.name != "re")
     needed = [_holding(conn, t) for t in query.positive_terms() if t.phrase]
     barred = [_holding(conn, t) for t in query.terms if t.negated]
@@ -157,12 +159,13 @@ def _admission(conn: sqlite3.Connection, query: Query, allowed: GatedDocs) -> Ca
     def admits(path: str) -> bool:
         verdict = verdicts.get(path)
         if verdict is None:
-            doc = allowed.shown(path)
+            doc = allowed.indexed(path)
             verdict = (
                 doc is not None
                 and all((path in docfilter.passing(conn, f, [doc])) != f.negated for f in cheap)
                 and all(path in held for held in needed)
                 and not any(path in held for held in barred)
+                and allowed.shown(path) is not None
             )
             verdicts[path] = verdict
         return verdict
