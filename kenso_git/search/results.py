@@ -209,7 +209,7 @@ class QueryWatchResult(TypedDict):
 
     state: str  # armed, arming, off or aside (stands aside for good in this process)
     reason: str | None  # why it is not armed (names no path); None when armed
-    folders: int | None  # folders watched (0 unless armed); None when the scope hides some
+    folders: int  # folders watched (0 unless armed)
 
 
 class HealthResult(TypedDict):
@@ -229,7 +229,7 @@ class HealthResult(TypedDict):
     read_only: bool
     watcher_ok: bool | None  # the file-system watcher syncs as it should; None: not running
     watcher_reason: str | None  # why not, or how it watches (events or polling)
-    query_watch: QueryWatchResult
+    query_watch: QueryWatchResult | None  # None when the scope hides part of the tree
     drift: NotRequired[DriftResult]  # agent instruction files newer upstream (#29)
 
 
@@ -248,7 +248,7 @@ class StateResult(TypedDict):
     worktree_differs: bool | None  # the indexed docs differ from HEAD's (uncommitted edits)
     root: str
     scoped_roots: list[str]
-    query_watch: QueryWatchResult
+    query_watch: QueryWatchResult | None  # None when the scope hides part of the tree
 
 
 class ReindexResult(TypedDict):

@@ -136,14 +136,16 @@ def _unchecked(service: Service, out: HealthResult, st: IndexState | None) -> He
     return out
 
 
-def query_watch(service: Service) -> QueryWatchResult:
+def query_watch(service: Service) -> QueryWatchResult | None:
     """Whether the query-time check is vouched for by the main index's inotify watch (the
-    index a scoped index follows). Its reason names no path; the folders it watches are
-    counted only when the scope hides none of the tree (#27: a count of hidden folders
-    tells of them)."""
+    index a scoped index follows); its reason names no path. None when the scope hides part
+    of the tree: the watch covers the whole tree, and its state tells of hidden folders (a
+    hard-linked doc or a mount there sets it aside, their count may pass the watch limit;
+    #27: nothing an agent sees may depend on what its scope hides)."""
+    if service.scoped:
+        return None
     report = service.main_kb().query_watch(one_shot=service.one_shot)
-    folders = None if service.scoped else report.folders
-    return {"state": report.state, "reason": report.reason, "folders": folders}
+    return {"state": report.state, "reason": report.reason, "folders": report.folders}
 
 
 def state_of(service: Service) -> StateResult:

@@ -79,7 +79,7 @@ def _watch_masked(answer: dict[str, Any]) -> dict[str, Any]:
     (tests/serve/test_query_watch.py checks it)."""
     result = answer.get("result")
     structured = result.get("structuredContent") if isinstance(result, dict) else None
-    if not isinstance(structured, dict) or "query_watch" not in structured:
+    if not isinstance(structured, dict) or not structured.get("query_watch"):
         return answer
     assert structured["query_watch"]["state"] in {"armed", "arming", "off", "aside"}
     masked = re.sub(r'"query_watch": \{[^}]*\}', '"query_watch": {}', result["content"][0]["text"])

@@ -187,7 +187,8 @@ def health_check(service: Service) -> Answer:
     the query-time check is skipped while an inotify watch saw nothing change: state
     "armed" (reason null), "arming" (from the second check, or again after a change of
     folders or rules), "off" (query-watch = false) or "aside" (not Linux, a non-local file
-    system, too many folders, a hard-linked doc; every read then checks as before).
+    system, too many folders, a hard-linked doc; every read then checks as before); null
+    under agent-scoped-roots that hide part of the tree (the watch covers all of it).
     drift (in a git checkout): {drifted, upstream,
     upstream_commit, behind, files: [{path, status, insertions, deletions, last_commit}],
     reason}, whether the upstream branch as last fetched has newer agent instructions
