@@ -13,6 +13,10 @@ from kenso_git.lint.session import run_lint
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import parse_document
 
+# a page that passes the rules lint tests do not ask about: front matter, a title, a preamble
+FRONT = "---\ntitle: {t}\ntags: [a, b, c]\n---\n# {t}\n\n"
+PREAMBLE = "Preamble text that is long enough for the preamble rule to be happy here.\n\n"
+
 
 def docs_from(files: Mapping[str, str]) -> list[Document]:
     return [parse_document(path, text) for path, text in sorted(files.items())]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from tests.gitrepo import commit_all
 from tests.gitrepo import write
+from tests.lint.helpers import FRONT
 from tests.lint.test_cli import run
 
-FRONT = "---\ntitle: {t}\ntags: [a, b, c]\n---\n# {t}\n\n"
 PROSE = "Text text text text text text text text text text text.\n\n"
 
 UNDERSCORES = (

@@ -17,10 +17,10 @@ from kenso_git.lint import corpus
 from kenso_git.lint.session import run_lint
 from tests.gitrepo import commit_all
 from tests.gitrepo import write
+from tests.lint.helpers import FRONT
+from tests.lint.helpers import PREAMBLE
 from tests.lint.test_cli import run
 
-FRONT = "---\ntitle: {t}\ntags: [a, b, c]\n---\n# {t}\n\n"
-PREAMBLE = "Preamble text that is long enough for the preamble rule to be happy here.\n\n"
 PROSE = "Text text text text text text text text text text text.\n\n"
 
 AUTH = (

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from tests.gitrepo import commit_all
 from tests.gitrepo import write
+from tests.lint.helpers import FRONT
+from tests.lint.helpers import PREAMBLE
 from tests.lint.test_cli import run
 
-FRONT = "---\ntitle: {t}\ntags: [a, b, c]\n---\n# {t}\n\n"
-PREAMBLE = "Preamble text that is long enough for the preamble rule to be happy here.\n\n"
 SETUP = FRONT.format(t="Setup of the a section") + PREAMBLE + "## Steps\n\nDo it.\n"
 INDEX = FRONT.format(t="Setup overview index") + PREAMBLE + "## Steps\n\nRead on.\n"
 SITE_LINKS = (

@@ -16,10 +16,9 @@ import pytest
 from tests.gitrepo import commit_all
 from tests.gitrepo import git
 from tests.gitrepo import write
+from tests.lint.helpers import FRONT
+from tests.lint.helpers import PREAMBLE
 from tests.lint.test_cli import run
-
-FRONT = "---\ntitle: {t}\ntags: [a, b, c]\n---\n# {t}\n\n"
-PREAMBLE = "Preamble text that is long enough for the preamble rule to be happy here.\n\n"
 
 
 def _page(title: str, body: str) -> str:

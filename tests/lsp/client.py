@@ -219,6 +219,13 @@ class Editor:
             )
         )
 
+    async def ready(self) -> None:
+        """Start, and for a client that watches files, wait for the server to register its
+        watcher: from then on a reported change reaches it."""
+        await self.start()
+        if self.watches:
+            await self.registered()
+
     async def registered(self) -> types.Registration:
         """The next capability the server registered with the client."""
         return await asyncio.wait_for(self.registrations.get(), WAIT)

@@ -38,9 +38,7 @@ def test_a_committed_rename_is_named_by_its_commit_as_lint_names_it(
 
     async def session() -> None:
         editor = Editor(repo, watches=watches)
-        await editor.start()
-        if watches:
-            await editor.registered()
+        await editor.ready()
         editor.open("docs/source.md")
         assert _moved(await editor.diagnostics("docs/source.md")) == []
 

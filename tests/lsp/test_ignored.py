@@ -71,9 +71,7 @@ def test_findings_are_cleared_when_an_open_document_becomes_ignored(
 
     async def session() -> None:
         editor = Editor(repo, watches=watches)
-        await editor.start()
-        if watches:
-            await editor.registered()
+        await editor.ready()
         editor.open("vendor/README.md")
         assert "KS022" in _codes(await editor.settle("vendor/README.md", bool))
 

@@ -16,11 +16,11 @@ from kenso_git.lsp.disk import TreeStamp
 from kenso_git.lsp.disk import is_relevant
 from tests.gitrepo import commit_all
 from tests.gitrepo import write
+from tests.lint.helpers import FRONT
+from tests.lint.helpers import PREAMBLE
 from tests.lsp.client import WAIT
 from tests.lsp.client import Editor
 
-FRONT = "---\ntitle: {t}\ntags: [a, b, c]\n---\n# {t}\n\n"
-PREAMBLE = "Preamble text that is long enough for the preamble rule to be happy here.\n\n"
 README = FRONT.format(t="Guide overview") + PREAMBLE + "## Install\n\nInstall it.\n"
 PAGE = (
     FRONT.format(t="Guide usage page")
@@ -65,9 +65,7 @@ def test_the_site_config_created_edited_and_deleted_changes_the_dialect(
 
     async def session() -> None:
         editor = Editor(repo, watches=watches)
-        await editor.start()
-        if watches:
-            await editor.registered()
+        await editor.ready()
         editor.open("docs/guide/page.md")
         await until(editor, GITHUB)
 
@@ -106,9 +104,7 @@ def test_a_site_config_saved_from_the_editor_changes_the_dialect(repo: Path, wat
 
     async def session() -> None:
         editor = Editor(repo, watches=watches)
-        await editor.start()
-        if watches:
-            await editor.registered()
+        await editor.ready()
         editor.open("docs/guide/page.md")
         editor.open("mkdocs.yml")
         got = await editor.settle("docs/guide/page.md", lambda found: _found(found) == FLAT)
