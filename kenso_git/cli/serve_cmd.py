@@ -191,6 +191,23 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
         click.echo(f"add this to {shown.path}, or rerun with --write", err=True)
     if user:
         click.echo(user_entry_note(shown.client), err=True)
+    else:
+        _above_note(client, workspace.root)
+
+
+def _above_note(client: str, root: Path) -> None:
+    """A project file written above the current folder is read only by a client that opens
+    the repository's root as its project (Claude Code, Codex and Gemini CLI take the folder
+    they start in; Cursor and VS Code the folder opened)."""
+    here = Path.cwd().resolve()
+    if here == root.resolve():
+        return
+    click.echo(
+        f"the project file is at the repository's root, {root}: open or start {client} "
+        f"there (a client started in {here} reads the project file of that folder), "
+        "or use --global",
+        err=True,
+    )
 
 
 def _write(shown: Entry, root: Path, user: bool) -> None:

@@ -138,3 +138,18 @@ async def test_the_written_entry_serves_the_root_from_any_folder(tmp_path: Path)
     entry = _entry(root, "vscode")
     for cwd in (guide, root, Path("/")):
         assert await _served_root(entry, cwd) == str(root), cwd
+
+
+@pytest.mark.parametrize("write", [True, False], ids=["write", "print"])
+def test_a_project_file_above_the_folder_says_where_to_start_the_client(
+    tmp_path: Path, write: bool
+) -> None:
+    # the file is written where `serve` takes the root; a client started in guide/ would
+    # read guide/'s project file, so the command says where to start it
+    root, guide = _plain(tmp_path)
+    out = run_cli(guide, "connect", "claude-code", *(["--write"] if write else []))
+    _ok(out)
+    assert f"the project file is at the repository's root, {root}: open or start" in out.stderr
+    assert f"a client started in {guide} reads" in out.stderr
+    at_root = run_cli(root, "connect", "claude-code")
+    assert "repository's root" not in _ok(at_root) + at_root.stderr
