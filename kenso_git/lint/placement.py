@@ -16,6 +16,7 @@ from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.siteurls import keeps_links
 from kenso_git.lint.siteurls import served_at_folder
 from kenso_git.lint.siteurls import served_by_mkdocs
 from kenso_git.lint.treeindex import TreeIndex
@@ -50,7 +51,9 @@ class Target(NamedTuple):
     status: str  # FOUND, MISSING, CASE, UNSTAGED or SKIPPED
     path: str  # root-relative normal form of the path part ("" when skipped)
     fragment: str | None  # the text after `#`, None when there is no `#`
-    reason: str = ""  # why it was skipped; the real path when status is CASE
+    # why it was skipped; the real path when status is CASE; when MISSING, the page only the
+    # file's folder finds for a link its site reads from the page's URL (`from_page_url`)
+    reason: str = ""
 
 
 def _scheme(target: str) -> str | None:
@@ -191,7 +194,10 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     first for a trailing slash. A link neither reading finds stays `placed` (said missing
     as written from the file's folder). One that differs in case from the file's folder is
     read so too in a page MkDocs or Hugo serves at a folder URL of its own
-    (`siteurls.served_at_folder`): its URL folder's reading is the one its site makes."""
+    (`siteurls.served_at_folder`): its URL folder's reading is the one its site makes. In a
+    page whose site leaves such links as written (`siteurls.keeps_links`: MkDocs, Hugo
+    without a link render hook) only the URL's reading finds it: one only the file's folder
+    finds stays MISSING, at the URL's reading, with that page as its reason."""
     if placed[0] != MISSING and (placed[0] != CASE or not served_at_folder(tree, source)):
         return placed
     path, hashed, fragment = raw.partition("#")
@@ -205,11 +211,17 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
         path = unquote(path)
     folder, url = source.rpartition("/")[0], page_url_folder(source)
     frag = unquote(fragment) if hashed else None
-    for base in (url, folder) if slashed else (folder, url):
+    kept = url != folder and keeps_links(tree, source)  # the site reads it from `url` alone
+    for base in (url, folder) if slashed or kept else (folder, url):
         joined = posixpath.normpath(posixpath.join(base, path))
         if joined == ".." or joined.startswith("../"):
             continue
         found = _page_at(tree, joined, frag)
+        if found is not None and kept and base == folder:
+            # only the file's folder finds it: dead on the site, said so (`served_only`)
+            served = posixpath.normpath(posixpath.join(url, path))
+            at = placed[1] if served == ".." or served.startswith("../") else served
+            return MISSING, at, frag, found[1]
         if found is not None:
             return found
     return placed

@@ -30,6 +30,12 @@ _NOT_UGLY = re.compile(r"uglyurls['\"]?\s*[:=]\s*false\b", re.IGNORECASE)
 
 MKDOCS = "mkdocs"
 HUGO = "hugo"
+HUGO_HOOKED = "hugo, its links maybe rewritten"  # a link render hook may read them from the file
+# Hugo's embedded link render hook (on for a multilingual site, or `enableDefault`) and a
+# project's own `render-link.html` may resolve a link from the page's file; Docsy's keeps it.
+_RENDER_HOOKS = re.compile(r"renderhooks", re.IGNORECASE)
+_LANGUAGE = re.compile(r"^\s*\[\s*languages\.['\"]?([\w-]+)", re.MULTILINE | re.IGNORECASE)
+_HOOK_FILE = "render-link.html"
 
 
 def served_at_folder(tree: TreeIndex, path: str) -> bool:
@@ -45,13 +51,22 @@ def served_by_mkdocs(tree: TreeIndex, path: str) -> bool:
     return _server(tree, path) == MKDOCS
 
 
+def keeps_links(tree: TreeIndex, path: str) -> bool:
+    """Whether `served_at_folder` holds of the page at `path` and its site leaves its
+    directory-style links (`./x/`, `../x`) as written, for a browser to read from the page's
+    URL: MkDocs (it rewrites only links to `.md` files), and Hugo unless a link render hook
+    may rewrite them (a `render-link.html` under the config's folder, a config setting
+    `renderHooks`, or one of two or more languages, where Hugo's own hook is on)."""
+    return _server(tree, path) in (MKDOCS, HUGO)
+
+
 def _server(tree: TreeIndex, path: str) -> str:
     """MKDOCS or HUGO when that generator serves the page at `path` at a folder URL of its
     own, else "" (remembered per folder)."""
     folder = path.rpartition("/")[0]
     found = tree.folder_urls.get(folder)
     if found is None:
-        found = MKDOCS if _mkdocs(tree, folder) else HUGO if _hugo(tree, folder) else ""
+        found = MKDOCS if _mkdocs(tree, folder) else _hugo(tree, folder)
         tree.folder_urls[folder] = found
     return found
 
@@ -94,13 +109,28 @@ def _mkdocs(tree: TreeIndex, folder: str) -> bool:
     return _under(folder, base, docs_dir[1] if docs_dir else "docs")
 
 
-def _hugo(tree: TreeIndex, folder: str) -> bool:
+def _hugo(tree: TreeIndex, folder: str) -> str:
     base, configs = _config_folder(tree, folder, HUGO_CONFIGS)
     texts = [_read(tree, config) for config in configs]
     if not configs or None in texts:
-        return False
+        return ""
     read = [text for text in texts if text is not None]
     if any(_UGLY.search(text) and not _NOT_UGLY.search(text) for text in read):
-        return False
-    content = [found for text in read for found in _CONTENT_DIR.findall(text)] or ["content"]
-    return any(_under(folder, base, name) for name in content)
+        return ""
+    found = [found for text in read for found in _CONTENT_DIR.findall(text)]
+    if not any(_under(folder, base, name) for name in found or ["content"]):
+        return ""
+    named = {lang.casefold() for text in read for lang in _LANGUAGE.findall(text)}
+    hooked = max(len(found), len(named)) > 1 or any(_RENDER_HOOKS.search(text) for text in read)
+    return HUGO_HOOKED if hooked or _has_hook_file(tree, base) else HUGO
+
+
+def _has_hook_file(tree: TreeIndex, base: str) -> bool:
+    """Whether a `render-link.html` is in the tree under `base` (a project's layouts or a
+    theme's), looked for once per site (kept in `folder_urls` under a key no folder has)."""
+    key = f"\n{base}"
+    if key not in tree.folder_urls:
+        lead = f"{base}/" if base else ""
+        hooked = any(p.startswith(lead) and p.endswith(_HOOK_FILE) for p in tree.files)
+        tree.folder_urls[key] = "hooked" if hooked else ""
+    return bool(tree.folder_urls[key])

@@ -21,6 +21,7 @@ from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
+from kenso_git.lint.placement import page_url_folder
 from kenso_git.lint.relpaths import relative_to
 from kenso_git.lint.rules._linkedit import link_edit
 from kenso_git.lint.rules._linkedit import path_part
@@ -39,6 +40,8 @@ from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import LINE_ANCHOR
 from kenso_git.lint.targets import MISSING
 from kenso_git.lint.targets import UNSTAGED
+from kenso_git.lint.targets import LinkFacts
+from kenso_git.lint.targets import Target
 from kenso_git.lint.targets import rewritable
 from kenso_git.lint.treeindex import PULLED_IN
 from kenso_git.text.mdlinks import CODE
@@ -64,7 +67,13 @@ from kenso_git.text.parse import Document
     "slash (`../x/`) or no extension (`./x`), that names nothing as written names the page "
     "`x.md`, `x.markdown`, `x/index.md`, `x/_index.md` or `x/README.md`, read from the "
     "page's folder and from its own URL (a site with directory URLs serves `a/p.md` at "
-    "`a/p/`, an index page at its folder's); its fragment is checked there. Raw HTML "
+    "`a/p/`, an index page at its folder's); its fragment is checked there. Where a site "
+    "leaves such a link as written (MkDocs rewrites only links to `.md` files, Hugo none "
+    "unless a link render hook may resolve it from the page's file: a `render-link.html` in "
+    "the tree, a config setting `renderHooks`, or two or more languages), a page it serves "
+    "at a folder URL of its own reads it from that URL alone: one only the page's folder "
+    "finds is dead (`./setup/` in `guide/p.md` is `guide/p/setup/`), and the finding names "
+    "the link that works (`../setup/`). Raw HTML "
     "(`<img src>`, `<a href>`) in a page MkDocs serves at a folder URL of its own (unless "
     "`use_directory_urls: false`, and under its `docs_dir`) is read from that URL's folder "
     "too, as its browser does: MkDocs rewrites a Markdown link for the page's URL, raw HTML "
@@ -109,6 +118,8 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         if target.status == MISSING:
             if target_move(doc, target, facts) is None and facts.moved_source(doc, target) is None:
                 message = f'{what(target)} "{raw}": {target.path} does not exist'
+                if target.reason:  # a page the file's folder finds, not the page's site
+                    message = _served_only(doc, target, facts)
                 yield Finding(target.line, target.column, message, raw)
             continue
         real = target.reason
@@ -123,6 +134,18 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         rewrites = rewritable(doc.path, raw, facts.tree, html=html)
         edit = link_edit(target, fixed) if rewrites else None
         yield Finding(target.line, target.column, message, raw, edit)
+
+
+def _served_only(doc: Document, target: Target, facts: LinkFacts) -> str:
+    """KS022's message for a directory-style link its site reads from the page's folder URL,
+    where it names nothing, though from the file's folder it names the page `reason`."""
+    fixed = relinked(doc, target, target.reason, facts)
+    how = f'write "{fixed}"' if fixed else f"link to {target.reason} by another path"
+    return (
+        f'{what(target)} "{target.ref.target}": the site serves this page at a folder URL of '
+        f"its own ({page_url_folder(doc.path)}/), where the link names {target.path}, which "
+        f"does not exist ({target.reason} is found only from the file's folder): {how}"
+    )
 
 
 @rule(
