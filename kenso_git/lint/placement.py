@@ -16,6 +16,7 @@ from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.siteurls import content_root
 from kenso_git.lint.siteurls import keeps_links
 from kenso_git.lint.siteurls import served_at_folder
 from kenso_git.lint.siteurls import served_by_mkdocs
@@ -113,8 +114,10 @@ def _site_absolute(source: str, path: str, fragment: str | None, tree: TreeIndex
     the root or a content root (`site_page`); else missing from the root in a project no
     site config holds (`TreeIndex.in_site`), and skipped otherwise: the site may serve it
     from elsewhere (static files, another repository)."""
-    if not path.strip("/") and not tree.in_site(source):  # `/`: GitHub's repository root
-        return FOUND, ROOT, fragment, ""
+    if not path.strip("/"):  # `/`: GitHub's repository root, or a site's home
+        return (
+            _home(source, fragment, tree) if tree.in_site(source) else (FOUND, ROOT, fragment, "")
+        )
     inside = path.lstrip("/").split("/", 1)[0] in tree.top
     placed: Placed = (SKIPPED, "", None, SITE)
     if inside:
@@ -128,6 +131,18 @@ def _site_absolute(source: str, path: str, fragment: str | None, tree: TreeIndex
     if found is not None:
         return found
     return placed if inside and not tree.in_site(source) else (SKIPPED, "", None, SITE)
+
+
+def _home(source: str, fragment: str | None, tree: TreeIndex) -> Placed:
+    """The site-absolute link `/` of the site page `source`: the root of its site's domain,
+    which is always served. Its fragment is checked against the home page when an MkDocs or
+    Hugo site is served at that root (`siteurls.content_root`): the content folder's
+    `index.md`, `_index.md` or `README.md`; anywhere else it is not judged (skipped)."""
+    root = content_root(tree, source)
+    home = None if root is None else _page_at(tree, root or ".", fragment)
+    if home is not None:
+        return home
+    return (FOUND, ROOT, None, "") if fragment is None else (SKIPPED, "", None, SITE)
 
 
 def site_page(source: str, path: str, tree: TreeIndex, fragment: str | None) -> Placed | None:

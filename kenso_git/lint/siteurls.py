@@ -3,12 +3,15 @@
 `uglyURLs`) `content/a/b.md` at `a/b/`, so a link `./#part` written in the page is the page
 itself. Read from the nearest `mkdocs.yml` or Hugo config above the page, for pages under
 its `docs_dir` (`docs`) or `contentDir` (`content`); lint reads nothing else of a site's
-config, and a page it cannot place so is not said to be served at a folder URL."""
+config but whether a link render hook may rewrite links (`keeps_links`) and the site's URL
+(`content_root`: the home page a link `/` names), and a page it cannot place so is not said
+to be served at a folder URL."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from kenso_git.lint.treeindex import HUGO_CONFIGS
 from kenso_git.lint.treeindex import MAX_CONFIG_CHARS
@@ -23,6 +26,10 @@ _DOCS_DIR = re.compile(r"^docs_dir\s*:\s*['\"]?([^'\"#\s]+)", re.MULTILINE)
 _FLAT = re.compile(r"^use_directory_urls\s*:\s*(?:false|no|off)\b", re.MULTILINE | re.IGNORECASE)
 _CONTENT_DIR = re.compile(
     r"^\s*['\"]?contentdir['\"]?\s*[:=]\s*['\"]?([^'\"#\s,]+)", re.MULTILINE | re.IGNORECASE
+)
+_SITE_URL = re.compile(r"^site_url\s*:\s*['\"]?([^'\"#\s]+)", re.MULTILINE)
+_BASE_URL = re.compile(
+    r"^\s*['\"]?baseurl['\"]?\s*[:=]\s*['\"]?([^'\"#\s,]+)", re.MULTILINE | re.IGNORECASE
 )
 _UGLY = re.compile(r"uglyurls", re.IGNORECASE)  # any setting: per section, per language
 _NOT_UGLY = re.compile(r"uglyurls['\"]?\s*[:=]\s*false\b", re.IGNORECASE)
@@ -58,6 +65,38 @@ def keeps_links(tree: TreeIndex, path: str) -> bool:
     may rewrite them (a `render-link.html` under the config's folder, a config setting
     `renderHooks`, or one of two or more languages, where Hugo's own hook is on)."""
     return _server(tree, path) in (MKDOCS, HUGO)
+
+
+def content_root(tree: TreeIndex, path: str) -> str | None:
+    """The content folder of the MkDocs or Hugo site the page at `path` is in (its
+    `docs_dir`, `docs`; its `contentDir`, `content`, the deepest of a multilingual site's
+    holding it; "" for the root), when the site is served at its domain's root (`site_url`,
+    `baseURL`: `https://x.io/`): the folder of its home page, which a link `/` names. None
+    when no such config governs the page, it is outside the content folder, the site's URL
+    is not given or has a path (`https://x.io/docs/`: `/` is another site's), or the config
+    cannot be read."""
+    folder = path.rpartition("/")[0]
+    base, configs = _config_folder(tree, folder, MKDOCS_CONFIGS)
+    text = _read(tree, configs[0]) if configs else None
+    if text is not None:
+        found = _DOCS_DIR.search(text)
+        roots, texts = [found[1] if found else "docs"], [text]
+        urls = [url[1] for url in _SITE_URL.finditer(text)]
+    else:
+        base, configs = _config_folder(tree, folder, HUGO_CONFIGS)
+        read = [_read(tree, config) for config in configs]
+        texts = [t for t in read if t is not None]
+        if not configs or len(texts) < len(read):
+            return None
+        roots = [found for t in texts for found in _CONTENT_DIR.findall(t)] or ["content"]
+        urls = [url for t in texts for url in _BASE_URL.findall(t)]
+    if not urls or any(urlsplit(url).path not in ("", "/") for url in urls):
+        return None
+    held = [name for name in roots if _under(folder, base, name)]
+    if not held:
+        return None
+    name = max(held, key=len).strip("/")
+    return f"{base}/{name}" if base else name
 
 
 def _server(tree: TreeIndex, path: str) -> str:
