@@ -43,6 +43,10 @@ HUGO_HOOKED = "hugo, its links maybe rewritten"  # a link render hook may read t
 _RENDER_HOOKS = re.compile(r"renderhooks", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^\s*\[\s*languages\.['\"]?([\w-]+)", re.MULTILINE | re.IGNORECASE)
 _HOOK_FILE = "render-link.html"
+# a theme or module the site imports: its own link render hook, when not in the tree, is unknown
+_THEME = re.compile(
+    r"^\s*['\"]?(?:theme|imports)['\"]?\s*[:=]|\[\[\s*module\.imports", re.MULTILINE | re.IGNORECASE
+)
 
 
 def served_at_folder(tree: TreeIndex, path: str) -> bool:
@@ -63,7 +67,8 @@ def keeps_links(tree: TreeIndex, path: str) -> bool:
     directory-style links (`./x/`, `../x`) as written, for a browser to read from the page's
     URL: MkDocs (it rewrites only links to `.md` files), and Hugo unless a link render hook
     may rewrite them (a `render-link.html` under the config's folder, a config setting
-    `renderHooks`, or one of two or more languages, where Hugo's own hook is on)."""
+    `renderHooks`, one of two or more languages, where Hugo's own hook is on, or a theme or
+    module the config imports that is not in the tree: its layouts are not known)."""
     return _server(tree, path) in (MKDOCS, HUGO)
 
 
@@ -160,8 +165,14 @@ def _hugo(tree: TreeIndex, folder: str) -> str:
     if not any(_under(folder, base, name) for name in found or ["content"]):
         return ""
     named = {lang.casefold() for text in read for lang in _LANGUAGE.findall(text)}
-    hooked = max(len(found), len(named)) > 1 or any(_RENDER_HOOKS.search(text) for text in read)
-    return HUGO_HOOKED if hooked or _has_hook_file(tree, base) else HUGO
+    hooked = max(len(found), len(named)) > 1 or any(_RENDER_HOOKS.search(t) for t in read)
+    themed = any(_THEME.search(text) for text in read) and not _has_themes(tree, base)
+    return HUGO_HOOKED if hooked or themed or _has_hook_file(tree, base) else HUGO
+
+
+def _has_themes(tree: TreeIndex, base: str) -> bool:
+    """Whether the site at `base` has its themes in the tree (`themes/`), or none to have."""
+    return f"{base}/themes" in tree.dirs if base else "themes" in tree.dirs
 
 
 def _has_hook_file(tree: TreeIndex, base: str) -> bool:

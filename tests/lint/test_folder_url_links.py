@@ -92,6 +92,16 @@ def test_mkdocs_page_link_found_only_from_the_files_folder_is_dead(repo: Path) -
             False,
         ),
         ({"hugo.toml": "[markup.goldmark.renderHooks.link]\nenableDefault = true\n"}, False),
+        # a theme or module not in the tree may have a hook; one in `themes/` is read
+        ({"hugo.toml": "theme = 'docs-theme'\n"}, False),
+        ({"hugo.toml": "[[module.imports]]\npath = 'github.com/x/theme'\n"}, False),
+        (
+            {
+                "hugo.toml": "theme = 'docs-theme'\n",
+                "themes/docs-theme/layouts/_default/single.html": "{{ .Content }}\n",
+            },
+            True,
+        ),
         # pages served at `p.html` (uglyURLs), and a project no site config holds (GitHub)
         ({"hugo.toml": "uglyURLs = true\n"}, False),
         ({}, False),
