@@ -16,6 +16,8 @@ from kenso_git.lint.hugoref import TEMPLATE
 from kenso_git.lint.hugoref import is_template
 from kenso_git.lint.hugoref import parse_ref
 from kenso_git.lint.hugoref import resolve_ref
+from kenso_git.lint.siteurls import content_root
+from kenso_git.lint.siteurls import keeps_links
 from kenso_git.lint.siteurls import served_at_folder
 from kenso_git.lint.siteurls import served_by_mkdocs
 from kenso_git.lint.treeindex import TreeIndex
@@ -50,7 +52,9 @@ class Target(NamedTuple):
     status: str  # FOUND, MISSING, CASE, UNSTAGED or SKIPPED
     path: str  # root-relative normal form of the path part ("" when skipped)
     fragment: str | None  # the text after `#`, None when there is no `#`
-    reason: str = ""  # why it was skipped; the real path when status is CASE
+    # why it was skipped; the real path when status is CASE; when MISSING, the page only the
+    # file's folder finds for a link its site reads from the page's URL (`from_page_url`)
+    reason: str = ""
 
 
 def _scheme(target: str) -> str | None:
@@ -110,8 +114,10 @@ def _site_absolute(source: str, path: str, fragment: str | None, tree: TreeIndex
     the root or a content root (`site_page`); else missing from the root in a project no
     site config holds (`TreeIndex.in_site`), and skipped otherwise: the site may serve it
     from elsewhere (static files, another repository)."""
-    if not path.strip("/") and not tree.in_site(source):  # `/`: GitHub's repository root
-        return FOUND, ROOT, fragment, ""
+    if not path.strip("/"):  # `/`: GitHub's repository root, or a site's home
+        return (
+            _home(source, fragment, tree) if tree.in_site(source) else (FOUND, ROOT, fragment, "")
+        )
     inside = path.lstrip("/").split("/", 1)[0] in tree.top
     placed: Placed = (SKIPPED, "", None, SITE)
     if inside:
@@ -125,6 +131,18 @@ def _site_absolute(source: str, path: str, fragment: str | None, tree: TreeIndex
     if found is not None:
         return found
     return placed if inside and not tree.in_site(source) else (SKIPPED, "", None, SITE)
+
+
+def _home(source: str, fragment: str | None, tree: TreeIndex) -> Placed:
+    """The site-absolute link `/` of the site page `source`: the root of its site's domain,
+    which is always served. Its fragment is checked against the home page when an MkDocs or
+    Hugo site is served at that root (`siteurls.content_root`): the content folder's
+    `index.md`, `_index.md` or `README.md`; anywhere else it is not judged (skipped)."""
+    root = content_root(tree, source)
+    home = None if root is None else _page_at(tree, root or ".", fragment)
+    if home is not None:
+        return home
+    return (FOUND, ROOT, None, "") if fragment is None else (SKIPPED, "", None, SITE)
 
 
 def site_page(source: str, path: str, tree: TreeIndex, fragment: str | None) -> Placed | None:
@@ -191,7 +209,10 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     first for a trailing slash. A link neither reading finds stays `placed` (said missing
     as written from the file's folder). One that differs in case from the file's folder is
     read so too in a page MkDocs or Hugo serves at a folder URL of its own
-    (`siteurls.served_at_folder`): its URL folder's reading is the one its site makes."""
+    (`siteurls.served_at_folder`): its URL folder's reading is the one its site makes. In a
+    page whose site leaves such links as written (`siteurls.keeps_links`: MkDocs, Hugo
+    without a link render hook) only the URL's reading finds it: one only the file's folder
+    finds stays MISSING, at the URL's reading, with that page as its reason."""
     if placed[0] != MISSING and (placed[0] != CASE or not served_at_folder(tree, source)):
         return placed
     path, hashed, fragment = raw.partition("#")
@@ -205,11 +226,17 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
         path = unquote(path)
     folder, url = source.rpartition("/")[0], page_url_folder(source)
     frag = unquote(fragment) if hashed else None
-    for base in (url, folder) if slashed else (folder, url):
+    kept = url != folder and keeps_links(tree, source)  # the site reads it from `url` alone
+    for base in (url, folder) if slashed or kept else (folder, url):
         joined = posixpath.normpath(posixpath.join(base, path))
         if joined == ".." or joined.startswith("../"):
             continue
         found = _page_at(tree, joined, frag)
+        if found is not None and kept and base == folder:
+            # only the file's folder finds it: dead on the site, said so (`served_only`)
+            served = posixpath.normpath(posixpath.join(url, path))
+            at = placed[1] if served == ".." or served.startswith("../") else served
+            return MISSING, at, frag, found[1]
         if found is not None:
             return found
     return placed

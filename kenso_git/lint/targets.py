@@ -3,7 +3,8 @@
 `LinkFacts` keeps, per document, its scanned links and anchors and what each target came
 to (`lint.placement` places them in the work tree's `TreeIndex`), and git's answer on where
 missing targets and moved pages went, so that the rules of `lint/rules/paths.py` share one
-scan and a language server can forget one document when it changes.
+scan and a language server can forget one document when it changes; what anchors each page
+makes is asked of its base, `lint.pageanchors.PageAnchors`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kenso_git.lint.docscan import Places
 from kenso_git.lint.docscan import Scan
 from kenso_git.lint.docscan import scan_document
 from kenso_git.lint.hugoref import is_template
+from kenso_git.lint.pageanchors import PageAnchors
 from kenso_git.lint.placement import CASE as CASE
 from kenso_git.lint.placement import FOUND as FOUND
 from kenso_git.lint.placement import LINE_ANCHOR as LINE_ANCHOR
@@ -45,16 +47,11 @@ from kenso_git.lint.treeindex import OutsidePages
 from kenso_git.lint.treeindex import TreeIndex
 from kenso_git.repo.moves import Move
 from kenso_git.repo.moves import Origin
-from kenso_git.text.anchors import anchors as document_anchors
-from kenso_git.text.anchors import dialect_anchors
-from kenso_git.text.anchors import heading_anchors
-from kenso_git.text.hugoslug import pulls_content
 from kenso_git.text.links import PathIndex
 from kenso_git.text.links import is_glob
 from kenso_git.text.links import resolve_links
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import HTML_KINDS
-from kenso_git.text.mdlinks import region_list
 from kenso_git.text.parse import Document
 from kenso_git.text.parse import Relation
 
@@ -83,7 +80,7 @@ def _one_pass() -> OnePass:
 
 
 @dataclass(slots=True)
-class LinkFacts:
+class LinkFacts(PageAnchors):
     """The tree, git's moves, each document's scan, anchors and targets, the other pages."""
 
     tree: TreeIndex
@@ -193,80 +190,6 @@ class LinkFacts:
         found = self.scans.get(doc.path)
         if found is None:
             found = self.scans[doc.path] = scan_document(doc)
-        return found
-
-    def offers(self, path: str, fragment: str) -> bool | None:
-        """Whether the document at `path` makes the anchor `fragment` (None: no page lint
-        reads is there, see `OutsidePages.unjudged`). Its ATX headings are asked first;
-        the body is read only when they do not make it."""
-        doc = self.docs.get(path)
-        if doc is not None:
-            quick = self._headings.get(path)
-            if quick is None:
-                toc, hugo = self.tree.in_mkdocs(path), self.tree.heading_ids(path)
-                quick = self._headings[path] = heading_anchors(doc, toc=toc, hugo=hugo)
-            if fragment in quick:
-                return True
-        found = self.anchors_of(path)
-        return None if found is None else fragment in found
-
-    def anchors_of(self, path: str) -> frozenset[str] | None:
-        """The anchors of the page at `path` (outside the corpus: `pages`'), else None."""
-        found = self.anchors.get(path)
-        if found is not None:
-            return found
-        toc = self.tree.in_mkdocs(path)  # a fragment may be MkDocs' too
-        hugo = self.tree.heading_ids(path)  # or Hugo's, under its config's id type
-        kept = self.scans.get(path)
-        if kept is not None and kept.anchors is not None:
-            more = dict(kept.hugo_anchors).get(hugo or "", frozenset())
-            if toc:
-                more |= kept.toc_anchors
-            if not more:
-                return kept.anchors
-            found = self.anchors[path] = kept.anchors | more
-            return found
-        doc = self.docs.get(path)
-        if doc is None:
-            outside = self.pages.anchors(path, toc=toc, hugo=hugo)
-            return outside if isinstance(outside, frozenset) else None
-        found = self.anchors[path] = document_anchors(doc, toc=toc, hugo=hugo)
-        return found
-
-    def site_ids(self, path: str) -> frozenset[str] | None:
-        """The heading ids Hugo renders on the page at `path` under the `autoHeadingIDType`
-        its config sets (what a site's reader follows: a suggestion is looked for among
-        them first); None when none is set or the page is not in the corpus."""
-        hugo = self.tree.heading_ids(path)
-        if hugo is None:
-            return None
-        kept = self.scans.get(path)
-        if kept is not None and kept.anchors is not None:
-            return dict(kept.hugo_anchors).get(hugo)
-        doc = self.docs.get(path)
-        if doc is None:
-            return None
-        found = self._site_ids.get(path)
-        if found is None:
-            made = dialect_anchors(doc, toc=False, hugo=(hugo,))[2]
-            found = self._site_ids[path] = made.get(hugo, frozenset())
-        return found
-
-    def pulls_headings(self, path: str) -> bool:
-        """Whether the page at `path`, a Hugo site's, calls a shortcode that may pull in
-        headings lint cannot read (`text.hugoslug.pulls_content`): a fragment none of its
-        anchors makes is not checked."""
-        if not self.tree.in_hugo(path):
-            return False
-        kept = self.scans.get(path)
-        if kept is not None and kept.anchors is not None:
-            return kept.pulls
-        doc = self.docs.get(path)
-        if doc is None:
-            return self.pages.pulls(path)
-        found = self._pulls.get(path)
-        if found is None:
-            found = self._pulls[path] = pulls_content(doc.body, region_list(doc))
         return found
 
     def targets(self, doc: Document) -> tuple[Target, ...]:

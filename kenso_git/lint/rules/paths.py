@@ -3,15 +3,15 @@ tree and git's renames (KS022 KS023 KS024 KS025, #30), and the pages whose links
 scan's caps (KS026).
 
 Each rule's fix is made beside its check: a finding carries the `Edit` that `lint --fix` and
-the language server's code actions apply. External URLs are never fetched; `~/x.md` links,
-site-absolute links (`/dotnet/api/x`) no root of the tree makes a page of in a site project
-(`lint/placement.py`), `xref:`-style schemes and site templates other than Hugo's
-`ref`/`relref` (`lint/hugoref.py`) are skipped and counted.
+the language server's code actions apply (written by `rules/_linkedit.py`; KS024's findings
+for moved targets and moved pages are made in `rules/_moved.py`). External URLs are never
+fetched; `~/x.md` links, site-absolute links (`/dotnet/api/x`) no root of the tree makes a
+page of in a site project (`lint/placement.py`), `xref:`-style schemes and site templates
+other than Hugo's `ref`/`relref` (`lint/hugoref.py`) are skipped and counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from collections.abc import Iterator
 from operator import attrgetter
 
@@ -21,10 +21,17 @@ from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
-from kenso_git.lint.relink import rewrite
-from kenso_git.lint.relpaths import Rebased
-from kenso_git.lint.relpaths import climbs_out
+from kenso_git.lint.placement import page_url_folder
 from kenso_git.lint.relpaths import relative_to
+from kenso_git.lint.rules._linkedit import link_edit
+from kenso_git.lint.rules._linkedit import path_part
+from kenso_git.lint.rules._linkedit import what
+from kenso_git.lint.rules._moved import fixing
+from kenso_git.lint.rules._moved import rebased_climbing
+from kenso_git.lint.rules._moved import rebased_link
+from kenso_git.lint.rules._moved import rebased_relation
+from kenso_git.lint.rules._moved import relinked
+from kenso_git.lint.rules._moved import target_move
 from kenso_git.lint.rules._typo import Guesser
 from kenso_git.lint.rules._typo import anchor_index
 from kenso_git.lint.rules._where import column_in_line
@@ -32,59 +39,16 @@ from kenso_git.lint.targets import CASE
 from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import LINE_ANCHOR
 from kenso_git.lint.targets import MISSING
-from kenso_git.lint.targets import OUTSIDE
-from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import UNSTAGED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
-from kenso_git.lint.targets import read_at
 from kenso_git.lint.targets import rewritable
-from kenso_git.lint.targets import served_readings
 from kenso_git.lint.treeindex import PULLED_IN
-from kenso_git.repo.moves import Move
-from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
-from kenso_git.text.mdlinks import DEFINITION
-from kenso_git.text.mdlinks import HTML_IMAGE
 from kenso_git.text.mdlinks import HTML_KINDS
-from kenso_git.text.mdlinks import HTML_LINK
-from kenso_git.text.mdlinks import IMAGE
 from kenso_git.text.mdlinks import MAX_LINK_SCANS
 from kenso_git.text.mdlinks import MAX_REFS
-from kenso_git.text.mdlinks import written_destination
-from kenso_git.text.mdlinks import written_html
 from kenso_git.text.parse import Document
-from kenso_git.text.parse import Relation
-
-_WHAT = {
-    IMAGE: "image",
-    DEFINITION: "reference definition",
-    CODE: "code path",
-    HTML_LINK: "HTML link",
-    HTML_IMAGE: "HTML image",
-}
-
-
-def _what(target: Target) -> str:
-    return _WHAT.get(target.ref.kind, "link")
-
-
-def _path_part(raw: str) -> tuple[str, str]:
-    """(path, the `?query#fragment` after it) of a link target as written."""
-    cut = min((i for i in (raw.find("?"), raw.find("#")) if i >= 0), default=len(raw))
-    return raw[:cut], raw[cut:]
-
-
-def _edit(target: Target, new: str) -> Edit:
-    """The fix that makes `target` name `new`: a link's destination written back so that
-    it still parses (`<...>` for a space, parentheses escaped unless balanced)."""
-    ref = target.ref
-    if ref.kind == CODE:
-        return Edit(target.line, target.column, ref.target, new)
-    if ref.kind in HTML_KINDS:
-        return Edit(target.line, target.column, ref.written or ref.target, written_html(new))
-    written = written_destination(new, angled=ref.written[:1] == "<")
-    return Edit(target.line, target.column, ref.written or ref.target, written)
 
 
 @rule(
@@ -103,7 +67,14 @@ def _edit(target: Target, new: str) -> Edit:
     "slash (`../x/`) or no extension (`./x`), that names nothing as written names the page "
     "`x.md`, `x.markdown`, `x/index.md`, `x/_index.md` or `x/README.md`, read from the "
     "page's folder and from its own URL (a site with directory URLs serves `a/p.md` at "
-    "`a/p/`, an index page at its folder's); its fragment is checked there. Raw HTML "
+    "`a/p/`, an index page at its folder's); its fragment is checked there. Where a site "
+    "leaves such a link as written (MkDocs rewrites only links to `.md` files, Hugo none "
+    "unless a link render hook may resolve it from the page's file: a `render-link.html` in "
+    "the tree, a config setting `renderHooks`, two or more languages, or a theme or module "
+    "not in the tree), a page it serves "
+    "at a folder URL of its own reads it from that URL alone: one only the page's folder "
+    "finds is dead (`./setup/` in `guide/p.md` is `guide/p/setup/`), and the finding names "
+    "the link that works (`../setup/`). Raw HTML "
     "(`<img src>`, `<a href>`) in a page MkDocs serves at a folder URL of its own (unless "
     "`use_directory_urls: false`, and under its `docs_dir`) is read from that URL's folder "
     "too, as its browser does: MkDocs rewrites a Markdown link for the page's URL, raw HTML "
@@ -140,27 +111,42 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         raw = target.ref.target
         if target.status == UNSTAGED:
             message = (
-                f'{_what(target)} "{raw}": {target.path} exists but is not staged: '
+                f'{what(target)} "{raw}": {target.path} exists but is not staged: '
                 f"`git add {target.path}`, or the commit holds a dead link"
             )
             yield Finding(target.line, target.column, message, raw)
             continue
         if target.status == MISSING:
-            if _target_move(doc, target, facts) is None and facts.moved_source(doc, target) is None:
-                message = f'{_what(target)} "{raw}": {target.path} does not exist'
+            if target_move(doc, target, facts) is None and facts.moved_source(doc, target) is None:
+                message = f'{what(target)} "{raw}": {target.path} does not exist'
+                if target.reason:  # a page the file's folder finds, not the page's site
+                    message = _served_only(doc, target, facts)
                 yield Finding(target.line, target.column, message, raw)
             continue
         real = target.reason
-        path, rest = _path_part(raw)
+        path, rest = path_part(raw)
         fixed = relative_to(doc.path, path, real) + rest
         message = (
-            f'{_what(target)} "{raw}": {target.path} exists only as {real} '
+            f'{what(target)} "{raw}": {target.path} exists only as {real} '
             "(breaks on case-sensitive checkouts)"
         )
         # the real path is the file's folder's reading: not the page's site's, maybe
         html = target.ref.kind in HTML_KINDS
-        edit = _edit(target, fixed) if rewritable(doc.path, raw, facts.tree, html=html) else None
+        rewrites = rewritable(doc.path, raw, facts.tree, html=html)
+        edit = link_edit(target, fixed) if rewrites else None
         yield Finding(target.line, target.column, message, raw, edit)
+
+
+def _served_only(doc: Document, target: Target, facts: LinkFacts) -> str:
+    """KS022's message for a directory-style link its site reads from the page's folder URL,
+    where it names nothing, though from the file's folder it names the page `reason`."""
+    fixed = relinked(doc, target, target.reason, facts)
+    how = f'write "{fixed}"' if fixed else f"link to {target.reason} by another path"
+    return (
+        f'{what(target)} "{target.ref.target}": the site serves this page at a folder URL of '
+        f"its own ({page_url_folder(doc.path)}/), where the link names {target.path}, which "
+        f"does not exist ({target.reason} is found only from the file's folder): {how}"
+    )
 
 
 @rule(
@@ -187,7 +173,11 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     "`uglyURLs`) is the page's own, and another folder link of such a page is read from "
     "that URL (`../#part` in `a/b/p.md` is `a/b/`'s index page); in a project no site "
     "config holds a folder's (`./#part`, `../guide/#part`, and the repository's root: "
-    "`../#part` in `docs/p.md`, `/#part`) is its README's, as GitHub shows it. A link to "
+    "`../#part` in `docs/p.md`, `/#part`) is its README's, as GitHub shows it. On a site "
+    "page `/` is the domain's root, always served: its `#part` is the home page's "
+    "(`docs/index.md`, `content/_index.md`: the content folder's) when an MkDocs or Hugo "
+    "site is served at that root (`site_url` or `baseURL` `https://x.io/`), and not checked "
+    "otherwise. A link to "
     "the root is inside the repository; only one that climbs above it is counted as "
     "outside. One of another site, of a URL no page answers, or of a folder with no "
     "Markdown README is counted as not checked. A suggestion "
@@ -230,7 +220,7 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         if len(same) == 1:
             fixed = raw[: raw.rfind("#") + 1] + same[0]
             message = f'anchor "#{fragment}" differs in case from "#{same[0]}" of {where}'
-            edit = None if is_template(raw) else _edit(target, fixed)
+            edit = None if is_template(raw) else link_edit(target, fixed)
             yield Finding(target.line, target.column, message, raw, edit)
             continue
         site = facts.site_ids(target.path)  # a Hugo site's own ids are suggested first
@@ -241,7 +231,7 @@ def dead_anchor(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         message = f'anchor "#{fragment}": no heading of {where} makes it{hint}'
         edit = None
         if close and close.fixable and not is_template(raw):
-            edit = _edit(target, raw[: raw.rfind("#") + 1] + close.anchor)
+            edit = link_edit(target, raw[: raw.rfind("#") + 1] + close.anchor)
         yield Finding(target.line, target.column, message, raw, edit)
 
 
@@ -276,9 +266,9 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         return
     found: list[Finding] = []
     for target in facts.notable(doc):
-        moved = _target_move(doc, target, facts)
+        moved = target_move(doc, target, facts)
         if moved is None:
-            rebased = _rebased_link(doc, target, ctx)
+            rebased = rebased_link(doc, target, ctx)
             if rebased is not None:
                 found.append(rebased)
             continue
@@ -287,15 +277,15 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         if target.ref.kind == CODE:
             fixed: str | None = move.new + ("/" if raw.endswith("/") else "")
         else:
-            fixed = _relinked(doc, target, move.new, facts)
-        message = f"{move.describe(was)}; {_fixing(target, fixed)}"
-        edit = None if fixed is None else _edit(target, fixed)
+            fixed = relinked(doc, target, move.new, facts)
+        message = f"{move.describe(was)}; {fixing(target, fixed)}"
+        edit = None if fixed is None else link_edit(target, fixed)
         found.append(Finding(target.line, target.column, message, raw, edit))
-    found.extend(_rebased_climbing(doc, facts))
+    found.extend(rebased_climbing(doc, facts))
     for rel, paths in facts.missing_relations(doc):
         moved = facts.relation_move(paths)
         if moved is None:
-            rebased = _rebased_relation(doc, rel, ctx)
+            rebased = rebased_relation(doc, rel, ctx)
             if rebased is not None:
                 found.append(rebased)
             continue
@@ -310,113 +300,6 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         found.append(Finding(rel.line, column, message, rel.target, edit))
     if found:
         yield from sorted(found, key=attrgetter("line", "column"))
-
-
-def _rebased_link(doc: Document, target: Target, ctx: RuleContext) -> Finding | None:
-    """KS024 of a relative link that is dead because git moved its page: from the page's
-    old folder it names a file of the tree, or one git moved too (in the same change or
-    another), and the fix names where that file is now from the page's new folder."""
-    facts = ctx.corpus.links
-    moved = None if facts is None else facts.moved_source(doc, target)
-    return None if moved is None or facts is None else _rebased_finding(doc, target, moved, facts)
-
-
-def _rebased_climbing(doc: Document, facts: LinkFacts) -> Iterator[Finding]:
-    """KS024 of a moved page's relative links that climb above the repository root from
-    its new folder (skipped as outside the repository, not dead: `../../img/a.png` after
-    `docs/guide/p.md` moved to `docs/p.md`), re-based as `_rebased_link` re-bases a dead one
-    when, read from an old folder, one names a file of the tree or one git moved."""
-    if facts.awaiting and not facts.waits_for_git(doc.path):
-        return  # git's answer is not read for a page that names nothing missing
-    origins = facts.origins.get(doc.path)
-    if not origins:
-        return
-    for target in facts.targets(doc):
-        raw = target.ref.target
-        if (
-            target.status != SKIPPED
-            or target.reason != OUTSIDE
-            or target.ref.kind == CODE
-            or is_template(raw)
-            or not climbs_out(doc.path, raw)
-        ):
-            continue
-        moved = _from_old_folder(facts, origins, raw, html=target.ref.kind in HTML_KINDS)
-        if moved is not None:
-            yield _rebased_finding(doc, target, moved, facts)
-
-
-def _from_old_folder(
-    facts: LinkFacts, origins: Iterable[Origin], raw: str, *, html: bool
-) -> Rebased | None:
-    """What `raw` names read from the page's old places, the newest first, as
-    `LinkFacts.moved_source` reads a dead link: a file of the tree, or where git moved it."""
-    for origin in origins:
-        status, path, _fragment, _reason = read_at(origin.old, raw, facts.tree, html=html)
-        if status == FOUND and path != origin.old:
-            return Rebased(origin, path)
-        move = facts.move_of(path) if status == MISSING else None
-        if move is not None:
-            return Rebased(origin, move.new, path, move)
-    return None
-
-
-def _target_move(doc: Document, target: Target, facts: LinkFacts) -> tuple[str, Move] | None:
-    """(the path, where git moved it) of what the dead link `target` names: its path, or
-    for a directory-style link a page or folder a site serves at it (`served_readings`)."""
-    if target.status != MISSING:
-        return None
-    link = target.ref.kind != CODE
-    for path in (target.path, *(served_readings(doc.path, target.ref.target) if link else ())):
-        move = facts.move_of(path)
-        if move is not None:
-            return path, move
-    return None
-
-
-def _relinked(doc: Document, target: Target, new: str, facts: LinkFacts) -> str | None:
-    """The link `target` re-pointed at `new` from the folder its page's dialect reads it
-    from (`relink.rewrite`), its `?query#fragment` kept; None when no path leads there."""
-    path, rest = _path_part(target.ref.target)
-    html = target.ref.kind in HTML_KINDS
-    fixed = rewrite(doc.path, path, new, facts.tree, html=html)
-    return None if fixed is None else fixed + rest
-
-
-def _fixing(target: Target, fixed: str | None) -> str:
-    if fixed is None:  # no path written from this page leads there as lint reads links
-        return f"edit the {_what(target)} by hand"
-    return f"lint --fix rewrites the {_what(target)}"
-
-
-def _rebased_finding(doc: Document, target: Target, moved: Rebased, facts: LinkFacts) -> Finding:
-    raw = target.ref.target
-    fixed = _relinked(doc, target, moved.real, facts)
-    also = "" if moved.move is None else f", and {moved.move.describe(moved.was)}"
-    how = f'lint --fix rewrites "{raw}" to "{fixed}"' if fixed else _fixing(target, fixed)
-    message = (
-        f"{moved.origin.describe(doc.path)}{also}; the {_what(target)} was written for its "
-        f"old folder: {how}"
-    )
-    edit = None if fixed is None else _edit(target, fixed)
-    return Finding(target.line, target.column, message, raw, edit)
-
-
-def _rebased_relation(doc: Document, rel: Relation, ctx: RuleContext) -> Finding | None:
-    """KS024 of a relates_to entry that is dead because git moved its page: read from the
-    page's old folder it names a document, or a path git moved too, as links are re-based."""
-    facts = ctx.corpus.links
-    moved = None if facts is None else facts.moved_relation(doc, rel)
-    if moved is None:
-        return None
-    fixed = relative_to(doc.path, rel.target, moved.real, link=False)
-    also = "" if moved.move is None else f", and {moved.move.describe(moved.was)}"
-    message = (
-        f"relates_to: {moved.origin.describe(doc.path)}{also}; the entry was written for its "
-        f'old folder: lint --fix rewrites "{rel.target}" to "{fixed}"'
-    )
-    column = column_in_line(doc, rel.line, rel.target)
-    return Finding(rel.line, column, message, rel.target, Edit(rel.line, column, rel.target, fixed))
 
 
 @rule(
@@ -449,7 +332,7 @@ def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
         if target.status == CASE:
             fixed = target.reason + slash
             message = f"code path `{token}` exists only as `{target.reason}` (case differs)"
-            yield Finding(target.line, target.column, message, token, _edit(target, fixed))
+            yield Finding(target.line, target.column, message, token, link_edit(target, fixed))
         elif facts.move_of(target.path) is not None:
             continue  # KS024 names where it went
         elif (commit := facts.deleted.get(target.path)) is not None:
