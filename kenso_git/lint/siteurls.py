@@ -46,7 +46,15 @@ _LANGUAGE = re.compile(r"^\s*\[\s*languages\.['\"]?([\w-]+)", re.MULTILINE | re.
 # config folder (`config/_default/languages.toml`): how many is not read, so the site may be
 # multilingual, and Hugo's own hook on
 _LANGUAGES_MAP = re.compile(r"^\s*['\"]?languages['\"]?\s*:", re.MULTILINE | re.IGNORECASE)
-_LANGUAGES_FILES = tuple(f"config/_default/languages.{ext}" for ext in ("toml", "yaml", "json"))
+# `permalinks` serve a section's pages at URLs of another shape than their files' paths
+_PERMALINKS = re.compile(
+    r"^\s*(?:\[\s*permalinks|['\"]?permalinks['\"]?\s*:)", re.MULTILINE | re.IGNORECASE
+)
+_URL_FILES = tuple(  # the config folder's files of those settings
+    f"config/_default/{name}.{ext}"
+    for name in ("languages", "permalinks")
+    for ext in ("toml", "yaml", "json")
+)
 _HOOK_FILE = "render-link.html"
 # a theme or module the site imports: its own link render hook, when not in the tree, is unknown
 _THEME = re.compile(
@@ -172,8 +180,8 @@ def _hugo(tree: TreeIndex, folder: str) -> str:
     named = {lang.casefold() for text in read for lang in _LANGUAGE.findall(text)}
     hooked = max(len(found), len(named)) > 1 or any(_RENDER_HOOKS.search(t) for t in read)
     lead = f"{base}/" if base else ""
-    hooked = hooked or any(_LANGUAGES_MAP.search(t) for t in read)
-    hooked = hooked or any(lead + name in tree.files for name in _LANGUAGES_FILES)
+    hooked = hooked or any(_LANGUAGES_MAP.search(t) or _PERMALINKS.search(t) for t in read)
+    hooked = hooked or any(lead + name in tree.files for name in _URL_FILES)
     themed = any(_THEME.search(text) for text in read) and not _has_themes(tree, base)
     return HUGO_HOOKED if hooked or themed or _has_hook_file(tree, base) else HUGO
 

@@ -95,6 +95,8 @@ def test_mkdocs_page_link_found_only_from_the_files_folder_is_dead(repo: Path) -
         ({"hugo.yaml": "languages:\n  en:\n    weight: 1\n  de:\n    weight: 2\n"}, False),
         ({"hugo.toml": "title = 'G'\n", "config/_default/languages.toml": "[en]\n[de]\n"}, False),
         ({"hugo.toml": "[markup.goldmark.renderHooks.link]\nenableDefault = true\n"}, False),
+        # permalinks serve pages at URLs whose folders are not their files'
+        ({"hugo.toml": "[permalinks]\nguide = '/:year/:slug/'\n"}, False),
         # a theme or module not in the tree may have a hook; one in `themes/` is read
         ({"hugo.toml": "theme = 'docs-theme'\n"}, False),
         ({"hugo.toml": "[[module.imports]]\npath = 'github.com/x/theme'\n"}, False),
