@@ -29,6 +29,12 @@ from tests.helpers import connect_raw
 from tests.helpers import doc
 from tests.helpers import git
 from tests.helpers import init_repo
+from tests.serve.rpc import INIT
+from tests.serve.rpc import INITIALIZED
+from tests.serve.rpc import answer
+from tests.serve.rpc import send
+from tests.serve.rpc import spawn_stdio
+from tests.serve.rpc import tool_call
 
 HANG_GUARD_S = 120  # git's own limit is 30 s: the call before the fix answered after it
 SETTLE_S = 60  # for the released check to sync, and a call to answer fresh
@@ -114,3 +120,40 @@ def test_a_call_whose_git_status_hangs_answers_stale_within_its_budget(tmp_path:
         check_index(conn)  # the index was never left written half-way
     finally:
         conn.close()
+
+
+@pytest.mark.timeout(HANG_GUARD_S)
+def test_a_start_up_check_whose_git_status_hangs_holds_no_call_past_its_budget(
+    tmp_path: Path,
+) -> None:
+    """`serve` checks the index in the background as it starts, with no budget (r52 #2): its
+    git hangs on the hook too, and the first call waits for it no longer than its budget can
+    spare (`Writes._refresh`), answering stale with the setting's name."""
+    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha wombat words. " * 20)})
+    (root / ".kenso.toml").write_text("call-budget = 1\n", encoding="utf-8")
+    KnowledgeBase.open(root).ingest()
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    git(root, "config", "core.fsmonitor", str(_blocking_hook(hooks)))
+    proc = spawn_stdio(root)
+    try:
+        send(proc, INIT)
+        answer(proc, 1)
+        send(proc, INITIALIZED)
+        send(proc, tool_call(7, "search_docs", {"query": "wombat"}))
+        reply = answer(proc, 7)
+        assert (hooks / "started").exists()  # the start-up check's git ran the hook ...
+        assert not (hooks / "release").exists()  # ... and still waited for it
+    finally:
+        (hooks / "release").touch()
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=HANG_GUARD_S)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    result = reply["result"]
+    assert not result.get("isError"), result["content"][0]["text"]
+    body = result["structuredContent"]
+    assert [hit["file_path"] for hit in body["results"]] == ["docs/a.md"]
+    assert body["stale"] is True
+    assert "`call-budget`" in body["stale_reason"]
