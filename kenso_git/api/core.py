@@ -36,6 +36,7 @@ from kenso_git.store.meta import read_meta
 from kenso_git.store.owner import check_owner
 
 if TYPE_CHECKING:
+    from kenso_git.api.checker import CheckThread
     from kenso_git.index.home import Opened
     from kenso_git.index.quiet import QuietWatch
     from kenso_git.index.refresh import Freshness
@@ -88,6 +89,8 @@ class Base:
         self._turns = threading.Lock()
         self.writers_waiting = 0  # threads waiting for their turn to write (tests, health)
         self._early: EarlyStatus | None = None  # see start_early
+        # where a tool call's own check runs, waited for within its budget (api/checker.py)
+        self._check_thread: CheckThread[Freshness] | None = None
         # set by a watcher of this process: while it vouches, a query skips its check (#32)
         self.watch_seq: WatchSeq | None = None
         self._check_s: float | None = None  # what the last query-time check took (seconds)

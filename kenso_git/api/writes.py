@@ -160,11 +160,7 @@ class Writes(Base):
         check takes the `git status` handed over by `start_early` (if still usable).
         """
         early, self._early = self._early, None
-        try:
-            self._refresh(early)
-        finally:
-            if early is not None:
-                early.discard()
+        self._refresh(early)
 
     def fresh_read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """What `fn` returns in one read transaction of the index `refresh` found fresh.
@@ -197,9 +193,10 @@ class Writes(Base):
         early, before = started
         try:
             result = self.read(fn)
-            self._refresh(early, token)
-        finally:
+        except BaseException:
             early.discard()
+            raise
+        self._refresh(early, token)  # takes `early` over
         if data_version(self._reader()) != before:
             result = self.read(fn)
         return result
@@ -325,26 +322,34 @@ class Writes(Base):
         """The query-time check (see `refresh`). `token`: what the inotify watch saw before
         `early` started (`QuietWatch.before_check`), taken by the caller that started it; a
         check on a status started earlier than what the watch saw must not vouch for later
-        queries, so without an `early` the watch is read here, before git starts."""
+        queries, so without an `early` the watch is read here, before git starts. Takes
+        `early` over: it is stopped unless a check still reads it (which then stops it)."""
+        handed = False
+        try:
+            handed = self._check_or_wait(early, token)
+        finally:
+            if early is not None and not handed:
+                early.discard()
+
+    def _check_or_wait(self, early: EarlyStatus | None, token: QuietToken | None) -> bool:
+        """`_refresh`; True once `early` is handed to a check that runs on after the call."""
         if not self.settings.query_sync or not self.db_path.exists():
-            return
+            return False
         if self.lost_root is not None:
             from kenso_git.index.home import lost_reason
             from kenso_git.index.refresh import Freshness
 
             self.freshness = Freshness(True, lost_reason(self.lost_root))
-            return
+            return False
         if self._watcher_vouches():
             from kenso_git.index.refresh import FRESH
 
             self.freshness = FRESH  # the watcher has synced every change it was told of
-            return
+            return False
         quiet = self._quiet_vouches()
         if quiet is not None:
             self.freshness = quiet  # nothing changed since the check that found it fresh
-            return
-        from kenso_git.index.lock import QUERY_WAIT_S
-        from kenso_git.index.refresh import ensure_fresh
+            return False
         from kenso_git.store.budget import wait_to_answer
 
         with self._checks:
@@ -362,30 +367,77 @@ class Writes(Base):
                     from kenso_git.index.refresh import Freshness
 
                     self.freshness = Freshness(True, CHECK_RUNNING)
-                    return
+                    return False
                 self._checks.wait(wait)
             else:
-                return  # a check that started after this call arrived has answered it
+                return False  # a check that started after this call arrived has answered it
+        spare = wait_to_answer(None)
+        if spare is None:  # not a tool call: the check runs here, as long as it takes
+            self.freshness = self._check(number, early, token, None)
+            return False
+        # a tool call: its own check (git status, a walk) cannot be interrupted, so it runs on
+        # the knowledge base's check thread, waited for no longer than the budget can spare
+        from concurrent.futures import TimeoutError as FutureTimeout
+
+        from kenso_git.api.checker import CHECK_SLOW
+        from kenso_git.api.checker import CheckThread
+        from kenso_git.store.budget import handover_deadline
+
+        with self._checks:
+            if self._check_thread is None:
+                self._check_thread = CheckThread()
+            worker = self._check_thread
+        until = handover_deadline()  # when its waits (another writer, the lock) end
         try:
-            watch = self._quiet_watch()
-            if early is None and watch is not None:
-                token = watch.before_check(self.settings)
-            self.freshness = ensure_fresh(
-                self.workspace,
-                self.settings,
-                self.read,
-                self._files_snapshot,
-                # A query waits a moment at most for another writer: past that the
-                # writer syncs this change too, and the answer is flagged stale.
-                lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S, create=False),
-                early,
-                self._writer_done,
-            )
-            if self.freshness.checked_s is not None:
-                self._check_s = self.freshness.checked_s
-            if watch is not None:
-                watch.settle(token, self.freshness)
+            future = worker.submit(lambda: self._check(number, early, token, until))
+        except RuntimeError:  # no thread could be started: the check runs here
+            self.freshness = self._check(number, early, token, None)
+            return False
+        try:
+            self.freshness = future.result(timeout=spare)
+        except FutureTimeout:
+            from kenso_git.index.refresh import Freshness
+
+            self.freshness = Freshness(True, CHECK_SLOW)
+        return True
+
+    def _check(
+        self,
+        number: int,
+        early: EarlyStatus | None,
+        token: QuietToken | None,
+        until: float | None,
+    ) -> Freshness:
+        """Run the check of ticket `number` (see `_refresh`), its waits ending by `until` (a
+        call's `handover_deadline`: `budget.answer_by`); stops `early` after it."""
+        from kenso_git.index.lock import QUERY_WAIT_S
+        from kenso_git.index.refresh import ensure_fresh
+        from kenso_git.store.budget import answer_by
+
+        try:
+            with answer_by(until):
+                watch = self._quiet_watch()
+                if early is None and watch is not None:
+                    token = watch.before_check(self.settings)
+                fresh = ensure_fresh(
+                    self.workspace,
+                    self.settings,
+                    self.read,
+                    self._files_snapshot,
+                    # A query waits a moment at most for another writer: past that the
+                    # writer syncs this change too, and the answer is flagged stale.
+                    lambda paths: self.sync(paths=paths, hand_off=QUERY_WAIT_S, create=False),
+                    early,
+                    self._writer_done,
+                )
+                if fresh.checked_s is not None:
+                    self._check_s = fresh.checked_s
+                if watch is not None:
+                    watch.settle(token, fresh)
+                return fresh
         finally:
+            if early is not None:
+                early.discard()
             with self._checks:
                 self._checks_done = number
                 self._checks.notify_all()

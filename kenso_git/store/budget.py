@@ -18,7 +18,10 @@ interrupted: the handler is installed on read-only connections only; but a call 
 the index's write lock (`index.lock`, `api.writes`) no longer than its budget has left
 (`wait_left`), and for work it would answer after (another thread's freshness check, a
 writer syncing a large change) no longer than it can while keeping `ANSWER_SHARE` of its
-budget for an answer flagged stale (`wait_to_answer`).
+budget for an answer flagged stale (`wait_to_answer`). That includes the call's own freshness
+check, which no checkpoint can stop while git runs or a walk lists a folder: it runs on the
+check thread of its knowledge base (`api/checker.py`), outside the call's budgets, and goes
+on after the call answered without it.
 
 Importing a module is the interpreter's work, for this call and every later one, not the
 query's: the first budget a process enters puts `_ImportMeter` first on `sys.meta_path`, and
@@ -50,6 +53,9 @@ _PROGRESS_STEPS = 20_000  # SQLite VM instructions between checks (~0.1 ms)
 # A call that gives up waiting for another thread's work (a freshness check, a writer) and
 # answers from the index as it is keeps this share of its budget for that answer.
 ANSWER_SHARE = 0.25
+# Work a call hands to another thread (its freshness check, `api/checker.py`) ends its waits
+# this share of the budget before the call stops waiting for it: time to return what it found.
+HANDOVER_SHARE = 0.25
 _state = threading.local()
 
 
@@ -190,10 +196,11 @@ def costly(instructions: int) -> None:
 def wait_left(wait: float | None) -> float | None:
     """`wait` seconds (None: no limit) cut to the wall time the call on this thread has
     left (0 once it is spent): a tool call never waits past its budget for a lock. `wait`
-    as it is outside a call, and under `aside()` (its time is not the call's)."""
+    as it is outside a call (cut to `answer_by`), and under `aside()` (its time is not the
+    call's)."""
     call = _current()
     if call is None or call.aside_since is not None:
-        return wait
+        return _handed(wait)
     left = max(0.0, call.deadline - time.monotonic())
     return left if wait is None else min(wait, left)
 
@@ -201,12 +208,47 @@ def wait_left(wait: float | None) -> float | None:
 def wait_to_answer(wait: float | None) -> float | None:
     """`wait_left`, less the share of the call's budget (`ANSWER_SHARE`) kept for the
     answer that follows when the wait runs out: the index as it is, flagged stale
-    (0 once only that share is left). `wait` as it is outside a call, and under `aside()`."""
+    (0 once only that share is left). `wait` as it is outside a call (cut to `answer_by`),
+    and under `aside()`."""
     call = _current()
     if call is None or call.aside_since is not None:
-        return wait
+        return _handed(wait)
     left = max(0.0, call.deadline - time.monotonic() - ANSWER_SHARE * call.seconds)
     return left if wait is None else min(wait, left)
+
+
+def _handed(wait: float | None) -> float | None:
+    """`wait` cut to the deadline of the work handed over to this thread (`answer_by`)."""
+    until: float | None = getattr(_state, "until", None)
+    if until is None:
+        return wait
+    left = max(0.0, until - time.monotonic())
+    return left if wait is None else min(wait, left)
+
+
+def handover_deadline() -> float | None:
+    """When work the call on this thread hands to another thread (its freshness check)
+    ends its waits (`answer_by`): `HANDOVER_SHARE` of the budget before the call stops
+    waiting for it (`wait_to_answer`); None outside a call, and under `aside()`."""
+    call = _current()
+    if call is None or call.aside_since is not None:
+        return None
+    return call.deadline - (ANSWER_SHARE + HANDOVER_SHARE) * call.seconds
+
+
+@contextmanager
+def answer_by(deadline: float | None) -> Iterator[None]:
+    """Run the body, on a thread with no call of its own, as work a call handed over:
+    `wait_left` and `wait_to_answer` end by `deadline` (monotonic; None: no limit), and
+    nothing else of the call's budget applies (no statement is interrupted)."""
+    if deadline is None or _current() is not None:
+        yield
+        return
+    _state.until = deadline
+    try:
+        yield
+    finally:
+        _state.until = None
 
 
 def budget_stopped(err: BaseException) -> bool:
