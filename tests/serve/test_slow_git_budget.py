@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -55,17 +56,37 @@ def _blocking_hook(folder: Path) -> Path:
     return hook
 
 
-def _zombies() -> list[str]:
-    """This process's children that ended and were never reaped."""
-    found = []
+def _ticks() -> int:
+    """Now, in the clock ticks since boot that /proc gives a process's start time in."""
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
+
+
+def _zombies(since: int = 0) -> set[str]:
+    """This process's `git` children started at tick `since` or later that ended and were not
+    reaped yet (an earlier test's, of the same pytest worker, are not this test's)."""
+    found = set()
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rpartition(")")[2].split()
+            text = stat.read_text()
         except OSError:
             continue
-        if fields[0] == "Z" and int(fields[1]) == os.getpid():
-            found.append(stat.parent.name)
+        name, _, rest = text.partition("(")[2].rpartition(")")
+        fields = rest.split()
+        started = int(fields[19])  # field 22 of /proc/PID/stat; `fields` starts at field 3
+        ours = name == "git" and int(fields[1]) == os.getpid() and started >= since
+        if ours and fields[0] == "Z":
+            found.add(stat.parent.name)
     return found
+
+
+def _reaped(since: int) -> set[str]:
+    """The `git` zombies of this process started at tick `since` or later and still not
+    reaped after `SETTLE_S`: a check reaps its git once it returns, which may be just after
+    the call that waited for it answered."""
+    deadline = time.monotonic() + SETTLE_S
+    while (left := _zombies(since)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
 
 
 async def _search(client: Any, query: str) -> tuple[bool, dict[str, Any]]:
@@ -81,6 +102,7 @@ async def _search(client: Any, query: str) -> tuple[bool, dict[str, Any]]:
 def test_a_call_whose_git_status_hangs_answers_stale_within_its_budget(tmp_path: Path) -> None:
     from mcp import Client
 
+    since = _ticks()  # a git zombie started before is another test's
     root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha wombat words. " * 20)})
     (root / ".kenso.toml").write_text("call-budget = 1\n", encoding="utf-8")
     KnowledgeBase.open(root).ingest()
@@ -113,7 +135,7 @@ def test_a_call_whose_git_status_hangs_answers_stale_within_its_budget(tmp_path:
             assert [hit["file_path"] for hit in body["results"]] == ["docs/b.md"]
 
     anyio.run(run)
-    assert _zombies() == []  # every git the checks started was reaped
+    assert _reaped(since) == set()  # every git the checks started was reaped
     KnowledgeBase.open(root).sync()  # no one holds the index's write lock
     conn = connect_raw(root / ".kenso" / "docs.db")
     try:
