@@ -52,6 +52,15 @@ def spawn_stdio(root: Path, **env: str) -> subprocess.Popen[str]:
     )
 
 
+def end_stdio(proc: subprocess.Popen[str], timeout: float) -> None:
+    """Close a stdio server's input, as a client that ends does, and wait for it to exit."""
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=timeout)
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
 def send(proc: subprocess.Popen[str], message: dict[str, object]) -> None:
     """Write one JSON-RPC message to a stdio server, a line of its own."""
     assert proc.stdin is not None

@@ -22,6 +22,7 @@ from tests.helpers import init_repo
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
 from tests.serve.rpc import answer
+from tests.serve.rpc import end_stdio
 from tests.serve.rpc import send
 from tests.serve.rpc import spawn_stdio
 from tests.serve.rpc import tool_call
@@ -57,11 +58,7 @@ def test_the_first_call_waits_for_the_start_up_check_no_longer_than_its_budget(
             took = time.monotonic() - started
             assert holder.poll() is None  # answered while the other writer held the lock
         finally:
-            assert proc.stdin is not None
-            proc.stdin.close()
-            proc.wait(timeout=HANG_GUARD_S)
-            if proc.stdout is not None:
-                proc.stdout.close()
+            end_stdio(proc, HANG_GUARD_S)
     result = reply["result"]
     assert not result.get("isError"), result["content"][0]["text"]
     assert took < ANSWERED_WITHIN_S, took

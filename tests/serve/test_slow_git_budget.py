@@ -33,6 +33,7 @@ from tests.helpers import init_repo
 from tests.serve.rpc import INIT
 from tests.serve.rpc import INITIALIZED
 from tests.serve.rpc import answer
+from tests.serve.rpc import end_stdio
 from tests.serve.rpc import send
 from tests.serve.rpc import spawn_stdio
 from tests.serve.rpc import tool_call
@@ -89,6 +90,18 @@ def _reaped(since: int) -> set[str]:
     return left
 
 
+def _hung_repo(tmp_path: Path) -> tuple[Path, Path]:
+    """An indexed repository with `call-budget = 1` whose `git status` runs the blocking
+    hook of `_blocking_hook`: the repository, and the hook's folder."""
+    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha wombat words. " * 20)})
+    (root / ".kenso.toml").write_text("call-budget = 1\n", encoding="utf-8")
+    KnowledgeBase.open(root).ingest()
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    git(root, "config", "core.fsmonitor", str(_blocking_hook(hooks)))
+    return root, hooks
+
+
 async def _search(client: Any, query: str) -> tuple[bool, dict[str, Any]]:
     result = await client.call_tool("search_docs", {"query": query})
     body = result.structured_content
@@ -103,12 +116,7 @@ def test_a_call_whose_git_status_hangs_answers_stale_within_its_budget(tmp_path:
     from mcp import Client
 
     since = _ticks()  # a git zombie started before is another test's
-    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha wombat words. " * 20)})
-    (root / ".kenso.toml").write_text("call-budget = 1\n", encoding="utf-8")
-    KnowledgeBase.open(root).ingest()
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    git(root, "config", "core.fsmonitor", str(_blocking_hook(hooks)))
+    root, hooks = _hung_repo(tmp_path)
     (root / "docs/b.md").write_text(doc("Beta", "Beta numbat words. " * 20), encoding="utf-8")
 
     async def run() -> None:
@@ -151,12 +159,7 @@ def test_a_start_up_check_whose_git_status_hangs_holds_no_call_past_its_budget(
     """`serve` checks the index in the background as it starts, with no budget (r52 #2): its
     git hangs on the hook too, and the first call waits for it no longer than its budget can
     spare (`Writes._refresh`), answering stale with the setting's name."""
-    root = init_repo(tmp_path / "repo", {"docs/a.md": doc("Alpha", "Alpha wombat words. " * 20)})
-    (root / ".kenso.toml").write_text("call-budget = 1\n", encoding="utf-8")
-    KnowledgeBase.open(root).ingest()
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    git(root, "config", "core.fsmonitor", str(_blocking_hook(hooks)))
+    root, hooks = _hung_repo(tmp_path)
     proc = spawn_stdio(root)
     try:
         send(proc, INIT)
@@ -168,11 +171,7 @@ def test_a_start_up_check_whose_git_status_hangs_holds_no_call_past_its_budget(
         assert not (hooks / "release").exists()  # ... and still waited for it
     finally:
         (hooks / "release").touch()
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=HANG_GUARD_S)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        end_stdio(proc, HANG_GUARD_S)
     result = reply["result"]
     assert not result.get("isError"), result["content"][0]["text"]
     body = result["structuredContent"]
