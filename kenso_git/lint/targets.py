@@ -322,15 +322,19 @@ class LinkFacts(PageAnchors):
         the page's old places is tried, the newest first (a page moved more than once)."""
         if not _rebased(target):
             return None
-        html = target.ref.kind in HTML_KINDS
-        for origin in self.origins.get(doc.path, ()):
-            placed = read_at(origin.old, target.ref.target, self.tree, html=html)
-            status, path = placed[0], placed[1]
-            if status == FOUND and path != origin.old:
-                return Rebased(origin, path)
-            move = self.move_of(path) if status == MISSING else None
+        return self.read_at_origins(doc.path, target.ref.target, html=target.ref.kind in HTML_KINDS)
+
+    def read_at_origins(self, path: str, raw: str, *, html: bool) -> Rebased | None:
+        """What the link `raw` of the page at `path` names read from the page's old places
+        (the newest first): a file of the tree other than the old place itself, or where git
+        moved the path it names from there."""
+        for origin in self.origins.get(path, ()):
+            status, named, _fragment, _reason = read_at(origin.old, raw, self.tree, html=html)
+            if status == FOUND and named != origin.old:
+                return Rebased(origin, named)
+            move = self.move_of(named) if status == MISSING else None
             if move is not None:
-                return Rebased(origin, move.new, path, move)
+                return Rebased(origin, move.new, named, move)
         return None
 
     def moved_relation(self, doc: Document, rel: Relation) -> Rebased | None:

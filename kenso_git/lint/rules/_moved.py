@@ -5,7 +5,6 @@ and a moved page's own relative links and relates_to entries written for its old
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from collections.abc import Iterator
 
 from kenso_git.lint.hugoref import is_template
@@ -20,16 +19,13 @@ from kenso_git.lint.rules._linkedit import link_edit
 from kenso_git.lint.rules._linkedit import path_part
 from kenso_git.lint.rules._linkedit import what
 from kenso_git.lint.rules._where import column_in_line
-from kenso_git.lint.targets import FOUND
 from kenso_git.lint.targets import MISSING
 from kenso_git.lint.targets import OUTSIDE
 from kenso_git.lint.targets import SKIPPED
 from kenso_git.lint.targets import LinkFacts
 from kenso_git.lint.targets import Target
-from kenso_git.lint.targets import read_at
 from kenso_git.lint.targets import served_readings
 from kenso_git.repo.moves import Move
-from kenso_git.repo.moves import Origin
 from kenso_git.text.mdlinks import CODE
 from kenso_git.text.mdlinks import HTML_KINDS
 from kenso_git.text.parse import Document
@@ -52,8 +48,7 @@ def rebased_climbing(doc: Document, facts: LinkFacts) -> Iterator[Finding]:
     when, read from an old folder, one names a file of the tree or one git moved."""
     if facts.awaiting and not facts.waits_for_git(doc.path):
         return  # git's answer is not read for a page that names nothing missing
-    origins = facts.origins.get(doc.path)
-    if not origins:
+    if not facts.origins.get(doc.path):
         return
     for target in facts.targets(doc):
         raw = target.ref.target
@@ -65,24 +60,9 @@ def rebased_climbing(doc: Document, facts: LinkFacts) -> Iterator[Finding]:
             or not climbs_out(doc.path, raw)
         ):
             continue
-        moved = _from_old_folder(facts, origins, raw, html=target.ref.kind in HTML_KINDS)
+        moved = facts.read_at_origins(doc.path, raw, html=target.ref.kind in HTML_KINDS)
         if moved is not None:
             yield _rebased_finding(doc, target, moved, facts)
-
-
-def _from_old_folder(
-    facts: LinkFacts, origins: Iterable[Origin], raw: str, *, html: bool
-) -> Rebased | None:
-    """What `raw` names read from the page's old places, the newest first, as
-    `LinkFacts.moved_source` reads a dead link: a file of the tree, or where git moved it."""
-    for origin in origins:
-        status, path, _fragment, _reason = read_at(origin.old, raw, facts.tree, html=html)
-        if status == FOUND and path != origin.old:
-            return Rebased(origin, path)
-        move = facts.move_of(path) if status == MISSING else None
-        if move is not None:
-            return Rebased(origin, move.new, path, move)
-    return None
 
 
 def target_move(doc: Document, target: Target, facts: LinkFacts) -> tuple[str, Move] | None:
