@@ -217,11 +217,9 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
         return placed
     path, hashed, fragment = raw.partition("#")
     path = path.partition("?")[0]
-    if not path or path[:1] in ("/", "~") or "{" in path:
+    if not directory_style(path):
         return placed
     slashed = path.endswith("/")
-    if not slashed and "." in path.rpartition("/")[2]:  # a file name with an extension
-        return placed
     if "%" in path:
         path = unquote(path)
     folder, url = source.rpartition("/")[0], page_url_folder(source)
@@ -242,17 +240,24 @@ def from_page_url(source: str, raw: str, tree: TreeIndex, placed: Placed) -> Pla
     return placed
 
 
+def directory_style(path: str) -> bool:
+    """Whether the path part `path` of a link is a relative page link as static sites write
+    them: a trailing slash (`../x/`), or no extension (`./x`); not root- or `~`-based, and
+    no template."""
+    if not path or path[:1] in ("/", "~") or "{" in path:
+        return False
+    return path.endswith("/") or "." not in path.rpartition("/")[2]
+
+
 def served_readings(source: str, raw: str) -> list[str]:
     """The root-relative paths the directory-style link target `raw` of the page `source`
     may name as `from_page_url` reads it (`x.md`, `x.markdown`, `x/index.md`, `x/_index.md`,
     `x/README.md` and the folder `x`, from the page's URL folder and its file's folder):
     what git is asked about when it is dead. None for any other link."""
     path = raw.partition("#")[0].partition("?")[0]
-    if not path or path[:1] in ("/", "~") or "{" in path:
+    if not directory_style(path):
         return []
     slashed = path.endswith("/")
-    if not slashed and "." in path.rpartition("/")[2]:
-        return []
     path = unquote(path) if "%" in path else path
     folder, url = source.rpartition("/")[0], page_url_folder(source)
     out: dict[str, None] = {}

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git.lint.placement import INDEX_PAGES
 from kenso_git.lint.placement import PAGE_EXTENSIONS
+from kenso_git.lint.placement import directory_style
 from kenso_git.lint.placement import leads_to
 from kenso_git.lint.placement import page_url_folder
 from kenso_git.lint.relpaths import relative_to
@@ -27,7 +28,7 @@ def rewrite(source: str, raw_path: str, new: str, tree: TreeIndex, *, html: bool
     its own, else (or when that reading misses `new`) from the file's folder. None when no
     such path leads to `new` as the path rules read it."""
     tries = []
-    if _directory_style(raw_path):
+    if directory_style(raw_path):
         url = url_path(new)
         if served_at_folder(tree, source):
             tries.append(relative_to(source, raw_path, url, base=page_url_folder(source)))
@@ -49,11 +50,3 @@ def url_path(path: str) -> str:
         if name.endswith(ext) and len(name) > len(ext):
             return path[: -len(ext)]
     return path
-
-
-def _directory_style(path: str) -> bool:
-    """Whether the relative link path `path` is written as a folder URL: a trailing slash,
-    or no extension (`../x/`, `./x`), as `placement.from_page_url` reads it."""
-    if not path or path[:1] in ("/", "~") or "{" in path:
-        return False
-    return path.endswith("/") or "." not in path.rpartition("/")[2]

@@ -193,10 +193,10 @@ def _has_themes(tree: TreeIndex, base: str) -> bool:
 
 def _has_hook_file(tree: TreeIndex, base: str) -> bool:
     """Whether a `render-link.html` is in the tree under `base` (a project's layouts or a
-    theme's), looked for once per site (kept in `folder_urls` under a key no folder has)."""
-    key = f"\n{base}"
-    if key not in tree.folder_urls:
+    theme's), looked for once per site."""
+    hooked = tree.hooked_sites.get(base)
+    if hooked is None:
         lead = f"{base}/" if base else ""
         hooked = any(p.startswith(lead) and p.endswith(_HOOK_FILE) for p in tree.files)
-        tree.folder_urls[key] = "hooked" if hooked else ""
-    return bool(tree.folder_urls[key])
+        tree.hooked_sites[base] = hooked
+    return hooked

@@ -89,6 +89,7 @@ class TreeIndex(Collection[str]):
         "dirs",
         "files",
         "folder_urls",
+        "hooked_sites",
         "ignored",
         "leads_out",
         "on_disk",
@@ -135,6 +136,7 @@ class TreeIndex(Collection[str]):
         self._hugo: dict[str, str | None] = {}
         self.read_text: ReadText | None = None  # how Hugo's configs are read (None: never)
         self.folder_urls: dict[str, str] = {}  # folder -> what serves its pages (`siteurls`)
+        self.hooked_sites: dict[str, bool] = {}  # a site's folder -> holds a link render hook
         self.config_texts: dict[str, str | None] = {}  # a site config's text, read once
 
     def __contains__(self, item: object) -> bool:
