@@ -72,10 +72,10 @@ def candidates(source: str, href: str, *, addresses: bool = False) -> tuple[str,
         return _full_address(source, href) if addresses else ()
     if not href or href.startswith(("mailto:", "//")) or "{" in href:
         return ()
-    names = href.split("/")
-    placeholders = [i for i, name in enumerate(names) if _PLACEHOLDER.fullmatch(name)]
-    if addresses and href.startswith("/") and placeholders:  # `/docs/loki/<LOKI_VERSION>/a/`
-        href = "/" + "/".join(names[placeholders[-1] + 1 :])
+    if addresses and href.startswith("/"):  # `/docs/loki/<LOKI_VERSION>/a/`: the names after
+        names = href.split("/")
+        marks = [i for i, name in enumerate(names) if _PLACEHOLDER.fullmatch(name)]
+        href = "/" + "/".join(names[marks[-1] + 1 :]) if marks else href
     markdown = markdown_target(source, href)
     if markdown is not None:
         return (markdown,) if _inside(markdown) else ()
