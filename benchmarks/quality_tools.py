@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 DEPTH = 10
@@ -48,6 +49,7 @@ def ours(
 ) -> Runs:
     """kenso-git's results on both surfaces, and `search_docs` once per extra
     `KENSO_GIT_RANK` setting in `configs` (run `rank=SETTING`), from one index."""
+    from kenso_git.errors import QueryError
     from kenso_git.errors import UsageError
     from kenso_git.kb import KnowledgeBase
     from kenso_git.search.lang.agent import SearchRequest
@@ -57,7 +59,11 @@ def ours(
     kb.ingest()
 
     def docs(query: str) -> list[str]:
-        payload = kb.search_docs(query, limit=depth)
+        try:
+            payload = kb.search_docs(query, limit=depth)
+        except QueryError as exc:  # over the query caps: no answer, counted as a miss
+            print(f"  refused ({exc}): {query[:60]}...", file=sys.stderr)
+            return []
         items = payload["results"] if isinstance(payload, dict) else payload
         return [item["file_path"] for item in items]
 
