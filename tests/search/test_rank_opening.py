@@ -71,8 +71,8 @@ def test_the_page_that_opens_with_the_question_ranks_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kb = topics_kb(tmp_path, _pages())
-    assert "opening" in SIGNALS
-    monkeypatch.setenv(ENV, "-opening" if "opening" in DEFAULT_ON else "")
+    assert "opening" in SIGNALS and "opening" in DEFAULT_ON  # on: the 17th round's rule held
+    monkeypatch.setenv(ENV, "-opening")
     assert ranked_paths(kb, QUESTION)[0] == "docs/ops/later.md"  # more of the words: BM25
-    monkeypatch.setenv(ENV, "+opening")
+    monkeypatch.delenv(ENV)
     assert ranked_paths(kb, QUESTION)[0] == "docs/ops/opens.md"
