@@ -177,7 +177,8 @@ def _raw_scores(conn: sqlite3.Connection, expression: str) -> dict[str, float]:
 def test_relation_rerank_multiplies_by_in_set_links(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(ENV, "-compress")  # the scores as BM25 gave them, then the relations
+    # the scores as BM25 gave them, then the relations (`opening` boosts each page's first words)
+    monkeypatch.setenv(ENV, "-compress,-opening")
     b = IndexBuilder(tmp_path / "i.db")
     for i in range(4):
         b.doc(f"docs/d{i}.md", "gadget " * (4 - i) + "filler text " * 5)

@@ -72,11 +72,13 @@ def test_parallel_pages_are_told_apart_by_the_word_only_their_path_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # one page per language with the same text; the js page's body shares one more word of
-    # the question, the question names python, which only the path says
+    # the question after the opening they share, the question names python, which only the
+    # path says
     body = (
         "# Exporters\n\nSend telemetry to a backend with an exporter. Install the exporter "
         "package, then register it when the SDK starts. Exporter settings are read from the "
-        "environment.\n"
+        "environment, and each one can be changed later in the configuration file that the "
+        "SDK reads at start.\n"
     )
     languages = {
         f"languages/{('python', 'js')[i % 2]}/topic{i}.md": f"# Topic {i}\n\nSubject {i}.\n"

@@ -25,12 +25,16 @@ import sqlite3
 from collections.abc import Sequence
 from itertools import pairwise
 
+from kenso_git.search.ranked.abbrev import Spelled
+from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.rankdocs import STOP
 from kenso_git.search.ranked.rankdocs import stem
+from kenso_git.search.ranked.rankdocs import words
 from kenso_git.store.chunkreads import lead_texts
 
 LEAD_WORDS = 200  # words of the first chunk that make the page's lead
 WINDOW = 8  # two words at most this many words apart stand together
+OPENING_WORDS = 45  # signal `opening`: the first words of the first chunk it reads
 LEAD_CHARS = 8000  # characters read of a first chunk: more than `LEAD_WORDS` words need
 _WORD = re.compile(r"[^\W_]+")
 
@@ -74,3 +78,34 @@ def _together(left: list[int] | None, right: list[int] | None) -> bool:
         else:
             j += 1
     return False
+
+
+def opening_cover(
+    conn: sqlite3.Connection,
+    wanted: frozenset[str],
+    candidates: Sequence[str],
+    spelled: tuple[Spelled, ...] = (),
+) -> dict[str, float]:
+    """Signal `opening` (#31, seventeenth round): path -> the share of the question's words
+    (`wanted`: stemmed, stop words dropped, the names `spelled` out read as their
+    abbreviations, as the other signals read it) among the first
+    `OPENING_WORDS` words of its first chunk (absent: none of them).
+
+    A description says in one sentence what the page's opening sentences say, so their
+    content words are the description's more often than anywhere else in the page; counted
+    over the whole page instead, every long page holds most of a question's words (a
+    page-level share cost Hugo's docs 0.030 MRR@10, sixteenth round).
+    """
+    if not wanted or not candidates:
+        return {}
+    out: dict[str, float] = {}
+    for path, text in lead_texts(conn, candidates, LEAD_CHARS).items():
+        end = 0
+        for count, match in enumerate(_WORD.finditer(text or ""), 1):
+            end = match.end()
+            if count == OPENING_WORDS:
+                break
+        held = len(wanted & collapse(words((text or "")[:end]), spelled))
+        if held:
+            out[path] = held / len(wanted)
+    return out

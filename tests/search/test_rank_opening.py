@@ -1,0 +1,78 @@
+"""Signal `opening` (#31, seventeenth round): a page whose first words hold the question's
+words is the page the question describes more often than a page that holds them later.
+
+A known-item question paraphrases a page's description, and a description says what the
+page's opening sentences say; a page that only mentions the same words somewhere further
+down is not what was asked for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenso_git.search.ranked.abbrev import collapse
+from kenso_git.search.ranked.abbrev import spelled_out
+from kenso_git.search.ranked.lead import OPENING_WORDS
+from kenso_git.search.ranked.lead import opening_cover
+from kenso_git.search.ranked.rank import DEFAULT_ON
+from kenso_git.search.ranked.rank import ENV
+from kenso_git.search.ranked.rank import SIGNALS
+from kenso_git.search.ranked.rankdocs import words
+from tests.search.helpers import ranked_paths
+from tests.search.helpers import topics_kb
+
+QUESTION = "rotate the signing keys of the cluster certificates"
+FILLER = " ".join(["lorem ipsum dolor sit amet consectetur adipiscing elit"] * 8)
+
+
+def _pages() -> dict[str, str]:
+    """`opens.md` says the question in its first sentence; `later.md` names every word of it
+    twice, but only after its opening."""
+    late = " ".join(["rotate signing keys cluster certificates"] * 2)
+    return {
+        "ops/opens.md": "# Operations one\n\nRotate the signing keys of cluster certificates "
+        f"with the tool.\n\n{FILLER}\n\n{FILLER}\n",
+        "ops/later.md": f"# Operations two\n\n{FILLER}\n\n{late}\n\n{FILLER}\n",
+    }
+
+
+def test_opening_cover_is_the_share_of_the_question_in_the_first_words(tmp_path: Path) -> None:
+    half = " ".join(["lorem"] * (OPENING_WORDS - 2))
+    kb = topics_kb(
+        tmp_path,
+        {
+            "a/first.md": f"# First\n\nRotate signing keys here, then carry on.\n\n{FILLER}\n",
+            "a/half.md": f"# Half\n\nSigning keys: {half} rotate certificates\n",
+            "a/none.md": f"# None\n\n{FILLER}\n",
+        },
+    )
+    paths = [f"docs/a/{name}.md" for name in ("first", "half", "none")]
+    cover = kb.read(lambda conn: opening_cover(conn, words("rotate signing keys"), paths))
+    # half.md: "rotate" is word OPENING_WORDS + 1 of its opening, past the first words
+    assert cover == {"docs/a/first.md": 1.0, "docs/a/half.md": pytest.approx(2 / 3)}
+
+
+def test_a_name_spelled_out_in_the_opening_is_read_as_its_abbreviation(tmp_path: Path) -> None:
+    opening = "The Integrated Scripting Environment opens scripts in tabs."
+    kb = topics_kb(tmp_path, {"ise/tabs.md": f"# Tabs\n\n{opening}\n\n{FILLER}\n"})
+    question = "Tabs in the Integrated Scripting Environment ISE"
+    spelled = spelled_out(question)
+    assert spelled  # the question spells the abbreviation out
+    wanted = collapse(words(question), spelled)
+    assert wanted == {"tabs", "ise"}
+    paths = ["docs/ise/tabs.md"]
+    assert kb.read(lambda conn: opening_cover(conn, wanted, paths, spelled)) == {paths[0]: 1.0}
+    # without `spelled`, the page's words are not read as the abbreviation: only "tabs" holds
+    assert kb.read(lambda conn: opening_cover(conn, wanted, paths)) == {paths[0]: 0.5}
+
+
+def test_the_page_that_opens_with_the_question_ranks_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = topics_kb(tmp_path, _pages())
+    assert "opening" in SIGNALS and "opening" in DEFAULT_ON  # on: the 17th round's rule held
+    monkeypatch.setenv(ENV, "-opening")
+    assert ranked_paths(kb, QUESTION)[0] == "docs/ops/later.md"  # more of the words: BM25
+    monkeypatch.delenv(ENV)
+    assert ranked_paths(kb, QUESTION)[0] == "docs/ops/opens.md"
