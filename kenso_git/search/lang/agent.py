@@ -35,6 +35,7 @@ from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.search.lang.querylang import Term
 from kenso_git.search.lang.querylang import parse
 from kenso_git.search.ranked import rankdocs
+from kenso_git.search.ranked.query import bounded
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store import chunkreads
@@ -87,10 +88,15 @@ class SearchRequest:
         names the argument, never a token of the text they make together.
 
         Raises:
-            QuerySyntaxError: the query does not parse.
+            QuerySyntaxError: the query does not parse, or holds a phrase and more than
+                `MAX_TOKENS` words and filters (without a phrase, a longer question is
+                read by its first distinct content words: `bounded`).
             ArgumentValueError: a convenience is too long, or not one value of its filter.
         """
-        query = parse(self.query.strip(), now=now)
+        text = self.query.strip()
+        if '"' not in text:  # a question in words over the word cap: its first content words
+            text = bounded(text)
+        query = parse(text, now=now)
         filters = list(query.filters)
         for name, value, text in self._filters():
             filters += _argument_filter(name, value, text, now).filters

@@ -33,6 +33,7 @@ from kenso_git.search.ranked.hits import PathFilter
 from kenso_git.search.ranked.hits import finish
 from kenso_git.search.ranked.query import AND
 from kenso_git.search.ranked.query import Stage
+from kenso_git.search.ranked.query import bounded
 from kenso_git.search.ranked.query import build_stages
 from kenso_git.search.ranked.query import check_query
 from kenso_git.search.ranked.rank import Evidence
@@ -109,14 +110,15 @@ def search(
     highlight, tags and related count.
 
     Raises:
-        QueryError: the query is over the length or word caps, or holds a NUL byte.
+        QueryError: the query is over the character cap, or holds a NUL byte (one over
+            the word cap is searched by its first distinct content words: `bounded`).
     """
     ranked = rank(
         conn, query, category=category, limit=limit, synonyms=synonyms, path_filter=path_filter
     )
     if not ranked.rows:
         return SearchResult(query, (), None)
-    text = ranked.corrected or query.strip()
+    text = ranked.corrected or bounded(query).strip()
     hits = finish(conn, list(ranked.rows), text, path_filter)
     return SearchResult(query, hits, ranked.corrected)
 
@@ -136,10 +138,11 @@ def rank(
     for each stage's matches, which it judges in rank order until the stage has its rows.
 
     Raises:
-        QueryError: the query is over the length or word caps, or holds a NUL byte.
+        QueryError: the query is over the character cap, or holds a NUL byte (one over
+            the word cap is searched by its first distinct content words: `bounded`).
     """
     check_query(query)
-    text = query.strip()
+    text = bounded(query).strip()
     if not text:
         return Ranked((), None)
     limit = max(1, int(limit))

@@ -1,0 +1,67 @@
+"""A question of more words than the word cap (`MAX_QUERY_TERMS`) under the character cap:
+`search_docs` refused it with "Query has too many words", and the agent `search` tool with
+"more than 64 words and filters". #31's fourth held-out set (a policy catalog whose
+descriptions run to 131 words) asked 119 of its 360 questions so, and kenso 2.0.0 answered
+them. Such a question is now searched by its first `MAX_QUERY_TERMS` words that are neither
+stop words nor repeats: the words the cascade reads anyway, so it costs no more than a
+question at the cap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenso_git.errors import QueryError
+from kenso_git.search.lang.agent import SearchRequest
+from kenso_git.search.lang.querylang import QuerySyntaxError
+from kenso_git.search.ranked.query import MAX_QUERY_CHARS
+from kenso_git.search.ranked.query import MAX_QUERY_TERMS
+from kenso_git.search.ranked.query import bounded
+from tests.search.helpers import topics_kb
+
+PAGE = (
+    "# Restrict host namespaces\n\nPods must not share the host's process, network or IPC "
+    "namespaces: a container that does can see and signal every process on the node.\n"
+)
+# 256 words: the page's words early, then a long tail of other words, stop words and repeats
+QUESTION = (
+    "Sharing the host namespaces allows a pod to see and signal every process on the node. "
+    + " ".join(f"detail{i} of the policy" for i in range(60))
+)
+
+
+def test_a_question_under_the_cap_is_searched_as_written() -> None:
+    words = " ".join(f"w{i}" for i in range(MAX_QUERY_TERMS))
+    assert bounded(words) == words
+    assert bounded("the of a") == "the of a"
+
+
+def test_a_longer_question_keeps_its_first_distinct_content_words_in_order() -> None:
+    assert len(QUESTION.split()) > MAX_QUERY_TERMS
+    kept = bounded(QUESTION).split()
+    assert len(kept) == MAX_QUERY_TERMS
+    assert kept[:4] == ["Sharing", "host", "namespaces", "allows"]  # "the" and "a" dropped
+    assert len({w.lower() for w in kept}) == len(kept)  # "policy" once, not 60 times
+    assert not {"the", "of", "a", "to", "on"} & {w.lower() for w in kept}
+    # only stop words: the first MAX_QUERY_TERMS of them, as the stages read such a query
+    assert bounded("the " * (MAX_QUERY_TERMS + 5)).split() == ["the"] * MAX_QUERY_TERMS
+
+
+def test_both_search_tools_answer_a_question_over_the_word_cap(tmp_path: Path) -> None:
+    kb = topics_kb(tmp_path, {"policies/host-namespaces.md": PAGE})
+    docs = kb.search_docs(QUESTION, limit=5)
+    assert [d["file_path"] for d in docs][:1] == ["docs/policies/host-namespaces.md"]
+    page = kb.agent_search(SearchRequest(QUESTION, page_size=5))
+    assert [hit["path"] for hit in page["results"]][:1] == ["docs/policies/host-namespaces.md"]
+
+
+def test_the_character_cap_and_phrases_over_the_word_cap_are_still_refused(
+    tmp_path: Path,
+) -> None:
+    kb = topics_kb(tmp_path, {"policies/host-namespaces.md": PAGE})
+    with pytest.raises(QueryError, match=str(MAX_QUERY_CHARS)):
+        kb.search_docs("namespaces " * (MAX_QUERY_CHARS // 11 + 1))
+    # a phrase is syntax: dropping a stop word inside it would change what it matches
+    with pytest.raises(QuerySyntaxError, match=f"more than {MAX_QUERY_TERMS}"):
+        kb.agent_search(SearchRequest('"host namespaces" ' + QUESTION))
