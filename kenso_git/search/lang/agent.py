@@ -93,10 +93,10 @@ class SearchRequest:
                 read by its first distinct content words: `bounded`).
             ArgumentValueError: a convenience is too long, or not one value of its filter.
         """
-        text = self.query.strip()
-        if '"' not in text:  # a question in words over the word cap: its first content words
-            text = bounded(text)
-        query = parse(text, now=now)
+        said = self.query.strip()
+        if '"' not in said:  # a question in words over the word cap: its first content words
+            said = bounded(said)
+        query = parse(said, now=now)
         filters = list(query.filters)
         for name, value, text in self._filters():
             filters += _argument_filter(name, value, text, now).filters
