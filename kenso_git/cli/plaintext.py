@@ -62,13 +62,10 @@ def search_text(
     lines = [f'{style("kenso-git", "bold")} · {len(hits)} {noun} for "{query}"']
     if result.corrected_query:
         lines.append(f'  (showing results for "{result.corrected_query}")')
-    from kenso_git.search.ranked.query import MAX_QUERY_TERMS
-    from kenso_git.search.ranked.query import bounded
-
-    if bounded(query) != query:
+    if result.searched_words:
         lines.append(
-            f"  (over {MAX_QUERY_TERMS} words: searched by its first {MAX_QUERY_TERMS} words "
-            "that are neither stop words nor repeats)"
+            f"  (a long question: searched by its first {result.searched_words} words that "
+            "are neither stop words nor repeats)"
         )
     if not hits:
         lines.append("  no results: try fewer or broader words, or `kenso-git stats`")

@@ -27,9 +27,9 @@ def test_a_question_over_the_word_cap_is_answered_and_the_cut_is_said(tmp_path: 
     plain = run_cli(tmp_path, "search", QUESTION, "--db", db)
     assert plain.returncode == 0, plain.stderr
     assert "docs/host.md" in plain.stdout
-    assert "over 64 words: searched by its first 64 words" in plain.stdout
+    assert "a long question: searched by its first 50 words" in plain.stdout  # distinct ones
     as_json = run_cli(tmp_path, "search", QUESTION, "--db", db, "--json")
     assert as_json.returncode == 0, as_json.stderr
     assert [hit["file_path"] for hit in json.loads(as_json.stdout)] == ["docs/host.md"]
     short = run_cli(tmp_path, "search", "host namespaces", "--db", db)
-    assert "over 64 words" not in short.stdout
+    assert "a long question" not in short.stdout

@@ -62,6 +62,7 @@ class SearchResult(NamedTuple):
     query: str
     hits: tuple[Hit, ...]
     corrected_query: str | None
+    searched_words: int = 0  # over the word cap: how many of its words were searched, else 0
 
 
 class Row(NamedTuple):
@@ -116,11 +117,13 @@ def search(
     ranked = rank(
         conn, query, category=category, limit=limit, synonyms=synonyms, path_filter=path_filter
     )
+    searched = bounded(query)
+    cut = len(searched.split()) if searched != query else 0
     if not ranked.rows:
-        return SearchResult(query, (), None)
-    text = ranked.corrected or bounded(query).strip()
+        return SearchResult(query, (), None, cut)
+    text = ranked.corrected or searched.strip()
     hits = finish(conn, list(ranked.rows), text, path_filter)
-    return SearchResult(query, hits, ranked.corrected)
+    return SearchResult(query, hits, ranked.corrected, cut)
 
 
 def rank(
