@@ -24,20 +24,40 @@ _FLOW_PLAIN_FORBIDDEN = frozenset("[]{}:")  # indicators inside a flow sequence 
 _FIX_YAML = "fix it so the fields are read exactly (simple `key: value` lines were read meanwhile)"
 
 FrontmatterError = tuple[str, int]  # (message, 1-based file line)
+_TOML_WHERE = re.compile(r"\((?:at line (\d+), column \d+|at end of document)\)")
 _INT_TAG = "tag:yaml.org,2002:int"
 
 
-def split_frontmatter(text: str) -> tuple[str | None, int, int]:
-    """(block or None, file line of the block's first line, offset where the body starts)."""
-    if not text.startswith("---"):
+def split_frontmatter(text: str, fence: str = "---") -> tuple[str | None, int, int]:
+    """(block or None, file line of the block's first line, offset where the body starts);
+    with `fence` `+++`, Hugo's TOML front matter."""
+    if not text.startswith(fence):
         return None, 0, 0
-    close = text.find("\n---", 3)
+    close = text.find("\n" + fence, 3)
     if close < 0:
         return None, 0, 0
     start = close + 4
     while start < len(text) and text[start] == "\n":
         start += 1
     return text[4:close], text.count("\n", 0, 4) + 1, start
+
+
+def load_toml_frontmatter(
+    block: str, first_line: int
+) -> tuple[dict[str, object], FrontmatterError | None]:
+    """The fields of a TOML front matter block (`+++`, Hugo's default format); on a TOML
+    error none, and the error at the file line the parser names."""
+    import tomllib  # only for a `+++` block: the CLI and hook paths keep their imports
+
+    try:
+        return tomllib.loads(block), None
+    except tomllib.TOMLDecodeError as err:
+        where = _TOML_WHERE.search(str(err))
+        # "at end of document": a string or array left open runs to the block's last line
+        last = first_line + block.count("\n")
+        line = first_line + int(where.group(1)) - 1 if where and where.group(1) else last
+        reason = _TOML_WHERE.sub("", str(err)).strip()
+        return {}, (f"TOML front matter cannot be read ({reason}); fix it so it is read", line)
 
 
 def load_frontmatter(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from kenso_git.records import NamedTuple
 from kenso_git.text import fences
 from kenso_git.text.frontmatter import load_frontmatter
+from kenso_git.text.frontmatter import load_toml_frontmatter
 from kenso_git.text.frontmatter import split_frontmatter
 from kenso_git.text.lines import entry_lines
 from kenso_git.text.lines import line_starts
@@ -343,15 +344,18 @@ def parse_document(path: str, text: str) -> Document:
     if "\r" in text:  # universal newlines, as kenso reads files: chunks and offsets see only \n
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     problems: list[Problem] = []
-    block, first_line, body_start = split_frontmatter(text)
+    # Hugo's TOML front matter (a `+++` line, as Hugo reads it), else YAML as kenso reads it
+    fence = "+++" if text.split("\n", 1)[0] == "+++" else "---"
+    block, first_line, body_start = split_frontmatter(text, fence)
     frontmatter: dict[str, object] = {}
     if block is not None:
-        frontmatter, error = load_frontmatter(block, first_line)
+        load = load_toml_frontmatter if fence == "+++" else load_frontmatter
+        frontmatter, error = load(block, first_line)
         if error is not None:
             problems.append(Problem(*error, FRONTMATTER))
-    elif text.startswith("---") and text.split("\n", 1)[0].rstrip("\r") == "---":
-        message = "frontmatter opened with `---` is never closed; add a `---` line after it"
-        problems.append(Problem(message, 1, FRONTMATTER))
+    elif text.split("\n", 1)[0] == fence:
+        message = f"frontmatter opened with `{fence}` is never closed; add a `{fence}` line"
+        problems.append(Problem(message + " after it", 1, FRONTMATTER))
     body = text[body_start:]
     body_line = text.count("\n", 0, body_start) + 1
     headings, fences = _scan_body(body, body_line)

@@ -22,12 +22,12 @@ from kenso_git.text.parse import Document
     "KS020",
     "invalid-frontmatter",
     severity=Severity.ERROR,
-    summary="The frontmatter is valid YAML: `key: value` fields between two `---` lines, "
-    "each key once.",
+    summary="The frontmatter loads: YAML `key: value` fields between two `---` lines, each "
+    "key once, or Hugo's TOML between two `+++` lines.",
     why="Frontmatter that does not load is read line by line instead, so half-parsed values "
     "(a tag `{a: b` from an unclosed flow mapping) reach the index and every agent; a key "
     "given twice keeps only its last value, the first lost without a word.",
-    action="fix the frontmatter YAML",
+    action="fix the frontmatter YAML (or TOML)",
     deduction=10,
     emit=-1,
     impact=10,
