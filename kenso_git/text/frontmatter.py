@@ -51,7 +51,9 @@ def load_toml_frontmatter(
 
     try:
         return tomllib.loads(block), None
-    except tomllib.TOMLDecodeError as err:
+    except RecursionError:  # tomllib recurses once per nested array or table
+        return {}, ("TOML front matter nests too deeply to be read; flatten it", first_line)
+    except ValueError as err:  # TOMLDecodeError, and a value it cannot represent
         where = _TOML_WHERE.search(str(err))
         # "at end of document": a string or array left open runs to the block's last line
         last = first_line + block.count("\n")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from kenso_git.text.parse import FRONTMATTER
 from kenso_git.text.parse import parse_document
 from tests.helpers import docs_kb
@@ -83,3 +85,13 @@ def test_search_reads_the_toml_fields_as_the_yaml_ones(tmp_path: Path) -> None:
     for word in ("KEDA", "autoscaler"):
         found = [h["file_path"] for h in kb.search_docs(word, limit=5)]
         assert sorted(found) == ["docs/toml/scale.md", "docs/yaml/scale.md"], word
+
+
+@pytest.mark.parametrize("nested", ["[" * 50_000 + "]" * 50_000, "{b=" * 5_000 + "1" + "}" * 5_000])
+def test_a_deeply_nested_toml_block_is_a_problem_not_a_crash(nested: str) -> None:
+    # tomllib recurses per level: a RecursionError escaped parse_document, which never raises
+    doc = parse_document("docs/deep.md", f"+++\na = {nested}\n+++\n\n# Body\n\nText.\n")
+    [problem] = doc.problems
+    assert problem.kind == FRONTMATTER and problem.line == 2
+    assert "nests too deeply" in problem.message
+    assert doc.body.startswith("# Body") and doc.frontmatter == {}
