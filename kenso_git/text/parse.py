@@ -344,8 +344,10 @@ def parse_document(path: str, text: str) -> Document:
     if "\r" in text:  # universal newlines, as kenso reads files: chunks and offsets see only \n
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     problems: list[Problem] = []
+    newline = text.find("\n")
+    head = text if newline < 0 else text[:newline]  # the first line, the rest not copied
     # Hugo's TOML front matter (a `+++` line, as Hugo reads it), else YAML as kenso reads it
-    fence = "+++" if text.split("\n", 1)[0] == "+++" else "---"
+    fence = "+++" if head == "+++" else "---"
     block, first_line, body_start = split_frontmatter(text, fence)
     frontmatter: dict[str, object] = {}
     if block is not None:
@@ -353,9 +355,11 @@ def parse_document(path: str, text: str) -> Document:
         frontmatter, error = load(block, first_line)
         if error is not None:
             problems.append(Problem(*error, FRONTMATTER))
-    elif text.split("\n", 1)[0] == fence:
-        message = f"frontmatter opened with `{fence}` is never closed; add a `{fence}` line"
-        problems.append(Problem(message + " after it", 1, FRONTMATTER))
+    elif head == fence:
+        message = (
+            f"frontmatter opened with `{fence}` is never closed; add a `{fence}` line after it"
+        )
+        problems.append(Problem(message, 1, FRONTMATTER))
     body = text[body_start:]
     body_line = text.count("\n", 0, body_start) + 1
     headings, fences = _scan_body(body, body_line)
