@@ -10,6 +10,7 @@ import pytest
 from kenso_git.search.ranked.lead import LEAD_WORDS
 from kenso_git.search.ranked.lead import WINDOW
 from kenso_git.search.ranked.lead import lead_cover
+from kenso_git.search.ranked.lead import leads
 from kenso_git.search.ranked.lead import pairs
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
@@ -49,7 +50,9 @@ def _pages() -> dict[str, str]:
 def test_lead_cover_counts_the_pairs_standing_together_in_the_lead(tmp_path: Path) -> None:
     kb = topics_kb(tmp_path, _pages())
     cover = kb.read(
-        lambda conn: lead_cover(conn, QUESTION, ["docs/ops/together.md", "docs/ops/apart.md"])
+        lambda conn: lead_cover(
+            QUESTION, leads(conn, ["docs/ops/together.md", "docs/ops/apart.md"])
+        )
     )
     assert cover == {"docs/ops/together.md": 1.0}
 
@@ -76,6 +79,6 @@ def test_words_past_the_lead_or_the_window_do_not_count(tmp_path: Path) -> None:
     }
     kb = topics_kb(tmp_path, files)
     paths = [f"docs/a/{name}.md" for name in ("far", "late", "near")]
-    assert kb.read(lambda conn: lead_cover(conn, "rotate signing", paths)) == {
+    assert kb.read(lambda conn: lead_cover("rotate signing", leads(conn, paths))) == {
         "docs/a/near.md": 1.0
     }

@@ -14,6 +14,7 @@ import pytest
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.lead import OPENING_WORDS
+from kenso_git.search.ranked.lead import leads
 from kenso_git.search.ranked.lead import opening_cover
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
@@ -48,7 +49,7 @@ def test_opening_cover_is_the_share_of_the_question_in_the_first_words(tmp_path:
         },
     )
     paths = [f"docs/a/{name}.md" for name in ("first", "half", "none")]
-    cover = kb.read(lambda conn: opening_cover(conn, words("rotate signing keys"), paths))
+    cover = kb.read(lambda conn: opening_cover(words("rotate signing keys"), leads(conn, paths)))
     # half.md: "rotate" is word OPENING_WORDS + 1 of its opening, past the first words
     assert cover == {"docs/a/first.md": 1.0, "docs/a/half.md": pytest.approx(2 / 3)}
 
@@ -62,9 +63,10 @@ def test_a_name_spelled_out_in_the_opening_is_read_as_its_abbreviation(tmp_path:
     wanted = collapse(words(question), spelled)
     assert wanted == {"tabs", "ise"}
     paths = ["docs/ise/tabs.md"]
-    assert kb.read(lambda conn: opening_cover(conn, wanted, paths, spelled)) == {paths[0]: 1.0}
+    firsts = kb.read(lambda conn: leads(conn, paths))
+    assert opening_cover(wanted, firsts, spelled) == {paths[0]: 1.0}
     # without `spelled`, the page's words are not read as the abbreviation: only "tabs" holds
-    assert kb.read(lambda conn: opening_cover(conn, wanted, paths)) == {paths[0]: 0.5}
+    assert opening_cover(wanted, firsts) == {paths[0]: 0.5}
 
 
 def test_the_page_that_opens_with_the_question_ranks_first(

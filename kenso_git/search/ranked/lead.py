@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Mapping
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -46,14 +47,20 @@ def pairs(query: str) -> tuple[tuple[str, str], ...]:
     return tuple((a, b) for a, b in pairwise(kept) if a != b)
 
 
-def lead_cover(conn: sqlite3.Connection, query: str, candidates: Sequence[str]) -> dict[str, float]:
+def leads(conn: sqlite3.Connection, candidates: Sequence[str]) -> dict[str, str]:
+    """path -> the lead of its first chunk (its first `LEAD_CHARS` characters), for each
+    candidate with chunks: read once per search for `lead` and `opening` both."""
+    return lead_texts(conn, candidates, LEAD_CHARS) if candidates else {}
+
+
+def lead_cover(query: str, firsts: Mapping[str, str]) -> dict[str, float]:
     """path -> the share of the question's pairs that stand together in its lead (absent:
     none, or no pair in the question)."""
     wanted = pairs(query)
-    if not wanted or not candidates:
+    if not wanted:
         return {}
     out: dict[str, float] = {}
-    for path, text in lead_texts(conn, candidates, LEAD_CHARS).items():
+    for path, text in firsts.items():
         places: dict[str, list[int]] = {}
         for at, word in enumerate(_WORD.findall(text or "")[:LEAD_WORDS]):
             places.setdefault(stem(word), []).append(at)
@@ -81,10 +88,7 @@ def _together(left: list[int] | None, right: list[int] | None) -> bool:
 
 
 def opening_cover(
-    conn: sqlite3.Connection,
-    wanted: frozenset[str],
-    candidates: Sequence[str],
-    spelled: tuple[Spelled, ...] = (),
+    wanted: frozenset[str], firsts: Mapping[str, str], spelled: tuple[Spelled, ...] = ()
 ) -> dict[str, float]:
     """Signal `opening` (#31, seventeenth round): path -> the share of the question's words
     (`wanted`: stemmed, stop words dropped, the names `spelled` out read as their
@@ -96,10 +100,10 @@ def opening_cover(
     over the whole page instead, every long page holds most of a question's words (a
     page-level share cost Hugo's docs 0.030 MRR@10, sixteenth round).
     """
-    if not wanted or not candidates:
+    if not wanted:
         return {}
     out: dict[str, float] = {}
-    for path, text in lead_texts(conn, candidates, LEAD_CHARS).items():
+    for path, text in firsts.items():
         end = 0
         for count, match in enumerate(_WORD.finditer(text or ""), 1):
             end = match.end()

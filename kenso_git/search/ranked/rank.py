@@ -86,6 +86,7 @@ from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.inlinks import field as link_field
 from kenso_git.search.ranked.inlinks import inbound
 from kenso_git.search.ranked.lead import lead_cover
+from kenso_git.search.ranked.lead import leads
 from kenso_git.search.ranked.lead import opening_cover
 from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import docs as read_docs
@@ -334,8 +335,9 @@ def features(
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
     shared = _heading_freq(docs, candidates) if "hspec" in signals else None
     linked_by = inbound(conn) if "inlinks" in signals else None
-    leads = lead_cover(conn, query, candidates) if "lead" in signals else {}
-    opening = opening_cover(conn, wanted, candidates, spelled) if "opening" in signals else {}
+    firsts = leads(conn, candidates) if signals & {"lead", "opening"} else {}
+    lead = lead_cover(query, firsts) if "lead" in signals else {}
+    opening = opening_cover(wanted, firsts, spelled) if "opening" in signals else {}
     out: dict[str, Features] = {}
     for p in candidates:
         doc = docs.get(p)
@@ -365,7 +367,7 @@ def features(
             index,
             _included(p),
             linking,
-            leads.get(p, 0.0),
+            lead.get(p, 0.0),
             opening.get(p, 0.0),
         )
     return out
