@@ -46,12 +46,15 @@ def settings_fingerprint(settings: Settings) -> str:
     # made before re-parses every file once, so unchanged files' links are found too.
     # "fences": 2, a list item's fences read as such (`text.fences`): a page whose fence
     # hid its later headings is chunked again
+    # "frontmatter": 2, Hugo's TOML front matter read as front matter (`+++`): a page an
+    # older index holds as body text is parsed again on the first sync after the upgrade
     return json.dumps(
         {
             "chunk_size": settings.chunk_size,
             "overlap": settings.chunk_overlap,
             "links": 2,
             "fences": 2,
+            "frontmatter": 2,
         }
     )
 

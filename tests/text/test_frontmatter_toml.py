@@ -5,14 +5,18 @@ is now read as TOML. A TOML error is reported at its line, as a YAML error is.""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from kenso_git.kb import KnowledgeBase
 from kenso_git.text.parse import FRONTMATTER
 from kenso_git.text.parse import parse_document
+from tests.helpers import connect_raw
 from tests.helpers import docs_kb
+from tests.helpers import init_repo
 
 TOML_PAGE = """\
 +++
@@ -95,3 +99,22 @@ def test_a_deeply_nested_toml_block_is_a_problem_not_a_crash(nested: str) -> Non
     assert problem.kind == FRONTMATTER and problem.line == 2
     assert "nests too deeply" in problem.message
     assert doc.body.startswith("# Body") and doc.frontmatter == {}
+
+
+def test_an_index_made_before_toml_was_read_parses_such_pages_again(tmp_path: Path) -> None:
+    """An index made by a version that read a `+++` block as body holds the page as body
+    text; the first sync after the upgrade parses every page again, once (no `--rebuild`)."""
+    root = init_repo(tmp_path / "repo", {"docs/scale.md": TOML_PAGE})
+    KnowledgeBase.open(root).ingest()
+    with connect_raw(root / ".kenso" / "docs.db") as conn:
+        (value,) = conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+        old = json.dumps({k: v for k, v in json.loads(value).items() if k != "frontmatter"})
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (old,))
+        # what the older version stored: no declared title (the block was body text)
+        conn.execute("UPDATE chunks SET doc_title = NULL WHERE file_path = 'docs/scale.md'")
+    conn.close()
+    assert KnowledgeBase.open(root).ingest().count("ingested") == 1
+    kb = KnowledgeBase.open(root)
+    sql = "SELECT DISTINCT doc_title FROM chunks WHERE file_path = 'docs/scale.md'"
+    assert kb.read(lambda c: [r[0] for r in c.execute(sql)]) == ["Scaling with KEDA"]
+    assert kb.ingest().count("ingested") == 0  # and once only
