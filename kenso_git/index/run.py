@@ -47,7 +47,7 @@ def settings_fingerprint(settings: Settings) -> str:
     # "fences": 2, a list item's fences read as such (`text.fences`): a page whose fence
     # hid its later headings is chunked again
     # "frontmatter": 2, Hugo's TOML front matter read as front matter (`+++`): a page an
-    # older index holds as body text is parsed again on the first sync after the upgrade
+    # older index holds as body text is parsed again by its next sync or ingest
     return json.dumps(
         {
             "chunk_size": settings.chunk_size,

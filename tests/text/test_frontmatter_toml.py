@@ -103,7 +103,8 @@ def test_a_deeply_nested_toml_block_is_a_problem_not_a_crash(nested: str) -> Non
 
 def test_an_index_made_before_toml_was_read_parses_such_pages_again(tmp_path: Path) -> None:
     """An index made by a version that read a `+++` block as body holds the page as body
-    text; the first sync after the upgrade parses every page again, once (no `--rebuild`)."""
+    text; its next sync (what the git hooks run) parses every page again, once, with no
+    `--rebuild`."""
     root = init_repo(tmp_path / "repo", {"docs/scale.md": TOML_PAGE})
     KnowledgeBase.open(root).ingest()
     with connect_raw(root / ".kenso" / "docs.db") as conn:
@@ -113,8 +114,8 @@ def test_an_index_made_before_toml_was_read_parses_such_pages_again(tmp_path: Pa
         # what the older version stored: no declared title (the block was body text)
         conn.execute("UPDATE chunks SET doc_title = NULL WHERE file_path = 'docs/scale.md'")
     conn.close()
-    assert KnowledgeBase.open(root).ingest().count("ingested") == 1
+    assert KnowledgeBase.open(root).sync().count("ingested") == 1
     kb = KnowledgeBase.open(root)
     sql = "SELECT DISTINCT doc_title FROM chunks WHERE file_path = 'docs/scale.md'"
     assert kb.read(lambda c: [r[0] for r in c.execute(sql)]) == ["Scaling with KEDA"]
-    assert kb.ingest().count("ingested") == 0  # and once only
+    assert kb.sync().count("ingested") == 0  # and once only
