@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from kenso_git.search.graph.kept import NamedGate as NamedGate
     from kenso_git.search.lang.agent import ArgumentValueError as ArgumentValueError
     from kenso_git.search.lang.agent import SearchRequest as SearchRequest
-    from kenso_git.search.lang.querylang import parse as parse
+    from kenso_git.search.lang.longquery import parse_long as parse
     from kenso_git.search.pagination import keyset_cursor as keyset_cursor
     from kenso_git.search.pagination import most_that_fit as most_that_fit
     from kenso_git.search.pagination import read_keyset as read_keyset
@@ -71,7 +71,8 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "make_snippet": ("kenso_git.search.snippet", "make_snippet"),
     "most_that_fit": ("kenso_git.search.pagination", "most_that_fit"),
     "multi_queries": ("kenso_git.search.ranked.payload", "multi_queries"),
-    "parse": ("kenso_git.search.lang.querylang", "parse"),
+    # the query as the `search` tool reads it: over the cap, every filter still checked
+    "parse": ("kenso_git.search.lang.longquery", "parse_long"),
     "read_keyset": ("kenso_git.search.pagination", "read_keyset"),
     "request_check": ("kenso_git.search.pagination", "request_check"),
     "scope_for": ("kenso_git.repo.scope", "scope_for"),

@@ -14,7 +14,10 @@ import pytest
 
 from kenso_git.errors import QueryError
 from kenso_git.search.lang.agent import SearchRequest
+from kenso_git.search.lang.longquery import parse_long
 from kenso_git.search.lang.querylang import QuerySyntaxError
+from kenso_git.search.lang.querylang import Term
+from kenso_git.search.lang.querylang import parse
 from kenso_git.search.ranked.query import MAX_QUERY_CHARS
 from kenso_git.search.ranked.query import MAX_QUERY_TERMS
 from kenso_git.search.ranked.query import bounded
@@ -56,12 +59,63 @@ def test_both_search_tools_answer_a_question_over_the_word_cap(tmp_path: Path) -
     assert [hit["path"] for hit in page["results"]][:1] == ["docs/policies/host-namespaces.md"]
 
 
-def test_the_character_cap_and_phrases_over_the_word_cap_are_still_refused(
+def test_the_character_cap_and_syntax_over_the_word_cap_are_still_refused(
     tmp_path: Path,
 ) -> None:
     kb = topics_kb(tmp_path, {"policies/host-namespaces.md": PAGE})
     with pytest.raises(QueryError, match=str(MAX_QUERY_CHARS)):
         kb.search_docs("namespaces " * (MAX_QUERY_CHARS // 11 + 1))
-    # a phrase is syntax: dropping a stop word inside it would change what it matches
+    # phrases, negations and filters are syntax, kept whole: past the cap on their own,
+    # the query is refused by the language's error
+    many = " ".join(f'"host w{i}"' for i in range(MAX_QUERY_TERMS)) + " tag:x"
     with pytest.raises(QuerySyntaxError, match=f"more than {MAX_QUERY_TERMS}"):
-        kb.agent_search(SearchRequest('"host namespaces" ' + QUESTION))
+        kb.agent_search(SearchRequest(many))
+    many = " ".join(f"-w{i}" for i in range(MAX_QUERY_TERMS + 1))
+    with pytest.raises(QuerySyntaxError, match=f"more than {MAX_QUERY_TERMS}"):
+        kb.agent_search(SearchRequest(many))
+
+
+def test_a_question_with_a_phrase_over_the_word_cap_is_answered(tmp_path: Path) -> None:
+    """It was refused whole ("more than 64 words and filters"): an agent pasting an error
+    message with a quoted string into a long question got nothing. The phrase, negations
+    and filters are kept as written and the first distinct content words fill the cap."""
+    other = "# Network policy\n\nA pod's network traffic, allowed or denied by labels.\n"
+    kb = topics_kb(tmp_path, {"policies/host-namespaces.md": PAGE, "policies/net.md": other})
+    asked = '"host namespaces" ' + QUESTION
+    page = kb.agent_search(SearchRequest(asked, page_size=5))
+    assert [hit["path"] for hit in page["results"]] == ["docs/policies/host-namespaces.md"]
+    # the phrase still decides: one the page does not hold finds nothing
+    page = kb.agent_search(SearchRequest('"host network stack" ' + QUESTION, page_size=5))
+    assert page["results"] == []
+    # and a negation or a filter far past the 64th word still applies
+    page = kb.agent_search(SearchRequest(asked + " -namespaces", page_size=5))
+    assert page["results"] == []
+    page = kb.agent_search(SearchRequest(asked + " in:docs/other", page_size=5))
+    assert page["results"] == []
+
+
+def test_a_filter_or_negation_past_the_64th_word_applies_without_a_phrase(
+    tmp_path: Path,
+) -> None:
+    """A question in words over the cap was cut, as a string, to its first 64 content
+    words: a filter or a negation written after them was dropped, and the page it excludes
+    was served."""
+    kb = topics_kb(tmp_path, {"policies/host-namespaces.md": PAGE})
+    page = kb.agent_search(SearchRequest(QUESTION, page_size=5))
+    assert [hit["path"] for hit in page["results"]] == ["docs/policies/host-namespaces.md"]
+    for after in (" in:docs/other", " -namespaces", " tag:nothing"):
+        page = kb.agent_search(SearchRequest(QUESTION + after, page_size=5))
+        assert page["results"] == [], after
+
+
+def test_a_long_query_keeps_its_syntax_and_its_first_content_words_in_order() -> None:
+    query = parse_long('"host namespaces" ' + QUESTION + " -detail3 tag:pods")
+    assert len(query.terms) + len(query.filters) == MAX_QUERY_TERMS
+    assert query.terms[0] == Term("host namespaces", phrase=True)
+    assert [t.text for t in query.terms[1:5]] == ["Sharing", "host", "namespaces", "allows"]
+    assert query.terms[-1] == Term("detail3", negated=True)
+    assert [(f.name, f.value) for f in query.filters] == [("tag", "pods")]
+    plain = [t.text.lower() for t in query.terms if not (t.phrase or t.negated)]
+    assert len(set(plain)) == len(plain) and not {"the", "of", "a"} & set(plain)
+    short = '"host namespaces" pods'
+    assert parse_long(short) == parse(short)

@@ -94,6 +94,8 @@ LINKS = " ".join(f"[{t}](/{t})" for t in TARGETS if t.endswith(".md"))
 MARKDOWN_TARGETS = [t for t in TARGETS if t.endswith(".md")]
 QUESTION = "shared marker"
 RE_QUERY = 're:"^# Marker " marker'  # the H1 line, which only a file's text holds
+# over the word cap, with a phrase: read by it and its first distinct words (longquery)
+LONG_QUESTION = '"shared marker" ' + " ".join(["marker word name long enough"] * 14)
 
 
 def _body(name: str) -> str:
@@ -528,6 +530,10 @@ def test_every_revealed_path_is_one_get_doc_serves(tree: dict[str, object]) -> N
         revealed |= {h["file_path"] for h in hits}  # type: ignore[index]
         page, _ = service.search(QUESTION, page_size=50)
         revealed |= {h["path"] for h in page["results"]}
+        for mode in ("ranked", "exhaustive"):
+            page, _ = service.search(LONG_QUESTION, page_size=50, mode=mode)
+            revealed |= {h["path"] for h in page["results"]}
+            assert {h["path"] for h in page["results"]} <= {h["file_path"] for h in hits}
         page, _ = service.search("标记词", page_size=50)
         revealed |= {h["path"] for h in page["results"]}
         page, _ = service.regex_search("marker", page_size=50)

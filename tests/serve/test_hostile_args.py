@@ -55,6 +55,27 @@ async def test_search_tools_answer_a_question_over_the_word_cap(repo: Path) -> N
     assert not is_error
 
 
+async def test_the_search_tool_answers_a_long_question_and_gates_every_filter(
+    scoped_repo: Path,
+) -> None:
+    """The `search` tool's own check of its `in:` filters parsed the query at the word cap,
+    so over MCP a question of more than 64 words was refused ("more than 64 words and
+    filters"), phrase or not, though the library answered it. Every `in:` filter, however
+    far into the question, is still judged by the scope gate."""
+    tail = " ".join(f"billing{i} retries policy" for i in range(30))
+    question = "Billing retries and settlement for the payment service " + tail
+    for asked in (question, '"exponential backoff" ' + question):
+        is_error, body = await _call(scoped_repo, "search", {"query": asked})
+        assert not is_error, body
+        paths = [hit["path"] for hit in body["results"]]
+        assert paths[:1] == ["docs/billing.md"] and all(p.startswith("docs/") for p in paths)
+    for escape in ("in:private", "in:../etc", "in:ignored"):
+        is_error, body = await _call(scoped_repo, "search", {"query": f"{question} {escape}"})
+        assert is_error, escape
+        shown = json.dumps(body).lower()
+        assert "roadmap" not in shown and "plan.md" not in shown and "notes.md" not in shown
+
+
 def test_the_library_raises_a_query_error_naming_the_cap(repo: Path) -> None:
     kb = KnowledgeBase.open(repo)
     with pytest.raises(QueryError, match=str(MAX_QUERY_CHARS)):

@@ -28,6 +28,7 @@ from kenso_git.search.lang import pipeline
 from kenso_git.search.lang.docmatch import fts_expression
 from kenso_git.search.lang.gated import GatedDocs
 from kenso_git.search.lang.hitcache import LRU
+from kenso_git.search.lang.longquery import parse_long
 from kenso_git.search.lang.pipeline import Candidate
 from kenso_git.search.lang.querylang import MAX_TOKENS
 from kenso_git.search.lang.querylang import Query
@@ -35,7 +36,6 @@ from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.search.lang.querylang import Term
 from kenso_git.search.lang.querylang import parse
 from kenso_git.search.ranked import rankdocs
-from kenso_git.search.ranked.query import bounded
 from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store import chunkreads
@@ -88,15 +88,13 @@ class SearchRequest:
         names the argument, never a token of the text they make together.
 
         Raises:
-            QuerySyntaxError: the query does not parse, or holds a phrase and more than
-                `MAX_TOKENS` words and filters (without a phrase, a longer question is
-                read by its first distinct content words: `bounded`).
+            QuerySyntaxError: the query does not parse, or its phrases, negations and
+                filters alone pass `MAX_TOKENS` (a longer query is read by them and its
+                first distinct content words: `longquery`).
             ArgumentValueError: a convenience is too long, or not one value of its filter.
         """
-        said = self.query.strip()
-        if '"' not in said:  # a question in words over the word cap: its first content words
-            said = bounded(said)
-        query = parse(said, now=now)
+        # over the word cap: its phrases, negations and filters and first content words
+        query = parse_long(self.query.strip(), now=now)
         filters = list(query.filters)
         for name, value, text in self._filters():
             filters += _argument_filter(name, value, text, now).filters

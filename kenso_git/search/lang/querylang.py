@@ -463,8 +463,11 @@ def render_reference() -> str:
         '- `-word`, `-"a phrase"` and `-field:value` exclude the documents that match.',
         "- A query of filters only lists every document that passes them.",
         f"- A query holds at most {MAX_QUERY_CHARS} characters and {MAX_TOKENS} words and filters;",
-        f"  one without a phrase and with more words is read by its first {MAX_TOKENS} words",
-        "  that are neither stop words nor repeats (a pasted paragraph is answered, not refused).",
+        "  one with more is read by its phrases, negations and filters, as written, and its first",
+        "  words that are neither stop words nor repeats, in their order, "
+        f"{MAX_TOKENS} in all (a pasted",
+        "  paragraph is answered, not refused); one whose phrases, negations and filters alone",
+        f"  pass {MAX_TOKENS} is refused.",
         "- `name:value` whose name is no filter below is a word (`How to:`, `xref:System.IO`),",
         "  and so is a filter's name with nothing after its colon (`Browser type: chromium`);",
         "  a command-line flag (`--all`, `-g`) or a negative number (`-12`) is a word, not a",
