@@ -126,8 +126,8 @@ def test_a_full_address_of_the_docs_own_page_names_that_page(
     kb = topics_kb(tmp_path, _hub(LINE, href))
     monkeypatch.setenv(ENV, "+addresses")
     assert ranked_paths(kb, QUESTION)[:2] == ["docs/guide/binding.md", "docs/guide/index.md"]
-    monkeypatch.delenv(ENV)  # off by default: held-out Tempo lost a first place (#31)
-    assert "addresses" not in DEFAULT_ON
+    monkeypatch.setenv(ENV, "-addresses")  # on by default since #31's eighteenth round
+    assert "addresses" in DEFAULT_ON
     assert ranked_paths(kb, QUESTION)[0] == "docs/guide/index.md"
 
 
