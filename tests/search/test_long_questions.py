@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from kenso_git.errors import QueryError
 from kenso_git.search.lang.agent import SearchRequest
@@ -119,3 +122,35 @@ def test_a_long_query_keeps_its_syntax_and_its_first_content_words_in_order() ->
     assert len(set(plain)) == len(plain) and not {"the", "of", "a"} & set(plain)
     short = '"host namespaces" pods'
     assert parse_long(short) == parse(short)
+
+
+TOKENS = ["word", "the", "of", "Pods", "pods", '"a phrase"', "-gone", '-"no such"', "tag:x"]
+TOKENS += ["in:docs", "ext:md", "--all", "-g", "-12", "How to:", '16"', 're:"a+"']
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=150), st.lists(st.integers(0, 999), max_size=80))
+def test_a_long_query_keeps_all_its_syntax_or_is_refused(
+    picked: list[str], numbers: list[int]
+) -> None:
+    """Whatever the mix, the query read is at most the cap, every phrase, negation and
+    filter of the query as written is in it, and its words are ones the query holds."""
+    text = " ".join(picked + [f"w{n}" for n in numbers])
+    try:
+        full = parse(text, caps=(MAX_QUERY_CHARS, MAX_QUERY_CHARS))
+    except QuerySyntaxError:
+        with pytest.raises(QuerySyntaxError):
+            parse_long(text)
+        return
+    syntax = [t for t in full.terms if t.phrase or t.negated]
+    try:
+        read = parse_long(text)
+    except QuerySyntaxError as refused:
+        assert len(syntax) + len(full.filters) > MAX_QUERY_TERMS, refused
+        return
+    assert len(read.terms) + len(read.filters) <= MAX_QUERY_TERMS
+    assert read.filters == full.filters
+    assert [t for t in read.terms if t.phrase or t.negated] == syntax
+    assert all(t in full.terms for t in read.terms)
+    if len(full.terms) + len(full.filters) <= MAX_QUERY_TERMS:
+        assert read == full

@@ -33,7 +33,9 @@ the boost adds up:
   `includes/`, `_includes/`, `_common/` or `_snippets/` folder: docfx, Jekyll, Hugo) ranks
   at `INCLUDE_PRIOR` of its score: its text is the including pages' too, and they are
   what a reader can open. On by default since the eighteenth round (it once cost Hugo's
-  docs 0.005; with the later signals it gains them +0.004, and no corpus of 33 fell);
+  docs 0.005; with the later signals it gains them +0.004 and no corpus of 33 fell, on
+  description-stripped questions; a plain question labelled with a snippet now finds the
+  page that includes it first);
 * `redirects` (#31): the `summary` signal reads the `aliases` that are URL paths (a static
   site's redirects, `/docs/x/`) as summary words too; without it they are no names. On by
   default: the old URLs' words helped the tuning half (OpenTelemetry +0.003, Hugo +0.005);
