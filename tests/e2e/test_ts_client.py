@@ -40,12 +40,15 @@ INDEXED_CALLS: list[Call] = [
     ("health_check", {}),
     ("index_state", {}),
     ("search", {"query": 'deploy in:"docs"', "page_size": 2}),
+    # over the word cap with a phrase, and a filter past the 64th word (longquery)
+    ("search", {"query": '"payment service" ' + "deploy safely " * 40 + 'in:"docs"'}),
     ("regex_search", {"pattern": "canar(y|ies)"}),
     ("find_related", {"path": "docs/deploy.md", "page_size": 5}),
     ("changed_docs", {"since": "HEAD"}),
     ("reindex", {}),
     ("search", {"query": "tag:"}),  # malformed query language
     ("search", {"query": "deploy", "path": "../outside"}),  # refused path
+    ("search", {"query": "deploy " * 70 + "in:../outside"}),  # refused past the word cap
     ("regex_search", {"pattern": "(unclosed"}),  # bad pattern
     ("find_related", {"path": "docs/missing.md"}),  # missing doc
     ("find_related", {"path": "ignored/notes.md"}),  # refused: gitignored
