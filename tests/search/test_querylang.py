@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.errors import UsageError
+from kenso_git.search.lang.agent import SearchRequest
 from kenso_git.search.lang.querylang import MAX_PATTERN_BYTES
 from kenso_git.search.lang.querylang import MAX_QUERY_CHARS
 from kenso_git.search.lang.querylang import Filter
@@ -14,6 +15,7 @@ from kenso_git.search.lang.querylang import QuerySyntaxError
 from kenso_git.search.lang.querylang import Term
 from kenso_git.search.lang.querylang import parse
 from kenso_git.search.lang.querylang import render_reference
+from tests.search.helpers import topics_kb
 
 NOW = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "query-language.md"
@@ -185,6 +187,22 @@ def test_negation_and_phrases_still_work_beside_them() -> None:
         Term("--force"),
         Term("exact phrase", phrase=True),
     )
+
+
+def test_a_quoted_flag_finds_the_page_a_bare_one_excludes(tmp_path: Path) -> None:
+    """As the language reference and the tool's description say: `-Recurse` bare is a
+    negation and drops the page that documents it; quoted, it is the word to find."""
+    kb = topics_kb(
+        tmp_path,
+        {
+            "gci.md": "# Get-ChildItem\n\nLists items. With -Recurse it walks every folder.\n",
+            "gi.md": "# Get-Item\n\nGets one item, as Get-ChildItem lists them.\n",
+        },
+    )
+    bare = kb.agent_search(SearchRequest("Get-ChildItem -Recurse"))
+    assert [h["path"] for h in bare["results"]] == ["docs/gi.md"]
+    quoted = kb.agent_search(SearchRequest('Get-ChildItem "-Recurse"'))
+    assert [h["path"] for h in quoted["results"]] == ["docs/gci.md"]
 
 
 def test_a_stray_quote_costs_linear_time() -> None:

@@ -221,7 +221,8 @@ def search(
 ) -> Answer:
     """Search the docs with a query language, page by page.
 
-    query: words or a question, "quoted phrases" (must appear), -negation, and
+    query: words or a question, "quoted phrases" (must appear), -negation (a flag to
+    find, -Recurse or -la, goes in quotes: "-Recurse"; bare, it excludes), and
     filters: in:"docs/api" (or path:), ext:md, tag:auth, category:guides, modified:7d
     (or a date, 2026-01-31), size:>10k, re:"RE2 pattern"; at most 2,000 characters.
     Filters alone list documents, newest first. path (a folder, up to 4,096
