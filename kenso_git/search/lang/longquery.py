@@ -17,9 +17,7 @@ from kenso_git.search.lang.querylang import MAX_QUERY_CHARS
 from kenso_git.search.lang.querylang import MAX_TOKENS
 from kenso_git.search.lang.querylang import Query
 from kenso_git.search.lang.querylang import parse
-from kenso_git.search.ranked.query import STOP_WORDS
-from kenso_git.search.ranked.query import has_token
-from kenso_git.text.titlewords import clean
+from kenso_git.search.ranked.query import first_content_words
 
 
 def parse_long(text: str, *, now: float | None = None) -> Query:
@@ -38,15 +36,8 @@ def parse_long(text: str, *, now: float | None = None) -> Query:
     room = MAX_TOKENS - len(query.filters) - len(kept)
     if room < 0:
         return parse(text, now=now)  # raises the language's "more than 64" error
-    seen: set[str] = set()
-    for i, term in enumerate(query.terms):
-        if len(seen) == room:
-            break
-        key = clean(term.text).lower()
-        if term.phrase or term.negated or not has_token(key) or key in STOP_WORDS:
-            continue
-        if key not in seen:
-            seen.add(key)
-            kept.append(i)
+    plain = [i for i, t in enumerate(query.terms) if not (t.phrase or t.negated)]
+    words = first_content_words([query.terms[i].text for i in plain], room)
+    kept += [plain[j] for j in words]
     terms = tuple(query.terms[i] for i in sorted(kept))
     return Query(terms, query.filters, query.read_as_words)

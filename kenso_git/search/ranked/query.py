@@ -11,6 +11,7 @@ The fuzzy (typo) fallback of spec §4.7 is `search.fuzzy`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from kenso_git.errors import QueryError
 from kenso_git.records import NamedTuple
@@ -65,17 +66,24 @@ def bounded(query: str) -> str:
     said = query.split()
     if len(said) <= MAX_QUERY_TERMS:
         return query
-    kept: list[str] = []
+    kept = first_content_words(said, MAX_QUERY_TERMS)
+    return " ".join([said[i] for i in kept] or said[:MAX_QUERY_TERMS])
+
+
+def first_content_words(words: Sequence[str], room: int) -> list[int]:
+    """The indices of the first `room` of `words` that are neither stop words nor repeats
+    (case-insensitive, punctuation aside), in order: the words a question over the word
+    cap is read by, here and in the `search` tool's language (`search.lang.longquery`)."""
+    kept: list[int] = []
     seen: set[str] = set()
-    for word in said:
-        key = clean(word).lower()
-        if not has_token(key) or key in STOP_WORDS or key in seen:
-            continue
-        seen.add(key)
-        kept.append(word)
-        if len(kept) == MAX_QUERY_TERMS:
+    for i, word in enumerate(words):
+        if len(kept) >= room:
             break
-    return " ".join(kept or said[:MAX_QUERY_TERMS])
+        key = clean(word).lower()
+        if has_token(key) and key not in STOP_WORDS and key not in seen:
+            seen.add(key)
+            kept.append(i)
+    return kept
 
 
 class Stage(NamedTuple):
