@@ -12,6 +12,16 @@ field that names the thing, spelt out or abbreviated, covers one word of the que
 Only the question is read (no corpus table: nothing at ingest, nothing per index); an
 abbreviation is a word of two to eight letters with at least two capitals (`WPF`, `RHEL`,
 `GDI`) that the run of words just before it spells.
+
+Signal `initials` (#31, nineteenth round) bridges the other way: a question that spells a
+name out and never abbreviates it ("frequently asked questions", "Windows Presentation
+Foundation") is asked of pages that only abbreviate it (`faq.md` titled "Go FAQ", a
+`wpf/` page titled "... in WPF"). A run of three to six of the question's content words
+whose initials spell an abbreviation some candidate writes in capitals in its title or a
+heading (`abbreviations`) is that abbreviation's meaning: each field of a candidate that
+holds the abbreviation (title, headings, path) holds the run's words too (`expand`). The
+question is left as it is, so a page that writes the name out loses nothing when the
+initials happen to spell something else.
 """
 
 from __future__ import annotations
@@ -60,4 +70,40 @@ def collapse(field: frozenset[str], spelled: tuple[Spelled, ...]) -> frozenset[s
     for name in spelled:
         if name.long <= field:
             field = (field - name.long) | {name.short}
+    return field
+
+
+MIN_RUN = 3  # two words' initials spell too many short words by chance
+MAX_RUN = 6
+
+
+def initials_in(query: str, abbreviations: frozenset[str]) -> tuple[Spelled, ...]:
+    """Each run of `MIN_RUN` to `MAX_RUN` content words of `query` whose initials spell one
+    of `abbreviations` (or its plural) that the question does not write itself."""
+    if not abbreviations:
+        return ()
+    tokens = _TOKEN.findall(query)
+    said = {t.lower() for t in tokens}
+    content = [t.isalpha() and bool(words(t)) for t in tokens]
+    found: list[Spelled] = []
+    for n in range(MIN_RUN, MAX_RUN + 1):
+        for i in range(len(tokens) - n + 1):
+            if not all(content[i : i + n]):
+                continue
+            letters = "".join(t[0] for t in tokens[i : i + n]).lower()
+            if letters in said:
+                continue
+            for short in (letters, letters + "s"):
+                if short in abbreviations:
+                    long = words(" ".join(tokens[i : i + n]))
+                    if len(long) >= 2:
+                        found.append(Spelled(long, short))
+    return tuple(found)
+
+
+def expand(field: frozenset[str], spelled: tuple[Spelled, ...]) -> frozenset[str]:
+    """`field` with the words of each name whose abbreviation it holds."""
+    for name in spelled:
+        if name.short in field:
+            field = field | name.long
     return field

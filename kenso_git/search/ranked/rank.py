@@ -43,6 +43,11 @@ the boost adds up:
   ("Windows Presentation Foundation (WPF)") is one word of the question, in the question
   and in each field compared with it: a broad page titled with the name no longer covers
   most of the question;
+* `initials` (#31, search.ranked.abbrev, nineteenth round): a run of three to six of the
+  question's words whose initials spell an abbreviation a candidate writes in capitals in
+  its title or a heading ("frequently asked questions", `FAQ`) counts as said by each
+  field that holds the abbreviation (title, headings, path): `faq.md` titled "Go FAQ"
+  covers the question's words;
 * `parallel` (#31, search.ranked.parallel): among the first 10 documents, a page is put just
   above a parallel page (the same file name in another folder: one page per language or
   platform) or a near-duplicate (a sibling whose file name differs by one word) ranked
@@ -69,7 +74,7 @@ the boost adds up:
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-compress,+dedupe` turns single signals off or on (the benchmark's
-ablation); `dedupe`, `hspec`, `inlinks`, `lead`, `parallel` and `spread` are off by
+ablation); `dedupe`, `hspec`, `initials`, `inlinks`, `lead`, `parallel` and `spread` are off by
 default.
 """
 
@@ -85,6 +90,8 @@ from collections.abc import Sequence
 from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
+from kenso_git.search.ranked.abbrev import expand
+from kenso_git.search.ranked.abbrev import initials_in
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.inlinks import field as link_field
 from kenso_git.search.ranked.inlinks import inbound
@@ -118,6 +125,7 @@ SIGNALS = (
     "lead",
     "addresses",
     "opening",
+    "initials",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
@@ -147,6 +155,7 @@ DEFAULT_ON = frozenset(SIGNALS) - {
     "spread",
     "inlinks",
     "lead",
+    "initials",
 }
 HSPEC_P = 1.0
 
@@ -331,9 +340,12 @@ def features(
         chunks[item.file_path] = chunks.get(item.file_path, 0) + 1
     docs = read_docs(conn, candidates) if signals & _DOC_SIGNALS else {}
     raw = docs  # before `abbrev`: what a link text is compared with to tell it says more
+    meant = _initials(query, docs) if "initials" in signals else ()
+    if meant:
+        docs = {p: _expanded(doc, meant) for p, doc in docs.items()}
     if spelled:
         docs = {p: _collapsed(doc, spelled) for p, doc in docs.items()}
-    paths = {p: collapse(path_words(p), spelled) for p in candidates}
+    paths = {p: collapse(expand(path_words(p), meant), spelled) for p in candidates}
     weights = _Weights(_doc_freq(docs, paths) if "idf" in signals else None, len(candidates))
     path_cover = {p: _cover(wanted, paths[p], weights) for p in candidates}
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
@@ -414,6 +426,22 @@ def _collapsed(doc: Doc, spelled: tuple[Spelled, ...]) -> Doc:
         vocab=collapse(doc.vocab, spelled),
         summary=collapse(doc.summary, spelled),
         redirects=collapse(doc.redirects, spelled),
+    )
+
+
+def _initials(query: str, docs: dict[str, Doc]) -> tuple[Spelled, ...]:
+    """Signal `initials`: the runs of the question that spell an abbreviation a candidate
+    writes in its title or a heading."""
+    written = frozenset().union(*(doc.caps for doc in docs.values())) if docs else frozenset()
+    return initials_in(query, written)
+
+
+def _expanded(doc: Doc, meant: tuple[Spelled, ...]) -> Doc:
+    """`doc`'s title, headings and vocabulary with the words of each name they abbreviate."""
+    return doc._replace(
+        title=expand(doc.title, meant),
+        headings=tuple(expand(h, meant) for h in doc.headings),
+        vocab=expand(doc.vocab, meant),
     )
 
 

@@ -53,6 +53,7 @@ class Doc(NamedTuple):
     vocab: frozenset[str]  # every title, heading and path word: what the idf signal counts
     summary: frozenset[str]  # its aliases, answers, predicted queries and description
     redirects: frozenset[str] = frozenset()  # its URL-path aliases (signal `redirects`)
+    caps: frozenset[str] = frozenset()  # abbreviations its title and headings write (`initials`)
 
 
 # index file -> (generation, file path -> Doc); entries are replaced whole, never mutated
@@ -156,6 +157,17 @@ def cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
     return (file, generation) if generation is not None else None
 
 
+def caps_words(text: str) -> frozenset[str]:
+    """The abbreviations `text` writes (3 to 8 letters, all capitals but at most one:
+    `WPF`, `FAQ`, `CRDs`), lower-cased as the fields' words are."""
+    return frozenset(
+        t.lower() for t in _CAPS.findall(text) if sum(c.isupper() for c in t) >= max(2, len(t) - 1)
+    )
+
+
+_CAPS = re.compile(r"\b[A-Za-z]{3,8}\b")
+
+
 def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
     titles: dict[str, str] = {}
     headings: dict[str, set[str]] = {}
@@ -171,7 +183,8 @@ def _read_docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]
         vocab = title_words.union(path_words(p), *heads)
         summary, redirects = summaries.get(p, (frozenset(), frozenset()))
         key = " ".join(sorted(title_words))
-        out[p] = Doc(title_words, key, heads, vocab, summary, redirects)
+        caps = caps_words(" ".join([title, *headings[p]]))
+        out[p] = Doc(title_words, key, heads, vocab, summary, redirects, caps)
     return out
 
 
