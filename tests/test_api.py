@@ -137,10 +137,12 @@ def test_state_to_dict_keeps_the_stats_json_field_order(kb: KnowledgeBase) -> No
         "as_of",
         "synced_at",
         "stale",
+        "stale_reason",  # as the index_state tool's, beside `stale`
         "worktree_differs",
         "scope",
         "categories",
         "revision_cache",
     ]
+    assert data["stale"] is False and data["stale_reason"] is None
     assert data["documents"] == 2
     assert data["categories"] == [{"category": "docs", "documents": 2, "chunks": data["chunks"]}]

@@ -11,6 +11,7 @@ from kenso_git.api.lazy import resolver
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from kenso_git.index.freshness import reparse_due as reparse_due
     from kenso_git.index.home import open_at as open_at
     from kenso_git.index.lock import DIRTY_FILE as DIRTY_FILE
     from kenso_git.index.lock import HOOK_WAIT_S as HOOK_WAIT_S
@@ -54,6 +55,7 @@ __all__ = [
     "open_at",
     "pending",
     "read_meta",
+    "reparse_due",
     "schema",
     "scoped_counts",
     "set_write_wait",
@@ -81,6 +83,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "open_at": ("kenso_git.index.home", "open_at"),
     "pending": ("kenso_git.index.refresh", "pending"),
     "read_meta": ("kenso_git.store.meta", "read_meta"),
+    "reparse_due": ("kenso_git.index.freshness", "reparse_due"),
     "schema": ("kenso_git.store.schema", None),
     "scoped_counts": ("kenso_git.store.counts", "scoped_counts"),
     "set_write_wait": ("kenso_git.store.connection", "set_write_wait"),

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from kenso_git.store.files import FileRow
 
 
+WORKTREE_CHANGED = "the work tree changed since the last sync; run `kenso-git sync`"
+
+
 class IndexState(NamedTuple):
     """Counts, size and freshness of the index."""
 
@@ -39,6 +42,7 @@ class IndexState(NamedTuple):
     as_of: str | None  # HEAD commit at the last sync (None outside git or on an unborn branch)
     synced_at: float | None  # Unix time of the last sync
     stale: bool | None  # the work tree no longer matches the index (None: not checked)
+    stale_reason: str | None  # why `stale`, and what to do (None: fresh or not checked)
     worktree_differs: bool | None  # at the last sync, the docs differed from HEAD's
     scope: list[str]
     categories: list[tuple[str | None, int, int]]  # (category, documents, chunks)
@@ -93,19 +97,13 @@ class StateReads(Base):
                 `check_if_changed`).
             DatabaseError: the index cannot be read.
         """
-        from kenso_git.index import freshness
-
         known = self._known_differs()
         db_path = self.db_path
         snap = self.read(lambda conn: _state_snapshot(conn, db_path, with_files=check_stale))
         counts, meta = snap.counts, snap.meta
         scope = meta_scope(meta)
         lost = self.lost_root  # a root gone (or another repository): never compared (#26)
-        stale: bool | None = None
-        if check_stale:
-            stale = lost is not None or freshness.is_stale(
-                self.workspace, self.settings, meta, lambda: snap.files
-            )
+        why = self._stale_reason(meta, snap.files) if check_stale else None
         synced = meta.get(schema.META_SYNCED_AT)
         return IndexState(
             root=str(self.workspace.root) if lost is None else lost,
@@ -118,7 +116,8 @@ class StateReads(Base):
             schema_version=counts[4],
             as_of=meta.get(schema.META_HEAD) or None,
             synced_at=float(synced) if synced else None,
-            stale=stale,
+            stale=None if not check_stale else why is not None,
+            stale_reason=why,
             worktree_differs=self._worktree_differs(meta, scope, snap.files, known),
             scope=scope,
             categories=snap.categories,
@@ -128,6 +127,20 @@ class StateReads(Base):
                 self.settings.revision_cache_bytes,
             ).usage(),
         )
+
+    def _stale_reason(self, meta: dict[str, str], files: dict[str, FileRow]) -> str | None:
+        """Why the index is not the work tree as this code would index it, None: it is."""
+        from kenso_git.index import freshness
+
+        if self.lost_root is not None:
+            from kenso_git.index.home import lost_reason
+
+            return lost_reason(self.lost_root)
+        if freshness.reparse_due(meta, self.settings):
+            return freshness.REPARSE_DUE
+        if freshness.is_stale(self.workspace, self.settings, meta, lambda: files):
+            return WORKTREE_CHANGED
+        return None
 
     def _known_differs(self) -> bool | None:
         """Whether the docs differ from HEAD's, as the last query-time check's `git status`

@@ -220,7 +220,7 @@ def stats_text(state: IndexState) -> str:
     if state.worktree_differs:
         lines.append("the docs differed from HEAD at that sync (uncommitted or untracked edits)")
     if state.stale:
-        lines.append("stale: the work tree changed since; run `kenso-git sync`")
+        lines.append(f"stale: {state.stale_reason}")
     elif state.stale is False:
         lines.append("fresh: the index matches the work tree")
     scope = ", ".join(s or "." for s in state.scope)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from kenso_git.config import Settings
 from kenso_git.errors import GitError
+from kenso_git.index.freshness import settings_fingerprint
 from kenso_git.index.prepare import Options
 from kenso_git.index.prepare import _parse
 from kenso_git.index.report import IngestReport
@@ -26,7 +27,6 @@ from kenso_git.index.run import Run
 from kenso_git.index.run import finish
 from kenso_git.index.run import never_indexed
 from kenso_git.index.run import remove_vanished
-from kenso_git.index.run import settings_fingerprint
 from kenso_git.records import NamedTuple
 from kenso_git.repo.discover import SourceFile
 from kenso_git.repo.gitrun import feed_git

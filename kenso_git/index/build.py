@@ -43,13 +43,11 @@ from kenso_git.index.report import unchanged_result
 from kenso_git.index.run import Run
 from kenso_git.index.run import finish
 from kenso_git.index.run import remove_vanished
-from kenso_git.index.run import settings_fingerprint
 from kenso_git.records import NamedTuple
 from kenso_git.repo import gitstatus
 from kenso_git.repo.workspace import Workspace
 from kenso_git.repo.workspace import exclude_from_git
 from kenso_git.store import docwords
-from kenso_git.store import schema
 from kenso_git.store import stamp
 from kenso_git.store import totals
 from kenso_git.store import trigram
@@ -279,8 +277,7 @@ def _apply(run: Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) 
     HEAD is read under the lock before git status and any doc, and again after the last
     doc: the index records a HEAD only when the two agree (`Run.head_moved`)."""
     conn, report, only = run.conn, run.report, once.only
-    fingerprint = settings_fingerprint(run.settings)
-    rechunk_all = meta.get(schema.META_SETTINGS) not in (None, fingerprint)
+    rechunk_all = freshness.reparse_due(meta, run.settings)
     seen = report.head = freshness.head_commit(run.ws)
     # settings changed, a brand-new index, or HEAD moved since the caller chose the paths
     # (it waited for the lock): look at everything
@@ -342,7 +339,7 @@ def _apply(run: Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) 
         run.targeted = False  # the probe tells whether the work tree differs from HEAD
         run.probe_differs = probe is not None and bool(probe.docs)
     _check_head(run, probe, seen)
-    finish(run, meta, fingerprint)
+    finish(run, meta, freshness.settings_fingerprint(run.settings))
     return seen
 
 

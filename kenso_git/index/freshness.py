@@ -6,6 +6,8 @@ HEAD is read from the git files directly (no pygit2 import), so `stats`, the MCP
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import re
 from pathlib import Path
@@ -114,6 +116,45 @@ def cap_decides_anew(row: FileRow | None, cap: int) -> bool:
 
         return row.size <= cap or row.detail != too_large_detail(row.size, cap)
     return row.status == FileStatus.INDEXED and row.size > cap
+
+
+# Why a query's answer is stale while every doc awaits a parse by the settings in force:
+# a whole re-parse is too much for a query, so it answers from the index as it is.
+REPARSE_DUE = (
+    "the index was parsed by another kenso-git version or with other chunk settings "
+    "(chunk-size, chunk-overlap); run `kenso-git sync` to parse every doc again"
+)
+
+
+def settings_fingerprint(settings: Settings) -> str:
+    """What the chunks depend on: a change re-parses every file."""
+    return _fingerprint(settings.chunk_size, settings.chunk_overlap)
+
+
+@functools.lru_cache(maxsize=8)  # asked by every query-time check: one dump per settings
+def _fingerprint(chunk_size: int, overlap: int) -> str:
+    # "links": what `files.relations` holds (2: with inline Markdown links, #17); an index
+    # made before re-parses every file once, so unchanged files' links are found too.
+    # "fences": 2, a list item's fences read as such (`text.fences`): a page whose fence
+    # hid its later headings is chunked again
+    # "frontmatter": 2, Hugo's TOML front matter read as front matter (`+++`): a page an
+    # older index holds as body text is parsed again by its next sync or ingest
+    return json.dumps(
+        {
+            "chunk_size": chunk_size,
+            "overlap": overlap,
+            "links": 2,
+            "fences": 2,
+            "frontmatter": 2,
+        }
+    )
+
+
+def reparse_due(meta: dict[str, str], settings: Settings) -> bool:
+    """Whether the index's chunks were made by other settings or parser versions than these
+    (`settings_fingerprint`): the next sync or ingest parses every doc again. An index that
+    recorded none (made before the fingerprint) is taken as made by these."""
+    return meta.get(schema.META_SETTINGS) not in (None, settings_fingerprint(settings))
 
 
 def is_stale(

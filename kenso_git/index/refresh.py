@@ -13,6 +13,11 @@ tracked docs clean to git. Each check looks at every folder holding an indexed d
 `stat` a folder while it is unchanged, `repo.foreign`), the sync drops the docs of one that
 became foreign, so the counts agree with what the scope gate serves, and reads them again
 once the marker is gone.
+
+An index whose chunks were made by other settings or parser versions (`freshness.reparse_due`,
+from the meta the check reads anyway) is answered from as it is, flagged stale: any sync of
+it parses every doc again, which is a writer's job (`kenso-git sync`, a hook, the watcher's
+check), not a query's.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ import time
 from typing import TYPE_CHECKING
 
 from kenso_git.index import gitprobe
+from kenso_git.index.freshness import REPARSE_DUE
 from kenso_git.index.freshness import head_commit
 from kenso_git.index.freshness import is_settled
+from kenso_git.index.freshness import reparse_due
 from kenso_git.index.freshness import stat_matches
 from kenso_git.index.freshness import stat_unchanged
 from kenso_git.records import NamedTuple
@@ -70,11 +77,14 @@ class Changes(NamedTuple):
     # of `paths`, the indexed docs in a folder that is now a nested repository or an
     # environment folder (git lists none of them): a walk-free whole sync would keep them
     foreign: tuple[str, ...] = ()
+    # the index's chunks were made by other settings or parser versions: any sync of it
+    # parses every doc again (`freshness.reparse_due`)
+    reparse: bool = False
 
     @property
     def any(self) -> bool:
         """Whether a sync is needed at all."""
-        return bool(self.paths) or self.head_moved
+        return bool(self.paths) or self.head_moved or self.reparse
 
     @property
     def too_many(self) -> bool:
@@ -110,7 +120,8 @@ def changes(
     head_moved = ws.is_git and head != (meta.get(schema.META_HEAD) or None)
     found = discover(ws, settings, scope=meta_scope(meta))
     paths = _differing(found, stored)
-    return Changes(paths, head_moved, head, time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    return Changes(paths, head_moved, head, elapsed, reparse=reparse_due(meta, settings))
 
 
 def _differing(found: list[SourceFile], stored: dict[str, FileRow]) -> list[str]:
@@ -182,7 +193,14 @@ def git_changes(
     behind = mark.head != now.head or len(mark.docs - set(now.docs)) > MARK_SLACK
     elapsed = time.perf_counter() - started
     return Changes(
-        paths, head_moved, now.head, elapsed, behind, differs=bool(now.docs), foreign=foreign
+        paths,
+        head_moved,
+        now.head,
+        elapsed,
+        behind,
+        differs=bool(now.docs),
+        foreign=foreign,
+        reparse=reparse_due(meta, settings),
     )
 
 
@@ -312,15 +330,19 @@ def ensure_fresh(
     runs a whole sync (the caller's coalesced, locked sync). A sync that fails (a read-only
     database, a writer holding the lock too long) leaves the answer to the index, flagged
     stale. `early`: see `git_changes`. `writer_done` waits for a writer syncing now (True
-    once it finished): a change too large for a query is checked again after it.
+    once it finished): a change too large for a query is checked again after it. An index
+    due a parse of every doc (`Changes.reparse`) is not waited for (it may stay so until the
+    user syncs: each query would wait) nor synced: the answer is flagged stale.
     """
     from kenso_git.errors import CorruptIndexError
     from kenso_git.errors import KensoError
 
     found, remark = pending(ws, settings, read, snapshot, early)
-    if found.too_many and writer_done is not None and writer_done():
+    if found.too_many and not found.reparse and writer_done is not None and writer_done():
         # a checkout's sync (a hook's, the watcher's) was writing it: look again
         found, remark = pending(ws, settings, read, snapshot)
+    if found.reparse:
+        return Freshness(True, REPARSE_DUE)
     fresh = FRESH._replace(checked_s=found.elapsed)
     if found.differs is not None:
         fresh = fresh._replace(differs=found.differs, head=found.head)

@@ -40,25 +40,6 @@ if TYPE_CHECKING:
     from kenso_git.repo.discover import SourceFile
 
 
-def settings_fingerprint(settings: Settings) -> str:
-    """What the chunks depend on: a change re-parses every file."""
-    # "links": what `files.relations` holds (2: with inline Markdown links, #17); an index
-    # made before re-parses every file once, so unchanged files' links are found too.
-    # "fences": 2, a list item's fences read as such (`text.fences`): a page whose fence
-    # hid its later headings is chunked again
-    # "frontmatter": 2, Hugo's TOML front matter read as front matter (`+++`): a page an
-    # older index holds as body text is parsed again by its next sync or ingest
-    return json.dumps(
-        {
-            "chunk_size": settings.chunk_size,
-            "overlap": settings.chunk_overlap,
-            "links": 2,
-            "fences": 2,
-            "frontmatter": 2,
-        }
-    )
-
-
 class Run:
     """The state of one indexing run."""
 

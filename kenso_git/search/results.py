@@ -303,6 +303,7 @@ class IndexStateDict(TypedDict):
     as_of: str | None
     synced_at: float | None
     stale: bool | None
+    stale_reason: str | None
     worktree_differs: bool | None
     scope: list[str]
     categories: list[CategoryCount]

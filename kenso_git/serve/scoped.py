@@ -102,8 +102,9 @@ class ScopedKnowledgeBase(KnowledgeBase):
 
     def follow(self) -> None:
         """Bring the scoped index in step with the main one: build it when missing (or
-        damaged, or of another schema), else sync the files whose rows lag the main index's
-        (`api.scoped.behind`).
+        damaged, or of another schema), parse it again whole once the main index was (it
+        was made by other settings or another version), else sync the files whose rows lag
+        the main index's (`api.scoped.behind`).
 
         Raises:
             NoIndexError: there is no main index.
@@ -113,6 +114,8 @@ class ScopedKnowledgeBase(KnowledgeBase):
             raise NoIndexError(f"no search index yet ({self.main.db_path} is missing)")
         if self.lost_root is not None:
             return  # nothing may sync an index whose root is gone: read it as it is (#26)
+        from kenso_git.api.index import reparse_due
+
         with self._turn(None):
             main_meta, main_files = self.main._files_snapshot()
             folders = made.scoped_folders(made.covered(main_meta), self.shown) or [
@@ -128,6 +131,10 @@ class ScopedKnowledgeBase(KnowledgeBase):
                 return
             if made.covered(meta) != folders:
                 self._build(folders, rebuild=True)
+                return
+            if reparse_due(meta, self.settings) and not reparse_due(main_meta, self.settings):
+                self._refused(main_files)
+                self._write(folders)  # the main index was parsed again whole: this one too
                 return
             differing = made.differing(main_files, files, folders, self._refused(main_files))
             if differing:

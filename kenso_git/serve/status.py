@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from kenso_git import __version__
 from kenso_git.api.search import budget_stopped
 from kenso_git.api.search import wait_to_answer
+from kenso_git.api.state import WORKTREE_CHANGED
 from kenso_git.errors import CorruptIndexError
 from kenso_git.errors import KensoError
 from kenso_git.errors import NoIndexError
@@ -222,6 +223,8 @@ def _staleness(service: Service, st: IndexState) -> tuple[bool | None, str | Non
         return True, reason
     if kb.freshness is not None and st.stale is None:
         return False, None  # the query-time check found nothing it could not sync
+    if st.stale and st.stale_reason not in (None, WORKTREE_CHANGED):
+        return True, service.shown(st.stale_reason)  # another parse due, a root gone
     if st.stale:
         off = "" if kb.settings.query_sync else " and query-sync is off"
         return True, f"the work tree changed since the last sync{off}; {SYNC_HINT}"

@@ -350,8 +350,10 @@ class Watcher:
             self.seq.checked(begun, number, stamp)
             return
         # A branch switch can touch thousands, and a whole sync leaves a new mark: then the
-        # index's own sync of everything is cheaper than a list of paths.
-        paths = None if found.too_many or found.mark_behind or remark else found.paths
+        # index's own sync of everything is cheaper than a list of paths. An index parsed
+        # by other settings or another version is parsed again whole (never by a query).
+        whole = found.too_many or found.mark_behind or remark or found.reparse
+        paths = None if whole else found.paths
         looked = walked or len(found.paths)
         self._sync(paths, full=True, reason=reason, started=started, looked=looked)
         self.seq.checked(begun, number, stamp)
