@@ -26,12 +26,18 @@ quote the page it wants:
 
 Each cut is checked when the query is made: the frontmatter left must still parse and hold
 every other key unchanged, else the page gives no stripped query.
+
+Frontmatter is YAML (`---`) or, as kenso-git reads Hugo pages, TOML (`+++`): a first line
+`+++` (after a byte order mark), closed by the next line that starts with `+++`; a block
+that `tomllib` does not parse is no frontmatter. A TOML field is a top-level `key = value`
+statement (a multi-line string or array included) before the first `[table]` header.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +59,8 @@ MAX_ANSWERS = 3  # a query more pages answer is not a known item
 SUFFIXES = (".md", ".markdown")
 
 _FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.S)
+_TOML_OPEN = re.compile(r"\A\ufeff?\+\+\+\r?\n")  # kenso-git: the first line `+++`, exactly
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
 _HEADING = re.compile(r"^(#{1,4})[ \t]+(.+?)[ \t#]*\r?$", re.M)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 # `#` is markup unless it ends a word (`C#`, `F#`: what a reader types); `\#` is an escape
@@ -101,6 +109,12 @@ class Page:
 
     def __init__(self, rel: str, text: str) -> None:
         self.rel, self.text = rel, text
+        toml = _toml_front(text)
+        self.toml = toml is not None
+        if toml is not None:
+            self.front_start, self.front_end, self.body_start = toml
+            self.front = _load_toml(text[self.front_start : self.front_end])
+            return
         match = _FRONTMATTER.match(text)
         self.front_start = match.start(1) if match and match.group(1) else 0
         self.front_end = match.end(1) if match and match.group(1) else 0
@@ -160,6 +174,11 @@ class Page:
         if not self.front or key not in self.front:
             return None
         front = self.text[self.front_start : self.front_end]
+        if self.toml:
+            span = _toml_field(front, key, self.front)
+            if span is None:
+                return None
+            return (self.rel, self.front_start + span[0], self.front_start + span[1])
         match = re.search(rf"^{re.escape(key)}[ \t]*:(.*)$", front, re.M)
         if match is None:
             return None
@@ -183,6 +202,60 @@ def _load(front: str) -> dict[str, Any]:
     except yaml.YAMLError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _toml_front(text: str) -> tuple[int, int, int] | None:
+    """(start, end, body start) of a `+++` block, found as kenso-git's `split_frontmatter`
+    finds it: the block runs to the next line that starts with `+++` (`+++ ` too), the
+    body from after that `+++` and the line ends that follow it."""
+    opened = _TOML_OPEN.match(text)
+    close = text.find("\n+++", opened.end() - 1) if opened else -1
+    if opened is None or close < 0:
+        return None
+    body = close + 4
+    while body < len(text) and text[body] in "\r\n":
+        body += 1
+    if close < opened.end():  # an empty block
+        return 0, 0, body
+    return opened.end(), close + 1, body
+
+
+def _parse_toml(front: str) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(front)
+    except (ValueError, RecursionError):  # TOMLDecodeError; too deep to read, as kenso-git
+        return None
+
+
+def _load_toml(front: str) -> dict[str, Any]:
+    return _parse_toml(front) or {}
+
+
+def _toml_field(front: str, key: str, fields: dict[str, Any]) -> tuple[int, int] | None:
+    """The span of `key`'s top-level statement in TOML `front` (its multi-line string or
+    array included), when cutting it leaves TOML that parses to `fields` without `key`.
+
+    A statement is the fewest whole lines, from where the last one ended, that parse on
+    their own: a line that leaves a string or an array open does not."""
+    lines = _LINE.findall(front)
+    start = i = 0
+    while i < len(lines):
+        chunk = ""
+        for j in range(i, len(lines)):
+            chunk += lines[j]
+            statement = _parse_toml(chunk)
+            if statement is not None:
+                break
+        else:
+            return None
+        end = start + len(chunk)
+        if chunk.lstrip().startswith("["):  # a [table] header: no key after it is top-level
+            return None
+        if statement.keys() == {key}:
+            rest = _parse_toml(front[:start] + front[end:])
+            return (start, end) if rest == {k: v for k, v in fields.items() if k != key} else None
+        start, i = end, j + 1
+    return None
 
 
 def _unfenced(body: str) -> str:

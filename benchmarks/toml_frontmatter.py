@@ -2,11 +2,11 @@
 
     python benchmarks/toml_frontmatter.py FOLDER
 
-Hugo sites may write front matter in TOML; kenso, kenso-git and the eval's query maker
-(`quality_queries.py`) read YAML front matter only, so such a corpus gives no `description`
-questions and its pages no titles. Run on an extracted copy (never on a repository): each
-page whose front matter is TOML gets the same keys as YAML, the body untouched. A page
-whose TOML does not parse is named and left as it is. Not run in CI.
+Hugo sites may write front matter in TOML; kenso reads YAML front matter only (kenso-git
+and the eval's query maker, `quality_queries.py`, read TOML too), so to kenso such a
+corpus's pages have no titles and no descriptions. Run on an extracted copy (never on a
+repository): each page whose front matter is TOML gets the same keys as YAML, the body
+untouched. A page whose TOML does not parse is named and left as it is. Not run in CI.
 """
 
 from __future__ import annotations
