@@ -100,6 +100,19 @@ def write_page(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
 
 
+FLOOR = 50  # kenso's floor: a file whose raw text, trimmed, is shorter is not indexed
+
+
+def under_floor(corpus: Path, answers: frozenset[str]) -> bool:
+    """Whether every answer of a query is, in the (stripped) copy `corpus`, a page under
+    kenso's 50-character floor: neither index holds it, so no ranking can answer it (a
+    section page whose only text was the description the question was made from)."""
+    return all(
+        len(read_page(corpus / rel).strip()) < FLOOR if (corpus / rel).is_file() else True
+        for rel in answers
+    )
+
+
 def plain(text: str) -> str:
     return " ".join(_MARKUP.sub(" ", _ESCAPE.sub(r"\1", text)).split())
 

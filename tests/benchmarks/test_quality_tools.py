@@ -210,3 +210,23 @@ def test_yaml_pages_are_read_and_cut_as_before() -> None:
         "description: >\n  Answers about the borrow checker\n  and lifetimes\n", ""
     )
     assert page.body_start == YAML_PAGE.index("\nAnswers to")
+
+
+def test_a_section_page_left_under_the_floor_is_counted_as_unanswerable(tmp_path: Path) -> None:
+    from benchmarks.quality_queries import under_floor
+
+    docs = tmp_path / "docs"
+    (docs / "sql").mkdir(parents=True)
+    section = "---\ntitle: SQL\ndescription: User guides covering analyzing SQL statements\n---\n"
+    guide = "---\ntitle: Explain\ndescription: How to read a query plan\n---\n\n" + "Text. " * 20
+    (docs / "sql" / "_index.md").write_text(section)
+    (docs / "sql" / "explain.md").write_text(guide)
+    queries = [q for q in build_queries(docs, 0, 7) if q.kind == "description-stripped"]
+    assert {q.text for q in queries} == {
+        "User guides covering analyzing SQL statements",
+        "How to read a query plan",
+    }
+    strip_copy(docs, queries)
+    floor = {q.text for q in queries if under_floor(docs, q.answers)}
+    # the section page's copy is its title alone; the guide keeps its body
+    assert floor == {"User guides covering analyzing SQL statements"}
