@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from kenso_git.records import NamedTuple
+from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import words
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -107,3 +108,19 @@ def expand(field: frozenset[str], spelled: tuple[Spelled, ...]) -> frozenset[str
         if name.short in field:
             field = field | name.long
     return field
+
+
+def initials_of(query: str, docs: dict[str, Doc]) -> tuple[Spelled, ...]:
+    """Signal `initials`: the runs of the question that spell an abbreviation one of the
+    candidates `docs` writes in its title or a heading."""
+    written = frozenset().union(*(doc.caps for doc in docs.values())) if docs else frozenset()
+    return initials_in(query, written)
+
+
+def expanded(doc: Doc, meant: tuple[Spelled, ...]) -> Doc:
+    """`doc`'s title, headings and vocabulary with the words of each name they abbreviate."""
+    return doc._replace(
+        title=expand(doc.title, meant),
+        headings=tuple(expand(h, meant) for h in doc.headings),
+        vocab=expand(doc.vocab, meant),
+    )

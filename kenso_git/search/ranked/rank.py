@@ -91,7 +91,8 @@ from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import expand
-from kenso_git.search.ranked.abbrev import initials_in
+from kenso_git.search.ranked.abbrev import expanded
+from kenso_git.search.ranked.abbrev import initials_of
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.inlinks import field as link_field
 from kenso_git.search.ranked.inlinks import inbound
@@ -342,9 +343,9 @@ def features(
         chunks[item.file_path] = chunks.get(item.file_path, 0) + 1
     docs = read_docs(conn, candidates) if signals & _DOC_SIGNALS else {}
     raw = docs  # before `abbrev`: what a link text is compared with to tell it says more
-    meant = _initials(query, docs) if "initials" in signals else ()
+    meant = initials_of(query, docs) if "initials" in signals else ()
     if meant:
-        docs = {p: _expanded(doc, meant) for p, doc in docs.items()}
+        docs = {p: expanded(doc, meant) for p, doc in docs.items()}
     if spelled:
         docs = {p: _collapsed(doc, spelled) for p, doc in docs.items()}
     paths = {p: collapse(expand(path_words(p), meant), spelled) for p in candidates}
@@ -428,22 +429,6 @@ def _collapsed(doc: Doc, spelled: tuple[Spelled, ...]) -> Doc:
         vocab=collapse(doc.vocab, spelled),
         summary=collapse(doc.summary, spelled),
         redirects=collapse(doc.redirects, spelled),
-    )
-
-
-def _initials(query: str, docs: dict[str, Doc]) -> tuple[Spelled, ...]:
-    """Signal `initials`: the runs of the question that spell an abbreviation a candidate
-    writes in its title or a heading."""
-    written = frozenset().union(*(doc.caps for doc in docs.values())) if docs else frozenset()
-    return initials_in(query, written)
-
-
-def _expanded(doc: Doc, meant: tuple[Spelled, ...]) -> Doc:
-    """`doc`'s title, headings and vocabulary with the words of each name they abbreviate."""
-    return doc._replace(
-        title=expand(doc.title, meant),
-        headings=tuple(expand(h, meant) for h in doc.headings),
-        vocab=expand(doc.vocab, meant),
     )
 
 
