@@ -210,3 +210,35 @@ def test_a_page_that_says_the_whole_question_in_one_field_is_not_passed(
     before, after = _without_and_with(kb, "Measure network-level metrics", monkeypatch)
     assert before[0] == "docs/obi/cardinality/index.md"
     assert after == before
+
+
+def _toolbar_files() -> dict[str, str]:
+    # a control's landing page repeats its overview's words in its list of links
+    return {
+        "controls/toolbar-control.md": "# ToolBar control\n\n## ToolBar control shows a "
+        "row of buttons\n\n[ToolBar control overview](toolbar-control-overview.md): the "
+        "ToolBar control shows a row of buttons that run commands. The ToolBar control "
+        "replaces older menus.\n",
+        "controls/toolbar-control-overview.md": "# ToolBar control overview\n\nA "
+        "ToolBar control shows a row of buttons that run commands.\n",
+    }
+
+
+def test_near_alone_lifts_a_near_duplicate_and_never_a_twin_in_another_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rank, "TUNING", rank.TUNING._replace(path=0.3))  # as the twins test
+    kb = topics_kb(tmp_path, {**_toolbar_files(), **_twins()})
+    toolbar = "an overview of the ToolBar control that shows a row of buttons"
+    twins = "Returns the copyright notice of the site"
+    monkeypatch.setenv(ENV, "-near,-parallel")
+    assert ranked_paths(kb, toolbar)[0] == "docs/controls/toolbar-control.md"
+    assert ranked_paths(kb, twins)[0] == "docs/methods/page/Copyright.md"
+    monkeypatch.setenv(ENV, "+near,-parallel")
+    assert ranked_paths(kb, toolbar)[:2] == [
+        "docs/controls/toolbar-control-overview.md",
+        "docs/controls/toolbar-control.md",
+    ]
+    assert ranked_paths(kb, twins)[0] == "docs/methods/page/Copyright.md"  # a twin: `parallel`'s
+    monkeypatch.setenv(ENV, "+parallel")
+    assert ranked_paths(kb, twins)[0] == "docs/methods/site/Copyright.md"

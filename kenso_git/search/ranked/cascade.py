@@ -56,6 +56,7 @@ PATH_FALLBACK_SCORE = 0.5
 RELATION_BOOST = 0.15
 LINK_KEEP = 0.5  # signal `linked`: a hub keeps half of a linked heading's evidence
 LIFT_MARGIN = 1.0001  # signal `parallel`: a lifted page scores just above the page it passes
+_LIFTS = frozenset({"parallel", "near"})  # the signals that move a page above another
 
 
 class SearchResult(NamedTuple):
@@ -306,15 +307,15 @@ def _document_rank(
         r._replace(score=compressed(r.score, top) * (1 + found.get(r.file_path, 0.0))) for r in best
     ]
     ranked = sorted(boosted, key=_order)
-    return _lift(conn, text, ranked, filters, signals) if "parallel" in signals else ranked
+    return _lift(conn, text, ranked, filters, signals) if signals & _LIFTS else ranked
 
 
 def _lift(
     conn: sqlite3.Connection, text: str, rows: list[Row], filters: _Filters, signals: frozenset[str]
 ) -> list[Row]:
-    """Signal `parallel` (search.ranked.parallel): each lifted page ranks just above the
-    page it was told apart from; a page that did not match the question is shown by its
-    first chunk, if the filters keep it."""
+    """Signals `parallel` and `near` (search.ranked.parallel): each lifted page ranks just
+    above the page it was told apart from; a page that did not match the question is shown
+    by its first chunk, if the filters keep it."""
     wanted, spelled = _asked(text, signals)
     where, params = filters.sql()
     extra: dict[str, Row] = {}
@@ -324,7 +325,8 @@ def _lift(
             extra[path] = Row(*t, 0.0, None, 0)
         return path in extra
 
-    moves = parallel.lifts(conn, wanted, [r.file_path for r in rows], spelled, admit)
+    paths = [r.file_path for r in rows]
+    moves = parallel.lifts(conn, wanted, paths, spelled, admit, parallels="parallel" in signals)
     if not moves:
         return rows
     by_path = {r.file_path: r for r in rows}

@@ -132,11 +132,14 @@ def lifts(
     ranked: Sequence[str],
     spelled: tuple[Spelled, ...],
     admit: Callable[[str], bool],
+    *,
+    parallels: bool = True,
 ) -> list[Lift]:
     """The lifts of `ranked` (paths, best first) for the question's words `wanted`;
     `admit` says whether a page that is not in `ranked` may be shown (the search's
-    filters)."""
-    parallels = _Parallels(conn, wanted)
+    filters). Without `parallels` (signal `near` alone) only near-duplicates are told
+    apart, never the same file name in other folders."""
+    twins = _Parallels(conn, wanted) if parallels else None
     order = list(ranked)
     out: list[Lift] = []
     i = 0
@@ -147,7 +150,7 @@ def lifts(
         moved = {lift.page for lift in out}
         others = [
             p
-            for p in dict.fromkeys([*parallels.of(top), *near])
+            for p in dict.fromkeys([*(twins.of(top) if twins else ()), *near])
             if p != top and p not in above and p not in moved
         ]
         page = _contrast(conn, wanted, top, others, spelled) if others else None

@@ -52,6 +52,8 @@ the boost adds up:
   above a parallel page (the same file name in another folder: one page per language or
   platform) or a near-duplicate (a sibling whose file name differs by one word) ranked
   higher, when the question names a word of its own path or title that the other lacks;
+* `near` (#31, nineteenth round): `parallel`'s near-duplicates alone (in one folder, file
+  names one word apart), never the same file name in other folders;
 * `compress` (#31): each candidate's BM25 score is raised to `Tuning.score_power` relative to the
   best candidate's before the boost multiplies it: BM25 grows with a long page's repeated
   words, and uncompressed it outweighed the fields that say what a page is (the weights
@@ -74,7 +76,7 @@ the boost adds up:
 
 Every signal has a switch: `KENSO_GIT_RANK=off` gives kenso's order, and
 `KENSO_GIT_RANK=-compress,+dedupe` turns single signals off or on (the benchmark's
-ablation); `dedupe`, `hspec`, `inlinks`, `lead`, `parallel` and `spread` are off by
+ablation); `dedupe`, `hspec`, `inlinks`, `lead`, `near`, `parallel` and `spread` are off by
 default.
 """
 
@@ -127,6 +129,7 @@ SIGNALS = (
     "addresses",
     "opening",
     "initials",
+    "near",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
@@ -159,6 +162,7 @@ DEFAULT_ON = frozenset(SIGNALS) - {
     "spread",
     "inlinks",
     "lead",
+    "near",
 }
 HSPEC_P = 1.0
 
