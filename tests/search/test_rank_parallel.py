@@ -81,22 +81,23 @@ def test_a_parallel_page_the_scope_hides_is_not_brought_in(
     assert hidden not in shown
 
 
+def _toolbar_files() -> dict[str, str]:
+    # a control's landing page repeats its overview's words in its list of links
+    return {
+        "controls/toolbar-control.md": "# ToolBar control\n\n## ToolBar control shows a "
+        "row of buttons\n\n[ToolBar control overview](toolbar-control-overview.md): the "
+        "ToolBar control shows a row of buttons that run commands. The ToolBar control "
+        "replaces older menus.\n",
+        "controls/toolbar-control-overview.md": "# ToolBar control overview\n\nA "
+        "ToolBar control shows a row of buttons that run commands.\n",
+    }
+
+
 def test_a_near_duplicate_whose_extra_name_word_the_question_names_ranks_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a control's landing page repeats its overview's words in its list of links; the
-    # question asks for the overview
-    kb = topics_kb(
-        tmp_path,
-        {
-            "controls/toolbar-control.md": "# ToolBar control\n\n## ToolBar control shows a "
-            "row of buttons\n\n[ToolBar control overview](toolbar-control-overview.md): the "
-            "ToolBar control shows a row of buttons that run commands. The ToolBar control "
-            "replaces older menus.\n",
-            "controls/toolbar-control-overview.md": "# ToolBar control overview\n\nA "
-            "ToolBar control shows a row of buttons that run commands.\n",
-        },
-    )
+    # the question asks for the overview
+    kb = topics_kb(tmp_path, _toolbar_files())
     question = "an overview of the ToolBar control that shows a row of buttons"
     before, after = _without_and_with(kb, question, monkeypatch)
     assert before[0] == "docs/controls/toolbar-control.md"
@@ -210,18 +211,6 @@ def test_a_page_that_says_the_whole_question_in_one_field_is_not_passed(
     before, after = _without_and_with(kb, "Measure network-level metrics", monkeypatch)
     assert before[0] == "docs/obi/cardinality/index.md"
     assert after == before
-
-
-def _toolbar_files() -> dict[str, str]:
-    # a control's landing page repeats its overview's words in its list of links
-    return {
-        "controls/toolbar-control.md": "# ToolBar control\n\n## ToolBar control shows a "
-        "row of buttons\n\n[ToolBar control overview](toolbar-control-overview.md): the "
-        "ToolBar control shows a row of buttons that run commands. The ToolBar control "
-        "replaces older menus.\n",
-        "controls/toolbar-control-overview.md": "# ToolBar control overview\n\nA "
-        "ToolBar control shows a row of buttons that run commands.\n",
-    }
 
 
 def test_near_alone_lifts_a_near_duplicate_and_never_a_twin_in_another_folder(
