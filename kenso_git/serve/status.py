@@ -223,7 +223,7 @@ def _staleness(service: Service, st: IndexState) -> tuple[bool | None, str | Non
         return True, reason
     if kb.freshness is not None and st.stale is None:
         return False, None  # the query-time check found nothing it could not sync
-    if st.stale and st.stale_reason not in (None, WORKTREE_CHANGED):
+    if st.stale and st.stale_reason != WORKTREE_CHANGED:
         return True, service.shown(st.stale_reason)  # another parse due, a root gone
     if st.stale:
         off = "" if kb.settings.query_sync else " and query-sync is off"

@@ -113,8 +113,7 @@ def expand(field: frozenset[str], spelled: tuple[Spelled, ...]) -> frozenset[str
 def initials_of(query: str, docs: dict[str, Doc]) -> tuple[Spelled, ...]:
     """Signal `initials`: the runs of the question that spell an abbreviation one of the
     candidates `docs` writes in its title or a heading."""
-    written = frozenset().union(*(doc.caps for doc in docs.values())) if docs else frozenset()
-    return initials_in(query, written)
+    return initials_in(query, frozenset().union(*(doc.caps for doc in docs.values())))
 
 
 def expanded(doc: Doc, meant: tuple[Spelled, ...]) -> Doc:
