@@ -41,13 +41,18 @@ class Line(Protocol):
 def every_entry_verdict(lines: Iterable[Line], below: bytes, *, fold: bool) -> bool | None:
     """What `lines` (one rule file's, the last line first) say of every entry of the folder
     `below` (relative to the file's folder, "" for that folder itself; folded under `fold`):
-    True, all are excluded; False, a negation may re-include one; None, neither."""
+    True, all are excluded; False, a negation may re-include one; None, neither. A negation
+    that a later line excludes again, written the same (`!x/keep.md` then `x/keep.md`),
+    re-includes nothing."""
+    undone: set[tuple[bytes, bool]] = set()  # later excluding lines: (body, on_name)
     for line in lines:
         if line.negative:
-            if _may_match_an_entry(line, below, fold):
+            if (line.body, line.on_name) not in undone and _may_match_an_entry(line, below, fold):
                 return False
-        elif not line.dir_only and _matches_every_entry(line, below, fold):
-            return True
+        elif not line.dir_only:
+            if _matches_every_entry(line, below, fold):
+                return True
+            undone.add((line.body, line.on_name))
     return None
 
 

@@ -39,6 +39,9 @@ CASES: list[tuple[str, dict[str, str], bool, dict[str, bool]]] = [
     ("every-folder", {".gitignore": "*/**\n"}, False, {"x": True, "docs/x": True}),
     ("keep-after", {".gitignore": "x/**\n!x/keep.md\n"}, False, {"x": False, "x/y": True}),
     ("keep-before", {".gitignore": "!x/keep.md\nx/**\n"}, False, {"x": True}),
+    # a negation a later line excludes again names no entry it re-includes
+    ("keep-undone", {".gitignore": "x/**\n!x/keep.md\nx/keep.md\n"}, False, {"x": True}),
+    ("keep-md-part-undone", {".gitignore": "x/**\n!x/*.md\nx/keep.md\n"}, False, {"x": False}),
     ("keep-any-name", {".gitignore": "x/**\n!keep.md\n"}, False, {"x": False}),
     ("keep-md", {".gitignore": "x/**\n!*.md\n"}, False, {"x": False}),
     ("keep-deeper", {".gitignore": "x/**\n!x/y/keep.md\n"}, False, {"x": True, "x/y": True}),
