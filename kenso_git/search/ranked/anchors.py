@@ -49,6 +49,10 @@ _INLINE = re.compile(r"\]\(\s*(?:<([^>\n]{1,600})>|([^)\s]{1,600}))")
 # a list item or table row that starts with its link: `- [x](x.md) ...`, `1. **[x](x.md)**`,
 # `| [x](x.md) |`; a link inside a sentence is a reference, not an entry about the page
 _ENTRY = re.compile(r"\s{0,12}(?:[-*+]|\d{1,3}[.)]|\|)\s{0,4}[*_]{0,2}\[")
+# signal `paragraphs`: a line that is one link and nothing else (`[Sync](sync.md)` and a hard
+# break) opens an entry that the paragraph's next lines go on (`Flush cached data to disk.`)
+_LONE = re.compile(r" {0,3}[*_]{0,2}\[[^\]\n]{1,300}\]\([^)\n]{1,600}\)[*_]{0,2}[ \t]*\\?[ \t]*")
+_BREAK = re.compile(r"\s*(?:#|[-*+]\s|\d{1,3}[.)]\s|\||>|```|~~~|<)")  # ends such a paragraph
 # a whole link, `[text](target)`, and a shortcode: what is left of a line is what it says
 _LINK = re.compile(r"\[[^\]\n]{0,300}\]\([^)\n]{0,600}\)|\{\{[<%][^{}\n]{0,300}[%>]\}\}")
 # a version placeholder a docs site fills in when it builds: `<K6_VERSION>`, `{{< version >}}`
@@ -117,15 +121,36 @@ def _inside(path: str) -> bool:
     return not (path.startswith("../") or path == "..")
 
 
-def _link_lines(content: str) -> list[tuple[str, list[str]]]:
+def _link_lines(content: str, *, paragraphs: bool = False) -> list[tuple[str, list[str]]]:
+    """The entries of `content` that link somewhere, each with its targets: list items and
+    table rows that start with a link; with `paragraphs`, also a paragraph whose first line
+    is a lone link (its lines joined, at most `MAX_LINE` characters)."""
     out = []
-    for line in content.split("\n"):
-        if len(line) > MAX_LINE or _ENTRY.match(line) is None:
+    lines = content.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if len(line) > MAX_LINE:
+            continue
+        if paragraphs and _LONE.fullmatch(line) is not None:
+            start = i
+            while i < len(lines) and lines[i].strip() and not _ends_paragraph(lines[i]):
+                i += 1
+            line = " ".join([line.strip(), *(s.strip() for s in lines[start:i])])
+            if i == start or len(line) > MAX_LINE:
+                continue  # a link on a line of its own with nothing said of it, or a page
+        elif _ENTRY.match(line) is None:
             continue
         hrefs = [a or b for a, b in _INLINE.findall(line)] + REF_PATH.findall(line)
         if hrefs:
             out.append((line, hrefs))
     return out
+
+
+def _ends_paragraph(line: str) -> bool:
+    """A heading, list item, table, quote, fence or HTML block, or the next lone link."""
+    return _BREAK.match(line) is not None or _LONE.fullmatch(line) is not None
 
 
 def handovers(
@@ -136,6 +161,7 @@ def handovers(
     params: list[object],
     *,
     addresses: bool = False,
+    paragraphs: bool = False,
 ) -> tuple[list[Handover], dict[str, LinkTarget]]:
     """For the matched chunks `rows` (chunk id, file path), the hand-overs of their best link
     lines for a question of the words `wanted`, and the first chunk of each target page
@@ -146,7 +172,7 @@ def handovers(
     picked: list[tuple[int, float, tuple[str, ...]]] = []
     for chunk_id, path in rows:
         best, hrefs, tie = 0.0, [], False
-        for line, found in _link_lines(contents.get(chunk_id, "")):
+        for line, found in _link_lines(contents.get(chunk_id, ""), paragraphs=paragraphs):
             cover = len(wanted & words(_LINK.sub(" ", line))) / len(wanted)
             if cover > best:
                 best, hrefs, tie = cover, found, False

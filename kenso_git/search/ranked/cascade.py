@@ -370,6 +370,7 @@ def _anchor(
         where,
         params,
         addresses="addresses" in signals,
+        paragraphs="paragraphs" in signals,
     )
     keep = 1 - anchors.KEEP
     return _give(rows, {h.chunk_id: (first[h.target], h.share, 1 - keep * h.share) for h in found})
