@@ -107,7 +107,7 @@ AGENT_SEARCH_OPTIONS = (
     Option(("--tag",), "tag", "text", "Only docs with this frontmatter tag (tag:TAG)."),
     Option(("--since",), "since", "text", "Only files modified within, e.g. 7d (modified:)."),
     Option(("--exhaustive",), "exhaustive", "flag", "Every match, path-sorted.", default=False),
-    Option(("--page-size",), "page_size", "count", "Hits per page (1..50, default 10)."),
+    Option(("--page-size",), "page_size", "count", "Hits per page (1..50, default 10; or -n)."),
     Option(("--cursor",), "cursor", "text", "next_cursor of the previous page."),
     Option(
         ("--format",),

@@ -125,16 +125,16 @@ def _checked_limit(kb: KnowledgeBase, limit: int | None) -> int:
 PAGE_SIZES = (1, 50)  # search.pagination's MIN_PAGE and MAX_PAGE (a test holds them equal)
 
 
-def checked_page_size(page_size: int | None) -> int | None:
-    """`--page-size` within 1..50, saying so on stderr when it had to be changed (as
-    `--limit` does); None stays None (the default page)."""
+def checked_page_size(page_size: int | None, flag: str = "--page-size") -> int | None:
+    """`--page-size` (or the `flag` that gave it) within 1..50, saying so on stderr when it
+    had to be changed (as `--limit` does); None stays None (the default page)."""
     if page_size is None:
         return None
     low, high = PAGE_SIZES
     used = max(low, min(page_size, high))
     if used != page_size:
         sys.stderr.write(
-            f"kenso-git: --page-size {page_size} is outside {low}..{high}; showing {used}\n"
+            f"kenso-git: {flag} {page_size} is outside {low}..{high}; showing {used}\n"
         )
     return used
 

@@ -122,10 +122,11 @@ def _checked_paths(kb: KnowledgeBase, query: str, path: str | None, *, at_ref: b
     scope = scope_for(kb.workspace, kb.settings._replace(agent_scoped_roots=()))
     check = scope.resolve_as_written if at_ref else scope.resolve
     for given in parse(query).of("in"):
-        _gated(check, given.value, "in: filter", f"in:{shown(given.value)}")
+        _gated(check, given.value, "in: filter", f"in:{shown(given.value)}", scope.root)
     if path is None:
         return None
-    return _gated(check, _from_here(path, scope.root), "--path", f"--path {shown(path)}")
+    rel = _from_here(path, scope.root)
+    return _gated(check, rel, "--path", f"--path {shown(path)}", scope.root)
 
 
 def _from_here(path: str, root: Path) -> str:
@@ -173,8 +174,9 @@ def _within(full: Path, root: Path) -> str | None:
     return None
 
 
-def _gated(check: Callable[[str], str], path: str, flag: str, label: str) -> str:
-    """`check(path)`, a refusal told as a usage error of `flag` (named `label` as given)."""
+def _gated(check: Callable[[str], str], path: str, flag: str, label: str, root: Path) -> str:
+    """`check(path)`, a refusal told as a usage error of `flag` (named `label` as given);
+    `root`: the work tree `path` is relative to."""
     try:
         return check(path)
     except ScopeError as err:
@@ -187,7 +189,37 @@ def _gated(check: Callable[[str], str], path: str, flag: str, label: str) -> str
             ) from None
         if err.rule == "outside-root":
             raise UsageError(f"{label} is outside the repository", hint=HINT_INSIDE) from None
+        if err.rule == "nested-repo":
+            raise UsageError(
+                f"{label} is inside another repository (a nested repository or a "
+                "submodule), whose docs this index does not hold",
+                hint=_nested_hint(root, path),
+            ) from None
         raise UsageError(f"{flag}: {err.message}") from None
+
+
+def _nested_hint(root: Path, path: str) -> str:
+    """Where the docs of the nested repository holding `path` are searched: from inside
+    it, or by its own index."""
+    import shlex
+
+    full = root / path
+    top = next(
+        (
+            p
+            for p in (full, *full.parents)
+            if p != root and p.is_relative_to(root) and (p / ".git").exists()
+        ),
+        None,
+    )
+    if top is None:  # reached through a symbolic link: name no folder
+        return "search that repository from inside it, where its own index is"
+    here = os.path.relpath(top, Path.cwd())
+    return (
+        f"search that repository from inside it (`cd {shlex.quote(here)}`), or with "
+        f"`--db {shlex.quote(os.path.join(here, '.kenso', 'docs.db'))}` (`kenso-git ingest` "
+        "there first)"
+    )
 
 
 def _answer(
@@ -214,13 +246,23 @@ def _answer(
         return
     from kenso_git.api.search import SearchRequest
 
+    # `-n` is the page's size here: the page is what is shown
+    if limit is not None and page_size is not None and page_size != limit:
+        raise UsageError(
+            f"--limit {limit} and --page-size {page_size} disagree: with --path, --ext, "
+            "--tag, --since, --exhaustive, --cursor or --format both set the page's size",
+            hint="give one of them",
+        )
     if category:
         query = f'{query} category:"{category}"'
     from kenso_git.cli.plaintext import checked_page_size
 
     request = SearchRequest(
         query,
-        page_size=checked_page_size(page_size),
+        page_size=checked_page_size(
+            limit if page_size is None else page_size,
+            "--limit" if page_size is None else "--page-size",
+        ),
         cursor=cursor,
         mode="exhaustive" if exhaustive else "ranked",
         path=path,

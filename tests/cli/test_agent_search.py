@@ -60,3 +60,16 @@ def test_state_json_is_the_index_state_payload(repo: Path) -> None:
     assert payload["documents"] == 3 and payload["scoped_roots"] == ["."]
     assert run(repo, "state").stdout.startswith("documents: 3\n")
     assert run(repo.parent, "state", "--json").returncode == 3
+
+
+def test_limit_is_the_page_size_of_an_agent_search(repo: Path) -> None:
+    # `-n 1` with `--path` used to be ignored: a page of every hit came back
+    proc = run(repo, "search", "payment", "--path", "docs", "-n", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    page = json.loads(proc.stdout)
+    assert page["returned"] == 1 and page["has_more"] and page["next_cursor"]
+    same = run(repo, "search", "payment", "--path", "docs", "-n", "2", "--page-size", "2")
+    assert same.returncode == 0 and same.stdout.splitlines()[-1] == "2 of 2 hits (ranked)"
+    both = run(repo, "search", "payment", "--path", "docs", "-n", "1", "--page-size", "2")
+    assert both.returncode == 2
+    assert "--limit 1" in both.stderr and "--page-size 2" in both.stderr

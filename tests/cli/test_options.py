@@ -118,7 +118,7 @@ def test_search_help_lists_the_declared_options() -> None:
         "  --tag TEXT                   Only docs with this frontmatter tag (tag:TAG).\n"
         "  --since TEXT                 Only files modified within, e.g. 7d (modified:).\n"
         "  --exhaustive                 Every match, path-sorted.\n"
-        "  --page-size INTEGER          Hits per page (1..50, default 10).\n"
+        "  --page-size INTEGER          Hits per page (1..50, default 10; or -n).\n"
         "  --cursor TEXT                next_cursor of the previous page.\n"
         "  --format [text|json|tsv]     text, json (the search tool's page) or tsv (path,\n"
         "                               score, snippet).\n"

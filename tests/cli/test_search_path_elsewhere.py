@@ -88,3 +88,17 @@ def test_a_path_into_the_repository_or_written_as_a_result_still_searches(
 
     assert code == 0, err
     assert sorted(hits) == found
+
+
+def test_a_nested_repository_named_by_path_says_where_its_docs_are_searched(
+    tmp_path: Path,
+) -> None:
+    # from a repository (or a plain folder) holding another, `--path` into the other was
+    # refused with the gate's words alone; it now says how to search that repository
+    top = init_repo(tmp_path / "top", {"docs/t.md": doc("Top", BODY)})
+    init_repo(top / "inner", {"docs/i.md": doc("Inner", BODY)})
+    assert run_cli(top, "ingest", "--no-lint").returncode == 0
+    proc = run_cli(top, "search", "apples", "--path", "inner")
+    assert proc.returncode == 2
+    assert "--path 'inner' is inside another repository" in proc.stderr
+    assert "cd inner" in proc.stderr and "inner/.kenso/docs.db" in proc.stderr
