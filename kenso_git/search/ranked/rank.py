@@ -105,6 +105,7 @@ from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import docs as read_docs
 from kenso_git.search.ranked.rankdocs import path_words
 from kenso_git.search.ranked.rankdocs import words
+from kenso_git.search.ranked.stems import named
 
 SIGNALS = (
     "title",
@@ -131,36 +132,14 @@ SIGNALS = (
     "initials",
     "near",
     "paragraphs",
+    "stem",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
-# tuned on the tuning half only (docs/ranking.md): `dedupe` cost MRR there and `hspec` made
-# no difference there, so both are off. `paragraphs` met the twentieth round's rule (tuning
-# +0.0064 / +0.0088: Sysinternals +0.233 MRR@10, docs-desktop +3 first places; 37 held out unmoved)
-# `parallel` earned on the tuning half but not on the held-out half, which #31 asks of a
-# signal before it is on (Dapr and gRPC up, Flux and cert-manager down, +0.001 pooled);
-# `anchors` earned on both halves (docs-desktop +0.002, cert-manager +0.009, none down);
-# `spread` weighs 0 in the weights fitted on the tuning half (#31, eighth round), so it is off
-# `inlinks` gained the tuning half's description-stripped kind little (+0.001 pooled), lost a
-# plain question on docs-desktop and OpenTelemetry and reads every page's links (#31, tenth round)
-# `lead` gained every tuning corpus but two by at most 0.002, and Dapr, Flux and gRPC held
-# out (gRPC +0.055 / +0.098), but cost cert-manager one first place: by the rule written
-# before the held-out run (no held-out corpus may fall) it stays opt-in (#31, thirteenth round)
-# `addresses` (anchors reading full addresses) lifted k6's docs but cost held-out Tempo one
-# first place: the sixteenth round's rule (the third held-out set's pooled scores must rise)
-# kept it off; with `opening` on, `addresses` and `include` together met the eighteenth
-# round's rule: the tuning half +0.002 MRR@10 and +0.003 hit@1 (k6 +0.007, Hugo +0.004),
-# and of 23 held-out corpora only Tempo moved (+0.001 MRR@10), so both are on
-# `initials` met the nineteenth round's rule: the tuning half +0.0008 MRR@10 and +0.0010
-# hit@1 (docs-desktop +5 first places, none down), the seventh held-out set unmoved, and of
-# the earlier held-out corpora Traefik, Kustomize and Kubeflow up, gRPC -0.003 MRR@10
-# `near` (parallel's near-duplicates alone) met the nineteenth round's third rule (tuning
-# +0.0008 / +0.0010, the ninth set unmoved) but only traded held-out first places (two up,
-# two down) and took Azure CLI's hit@1 lead under +0.05: it stays opt-in
-# `opening` met the seventeenth round's rule: the tuning half +0.010 MRR@10 (none down by
-# more than 0.0003), the fourth held-out set's pooled scores up, no earlier held-out corpus
-# down by more than 0.006 MRR@10 or 1% of its first places (gRPC 0.475 to 0.557 hit@1)
+# Why each signal is on or off, and what it earned on the tuning and the held-out half of
+# #31, round by round: docs/ranking.md (the signal table) and benchmarks/relevance-results.md.
 DEFAULT_ON = frozenset(SIGNALS) - {
+    "stem",
     "dedupe",
     "hspec",
     "parallel",
@@ -211,6 +190,8 @@ class Tuning(NamedTuple):
     # or squared cost Hugo's docs 0.002 to 0.004, the first 30 words cost etcd's 0.006
     opening: float = 0.3
     opening_power: float = 3.0
+    # signal `stem` (#31, twentieth round, opt-in): 0.15 or 0.3 cost etcd 0.006, PowerShell 0.002
+    stem: float = 0.08
 
 
 TUNING = Tuning()
@@ -229,6 +210,7 @@ class Features(NamedTuple):
     inlinks: float = 0.0  # ... against the words of the links other pages point at it with
     lead: float = 0.0  # share of the question's word pairs standing together in its lead
     opening: float = 0.0  # share of the question's words among its first words
+    stem: bool = False  # the question names it by its file name, and no other candidate
 
 
 IDF_K = 1.0
@@ -366,6 +348,7 @@ def features(
     firsts = leads(conn, candidates) if signals & {"lead", "opening"} else {}
     lead = lead_cover(query, firsts) if "lead" in signals else {}
     opening = opening_cover(wanted, firsts, spelled) if "opening" in signals else {}
+    by_name = named(query, candidates) if "stem" in signals else frozenset()
     out: dict[str, Features] = {}
     for p in candidates:
         doc = docs.get(p)
@@ -397,6 +380,7 @@ def features(
             linking,
             lead.get(p, 0.0),
             opening.get(p, 0.0),
+            p in by_name,
         )
     return out
 
@@ -414,6 +398,8 @@ def boost(measured: Features, signals: frozenset[str], tuning: Tuning | None = N
     value += t.lead * measured.lead
     if measured.opening:
         value += t.opening * math.pow(measured.opening, t.opening_power)
+    if measured.stem:
+        value += t.stem
     if "spread" in signals:
         value += t.spread * math.log2(min(measured.chunks, SPREAD_CAP))
     if "index" in signals:

@@ -1,0 +1,44 @@
+"""Signal `stem` (#31, twentieth round): a question that holds a page's file name as one of
+its words names that page.
+
+A file name is a short, curated title (`psexec.md`, `Sort-Object.md`, `sitemap.md`), and a
+question often names it outright ("Execute processes on remote systems with psexec"). The
+`path` signal reads the same words, but as an F-measure over the whole question: one exact
+name among twelve words moves it little. Here a candidate whose file name without its
+extension (for an index page, `index.md`, `_index.md` or `README.md`, its folder's name) is
+one of the question's words, three characters or more and written as the file writes it
+(case aside), counts once, when no other candidate's file is so named (`overview.md` in
+every folder names none of them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+MIN_CHARS = 3  # `go`, `js`: a language's folder, not a page's own name
+# a question's words as a file name writes them: letters and digits, joined by `-`, `_` or
+# `.` (`Sort-Object`, `about_PSItem`, `k6.http`)
+_WORD = re.compile(r"[^\W_](?:[\w.-]{0,200}[^\W_])?")
+_INDEX_NAMES = frozenset({"index", "_index", "readme"})
+
+
+def stem_of(path: str) -> str:
+    """The name a page's path gives it: its file name without the extension, lowercased; an
+    index page's folder name."""
+    parts = path.lower().split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    if name in _INDEX_NAMES and len(parts) >= 2:
+        return parts[-2]
+    return name
+
+
+def named(query: str, candidates: Sequence[str]) -> frozenset[str]:
+    """The candidates the question names by their file name, each the only one so named."""
+    asked = {w.lower() for w in _WORD.findall(query)}
+    stems = {p: stem_of(p) for p in candidates}
+    count = Counter(stems.values())
+    return frozenset(
+        p for p, s in stems.items() if len(s) >= MIN_CHARS and count[s] == 1 and s in asked
+    )
