@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kenso_git.repo.drift import INSTRUCTION_PATHSPECS as INSTRUCTION_PATHSPECS
     from kenso_git.repo.drift import NOT_A_REPOSITORY as NOT_A_REPOSITORY
     from kenso_git.repo.drift import Drift as Drift
+    from kenso_git.repo.foreign import is_nested_repository as is_nested_repository
     from kenso_git.repo.git import REWRITING_VERBS as REWRITING_VERBS
     from kenso_git.repo.git import diff_names as diff_names
     from kenso_git.repo.git import hooks_dir as hooks_dir
@@ -51,6 +52,7 @@ __all__ = [
     "history",
     "hooks_dir",
     "hooks_path_setting",
+    "is_nested_repository",
     "prestart",
     "rebase_will_rewrite",
     "scrubbed_env",
@@ -77,6 +79,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "history": ("kenso_git.repo.history", None),
     "hooks_dir": ("kenso_git.repo.git", "hooks_dir"),
     "hooks_path_setting": ("kenso_git.repo.git", "hooks_path_setting"),
+    "is_nested_repository": ("kenso_git.repo.foreign", "is_nested_repository"),
     "prestart": ("kenso_git.repo.prestart", None),
     "rebase_will_rewrite": ("kenso_git.repo.git", "rebase_will_rewrite"),
     "scrubbed_env": ("kenso_git.repo.prestart", "scrubbed_env"),

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 import click
@@ -203,15 +204,11 @@ def _nested_hint(root: Path, path: str) -> str:
     it, or by its own index."""
     import shlex
 
-    full = root / path
-    top = next(
-        (
-            p
-            for p in (full, *full.parents)
-            if p != root and p.is_relative_to(root) and (p / ".git").exists()
-        ),
-        None,
-    )
+    from kenso_git.api.git import is_nested_repository
+
+    parts = PurePosixPath(path).parts
+    folders = [root.joinpath(*parts[: n + 1]) for n in range(len(parts))]
+    top = next((f for f in reversed(folders) if is_nested_repository(str(f))), None)
     if top is None:  # reached through a symbolic link: name no folder
         return "search that repository from inside it, where its own index is"
     here = os.path.relpath(top, Path.cwd())
@@ -257,12 +254,10 @@ def _answer(
         query = f'{query} category:"{category}"'
     from kenso_git.cli.plaintext import checked_page_size
 
+    size, flag = (limit, "--limit") if page_size is None else (page_size, "--page-size")
     request = SearchRequest(
         query,
-        page_size=checked_page_size(
-            limit if page_size is None else page_size,
-            "--limit" if page_size is None else "--page-size",
-        ),
+        page_size=checked_page_size(size, flag),
         cursor=cursor,
         mode="exhaustive" if exhaustive else "ranked",
         path=path,

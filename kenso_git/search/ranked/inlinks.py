@@ -31,6 +31,7 @@ from collections.abc import Iterable
 
 from kenso_git.records import NamedTuple
 from kenso_git.search.ranked.anchors import candidates
+from kenso_git.search.ranked.rankdocs import INDEX_STEMS
 from kenso_git.search.ranked.rankdocs import cache_key
 from kenso_git.search.ranked.rankdocs import path_words
 from kenso_git.search.ranked.rankdocs import words
@@ -54,7 +55,6 @@ _NOT_A_LINK = ("!", "\\", "]")  # an image, an escaped bracket, a link's second 
 _EXTENSIONS = (".md", ".markdown", ".html", ".htm", ".mdx")
 _MARKUP = re.compile(r"`|\*\*|__|<[^>\n]*>")
 
-_INDEX_NAMES = frozenset({"index", "_index", "readme"})
 NEW_SHARE = 0.5  # of a kept text's words, at least this share says more than the page's own
 COMMON_SHARE = 0.03  # a word in the links to more than this share of the linked pages ...
 COMMON_MIN = 5  # ... and to more than this many is the corpus's own ("Windows", "Forms")
@@ -144,7 +144,7 @@ def _segments(href: str) -> list[str]:
     parts = [x for x in parts if not x.startswith(("<", "{", "%"))]
     if parts and parts[-1].endswith(_EXTENSIONS):
         parts[-1] = parts[-1].rsplit(".", 1)[0]
-    if parts and parts[-1] in _INDEX_NAMES:
+    if parts and parts[-1] in INDEX_STEMS:
         parts.pop()
     return parts
 

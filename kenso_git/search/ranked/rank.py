@@ -101,6 +101,7 @@ from kenso_git.search.ranked.inlinks import inbound
 from kenso_git.search.ranked.lead import lead_cover
 from kenso_git.search.ranked.lead import leads
 from kenso_git.search.ranked.lead import opening_cover
+from kenso_git.search.ranked.rankdocs import INDEX_STEMS
 from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import docs as read_docs
 from kenso_git.search.ranked.rankdocs import path_words
@@ -135,7 +136,7 @@ SIGNALS = (
     "stem",
 )
 ENV = "KENSO_GIT_RANK"
-INDEX_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
+INDEX_NAMES = frozenset(f"{name}.md" for name in INDEX_STEMS)
 # Why each signal is on or off, and what it earned on the tuning and the held-out half of
 # #31, round by round: docs/ranking.md (the signal table) and benchmarks/relevance-results.md.
 DEFAULT_ON = frozenset(SIGNALS) - {

@@ -44,6 +44,10 @@ OTHER_LABELS = ("Keywords: ", "Source: ")
 _URL_PATH = re.compile(r"\S*/\S*")
 
 
+# the names of a folder's own page (`index.md`, `_index.md`, `README.md`), extension aside
+INDEX_STEMS = frozenset({"index", "_index", "readme"})
+
+
 class Doc(NamedTuple):
     """What the signals read of one document."""
 

@@ -17,11 +17,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from kenso_git.search.ranked.rankdocs import INDEX_STEMS
+
 MIN_CHARS = 3  # `go`, `js`: a language's folder, not a page's own name
 # a question's words as a file name writes them: letters and digits, joined by `-`, `_` or
 # `.` (`Sort-Object`, `about_PSItem`, `k6.http`)
 _WORD = re.compile(r"[^\W_](?:[\w.-]{0,200}[^\W_])?")
-_INDEX_NAMES = frozenset({"index", "_index", "readme"})
 
 
 def stem_of(path: str) -> str:
@@ -29,7 +30,7 @@ def stem_of(path: str) -> str:
     index page's folder name."""
     parts = path.lower().split("/")
     name = parts[-1].rsplit(".", 1)[0]
-    if name in _INDEX_NAMES and len(parts) >= 2:
+    if name in INDEX_STEMS and len(parts) >= 2:
         return parts[-2]
     return name
 
