@@ -1,5 +1,5 @@
 """Signal `stem` (#31, twentieth round): a question that holds a page's file name as one of
-its words names that page, when no other candidate's file is so named."""
+its words names that page, when no other candidate's file name holds that name."""
 
 from __future__ import annotations
 
@@ -40,6 +40,32 @@ def test_a_question_names_the_page_whose_file_name_it_holds(
 def test_a_name_two_candidates_share_names_neither() -> None:
     both = ["a/overview.md", "b/overview.md", "c/setup.md"]
     assert named("overview of setup", both) == {"c/setup.md"}
+
+
+@pytest.mark.parametrize(
+    ("question", "pages", "expected"),
+    [
+        # twenty-first round: the name a question says may be a part of another candidate's
+        # (Hugo's "safe HTML attribute" asks for `HTMLAttr.md`, not `HTML.md`)
+        (
+            "Declares the given pair as a safe HTML attribute",
+            ["safe/HTML.md", "safe/HTMLAttr.md"],
+            set(),
+        ),
+        (
+            "Create an Expander with a ScrollViewer",
+            ["c/scrollviewer.md", "c/how-to-create-an-expander-with-a-scrollviewer.md"],
+            set(),
+        ),
+        ("Returns the current version", ["hugo/Version.md", "commands/hugo_version.md"], set()),
+        # a name that holds the asked one does not hide it the other way round
+        ("the HTMLAttr function", ["safe/HTML.md", "safe/HTMLAttr.md"], {"safe/HTMLAttr.md"}),
+    ],
+)
+def test_a_name_another_candidates_name_holds_names_neither(
+    question: str, pages: list[str], expected: set[str]
+) -> None:
+    assert named(question, pages) == expected
 
 
 def test_a_name_under_three_characters_names_nothing() -> None:
