@@ -121,13 +121,14 @@ def _checked_paths(kb: KnowledgeBase, query: str, path: str | None, *, at_ref: b
     from kenso_git.api.search import scope_for
 
     scope = scope_for(kb.workspace, kb.settings._replace(agent_scoped_roots=()))
+    git = kb.workspace.is_git
     check = scope.resolve_as_written if at_ref else scope.resolve
     for given in parse(query).of("in"):
-        _gated(check, given.value, "in: filter", f"in:{shown(given.value)}", scope.root)
+        _gated(check, given.value, "in: filter", f"in:{shown(given.value)}", scope.root, git)
     if path is None:
         return None
     rel = _from_here(path, scope.root)
-    return _gated(check, rel, "--path", f"--path {shown(path)}", scope.root)
+    return _gated(check, rel, "--path", f"--path {shown(path)}", scope.root, git)
 
 
 def _from_here(path: str, root: Path) -> str:
@@ -175,9 +176,11 @@ def _within(full: Path, root: Path) -> str | None:
     return None
 
 
-def _gated(check: Callable[[str], str], path: str, flag: str, label: str, root: Path) -> str:
+def _gated(
+    check: Callable[[str], str], path: str, flag: str, label: str, root: Path, git: bool
+) -> str:
     """`check(path)`, a refusal told as a usage error of `flag` (named `label` as given);
-    `root`: the work tree `path` is relative to."""
+    `root`: the work tree `path` is relative to (`git`: a git work tree, not a plain folder)."""
     try:
         return check(path)
     except ScopeError as err:
@@ -191,9 +194,16 @@ def _gated(check: Callable[[str], str], path: str, flag: str, label: str, root: 
         if err.rule == "outside-root":
             raise UsageError(f"{label} is outside the repository", hint=HINT_INSIDE) from None
         if err.rule == "nested-repo":
+            # from a plain folder there is no "other" repository: the path is in the only one
+            said = (
+                f"{label} is inside another repository (a nested repository or a submodule), "
+                "whose docs this index does not hold"
+                if git
+                else f"{label} is inside a git repository, whose docs the index of {root} "
+                "(a folder in no repository) does not hold"
+            )
             raise UsageError(
-                f"{label} is inside another repository (a nested repository or a "
-                "submodule), whose docs this index does not hold",
+                said,
                 hint=_nested_hint(root, path),
             ) from None
         raise UsageError(f"{flag}: {err.message}") from None

@@ -102,3 +102,20 @@ def test_a_nested_repository_named_by_path_says_where_its_docs_are_searched(
     assert proc.returncode == 2
     assert "--path 'inner' is inside another repository" in proc.stderr
     assert "cd inner" in proc.stderr and "inner/.kenso/docs.db" in proc.stderr
+
+
+def test_from_a_plain_folder_a_repository_named_by_path_is_no_other_repository(
+    tmp_path: Path,
+) -> None:
+    # outside git the folder searched is in no repository: "another repository" misled
+    top = tmp_path / "plain"
+    (top / "docs").mkdir(parents=True)
+    (top / "docs" / "t.md").write_text(doc("Top", BODY))
+    init_repo(top / "inner", {"docs/i.md": doc("Inner", BODY)})
+    assert run_cli(top, "ingest", "--no-lint").returncode == 0
+    proc = run_cli(top, "search", "apples", "--path", "inner")
+    assert proc.returncode == 2
+    assert "another repository" not in proc.stderr
+    said = f"--path 'inner' is inside a git repository, whose docs the index of {top} "
+    assert said + "(a folder in no repository) does not hold" in proc.stderr
+    assert "cd inner" in proc.stderr and "inner/.kenso/docs.db" in proc.stderr
