@@ -41,6 +41,8 @@ def search_text(
 
         raise EmptyQueryError()
     limit = _checked_limit(kb, limit)
+    if ":" in query:  # the query language's filters are `name:value`
+        _note_unread_filters(query)
     if as_json:
         import json
 
@@ -84,6 +86,27 @@ def search_text(
             lines.append(f"      {style.marks(hit.highlight)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _note_unread_filters(query: str) -> None:
+    """A plain search answers as kenso's `search_docs` does, so `in:docs` in its query is two
+    words, not a filter: say so on stderr, with the way to apply it, rather than let an
+    answer from outside the folder pass for a filtered one (stdout keeps its shape)."""
+    from kenso_git.api.search import parse
+    from kenso_git.errors import UsageError
+
+    try:
+        filters = parse(query).filters
+    except UsageError:  # not the query language's: nothing in it is read as a filter anyway
+        return
+    if filters:
+        names = list(dict.fromkeys(f"`{f.name}:`" for f in filters))
+        verb = "is" if len(names) == 1 else "are"
+        sys.stderr.write(
+            f"kenso-git: note: {', '.join(names)} in the query {verb} searched as words here; "
+            "the query language reads filters only with --path, --ext, --tag, --since, "
+            "--exhaustive, --page-size, --cursor or --format (add --format text, say)\n"
+        )
 
 
 def stale_notice(kb: KnowledgeBase) -> None:

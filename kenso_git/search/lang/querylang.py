@@ -445,7 +445,8 @@ def render_reference() -> str:
         "",
         "The `search` MCP tool (and `kenso-git search` with `--path`, `--ext`, `--tag`, `--since`,",
         "`--exhaustive`, `--page-size`, `--cursor` or `--format`) reads its query in this "
-        "language.",
+        "language. Without any of those flags `kenso-git search` answers as `search_docs`",
+        "does, a filter in its query being searched as words; it says so on stderr.",
         "",
         "## Words, phrases and negation",
         "",
