@@ -98,6 +98,8 @@ from kenso_git.search.ranked.abbrev import initials_of
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.inlinks import field as link_field
 from kenso_git.search.ranked.inlinks import inbound
+from kenso_git.search.ranked.intent import asks_how
+from kenso_git.search.ranked.intent import shows_how
 from kenso_git.search.ranked.lead import lead_cover
 from kenso_git.search.ranked.lead import leads
 from kenso_git.search.ranked.lead import opening_cover
@@ -134,12 +136,14 @@ SIGNALS = (
     "near",
     "paragraphs",
     "stem",
+    "howto",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset(f"{name}.md" for name in INDEX_STEMS)
 # Why each signal is on or off, and what it earned on the tuning and the held-out half of
 # #31, round by round: docs/ranking.md (the signal table) and benchmarks/relevance-results.md.
 DEFAULT_ON = frozenset(SIGNALS) - {
+    "howto",
     "stem",
     "dedupe",
     "hspec",
@@ -193,6 +197,8 @@ class Tuning(NamedTuple):
     opening_power: float = 3.0
     # signal `stem` (#31, twentieth round, opt-in): 0.15 or 0.3 cost etcd 0.006, PowerShell 0.002
     stem: float = 0.08
+    # signal `howto` (#31, twenty-first round): the tuning half's weight (0.05 to 0.2 tried)
+    howto: float = 0.1
 
 
 TUNING = Tuning()
@@ -212,6 +218,7 @@ class Features(NamedTuple):
     lead: float = 0.0  # share of the question's word pairs standing together in its lead
     opening: float = 0.0  # share of the question's words among its first words
     stem: bool = False  # the question names it by its file name, and no other candidate
+    howto: bool = False  # the question asks how to do something, and it is a task page
 
 
 IDF_K = 1.0
@@ -350,6 +357,7 @@ def features(
     lead = lead_cover(query, firsts) if "lead" in signals else {}
     opening = opening_cover(wanted, firsts, spelled) if "opening" in signals else {}
     by_name = named(query, candidates) if "stem" in signals else frozenset()
+    how = "howto" in signals and asks_how(query)
     out: dict[str, Features] = {}
     for p in candidates:
         doc = docs.get(p)
@@ -382,6 +390,7 @@ def features(
             lead.get(p, 0.0),
             opening.get(p, 0.0),
             p in by_name,
+            how and shows_how(p),
         )
     return out
 
@@ -401,6 +410,8 @@ def boost(measured: Features, signals: frozenset[str], tuning: Tuning | None = N
         value += t.opening * math.pow(measured.opening, t.opening_power)
     if measured.stem:
         value += t.stem
+    if measured.howto:
+        value += t.howto
     if "spread" in signals:
         value += t.spread * math.log2(min(measured.chunks, SPREAD_CAP))
     if "index" in signals:
