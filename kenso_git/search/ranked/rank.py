@@ -143,7 +143,6 @@ INDEX_NAMES = frozenset(f"{name}.md" for name in INDEX_STEMS)
 # Why each signal is on or off, and what it earned on the tuning and the held-out half of
 # #31, round by round: docs/ranking.md (the signal table) and benchmarks/relevance-results.md.
 DEFAULT_ON = frozenset(SIGNALS) - {
-    "howto",
     "stem",
     "dedupe",
     "hspec",
@@ -197,7 +196,7 @@ class Tuning(NamedTuple):
     opening_power: float = 3.0
     # signal `stem` (#31, twentieth round, opt-in): 0.15 or 0.3 cost etcd 0.006, PowerShell 0.002
     stem: float = 0.08
-    # signal `howto` (#31, twenty-first round): the tuning half's weight (0.05 to 0.2 tried)
+    # signal `howto` (#31, twenty-first round, on): the tuning half's weight (0.05 to 0.2 tried)
     howto: float = 0.1
 
 
