@@ -216,7 +216,7 @@ class Features(NamedTuple):
     inlinks: float = 0.0  # ... against the words of the links other pages point at it with
     lead: float = 0.0  # share of the question's word pairs standing together in its lead
     opening: float = 0.0  # share of the question's words among its first words
-    stem: bool = False  # the question names it by its file name, held by no other candidate's
+    stem: bool = False  # the question says its file name, which no other candidate's name holds
     howto: bool = False  # the question asks how to do something, and it is a task page
 
 
