@@ -119,6 +119,12 @@ AGENT_SEARCH_OPTIONS = (
 )
 
 
+def spoken_flags(options: tuple[Option, ...], *, leaving_out: str = "") -> str:
+    """The options' first flags as a sentence says them: `--a, --b or --c`."""
+    flags = [o.flags[0] for o in options if o.flags[0] != leaving_out]
+    return f"{', '.join(flags[:-1])} or {flags[-1]}" if len(flags) > 1 else "".join(flags)
+
+
 def parse_plain(
     args: list[str], options: tuple[Option, ...]
 ) -> tuple[dict[str, object], list[str]] | None:

@@ -93,6 +93,8 @@ def _note_unread_filters(query: str) -> None:
     words, not a filter: say so on stderr, with the way to apply it, rather than let an
     answer from outside the folder pass for a filtered one (stdout keeps its shape)."""
     from kenso_git.api.search import parse
+    from kenso_git.cli.options import AGENT_SEARCH_OPTIONS
+    from kenso_git.cli.options import spoken_flags
     from kenso_git.errors import UsageError
 
     try:
@@ -104,8 +106,8 @@ def _note_unread_filters(query: str) -> None:
         verb = "is" if len(names) == 1 else "are"
         sys.stderr.write(
             f"kenso-git: note: {', '.join(names)} in the query {verb} searched as words here; "
-            "the query language reads filters only with --path, --ext, --tag, --since, "
-            "--exhaustive, --page-size, --cursor or --format (add --format text, say)\n"
+            f"the query language reads filters only with {spoken_flags(AGENT_SEARCH_OPTIONS)} "
+            "(add --format text, say)\n"
         )
 
 

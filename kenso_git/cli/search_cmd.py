@@ -15,6 +15,7 @@ import click
 from kenso_git.cli.click_options import options
 from kenso_git.cli.options import AGENT_SEARCH_OPTIONS
 from kenso_git.cli.options import SEARCH_OPTIONS
+from kenso_git.cli.options import spoken_flags
 from kenso_git.cli.output import shown_path
 from kenso_git.cli.output import tsv_field
 from kenso_git.cli.plaintext import search_text
@@ -255,9 +256,10 @@ def _answer(
 
     # `-n` is the page's size here: the page is what is shown
     if limit is not None and page_size is not None and page_size != limit:
+        others = spoken_flags(AGENT_SEARCH_OPTIONS, leaving_out="--page-size")
         raise UsageError(
-            f"--limit {limit} and --page-size {page_size} disagree: with --path, --ext, "
-            "--tag, --since, --exhaustive, --cursor or --format both set the page's size",
+            f"--limit {limit} and --page-size {page_size} disagree: with {others} both set "
+            "the page's size",
             hint="give one of them",
         )
     if category:
