@@ -23,9 +23,10 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from collections.abc import Iterator
-from html.entities import html5
 
 from kenso_git.records import NamedTuple
+from kenso_git.text.charrefs import REFERENCE
+from kenso_git.text.charrefs import reference
 from kenso_git.text.mdcode import code_blocks
 from kenso_git.text.mdcode import code_spans
 from kenso_git.text.mdcode import escaped
@@ -69,10 +70,7 @@ HTML_TAG = re.compile(
 )
 # What a destination resolves (CommonMark 2.4, 2.5): a backslash escape of ASCII punctuation
 # (group 1), and a character reference, hexadecimal (2), decimal (3) or named (4)
-_RESOLVED = re.compile(
-    r"\\([!-/:-@\[-`{-~])"
-    r"|&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{0,31}));"
-)
+_RESOLVED = re.compile(r"\\([!-/:-@\[-`{-~])|" + REFERENCE)
 # A `&` that starts what `_RESOLVED` reads as a reference: a fix writes it escaped
 _REFERENCE_START = re.compile(
     r"&(?=#[xX][0-9a-fA-F]{1,6};|#[0-9]{1,7};|[A-Za-z][A-Za-z0-9]{0,31};)"
@@ -119,31 +117,10 @@ def destination(written: str) -> str:
 
 def _resolved(match: re.Match[str]) -> str:
     """What one `_RESOLVED` match stands for: the escaped character, or the character a
-    reference names; a name HTML does not define, or a code point markdown-it (the
-    CommonMark reader the tests compare with) does not decode (a control character, a
-    surrogate, a noncharacter), stays as written."""
-    escaped_char, hexadecimal, decimal, name = match.groups()
-    if escaped_char is not None:
-        return escaped_char
-    if name is not None:
-        return html5.get(name + ";", match[0])
-    code = int(hexadecimal, 16) if hexadecimal is not None else int(decimal)
-    return chr(code) if _decoded(code) else match[0]
-
-
-def _decoded(code: int) -> bool:
-    """Whether a numeric character reference to `code` is decoded."""
-    low = code & 0xFFFF
-    return not (
-        code > 0x10FFFF
-        or 0xD800 <= code <= 0xDFFF
-        or 0xFDD0 <= code <= 0xFDEF
-        or low in (0xFFFE, 0xFFFF)
-        or code <= 0x08
-        or code == 0x0B
-        or 0x0E <= code <= 0x1F
-        or 0x7F <= code <= 0x9F
-    )
+    reference names (`text.charrefs.reference`: an unknown name or an undecoded code
+    point stays as written)."""
+    escaped_char = match[1]
+    return escaped_char if escaped_char is not None else reference(match)
 
 
 def written_destination(target: str, *, angled: bool) -> str:

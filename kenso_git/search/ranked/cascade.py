@@ -49,6 +49,7 @@ from kenso_git.search.ranked.synonyms import Synonyms
 from kenso_git.store import budget
 from kenso_git.store import chunkreads
 from kenso_git.store import edges
+from kenso_git.text.charrefs import resolved
 
 FETCH_FACTOR = 6
 SHORT_STAGE_WEIGHT = 2.0  # tuned on the tuning half (docs/ranking.md); 1 = kenso's order
@@ -122,7 +123,7 @@ def search(
     cut = len(searched.split()) if searched != query else 0
     if not ranked.rows:
         return SearchResult(query, (), None, cut)
-    text = ranked.corrected or searched.strip()
+    text = ranked.corrected or asked(searched, enabled_signals()).strip()
     hits = finish(conn, list(ranked.rows), text, path_filter)
     return SearchResult(query, hits, ranked.corrected, cut)
 
@@ -146,7 +147,8 @@ def rank(
             the word cap is searched by its first distinct content words: `bounded`).
     """
     check_query(query)
-    text = bounded(query).strip()
+    signals = enabled_signals()
+    text = asked(bounded(query), signals).strip()
     if not text:
         return Ranked((), None)
     limit = max(1, int(limit))
@@ -154,7 +156,7 @@ def rank(
     filters = _Filters(category_filter(category), path_filter)
     if path_filter is not None:
         chunkreads.install_path_filter(conn, path_filter)
-    enough = cascade_threshold(limit, enabled_signals())
+    enough = cascade_threshold(limit, signals)
     rows = _cjk_rows(conn, text, filters, fetch, enough, synonyms)
     if not rows:
         rows = _cascade(conn, text, filters, fetch, enough, synonyms)
@@ -172,6 +174,12 @@ def rank(
     text = corrected or text
     ranked = _blend(conn, text, _rerank(conn, _document_rank(conn, text, rows, filters)))[:limit]
     return Ranked(tuple(ranked), corrected)
+
+
+def asked(query: str, signals: frozenset[str]) -> str:
+    """The question as the cascade and the signals read it: with signal `charrefs`, its
+    character references resolved (`&lt;add&gt;` is `<add>`: `text.charrefs`)."""
+    return resolved(query) if "charrefs" in signals else query
 
 
 def _stage_rows(

@@ -137,6 +137,7 @@ SIGNALS = (
     "paragraphs",
     "stem",
     "howto",
+    "charrefs",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset(f"{name}.md" for name in INDEX_STEMS)
@@ -151,6 +152,7 @@ DEFAULT_ON = frozenset(SIGNALS) - {
     "inlinks",
     "lead",
     "near",
+    "charrefs",
 }
 HSPEC_P = 1.0
 
