@@ -152,7 +152,6 @@ DEFAULT_ON = frozenset(SIGNALS) - {
     "inlinks",
     "lead",
     "near",
-    "charrefs",
 }
 HSPEC_P = 1.0
 
