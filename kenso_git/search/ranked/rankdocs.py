@@ -89,12 +89,30 @@ def _stemmed(text: str) -> set[str]:
     out: set[str] = set()
     if "+" in text or "#" in text or ".n" in text or ".N" in text:
         text = _SYMBOL_NAME.sub(lambda name: _SYMBOL_WORD[name[0].lower()], text)
+    memo = _token_memo
     for token in _WORD.findall(text):
-        out.add(stem(token))
-        parts = _CAMEL.split(token)
-        if len(parts) > 1:
-            out.update(stem(p) for p in parts)
+        stems = memo.get(token)
+        if stems is None:
+            stems = _token_stems(token)
+        out.update(stems)
     return out
+
+
+# token -> its stems, whole and camelCase parts: a corpus says the same few thousand words
+# over and over, and a search reads the titles, headings and leads of up to 60 pages it has
+# not read before (the first search of each after a start or an ingest); emptied at
+# TOKEN_MEMO entries, so its size is bounded whatever the corpus
+_token_memo: dict[str, tuple[str, ...]] = {}
+TOKEN_MEMO = 100_000
+
+
+def _token_stems(token: str) -> tuple[str, ...]:
+    parts = _CAMEL.split(token)
+    stems = (stem(token), *(stem(p) for p in parts)) if len(parts) > 1 else (stem(token),)
+    if len(_token_memo) >= TOKEN_MEMO:
+        _token_memo.clear()
+    _token_memo[token] = stems
+    return stems
 
 
 def path_words(path: str) -> frozenset[str]:
