@@ -192,9 +192,9 @@ def test_word_weights_sum_the_same_in_any_order() -> None:
     # a set's order follows the hash seed: a plain float sum of 0.1, 0.2 and 0.3 is 0.6 in
     # one order and 0.6000000000000001 in another, and pages tied on their signals came
     # back in a different order from one process to the next
-    from kenso_git.search.ranked.rank import _Weights
+    from kenso_git.search.ranked.weights import Weights
 
-    weights = _Weights({}, 1)
+    weights = Weights({}, 1)
     values = {"a": 0.1, "b": 0.2, "c": 0.3}
     weights.memo.update(values)
     totals = {weights.total(order) for order in (["a", "b", "c"], ["c", "b", "a"], ["b", "c", "a"])}  # type: ignore[arg-type]

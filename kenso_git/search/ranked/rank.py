@@ -109,6 +109,7 @@ from kenso_git.search.ranked.rankdocs import docs as read_docs
 from kenso_git.search.ranked.rankdocs import path_words
 from kenso_git.search.ranked.rankdocs import words
 from kenso_git.search.ranked.stems import named
+from kenso_git.search.ranked.weights import Weights
 
 SIGNALS = (
     "title",
@@ -221,8 +222,6 @@ class Features(NamedTuple):
     howto: bool = False  # the question asks how to do something, and it is a task page
 
 
-IDF_K = 1.0
-IDF_SMOOTH = 0.5
 KENSO_THRESHOLD = 3  # kenso's cascade stops once a stage's hits span this many documents
 FILL_DOCUMENTS = 10  # signal `fill`: the agent's page; the document signals rank among them
 INCLUDE_FOLDERS = frozenset({"includes", "_includes", "_common", "_snippets"})
@@ -261,33 +260,7 @@ def cascade_threshold(limit: int, signals: frozenset[str]) -> int:
     return FILL_DOCUMENTS if "fill" in signals else min(KENSO_THRESHOLD, limit)
 
 
-class _Weights:
-    """Word weights for coverage: 1 each, or (signal `idf`) the inverse share of the
-    candidates whose title, headings or path hold the word, so a word every candidate has
-    (`npm` in every npm page's title, a `Description` heading on each) counts for little."""
-
-    def __init__(self, df: dict[str, int] | None, n: int) -> None:
-        self.df, self.n = df, n
-        self.memo: dict[str, float] = {}
-
-    def of(self, word: str) -> float:
-        if self.df is None:
-            return 1.0
-        value = self.memo.get(word)
-        if value is None:
-            df = self.df.get(word, 0)
-            value = math.log(1 + IDF_K * self.n / (df + IDF_SMOOTH))
-            self.memo[word] = value
-        return value
-
-    def total(self, field: frozenset[str]) -> float:
-        """The weights of `field`'s words summed exactly (`fsum`): a plain sum follows the
-        set's order, which the hash seed changes, and two pages that tie would come back
-        in either order from one process to the next."""
-        return len(field) if self.df is None else math.fsum(self.of(w) for w in field)
-
-
-def _cover(query: frozenset[str], field: frozenset[str], weights: _Weights | None = None) -> float:
+def _cover(query: frozenset[str], field: frozenset[str], weights: Weights | None = None) -> float:
     """F-measure of the query against a field: high only when each covers the other."""
     common_words = query & field
     if not common_words:
@@ -348,7 +321,7 @@ def features(
     if spelled:
         docs = {p: _collapsed(doc, spelled) for p, doc in docs.items()}
     paths = {p: collapse(expand(path_words(p), meant), spelled) for p in candidates}
-    weights = _Weights(_doc_freq(docs, paths) if "idf" in signals else None, len(candidates))
+    weights = Weights(_doc_freq(docs, paths) if "idf" in signals else None, len(candidates))
     path_cover = {p: _cover(wanted, paths[p], weights) for p in candidates}
     owners = _title_owners(candidates, docs, path_cover) if "dedupe" in signals else {}
     shared = _heading_freq(docs, candidates) if "hspec" in signals else None
@@ -467,7 +440,7 @@ def _heading_freq(docs: dict[str, Doc], candidates: Sequence[str]) -> dict[froze
 def _best_heading(
     wanted: frozenset[str],
     headings: tuple[frozenset[str], ...],
-    weights: _Weights,
+    weights: Weights,
     shared: dict[frozenset[str], float] | None,
     tuning: Tuning,
 ) -> float:

@@ -1,0 +1,34 @@
+"""Word weights for the document signals' coverage (`rank._cover`, signal `idf`)."""
+
+from __future__ import annotations
+
+import math
+
+IDF_K = 1.0
+IDF_SMOOTH = 0.5
+
+
+class Weights:
+    """Word weights for coverage: 1 each, or (signal `idf`) the inverse share of the
+    candidates whose title, headings or path hold the word, so a word every candidate has
+    (`npm` in every npm page's title, a `Description` heading on each) counts for little."""
+
+    def __init__(self, df: dict[str, int] | None, n: int) -> None:
+        self.df, self.n = df, n
+        self.memo: dict[str, float] = {}
+
+    def of(self, word: str) -> float:
+        if self.df is None:
+            return 1.0
+        value = self.memo.get(word)
+        if value is None:
+            df = self.df.get(word, 0)
+            value = math.log(1 + IDF_K * self.n / (df + IDF_SMOOTH))
+            self.memo[word] = value
+        return value
+
+    def total(self, field: frozenset[str]) -> float:
+        """The weights of `field`'s words summed exactly (`fsum`): a plain sum follows the
+        set's order, which the hash seed changes, and two pages that tie would come back
+        in either order from one process to the next."""
+        return len(field) if self.df is None else math.fsum(self.of(w) for w in field)
