@@ -103,6 +103,7 @@ from kenso_git.search.ranked.intent import shows_how
 from kenso_git.search.ranked.lead import lead_cover
 from kenso_git.search.ranked.lead import leads
 from kenso_git.search.ranked.lead import opening_cover
+from kenso_git.search.ranked.nested import nested
 from kenso_git.search.ranked.rankdocs import INDEX_STEMS
 from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import docs as read_docs
@@ -139,6 +140,7 @@ SIGNALS = (
     "stem",
     "howto",
     "charrefs",
+    "nested",
 )
 ENV = "KENSO_GIT_RANK"
 INDEX_NAMES = frozenset(f"{name}.md" for name in INDEX_STEMS)
@@ -153,6 +155,7 @@ DEFAULT_ON = frozenset(SIGNALS) - {
     "inlinks",
     "lead",
     "near",
+    "nested",
 }
 HSPEC_P = 1.0
 
@@ -200,6 +203,7 @@ class Tuning(NamedTuple):
     stem: float = 0.08
     # signal `howto` (#31, twenty-first round, on): the tuning half's weight (0.05 to 0.2 tried)
     howto: float = 0.1
+    nested: float = 0.25  # signal `nested` (search/ranked/nested.py)
 
 
 TUNING = Tuning()
@@ -220,6 +224,7 @@ class Features(NamedTuple):
     opening: float = 0.0  # share of the question's words among its first words
     stem: bool = False  # the question says its file name, which no other candidate's name holds
     howto: bool = False  # the question asks how to do something, and it is a task page
+    nested: bool = False  # the question names its file and its folder (`nested`)
 
 
 KENSO_THRESHOLD = 3  # kenso's cascade stops once a stage's hits span this many documents
@@ -331,6 +336,7 @@ def features(
     opening = opening_cover(wanted, firsts, spelled) if "opening" in signals else {}
     by_name = named(query, candidates) if "stem" in signals else frozenset()
     how = "howto" in signals and asks_how(query)
+    lifted, dropped = nested(wanted, candidates) if "nested" in signals else (frozenset(),) * 2
     out: dict[str, Features] = {}
     for p in candidates:
         doc = docs.get(p)
@@ -348,7 +354,7 @@ def features(
                 said = collapse(link_field(linked_by, p, seen, raw[p].headings), spelled)
                 linking = _cover(wanted, said, weights) if said else 0.0
         index = 0.0
-        if p.rsplit("/", 1)[-1].lower() in INDEX_NAMES:
+        if p.rsplit("/", 1)[-1].lower() in INDEX_NAMES and p.rpartition("/")[0] not in dropped:
             folder = _folder_words(p)
             index = len(wanted & folder) / len(wanted) if folder else 0.0
         out[p] = Features(
@@ -364,6 +370,7 @@ def features(
             opening.get(p, 0.0),
             p in by_name,
             how and shows_how(p),
+            p in lifted,
         )
     return out
 
@@ -385,6 +392,8 @@ def boost(measured: Features, signals: frozenset[str], tuning: Tuning | None = N
         value += t.stem
     if measured.howto:
         value += t.howto
+    if measured.nested:
+        value += t.nested
     if "spread" in signals:
         value += t.spread * math.log2(min(measured.chunks, SPREAD_CAP))
     if "index" in signals:
