@@ -99,9 +99,9 @@ def _stemmed(text: str) -> set[str]:
 
 
 # token -> its stems, whole and camelCase parts: a corpus says the same few thousand words
-# over and over, and a search reads the titles, headings and leads of up to 60 pages it has
-# not read before (the first search of each after a start or an ingest); emptied at
-# TOKEN_MEMO entries, so its size is bounded whatever the corpus
+# over and over, and a search reads the titles, headings and leads of every page it fetched
+# that no search read before (each page's first search after a start or an ingest); emptied
+# at TOKEN_MEMO entries, so its size is bounded whatever the corpus
 _token_memo: dict[str, tuple[str, ...]] = {}
 TOKEN_MEMO = 100_000
 
