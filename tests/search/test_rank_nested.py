@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kenso_git.search.ranked.nested import nested
+from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import SIGNALS
 from kenso_git.search.ranked.rankdocs import words
 from tests.search.helpers import ranked_paths
@@ -70,6 +71,7 @@ def test_the_ranking_reads_it_when_on(tmp_path: Path, monkeypatch: pytest.Monkey
         monkeypatch.setenv("KENSO_GIT_RANK", signals)
         return ranked_paths(kb, question)[0]
 
-    assert "nested" in SIGNALS
+    # opt-in: its held-out run cost Kuma and Power Query more first places than its rule allows
+    assert "nested" in SIGNALS and "nested" not in DEFAULT_ON
     assert first("-nested") == index
     assert first("+nested") == add
