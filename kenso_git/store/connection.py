@@ -24,6 +24,7 @@ from kenso_git.store import schema
 from kenso_git.store import wal
 from kenso_git.store.faults import database_failure
 from kenso_git.store.faults import file_failure
+from kenso_git.store.noindex import no_index_hint
 
 # The page size of a new index. Chunk rows average ~1.3 KB (up to ~4 KB of text): SQLite's
 # default 4 KB pages hold two or three and left 19% of their bytes unused on the docs corpus
@@ -37,19 +38,6 @@ WRITE_BUSY_MS = 60_000
 # a git hook (set_write_wait), which a writer that skips the write lock (an old kenso-git,
 # a sqlite3 shell) must not hold for a minute.
 _write_wait_ms = WRITE_BUSY_MS
-_NO_INDEX_HINT = (
-    "run `kenso-git ingest` once; `kenso-git hooks install` keeps it current after that"
-)
-# outside git there are no hooks to install: `hooks install` would fail
-_NO_INDEX_HINT_PLAIN = "run `kenso-git ingest` once; `kenso-git sync` (or `watch`) keeps it current"
-
-
-def no_index_hint(db_path: Path) -> str:
-    """What to run when `db_path` holds no index: the git hooks only inside a work tree."""
-    for folder in (db_path.parent, *db_path.parent.parents):
-        if os.path.lexists(folder / ".git"):
-            return _NO_INDEX_HINT
-    return _NO_INDEX_HINT_PLAIN
 
 
 def no_index_error(db_path: Path) -> NoIndexError:

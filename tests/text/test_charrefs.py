@@ -16,7 +16,7 @@ from kenso_git.text.charrefs import resolved
         ("&quot;Overview&quot; &amp; more", '"Overview" & more'),
         ("AT&T, R&D and a & b", "AT&T, R&D and a & b"),  # no reference: as written
         ("&bogus; &lt &#xZZ;", "&bogus; &lt &#xZZ;"),  # unknown, unterminated, not a number
-        ("&#0; &#xD800; &#1114112;", "&#0; &#xD800; &#1114112;"),  # not decoded (CommonMark)
+        ("&#0; &#xD800; &#1114112;", "&#0; &#xD800; &#1114112;"),  # not decoded (markdown-it)
         ("plain words", "plain words"),
     ],
 )
