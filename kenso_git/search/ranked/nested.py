@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kenso_git.search.ranked.rankdocs import INDEX_STEMS
+from kenso_git.search.ranked.rankdocs import folder_words
 from kenso_git.search.ranked.rankdocs import words
 
 
@@ -37,7 +38,7 @@ def nested(
         if not folder or name.lower() in INDEX_STEMS:
             continue
         said = words(name.replace("-", " "))
-        held = words(folder.rsplit("/", 1)[-1].replace("-", " "))
+        held = folder_words(path)
         if said and held and said <= wanted and held <= wanted and said - held and held - said:
             by_folder.setdefault(folder, []).append(path)
     named = [paths[0] for paths in by_folder.values() if len(paths) == 1]

@@ -107,6 +107,7 @@ from kenso_git.search.ranked.nested import nested
 from kenso_git.search.ranked.rankdocs import INDEX_STEMS
 from kenso_git.search.ranked.rankdocs import Doc
 from kenso_git.search.ranked.rankdocs import docs as read_docs
+from kenso_git.search.ranked.rankdocs import folder_words
 from kenso_git.search.ranked.rankdocs import path_words
 from kenso_git.search.ranked.rankdocs import words
 from kenso_git.search.ranked.stems import named
@@ -280,11 +281,6 @@ def _cover(query: frozenset[str], field: frozenset[str], weights: Weights | None
     return 2 * recall * precision / (recall + precision)
 
 
-def _folder_words(path: str) -> frozenset[str]:
-    parts = path.split("/")
-    return words(parts[-2].replace("-", " ")) if len(parts) >= 2 else frozenset()
-
-
 def boosts(
     conn: sqlite3.Connection,
     query: str,
@@ -355,7 +351,7 @@ def features(
                 linking = _cover(wanted, said, weights) if said else 0.0
         index = 0.0
         if p.rsplit("/", 1)[-1].lower() in INDEX_NAMES and p.rpartition("/")[0] not in dropped:
-            folder = _folder_words(p)
+            folder = folder_words(p)
             index = len(wanted & folder) / len(wanted) if folder else 0.0
         out[p] = Features(
             path_cover[p],

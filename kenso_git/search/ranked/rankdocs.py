@@ -120,6 +120,12 @@ def path_words(path: str) -> frozenset[str]:
     return words(path.replace("-", " ").replace(".", " "))
 
 
+def folder_words(path: str) -> frozenset[str]:
+    """The words of the name of the folder `path` is in (none at the top)."""
+    parts = path.split("/")
+    return words(parts[-2].replace("-", " ")) if len(parts) >= 2 else frozenset()
+
+
 def summary_words(labels: str | None) -> frozenset[str]:
     """The words of the summary fields among a document's search labels, but the
     `aliases` that are URL paths (`redirect_words`)."""
