@@ -7,9 +7,13 @@ down is not what was asked for."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import spelled_out
@@ -78,3 +82,33 @@ def test_the_page_that_opens_with_the_question_ranks_first(
     assert ranked_paths(kb, QUESTION)[0] == "docs/ops/later.md"  # more of the words: BM25
     monkeypatch.delenv(ENV)
     assert ranked_paths(kb, QUESTION)[0] == "docs/ops/opens.md"
+
+
+def _opening_by_words(text: str) -> str:
+    """The opening as the signal first read it: word by word up to the `OPENING_WORDS`th."""
+    end = 0
+    for count, match in enumerate(re.finditer(r"[^\W_]+", text), 1):
+        end = match.end()
+        if count == OPENING_WORDS:
+            break
+    return text[:end]
+
+
+SEPARATORS = [" ", "\n", "_", "--", " é-", "。", ", ", ""]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 400), st.sampled_from(SEPARATORS)), min_size=30, max_size=90)
+)
+def test_the_opening_read_in_one_match_ends_where_the_word_by_word_count_ended(
+    parts: list[tuple[int, str]],
+) -> None:
+    """`opening_cover` finds the end of the opening with one regular-expression match; it
+    reads the same text as counting the words one by one (what it did before). The words
+    are many and distinct, so an opening that ends a word early or late holds another
+    share of the whole text's words."""
+    text = "".join(f"{sep}word{n}x" for n, sep in parts)
+    wanted = words(text) or frozenset({"word0x"})
+    held = len(wanted & words(_opening_by_words(text)))
+    assert opening_cover(wanted, {"p.md": text}) == ({"p.md": held / len(wanted)} if held else {})

@@ -7,11 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
+from kenso_git.search.ranked.anchors import _ENTRY
+from kenso_git.search.ranked.anchors import _INLINE
+from kenso_git.search.ranked.anchors import _LONE
 from kenso_git.search.ranked.anchors import MAX_LINE
+from kenso_git.search.ranked.anchors import _ends_paragraph
 from kenso_git.search.ranked.anchors import _link_lines
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
+from kenso_git.text.shortcode import REF_PATH
 from tests.search.helpers import ranked_paths
 from tests.search.helpers import topics_kb
 
@@ -92,3 +100,60 @@ def test_list_entries_are_read_as_before() -> None:
     content = "- [Sync](sync.md): flush.\n[Du](du.md)\nDisk usage.\n"
     assert _link_lines(content) == [("- [Sync](sync.md): flush.", ["sync.md"])]
     assert len(_link_lines(content, paragraphs=True)) == 2
+
+
+def _link_lines_line_by_line(content: str, *, paragraphs: bool) -> list[tuple[str, list[str]]]:
+    """`_link_lines` as it was first written, every line read in turn: the reference the
+    scan of only the lines holding a `[` must agree with."""
+    out = []
+    lines = content.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if len(line) > MAX_LINE:
+            continue
+        if paragraphs and _LONE.fullmatch(line) is not None:
+            start = i
+            while i < len(lines) and lines[i].strip() and not _ends_paragraph(lines[i]):
+                i += 1
+            line = " ".join([line.strip(), *(s.strip() for s in lines[start:i])])
+            if i == start or len(line) > MAX_LINE:
+                continue
+        elif _ENTRY.match(line) is None:
+            continue
+        hrefs = [a or b for a, b in _INLINE.findall(line)] + REF_PATH.findall(line)
+        if hrefs:
+            out.append((line, hrefs))
+    return out
+
+
+LINES = [
+    "[Sync](sync.md)  ",
+    "[Sync](sync.md) [x](y.md)",
+    "- [Sync](sync.md): flush.",
+    "| [Row](row.md) | says |",
+    "  1. [One](one.md)",
+    "Flushes the cache to disk.",
+    "  see [the page](page.md) here",
+    "## Heading",
+    "> quote [q](q.md)",
+    "```",
+    '{{< ref "x/y.md" >}} [a](b.md)',
+    "",
+    "   ",
+    "\r",
+    "[" + "long " * 130 + "](l.md)",
+    "words " * 110,
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=40), st.booleans(), st.booleans())
+def test_only_the_lines_holding_a_bracket_are_read_and_the_entries_are_the_same(
+    lines: list[str], paragraphs: bool, trailing: bool
+) -> None:
+    content = "\n".join(lines) + ("\n" if trailing else "")
+    assert _link_lines(content, paragraphs=paragraphs) == _link_lines_line_by_line(
+        content, paragraphs=paragraphs
+    )

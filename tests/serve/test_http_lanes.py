@@ -92,18 +92,27 @@ def _lanes_until(client: _Client, done: Any) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _hostile(server: HttpServer, calls: list[tuple[str, dict[str, Any]]]) -> Iterator[None]:
-    """The calls running from clients of their own until the server stops."""
+def _hostile(server: HttpServer, calls: list[tuple[str, dict[str, Any]]]) -> Iterator[list[str]]:
+    """The calls running from clients of their own until the server stops; the list it
+    yields gets a line for each call that ended (its status and the start of its reply),
+    for an assertion to name when a call that should still hold its lane did not."""
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(calls))
+    ended: list[str] = []
 
     def run(name: str, arguments: dict[str, Any]) -> None:
-        with contextlib.suppress(httpx.HTTPError), _Client(server) as client:
-            client.call(name, arguments)
+        said = f"{name} of {len(arguments['query'])} chars"
+        try:
+            with _Client(server) as client:
+                reply = client.call(name, arguments)
+        except httpx.HTTPError as error:  # the server stopped under it: the usual end
+            ended.append(f"{said}: {error!r}")
+        else:
+            ended.append(f"{said}: {reply.status_code} {reply.text[:300]}")
 
     try:
         for name, arguments in calls:
             pool.submit(run, name, arguments)
-        yield
+        yield ended
     finally:
         pool.shutdown(wait=False)
 
@@ -129,17 +138,17 @@ def test_the_reserved_lane_admits_a_known_client_while_the_other_lanes_are_full(
         assert first.headers["x-kenso-lane"] == "shared"  # known from now on
         assert monitor.get("/health").headers["x-kenso-lane"] == "shared"
         hostile = [("search", {"query": LIGHT_HOSTILE}), ("search", {"query": HEAVY_HOSTILE})]
-        with _hostile(server, hostile):
+        with _hostile(server, hostile) as ended:
             lanes = _lanes_until(monitor, lambda s: s["shared_busy"] and s["heavy_busy"])
             assert lanes["shared"] == 1
             reply = normal.call("search_docs", {"query": "payment retries"})
-            assert reply.headers["x-kenso-lane"] == "reserved"
+            assert reply.headers["x-kenso-lane"] == "reserved", (lanes, ended)
             assert "docs/billing.md" in _text(reply)
             search = monitor.get("/search", q="payment")  # GET /search: the same lanes
             assert search.headers["x-kenso-lane"] == "reserved"
             assert "docs/billing.md" in [h["path"] for h in search.json()["results"]]
             busy = monitor.get("/health").json()["lanes"]
-            assert busy["shared_busy"] == 1 and busy["heavy_busy"] == 1  # still held
+            assert busy["shared_busy"] == 1 and busy["heavy_busy"] == 1, (busy, ended)  # held
             assert busy["admitted"]["reserved"] >= 2
 
 

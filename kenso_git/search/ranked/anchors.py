@@ -124,21 +124,25 @@ def _inside(path: str) -> bool:
 def _link_lines(content: str, *, paragraphs: bool = False) -> list[tuple[str, list[str]]]:
     """The entries of `content` that link somewhere, each with its targets: list items and
     table rows that start with a link; with `paragraphs`, also a paragraph whose first line
-    is a lone link (its lines joined, at most `MAX_LINE` characters)."""
+    is a lone link (its lines joined, at most `MAX_LINE` characters).
+
+    Only lines holding a `[` can be either, so only those are read: most of a matched
+    chunk's lines are prose."""
     out = []
-    lines = content.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
+    at = content.find("[")
+    while at >= 0:
+        start = content.rfind("\n", 0, at) + 1
+        end = content.find("\n", at)
+        end = len(content) if end < 0 else end
+        line = content[start:end]
+        at = content.find("[", end)  # the next line holding one
         if len(line) > MAX_LINE:
             continue
         if paragraphs and _LONE.fullmatch(line) is not None:
-            start = i
-            while i < len(lines) and lines[i].strip() and not _ends_paragraph(lines[i]):
-                i += 1
-            line = " ".join([line.strip(), *(s.strip() for s in lines[start:i])])
-            if i == start or len(line) > MAX_LINE:
+            said, after = _paragraph(content, end + 1)
+            at = content.find("[", after)
+            line = " ".join([line.strip(), *said])
+            if not said or len(line) > MAX_LINE:
                 continue  # a link on a line of its own with nothing said of it, or a page
         elif _ENTRY.match(line) is None:
             continue
@@ -146,6 +150,21 @@ def _link_lines(content: str, *, paragraphs: bool = False) -> list[tuple[str, li
         if hrefs:
             out.append((line, hrefs))
     return out
+
+
+def _paragraph(content: str, start: int) -> tuple[list[str], int]:
+    """The lines from offset `start` up to the paragraph's end (stripped), and the offset
+    of the first line after them."""
+    said: list[str] = []
+    while start <= len(content):
+        end = content.find("\n", start)
+        end = len(content) if end < 0 else end
+        line = content[start:end]
+        if not line.strip() or _ends_paragraph(line):
+            break
+        said.append(line.strip())
+        start = end + 1
+    return said, start
 
 
 def _ends_paragraph(line: str) -> bool:

@@ -38,6 +38,9 @@ WINDOW = 8  # two words at most this many words apart stand together
 OPENING_WORDS = 45  # signal `opening`: the first words of the first chunk it reads
 LEAD_CHARS = 8000  # characters read of a first chunk: more than `LEAD_WORDS` words need
 _WORD = re.compile(r"[^\W_]+")
+# the first `OPENING_WORDS` words and what stands between them, matched in one step (the
+# two classes are disjoint, so it never backtracks): where the opening ends
+_OPENING = re.compile(rf"(?:[\W_]*[^\W_]+){{1,{OPENING_WORDS}}}")
 
 
 def pairs(query: str) -> tuple[tuple[str, str], ...]:
@@ -104,12 +107,10 @@ def opening_cover(
         return {}
     out: dict[str, float] = {}
     for path, text in firsts.items():
-        end = 0
-        for count, match in enumerate(_WORD.finditer(text or ""), 1):
-            end = match.end()
-            if count == OPENING_WORDS:
-                break
-        held = len(wanted & collapse(words((text or "")[:end]), spelled))
+        opening = _OPENING.match(text or "")
+        if opening is None:
+            continue
+        held = len(wanted & collapse(words(opening.group()), spelled))
         if held:
             out[path] = held / len(wanted)
     return out

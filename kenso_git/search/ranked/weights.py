@@ -16,6 +16,7 @@ class Weights:
     def __init__(self, df: dict[str, int] | None, n: int) -> None:
         self.df, self.n = df, n
         self.memo: dict[str, float] = {}
+        self.totals: dict[frozenset[str], float] = {}  # the question's, each field's
 
     def of(self, word: str) -> float:
         if self.df is None:
@@ -30,5 +31,11 @@ class Weights:
     def total(self, field: frozenset[str]) -> float:
         """The weights of `field`'s words summed exactly (`fsum`): a plain sum follows the
         set's order, which the hash seed changes, and two pages that tie would come back
-        in either order from one process to the next."""
-        return len(field) if self.df is None else math.fsum(self.of(w) for w in field)
+        in either order from one process to the next. Kept per field: a search weighs the
+        question against every field of every candidate, each field against it once."""
+        if self.df is None:
+            return len(field)
+        value = self.totals.get(field)
+        if value is None:
+            value = self.totals[field] = math.fsum(map(self.of, field))
+        return value
