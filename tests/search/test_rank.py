@@ -197,7 +197,9 @@ def test_word_weights_sum_the_same_in_any_order() -> None:
     weights = Weights({}, 1)
     values = {"a": 0.1, "b": 0.2, "c": 0.3}
     weights.memo.update(values)
-    totals = {weights.total(order) for order in (["a", "b", "c"], ["c", "b", "a"], ["b", "c", "a"])}  # type: ignore[arg-type]
+    totals = {
+        weights.summed(order) for order in (["a", "b", "c"], ["c", "b", "a"], ["b", "c", "a"])
+    }
     assert totals == {0.6}
 
 

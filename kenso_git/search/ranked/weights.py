@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 IDF_K = 1.0
 IDF_SMOOTH = 0.5
@@ -29,13 +30,17 @@ class Weights:
         return value
 
     def total(self, field: frozenset[str]) -> float:
-        """The weights of `field`'s words summed exactly (`fsum`): a plain sum follows the
-        set's order, which the hash seed changes, and two pages that tie would come back
-        in either order from one process to the next. Kept per field: a search weighs the
-        question against every field of every candidate, each field against it once."""
+        """`summed(field)`, kept per field: a search weighs the question against every field
+        of every candidate, and each field against it once."""
         if self.df is None:
             return len(field)
         value = self.totals.get(field)
         if value is None:
-            value = self.totals[field] = math.fsum(map(self.of, field))
+            value = self.totals[field] = self.summed(field)
         return value
+
+    def summed(self, words: Iterable[str]) -> float:
+        """The weights of `words` summed exactly (`fsum`): a plain sum follows the set's
+        order, which the hash seed changes, and two pages that tie would come back in either
+        order from one process to the next."""
+        return math.fsum(map(self.of, words))
