@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from kenso_git.kb import KnowledgeBase
+from kenso_git.search.ranked.cascade import FETCH_FACTOR
+from kenso_git.search.ranked.rank import FILL_DOCUMENTS
 from kenso_git.store import chunkreads
 from tests.helpers import docs_kb
 
@@ -102,9 +104,10 @@ def test_search_docs_asks_the_gate_about_a_page_not_every_match(tmp_path: Path) 
     hits = kb.search_docs("marker", limit=3, path_filter=gate)
     assert len(hits) == 3
     assert set(hits_paths(hits)) <= asked
-    # the cascade fetches 6 chunks a result, the first look ranks twice that many (36),
-    # and the signals may look at a few more: never every match (160)
-    assert len(asked) <= 40 < COPIES
+    # the cascade fetches 6 chunks a result for at least the agent's page (10 results, so
+    # a search for 3 ranks as the first 3 of one for 10: 60 chunks), and the signals may
+    # look at a few more: never every match
+    assert len(asked) <= FILL_DOCUMENTS * FETCH_FACTOR + 10 < COPIES
 
 
 def hits_paths(hits: object) -> list[str]:

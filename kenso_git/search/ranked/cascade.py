@@ -5,7 +5,8 @@ Differences from kenso 2.0.0 (spec §8):
   without it), and a stage that falls short keeps its hits, which rank
   with the next stage's at twice their score (§8.10);
 * each stage fetches `6 x limit` chunks (kenso: 3x), so one long document cannot crowd the
-  others out before deduplication;
+  others out before deduplication; with `fill`, `limit` is at least 10 there, so a search
+  for 5 answers the first five of a search for 10 (`ranked_depth`);
 * the file-path fallback escapes `%` and `_` (§8.16);
 * the fuzzy dictionary is a set bucketed by length, never corrects stop words, keeps the
   case of the other words, and is cached per database file and `generation`, so ingests by
@@ -36,6 +37,7 @@ from kenso_git.search.ranked.query import Stage
 from kenso_git.search.ranked.query import bounded
 from kenso_git.search.ranked.query import build_stages
 from kenso_git.search.ranked.query import check_query
+from kenso_git.search.ranked.rank import FILL_DOCUMENTS
 from kenso_git.search.ranked.rank import Evidence
 from kenso_git.search.ranked.rank import boosts
 from kenso_git.search.ranked.rank import cascade_threshold
@@ -152,7 +154,7 @@ def rank(
     if not text:
         return Ranked((), None)
     limit = max(1, int(limit))
-    fetch = limit * FETCH_FACTOR
+    fetch = ranked_depth(limit, signals) * FETCH_FACTOR
     filters = _Filters(category_filter(category), path_filter)
     if path_filter is not None:
         chunkreads.install_path_filter(conn, path_filter)
@@ -174,6 +176,14 @@ def rank(
     text = corrected or text
     ranked = _blend(conn, text, _rerank(conn, _document_rank(conn, text, rows, filters)))[:limit]
     return Ranked(tuple(ranked), corrected)
+
+
+def ranked_depth(limit: int, signals: frozenset[str]) -> int:
+    """How many documents the stages fetch for: `limit`, and with signal `fill` at least the
+    agent's page (`FILL_DOCUMENTS`). The document signals weigh each candidate against the
+    others fetched, so a search for 5 ranked among fewer than one for 10 and could put
+    another page first; now the first results are the same for every `limit` up to 10."""
+    return max(limit, FILL_DOCUMENTS) if "fill" in signals else limit
 
 
 def asked(query: str, signals: frozenset[str]) -> str:
