@@ -162,17 +162,24 @@ def _label_words(labels: str | None) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
-    """The `Doc` of each of `paths`, cached per index file and generation."""
+    """The `Doc` of each of `paths` that has one, and of no other page: the signals that
+    read every doc they are given (`initials` reads their abbreviations) must see the
+    candidates of this search, not every page an earlier search read. Cached per index
+    file and generation; the cache grows by the pages missing from it, never copied."""
     key = cache_key(conn)
     cached = _doc_cache.get(key[0]) if key is not None else None
-    fresh = cached is not None and key is not None and cached[0] == key[1]
-    known = cached[1] if cached is not None and fresh else {}
+    known = cached[1] if cached is not None and key is not None and cached[0] == key[1] else {}
     missing = [p for p in paths if p not in known]
     if missing:
-        known = {**known, **_read_docs(conn, missing)}
-        if key is not None:
+        read = _read_docs(conn, missing)
+        if key is not None and known:
+            known.update(read)
+        elif key is not None:
+            known = read.copy()
             _doc_cache[key[0]] = (key[1], known)
-    return known
+        else:
+            known = read
+    return {p: known[p] for p in paths if p in known}
 
 
 def cache_key(conn: sqlite3.Connection) -> tuple[str, object] | None:
