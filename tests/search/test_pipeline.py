@@ -125,3 +125,48 @@ def test_a_word_only_in_a_path_is_a_file_name_match_after_the_ranked_ones(
     page = _page(kb, "n07", page_size=50)
     assert _paths(page) == ["notes/n07.md"]
     assert page["results"][0]["match_type"] in ("FileName", "Both")  # type: ignore[index]
+
+
+def _rankings_behind(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch, query: str, **kw: object
+) -> tuple[dict[str, object], list[int]]:
+    """The page and the depths of the rankings it took (a fresh cache: no earlier page's)."""
+    from kenso_git.search.lang import agent
+    from kenso_git.search.ranked import cascade
+
+    monkeypatch.setattr(agent, "_CHAINS", type(agent._CHAINS)(agent.RANKING_CACHE_SIZE))
+    depths: list[int] = []
+    real = cascade.rank
+
+    def counted(*args: object, **kwargs: object) -> cascade.Ranked:
+        depths.append(int(kwargs["limit"]))  # type: ignore[call-overload]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cascade, "rank", counted)
+    return _page(kb, query, **kw), depths
+
+
+def test_a_first_page_with_more_after_it_is_ranked_once(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first page of a question with more than a page of matches took two rankings: the
+    second (20 deep) only to learn that an eleventh document exists, which the first had
+    found already past its depth (an agent's first answer took twice `search_docs`'s time)."""
+    page, depths = _rankings_behind(kb, monkeypatch, "release build")
+    assert depths == [10]
+    assert page["has_more"] is True
+    assert _paths(page) == _docs_order(kb, "release build", 10)
+    later = _page(kb, "release build", cursor=page["next_cursor"])
+    assert _paths(later) and not set(_paths(later)) & set(_paths(page))
+
+
+def test_a_page_that_ends_the_matches_says_so_without_a_cursor(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matches = _docs_order(kb, "vault", 10)
+    assert 1 <= len(matches) < 10
+    page, depths = _rankings_behind(kb, monkeypatch, "vault", page_size=len(matches))
+    assert _paths(page) == matches and page["has_more"] is False
+    # a `re:` filter judges a ranked document only: the deeper ranking still tells
+    page, depths = _rankings_behind(kb, monkeypatch, 'release build re:"note 2"', page_size=3)
+    assert depths[:2] == [10, 20] and page["has_more"] is True

@@ -235,10 +235,15 @@ def _ranked_page(
     if any(t.text.strip() for t in query.positive_terms()):
         chain = _chain(conn, query, path_filter, generation, synonyms, texts)
         with chain.lock:
-            chain.extend(conn, offset + page_size + 1)  # one more: is there a next page?
+            chain.extend(conn, offset + page_size)
+            beyond = chain.known_beyond(offset + page_size)
+            if not beyond:  # one more: is there a next page? (a deeper ranking tells)
+                chain.extend(conn, offset + page_size + 1)
+                beyond = chain.known_beyond(offset + page_size)
             ranking = _Ranking(list(chain.candidates), [], chain.complete, chain.corrected)
     else:
         ranking = _ranking(conn, query, path_filter, generation, texts, ranked=True)
+        beyond = len(ranking.candidates) > offset + page_size
     ranked = ranking.candidates
     capped = ranked[: pagination.OFFSET_CAP]
     chosen = capped[offset : offset + page_size]
@@ -248,7 +253,7 @@ def _ranked_page(
         page_size=page_size,
         total=len(capped),
         lower_bound=len(ranked) > len(capped) or not ranking.complete,
-        more_after=len(ranked) > offset + page_size,
+        more_after=beyond,
         cursor_for=lambda n: (
             pagination.offset_cursor(offset + n, check, generation)
             if offset + n < pagination.OFFSET_CAP

@@ -67,6 +67,7 @@ class Ranking:
         self.lock = threading.Lock()
         self.candidates: list[Candidate] = []
         self.complete = False  # every match is ranked: nothing deeper to ask for
+        self.beyond = False  # the last ranking found a document past its depth, not yet seen
         self.corrected: str | None = None  # the typo correction the ranking used
         self._query, self._allowed, self._synonyms = query, allowed, synonyms
         self._texts = texts  # what `re:` reads
@@ -92,12 +93,23 @@ class Ranking:
             self.corrected = self.corrected or found.corrected
             fresh = [r for r in found.rows if r.file_path not in self._seen]
             self._seen.update(r.file_path for r in fresh)
+            self.beyond = any(path not in self._seen for path in found.beyond)
             self.candidates += _regex_filtered(
                 conn, self._query.filters, self._content(fresh), self._texts
             )
             self._next += 1
             if len(found.rows) < limit or self._next == len(DEPTHS):
                 self._finish(conn)
+
+    def known_beyond(self, count: int) -> bool:
+        """Whether a candidate after the first `count` is known to exist without ranking
+        deeper: one is ranked already, or the last ranking found a document past its depth
+        that no ranking before held, and nothing can drop it (`re:` filters judge a document
+        only once it is ranked)."""
+        if len(self.candidates) > count:
+            return True
+        unfiltered = not any(f.name == "re" for f in self._query.filters)
+        return len(self.candidates) == count and not self.complete and self.beyond and unfiltered
 
     def _content(self, rows: list[cascade.Row]) -> list[Candidate]:
         out = []

@@ -95,11 +95,13 @@ class _Filters(NamedTuple):
 
 
 class Ranked(NamedTuple):
-    """The ranking of a query: each document's best chunk, best first, and the typo
-    correction it was found under (None: the query as asked)."""
+    """The ranking of a query: each document's best chunk, best first, the typo correction
+    it was found under (None: the query as asked), and the documents it found past `limit`
+    (`beyond`, their paths: a deeper ranking holds them too)."""
 
     rows: tuple[Row, ...]
     corrected: str | None
+    beyond: tuple[str, ...] = ()
 
 
 def search(
@@ -174,8 +176,8 @@ def rank(
     if not rows:
         return Ranked((), None)
     text = corrected or text
-    ranked = _blend(conn, text, _rerank(conn, _document_rank(conn, text, rows, filters)))[:limit]
-    return Ranked(tuple(ranked), corrected)
+    ranked = _blend(conn, text, _rerank(conn, _document_rank(conn, text, rows, filters)))
+    return Ranked(tuple(ranked[:limit]), corrected, tuple(r.file_path for r in ranked[limit:]))
 
 
 def ranked_depth(limit: int, signals: frozenset[str]) -> int:
