@@ -12,14 +12,13 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from kenso_git.search.ranked.anchors import _ENTRY
-from kenso_git.search.ranked.anchors import _INLINE
 from kenso_git.search.ranked.anchors import _LONE
 from kenso_git.search.ranked.anchors import MAX_LINE
 from kenso_git.search.ranked.anchors import _ends_paragraph
 from kenso_git.search.ranked.anchors import _link_lines
+from kenso_git.search.ranked.anchors import link_targets_of
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import ENV
-from kenso_git.text.shortcode import REF_PATH
 from tests.search.helpers import ranked_paths
 from tests.search.helpers import topics_kb
 
@@ -122,7 +121,7 @@ def _link_lines_line_by_line(content: str, *, paragraphs: bool) -> list[tuple[st
                 continue
         elif _ENTRY.match(line) is None:
             continue
-        hrefs = [a or b for a, b in _INLINE.findall(line)] + REF_PATH.findall(line)
+        hrefs = link_targets_of(line)  # what a line links to is not what changed
         if hrefs:
             out.append((line, hrefs))
     return out

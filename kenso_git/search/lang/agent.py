@@ -236,10 +236,9 @@ def _ranked_page(
         chain = _chain(conn, query, path_filter, generation, synonyms, texts)
         with chain.lock:
             chain.extend(conn, offset + page_size)
-            beyond = chain.known_beyond(offset + page_size)
-            if not beyond:  # one more: is there a next page? (a deeper ranking tells)
+            if not chain.known_beyond(offset + page_size):  # is there a next page? rank deeper
                 chain.extend(conn, offset + page_size + 1)
-                beyond = chain.known_beyond(offset + page_size)
+            beyond = chain.known_beyond(offset + page_size)
             ranking = _Ranking(list(chain.candidates), [], chain.complete, chain.corrected)
     else:
         ranking = _ranking(conn, query, path_filter, generation, texts, ranked=True)

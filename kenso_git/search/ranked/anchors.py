@@ -146,10 +146,15 @@ def _link_lines(content: str, *, paragraphs: bool = False) -> list[tuple[str, li
                 continue  # a link on a line of its own with nothing said of it, or a page
         elif _ENTRY.match(line) is None:
             continue
-        hrefs = [a or b for a, b in _INLINE.findall(line)] + REF_PATH.findall(line)
+        hrefs = link_targets_of(line)
         if hrefs:
             out.append((line, hrefs))
     return out
+
+
+def link_targets_of(line: str) -> list[str]:
+    """The targets `line` links to: inline links' and Hugo `ref` shortcodes', in order."""
+    return [a or b for a, b in _INLINE.findall(line)] + REF_PATH.findall(line)
 
 
 def _paragraph(content: str, start: int) -> tuple[list[str], int]:

@@ -166,19 +166,16 @@ def docs(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, Doc]:
     read every doc they are given (`initials` reads their abbreviations) must see the
     candidates of this search, not every page an earlier search read. Cached per index
     file and generation; the cache grows by the pages missing from it, never copied."""
+    known: dict[str, Doc] = {}  # an in-memory index: nothing to key a cache on
     key = cache_key(conn)
-    cached = _doc_cache.get(key[0]) if key is not None else None
-    known = cached[1] if cached is not None and key is not None and cached[0] == key[1] else {}
+    if key is not None:
+        cached = _doc_cache.get(key[0])
+        if cached is None or cached[0] != key[1]:  # none yet, or of an earlier generation
+            cached = _doc_cache[key[0]] = (key[1], {})
+        known = cached[1]
     missing = [p for p in paths if p not in known]
     if missing:
-        read = _read_docs(conn, missing)
-        if key is not None and known:
-            known.update(read)
-        elif key is not None:
-            known = read.copy()
-            _doc_cache[key[0]] = (key[1], known)
-        else:
-            known = read
+        known.update(_read_docs(conn, missing))
     return {p: known[p] for p in paths if p in known}
 
 
