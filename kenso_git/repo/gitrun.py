@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from kenso_git.errors import GitError
 from kenso_git.repo import prestart
+from kenso_git.repo import statusindex
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import Workspace
 
@@ -420,3 +421,5 @@ def stop_unread(started: prestart.Started | None) -> None:
     `gitstatus.EarlyStatus.discard`); None: nothing was started."""
     if started is not None:
         Spawned.adopt(started).stop()
+        if started.private is not None:
+            statusindex.drop_orphaned_lock(started.private)

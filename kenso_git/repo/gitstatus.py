@@ -67,10 +67,15 @@ class EarlyStatus:
     def discard(self) -> None:
         """Stop git and drop its answer, unless it was taken (idempotent). A status holds no
         lock of git's and writes nothing git reads (at most kenso-git's copy of the index,
-        whose lock git removes as it stops), so stopping it leaves nothing behind, and a
-        command that does not need its answer (query-sync off in the settings, HEAD moved)
-        does not wait for git's whole scan of the tree."""
+        whose lock git removes as it stops, or `statusindex.drop_orphaned_lock` when git
+        was stopped before it could), so stopping it leaves nothing behind, and a command
+        that does not need its answer (query-sync off in the settings, HEAD moved) does not
+        wait for git's whole scan of the tree."""
+        if self.run.pid is None:
+            return
         self.run.stop()
+        if self.private is not None:
+            statusindex.drop_orphaned_lock(self.private)
 
 
 def adopt_status(ws: Workspace, started: prestart.Started) -> EarlyStatus | None:

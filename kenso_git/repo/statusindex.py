@@ -323,6 +323,37 @@ def _clear_stale_lock(lock: str) -> bool:
     return False
 
 
+def drop_orphaned_lock(private: str) -> None:
+    """Remove the lock of the copy `private` when no process holds it open for writing:
+    called after stopping a git that ran on the copy. git arms the signal handler that
+    removes its lock files only once its first one exists, so a git stopped in between
+    leaves the lock, and no status could update the copy for `STALE_LOCK_S`. A live
+    git's lock is open for writing until git renames it, and Linux grants a read lease
+    only on a file no process has open for writing (`F_SETLEASE`); without leases
+    (not Linux) the lock waits for `_clear_stale_lock`."""
+    import fcntl  # only after a stopped git: the prestart path loads os, sys and time
+
+    setlease = getattr(fcntl, "F_SETLEASE", None)
+    lock = private + LOCK
+    if setlease is None:
+        return
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return  # none (the usual case), or not ours to read
+    try:
+        fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)  # EAGAIN: a live git is writing it
+        try:
+            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                os.unlink(lock)
+        finally:
+            fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def _unlink(path: str) -> None:
     try:  # noqa: SIM105  (as in `forget`)
         os.unlink(path)

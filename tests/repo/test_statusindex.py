@@ -4,6 +4,7 @@ index; a copy that cannot be used falls back to git's own index."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import time
 from pathlib import Path
@@ -16,7 +17,9 @@ from hypothesis import strategies as st
 
 from kenso_git.kb import KnowledgeBase
 from kenso_git.repo import gitstatus
+from kenso_git.repo import prestart
 from kenso_git.repo import statusindex
+from kenso_git.repo.gitrun import stop_unread
 from kenso_git.repo.workspace import find_workspace
 from tests.helpers import doc
 from tests.helpers import git
@@ -227,6 +230,37 @@ def test_a_status_stopped_unread_leaves_no_lock_behind(repo: Path) -> None:
         assert early is not None and early.private is not None
         early.discard()
         assert not Path(f"{_copy(repo)}{statusindex.LOCK}").exists()
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETLEASE"), reason="leases tell an orphan (Linux)")
+def test_a_lock_a_stopped_git_left_before_guarding_it_is_removed_and_a_held_one_kept(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git arms its signal cleanup only once its first lock file exists: a git stopped
+    between the two leaves the lock, which no process holds open (made here by hand, as
+    that git leaves it). Stopping a status removes it; a lock some process still holds
+    open for writing (a live git's) is kept."""
+    ws = find_workspace(repo)
+    lock = Path(f"{_copy(repo)}{statusindex.LOCK}")
+    (repo / "docs/a/new.md").write_text(doc("New"))
+    assert _prepare(repo) is not None
+    for held in (True, False):
+        lock.write_bytes(b"")
+        writer = os.open(lock, os.O_WRONLY) if held else -1
+        try:
+            early = gitstatus.start_status(ws, head=None)
+            assert early is not None and early.private is not None
+            early.discard()
+            assert lock.exists() is held
+        finally:
+            if writer >= 0:
+                os.close(writer)
+    lock.write_bytes(b"")  # the same for a status `prestart` started that no one read
+    monkeypatch.chdir(repo)
+    started = prestart.start()
+    assert started is not None and started.private is not None
+    stop_unread(started)
+    assert not lock.exists()
 
 
 def test_no_index_yet_means_no_copy(tmp_path: Path) -> None:
