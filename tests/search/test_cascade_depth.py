@@ -1,12 +1,14 @@
-"""The first results of a search are the same whatever `limit` up to the agent's page (10)
-asks for: `search_docs` at its default 5 answers the first five of the ten the `search`
-tool's first page and the relevance benchmark rank (`cascade.ranked_depth`)."""
+"""The first results of a search are the same whatever `limit` it asks for: `search_docs` at
+its default 5 answers the first five of the ten the `search` tool's first page and the
+relevance benchmark rank (`cascade.ranked_depth`), and at more than ten the list the `search`
+tool's pages make (`cascade.listed`)."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
+from kenso_git.search.lang.agent import SearchRequest
 from kenso_git.search.ranked.cascade import ranked_depth
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import FILL_DOCUMENTS
@@ -20,11 +22,11 @@ WORDS = [
 ]
 
 
-def _pages(rng: random.Random) -> dict[str, str]:
-    """Thirty pages of one small vocabulary, in folders, some named `index` or `add`: the
+def _pages(rng: random.Random, count: int = 30) -> dict[str, str]:
+    """`count` pages of one small vocabulary, in folders, some named `index` or `add`: the
     candidates of most questions overlap, so their document signals weigh each other."""
     pages = {}
-    for i in range(30):
+    for i in range(count):
         folder = rng.choice(["a", "b", "c", "a/x", "b/y"])
         name = rng.choice(["index", "add", f"p{i}", f"{rng.choice(WORDS)}-{rng.choice(WORDS)}"])
         paragraphs = [
@@ -60,3 +62,21 @@ def test_a_shorter_limit_answers_the_first_results_of_a_longer_one(tmp_path: Pat
         if ranked_paths(kb, q, limit) != firsts[q][:limit]
     ]
     assert differ == []  # 19 of these 160 (14 of the 40 questions) differed before
+
+
+def test_a_longer_limit_continues_the_agents_pages(tmp_path: Path) -> None:
+    """Past the agent's page, `search_docs` answers what the `search` tool's pages list one
+    after the other: the first ten of the ranking at 10, then what deeper rankings add. A
+    ranking at 20 weighs more candidates and could put another page first."""
+    rng = random.Random(7)
+    kb = topics_kb(tmp_path, _pages(rng, 200))
+    questions = [" ".join(rng.sample(WORDS, rng.randint(2, 6))) for _ in range(40)]
+    differ = []
+    for q in questions:
+        first = kb.agent_search(SearchRequest(q))
+        pages = [hit["path"] for hit in first["results"]]
+        if first["next_cursor"] is not None:
+            second = kb.agent_search(SearchRequest(q, cursor=first["next_cursor"]))
+            pages += [hit["path"] for hit in second["results"]]
+        differ += [(q, n) for n in (11, 15, 20) if ranked_paths(kb, q, n) != pages[:n]]
+    assert differ == []  # 73 of these 120 differed before

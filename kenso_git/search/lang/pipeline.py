@@ -31,10 +31,11 @@ from kenso_git.search.ranked import cascade
 from kenso_git.search.ranked.synonyms import Synonyms
 
 # The ranking is `search_docs`'s at 10 documents (the agent's default page, so that page is
-# exactly what search_docs answers), continued by its rankings at these greater depths, each
-# adding the documents the ones before did not hold: a page deeper in the list never shows
-# a document again or skips one, and is ranked only when asked for.
-DEPTHS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
+# exactly what search_docs answers), continued by its rankings at greater depths, each
+# adding the documents the ones before did not hold (`cascade.DEPTHS`, search_docs's list
+# past 10): a page deeper in the list never shows a document again or skips one, and is
+# ranked only when asked for.
+DEPTHS = cascade.DEPTHS
 PATH_TIER = "path"  # a document found by the file-path fallback of the ranking
 FILENAME_TIER = "filename"  # by the words of its path alone
 

@@ -60,6 +60,12 @@ RELATION_BOOST = 0.15
 LINK_KEEP = 0.5  # signal `linked`: a hub keeps half of a linked heading's evidence
 LIFT_MARGIN = 1.0001  # signal `parallel`: a lifted page scores just above the page it passes
 _LIFTS = frozenset({"parallel", "near"})  # the signals that move a page above another
+# The rankings a list longer than the agent's page is made of (signal `fill`): the ranking
+# at `FILL_DOCUMENTS` (what `search_docs` answers at its default), continued by the rankings
+# at each greater depth, each adding the documents the ones before did not hold. The
+# `search` tool's pages are made so (search/lang/pipeline.py), and `search_docs` with a
+# longer limit answers the same list: a longer list never changes its first results.
+DEPTHS = (FILL_DOCUMENTS, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
 
 
 class SearchResult(NamedTuple):
@@ -120,7 +126,7 @@ def search(
         QueryError: the query is over the character cap, or holds a NUL byte (one over
             the word cap is searched by its first distinct content words: `bounded`).
     """
-    ranked = rank(
+    ranked = listed(
         conn, query, category=category, limit=limit, synonyms=synonyms, path_filter=path_filter
     )
     searched = bounded(query)
@@ -178,6 +184,45 @@ def rank(
     text = corrected or text
     ranked = _blend(conn, text, _rerank(conn, _document_rank(conn, text, rows, filters)))
     return Ranked(tuple(ranked[:limit]), corrected, tuple(r.file_path for r in ranked[limit:]))
+
+
+def listed(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    category: str | None = None,
+    limit: int = 5,
+    synonyms: Synonyms | None = None,
+    path_filter: PathFilter | None = None,
+) -> Ranked:
+    """`rank`'s best `limit` documents, but past `FILL_DOCUMENTS` (signal `fill`) the list
+    `DEPTHS` makes: the first ten are those of the ranking at 10 whatever `limit` is. A
+    ranking at 20 weighs more candidates against each other and could order them otherwise.
+
+    Raises:
+        QueryError: as `rank`.
+    """
+    limit = max(1, int(limit))
+    if limit <= FILL_DOCUMENTS or "fill" not in enabled_signals():
+        return rank(
+            conn, query, category=category, limit=limit, synonyms=synonyms, path_filter=path_filter
+        )
+    rows: list[Row] = []
+    seen: set[str] = set()
+    corrected: str | None = None
+    beyond: tuple[str, ...] = ()
+    for depth in (*DEPTHS, limit) if limit > DEPTHS[-1] else DEPTHS:
+        found = rank(
+            conn, query, category=category, limit=depth, synonyms=synonyms, path_filter=path_filter
+        )
+        corrected = corrected or found.corrected
+        rows += [r for r in found.rows if r.file_path not in seen]
+        seen.update(r.file_path for r in found.rows)
+        beyond = found.beyond
+        if len(rows) >= limit or len(found.rows) < depth:
+            break
+    past = (*(r.file_path for r in rows[limit:]), *(p for p in beyond if p not in seen))
+    return Ranked(tuple(rows[:limit]), corrected, past)
 
 
 def ranked_depth(limit: int, signals: frozenset[str]) -> int:
