@@ -71,12 +71,19 @@ def test_a_longer_limit_continues_the_agents_pages(tmp_path: Path) -> None:
     rng = random.Random(7)
     kb = topics_kb(tmp_path, _pages(rng, 200))
     questions = [" ".join(rng.sample(WORDS, rng.randint(2, 6))) for _ in range(40)]
-    differ = []
+    differ, rising = [], []
     for q in questions:
         first = kb.agent_search(SearchRequest(q))
         pages = [hit["path"] for hit in first["results"]]
+        scores = [hit["score"] for hit in first["results"]]
         if first["next_cursor"] is not None:
             second = kb.agent_search(SearchRequest(q, cursor=first["next_cursor"]))
             pages += [hit["path"] for hit in second["results"]]
+            scores += [hit["score"] for hit in second["results"]]
         differ += [(q, n) for n in (11, 15, 20) if ranked_paths(kb, q, n) != pages[:n]]
+        # each ranking scores on its own scale: the list's scores must still not rise
+        listed = [h.score for h in kb.search(q, limit=20).hits]
+        if listed != sorted(listed, reverse=True) or scores != sorted(scores, reverse=True):
+            rising.append(q)
     assert differ == []  # 73 of these 120 differed before
+    assert rising == []

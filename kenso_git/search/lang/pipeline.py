@@ -78,6 +78,7 @@ class Ranking:
         self._whole_path = bool(self._words) and len(self._words) == len(terms)
         self._seen: set[str] = set()
         self._next = 0  # the index in DEPTHS of the next ranking to ask for
+        self._last: float | None = None  # the score of the last document ranked
         self._admits: Callable[[str], bool] | None = None
 
     def extend(self, conn: sqlite3.Connection, wanted: int) -> None:
@@ -92,7 +93,10 @@ class Ranking:
                 conn, self._text, limit=limit, synonyms=self._synonyms, path_filter=self._admits
             )
             self.corrected = self.corrected or found.corrected
-            fresh = [r for r in found.rows if r.file_path not in self._seen]
+            fresh = cascade.continued(
+                self._last, [r for r in found.rows if r.file_path not in self._seen]
+            )
+            self._last = fresh[-1].score if fresh else self._last
             self._seen.update(r.file_path for r in fresh)
             self.beyond = any(path not in self._seen for path in found.beyond)
             self.candidates += _regex_filtered(

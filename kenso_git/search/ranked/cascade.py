@@ -216,13 +216,28 @@ def listed(
             conn, query, category=category, limit=depth, synonyms=synonyms, path_filter=path_filter
         )
         corrected = corrected or found.corrected
-        rows += [r for r in found.rows if r.file_path not in seen]
+        last = rows[-1].score if rows else None
+        rows += continued(last, [r for r in found.rows if r.file_path not in seen])
         seen.update(r.file_path for r in found.rows)
         beyond = found.beyond
         if len(rows) >= limit or len(found.rows) < depth:
             break
     past = (*(r.file_path for r in rows[limit:]), *(p for p in beyond if p not in seen))
     return Ranked(tuple(rows[:limit]), corrected, past)
+
+
+def continued(last: float | None, fresh: list[Row]) -> list[Row]:
+    """`fresh`, the documents a deeper ranking adds to a list whose last score is `last`
+    (None: nothing listed yet), scaled so that none scores above it: each ranking weighs
+    its candidates on its own scale, and a list's scores (and the relevance labels read
+    from them) must not rise from one ranking's documents to the next's."""
+    if last is None or not fresh:
+        return fresh
+    top = max(r.score for r in fresh)
+    if top <= last:
+        return fresh
+    factor = last / top
+    return [r._replace(score=r.score * factor) for r in fresh]
 
 
 def ranked_depth(limit: int, signals: frozenset[str]) -> int:
