@@ -1,6 +1,6 @@
 """The first results of a search are the same whatever `limit` it asks for: `search_docs` at
 its default 5 answers the first five of the ten the `search` tool's first page and the
-relevance benchmark rank (`cascade.ranked_depth`), and at more than ten the list the `search`
+relevance benchmark rank (`depth.ranked_depth`), and at more than ten the list the `search`
 tool's pages make (`cascade.listed`)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 from kenso_git.search.lang.agent import SearchRequest
-from kenso_git.search.ranked.cascade import ranked_depth
+from kenso_git.search.ranked.depth import ranked_depth
 from kenso_git.search.ranked.rank import DEFAULT_ON
 from kenso_git.search.ranked.rank import FILL_DOCUMENTS
 from tests.search.helpers import ranked_paths

@@ -28,14 +28,16 @@ from kenso_git.search.lang.querylang import Filter
 from kenso_git.search.lang.querylang import Query
 from kenso_git.search.lang.querylang import Term
 from kenso_git.search.ranked import cascade
+from kenso_git.search.ranked.depth import DEPTHS
+from kenso_git.search.ranked.depth import continued
 from kenso_git.search.ranked.synonyms import Synonyms
 
 # The ranking is `search_docs`'s at 10 documents (the agent's default page, so that page is
 # exactly what search_docs answers), continued by its rankings at greater depths, each
-# adding the documents the ones before did not hold (`cascade.DEPTHS`, search_docs's list
+# adding the documents the ones before did not hold (`depth.DEPTHS`, search_docs's list
 # past 10): a page deeper in the list never shows a document again or skips one, and is
-# ranked only when asked for.
-DEPTHS = cascade.DEPTHS
+# ranked only when asked for (`Ranking.extend`).
+
 PATH_TIER = "path"  # a document found by the file-path fallback of the ranking
 FILENAME_TIER = "filename"  # by the words of its path alone
 
@@ -93,9 +95,7 @@ class Ranking:
                 conn, self._text, limit=limit, synonyms=self._synonyms, path_filter=self._admits
             )
             self.corrected = self.corrected or found.corrected
-            fresh = cascade.continued(
-                self._last, [r for r in found.rows if r.file_path not in self._seen]
-            )
+            fresh = continued(self._last, [r for r in found.rows if r.file_path not in self._seen])
             self._last = fresh[-1].score if fresh else self._last
             self._seen.update(r.file_path for r in fresh)
             self.beyond = any(path not in self._seen for path in found.beyond)

@@ -6,7 +6,8 @@ Differences from kenso 2.0.0 (spec §8):
   with the next stage's at twice their score (§8.10);
 * each stage fetches `6 x limit` chunks (kenso: 3x), so one long document cannot crowd the
   others out before deduplication; with `fill`, `limit` is at least 10 there, so a search
-  for 5 answers the first five of a search for 10 (`ranked_depth`);
+  for 5 answers the first five of a search for 10, and one for 20 the first ten
+  (search/ranked/depth.py);
 * the file-path fallback escapes `%` and `_` (§8.16);
 * the fuzzy dictionary is a set bucketed by length, never corrects stop words, keeps the
   case of the other words, and is cached per database file and `generation`, so ingests by
@@ -27,6 +28,9 @@ from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.categories import category_filter
+from kenso_git.search.ranked.depth import DEPTHS
+from kenso_git.search.ranked.depth import continued
+from kenso_git.search.ranked.depth import ranked_depth
 from kenso_git.search.ranked.fuzzy import correct
 from kenso_git.search.ranked.hits import INLINE_LINK
 from kenso_git.search.ranked.hits import Hit
@@ -60,12 +64,6 @@ RELATION_BOOST = 0.15
 LINK_KEEP = 0.5  # signal `linked`: a hub keeps half of a linked heading's evidence
 LIFT_MARGIN = 1.0001  # signal `parallel`: a lifted page scores just above the page it passes
 _LIFTS = frozenset({"parallel", "near"})  # the signals that move a page above another
-# The rankings a list longer than the agent's page is made of (signal `fill`): the ranking
-# at `FILL_DOCUMENTS` (what `search_docs` answers at its default), continued by the rankings
-# at each greater depth, each adding the documents the ones before did not hold. The
-# `search` tool's pages are made so (search/lang/pipeline.py), and `search_docs` with a
-# longer limit answers the same list: a longer list never changes its first results.
-DEPTHS = (FILL_DOCUMENTS, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
 
 
 class SearchResult(NamedTuple):
@@ -224,28 +222,6 @@ def listed(
             break
     past = (*(r.file_path for r in rows[limit:]), *(p for p in beyond if p not in seen))
     return Ranked(tuple(rows[:limit]), corrected, past)
-
-
-def continued(last: float | None, fresh: list[Row]) -> list[Row]:
-    """`fresh`, the documents a deeper ranking adds to a list whose last score is `last`
-    (None: nothing listed yet), scaled so that none scores above it: each ranking weighs
-    its candidates on its own scale, and a list's scores (and the relevance labels read
-    from them) must not rise from one ranking's documents to the next's."""
-    if last is None or not fresh:
-        return fresh
-    top = max(r.score for r in fresh)
-    if top <= last:
-        return fresh
-    factor = last / top
-    return [r._replace(score=r.score * factor) for r in fresh]
-
-
-def ranked_depth(limit: int, signals: frozenset[str]) -> int:
-    """How many documents the stages fetch for: `limit`, and with signal `fill` at least the
-    agent's page (`FILL_DOCUMENTS`). The document signals weigh each candidate against the
-    others fetched, so a search for 5 ranked among fewer than one for 10 and could put
-    another page first; now the first results are the same for every `limit` up to 10."""
-    return max(limit, FILL_DOCUMENTS) if "fill" in signals else limit
 
 
 def asked(query: str, signals: frozenset[str]) -> str:

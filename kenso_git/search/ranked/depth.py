@@ -1,0 +1,45 @@
+"""How deep a search ranks (#31): the depth its stages fetch for, and how a list longer than
+the agent's page is made of rankings at growing depths.
+
+The document signals weigh each candidate against the others fetched, so a ranking at 5 or
+at 20 could order the first pages otherwise than the ranking at 10 that the `search` tool's
+first page and the relevance benchmark read. With signal `fill`, a search for fewer than 10
+fetches for 10 (`ranked_depth`), and one for more continues the ranking at 10 with what
+each deeper ranking of `DEPTHS` adds (`cascade.listed`, and the `search` tool's pages in
+search/lang/pipeline.py), scored under the last one listed (`continued`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kenso_git.search.ranked.rank import FILL_DOCUMENTS
+
+if TYPE_CHECKING:
+    from kenso_git.search.ranked.cascade import Row
+
+# The rankings a list longer than the agent's page is made of: each adds the documents the
+# ones before did not hold, so a longer list never changes its first results.
+DEPTHS = (FILL_DOCUMENTS, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
+
+
+def ranked_depth(limit: int, signals: frozenset[str]) -> int:
+    """How many documents the stages fetch for: `limit`, and with signal `fill` at least the
+    agent's page (`FILL_DOCUMENTS`). The document signals weigh each candidate against the
+    others fetched, so a search for 5 ranked among fewer than one for 10 and could put
+    another page first; now the first results are the same for every `limit` up to 10."""
+    return max(limit, FILL_DOCUMENTS) if "fill" in signals else limit
+
+
+def continued(last: float | None, fresh: list[Row]) -> list[Row]:
+    """`fresh`, the documents a deeper ranking adds to a list whose last score is `last`
+    (None: nothing listed yet), scaled so that none scores above it: each ranking weighs
+    its candidates on its own scale, and a list's scores (and the relevance labels read
+    from them) must not rise from one ranking's documents to the next's."""
+    if last is None or not fresh:
+        return fresh
+    top = max(r.score for r in fresh)
+    if top <= last:
+        return fresh
+    factor = last / top
+    return [r._replace(score=r.score * factor) for r in fresh]
