@@ -1,7 +1,7 @@
 """The first results of a search are the same whatever `limit` it asks for: `search_docs` at
 its default 5 answers the first five of the ten the `search` tool's first page and the
 relevance benchmark rank (`depth.ranked_depth`), and at more than ten the list the `search`
-tool's pages make (`cascade.listed`)."""
+tool's pages make (`depth.listed`)."""
 
 from __future__ import annotations
 

@@ -28,8 +28,7 @@ from kenso_git.search.ranked.abbrev import Spelled
 from kenso_git.search.ranked.abbrev import collapse
 from kenso_git.search.ranked.abbrev import spelled_out
 from kenso_git.search.ranked.categories import category_filter
-from kenso_git.search.ranked.depth import DEPTHS
-from kenso_git.search.ranked.depth import continued
+from kenso_git.search.ranked.depth import listed
 from kenso_git.search.ranked.depth import ranked_depth
 from kenso_git.search.ranked.fuzzy import correct
 from kenso_git.search.ranked.hits import INLINE_LINK
@@ -41,7 +40,6 @@ from kenso_git.search.ranked.query import Stage
 from kenso_git.search.ranked.query import bounded
 from kenso_git.search.ranked.query import build_stages
 from kenso_git.search.ranked.query import check_query
-from kenso_git.search.ranked.rank import FILL_DOCUMENTS
 from kenso_git.search.ranked.rank import Evidence
 from kenso_git.search.ranked.rank import boosts
 from kenso_git.search.ranked.rank import cascade_threshold
@@ -124,9 +122,13 @@ def search(
         QueryError: the query is over the character cap, or holds a NUL byte (one over
             the word cap is searched by its first distinct content words: `bounded`).
     """
-    ranked = listed(
-        conn, query, category=category, limit=limit, synonyms=synonyms, path_filter=path_filter
-    )
+
+    def rank_at(depth: int) -> Ranked:
+        return rank(
+            conn, query, category=category, limit=depth, synonyms=synonyms, path_filter=path_filter
+        )
+
+    ranked = listed(rank_at, max(1, int(limit)), enabled_signals())
     searched = bounded(query)
     cut = len(searched.split()) if searched != query else 0
     if not ranked.rows:
@@ -182,46 +184,6 @@ def rank(
     text = corrected or text
     ranked = _blend(conn, text, _rerank(conn, _document_rank(conn, text, rows, filters)))
     return Ranked(tuple(ranked[:limit]), corrected, tuple(r.file_path for r in ranked[limit:]))
-
-
-def listed(
-    conn: sqlite3.Connection,
-    query: str,
-    *,
-    category: str | None = None,
-    limit: int = 5,
-    synonyms: Synonyms | None = None,
-    path_filter: PathFilter | None = None,
-) -> Ranked:
-    """`rank`'s best `limit` documents, but past `FILL_DOCUMENTS` (signal `fill`) the list
-    `DEPTHS` makes: the first ten are those of the ranking at 10 whatever `limit` is. A
-    ranking at 20 weighs more candidates against each other and could order them otherwise.
-
-    Raises:
-        QueryError: as `rank`.
-    """
-    limit = max(1, int(limit))
-    if limit <= FILL_DOCUMENTS or "fill" not in enabled_signals():
-        return rank(
-            conn, query, category=category, limit=limit, synonyms=synonyms, path_filter=path_filter
-        )
-    rows: list[Row] = []
-    seen: set[str] = set()
-    corrected: str | None = None
-    beyond: tuple[str, ...] = ()
-    for depth in (*DEPTHS, limit) if limit > DEPTHS[-1] else DEPTHS:
-        found = rank(
-            conn, query, category=category, limit=depth, synonyms=synonyms, path_filter=path_filter
-        )
-        corrected = corrected or found.corrected
-        last = rows[-1].score if rows else None
-        rows += continued(last, [r for r in found.rows if r.file_path not in seen])
-        seen.update(r.file_path for r in found.rows)
-        beyond = found.beyond
-        if len(rows) >= limit or len(found.rows) < depth:
-            break
-    past = (*(r.file_path for r in rows[limit:]), *(p for p in beyond if p not in seen))
-    return Ranked(tuple(rows[:limit]), corrected, past)
 
 
 def asked(query: str, signals: frozenset[str]) -> str:
