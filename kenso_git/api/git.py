@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from kenso_git.repo.git import rebase_will_rewrite as rebase_will_rewrite
     from kenso_git.repo.git import tracks_files_in as tracks_files_in
     from kenso_git.repo.git import untracked_cache_tip as untracked_cache_tip
-    from kenso_git.repo.gitrun import stop_unread as stop_unread
     from kenso_git.repo.gitstatus import EarlyStatus as EarlyStatus
+    from kenso_git.repo.gitstatus import stop_unread as stop_unread
     from kenso_git.repo.prestart import GIT_REPO_VARS as GIT_REPO_VARS
     from kenso_git.repo.prestart import Started as Started
     from kenso_git.repo.prestart import scrubbed_env as scrubbed_env
@@ -83,7 +83,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "prestart": ("kenso_git.repo.prestart", None),
     "rebase_will_rewrite": ("kenso_git.repo.git", "rebase_will_rewrite"),
     "scrubbed_env": ("kenso_git.repo.prestart", "scrubbed_env"),
-    "stop_unread": ("kenso_git.repo.gitrun", "stop_unread"),
+    "stop_unread": ("kenso_git.repo.gitstatus", "stop_unread"),
     "tracks_files_in": ("kenso_git.repo.git", "tracks_files_in"),
     "tree_blobs": ("kenso_git.index.atref", "tree_blobs"),
     "untracked_cache_tip": ("kenso_git.repo.git", "untracked_cache_tip"),

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 
 from kenso_git.errors import GitError
 from kenso_git.repo import prestart
-from kenso_git.repo import statusindex
 from kenso_git.repo.prestart import scrubbed_env
 from kenso_git.repo.workspace import Workspace
 
@@ -414,12 +413,3 @@ def _end(pid: int, close: tuple[int, ...] = ()) -> None:
                 os.waitpid(pid, 0)
                 break
             time.sleep(0.0005)
-
-
-def stop_unread(started: prestart.Started | None) -> None:
-    """Stop a `git status` `prestart.start` began that no one will read (see
-    `gitstatus.EarlyStatus.discard`); None: nothing was started."""
-    if started is not None:
-        Spawned.adopt(started).stop()
-        if started.private is not None:
-            statusindex.drop_orphaned_lock(started.private)

@@ -78,6 +78,13 @@ class EarlyStatus:
             statusindex.drop_orphaned_lock(self.private)
 
 
+def stop_unread(started: prestart.Started | None) -> None:
+    """Stop a `git status` `prestart.start` began that no one will read (as
+    `EarlyStatus.discard`); None: nothing was started."""
+    if started is not None:
+        EarlyStatus.adopt(started).discard()
+
+
 def adopt_status(ws: Workspace, started: prestart.Started) -> EarlyStatus | None:
     """`started` as the `EarlyStatus` of `ws`, when it looked at `ws`'s work tree; else it
     is stopped, and None returned."""

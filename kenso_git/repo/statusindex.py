@@ -334,9 +334,9 @@ def drop_orphaned_lock(private: str) -> None:
     import fcntl  # only after a stopped git: the prestart path loads os, sys and time
 
     setlease = getattr(fcntl, "F_SETLEASE", None)
-    lock = private + LOCK
     if setlease is None:
         return
+    lock = private + LOCK
     try:
         fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:

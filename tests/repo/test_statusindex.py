@@ -19,7 +19,7 @@ from kenso_git.kb import KnowledgeBase
 from kenso_git.repo import gitstatus
 from kenso_git.repo import prestart
 from kenso_git.repo import statusindex
-from kenso_git.repo.gitrun import stop_unread
+from kenso_git.repo.gitstatus import stop_unread
 from kenso_git.repo.workspace import find_workspace
 from tests.helpers import doc
 from tests.helpers import git
