@@ -23,6 +23,7 @@ from kenso_git.search.highlightcap import MARK_OPEN
 from kenso_git.search.highlightcap import bound_highlight
 from kenso_git.search.ranked.query import content_words
 from kenso_git.search.ranked.query import has_token
+from kenso_git.search.ranked.query import joined_tokens
 from kenso_git.store.chunkreads import UNSNIPPETED
 from kenso_git.text.terms import expand_word
 from kenso_git.text.titlewords import clean
@@ -55,6 +56,7 @@ def highlight_terms(query: str) -> tuple[str, ...]:
             term = clean(element).lower()
             if has_token(term):
                 terms[term] = None
+        terms.update(dict.fromkeys(joined_tokens(word)))
     return tuple(terms)
 
 

@@ -207,3 +207,21 @@ def test_every_page_fits_the_answer_budget(tmp_path: Path) -> None:
         assert page["token_budget"] * 4 >= size
         assert all(len(h["snippet"]) <= 100 for h in page["results"])
         assert all(len(h["title"] or "") <= 200 for h in page["results"])
+
+
+@pytest.mark.parametrize("mode", ["ranked", "exhaustive"])
+def test_words_and_phrases_joined_by_a_special_character_find_their_page(
+    tmp_path: Path, mode: str
+) -> None:
+    # `:` was deleted from a phrase and a word, fusing `localhost:8080` into a token no page
+    # holds; inside FTS5 quotes it is the tokenizer's separator, as in the page
+    kb = _kb(
+        tmp_path / "repo",
+        {
+            "dev.md": doc("Dev Server", "Open localhost:8080 in a browser; screens are 16:9.\n"),
+            "other.md": doc("Other Page", "Nothing about servers or screens at all here.\n"),
+        },
+    )
+    for query in ('"localhost:8080"', "localhost:8080", '"16:9"', "16:9", '"screens are 16:9"'):
+        assert _paths(kb, query, mode=mode) == ["dev.md"], query
+    assert _paths(kb, '"localhost:9090"', mode=mode) == []

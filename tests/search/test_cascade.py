@@ -304,3 +304,17 @@ def test_corpus_search_latency(tmp_path: Path) -> None:
     p50, p95 = times[len(times) // 2] * 1000, times[int(len(times) * 0.95)] * 1000
     print(f"corpus search latency: p50 {p50:.2f} ms, p95 {p95:.2f} ms")
     assert p50 < 50
+
+
+@pytest.mark.parametrize("query", ["localhost:8080", "16:9", "xref:System.IO", "e-mail"])
+def test_a_word_joined_by_a_special_character_finds_the_page_writing_it(
+    tmp_path: Path, query: str
+) -> None:
+    b = IndexBuilder(tmp_path / "index.db")
+    b.doc(
+        "docs/dev.md",
+        "Start the dev server and open localhost:8080 in a browser. Screens use a 16:9 "
+        "ratio. See xref:System.IO for files, and send an e-mail when done.",
+    )
+    b.doc("docs/other.md", "Nothing about servers or screens here at all, only prose.")
+    assert paths(b.reader(), query) == ["docs/dev.md"]

@@ -186,3 +186,18 @@ def test_missing_synonyms_file_is_none(tmp_path: Path, monkeypatch: pytest.Monke
 def test_compound_the_tokenizer_splits_anyway_is_just_the_phrase() -> None:
     assert stages("winforms/controls/button")[0] == ('"winforms controls button"', "AND")
     assert stages("my_var setup")[0] == ('"my var" AND "setup"', "AND")
+
+
+def test_a_word_joined_by_a_special_character_is_also_its_tokens() -> None:
+    # kenso deletes `:` and fuses the halves: `16:9` asked the index for "169", a token no
+    # page holds (the tokenizer reads `16:9` as 16, 9), so it found nothing
+    assert stages("16:9") == [('("169" OR "16 9")', "AND"), ('"169" OR "16" OR "9"', "OR")]
+    assert stages("localhost:8080 setup")[0] == (
+        '("localhost8080" OR "localhost 8080") AND "setup"',
+        "AND",
+    )
+    assert stages("xref:System.IO")[0] == ('("xrefSystem.IO" OR "xref system io")', "AND")
+    assert stages("X-Forwarded-For")[0] == ('("XForwardedFor" OR "x forwarded for")', "AND")
+    # no token fused: as before
+    assert stages('c++ "quoted"')[0] == ('"c" AND "quoted"', "AND")
+    assert stages("pre-commit")[0] == ('("precommit" OR "pre commit")', "AND")

@@ -1,7 +1,8 @@
 """Matching of the agent `search`: which documents hold every word and phrase.
 
-The FTS5 expression quotes every term, so the query language never reaches FTS5's own
-syntax; `content_paths` skips bm25 (most of a match's cost) for callers that order by path.
+The FTS5 expression quotes every term as an FTS5 string (a `"` in it doubled), so the
+query language never reaches FTS5's own syntax; `content_paths` skips bm25 (most of a
+match's cost) for callers that order by path.
 
 `unicode61` keeps a run of Chinese, Japanese or Korean characters as one token, so FTS5
 finds a CJK word only when it is a whole run (`端口号` is not one in `请确认端口号设置`).
@@ -29,8 +30,15 @@ from kenso_git.text.titlewords import clean
 def fts_expression(terms: Iterable[Term]) -> str | None:
     """The FTS5 expression that needs every term (each quoted), or None when no term has
     a character the tokenizer keeps."""
-    parts = [f'"{clean(t.text)}"' for t in terms if has_token(clean(t.text))]
+    parts = [_quoted(t.text) for t in terms if has_token(clean(t.text))]
     return " AND ".join(parts) if parts else None
+
+
+def _quoted(text: str) -> str:
+    """`text` as an FTS5 string: inside one no character is syntax but `"` (written twice),
+    and the tokenizer splits it as it split the pages (`localhost:8080` is `localhost`
+    then `8080`; deleting the `:` would ask for `localhost8080`, which no page holds)."""
+    return '"' + text.replace('"', '""') + '"'
 
 
 def content_hits(

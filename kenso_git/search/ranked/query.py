@@ -3,7 +3,9 @@
 Differences from kenso 2.0.0 (spec §8.9): a compound word never demands its fused token in
 the AND and NEAR stages (`pre-commit` is `("precommit" OR "pre commit")` there, and the
 phrase in NEAR), punctuation-only tokens are dropped instead of becoming empty phrases, and
-the prefix stage runs whenever exactly one plain term survives.
+the prefix stage runs whenever exactly one plain term survives; a word whose FTS5 special
+characters joined tokens (`16:9`, `localhost:8080`, `e-mail`) is also those tokens, as a
+phrase (kenso asks for the fused `169`, which no page holds).
 
 The fuzzy (typo) fallback of spec §4.7 is `search.fuzzy`.
 """
@@ -150,8 +152,16 @@ def _term_item(word: str) -> _Item | None:
     head = cleaned[0]
     if not has_token(head):
         return None
-    parts = tuple(p for p in cleaned[1:] if has_token(p))
+    parts = joined_tokens(word) or tuple(p for p in cleaned[1:] if has_token(p))
     return _Item(word=head, parts=parts if len(parts) >= 2 else ())
+
+
+def joined_tokens(word: str) -> tuple[str, ...]:
+    """The tokens of `word`, lowercased, when deleting its FTS5 special characters fuses
+    some (`16:9` is 16 and 9 to the tokenizer, never "169": the word is also those
+    tokens); else ()."""
+    tokens = _TOKEN.findall(word.lower())
+    return tuple(tokens) if len(tokens) > len(_TOKEN.findall(clean(word))) else ()
 
 
 def _group_item(group: tuple[str, ...]) -> _Item | None:
