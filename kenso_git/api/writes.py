@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kenso_git.api.core import Base
 from kenso_git.api.core import T
+from kenso_git.errors import UsageError
 
 if TYPE_CHECKING:
     import sqlite3
@@ -60,16 +61,26 @@ class Writes(Base):
         computed in the parse workers (the lint summary's first half, #32).
 
         Raises:
-            UsageError: a target does not exist or lies outside the work tree, or the index
+            UsageError: a target does not exist, lies outside the work tree or is ignored
+                (it would empty the index of every other page), or the index
                 named by `db` is another checkout's that is still there (`rebuild` replaces
                 it: `index.home.check_takeover`).
             WorkerError: a parsing process failed; nothing was written.
             DatabaseError: the index cannot be written.
         """
         from kenso_git.index.build import run_index
+        from kenso_git.repo.discover import ignored_targets
         from kenso_git.repo.discover import scope_folders
 
         scope = scope_folders(self.workspace, targets) if targets else [""]
+        ignored = ignored_targets(self.workspace, self.settings, scope)
+        if ignored:
+            raise UsageError(
+                f"{', '.join(ignored)}: ignored by .gitignore, .cursorignore, .kensoignore or "
+                "`exclude`, so there is nothing to index there; the index was left as it was",
+                hint="name a folder whose docs are indexed (`git check-ignore -v PATH` names "
+                "a git rule)",
+            )
         self._check_owner_before_write(rebuild=rebuild)
         from kenso_git.store.claim import check_file
 

@@ -129,6 +129,13 @@ def scope_folders(ws: Workspace, targets: Sequence[Path]) -> list[str]:
     return sorted(set(out)) or [""]
 
 
+def ignored_targets(ws: Workspace, settings: Settings, scope: Sequence[str]) -> list[str]:
+    """The folders and files of `scope` (root-relative) the ignore rules keep out of the
+    index: an ingest of one would index nothing there and drop every other page."""
+    rules = IgnoreRules.for_workspace(ws, settings)
+    return [i for i in scope if i and rules.is_ignored(i, is_dir=(ws.root / i).is_dir())]
+
+
 def discover(
     ws: Workspace,
     settings: Settings,

@@ -39,3 +39,20 @@ def test_narrowing_then_widening_the_scope_is_said(tmp_path: Path) -> None:
     }
     again = run_cli(root, "ingest", "--no-lint", "--json")
     assert json.loads(again.stdout)["ingest"]["scope_changed"] is None
+
+
+def test_ingesting_an_ignored_folder_is_refused_and_keeps_the_index(tmp_path: Path) -> None:
+    # it narrowed the scope to the ignored folder, removed every page and exited 0; later
+    # syncs and hooks then kept the index empty
+    root = init_repo(tmp_path / "repo", {**DOCS, ".gitignore": "drafts/\n", "drafts/d.md": ""})
+    (root / "drafts" / "d.md").write_text(doc("Draft", "an unfinished draft page. " * 10))
+    assert run_cli(root, "ingest", "--no-lint").returncode == 0
+    for target in ("drafts", "drafts/d.md", "docs drafts"):
+        refused = run_cli(root, "ingest", *target.split(), "--no-lint")
+        assert refused.returncode == 2, refused.stdout
+        assert "drafts" in refused.stderr and "ignored" in refused.stderr, refused.stderr
+    found = run_cli(root, "search", "apples", "--json")
+    assert [hit["file_path"] for hit in json.loads(found.stdout)] == ["docs/a.md"]
+    assert run_cli(root, "sync").returncode == 0
+    found = run_cli(root, "search", "bees", "--json")
+    assert [hit["file_path"] for hit in json.loads(found.stdout)] == ["notes/b.md"]
