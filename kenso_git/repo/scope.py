@@ -160,6 +160,8 @@ class Scope:
             folder = False
         for named in (rel, real_rel) if real_rel != rel else (rel,):
             self._check_folder(named, text, folder=folder)
+        if not folder and _as_folder(text) and real.exists():
+            raise _refuse("not-a-folder", text, NOT_A_FOLDER)
         return RepoPath(rel.as_posix() if rel.parts else ".")
 
     def resolve_as_written(self, raw: object) -> RepoPath:
@@ -173,6 +175,8 @@ class Scope:
         """
         text, rel = self._as_written(raw)
         folder = bool(rel.parts) and not is_markdown(rel.name)  # a doc's name never is one
+        if not folder and rel.parts and _as_folder(text):
+            raise _refuse("not-a-folder", text, NOT_A_FOLDER)
         if folder:
             self._check_ignored(rel, text, is_dir=True)
             self._check_environment(rel, text, folder=True)
@@ -413,6 +417,15 @@ class Scope:
         folder = rel_path.rpartition("/")[0]
         verdict = self._verdicts.judged(self, rel_path, folder)
         return verdict and not self._foreign.marks(str(self.root), folder)
+
+
+NOT_A_FOLDER = "the path ends in `/` as a folder's does, but names a file"
+
+
+def _as_folder(text: str) -> bool:
+    """Whether `text` is written as a folder (`docs/`, `docs/.`): pathlib drops the ending,
+    and `docs/a.md/` would be served as the file `docs/a.md`, which no file system opens."""
+    return text.endswith(("/", "/."))
 
 
 def _lexical_norm(path: PurePosixPath) -> str:

@@ -193,3 +193,12 @@ def test_a_symlink_out_of_the_repository_is_refused_in_the_default_scope(tmp_pat
     with pytest.raises(ScopeError) as info:
         _scope(root).resolve("link-out/secret.md")
     assert info.value.rule == "symlink-escape"
+
+
+def test_a_file_written_as_a_folder_is_refused_at_a_revision_too(hostile_repo: Path) -> None:
+    scope = _scope(hostile_repo)
+    with pytest.raises(ScopeError) as info:
+        scope.resolve_as_written("docs/deploy.md/")
+    assert info.value.rule == "not-a-folder"
+    assert scope.resolve("docs/") == "docs"  # a folder may be written so
+    assert scope.resolve_as_written("docs/") == "docs"
