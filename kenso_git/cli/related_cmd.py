@@ -20,6 +20,17 @@ PAGE_SIZE = Option(
 CURSOR = Option(("--cursor",), "cursor", "text", "next_cursor of the previous page.")
 
 
+def _start(path: str, db_path: str | None) -> Path:
+    """Where the index is looked for: from the folder of the file PATH names from here (so
+    the repository, or outside git the index, holding it is found from outside it too, as
+    lint finds a file's repository), else from the current folder; `--db` names its own."""
+    here = Path.cwd()
+    target = Path(path) if Path(path).is_absolute() else here / path
+    if db_path is not None or not target.is_file():
+        return here
+    return target.parent
+
+
 def _from_here(path: str, root: Path) -> str:
     """`path` repo-relative when it names a file from a subfolder of the work tree (as
     lint's paths do); else as given (a search result's path), for the scope gate to judge."""
@@ -51,7 +62,7 @@ def related(
     from kenso_git.cli.plaintext import checked_page_size
 
     page_size = checked_page_size(page_size)
-    service = Service(Path.cwd(), db=db_path)
+    service = Service(_start(path, db_path), db=db_path)
     path = _from_here(path, service.workspace.root)
     payload, _ = service.find_related(path, page_size, cursor)
     if as_json:

@@ -28,3 +28,26 @@ def test_related_lists_each_doc_with_why_as_text_and_json(tmp_path: Path) -> Non
     assert [i["path"] for i in json.loads(rest.stdout)["results"]] == ["docs/billing.md"]
     refused = run(root, "related", "ignored/notes.md")
     assert refused.returncode != 0 and "ignored/notes.md" in refused.stderr
+
+
+def test_related_finds_the_repository_of_a_path_named_from_outside_it(tmp_path: Path) -> None:
+    # from the folder above the repository, `related repo/docs/deploy.md` was refused as
+    # inside a nested repository (the current folder's view), where `lint` finds the repo
+    root = make_repo(tmp_path / "repo")
+    ingest(root)
+    for named in ("repo/docs/deploy.md", str(root / "docs" / "deploy.md")):
+        proc = run(tmp_path, "related", named)
+        assert proc.returncode == 0, proc.stderr
+        assert "docs/billing.md\trelates_to, same_folder (related)" in proc.stdout.splitlines()
+
+
+def test_related_outside_git_finds_the_index_holding_the_named_file(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.md").write_text("# Page A\n\nPage A links to [b](b.md) and talks at length.\n")
+    (plain / "b.md").write_text("# Page B\n\nPage B is linked from page A, with enough text.\n")
+    assert run(plain, "ingest", "--no-lint").returncode == 0
+    for cwd, named in ((tmp_path, "plain/a.md"), (plain, "a.md")):
+        proc = run(cwd, "related", named)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines() == ["b.md\tlinks_to, same_folder"]
