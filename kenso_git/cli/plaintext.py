@@ -82,8 +82,8 @@ def search_text(
         relevance = style(hit.relevance, _RELEVANCE_STYLE.get(hit.relevance, "dim"))
         lines.append(f"{hit.score:.2f}  {shown_path(hit.file_path)}{stage}  {relevance}")
         lines.append(f"      {hit.section_path or hit.title}")
-        if hit.highlight:
-            lines.append(f"      {style.marks(hit.highlight)}")
+        if hit.highlight:  # one line: a page without sections gives several
+            lines.append(f"      {style.marks(' '.join(hit.highlight.split()))}")
         lines.append("")
     return "\n".join(lines)
 

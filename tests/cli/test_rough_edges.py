@@ -183,3 +183,17 @@ def test_changed_between_two_revisions_never_says_uncommitted(tmp_path: Path) ->
     assert "uncommitted" not in back
     forth = _kenso(root, "changed", "--since", "v0", "--until", "HEAD").stdout
     assert "docs/deploy.md\t1 commit, last " in forth and "uncommitted" not in forth
+
+
+def test_a_plain_search_shows_each_highlight_on_one_indented_line(tmp_path: Path) -> None:
+    # a page without H2 sections gave a highlight of several lines, printed unindented
+    root = init_repo(
+        tmp_path / "repo",
+        {"p.md": "# Naive page\n\nFirst line mentions the narwhal.\nSecond line here.\n"},
+    )
+    assert _kenso(root, "ingest", "--no-lint").returncode == 0
+    shown = _kenso(root, "search", "narwhal", "--color", "never")
+    assert shown.returncode == 0, shown.stderr
+    body = shown.stdout.split("\n\n", 1)[1].strip().splitlines()
+    assert len(body) == 3 and all(line.startswith("      ") for line in body[1:]), body
+    assert "narwhal" in body[2] and "Second line here." in body[2]
