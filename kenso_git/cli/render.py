@@ -233,9 +233,12 @@ def stats_text(state: IndexState) -> str:
             f"({_human(cache.file_bytes)} on disk)"
         )
         for rev in cache.revisions:
-            name = rev.ref if rev.ref.startswith(rev.commit[:7]) else f"{rev.ref} {rev.commit[:12]}"
+            # the commit first: a name (`HEAD~3`) meant it when it was asked, maybe no more
+            name = rev.commit[:12]
+            if not rev.ref.startswith(rev.commit[:7]):
+                name += f" (asked as {rev.ref})"
             lines.append(
-                f"  {name:<30} {rev.differing:>5} docs differ  {_human(rev.bytes):>9}  "
+                f"  {name:<36} {rev.differing:>5} docs differ  {_human(rev.bytes):>9}  "
                 f"used {local_time(rev.used)}"
             )
     return "\n".join(lines) + "\n"
