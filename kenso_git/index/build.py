@@ -36,6 +36,7 @@ from kenso_git.index.look import look
 from kenso_git.index.look import next_mark
 from kenso_git.index.look import prepare_jobs
 from kenso_git.index.look import touched_paths
+from kenso_git.index.look import with_links
 from kenso_git.index.report import IngestReport
 from kenso_git.index.report import Progress
 from kenso_git.index.report import Warn
@@ -295,6 +296,8 @@ def _apply(run: Run, meta: dict[str, str], once: _Once, *, may_skip_walk: bool) 
         )
         if fast is not None:
             only = fast[0]
+    else:
+        only = with_links(meta, only)
     run.targeted = only is not None
     run.probe = probe
     stored, found, facts, saw_attributes = look(run, only)

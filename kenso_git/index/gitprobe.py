@@ -42,6 +42,10 @@ _GLOB_CHARS = frozenset("*?[\\")
 # git config keys that turn sparse checkout on, or change how its patterns read, or keep
 # them in the work tree's own config (`config.worktree`) where `git sparse-checkout` writes
 SPARSE_KEYS = ("core.sparsecheckout", "core.sparsecheckoutcone", "extensions.worktreeconfig")
+# What a mark's lists mean, in the rules' fingerprint: a mark of another format walks once.
+# 2: `links` keeps the symlinked docs a sync skipped too (a dangling link), not only those
+# it indexed; a mark of format 1 may have forgotten one whose target has come back since.
+MARK_FORMAT = 2
 
 
 class Probe(NamedTuple):
@@ -62,7 +66,9 @@ class Mark(NamedTuple):
 
     head: str | None
     docs: frozenset[str]
-    links: frozenset[str]  # indexed symlinks: their target may change under a clean link
+    # symlinked docs, indexed or skipped (dangling, refused): what their target holds, or
+    # whether there is one, may change under a link git lists as clean
+    links: frozenset[str]
     rules: str
 
 
@@ -114,7 +120,7 @@ def _rules(
     keys.update({path: stat_key(os.path.join(ws.root, path)) for path in listed})
     # the size cap decides which files are indexed too: a new one walks every doc (#26); so
     # do the matcher and `core.ignorecase`: docs they hid before are found by one walk
-    matching = [MATCHER, folds_case(config), settings.max_file_size]
+    matching = [MATCHER, folds_case(config), settings.max_file_size, MARK_FORMAT]
     matching += [config.get(key, "") for key in SPARSE_KEYS]
     return json.dumps([list(scope), list(settings.exclude), sorted(keys.items()), matching])
 

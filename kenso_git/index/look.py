@@ -15,6 +15,7 @@ from kenso_git.index.run import Run
 from kenso_git.repo import git
 from kenso_git.repo import gitstatus
 from kenso_git.repo.workspace import Workspace
+from kenso_git.repo.workspace import in_scope
 from kenso_git.store.files import FileRow
 from kenso_git.store.files import count_statuses
 from kenso_git.store.files import load_files
@@ -73,6 +74,16 @@ def ask_git(
     return probe, fast
 
 
+def with_links(meta: dict[str, str], only: Sequence[str]) -> Sequence[str]:
+    """`only`, a targeted sync's paths (a hook's: what the commits changed), and the mark's
+    symlinked docs: git names a change of what one holds (its target edited, gone or back)
+    under the target's path only."""
+    mark = gitprobe.read_mark(meta)
+    if mark is None or not mark.links or mark.links <= set(only):
+        return only
+    return sorted({*only, *mark.links})
+
+
 def touched_paths(
     probe: gitprobe.Probe | None, suspects: Sequence[SourceFile], removed: set[str]
 ) -> set[str]:
@@ -101,7 +112,11 @@ def next_mark(
     if fast is not None:
         looked = set(fast[0])
         links = {p for p in fast[1].links if p not in looked}
-        links.update(sf.path for sf in found if os.path.islink(sf.location))
+        # Every symlinked doc looked at, indexed or not: one skipped as dangling is clean to
+        # git (its blob is the link's text), and the commit or edit that brings its target
+        # back names only the target; forgotten here, no later sync would look at it again.
+        scope = run.report.scope
+        links.update(p for p in looked if in_scope(p, scope) and _is_symlink(run.ws.root, p))
         return gitprobe.mark_value(probe, touched, links)
     if facts is None:
         return ""
@@ -113,6 +128,11 @@ def next_mark(
     if git.missing_from_head(run.ws, unlisted) != set():
         return ""
     return gitprobe.mark_value(probe, touched, facts.links)
+
+
+def _is_symlink(root: os.PathLike[str] | str, rel: str) -> bool:
+    """Whether `rel` is a symlink (a dangling one too), its folders followed."""
+    return os.path.islink(os.path.join(root, rel))
 
 
 def attributes_near(ws: Workspace, paths: Sequence[str]) -> bool:

@@ -79,7 +79,9 @@ class WalkFacts:
     def __init__(self, *, saw_attributes: bool = False) -> None:
         # a .gitattributes file exists under the walked folders
         self.saw_attributes = saw_attributes
-        self.links: list[str] = []  # Markdown files found that are symlinks
+        # Markdown files that are symlinks, indexed or skipped (dangling, refused): the
+        # git mark keeps them (index/gitprobe.py, `Mark.links`)
+        self.links: list[str] = []
 
 
 class Skip(NamedTuple):
@@ -279,10 +281,10 @@ def _walk(
         if is_markdown(name) and _wanted(rules, current, name, say, is_dir=False):
             rel = f"{current}/{name}" if current else name
             sf = _markdown_entry(root, rules, rel, entry.path, say, linked=is_link)
+            if is_link:
+                facts.links.append(rel)
             if sf is not None:
                 found[rel] = sf
-                if is_link:
-                    facts.links.append(rel)
 
 
 HARD_LINKED = (

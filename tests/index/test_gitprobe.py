@@ -311,3 +311,88 @@ def test_an_index_synced_under_another_matcher_walks_once(
     kb = KnowledgeBase.open(root)
     kb.search("keepword")  # the query's check syncs first
     assert [path for path, _, _ in _files(kb.db_path)] == ["docs/a.md", "x/keep.md"]
+
+
+def _linked_repo(root: Path) -> Path:
+    """main: docs/guide/a.md and docs/link.md, a symlink to it; branch `gone` deletes the
+    target (the link stays, dangling there); main checked out again."""
+    quokka = doc("Alpha", "The alpha page talks about the quokka at length, words enough.\n")
+    init_repo(root, {"docs/guide/a.md": quokka, "docs/b.md": doc("B")}, commit=False)
+    os.symlink("guide/a.md", root / "docs/link.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    git(root, "checkout", "-q", "-b", "gone")
+    git(root, "rm", "-q", "docs/guide/a.md")
+    git(root, "commit", "-q", "-m", "gone")
+    git(root, "checkout", "-q", "main")
+    return root
+
+
+def test_a_dangling_symlinked_doc_is_indexed_again_when_its_target_comes_back(
+    tmp_path: Path,
+) -> None:
+    """The link's own blob (its text, `guide/a.md`) never changes: git lists only the
+    target when it goes and comes back. A sync that skipped the dangling link must still
+    name it in the mark, however many syncs ran on the branch without the target (hooks
+    run two on a quick `checkout main && checkout gone`: the first one's rerun)."""
+    root = _linked_repo(tmp_path / "repo")
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    git(root, "checkout", "-q", "gone")
+    kb.sync()  # the target vanished: both docs leave the index
+    kb.sync()  # the second sync no longer lists the removed docs
+    assert [path for path, _, _ in _files(kb.db_path)] == ["docs/b.md"]
+    git(root, "checkout", "-q", "main")
+    report = kb.sync()
+    assert _files(kb.db_path) == _fresh(root, tmp_path)
+    assert "docs/link.md" in [path for path, _, _ in _files(kb.db_path)]
+    assert report.count("unchanged") < report.total  # the link was read again
+    assert kb.state().stale is False  # `stats` and `sync` agree
+    assert sorted(h.file_path for h in kb.search("quokka").hits) == [
+        "docs/guide/a.md",
+        "docs/link.md",
+    ]
+
+
+def test_a_symlinked_doc_dangling_at_ingest_is_indexed_once_its_target_is_written(
+    tmp_path: Path,
+) -> None:
+    root = init_repo(tmp_path / "repo", {"docs/b.md": doc("B")}, commit=False)
+    os.symlink("guide/a.md", root / "docs/link.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    kb = KnowledgeBase.open(root)
+    kb.ingest()
+    kb.sync()  # walk-free: the mark must name the link the walk skipped
+    (root / "docs/guide").mkdir()
+    wombats = doc("Alpha", "Now the alpha page names wombats, with words enough to index.\n")
+    (root / "docs/guide/a.md").write_text(wombats)
+    assert sorted(h.file_path for h in kb.search("wombats").hits) == [
+        "docs/guide/a.md",
+        "docs/link.md",
+    ]
+    assert _files(kb.db_path) == _fresh(root, tmp_path)
+
+
+def test_a_mark_that_forgot_a_dangling_link_walks_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index synced by a version whose mark kept only the indexed links (format 1): the
+    next sync walks, and finds the link whose target came back since."""
+    from kenso_git.index import look
+
+    root = _linked_repo(tmp_path / "repo")
+    with monkeypatch.context() as patched:
+        patched.setattr(gitprobe, "MARK_FORMAT", 1)
+        patched.setattr(look, "_is_symlink", lambda _root, _rel: False)
+        kb = KnowledgeBase.open(root)
+        kb.ingest()
+        git(root, "checkout", "-q", "gone")
+        kb.sync()
+        kb.sync()
+        git(root, "checkout", "-q", "main")
+        kb.sync()
+        assert "docs/link.md" not in [path for path, _, _ in _files(kb.db_path)]
+    kb = KnowledgeBase.open(root)
+    kb.sync()
+    assert _files(kb.db_path) == _fresh(root, tmp_path)

@@ -365,3 +365,29 @@ def _text_or_nothing(log: Path) -> str:
         return log.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
+
+
+def test_hooked_switches_bring_back_a_symlinked_doc_whose_target_returns(
+    repo: Path, tmp_path: Path
+) -> None:
+    """docs/link.md links to docs/guide/a.md, which branch `gone` deletes. Two quick
+    switches (`checkout main && checkout gone`) land both their syncs on `gone`: the
+    first's finds HEAD moved (a whole sync, dropping the dangling link), the second's is
+    its rerun. The switch back to main then names only the target (the link's own blob
+    never changes): the link must still be read again, by the hook's sync itself, not
+    left out with `sync` finding nothing to do while `stats` says stale."""
+    write(repo, {"docs/guide/a.md": doc("Alpha", "The quokka lives on main only.")})
+    os.symlink("guide/a.md", repo / "docs" / "link.md")
+    commit_all(repo, "docs")
+    ingest(repo)
+    git(repo, "checkout", "-q", "-b", "gone")
+    git(repo, "rm", "-q", "docs/guide/a.md")
+    git(repo, "commit", "-q", "-m", "gone")
+    install.install(find_workspace(repo))
+    run_git_with_hooks(repo, "checkout", "-q", "main")
+    run_git_with_hooks(repo, "checkout", "-q", "gone")
+    wait_for_detached_sync(repo)
+    run_git_with_hooks(repo, "checkout", "-q", "main")
+    wait_for_detached_sync(repo)
+    assert index_dump(repo) == fresh_dump(repo, tmp_path)
+    assert is_stale(repo) is False
