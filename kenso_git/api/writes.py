@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from kenso_git.api.core import Base
 from kenso_git.api.core import T
-from kenso_git.errors import UsageError
 
 if TYPE_CHECKING:
     import sqlite3
@@ -69,18 +68,9 @@ class Writes(Base):
             DatabaseError: the index cannot be written.
         """
         from kenso_git.index.build import run_index
-        from kenso_git.repo.discover import ignored_targets
-        from kenso_git.repo.discover import scope_folders
+        from kenso_git.repo.targets import index_scope
 
-        scope = scope_folders(self.workspace, targets) if targets else [""]
-        ignored = ignored_targets(self.workspace, self.settings, scope)
-        if ignored:
-            raise UsageError(
-                f"{', '.join(ignored)}: ignored by .gitignore, .cursorignore, .kensoignore or "
-                "`exclude`, so there is nothing to index there; the index was left as it was",
-                hint="name a folder whose docs are indexed (`git check-ignore -v PATH` names "
-                "a git rule)",
-            )
+        scope = index_scope(self.workspace, self.settings, targets)
         self._check_owner_before_write(rebuild=rebuild)
         from kenso_git.store.claim import check_file
 

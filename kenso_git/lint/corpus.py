@@ -267,9 +267,9 @@ def select_documents(
     from kenso_git.repo.discover import Skip
     from kenso_git.repo.discover import discover
     from kenso_git.repo.discover import load_document
-    from kenso_git.repo.discover import scope_folders
     from kenso_git.repo.ignore import IgnoreRules
     from kenso_git.repo.status import FileStatus
+    from kenso_git.repo.targets import scope_folders
 
     scope = scope_folders(ws, paths) if paths else [""]
     scope, removed = _staged_scope(ws, scope, staged=staged, given=bool(paths))

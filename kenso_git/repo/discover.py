@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kenso_git.config import Settings
-from kenso_git.errors import UsageError
 from kenso_git.records import NamedTuple
 from kenso_git.repo.foreign import in_environment as in_environment
 from kenso_git.repo.foreign import in_nested_repository as in_nested_repository
@@ -109,33 +108,6 @@ def undecodable_warning(rel: str) -> str:
     """The warning for a path that is not valid UTF-8, its bytes escaped (`\\xe9`)."""
     shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
     return f"{shown}: file name is not valid UTF-8, skipped; rename it to UTF-8 to index it"
-
-
-def scope_folders(ws: Workspace, targets: Sequence[Path]) -> list[str]:
-    """Root-relative POSIX forms of `targets` ("" = the whole root).
-
-    Raises:
-        UsageError: a target does not exist or lies outside the root.
-    """
-    out: list[str] = []
-    for target in targets:
-        real = Path(os.path.realpath(target))  # Path.resolve raises RuntimeError on a loop
-        if not real.exists():
-            raise UsageError(f"path does not exist: {target}", hint="check the spelling")
-        if not real.is_relative_to(ws.root):
-            raise UsageError(
-                f"path is outside the work tree {ws.root}: {target}",
-                hint="run kenso-git from inside the repository that holds the docs",
-            )
-        out.append(real.relative_to(ws.root).as_posix() if real != ws.root else "")
-    return sorted(set(out)) or [""]
-
-
-def ignored_targets(ws: Workspace, settings: Settings, scope: Sequence[str]) -> list[str]:
-    """The folders and files of `scope` (root-relative) the ignore rules keep out of the
-    index: an ingest of one would index nothing there and drop every other page."""
-    rules = IgnoreRules.for_workspace(ws, settings)
-    return [i for i in scope if i and rules.is_ignored(i, is_dir=(ws.root / i).is_dir())]
 
 
 def discover(

@@ -423,8 +423,7 @@ NOT_A_FOLDER = "the path ends in `/` as a folder's does, but names a file"
 
 
 def _as_folder(text: str) -> bool:
-    """Whether `text` is written as a folder (`docs/`, `docs/.`): pathlib drops the ending,
-    and `docs/a.md/` would be served as the file `docs/a.md`, which no file system opens."""
+    """Written as a folder (`docs/a.md/`: pathlib drops the ending, no file system does)."""
     return text.endswith(("/", "/."))
 
 

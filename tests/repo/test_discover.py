@@ -10,7 +10,7 @@ from kenso_git.errors import UsageError
 from kenso_git.repo.discover import Skip
 from kenso_git.repo.discover import discover
 from kenso_git.repo.discover import load_document
-from kenso_git.repo.discover import scope_folders
+from kenso_git.repo.targets import scope_folders
 from kenso_git.repo.workspace import find_workspace
 from tests.helpers import init_repo
 from tests.helpers import write
