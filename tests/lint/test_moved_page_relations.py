@@ -68,3 +68,28 @@ def test_a_page_git_never_moved_keeps_its_dead_relates_to_entry_as_ks002(repo: P
         "KS002",
         "KS002",
     ]
+
+
+def test_fixed_relates_to_entries_stay_valid_yaml_whatever_the_new_name(repo: Path) -> None:
+    # the new path was written as it came: `path: Issue #42.md` (a comment), `'it's.md'`
+    # and `@team.md` made the frontmatter invalid (KS020) or read as another path
+    import yaml
+
+    names = {"a": "Issue #42.md", "b": "it's.md", "c": "@team.md", "d": 'say "hi".md'}
+    names |= {"e": "x: y.md", "f": "e, f}.md"}
+    rel = "  - path: a.md\n  - path: 'b.md'\n  - path: c.md\n  - path: \"d.md\"\n  - e.md\n"
+    rel += "  - {path: f.md}\n"
+    pages = {f"docs/{k}.md": PAGE.format(t=k.upper(), rel="") for k in names}
+    write(repo, {**pages, "docs/p.md": PAGE.format(t="P", rel=rel)})
+    commit_all(repo, "pages")
+    for k, new in names.items():
+        git(repo, "mv", f"docs/{k}.md", f"docs/{new}")
+    commit_all(repo, "rename")
+    fixed = run(repo, "--fix", *SELECT, "docs")
+    text = (repo / "docs" / "p.md").read_text(encoding="utf-8")
+    front = yaml.safe_load(text.split("---\n")[1])
+    entries = front["relates_to"]
+    got = [e["path"] if isinstance(e, dict) else e for e in entries]
+    assert got == list(names.values()), text
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert run(repo, "--select", "KS002,KS020,KS022,KS024", "docs").returncode == 0

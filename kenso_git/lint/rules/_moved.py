@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kenso_git.lint.hugoref import is_template
-from kenso_git.lint.model import Edit
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.relink import rewrite
 from kenso_git.lint.relpaths import Rebased
 from kenso_git.lint.relpaths import climbs_out
 from kenso_git.lint.relpaths import relative_to
+from kenso_git.lint.rules._entryedit import entry_edit
 from kenso_git.lint.rules._linkedit import link_edit
 from kenso_git.lint.rules._linkedit import path_part
 from kenso_git.lint.rules._linkedit import what
@@ -120,4 +120,5 @@ def rebased_relation(doc: Document, rel: Relation, ctx: RuleContext) -> Finding 
         f'old folder: lint --fix rewrites "{rel.target}" to "{fixed}"'
     )
     column = column_in_line(doc, rel.line, rel.target)
-    return Finding(rel.line, column, message, rel.target, Edit(rel.line, column, rel.target, fixed))
+    edit = entry_edit(doc, rel.line, column, rel.target, fixed)
+    return Finding(rel.line, column, message, rel.target, edit)

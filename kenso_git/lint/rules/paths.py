@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from operator import attrgetter
 
 from kenso_git.lint.hugoref import is_template
-from kenso_git.lint.model import Edit
 from kenso_git.lint.model import Finding
 from kenso_git.lint.model import RuleContext
 from kenso_git.lint.model import Severity
 from kenso_git.lint.model import rule
 from kenso_git.lint.placement import page_url_folder
 from kenso_git.lint.relpaths import relative_to
+from kenso_git.lint.rules._entryedit import entry_edit
 from kenso_git.lint.rules._linkedit import link_edit
 from kenso_git.lint.rules._linkedit import path_part
 from kenso_git.lint.rules._linkedit import what
@@ -296,7 +296,7 @@ def moved_target(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             fixed = ("/" if rel.target.startswith("/") else "") + move.new
         column = column_in_line(doc, rel.line, rel.target)
         message = f"relates_to: {move.describe(path)}; lint --fix rewrites the entry"
-        edit = Edit(rel.line, column, rel.target, fixed)
+        edit = entry_edit(doc, rel.line, column, rel.target, fixed)
         found.append(Finding(rel.line, column, message, rel.target, edit))
     if found:
         yield from sorted(found, key=attrgetter("line", "column"))
