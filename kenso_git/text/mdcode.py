@@ -1,9 +1,10 @@
 """What Markdown renders as code, so that nothing inside it is read as a link (pure; linear
 in the body's length).
 
-* Code blocks: the parser's fenced blocks, and indented code blocks (lines indented by four
-  spaces or a tab after a blank line, where the line before that blank is neither a list
-  item nor indented: there the indentation continues the list item, CommonMark 4.4).
+* Code blocks: the parser's fenced blocks, fenced blocks in block quotes (`quoted_fences`),
+  and indented code blocks (lines indented by four spaces or a tab after a blank line,
+  where the line before that blank is neither a list item nor indented: there the
+  indentation continues the list item, CommonMark 4.4).
 * Code spans: a run of backticks opens a span that the next run of the same length in its
   paragraph closes, on its line or a later one; a run with no such closer is literal
   (CommonMark 6.1). A double-backtick span holding a single backtick is code, which
@@ -26,6 +27,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from collections.abc import Sequence
 
+from kenso_git.text.fences import fence_run
 from kenso_git.text.mdparagraph import ParagraphEnds
 from kenso_git.text.mdparagraph import container_end
 from kenso_git.text.parse import Document
@@ -54,17 +56,72 @@ _HTML_WINDOW = 1000  # characters a raw HTML tag is read over at most
 
 
 def code_blocks(doc: Document) -> tuple[tuple[int, int], ...]:
-    """The [start, end) ranges of the body in fenced or indented code blocks, in order
-    (kept for the last body asked: its links and its code spans both step over them)."""
+    """The [start, end) ranges of the body in fenced or indented code blocks, a block
+    quote's fences included, in order (kept for the last body asked: its links and its
+    code spans both step over them)."""
     body = doc.body
-    if "\n    " not in body and "\t" not in body and not body.startswith("    "):
+    quoted = ">" in body and ("```" in body or "~~~" in body)
+    if not quoted and "\n    " not in body and "\t" not in body and not body.startswith("    "):
         return doc.fences
     kept = _BLOCKS[0] if _BLOCKS else None  # read once: another thread may replace it
     if kept is not None and kept[0] is body:
         return kept[1]
     found = _indented_blocks(doc)
+    if quoted:
+        found = _merged(found, quoted_fences(body))
     _BLOCKS[:] = [(body, found)]
     return found
+
+
+# a line's block-quote markers (`> `, `>`, `> > `), each after up to 3 spaces
+_QUOTE_MARKS = re.compile(r"(?: {0,3}>[ ]?)+")
+
+
+def quoted_fences(body: str) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the fenced code blocks inside block quotes: a fence after
+    a line's `>` markers, closed by a fence line of as many markers, or ended by the first
+    line with fewer (a fence has no lazy lines: the quote, and so the block, ends there),
+    CommonMark 5.1. One pass over the lines."""
+    out: list[tuple[int, int]] = []
+    opened: tuple[int, int, str, int] | None = None  # start, markers, fence char, run
+    at = 0
+    for line in body.split("\n"):
+        marks = _QUOTE_MARKS.match(line)
+        depth = marks.group().count(">") if marks else 0
+        rest = line[marks.end() :] if marks else line
+        if opened is not None:
+            start, markers, char, run = opened
+            if depth < markers:
+                out.append((start, max(start, at - 1)))
+                opened = None
+            else:
+                found, length, tail = fence_run(rest)
+                if found == char and length >= run and not tail.strip():
+                    out.append((start, at + len(line)))
+                    opened = None
+                at += len(line) + 1
+                continue
+        if depth:
+            found, length, _ = fence_run(rest)
+            if found:
+                opened = (at, depth, found, length)
+        at += len(line) + 1
+    if opened is not None:
+        out.append((opened[0], len(body)))
+    return out
+
+
+def _merged(
+    blocks: Sequence[tuple[int, int]], more: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, int], ...]:
+    """The union of two sets of ranges, in order, overlapping ones joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted([*blocks, *more]):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return tuple(out)
 
 
 _BLOCKS: list[tuple[str, tuple[tuple[int, int], ...]]] = []

@@ -30,6 +30,11 @@ def _targets(body: str) -> tuple[list[str], list[str]]:
         "Double ``[install](old.md)`` span.\n",
         "Triple ```a `[x](old.md)` b``` span.\n",
         "Escaped \\[install\\](old.md) brackets.\n",
+        # a fence in a block quote (GitHub's `> [!TIP]` notes hold code so), nested too
+        "Intro.\n\n> [!TIP]\n> ```markdown\n> See [the old page](old.md).\n> ```\n",
+        "> > ~~~\n> > [deep](old.md)\n> > ~~~\n",
+        ">```\n>[tight](old.md)\n>```\n",
+        "> ```\n> [never closed](old.md)\n",
     ],
 )
 def test_a_link_written_as_code_or_escaped_is_no_link(body: str) -> None:
@@ -45,6 +50,9 @@ def test_a_link_written_as_code_or_escaped_is_no_link(body: str) -> None:
         "A lone ` tick, then [a link](old.md).\n",  # a run with no closer is literal
         "Code `x` then [a link](old.md) and ``y``.\n",
         "Two backslashes \\\\[a link](old.md).\n",  # the backslash is escaped, not the ]
+        # the quote ends the quoted fence: what follows it is text again
+        "> ```\n> code\n\nAfter the quote [a link](old.md).\n",
+        "> ```\n> code\n> ```\n> Quoted prose [a link](old.md).\n",
     ],
 )
 def test_a_link_beside_code_is_still_a_link(body: str) -> None:
