@@ -93,3 +93,26 @@ def test_fixed_relates_to_entries_stay_valid_yaml_whatever_the_new_name(repo: Pa
     assert got == list(names.values()), text
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert run(repo, "--select", "KS002,KS020,KS022,KS024", "docs").returncode == 0
+
+
+def test_a_moved_target_is_a_dead_link_where_ks024_is_ignored_for_the_file(repo: Path) -> None:
+    # `--ignore KS024` reported the link as KS022; `per-file-ignores` for KS024 hid it
+    # altogether (KS022 left it to KS024, whose finding the file ignores)
+    legacy = "# Legacy\n\nLegacy [old](../old.md) link, and words enough for a page.\n"
+    rel = "  - path: ../old.md\n"
+    write(
+        repo,
+        {
+            "old.md": "# Old\n\nThe old page, with words enough for a page of its own.\n",
+            "legacy/l.md": legacy,
+            "legacy/r.md": PAGE.format(t="R", rel=rel),
+            ".kenso.toml": '[tool.kenso]\nper-file-ignores = { "legacy/**" = ["KS024"] }\n',
+        },
+    )
+    commit_all(repo, "pages")
+    git(repo, "mv", "old.md", "new.md")
+    commit_all(repo, "rename")
+    shown = run(repo, "--format", "concise", *SELECT, "legacy")
+    assert shown.returncode == 1
+    lines = shown.stdout.splitlines()
+    assert [line.split(": ")[1].split(" ")[0] for line in lines] == ["KS022", "KS002"], lines

@@ -54,9 +54,13 @@ def broken_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
     links = ctx.corpus.links
     for rel, resolved in zip(relations, found, strict=True):
         if resolved is None:
-            if links is not None and (
-                links.relation_move(relation_paths(doc.path, rel.target))
-                or links.moved_relation(doc, rel)
+            if (
+                links is not None
+                and ctx.moves_named
+                and (
+                    links.relation_move(relation_paths(doc.path, rel.target))
+                    or links.moved_relation(doc, rel)
+                )
             ):
                 continue  # KS024 names where it went, with a fix
             column = column_in_line(doc, rel.line, rel.target)

@@ -117,7 +117,9 @@ def dead_link(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             yield Finding(target.line, target.column, message, raw)
             continue
         if target.status == MISSING:
-            if target_move(doc, target, facts) is None and facts.moved_source(doc, target) is None:
+            if not ctx.moves_named or (
+                target_move(doc, target, facts) is None and facts.moved_source(doc, target) is None
+            ):
                 message = f'{what(target)} "{raw}": {target.path} does not exist'
                 if target.reason:  # a page the file's folder finds, not the page's site
                     message = _served_only(doc, target, facts)
@@ -333,7 +335,7 @@ def missing_code_path(doc: Document, ctx: RuleContext) -> Iterator[Finding]:
             fixed = target.reason + slash
             message = f"code path `{token}` exists only as `{target.reason}` (case differs)"
             yield Finding(target.line, target.column, message, token, link_edit(target, fixed))
-        elif facts.move_of(target.path) is not None:
+        elif ctx.moves_named and facts.move_of(target.path) is not None:
             continue  # KS024 names where it went
         elif (commit := facts.deleted.get(target.path)) is not None:
             message = f"code path `{token}` is not in the tree: deleted in {commit}"
