@@ -41,3 +41,11 @@ def test_lint_fix_leaves_an_anchor_typo_two_anchors_are_close_to(repo: Path) -> 
     found, fixed = _fixed(repo, body, target)
     assert len(found) == 1 and 'did you mean "#setup-steps"?' in found[0], found
     assert fixed == body
+
+
+def test_the_top_of_a_page_is_a_live_anchor(repo: Path) -> None:
+    # HTML: a fragment `top` (any case) that names no element scrolls to the document's top,
+    # as GitHub and every browser do; `[Back to top](#top)` was a KS023 error
+    body = "\n[Back to top](#top), [up](#TOP), [the target's top](target.md#top), [x](#topp).\n"
+    found, _ = _fixed(repo, body)
+    assert [line.split("KS023 ")[1].split(":")[0] for line in found] == ['anchor "#topp"']
