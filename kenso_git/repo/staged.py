@@ -76,3 +76,14 @@ def _read(out: str) -> StagedChanges:
             (removed if status[0] == "D" else changed).append(fields[at + 1])
         at += 2
     return StagedChanges(tuple(changed), tuple(removed))
+
+
+def unstaged(ws: Workspace) -> frozenset[str]:
+    """The tracked files whose text in the work tree is not what is staged (`git diff`, on
+    a commit hook's index; GIT_OPTIONAL_LOCKS=0: nothing written): a commit would not hold
+    what a lint of the work tree reads there. None outside git."""
+    if not ws.is_git:
+        return frozenset()
+    env = hook_index_env(str(ws.root))
+    out = run_git(ws, "diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", env=env)
+    return frozenset(path for path in out.split("\0") if path)

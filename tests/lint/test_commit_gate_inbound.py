@@ -133,3 +133,16 @@ def test_outside_a_commit_hook_lint_of_a_file_lints_that_file(pages: Path) -> No
     git(pages, "mv", "docs/ref/c.md", "docs/ref/c2.md")
     shown = run(pages, "--format", "concise", *SELECT, "docs/ref/c2.md")
     assert (shown.returncode, shown.stdout) == (0, "")
+
+
+def test_the_gate_says_which_staged_pages_hold_unstaged_changes(pages: Path) -> None:
+    # a plain git hook (not pre-commit, which stashes them) ran the gate on the work tree's
+    # text: a dead link staged and fixed only in the work tree was committed, silently
+    page = pages / "docs" / "guide" / "b.md"
+    page.write_text(PAGE.format(t="Beta") + "\nSee [gone](gone.md).\n", encoding="utf-8")
+    git(pages, "add", "docs/guide/b.md")
+    page.write_text(PAGE.format(t="Beta") + "\nSee [alpha](a.md).\n", encoding="utf-8")
+    shown = run(pages, "--format", "concise", *SELECT, "--staged")
+    assert "docs/guide/b.md: has changes that are not staged" in shown.stderr, shown.stderr
+    git(pages, "add", "docs/guide/b.md")
+    assert run(pages, "--format", "concise", *SELECT, "--staged").stderr == ""
