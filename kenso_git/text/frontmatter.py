@@ -136,8 +136,9 @@ def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], Frontmat
         return {}, (f"frontmatter is not valid yaml: {reason}; {_FIX_YAML}", line)
     except ValueError as exc:  # Python's cap on the digits of an integer read from text
         long = None if node is None else _long_integer(node)
-        if long is None:
-            return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", first_line)
+        if long is None:  # a value YAML reads but Python cannot hold (`date: 2024-13-45`)
+            line = first_line + (0 if node is None else _failing_scalar(node))
+            return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", line)
         return {}, (long[0], first_line + long[1])
     except (yaml.YAMLError, OverflowError, RecursionError) as exc:
         return {}, (f"frontmatter is not valid yaml: {exc}; {_FIX_YAML}", first_line)
@@ -152,6 +153,29 @@ def _load_yaml(block: str, first_line: int) -> tuple[dict[str, object], Frontmat
             first_line,
         )
     return {str(key): value for key, value in data.items()}, None
+
+
+def _failing_scalar(root: Node) -> int:
+    """The block line of the first scalar whose value YAML's safe constructor refuses (a
+    timestamp of month 13), else 0."""
+    import yaml
+    from yaml.nodes import MappingNode
+    from yaml.nodes import ScalarNode
+    from yaml.nodes import SequenceNode
+
+    todo: list[Node] = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, MappingNode):
+            todo.extend(n for pair in reversed(node.value) for n in reversed(pair))
+        elif isinstance(node, SequenceNode):
+            todo.extend(reversed(node.value))
+        elif isinstance(node, ScalarNode):
+            try:
+                yaml.SafeLoader("").construct_object(node)
+            except (ValueError, yaml.YAMLError):
+                return int(node.start_mark.line)
+    return 0
 
 
 def _long_integer(root: Node) -> FrontmatterError | None:

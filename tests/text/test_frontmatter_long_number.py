@@ -37,3 +37,10 @@ def test_a_quoted_long_number_is_text():
     doc = parse_document("quoted.md", text)
     assert doc.problems == ()
     assert doc.frontmatter["x"] == LONG
+
+
+def test_a_value_yaml_reads_but_python_cannot_hold_is_reported_on_its_line():
+    # `date: 2024-13-45` is a YAML timestamp of month 13: reported at the block's first line
+    text = "---\ntitle: Dated\ntags: [a]\nlinks:\n  - x\n  - when: 2024-13-45\n---\n# D\n"
+    (problem,) = parse_document("dated.md", text).problems
+    assert problem.line == 6 and "month must be in 1..12" in problem.message
