@@ -91,3 +91,27 @@ def entry_lines(
             newline = region.find("\n", pos)
             pos = len(region) if newline < 0 else newline + 1
     return result
+
+
+def table_entry_lines(
+    lines: list[str], key: str, entries: int, targets: list[tuple[int, str]]
+) -> list[int] | None:
+    """The 0-based line of each `(list index, target)` of a TOML array of tables
+    (`[[relates_to]]` then `path = 'a.md'`): in the lines of its own table, else its
+    header's; None when the block holds no such tables or not one per entry."""
+    header = f"[[{key}]]"
+    tables = [i for i, line in enumerate(lines) if line.strip().replace(" ", "") == header]
+    if not tables or len(tables) != entries:
+        return None
+    ends = [
+        next(
+            (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+            len(lines),
+        )
+        for start in tables
+    ]
+    return [
+        found if found is not None else tables[j]
+        for j, target in targets
+        for found in (_find(lines, tables[j] + 1, ends[j], target),)
+    ]

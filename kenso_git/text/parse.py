@@ -17,6 +17,7 @@ from kenso_git.text.frontmatter import load_toml_frontmatter
 from kenso_git.text.frontmatter import split_frontmatter
 from kenso_git.text.lines import entry_lines
 from kenso_git.text.lines import line_starts
+from kenso_git.text.lines import table_entry_lines
 
 DEFAULT_RELATION = "related"
 
@@ -272,7 +273,7 @@ def _raw_relations(
 
 
 def _relations(
-    value: object, block: str, first_line: int, problems: list[Problem]
+    value: object, block: str, first_line: int, problems: list[Problem], block_is_toml: bool
 ) -> tuple[Relation, ...]:
     """Relations with the file line of each entry, found by a best-effort scan of the block."""
     if value is None:
@@ -281,7 +282,10 @@ def _relations(
     key_idx = next((i for i, ln in enumerate(lines) if ln.startswith("relates_to")), 0)
     triples = _raw_relations(value, problems, first_line + key_idx)
     entries = len(value) if isinstance(value, list) else -1
-    found = entry_lines(lines, key_idx, entries, [(i, target) for i, target, _ in triples])
+    targets = [(i, target) for i, target, _ in triples]
+    found = table_entry_lines(lines, "relates_to", entries, targets) if block_is_toml else None
+    if found is None:
+        found = entry_lines(lines, key_idx, entries, targets)
     return tuple(
         Relation(target, relation, first_line + line)
         for (_i, target, relation), line in zip(triples, found, strict=True)
@@ -364,7 +368,8 @@ def parse_document(path: str, text: str) -> Document:
     body_line = text.count("\n", 0, body_start) + 1
     headings, fences = _scan_body(body, body_line)
     h1 = next((h.text for h in headings if h.level == 1), None)
-    relations = _relations(frontmatter.get("relates_to"), block or "", first_line, problems)
+    toml = fence == "+++"
+    relations = _relations(frontmatter.get("relates_to"), block or "", first_line, problems, toml)
     return Document(
         path=path,
         text=text,

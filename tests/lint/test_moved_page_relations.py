@@ -116,3 +116,23 @@ def test_a_moved_target_is_a_dead_link_where_ks024_is_ignored_for_the_file(repo:
     assert shown.returncode == 1
     lines = shown.stdout.splitlines()
     assert [line.split(": ")[1].split(" ")[0] for line in lines] == ["KS022", "KS002"], lines
+
+
+def test_a_toml_table_entry_is_found_on_its_line_and_fixed(repo: Path) -> None:
+    # `[[relates_to]]` then `path = 'a.md'`: the finding was at the block's first line and
+    # --fix, looking for the path there, fixed nothing
+    page = (
+        "+++\ntitle = 'R'\ntags = ['x', 'y', 'z']\n[[relates_to]]\npath = 'a.md'\n\n"
+        "[[relates_to]]\nrelation = 'see'\npath = 'b.md'\n+++\n# R\n\nWords enough for a page.\n"
+    )
+    body = "# {t}\n\nThe {t} page, with words enough for a page of its own.\n"
+    write(repo, {"a.md": body.format(t="A"), "b.md": body.format(t="B"), "r.md": page})
+    commit_all(repo, "pages")
+    git(repo, "mv", "a.md", "it's a.md")
+    git(repo, "mv", "b.md", "c.md")
+    commit_all(repo, "rename")
+    shown = run(repo, "--format", "concise", *SELECT, "r.md")
+    assert [line.split(": KS")[0] for line in shown.stdout.splitlines()] == ["r.md:5:9", "r.md:9:9"]
+    assert run(repo, "--fix", *SELECT, "r.md").returncode == 0
+    fixed = (repo / "r.md").read_text(encoding="utf-8")
+    assert 'path = "it\'s a.md"\n' in fixed and "path = 'c.md'\n" in fixed, fixed
