@@ -61,23 +61,65 @@ def code_blocks(doc: Document) -> tuple[tuple[int, int], ...]:
     code spans both step over them)."""
     body = doc.body
     quoted = ">" in body and ("```" in body or "~~~" in body)
-    if not quoted and "\n    " not in body and "\t" not in body and not body.startswith("    "):
+    raw = "<" in body and _RAW_BLOCK_HINT.search(body) is not None
+    indented = "\n    " in body or "\t" in body or body.startswith("    ")
+    if not (quoted or raw or indented):
         return doc.fences
     kept = _BLOCKS[0] if _BLOCKS else None  # read once: another thread may replace it
     if kept is not None and kept[0] is body:
         return kept[1]
     found = _indented_blocks(doc)
     if quoted:
-        found = _merged(found, quoted_fences(body))
+        found = _merged(found, quoted_fences(body, found))
+    if raw:
+        found = _merged(found, raw_blocks(body, found))
     _BLOCKS[:] = [(body, found)]
     return found
+
+
+# CommonMark 4.6, HTML block type 1: a line opening `<pre`, `<script`, `<style` or
+# `<textarea` starts a block that runs to the first line closing one, its text kept as
+# written (no Markdown, so no link, inside)
+_RAW_BLOCK_HINT = re.compile(r"<(?:pre|script|style|textarea)", re.I)
+_RAW_OPEN = re.compile(r"(?m)^ {0,3}<(?:pre|script|style|textarea)(?:[ \t>]|$)", re.I)
+_RAW_CLOSE = re.compile(r"</(?:pre|script|style|textarea)>", re.I)
+
+
+def raw_blocks(body: str, code: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the HTML blocks of type 1 (`<pre>` ... `</pre>`): from the
+    opening line to the end of the line closing it (or of the body), but none opened inside
+    the `code` blocks (sorted). Linear: each search starts where the last block ended."""
+    out: list[tuple[int, int]] = []
+    at = 0
+    while (opened := _RAW_OPEN.search(body, at)) is not None:
+        inside = _inside(code, opened.start())
+        if inside is not None:
+            at = inside
+            continue
+        closed = _RAW_CLOSE.search(body, opened.start())
+        if closed is None:
+            out.append((opened.start(), len(body)))
+            break
+        newline = body.find("\n", closed.end())
+        end = len(body) if newline < 0 else newline
+        out.append((opened.start(), end))
+        at = end
+    return out
 
 
 # a line's block-quote markers (`> `, `>`, `> > `), each after up to 3 spaces
 _QUOTE_MARKS = re.compile(r"(?: {0,3}>[ ]?)+")
 
 
-def quoted_fences(body: str) -> list[tuple[int, int]]:
+def _inside(blocks: Sequence[tuple[int, int]], at: int) -> int | None:
+    """The end of the block of `blocks` (sorted, disjoint) holding offset `at`, else None."""
+    index = bisect_right(blocks, at, key=lambda block: block[0]) - 1
+    if index >= 0 and blocks[index][0] <= at < blocks[index][1]:
+        return blocks[index][1]
+    return None
+
+
+def quoted_fences(body: str, code: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """The [start, end) ranges of the fenced code blocks inside block quotes: a fence after
     a line's `>` markers, closed by a fence line of as many markers, or ended by the first
     line with fewer (a fence has no lazy lines: the quote, and so the block, ends there),
@@ -101,7 +143,7 @@ def quoted_fences(body: str) -> list[tuple[int, int]]:
                     opened = None
                 at += len(line) + 1
                 continue
-        if depth:
+        if depth and _inside(code, at) is None:  # not a fence shown inside another block
             found, length, _ = fence_run(rest)
             if found:
                 opened = (at, depth, found, length)

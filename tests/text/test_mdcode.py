@@ -35,6 +35,10 @@ def _targets(body: str) -> tuple[list[str], list[str]]:
         "> > ~~~\n> > [deep](old.md)\n> > ~~~\n",
         ">```\n>[tight](old.md)\n>```\n",
         "> ```\n> [never closed](old.md)\n",
+        # raw HTML blocks that keep their text as written (CommonMark 4.6, type 1)
+        "Text.\n\n<pre>\n[in pre](old.md)\n</pre>\n",
+        '<PRE class="x">[one line](old.md)</PRE>\n',
+        "<script>\nvar s = '[a](old.md)';\n</script>\n",
     ],
 )
 def test_a_link_written_as_code_or_escaped_is_no_link(body: str) -> None:
@@ -53,6 +57,11 @@ def test_a_link_written_as_code_or_escaped_is_no_link(body: str) -> None:
         # the quote ends the quoted fence: what follows it is text again
         "> ```\n> code\n\nAfter the quote [a link](old.md).\n",
         "> ```\n> code\n> ```\n> Quoted prose [a link](old.md).\n",
+        "<pre>\ncode\n</pre>\n\nAfter it [a link](old.md).\n",
+        "Inline <pre> is no block: [a link](old.md).\n",
+        # shown inside a fence, an opening `<pre>` or quoted fence opens nothing
+        "```html\n<pre>\n```\n\nAfter the fence [a link](old.md).\n",
+        "```markdown\n> ```\n```\n\nAfter the fence [a link](old.md).\n",
     ],
 )
 def test_a_link_beside_code_is_still_a_link(body: str) -> None:
