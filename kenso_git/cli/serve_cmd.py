@@ -20,6 +20,8 @@ from kenso_git.connect.clients import write_command
 from kenso_git.errors import ExitCode
 from kenso_git.errors import UsageError
 
+MAX_PORT = 65535
+
 if TYPE_CHECKING:
     from kenso_git.connect.clients import Entry
     from kenso_git.serve.service import Service
@@ -91,7 +93,13 @@ def serve(
 
         if port is None:
             check_env("KENSO_PORT")
-
+        wanted = settings.port if port is None else port
+        if not 0 <= wanted <= MAX_PORT:
+            where = "--port" if port is not None else "KENSO_PORT"
+            raise UsageError(
+                f"{where} {wanted} is not a port: ports run from 0 to {MAX_PORT}",
+                hint="pick a free port, say 8765",
+            )
         check_bind(host or settings.host, allow_remote)  # refused before anything starts
     if settings.watch and not no_watch:
         from kenso_git.triggers.watcher import Watcher

@@ -140,3 +140,21 @@ def test_a_token_file_readable_by_others_stops_the_server(tmp_path: Path) -> Non
     proc = _serve_refused(root)
     assert proc.returncode == 2
     assert f"rm {token}" in proc.stderr and "chmod" not in proc.stderr  # others may know it
+
+
+@pytest.mark.parametrize("how", [("--port", "70000"), ("--port", "-1"), ("KENSO_PORT", "99999")])
+def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, how: tuple[str, str]) -> None:
+    # it was "internal error: OverflowError: bind(): port must be 0-65535" and a crash file
+    root = make_repo(tmp_path / "repo")
+    flag, value = how
+    env = server_env()
+    args = [str(KENSO_EXE), "serve", "--transport", "http"]
+    if flag == "KENSO_PORT":
+        env["KENSO_PORT"] = value
+    else:
+        args += [flag, value]
+    proc = subprocess.run(
+        args, cwd=root, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "65535" in proc.stderr and "internal error" not in proc.stderr
