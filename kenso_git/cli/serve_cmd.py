@@ -14,6 +14,7 @@ from kenso_git.cli.click_options import option
 from kenso_git.cli.options import DB
 from kenso_git.cli.options import ROOT
 from kenso_git.connect.clients import CLIENTS
+from kenso_git.connect.clients import is_current
 from kenso_git.connect.clients import plan
 from kenso_git.connect.clients import write
 from kenso_git.connect.clients import write_command
@@ -175,9 +176,10 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
     ${workspaceFolder}). --write keeps the other entries and your keys in ours (env,
     timeout...), keeps the original beside it (a project file's as NAME.kenso-git.bak,
     which git does not see; a user file's as NAME.bak) and replaces the file atomically;
-    --check starts the configured entry as the
-    client would in this repository, with a minimal PATH, and says whether it serves this
-    repository's index, and what to run when it does not (exit 1).
+    --check starts the configured entry as the client would in this repository, with a
+    minimal PATH, and says whether it serves this repository's index, and what to run when
+    it does not (exit 1; exit 2 when there is no such file or entry); with --write, it
+    checks the entry just written.
     Outside git, from a folder below the one `ingest` indexed, the repository is that
     folder, as `serve` finds it: the project file is written there.
     """
@@ -188,7 +190,7 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
 
     workspace = root_with_index(find_workspace(root))  # the root `serve` takes from there
     fix = write_command(client, user=user, root=workspace.root if root is not None else None)
-    if do_check:
+    if do_check and not do_write:
         _check(client, workspace.root, user, fix)
         return
     shown = entry_for(client, workspace.root, Path.home(), user=user)  # the file is not read
@@ -201,6 +203,8 @@ def connect(client: str, do_write: bool, user: bool, do_check: bool, root: Path 
         click.echo(user_entry_note(shown.client), err=True)
     else:
         _above_note(client, workspace.root)
+    if do_check:  # --write --check: the entry just written is started as the client would
+        _check(client, workspace.root, user, fix)
 
 
 def _above_note(client: str, root: Path) -> None:
@@ -224,7 +228,11 @@ def _write(shown: Entry, root: Path, user: bool) -> None:
     client = shown.client.name
     try:
         command = str(shown.entry["command"])  # the same installation as the entry printed
-        backup = write(plan(client, root, Path.home(), command, user=user))
+        planned = plan(client, root, Path.home(), command, user=user)
+        if is_current(planned):
+            click.echo(f"the {client} entry in {shown.path} is up to date: nothing written")
+            return
+        backup = write(planned)
     except OSError as err:
         click.echo(shown.snippet, nl=False)
         raise UsageError(

@@ -257,6 +257,17 @@ def write_command(client: str, *, user: bool, root: Path | None = None) -> str:
     return f"kenso-git connect {client} --write{flags}{where}"
 
 
+def is_current(p: ConnectPlan) -> bool:
+    """Whether the file already holds exactly what a write would put there."""
+    if p.merged is None or not p.exists:
+        return False
+    try:
+        with open(p.path, encoding="utf-8", newline="") as handle:
+            return handle.read() == p.merged
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def write(p: ConnectPlan) -> Path | None:
     """Save the merged file atomically; return the backup when this write created it."""
     if p.merged is None:

@@ -53,7 +53,11 @@ def merge_json(
     data, is_jsonc = load_json(current, path, f"fix the file, {PASTE}")
     servers = data.get(key, {})
     if not isinstance(servers, dict):
-        raise UsageError(f'"{key}" in {path} is not an object', path=str(path), hint=PASTE)
+        raise UsageError(
+            f'"{key}" in {path} is not an object',
+            path=str(path),
+            hint=f'make "{key}" an object ({{}}) and run the command again, {PASTE}',
+        )
     old = servers.get(name)
     kept = {k: v for k, v in old.items() if k not in ours} if isinstance(old, dict) else {}
     new_entry = {**entry, **kept}
