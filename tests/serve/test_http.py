@@ -158,3 +158,52 @@ def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, how: tuple[str, st
     )
     assert proc.returncode == 2, proc.stderr
     assert "65535" in proc.stderr and "internal error" not in proc.stderr
+
+
+def test_stopping_the_server_ends_an_open_event_stream_at_once(tmp_path: Path) -> None:
+    # the stream never ended by itself: a stop waited the 2 s graceful timeout, then
+    # cancelled it and logged a traceback, and the client's stream was cut mid-transfer
+    import signal
+    import time
+
+    from tests.serve.http_helpers import free_port
+
+    root = make_repo(tmp_path / "repo")
+    ingest(root)
+    port = free_port()
+    log = tmp_path / "server.log"
+    with log.open("w", encoding="utf-8") as out:
+        proc = subprocess.Popen(
+            [str(KENSO_EXE), "serve", "--transport", "http", "--port", str(port)],
+            cwd=root,
+            env=server_env(),
+            stdout=out,
+            stderr=out,
+        )
+    try:
+        token_path = root / ".kenso" / "http.token"
+        deadline = time.monotonic() + 30
+        while not token_path.is_file() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        auth = {"Authorization": f"Bearer {token_path.read_text(encoding='utf-8').strip()}"}
+        url = f"http://127.0.0.1:{port}/events"
+        while time.monotonic() < deadline:
+            try:
+                with httpx.stream("GET", url, headers=auth, timeout=20) as stream:
+                    lines = stream.iter_lines()
+                    assert next(lines).startswith("event: index")
+                    started = time.monotonic()
+                    proc.send_signal(signal.SIGTERM)
+                    rest = list(lines)  # the stream ends, as a whole response
+                    break
+            except httpx.ConnectError:
+                time.sleep(0.05)
+        assert proc.wait(timeout=15) is not None
+        took = time.monotonic() - started
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=15)
+    said = log.read_text(encoding="utf-8")
+    assert "Traceback" not in said and "graceful shutdown exceeded" not in said, said
+    assert took < 1.5, (took, rest)

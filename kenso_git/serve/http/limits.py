@@ -15,6 +15,7 @@ handed on as the SDK can read it (a call holding a lone UTF-16 surrogate or deep
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -66,6 +67,9 @@ def request_timeout() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT_S
 
 
+EVENTS_PATH = "/events"  # the event stream route (serve/http/routes.py)
+
+
 class DeadlineH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a deadline for the headers and one for the body."""
 
@@ -90,6 +94,27 @@ class DeadlineH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._arm("")
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """A stop ends an `/events` stream at once, as a whole response (the chunked
+        body's last chunk sent): it never ends by itself, and the stop waited the graceful
+        timeout, then cancelled it with a traceback and cut the client's stream short. A
+        tool call in progress still finishes."""
+        cycle: RequestResponseCycle | None = self.cycle
+        if (
+            cycle is not None
+            and cycle.response_started
+            and not cycle.response_complete
+            and cycle.scope.get("path") == EVENTS_PATH
+        ):
+            import h11
+
+            with contextlib.suppress(h11.LocalProtocolError):  # not at an event's end
+                self.transport.write(self.conn.send(h11.EndOfMessage()))
+            cycle.response_complete = True  # receive() says http.disconnect: the app ends
+            cycle.disconnected = True  # and what it sends after is dropped
+            cycle.message_event.set()
+        super().shutdown()
 
     def _watch(self) -> None:
         """Arm the timer of the phase the connection is in: waiting for headers, for the
