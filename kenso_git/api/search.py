@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kenso_git.search.graph.kept import NamedGate as NamedGate
     from kenso_git.search.lang.agent import ArgumentValueError as ArgumentValueError
     from kenso_git.search.lang.agent import SearchRequest as SearchRequest
+    from kenso_git.search.lang.agent import check_at_revision as check_at_revision
     from kenso_git.search.lang.longquery import parse_long as parse
     from kenso_git.search.pagination import keyset_cursor as keyset_cursor
     from kenso_git.search.pagination import most_that_fit as most_that_fit
@@ -42,6 +43,7 @@ __all__ = [
     "budget_stopped",
     "call_budget",
     "category_filter",
+    "check_at_revision",
     "keyset_cursor",
     "known_categories",
     "make_snippet",
@@ -66,6 +68,7 @@ _NAMES: dict[str, tuple[str, str | None]] = {
     "budget_stopped": ("kenso_git.store.budget", "budget_stopped"),
     "call_budget": ("kenso_git.store.budget", "call_budget"),
     "category_filter": ("kenso_git.search.ranked.categories", "category_filter"),
+    "check_at_revision": ("kenso_git.search.lang.agent", "check_at_revision"),
     "keyset_cursor": ("kenso_git.search.pagination", "keyset_cursor"),
     "known_categories": ("kenso_git.search.ranked.categories", "known_categories"),
     "make_snippet": ("kenso_git.search.snippet", "make_snippet"),

@@ -278,7 +278,10 @@ def _answer(
         tags=(tag,) if tag else (),
     )
     from kenso_git.api.search import ArgumentValueError
+    from kenso_git.api.search import check_at_revision
 
+    if not dated:  # at a revision: no file times to filter by
+        check_at_revision(request)
     try:
         page = kb.agent_search(request)
     except ArgumentValueError as err:

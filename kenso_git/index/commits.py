@@ -65,7 +65,9 @@ def refresh(
     shallow = _shallow_boundary(ws)
     done = {META_HEAD: head or "", META_SHALLOW: shallow}
     try:
-        if created or (before and head and before != head and not _descends(ws, before, head)):
+        # HEAD rewritten, or born or unborn (an orphan branch) since: every document
+        moved = before is not None and (before or None) != head
+        if created or (moved and not (before and head and _descends(ws, before, head))):
             paths: Collection[str] | None = None  # every document
         else:
             paths = set(touched) | set(doccommits.open_paths(conn, head))

@@ -62,7 +62,15 @@ def search_docs_at(
 
 
 def agent_page_at(service: Service, ref: str, request: SearchRequest) -> AgentPage:
-    """A page of the agent `search` over the docs at `ref`."""
+    """A page of the agent `search` over the docs at `ref`.
+
+    Raises:
+        UsageError: the request filters by time (`agent.check_at_revision`), or `ref`
+            names no commit.
+    """
+    from kenso_git.api.search import check_at_revision
+
+    check_at_revision(request)
     shows = service.scope.shows
     return answer_at(service, ref, lambda at: at.agent_search(request, path_filter=shows))
 

@@ -129,3 +129,14 @@ def test_hits_at_a_revision_carry_no_last_commit_as_the_tool_gives_them(history:
     assert hits and all("last_commit" not in h and "uncommitted" not in h for h in hits)
     checkout = json.loads(run_cli(history, "search", "ledger", "--json").stdout)
     assert all("last_commit" in h for h in checkout)
+
+
+def test_a_time_filter_at_a_revision_is_refused_not_half_applied(history: Path) -> None:
+    # a page that differs at REV carried modified 0 and failed the filter, the others today's
+    # work-tree time: `--since 30d` at v1 dropped docs/b.md silently, exit 0
+    assert run_cli(history, "search", "ledger", "--ref", "v1", "--format", "tsv").stdout
+    for args in (("--since", "30d"), ()):
+        query = "ledger" if args else "ledger modified:30d"
+        refused = run_cli(history, "search", query, "--ref", "v1", "--format", "tsv", *args)
+        assert refused.returncode == ExitCode.USAGE, refused.stdout + refused.stderr
+        assert "modified" in refused.stderr and "--ref" in refused.stderr, refused.stderr

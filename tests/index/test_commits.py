@@ -117,3 +117,22 @@ def test_a_change_and_its_revert_between_two_syncs_date_the_doc_by_the_revert(
     kb.sync()
     assert _commit(kb, "docs/a.md") == reverted
     assert _ages(kb, "docs/b.md")["docs/b.md"]["last_commit"]["subject"] == "first"  # type: ignore[index]
+
+
+def test_a_page_dated_on_an_orphan_branch_is_dated_again_back_on_a_real_one(repo: Path) -> None:
+    # HEAD unborn (`checkout --orphan`) then back on main: the pages kept the commit of the
+    # branch left before, and no sync re-dated them (every re-dating needed both HEADs)
+    write(repo, {"docs/one.md": doc("One")})
+    made = commit_all(repo, "add one")
+    home = git(repo, "branch", "--show-current").strip()
+    git(repo, "checkout", "-q", "--orphan", "side")
+    side = commit_all(repo, "side root, same files")
+    kb = KnowledgeBase.open(repo)
+    kb.ingest()
+    assert _commit(kb, "docs/one.md") == side
+    git(repo, "checkout", "-q", "--orphan", "unborn")
+    kb.sync()
+    assert _ages(kb, "docs/one.md") == {"docs/one.md": {"uncommitted": True}}
+    git(repo, "checkout", "-q", home)
+    kb.sync()
+    assert _commit(kb, "docs/one.md") == made

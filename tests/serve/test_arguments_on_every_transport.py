@@ -32,6 +32,7 @@ from tests.serve.test_unreadable_lines import _answers
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 OBJECT = "arguments should be an object (each argument's name to its value), not "
 SURROGATE = "holds a lone UTF-16 surrogate"
+REF_NOT = "bad arguments for {0}: ref is not an argument of {0}"
 # (id, tool, raw JSON of `arguments`, the start of the error; None: the call is answered)
 CASES: list[tuple[int, str, str, str | None]] = [
     (10, "search", "[1]", f"bad arguments for search: {OBJECT}[1]"),
@@ -41,6 +42,19 @@ CASES: list[tuple[int, str, str, str | None]] = [
     (14, "health_check", '"\\ud800"', f"bad arguments for health_check: {OBJECT}'\\ud800'"),
     (15, "health_check", "null", None),  # null is no arguments, as MCP allows
     (16, "nope", "[1]", "unknown tool 'nope'"),  # the name is refused first
+    # a `ref` the tool does not take was ignored: the answer came from the work tree, silently
+    (
+        17,
+        "regex_search",
+        '{"pattern":"x","ref":"HEAD"}',
+        REF_NOT.format("regex_search"),
+    ),
+    (
+        18,
+        "search_multi",
+        '{"queries":["a","b"],"ref":"HEAD"}',
+        REF_NOT.format("search_multi"),
+    ),
     (20, "get_doc", '{"path":"docs/\\udfff.md"}', f"bad arguments for get_doc: path {SURROGATE}"),
     (21, "search", '{"query":"deploy \\ud800"}', f"bad arguments for search: query {SURROGATE}"),
     (22, "search_multi", '{"queries":["a","b\\ud83dx"]}', "bad arguments for search_multi: "),

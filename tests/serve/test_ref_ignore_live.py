@@ -247,3 +247,20 @@ async def test_a_page_hidden_mid_session_moves_no_score_at_a_revision(repo: Path
     finally:
         fresh.revisions.close()
     assert set(after) == {"docs/other.md"}
+
+
+async def test_a_time_filter_at_a_ref_is_a_tool_error(repo: Path) -> None:
+    # the pages that differ at the ref carried modified 0 and failed the filter: the answer
+    # was silently partial
+    service = Service(repo)
+    try:
+        async with Client(build_server(service)) as client:
+            session = Session(client)
+            for args in ({"modified_after": "30d"}, {"query": "bluefalcon modified:30d"}):
+                failed, text = await session.call(
+                    "search", {"query": "bluefalcon", "ref": "v1", **args}
+                )
+                assert failed and "modified" in json.loads(text)["error"], text
+            assert await session.search() == [PLAN]
+    finally:
+        service.revisions.close()

@@ -129,6 +129,24 @@ def argument_chars(name: str) -> int:
     return 256 if name == "tag" else 32
 
 
+def check_at_revision(request: SearchRequest) -> None:
+    """Refuse a time filter at another revision: `modified:` judges the work tree's file
+    times, which the docs of a commit do not have (a page that differs there carried 0 and
+    failed the filter, the others today's time: the answer was silently partial).
+
+    Raises:
+        UsageError: the query or `modified_after` filters by time.
+        QuerySyntaxError: the query does not parse.
+    """
+    if request.modified_after or request.parsed().of("modified"):
+        raise UsageError(
+            "modified: (--since, modified_after) judges the files' times in the work tree, "
+            "which the docs at another revision (--ref, ref) do not have",
+            hint="drop the time filter at a revision, or search the work tree without --ref "
+            "(`changed --since REV` lists what changed since one)",
+        )
+
+
 def _argument_filter(name: str, value: str, text: str, now: float | None) -> Query:
     """The one filter `text` (the filter of argument `name`, given `value`) reads as.
 

@@ -157,6 +157,12 @@ def not_an_object(name: str, arguments: object) -> ArgumentError:
     )
 
 
+NO_REF = (
+    "it answers from the work tree only (search, search_docs, get_doc and read_snippet "
+    'take a ref; search with re:"PATTERN" finds a regular expression at one)'
+)
+
+
 def checked(
     name: str, schema: Mapping[str, Any], arguments: object, gate: Callable[[object], object]
 ) -> dict[str, Any]:
@@ -184,6 +190,8 @@ def checked(
     out: dict[str, Any] = {}
     for field, value in given.items():
         if field not in properties:
+            if field == "ref":  # ignored, it answered from the work tree as if at the ref
+                problems.append(f"ref is not an argument of {name}: {NO_REF}")
             continue  # ignored, as the SDK's models ignore extra fields
         ok, cast = fits(value, properties[field])
         if not ok:
