@@ -272,7 +272,7 @@ def select_documents(
     from kenso_git.repo.targets import scope_folders
 
     scope = scope_folders(ws, paths) if paths else [""]
-    scope, removed = _staged_scope(ws, scope, staged=staged, given=bool(paths))
+    scope, removed = _staged_scope(ws, scope, staged=staged, given=bool(paths), warn=warn)
     rules = IgnoreRules.for_workspace(ws, settings)
     if warn is not None:
         _warn_unwalked(ws, scope, rules, warn)
@@ -318,13 +318,14 @@ def select_documents(
 
 
 def _staged_scope(
-    ws: Workspace, scope: list[str], *, staged: bool, given: bool
+    ws: Workspace, scope: list[str], *, staged: bool, given: bool, warn: Warn | None
 ) -> tuple[list[str], tuple[str, ...]]:
     """(the scope to lint, what the staged changes rename away or delete, whose linking
     pages are linted too): asked of git with `staged`, or from a commit hook on `given`
     paths; with `staged` and none given, the scope is the Markdown files the staged changes
-    add or change."""
+    add or change; with `staged`, `warn` names those with unstaged changes too."""
     from kenso_git.lint.worktree import in_commit_hook
+    from kenso_git.lint.worktree import warn_unstaged
 
     if not staged and not (given and in_commit_hook()):
         return scope, ()
@@ -332,6 +333,8 @@ def _staged_scope(
     from kenso_git.repo.workspace import is_markdown
 
     changes = staged_changes(ws)
+    if staged and warn is not None:
+        warn_unstaged(ws, changes.changed, warn)
     if staged and not given:
         scope = [path for path in changes.changed if is_markdown(path)]
     return scope, changes.removed

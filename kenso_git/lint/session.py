@@ -95,8 +95,6 @@ def run_lint(
     ws = lint_workspace(paths)
     settings = load_settings(ws.root)
     config = _configured(load_lint_config(settings), overrides, fail_under)
-    if staged and warn is not None:
-        _warn_unstaged(ws, warn)
     report, facts = _lint_once(ws, settings, config, paths, warn, staged)
     fixes = error = None
     if fix or diff:
@@ -115,22 +113,6 @@ def run_lint(
         kept = apply_baseline(report, load_baseline(baseline))
         report = replace(kept, skipped=report.skipped)
     return Outcome(report, None, fixes, error)
-
-
-def _warn_unstaged(ws: Workspace, warn: Callable[[str], None]) -> None:
-    """The commit gate lints the work tree's text: say which staged Markdown files hold
-    changes the commit will not (under pre-commit none do: it stashes them first)."""
-    from kenso_git.repo.staged import staged_changes
-    from kenso_git.repo.staged import unstaged
-    from kenso_git.repo.workspace import is_markdown
-
-    dirty = unstaged(ws)
-    for path in (p for p in staged_changes(ws).changed if p in dirty and is_markdown(p)):
-        warn(
-            f"{path}: has changes that are not staged; lint reads the work tree's text, "
-            f"which the commit will not hold: `git add {path}`, or `git stash --keep-index` "
-            "before linting"
-        )
 
 
 def _write_error(path: str, err: OSError, fixed: int) -> FixWriteError:

@@ -214,3 +214,20 @@ def page_reader(ws: Workspace, max_size: int) -> ReadPage:
         return None if isinstance(data, Skip) else document_from_bytes(path, data)
 
     return read
+
+
+def warn_unstaged(ws: Workspace, changed: Iterable[str], warn: Callable[[str], None]) -> None:
+    """The commit gate lints the work tree's text: say which of the staged Markdown files
+    `changed` hold changes the commit will not (under pre-commit none do: it stashes them
+    first). git is asked only when the commit stages a Markdown file."""
+    from kenso_git.repo.staged import unstaged
+    from kenso_git.repo.workspace import is_markdown
+
+    docs = [path for path in changed if is_markdown(path)]
+    dirty = unstaged(ws) if docs else frozenset()
+    for path in (p for p in docs if p in dirty):
+        warn(
+            f"{path}: has changes that are not staged; lint reads the work tree's text, "
+            f"which the commit will not hold: `git add {path}`, or `git stash --keep-index` "
+            "before linting"
+        )

@@ -163,18 +163,22 @@ def _failing_scalar(root: Node) -> int:
     from yaml.nodes import ScalarNode
     from yaml.nodes import SequenceNode
 
+    constructor = yaml.SafeLoader("")
     todo: list[Node] = [root]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, MappingNode):
-            todo.extend(n for pair in reversed(node.value) for n in reversed(pair))
-        elif isinstance(node, SequenceNode):
-            todo.extend(reversed(node.value))
-        elif isinstance(node, ScalarNode):
-            try:
-                yaml.SafeLoader("").construct_object(node)
-            except (ValueError, yaml.YAMLError):
-                return int(node.start_mark.line)
+    try:
+        while todo:
+            node = todo.pop()
+            if isinstance(node, MappingNode):
+                todo.extend(n for pair in reversed(node.value) for n in reversed(pair))
+            elif isinstance(node, SequenceNode):
+                todo.extend(reversed(node.value))
+            elif isinstance(node, ScalarNode):
+                try:
+                    constructor.construct_object(node)
+                except (ValueError, yaml.YAMLError):
+                    return int(node.start_mark.line)
+    finally:
+        constructor.dispose()
     return 0
 
 

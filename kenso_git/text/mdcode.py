@@ -2,7 +2,8 @@
 in the body's length).
 
 * Code blocks: the parser's fenced blocks, fenced blocks in block quotes (`quoted_fences`),
-  and indented code blocks (lines indented by four spaces or a tab after a blank line,
+  raw HTML blocks that keep their text (`<pre>`, `<script>`: `raw_blocks`), and indented
+  code blocks (lines indented by four spaces or a tab after a blank line,
   where the line before that blank is neither a list item nor indented: there the
   indentation continues the list item, CommonMark 4.4).
 * Code spans: a run of backticks opens a span that the next run of the same length in its
@@ -57,8 +58,8 @@ _HTML_WINDOW = 1000  # characters a raw HTML tag is read over at most
 
 def code_blocks(doc: Document) -> tuple[tuple[int, int], ...]:
     """The [start, end) ranges of the body in fenced or indented code blocks, a block
-    quote's fences included, in order (kept for the last body asked: its links and its
-    code spans both step over them)."""
+    quote's fences and raw HTML blocks included, in order (kept for the last body asked:
+    its links and its code spans both step over them)."""
     body = doc.body
     quoted = ">" in body and ("```" in body or "~~~" in body)
     raw = "<" in body and _RAW_BLOCK_HINT.search(body) is not None

@@ -18,8 +18,8 @@ def entry_edit(doc: Document, line: int, column: int, old: str, new: str) -> Edi
     starts = line_starts(doc.text)
     if not 1 <= line <= len(starts):
         return Edit(line, column, old, new)
-    start = starts[line - 1]
-    text = doc.text[start : doc.text.find("\n", start) if "\n" in doc.text[start:] else None]
+    stop = starts[line] - 1 if line < len(starts) else len(doc.text)
+    text = doc.text[starts[line - 1] : stop]
     at = column - 1
     before = text[at - 1] if at > 0 else ""
     after = text[at + len(old)] if at + len(old) < len(text) else ""

@@ -67,7 +67,7 @@ def request_timeout() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT_S
 
 
-EVENTS_PATH = "/events"  # the event stream route (serve/http/routes.py)
+EVENTS_PATH = "/events"  # the event stream route (its handler: serve/http/routes.py)
 
 
 class DeadlineH11Protocol(H11Protocol):

@@ -35,6 +35,7 @@ from kenso_git.errors import NoIndexError
 from kenso_git.errors import ScopeError
 from kenso_git.errors import UsageError
 from kenso_git.serve import status
+from kenso_git.serve.http.limits import EVENTS_PATH
 from kenso_git.serve.http.wake import Wake
 from kenso_git.serve.mcp.tools import by_name
 from kenso_git.serve.service import Service
@@ -74,7 +75,7 @@ class Routes:
 
     def table(self) -> dict[str, Handler]:
         """Path -> handler, for `http.Guard`'s dispatch."""
-        return {"/search": self.search, "/events": self.events}
+        return {"/search": self.search, EVENTS_PATH: self.events}
 
     # -- /search -------------------------------------------------------------------------
 
