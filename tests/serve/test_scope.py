@@ -79,6 +79,9 @@ def _hostile(root: Path) -> list[tuple[object, str]]:
         ("d" * 5000, "too-long"),
         (12345, "not-a-string"),
         (None, "not-a-string"),
+        ("docs/deploy.md/", "not-a-folder"),  # was served as docs/deploy.md
+        ("docs/deploy.md/./", "not-a-folder"),
+        ("docs/alias.md/", "not-a-folder"),
     ]
 
 
